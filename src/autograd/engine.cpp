@@ -1,0 +1,161 @@
+#include "autograd/engine.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "core/copy.h"
+#include "core/error.h"
+
+namespace sg {
+
+namespace {
+
+// a + b for two float32 tensors of one shape, into a new contiguous tensor.
+Tensor add_same_shape(const Tensor& a, const Tensor& b) {
+  Tensor out = contiguous_copy(a, DType::Float32);
+  Tensor bc = as_contiguous(b, DType::Float32);
+  float* o = out.f32();
+  const float* p = bc.f32();
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] += p[i];
+  return out;
+}
+
+Tensor run_hooks(const std::vector<Hook>& hooks, Tensor grad) {
+  for (const Hook& h : hooks) {
+    Tensor replaced = h(grad);
+    if (replaced.defined()) {
+      check(replaced.shape() == grad.shape(), "hook: expected a gradient of shape ", grad.shape(),
+            ", got ", replaced.shape());
+      grad = replaced;
+    }
+  }
+  return grad;
+}
+
+// A gradient kept past the backward call gets a buffer of its own: backward formulas pass
+// one tensor to several inputs (add), and an in-place update of one .grad (clipGradNorm_)
+// must not reach another.
+Tensor owned(const Tensor& g) { return contiguous_copy(g, DType::Float32); }
+
+struct Backward {
+  bool retain_graph;
+  // compute_grads mode: capture instead of accumulating.
+  bool capture = false;
+  std::unordered_map<const void*, Tensor> captured;  // keyed by Node* or TensorImpl*
+  std::unordered_set<const void*> wanted;
+
+  void to_leaf(const std::shared_ptr<TensorImpl>& leaf, Tensor g) {
+    g = run_hooks(leaf->hooks, g);
+    if (capture) {
+      if (wanted.count(leaf.get())) accumulate(captured[leaf.get()], g);
+      return;
+    }
+    Tensor holder(leaf);
+    check(g.shape() == holder.shape(), "backward: internal error, gradient of shape ", g.shape(),
+          " for a leaf of shape ", holder.shape());
+    leaf->grad = leaf->grad ? add_same_shape(Tensor(leaf->grad), g).ptr() : owned(g).ptr();
+  }
+
+  static void accumulate(Tensor& slot, const Tensor& g) {
+    slot = slot.defined() ? add_same_shape(slot, g) : g;
+  }
+
+  void run(const Tensor& root, Tensor grad) {
+    NoGradGuard no_grad;
+    if (root.is_leaf()) {
+      to_leaf(root.ptr(), grad);
+      return;
+    }
+    // Count, for each reachable node, how many edges lead into it.
+    std::unordered_map<Node*, int> deps;
+    std::vector<Node*> stack{root.grad_fn().get()};
+    deps[root.grad_fn().get()] = 0;
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next) {
+        if (!e.node) continue;
+        auto [it, fresh] = deps.try_emplace(e.node.get(), 0);
+        it->second += 1;
+        if (fresh) stack.push_back(e.node.get());
+      }
+    }
+    std::unordered_map<Node*, Tensor> pending;
+    pending[root.grad_fn().get()] = grad;
+    std::vector<std::shared_ptr<Node>> ready{root.grad_fn()};
+    std::vector<std::shared_ptr<Node>> done;
+    while (!ready.empty()) {
+      std::shared_ptr<Node> node = ready.back();
+      ready.pop_back();
+      Tensor g = run_hooks(node->hooks, pending[node.get()]);
+      pending.erase(node.get());
+      if (auto out = node->retained.lock(); out && !capture) out->grad = owned(g).ptr();
+      if (capture && wanted.count(node.get())) accumulate(captured[node.get()], g);
+      if (node->released())
+        fail("backward: trying to backward through the graph a second time (through '", node->name,
+             "'); its saved tensors were freed by the first backward. Pass { retainGraph: true } "
+             "to the first backward to keep them");
+      std::vector<Tensor> grads = node->fn(g);
+      check(grads.size() == node->next.size(), "backward: internal error, '", node->name,
+            "' returned ", grads.size(), " gradients for ", node->next.size(), " inputs");
+      done.push_back(node);
+      for (size_t i = 0; i < grads.size(); ++i) {
+        const Edge& e = node->next[i];
+        if (!grads[i].defined() || !e.connected()) continue;
+        if (e.leaf) {
+          to_leaf(e.leaf, grads[i]);
+          continue;
+        }
+        accumulate(pending[e.node.get()], grads[i]);
+        if (--deps[e.node.get()] == 0) ready.push_back(e.node);
+      }
+    }
+    if (!retain_graph)
+      for (auto& n : done) n->release();
+  }
+};
+
+Tensor seed_gradient(const Tensor& root, const Tensor& grad_output) {
+  check(root.requires_grad(), "backward: the tensor does not require grad and has no grad_fn");
+  if (!grad_output.defined()) {
+    check(root.numel() == 1, "backward: a gradient must be given for a non-scalar output of shape ",
+          root.shape(), " (grad can be implicitly created only for one-element outputs)");
+    Tensor one = Tensor::empty(root.shape());
+    one.f32()[0] = 1.0f;
+    return one;
+  }
+  check(grad_output.shape() == root.shape(), "backward: expected a gradient of shape ", root.shape(),
+        ", got ", grad_output.shape());
+  return as_contiguous(grad_output, DType::Float32);
+}
+
+}  // namespace
+
+void run_backward(const Tensor& root, const Tensor& grad_output, bool retain_graph) {
+  Backward b{retain_graph};
+  b.run(root, seed_gradient(root, grad_output));
+}
+
+std::vector<Tensor> compute_grads(const Tensor& root, const Tensor& grad_output,
+                                  const std::vector<Tensor>& inputs, bool retain_graph) {
+  Backward b{retain_graph};
+  b.capture = true;
+  for (const Tensor& t : inputs) {
+    check(t.requires_grad(), "grad: every input must require grad");
+    b.wanted.insert(t.is_leaf() ? static_cast<const void*>(t.impl())
+                                : static_cast<const void*>(t.grad_fn().get()));
+  }
+  b.run(root, seed_gradient(root, grad_output));
+  std::vector<Tensor> out;
+  for (const Tensor& t : inputs) {
+    const void* key = t.is_leaf() ? static_cast<const void*>(t.impl())
+                                  : static_cast<const void*>(t.grad_fn().get());
+    auto it = b.captured.find(key);
+    out.push_back(it != b.captured.end() ? it->second : Tensor::empty(t.shape()));
+  }
+  return out;
+}
+
+}  // namespace sg

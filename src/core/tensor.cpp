@@ -1,0 +1,118 @@
+#include "core/tensor.h"
+
+#include "autograd/engine.h"
+#include "autograd/node.h"
+#include "core/error.h"
+
+namespace sg {
+
+Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
+  int64_t n = numel_of(shape);
+  const int64_t limit = int64_t(1) << 34;  // 16 GiB of elements: beyond any wasm heap
+  check(n <= limit, "cannot allocate a tensor of shape ", shape, ": too many elements");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(n) * dtype_size(dtype), device);
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::view_of(const Tensor& base, Shape shape, Shape strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.impl_->storage;
+  impl->shape = std::move(shape);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  return Tensor(std::move(impl));
+}
+
+int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, ndim(), "size")]; }
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape().size(); i-- > 0;) {
+    if (shape()[i] == 1) continue;
+    if (strides()[i] != expected) return false;
+    expected *= shape()[i];
+  }
+  return true;
+}
+
+void* Tensor::raw() const {
+  return static_cast<char*>(impl_->storage->data()) + impl_->offset * dtype_size(dtype());
+}
+
+float* Tensor::f32() const {
+  check(dtype() == DType::Float32, "expected a float32 tensor, got ", dtype_name(dtype()));
+  return static_cast<float*>(raw());
+}
+int32_t* Tensor::i32() const {
+  check(dtype() == DType::Int32, "expected an int32 tensor, got ", dtype_name(dtype()));
+  return static_cast<int32_t*>(raw());
+}
+uint8_t* Tensor::u8() const {
+  check(dtype() == DType::Bool, "expected a bool tensor, got ", dtype_name(dtype()));
+  return static_cast<uint8_t*>(raw());
+}
+
+double Tensor::at(int64_t flat) const {
+  check(flat >= 0 && flat < numel(), "index ", flat, " is out of range for ", numel(), " elements");
+  int64_t off = 0;
+  for (size_t i = shape().size(); i-- > 0;) {
+    off += (flat % shape()[i]) * strides()[i];
+    flat /= shape()[i];
+  }
+  switch (dtype()) {
+    case DType::Float32: return f32()[off];
+    case DType::Int32: return i32()[off];
+    case DType::Bool: return u8()[off];
+  }
+  return 0;
+}
+
+double Tensor::item() const {
+  check(numel() == 1, "item: expected a tensor with one element, got shape ", shape());
+  return at(0);
+}
+
+void Tensor::set_requires_grad(bool on) {
+  if (on) {
+    check(dtype() == DType::Float32, "only float32 tensors can require gradients, got ",
+          dtype_name(dtype()));
+  } else {
+    check(is_leaf(), "requiresGrad can only be turned off on a leaf tensor; use detach() instead");
+  }
+  impl_->requires_grad = on;
+}
+
+void Tensor::set_grad(const Tensor& g) {
+  if (!g.defined()) {
+    impl_->grad.reset();
+    return;
+  }
+  check(g.shape() == shape(), "grad: expected a gradient of shape ", shape(), ", got ", g.shape());
+  check(g.dtype() == dtype(), "grad: expected a gradient of dtype ", dtype_name(dtype()), ", got ",
+        dtype_name(g.dtype()));
+  impl_->grad = g.ptr();
+}
+
+void Tensor::retain_grad() {
+  check(requires_grad(), "retainGrad: the tensor does not require grad");
+  if (!is_leaf()) impl_->grad_fn->retained = impl_;
+}
+
+void Tensor::register_hook(Hook hook) {
+  check(requires_grad(), "registerHook: cannot register a hook on a tensor that does not require grad");
+  if (is_leaf()) impl_->hooks.push_back(std::move(hook));
+  else impl_->grad_fn->hooks.push_back(std::move(hook));
+}
+
+void Tensor::backward(const Tensor& grad_output, bool retain_graph) const {
+  run_backward(*this, grad_output, retain_graph);
+}
+
+Tensor Tensor::detach() const { return view_of(*this, shape(), strides(), offset()); }
+
+}  // namespace sg

@@ -1,0 +1,77 @@
+// The compute interface every backend implements. Ops call backend() and never ask which
+// one is active: the user chooses once (sg.setBackend). 'reference' is plain scalar loops,
+// the oracle for tests; 'wasm' (named 'simd' natively too) is vectorized with Highway.
+// All kernels take contiguous float32 buffers unless a stride argument says otherwise.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sg {
+
+enum class Unary : uint8_t {
+  Neg, Exp, Log, Log2, Log10, Log1p, Expm1, Sqrt, Rsqrt, Abs, Sign, Sin, Cos, Erf, Square,
+  Reciprocal, Relu, Sigmoid, Tanh, Silu, GeluErf, GeluTanh,
+  Softplus,   // param = beta; PyTorch's threshold 20 (x*beta > 20 → x)
+  Elu,        // param = alpha
+  Selu,
+  LeakyRelu,  // param = negative slope
+};
+
+enum class Binary : uint8_t {
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum,
+  // Fused backward formulas: a is the forward input x (or output y where named), b the
+  // incoming gradient g.
+  ReluBackward,      // g * (x > 0)
+  SigmoidBackward,   // a = y: g * y * (1 - y)
+  TanhBackward,      // a = y: g * (1 - y²)
+  GeluErfBackward,   // g * (Φ(x) + x φ(x))
+  GeluTanhBackward,  // g * d/dx of the tanh approximation
+  SiluBackward,      // g * s (1 + x (1 - s)), s = sigmoid(x)
+};
+
+enum class Reduce : uint8_t { Sum, Max, Min, Prod };
+
+// A broadcast binary op over `shape` (out contiguous). a_strides/b_strides are in elements
+// and 0 along broadcast dims. Backends may merge dims; ndim is at most 8... any.
+struct BroadcastPlan {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> a_strides;
+  std::vector<int64_t> b_strides;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+
+  // y[i] = op(x[i]) for n elements; `param` is the op's parameter where it has one.
+  virtual void unary_f32(Unary op, float param, const float* x, float* y, int64_t n) const = 0;
+  virtual void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b,
+                          float* out) const = 0;
+  // x viewed as [outer, r, inner] → out [outer, inner]. r may be 0 (sum → 0, prod → 1,
+  // max/min → the op layer rejects it first).
+  virtual void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
+                          float* out) const = 0;
+  // Per row of `cols` values: softmax (log_ = false) or log-softmax, shifted by the row max.
+  virtual void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols,
+                                bool log_) const = 0;
+  // out[row] = log Σ exp(x[row, :]), shifted by the row max (−inf rows give −inf).
+  virtual void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const = 0;
+  // C = alpha · op(A) · op(B) + beta · C, row-major. op(A) is M×K: A is M×K (lda ≥ K) or,
+  // with trans_a, K×M (lda ≥ M). Likewise B. beta = 0 ignores C's old contents (even NaN).
+  virtual void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                        const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                        float* c, int64_t ldc) const = 0;
+};
+
+const Backend& backend();                  // the active one
+const Backend& backend_named(const std::string& name);  // throws on an unknown name
+void set_backend(const std::string& name);  // throws on an unknown name
+std::vector<std::string> backend_names();
+
+// The two CPU backends (defined in kernels/reference and kernels/simd).
+const Backend& reference_backend();
+const Backend& simd_backend();
+
+}  // namespace sg

@@ -1,0 +1,131 @@
+// The differentiable ops of the C++ API (sg::add(a, b), ...). Each family's forward and
+// backward formulas sit side by side in one file of this folder. Semantics follow PyTorch;
+// every op validates its arguments and throws sg::Error saying what was expected and got.
+// Dims may be negative. Ops return new tensors or views; none modifies its inputs.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace sg {
+
+using Dims = std::vector<int64_t>;  // an empty list in a reduction means "all dims"
+
+// ---- creation (creation.cpp, random.cpp) ----
+Tensor scalar_tensor(double value, DType dtype = DType::Float32);  // 0-d
+Tensor zeros(const Shape& shape, DType dtype = DType::Float32);
+Tensor ones(const Shape& shape, DType dtype = DType::Float32);
+Tensor full(const Shape& shape, double value, DType dtype = DType::Float32);
+Tensor arange(double start, double end, double step, DType dtype);  // PyTorch's length rule
+Tensor linspace(double start, double end, int64_t steps);
+Tensor eye(int64_t n, int64_t m = -1);
+Tensor rand(const Shape& shape);                       // U[0, 1), from the global generator
+Tensor randn(const Shape& shape);                      // N(0, 1)
+Tensor randint(int64_t low, int64_t high, const Shape& shape);  // int32 in [low, high)
+Tensor cast(const Tensor& x, DType dtype);             // differentiable float→float only
+Tensor clone(const Tensor& x);
+Tensor contiguous(const Tensor& x);                     // x itself when already contiguous
+
+// ---- elementwise (unary.cpp, binary.cpp, activation.cpp) ----
+// Binary ops broadcast (NumPy rules) and promote dtypes (bool < int32 < float32). Gradients
+// are summed over broadcast dims. Int math stays int for add/sub/mul/neg/abs/max/min/clamp;
+// div and the math functions give float32.
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Tensor& b);  // ties split the gradient equally
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+Tensor neg(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log2(const Tensor& x);
+Tensor log10(const Tensor& x);
+Tensor log1p(const Tensor& x);
+Tensor expm1(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor abs(const Tensor& x);   // gradient 0 at 0
+Tensor sign(const Tensor& x);  // gradient 0
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor erf(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor relu(const Tensor& x);  // gradient 0 at 0
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+Tensor prelu(const Tensor& x, const Tensor& weight);  // weight: 1 or C = x.shape[1] values
+Tensor elu(const Tensor& x, double alpha = 1.0);
+Tensor selu(const Tensor& x);
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");  // "none" | "tanh"
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+Tensor silu(const Tensor& x);
+
+// ---- comparison and selection (compare.cpp): bool results, not differentiable ----
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);  // differentiable in a, b
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
+
+// ---- reductions (reduce.cpp) ----
+Tensor sum(const Tensor& x, const Dims& dims = {}, bool keepdim = false);  // int/bool → int32
+Tensor mean(const Tensor& x, const Dims& dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& x, const Dims& dims = {}, bool keepdim = false);
+Tensor amax(const Tensor& x, const Dims& dims = {}, bool keepdim = false);  // sg.max(dim)
+Tensor amin(const Tensor& x, const Dims& dims = {}, bool keepdim = false);
+Tensor var(const Tensor& x, const Dims& dims = {}, bool keepdim = false, bool unbiased = true);
+Tensor std(const Tensor& x, const Dims& dims = {}, bool keepdim = false, bool unbiased = true);
+Tensor logsumexp(const Tensor& x, const Dims& dims = {}, bool keepdim = false);
+Tensor norm(const Tensor& x, double p = 2, const Dims& dims = {}, bool keepdim = false);
+// int32 indices; dim absent → index into the flattened tensor. First occurrence wins.
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+
+// ---- softmax family (softmax.cpp) ----
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+
+// ---- linear algebra (matmul.cpp) ----
+Tensor matmul(const Tensor& a, const Tensor& b);  // 1-D, 2-D, batched with broadcast batch dims
+
+// ---- shape and views (shape.cpp): views share storage where PyTorch's do ----
+Tensor reshape(const Tensor& x, const Shape& shape);  // a view when possible, else a copy
+Tensor view(const Tensor& x, const Shape& shape);     // a view or an error
+Tensor flatten(const Tensor& x, int64_t start = 0, int64_t end = -1);
+Tensor squeeze(const Tensor& x, std::optional<int64_t> dim = std::nullopt);
+Tensor unsqueeze(const Tensor& x, int64_t dim);
+Tensor expand(const Tensor& x, const Shape& shape);  // -1 keeps a size
+Tensor transpose(const Tensor& x, int64_t d0, int64_t d1);
+Tensor permute(const Tensor& x, const Dims& dims);
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step = 1);  // Python slice rules: clamps, negative start/end
+Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split_sections(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+
+// ---- indexing (index.cpp): int32 indices, bounds-checked ----
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+
+// ---- padding (pad.cpp): PyTorch F.pad order (last dim first: [left, right, top, bottom, ...])
+Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string& mode = "constant",
+           double value = 0.0);
+
+// ---- helpers shared by backward formulas (broadcast.cpp) ----
+// Sums g over the dims that broadcasting added or expanded, so it has `shape`.
+Tensor sum_to(const Tensor& g, const Shape& shape);
+
+}  // namespace sg

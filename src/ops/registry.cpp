@@ -1,0 +1,113 @@
+#include "ops/registry.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace sg {
+
+namespace {
+const std::map<std::string, OpInfo>& table() {
+  static const std::map<std::string, OpInfo> t = [] {
+    std::map<std::string, OpInfo> m;
+    register_all_ops(m);
+    return m;
+  }();
+  return t;
+}
+
+const char* type_name(const AttrValue& v) {
+  switch (v.index()) {
+    case 0: return "a number";
+    case 1: return "a boolean";
+    case 2: return "a string";
+    default: return "an array";
+  }
+}
+}  // namespace
+
+double Attrs::number(const char* op, const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) fail(op, ": missing argument '", name, "'");
+  const double* d = std::get_if<double>(&it->second);
+  if (!d) fail(op, ": expected '", name, "' to be a number, got ", type_name(it->second));
+  if (std::isnan(*d)) fail(op, ": '", name, "' is NaN");
+  return *d;
+}
+
+double Attrs::number(const char* op, const std::string& name, double fallback) const {
+  return has(name) ? number(op, name) : fallback;
+}
+
+std::optional<double> Attrs::opt_number(const char* op, const std::string& name) const {
+  if (!has(name)) return std::nullopt;
+  return number(op, name);
+}
+
+int64_t Attrs::integer(const char* op, const std::string& name) const {
+  double d = number(op, name);
+  if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e15)
+    fail(op, ": expected '", name, "' to be an integer, got ", d);
+  return static_cast<int64_t>(d);
+}
+
+int64_t Attrs::integer(const char* op, const std::string& name, int64_t fallback) const {
+  return has(name) ? integer(op, name) : fallback;
+}
+
+std::optional<int64_t> Attrs::opt_integer(const char* op, const std::string& name) const {
+  if (!has(name)) return std::nullopt;
+  return integer(op, name);
+}
+
+bool Attrs::flag(const char* op, const std::string& name, bool fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const bool* b = std::get_if<bool>(&it->second);
+  if (!b) fail(op, ": expected '", name, "' to be a boolean, got ", type_name(it->second));
+  return *b;
+}
+
+std::string Attrs::str(const char* op, const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string* s = std::get_if<std::string>(&it->second);
+  if (!s) fail(op, ": expected '", name, "' to be a string, got ", type_name(it->second));
+  return *s;
+}
+
+std::vector<int64_t> Attrs::ints(const char* op, const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return {};
+  if (std::holds_alternative<double>(it->second)) return {integer(op, name)};
+  const auto* list = std::get_if<std::vector<double>>(&it->second);
+  if (!list) fail(op, ": expected '", name, "' to be a number or an array of integers, got ",
+                  type_name(it->second));
+  std::vector<int64_t> out;
+  for (double d : *list) {
+    if (!std::isfinite(d) || d != std::floor(d))
+      fail(op, ": expected '", name, "' to hold integers, got ", d);
+    out.push_back(static_cast<int64_t>(d));
+  }
+  return out;
+}
+
+std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  auto it = table().find(name);
+  if (it == table().end()) fail("unknown op '", name, "'");
+  const OpInfo& info = it->second;
+  int n = static_cast<int>(inputs.size());
+  if (n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs))
+    fail(name, ": expected ", info.min_inputs,
+         info.max_inputs == info.min_inputs ? "" : (info.max_inputs < 0 ? " or more" : " to " + std::to_string(info.max_inputs)),
+         " tensor arguments, got ", n);
+  return info.fn(inputs, attrs);
+}
+
+std::vector<std::string> op_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : table()) out.push_back(name);
+  return out;
+}
+
+}  // namespace sg

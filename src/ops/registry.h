@@ -1,0 +1,54 @@
+// Ops by name: the one door through which the bindings (and later the graph tracer) reach
+// every op. Names are the JavaScript API's (camelCase). Attributes are the op's scalar
+// arguments, already translated from the user's options by the JS layer.
+#pragma once
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace sg {
+
+using AttrValue = std::variant<double, bool, std::string, std::vector<double>>;
+
+class Attrs {
+ public:
+  void set(const std::string& name, AttrValue v) { values_[name] = std::move(v); }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+
+  // Each getter throws sg::Error naming `op` and the attribute when the type is wrong.
+  double number(const char* op, const std::string& name) const;
+  double number(const char* op, const std::string& name, double fallback) const;
+  std::optional<double> opt_number(const char* op, const std::string& name) const;
+  int64_t integer(const char* op, const std::string& name) const;  // checks it is whole
+  int64_t integer(const char* op, const std::string& name, int64_t fallback) const;
+  std::optional<int64_t> opt_integer(const char* op, const std::string& name) const;
+  bool flag(const char* op, const std::string& name, bool fallback) const;
+  std::string str(const char* op, const std::string& name, const std::string& fallback) const;
+  // A number or a list of whole numbers; absent → empty.
+  std::vector<int64_t> ints(const char* op, const std::string& name) const;
+
+ private:
+  std::map<std::string, AttrValue> values_;
+};
+
+using OpFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs, const Attrs& attrs)>;
+
+struct OpInfo {
+  int min_inputs;
+  int max_inputs;  // -1: any number (cat, stack)
+  OpFn fn;
+};
+
+// Runs op `name`; checks it exists and gets the right number of tensor inputs.
+std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs);
+std::vector<std::string> op_names();
+
+// The table itself (registry_table.cpp): called once, lazily, by call_op.
+void register_all_ops(std::map<std::string, OpInfo>& table);
+
+}  // namespace sg
