@@ -11,6 +11,10 @@ const std::map<std::string, OpInfo>& table() {
   static const std::map<std::string, OpInfo> t = [] {
     std::map<std::string, OpInfo> m;
     register_all_ops(m);
+    register_conv_pool_ops(m);
+    register_layer_ops(m);
+    register_loss_ops(m);
+    register_optim_ops(m);
     return m;
   }();
   return t;

@@ -48,7 +48,11 @@ struct OpInfo {
 std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs);
 std::vector<std::string> op_names();
 
-// The table itself (registry_table.cpp): called once, lazily, by call_op.
-void register_all_ops(std::map<std::string, OpInfo>& table);
+// The table, filled once, lazily, by call_op: one function per family, each in its own file.
+void register_all_ops(std::map<std::string, OpInfo>& table);       // ops/registry_table.cpp
+void register_conv_pool_ops(std::map<std::string, OpInfo>& table);  // nn/conv_pool_registry.cpp
+void register_layer_ops(std::map<std::string, OpInfo>& table);      // nn/layer_registry.cpp
+void register_loss_ops(std::map<std::string, OpInfo>& table);       // nn/loss_registry.cpp
+void register_optim_ops(std::map<std::string, OpInfo>& table);      // optim/optim_registry.cpp
 
 }  // namespace sg

@@ -1,0 +1,99 @@
+// Embind glue: conversions between JS values and C++ arguments, and the JS Error throw.
+#include <emscripten/bind.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "glue.h"
+
+namespace sgjs {
+
+const JsRefs& js_refs() {
+  static const JsRefs refs;
+  return refs;
+}
+
+void throw_js_error(const std::string& message) {
+  val::global("Error").new_(message).throw_();
+}
+
+val handle_value(const sg::Tensor& t) {
+  if (!t.defined()) return val::null();
+  return val(TensorHandle{t});
+}
+
+val handle_array(const std::vector<sg::Tensor>& ts) {
+  val out = val::array();
+  for (const sg::Tensor& t : ts) out.call<void>("push", handle_value(t));
+  return out;
+}
+
+sg::Tensor tensor_or_null(const val& v, const std::string& what) {
+  if (v.isNull() || v.isUndefined()) return sg::Tensor();
+  if (!is_handle(v))
+    sg::fail(what, ": expected a TensorHandle or null");
+  return v.as<TensorHandle*>(emscripten::allow_raw_pointers())->t;
+}
+
+std::vector<sg::Tensor> tensor_list(const val& v, const std::string& what) {
+  if (v.isNull() || v.isUndefined()) return {};
+  if (!is_array(v)) sg::fail(what, ": expected an array of TensorHandles");
+  std::vector<sg::Tensor> out;
+  const int n = v["length"].as<int>();
+  for (int i = 0; i < n; ++i) out.push_back(tensor_or_null(v[i], what + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+namespace {
+// A JS array of numbers → `out`; false when v is not an array or holds anything else.
+bool numbers_of(const val& v, std::vector<double>& out) {
+  if (!is_array(v)) return false;
+  const int n = v["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    val e = v[i];
+    if (!e.isNumber()) return false;
+    out.push_back(e.as<double>());
+  }
+  return true;
+}
+}  // namespace
+
+// Reuses Attrs' integer-list check so that shapes are validated in one place.
+std::vector<int64_t> shape_list(const val& v, const std::string& what) {
+  std::vector<double> numbers;
+  if (!numbers_of(v, numbers)) sg::fail(what, ": expected the shape to be an array of integers");
+  sg::Attrs a;
+  a.set("shape", std::move(numbers));
+  return a.ints(what.c_str(), "shape");
+}
+
+// attrs object → sg::Attrs: numbers, booleans, strings and arrays of numbers; null and
+// undefined values are left out (so the op uses its default).
+sg::Attrs attrs_of(const val& obj) {
+  sg::Attrs attrs;
+  if (obj.isNull() || obj.isUndefined()) return attrs;
+  if (!obj.typeOf().strictlyEquals(js_refs().object_type) || is_array(obj))
+    sg::fail("callOp: expected the attributes to be an object");
+  val keys = js_refs().object_keys(obj);
+  const int n = keys["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    val v = obj[key];
+    if (v.isNull() || v.isUndefined()) continue;
+    if (v.isNumber()) {
+      attrs.set(key, v.as<double>());
+    } else if (v.isTrue() || v.isFalse()) {
+      attrs.set(key, v.isTrue());
+    } else if (v.isString()) {
+      attrs.set(key, v.as<std::string>());
+    } else if (std::vector<double> list; numbers_of(v, list)) {
+      attrs.set(key, std::move(list));
+    } else {
+      sg::fail("callOp: attribute '", key, "' has an unsupported type");
+    }
+  }
+  return attrs;
+}
+
+}  // namespace sgjs

@@ -1,0 +1,10 @@
+// CommonJS entry of the simdgrad package (copied to dist/index.cjs by scripts/build.sh).
+// Same shape as index.mjs: the JS layer from dist/cjs + the CommonJS glue, which
+// finds simdgrad.wasm next to itself (__dirname in Node, script URL in browsers).
+"use strict";
+const createSimdgrad = require("./simdgrad.cjs");
+const api = require("./cjs/index.js");
+
+const init = api.createInit(createSimdgrad);
+module.exports = { ...api, init, default: { init } };
+Object.defineProperty(module.exports, "__esModule", { value: true });

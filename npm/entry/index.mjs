@@ -1,0 +1,11 @@
+// ES-module entry of the simdgrad package (copied to dist/index.mjs by scripts/build.sh).
+// The JS layer (dist/esm, compiled from npm/src) is written against an injected
+// Emscripten factory, so the same code serves the ESM and CommonJS entries.
+// simdgrad.mjs finds simdgrad.wasm next to itself via import.meta.url, which
+// Node, browsers and bundlers (Vite's new URL(..., import.meta.url)) all follow.
+import createSimdgrad from "./simdgrad.mjs";
+import { createInit } from "./esm/index.js";
+
+export * from "./esm/index.js";
+export const init = createInit(createSimdgrad);
+export default { init };

@@ -1,0 +1,132 @@
+// The `sg` object that init() resolves to: every public function in one place.
+import { enableGrad, grad, noGrad, valueAndGrad } from './autograd.js';
+import {
+  arange,
+  eye,
+  full,
+  fullLike,
+  linspace,
+  ones,
+  onesLike,
+  rand,
+  randint,
+  randLike,
+  randn,
+  randnLike,
+  tensor,
+  zeros,
+  zerosLike,
+} from './creation.js';
+import { dispose, keep, memory, tidy } from './memory.js';
+import { mod } from './module.js';
+import { functionOps, ops } from './ops.js';
+import { describe, isInteger } from './options.js';
+import { Tensor } from './tensor.js';
+import { version } from './version.js';
+
+export type Backend = 'wasm' | 'reference' | 'webgpu';
+
+export interface Features {
+  /** The wasm module was compiled with SIMD128. */
+  simd: boolean;
+  /** Multi-threaded wasm (not in this build). */
+  threads: boolean;
+  /** navigator.gpu exists (the WebGPU backend itself arrives later). */
+  webgpu: boolean;
+  /** Half-precision compute. */
+  f16: boolean;
+}
+
+const BACKENDS: readonly string[] = ['wasm', 'reference', 'webgpu'];
+
+export function webgpuPresent(): boolean {
+  const nav = (globalThis as { navigator?: { gpu?: unknown } }).navigator;
+  return nav !== undefined && !!nav.gpu;
+}
+
+export function features(): Features {
+  return { simd: mod().simdEnabled(), threads: false, webgpu: webgpuPresent(), f16: false };
+}
+
+/** Selects the compute backend for every later op: 'wasm' (SIMD, default) or 'reference' (scalar loops). */
+export function setBackend(name: Backend): void {
+  if (typeof name !== 'string' || !BACKENDS.includes(name)) {
+    throw new Error(`setBackend: unknown backend ${describe(name)} (expected one of: 'wasm', 'reference', 'webgpu')`);
+  }
+  if (name === 'webgpu') {
+    throw new Error(
+      "setBackend: backend 'webgpu' is not available (the WebGPU backend is not part of this version of simdgrad; use 'wasm' or 'reference')",
+    );
+  }
+  mod().setBackend(name);
+}
+
+export function getBackend(): Backend {
+  return mod().getBackend() as Backend;
+}
+
+/** Seeds the generator behind rand, randn, randint (and later init and dropout). */
+export function manualSeed(seed: number): void {
+  if (!isInteger(seed) || seed < 0) throw new Error(`manualSeed: expected a non-negative integer, got ${describe(seed)}`);
+  mod().manualSeed(seed);
+}
+
+export function isGradEnabled(): boolean {
+  return mod().isGradEnabled();
+}
+
+export function setGradEnabled(enabled: boolean): void {
+  if (typeof enabled !== 'boolean') throw new Error(`setGradEnabled: expected a boolean, got ${describe(enabled)}`);
+  mod().setGradEnabled(enabled);
+}
+
+export function isTensor(x: unknown): x is Tensor {
+  return x instanceof Tensor;
+}
+
+/** Builds the sg object (it holds no state: the loaded module lives in module.ts). */
+export function createApi() {
+  return {
+    version,
+    Tensor,
+    isTensor,
+    features,
+    setBackend,
+    getBackend,
+    manualSeed,
+    // creation
+    tensor,
+    zeros,
+    ones,
+    full,
+    arange,
+    linspace,
+    eye,
+    rand,
+    randn,
+    randint,
+    zerosLike,
+    onesLike,
+    fullLike,
+    randLike,
+    randnLike,
+    // ops
+    ...ops,
+    ...functionOps,
+    // memory
+    tidy,
+    keep,
+    dispose,
+    memory,
+    // autograd
+    noGrad,
+    enableGrad,
+    isGradEnabled,
+    setGradEnabled,
+    grad,
+    valueAndGrad,
+  };
+}
+
+/** The object init() resolves to. */
+export type Simdgrad = ReturnType<typeof createApi>;

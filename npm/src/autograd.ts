@@ -1,0 +1,186 @@
+// Autograd from JS: backward (with hooks that can never throw into wasm), detach,
+// registerHook, noGrad, and the functional sg.grad / sg.valueAndGrad over computeGrads.
+import type { TensorHandle } from './embind.js';
+import { scalarHandle } from './call.js';
+import { mod } from './module.js';
+import { tidy } from './memory.js';
+import { checkOptions, describe, isInteger, isOptionsObject } from './options.js';
+import { Tensor, type BackwardOptions, type GradHook } from './tensor.js';
+
+// Tensors returned by hooks and made inside them: C++ reads them during backward, so they
+// are disposed only once the outermost backward/computeGrads call has returned.
+const hookResults: Tensor[] = [];
+let backwardDepth = 0;
+
+function withHookCleanup<T>(f: () => T): T {
+  backwardDepth++;
+  try {
+    return f();
+  } finally {
+    if (--backwardDepth === 0) while (hookResults.length) hookResults.pop()!.dispose();
+  }
+}
+
+export function backward(t: Tensor, gradOutput?: Tensor | number | null | BackwardOptions, options?: BackwardOptions): void {
+  // backward({ retainGraph: true }) is allowed for one-element tensors.
+  if (isOptionsObject(gradOutput)) {
+    if (options !== undefined) throw new Error('backward: expected (gradOutput?, options?), got two options objects');
+    options = gradOutput as BackwardOptions;
+    gradOutput = undefined;
+  }
+  const o = checkOptions<BackwardOptions>('backward', options, { retainGraph: 'boolean' });
+  const h = t.handle;
+  let gh: TensorHandle | null = null;
+  let temp = false;
+  if (gradOutput instanceof Tensor) gh = gradOutput.handle;
+  else if (typeof gradOutput === 'number') {
+    gh = scalarHandle(gradOutput, 'float32');
+    temp = true;
+  } else if (gradOutput !== undefined && gradOutput !== null) {
+    throw new Error(`backward: expected gradOutput to be a Tensor, a number or undefined, got ${describe(gradOutput)}`);
+  }
+  try {
+    withHookCleanup(() => h.backward(gh, o.retainGraph ?? false));
+  } finally {
+    if (temp) gh!.delete();
+  }
+}
+
+export function detach(t: Tensor): Tensor {
+  return new Tensor(t.handle.detach());
+}
+
+function message(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
+
+export function registerHook(t: Tensor, fn: GradHook): void {
+  if (typeof fn !== 'function') throw new Error(`registerHook: expected a function, got ${describe(fn)}`);
+  t.handle.registerHook((h: TensorHandle): TensorHandle | undefined | string => {
+    try {
+      let before = 0;
+      // tidy: the incoming gradient's wrapper (which owns h) and the hook's temporaries are
+      // freed when the hook returns; only its result survives, until backward ends.
+      const result = tidy(() => {
+        const g = new Tensor(h);
+        before = g.id;
+        const r = fn(g);
+        if (r === undefined || r === null || r === g) return undefined;
+        if (!(r instanceof Tensor)) throw new Error(`registerHook: a hook must return a Tensor or undefined, got ${describe(r)}`);
+        return r;
+      });
+      if (result === undefined) return undefined;
+      if (result.id > before) hookResults.push(result);
+      return result.handle;
+    } catch (e) {
+      return message(e);
+    }
+  });
+}
+
+function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
+}
+
+/** Runs fn with gradient recording set to `enabled`, restoring it afterwards (also after an async fn settles). */
+function withGradMode<T>(enabled: boolean, fn: () => T): T {
+  if (typeof fn !== 'function') throw new Error(`${enabled ? 'enableGrad' : 'noGrad'}: expected a function, got ${describe(fn)}`);
+  const m = mod();
+  const prev = m.isGradEnabled();
+  m.setGradEnabled(enabled);
+  let r: T;
+  try {
+    r = fn();
+  } catch (e) {
+    m.setGradEnabled(prev);
+    throw e;
+  }
+  if (isPromiseLike(r)) {
+    return Promise.resolve(r).finally(() => m.setGradEnabled(prev)) as T;
+  }
+  m.setGradEnabled(prev);
+  return r;
+}
+
+/** Runs fn without recording the graph (PyTorch's torch.no_grad()). */
+export function noGrad<T>(fn: () => T): T {
+  return withGradMode(false, fn);
+}
+
+/** Runs fn with graph recording on, even inside noGrad. */
+export function enableGrad<T>(fn: () => T): T {
+  return withGradMode(true, fn);
+}
+
+function normalizeArgnums(fn: string, argnums: unknown): number[] {
+  if (argnums === undefined) return [0];
+  if (isInteger(argnums) && argnums >= 0) return [argnums];
+  if (Array.isArray(argnums) && argnums.length > 0 && argnums.every((a) => isInteger(a) && a >= 0)) return argnums.slice();
+  throw new Error(`${fn}: expected argnums to be a non-negative integer or a non-empty array of them, got ${describe(argnums)}`);
+}
+
+function valueAndGradImpl(name: string, fn: unknown, argnums: unknown): (...args: unknown[]) => [Tensor, Tensor | Tensor[]] {
+  if (typeof fn !== 'function') throw new Error(`${name}: expected a function, got ${describe(fn)}`);
+  const idx = normalizeArgnums(name, argnums);
+  const single = argnums === undefined || typeof argnums === 'number';
+  return (...args: unknown[]) => {
+    for (const i of idx) {
+      const a = args[i];
+      if (!(a instanceof Tensor)) throw new Error(`${name}: argument ${i} must be a Tensor to differentiate with respect to, got ${describe(a)}`);
+      if (a.dtype !== 'float32') throw new Error(`${name}: argument ${i} must be a float32 Tensor to differentiate with respect to, got ${a.dtype}`);
+    }
+    return enableGrad(() =>
+      tidy(() => {
+        // Fresh leaves sharing the arguments' data, so the caller's tensors and graphs are untouched.
+        const inputs = idx.map((i) => {
+          const leaf = (args[i] as Tensor).detach();
+          leaf.requiresGrad = true;
+          return leaf;
+        });
+        const callArgs = args.slice();
+        idx.forEach((i, k) => (callArgs[i] = inputs[k]));
+        const out: unknown = (fn as (...a: unknown[]) => unknown)(...callArgs);
+        if (!(out instanceof Tensor) || out.numel !== 1) {
+          throw new Error(`${name}: fn must return a Tensor with one element, got ${describe(out)}`);
+        }
+        const hs = withHookCleanup(() =>
+          mod().computeGrads(
+            out.handle,
+            null,
+            inputs.map((t) => t.handle),
+            false,
+          ),
+        );
+        const grads = hs.map((h) => new Tensor(h));
+        const value = out.detach();
+        return [value, single ? grads[0]! : grads] as [Tensor, Tensor | Tensor[]];
+      }),
+    );
+  };
+}
+
+/**
+ * grad(fn, argnums = 0): a function returning d fn(...args) / d args[argnums] for a fn with
+ * a one-element Tensor result; a single Tensor when argnums is a number, else an array.
+ */
+export function grad(fn: (...args: any[]) => Tensor, argnums?: number): (...args: any[]) => Tensor;
+export function grad(fn: (...args: any[]) => Tensor, argnums: readonly number[]): (...args: any[]) => Tensor[];
+export function grad(fn: (...args: any[]) => Tensor, argnums?: number | readonly number[]): (...args: any[]) => Tensor | Tensor[] {
+  const f = valueAndGradImpl('grad', fn, argnums);
+  return (...args: unknown[]) => {
+    const [value, grads] = f(...args);
+    value.dispose();
+    return grads;
+  };
+}
+
+/** Like grad(fn, argnums), but the function returns [value, grads]. */
+export function valueAndGrad(fn: (...args: any[]) => Tensor, argnums?: number): (...args: any[]) => [Tensor, Tensor];
+export function valueAndGrad(fn: (...args: any[]) => Tensor, argnums: readonly number[]): (...args: any[]) => [Tensor, Tensor[]];
+export function valueAndGrad(
+  fn: (...args: any[]) => Tensor,
+  argnums?: number | readonly number[],
+): (...args: any[]) => [Tensor, Tensor | Tensor[]] {
+  return valueAndGradImpl('valueAndGrad', fn, argnums);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Everything CI checks, in one run:  bash scripts/test.sh
+# Builds once (scripts/build.sh), then runs every stage even when an earlier one
+# failed (a broken native test file must not hide the JS results), and ends with
+# one summary line "stages: N passed, N failed"; exits non-zero if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export SG_JOBS=${SG_JOBS:-2}
+
+bash scripts/setup.sh || { echo "stages: 0 passed, 1 failed"; exit 1; }
+
+passed=0; failed=0; failed_names=()
+stage() {  # stage "name" command...
+  local name=$1; shift
+  printf '\n==================== %s ====================\n' "$name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "---- $name: PASS ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failed_names+=("$name"); echo "---- $name: FAIL ($((SECONDS - t0)) s)"
+  fi
+}
+needs() {  # needs <flag-var> <what>: fail a stage whose build failed
+  [ "${!1}" = 1 ] || { echo "not run: $2 failed to build"; return 1; }
+}
+
+native_built=0; package_built=0
+build_native()  { bash scripts/build.sh native && native_built=1; }
+build_package() { bash scripts/build.sh wasm js && package_built=1; }
+
+native_doctest() { needs native_built "build/native" && build/native/simdgrad_tests --no-colors; }
+
+# The same doctest sources compiled to wasm (reusing build/wasm's simdgrad_core)
+# and run by node. Built here, not in build.sh: only the tests need it.
+wasm_doctest() {
+  needs package_built "build/wasm" &&
+    NODE_PATH=/usr/share/nodejs cmake --build build/wasm --target simdgrad_tests -j"$SG_JOBS" &&
+    node build/wasm/simdgrad_tests.js --no-colors
+}
+
+node_tests() {
+  needs package_built "npm/dist" || return 1
+  local files
+  mapfile -t files < <(find tests/js -type f \( -name '*.test.mjs' -o -name '*.test.cjs' -o -name '*.test.js' \) 2>/dev/null | sort)
+  if ((${#files[@]} == 0)); then echo "no tests/js/*.test.{mjs,cjs} yet"; return 0; fi
+  node --test "${files[@]}"
+}
+
+consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }
+
+stage "build: native (build/native)"            build_native
+stage "build: wasm + TypeScript (npm/dist)"     build_package
+stage "native doctest"                           native_doctest
+stage "native doctest under wasm (node)"         wasm_doctest
+stage "node tests (tests/js)"                    node_tests
+stage "npm consumer (pack, install, import/require, tsc)" consumer
+
+echo
+((failed)) && echo "failed stages: ${failed_names[*]}"
+echo "stages: $passed passed, $failed failed"
+((failed == 0))

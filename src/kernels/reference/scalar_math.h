@@ -1,0 +1,117 @@
+// The scalar definition of every Unary and Binary op: the reference backend loops over
+// these, and the SIMD backend uses them for the ops (or strides) it does not vectorize.
+// Transcendentals are evaluated in double and rounded once, so the reference is as close
+// to the correctly rounded float result as std:: math allows.
+#pragma once
+#include <cmath>
+#include <limits>
+
+#include "kernels/backend.h"
+
+namespace sg::scalar {
+
+inline constexpr double kSeluAlpha = 1.6732632423543772;
+inline constexpr double kSeluScale = 1.0507009873554805;
+inline constexpr double kSqrt2OverPi = 0.7978845608028654;    // √(2/π)
+inline constexpr double kInvSqrt2 = 0.7071067811865476;       // 1/√2
+inline constexpr double kInvSqrt2Pi = 0.3989422804014327;     // 1/√(2π)
+inline constexpr double kGeluTanhC = 0.044715;
+
+// Sign-split logistic: never forms exp(+large), so ±1e4 give exactly 1 and 0, never NaN.
+inline double sigmoid_d(double x) {
+  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+  const double e = std::exp(x);
+  return e / (1.0 + e);
+}
+
+inline double gelu_tanh_d(double x) {
+  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + kGeluTanhC * x * x * x)));
+}
+
+inline float unary(Unary op, float param, float xf) {
+  const double x = xf;
+  switch (op) {
+    case Unary::Neg: return -xf;
+    case Unary::Exp: return float(std::exp(x));
+    case Unary::Log: return float(std::log(x));
+    case Unary::Log2: return float(std::log2(x));
+    case Unary::Log10: return float(std::log10(x));
+    case Unary::Log1p: return float(std::log1p(x));
+    case Unary::Expm1: return float(std::expm1(x));
+    case Unary::Sqrt: return std::sqrt(xf);  // IEEE: correctly rounded in float already
+    case Unary::Rsqrt: return float(1.0 / std::sqrt(x));
+    case Unary::Abs: return std::fabs(xf);
+    case Unary::Sign:
+      if (std::isnan(xf)) return xf;
+      return xf > 0 ? 1.0f : (xf < 0 ? -1.0f : 0.0f);
+    case Unary::Sin: return float(std::sin(x));
+    case Unary::Cos: return float(std::cos(x));
+    case Unary::Erf: return float(std::erf(x));
+    case Unary::Square: return xf * xf;
+    case Unary::Reciprocal: return 1.0f / xf;
+    case Unary::Relu: return xf > 0 ? xf : 0.0f;
+    case Unary::Sigmoid: return float(sigmoid_d(x));
+    case Unary::Tanh: return float(std::tanh(x));
+    case Unary::Silu: return float(x * sigmoid_d(x));
+    case Unary::GeluErf: return float(0.5 * x * (1.0 + std::erf(x * kInvSqrt2)));
+    case Unary::GeluTanh: return float(gelu_tanh_d(x));
+    case Unary::Softplus: {
+      const double beta = param;
+      // PyTorch's threshold: above it softplus(x) == x to float precision.
+      if (x * beta > 20.0) return xf;
+      return float(std::log1p(std::exp(beta * x)) / beta);
+    }
+    case Unary::Elu: return xf > 0 ? xf : float(double(param) * std::expm1(x));
+    case Unary::Selu:
+      return float(kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x)));
+    case Unary::LeakyRelu: return xf > 0 ? xf : param * xf;
+  }
+  return std::numeric_limits<float>::quiet_NaN();
+}
+
+// Maximum/minimum propagate NaN from either side, like torch.maximum/minimum.
+inline float maximum(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+  return a > b ? a : b;
+}
+inline float minimum(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+  return a < b ? a : b;
+}
+
+// d/dx of 0.5 x (1 + tanh(u)), u = √(2/π)(x + c x³).
+inline double gelu_tanh_grad_d(double x) {
+  const double t = std::tanh(kSqrt2OverPi * (x + kGeluTanhC * x * x * x));
+  const double du = kSqrt2OverPi * (1.0 + 3.0 * kGeluTanhC * x * x);
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du;
+}
+
+inline double gelu_erf_grad_d(double x) {
+  const double cdf = 0.5 * (1.0 + std::erf(x * kInvSqrt2));
+  const double pdf = kInvSqrt2Pi * std::exp(-0.5 * x * x);
+  return cdf + x * pdf;
+}
+
+inline float binary(Binary op, float a, float b) {
+  switch (op) {
+    case Binary::Add: return a + b;
+    case Binary::Sub: return a - b;
+    case Binary::Mul: return a * b;
+    case Binary::Div: return a / b;
+    case Binary::Pow: return float(std::pow(double(a), double(b)));
+    case Binary::Maximum: return maximum(a, b);
+    case Binary::Minimum: return minimum(a, b);
+    case Binary::ReluBackward: return a > 0 ? b : 0.0f;
+    case Binary::SigmoidBackward: return float(double(b) * a * (1.0 - a));
+    case Binary::TanhBackward: return float(double(b) * (1.0 - double(a) * a));
+    case Binary::GeluErfBackward: return float(double(b) * gelu_erf_grad_d(a));
+    case Binary::GeluTanhBackward: return float(double(b) * gelu_tanh_grad_d(a));
+    case Binary::SiluBackward: {
+      const double s = sigmoid_d(a);
+      return float(double(b) * s * (1.0 + double(a) * (1.0 - s)));
+    }
+  }
+  return std::numeric_limits<float>::quiet_NaN();
+}
+
+}  // namespace sg::scalar

@@ -1,0 +1,48 @@
+// Reference softmax / log-softmax / logsumexp rows, shifted by the row max, in double.
+#include <cmath>
+#include <limits>
+
+#include "kernels/reference/reference_kernels.h"
+
+namespace sg::ref {
+
+static double row_max(const float* x, int64_t cols) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t j = 0; j < cols; ++j) {
+    if (std::isnan(x[j])) return std::numeric_limits<double>::quiet_NaN();
+    if (x[j] > m) m = x[j];
+  }
+  return m;
+}
+
+// An all −inf row gives (−inf) − (−inf) = NaN everywhere, as in PyTorch.
+void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * cols;
+    float* yr = y + r * cols;
+    const double m = row_max(xr, cols);
+    double s = 0.0;
+    for (int64_t j = 0; j < cols; ++j) s += std::exp(double(xr[j]) - m);
+    if (log_) {
+      const double ls = std::log(s);
+      for (int64_t j = 0; j < cols; ++j) yr[j] = float(double(xr[j]) - m - ls);
+    } else {
+      for (int64_t j = 0; j < cols; ++j) yr[j] = float(std::exp(double(xr[j]) - m) / s);
+    }
+  }
+}
+
+// Like torch.logsumexp: an infinite max is replaced by 0 for the shift, so an all −inf row
+// gives log(0) = −inf and a row holding +inf gives +inf. An empty row gives −inf.
+void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * cols;
+    double m = row_max(xr, cols);
+    if (std::isinf(m)) m = 0.0;
+    double s = 0.0;
+    for (int64_t j = 0; j < cols; ++j) s += std::exp(double(xr[j]) - m);
+    out[r] = float(m + std::log(s));
+  }
+}
+
+}  // namespace sg::ref

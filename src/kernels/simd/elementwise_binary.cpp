@@ -1,0 +1,222 @@
+// SIMD broadcast-binary kernels. The BroadcastPlan is first collapsed (size-1 dims dropped,
+// adjacent dims merged when both operands are contiguous across them), then the innermost
+// run is done by a vector loop for the stride patterns (1,1), (0,1), (1,0), (0,0) and by the
+// scalar definition for any other stride pair; outer dims are walked with an odometer.
+#include <cstring>
+#include <vector>
+
+#include "kernels/reference/reference_kernels.h"
+#include "kernels/reference/scalar_math.h"
+#include "kernels/simd/simd_kernels.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/simd/elementwise_binary.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "kernels/simd/vec_math-inl.h"
+
+#ifndef SG_KERNELS_SIMD_ELEMENTWISE_BINARY_ONCE_
+#define SG_KERNELS_SIMD_ELEMENTWISE_BINARY_ONCE_
+namespace sg::simd {
+namespace {
+
+// A plan reduced to the fewest dims: row-major, innermost last, no size-1 dims.
+struct CollapsedPlan {
+  std::vector<int64_t> shape, sa, sb;
+  int64_t numel = 1;
+};
+
+CollapsedPlan collapse(const BroadcastPlan& plan) {
+  CollapsedPlan c;
+  for (size_t d = 0; d < plan.shape.size(); ++d) {
+    const int64_t s = plan.shape[d];
+    c.numel *= s;
+    if (s == 1) continue;
+    // Merging the previous dim into this one needs both operands to step over it exactly as a
+    // longer run of this dim would (0 strides merge with 0 strides).
+    if (!c.shape.empty() && c.sa.back() == plan.a_strides[d] * s &&
+        c.sb.back() == plan.b_strides[d] * s) {
+      c.shape.back() *= s;
+      c.sa.back() = plan.a_strides[d];
+      c.sb.back() = plan.b_strides[d];
+    } else {
+      c.shape.push_back(s);
+      c.sa.push_back(plan.a_strides[d]);
+      c.sb.push_back(plan.b_strides[d]);
+    }
+  }
+  if (c.shape.empty()) {  // every dim has size 1: one element
+    c.shape = {1};
+    c.sa = {0};
+    c.sb = {0};
+  }
+  return c;
+}
+
+}  // namespace
+}  // namespace sg::simd
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace sg {
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// One run of n outputs; kA/kB: the operand advances by 1 (true) or is one broadcast value.
+template <bool kA, bool kB, class F>
+HWY_INLINE void Run(const float* a, const float* b, float* out, int64_t n, const F& f) {
+  const DF d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const VF va0 = hn::Set(d, a[0]);
+  const VF vb0 = hn::Set(d, b[0]);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const VF va = kA ? hn::LoadU(d, a + i) : va0;
+    const VF vb = kB ? hn::LoadU(d, b + i) : vb0;
+    hn::StoreU(f(d, va, vb), d, out + i);
+  }
+  if (i < n) {
+    const size_t rest = static_cast<size_t>(n - i);
+    HWY_ALIGN float ba[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float bb[HWY_MAX_BYTES / sizeof(float)] = {};
+    if (kA) std::memcpy(ba, a + i, rest * sizeof(float));
+    if (kB) std::memcpy(bb, b + i, rest * sizeof(float));
+    const VF va = kA ? hn::Load(d, ba) : va0;
+    const VF vb = kB ? hn::Load(d, bb) : vb0;
+    hn::Store(f(d, va, vb), d, ba);
+    std::memcpy(out + i, ba, rest * sizeof(float));
+  }
+}
+
+template <class F>
+HWY_INLINE void Walk(Binary op, const CollapsedPlan& p, const float* a, const float* b, float* out,
+                     const F& f) {
+  const size_t nd = p.shape.size();
+  const int64_t n = p.shape[nd - 1], ia = p.sa[nd - 1], ib = p.sb[nd - 1];
+  std::vector<int64_t> idx(nd, 0);
+  int64_t ao = 0, bo = 0;
+  for (int64_t o = 0; o < p.numel; o += n) {
+    const float* pa = a + ao;
+    const float* pb = b + bo;
+    float* po = out + o;
+    if (ia == 1 && ib == 1) Run<true, true>(pa, pb, po, n, f);
+    else if (ia == 0 && ib == 1) Run<false, true>(pa, pb, po, n, f);
+    else if (ia == 1 && ib == 0) Run<true, false>(pa, pb, po, n, f);
+    else if (ia == 0 && ib == 0) Run<false, false>(pa, pb, po, n, f);
+    else
+      for (int64_t i = 0; i < n; ++i) po[i] = scalar::binary(op, pa[i * ia], pb[i * ib]);
+    // Odometer over the outer dims.
+    for (size_t dim = nd - 1; dim-- > 0;) {
+      ao += p.sa[dim];
+      bo += p.sb[dim];
+      if (++idx[dim] < p.shape[dim]) break;
+      ao -= p.sa[dim] * p.shape[dim];
+      bo -= p.sb[dim] * p.shape[dim];
+      idx[dim] = 0;
+    }
+  }
+}
+
+// Functors (d, a, b) → op(a, b).
+struct AddOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Add(a, b); } };
+struct SubOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Sub(a, b); } };
+struct MulOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Mul(a, b); } };
+struct DivOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Div(a, b); } };
+// x86 max/min return the second operand when either is NaN; PyTorch propagates NaN.
+struct MaximumOp {
+  HWY_INLINE VF operator()(DF, VF a, VF b) const {
+    const VF r = hn::IfThenElse(hn::IsNaN(a), a, hn::Max(a, b));
+    return hn::IfThenElse(hn::IsNaN(b), b, r);
+  }
+};
+struct MinimumOp {
+  HWY_INLINE VF operator()(DF, VF a, VF b) const {
+    const VF r = hn::IfThenElse(hn::IsNaN(a), a, hn::Min(a, b));
+    return hn::IfThenElse(hn::IsNaN(b), b, r);
+  }
+};
+struct ReluBackwardOp {  // g · (x > 0)
+  HWY_INLINE VF operator()(DF d, VF x, VF g) const {
+    return hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), g);
+  }
+};
+struct SigmoidBackwardOp {  // g · y (1 − y)
+  HWY_INLINE VF operator()(DF d, VF y, VF g) const {
+    return hn::Mul(g, hn::Mul(y, hn::Sub(hn::Set(d, 1.0f), y)));
+  }
+};
+struct TanhBackwardOp {  // g · (1 − y²)
+  HWY_INLINE VF operator()(DF d, VF y, VF g) const {
+    return hn::Mul(g, hn::NegMulAdd(y, y, hn::Set(d, 1.0f)));
+  }
+};
+struct GeluErfBackwardOp {  // g · (Φ(x) + x φ(x)), φ(x) = exp(−x²/2)/√(2π)
+  HWY_INLINE VF operator()(DF d, VF x, VF g) const {
+    const VF pdf = hn::Mul(hn::Set(d, 0.3989422804014327f),
+                           ExpF(d, hn::Mul(hn::Set(d, -0.5f), hn::Mul(x, x))));
+    return hn::Mul(g, hn::MulAdd(x, pdf, NormalCdfF(d, x)));
+  }
+};
+struct GeluTanhBackwardOp {  // g · (0.5 (1 + t) + 0.5 x (1 − t²) √(2/π)(1 + 3c x²))
+  HWY_INLINE VF operator()(DF d, VF x, VF g) const {
+    const VF half = hn::Set(d, 0.5f);
+    const VF one = hn::Set(d, 1.0f);
+    const VF t = TanhF(d, GeluTanhArg(d, x));
+    const VF du = hn::Mul(hn::Set(d, 0.7978845608028654f),
+                          hn::MulAdd(hn::Set(d, 3.0f * 0.044715f), hn::Mul(x, x), one));
+    const VF left = hn::Mul(half, hn::Add(one, t));
+    const VF right = hn::Mul(hn::Mul(half, x), hn::Mul(hn::NegMulAdd(t, t, one), du));
+    return hn::Mul(g, hn::Add(left, right));
+  }
+};
+struct SiluBackwardOp {  // g · s (1 + x (1 − s))
+  HWY_INLINE VF operator()(DF d, VF x, VF g) const {
+    const VF one = hn::Set(d, 1.0f);
+    const VF s = SigmoidF(d, x);
+    return hn::Mul(g, hn::Mul(s, hn::MulAdd(x, hn::Sub(one, s), one)));
+  }
+};
+
+void BinaryF32(Binary op, const CollapsedPlan& p, const float* a, const float* b, float* out) {
+  switch (op) {
+    case Binary::Add: return Walk(op, p, a, b, out, AddOp());
+    case Binary::Sub: return Walk(op, p, a, b, out, SubOp());
+    case Binary::Mul: return Walk(op, p, a, b, out, MulOp());
+    case Binary::Div: return Walk(op, p, a, b, out, DivOp());
+    case Binary::Maximum: return Walk(op, p, a, b, out, MaximumOp());
+    case Binary::Minimum: return Walk(op, p, a, b, out, MinimumOp());
+    case Binary::ReluBackward: return Walk(op, p, a, b, out, ReluBackwardOp());
+    case Binary::SigmoidBackward: return Walk(op, p, a, b, out, SigmoidBackwardOp());
+    case Binary::TanhBackward: return Walk(op, p, a, b, out, TanhBackwardOp());
+    case Binary::GeluErfBackward: return Walk(op, p, a, b, out, GeluErfBackwardOp());
+    case Binary::GeluTanhBackward: return Walk(op, p, a, b, out, GeluTanhBackwardOp());
+    case Binary::SiluBackward: return Walk(op, p, a, b, out, SiluBackwardOp());
+    case Binary::Pow: break;  // handled by the caller (scalar std::pow)
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+}  // namespace sg
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace sg {
+namespace simd {
+HWY_EXPORT(BinaryF32);
+
+void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b, float* out) {
+  // Highway has no vector pow; std::pow per element keeps the exact reference semantics.
+  if (op == Binary::Pow) return ref::binary_f32(op, plan, a, b, out);
+  const CollapsedPlan p = collapse(plan);
+  if (p.numel == 0) return;
+  HWY_DYNAMIC_DISPATCH(BinaryF32)(op, p, a, b, out);
+}
+
+}  // namespace simd
+}  // namespace sg
+#endif  // HWY_ONCE

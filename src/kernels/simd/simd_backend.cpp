@@ -1,0 +1,43 @@
+// The 'wasm' backend (also called 'simd'): Highway kernels of kernels/simd.
+#include "kernels/backend.h"
+#include "kernels/simd/simd_kernels.h"
+
+namespace sg {
+namespace {
+
+class SimdBackend final : public Backend {
+ public:
+  const char* name() const override { return "wasm"; }
+  void unary_f32(Unary op, float param, const float* x, float* y, int64_t n) const override {
+    simd::unary_f32(op, param, x, y, n);
+  }
+  void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b,
+                  float* out) const override {
+    simd::binary_f32(op, plan, a, b, out);
+  }
+  void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
+                  float* out) const override {
+    simd::reduce_f32(op, x, outer, r, inner, out);
+  }
+  void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols,
+                        bool log_) const override {
+    simd::softmax_rows_f32(x, y, rows, cols, log_);
+  }
+  void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const override {
+    simd::logsumexp_rows_f32(x, out, rows, cols);
+  }
+  void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                int64_t ldc) const override {
+    simd::gemm_f32_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+};
+
+}  // namespace
+
+const Backend& simd_backend() {
+  static const SimdBackend instance;
+  return instance;
+}
+
+}  // namespace sg

@@ -1,0 +1,24 @@
+// The SIMD backend's kernels as free functions (one .cpp per family, each compiled for every
+// Highway target and dispatched at run time natively, statically in wasm).
+#pragma once
+#include <cstdint>
+
+#include "kernels/backend.h"
+
+namespace sg::simd {
+
+void unary_f32(Unary op, float param, const float* x, float* y, int64_t n);
+void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b, float* out);
+void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out);
+void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_);
+void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
+void gemm_f32_blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                      const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                      float* c, int64_t ldc);
+
+// The Highway target the kernels dispatch to now, and its float32 lane count (tests size their
+// inputs around the vector tails with it).
+int64_t lanes_f32();
+const char* target_name();
+
+}  // namespace sg::simd

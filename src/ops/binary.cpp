@@ -1,0 +1,193 @@
+// Arithmetic binary ops (add, sub, mul, div, pow, maximum, minimum) and clamp: NumPy
+// broadcasting, PyTorch promotion, gradients summed back over broadcast dims.
+//
+// dtypes: float32 if either operand is float32 (the backend's kernels); otherwise the math is
+// done in int64 by plain loops and truncated to int32 (wrapping, as C++ int32 arithmetic, but
+// without UB). Deviation from PyTorch, documented: bool ⊕ bool gives int32 for add and mul
+// (PyTorch: logical or/and); maximum/minimum of bools stay bool (as PyTorch); sub of two bools
+// is an error (as PyTorch). div is true division (float32 always). pow of ints stays int32.
+#include <cmath>
+#include <limits>
+
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "ops/elementwise.h"
+#include "ops/ops.h"
+
+namespace sg {
+
+namespace {
+
+using Grads = std::vector<Tensor>;
+
+Tensor as_i32(const Tensor& t) { return t.dtype() == DType::Int32 ? t : contiguous_copy(t, DType::Int32); }
+
+// out = f(a, b) over the broadcast shape, with a and b read as int64 (bool as 0/1); the result
+// is stored as int32 (truncated, two's complement) or bool (nonzero).
+template <class F>
+Tensor int_binary(const Tensor& a, const Tensor& b, const char* name, DType out_dtype, F f) {
+  const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
+  const Tensor ai = as_i32(a), bi = as_i32(b);
+  Tensor out = Tensor::empty(shape, out_dtype);
+  const std::array<Shape, 2> strides{broadcast_strides(ai.shape(), ai.strides(), shape),
+                                     broadcast_strides(bi.shape(), bi.strides(), shape)};
+  const int32_t* pa = ai.i32();
+  const int32_t* pb = bi.i32();
+  int64_t i = 0;
+  if (out_dtype == DType::Bool) {
+    uint8_t* po = out.u8();
+    for_each_offsets<2>(shape, strides, [&](const std::array<int64_t, 2>& o) {
+      po[i++] = f(int64_t(pa[o[0]]), int64_t(pb[o[1]])) != 0;
+    });
+  } else {
+    int32_t* po = out.i32();
+    for_each_offsets<2>(shape, strides, [&](const std::array<int64_t, 2>& o) {
+      po[i++] = static_cast<int32_t>(f(int64_t(pa[o[0]]), int64_t(pb[o[1]])));
+    });
+  }
+  return out;
+}
+
+// Two's-complement wrapping product (signed int64 overflow would be UB).
+int64_t wrap_mul(int64_t x, int64_t y) {
+  return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+}
+
+int64_t int_pow(int64_t base, int64_t e) {
+  int64_t r = 1;
+  while (e > 0) {  // square-and-multiply; only the low 32 bits survive, so wrapping is fine
+    if (e & 1) r = wrap_mul(r, base);
+    base = wrap_mul(base, base);
+    e >>= 1;
+  }
+  return r;
+}
+
+// The gradients of a broadcast binary op: ga/gb are computed only for inputs that need them.
+struct Needs {
+  bool a, b;
+  Shape sa, sb;
+};
+Needs needs(const Tensor& a, const Tensor& b) {
+  return {a.requires_grad(), b.requires_grad(), a.shape(), b.shape()};
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  if (promote(a.dtype(), b.dtype()) != DType::Float32)
+    return int_binary(a, b, "add", DType::Int32, [](int64_t x, int64_t y) { return x + y; });
+  Tensor out = binary_f32(Binary::Add, a, b, "add");
+  return record("add", out, {a, b}, [n = needs(a, b)](const Tensor& g) -> Grads {
+    return {n.a ? sum_to(g, n.sa) : Tensor(), n.b ? sum_to(g, n.sb) : Tensor()};
+  });
+}
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == DType::Bool && b.dtype() == DType::Bool)
+    fail("sub: subtraction of two bool tensors is not supported (as in PyTorch); "
+         "cast one to int32 or use a logical op");
+  if (promote(a.dtype(), b.dtype()) != DType::Float32)
+    return int_binary(a, b, "sub", DType::Int32, [](int64_t x, int64_t y) { return x - y; });
+  Tensor out = binary_f32(Binary::Sub, a, b, "sub");
+  return record("sub", out, {a, b}, [n = needs(a, b)](const Tensor& g) -> Grads {
+    return {n.a ? sum_to(g, n.sa) : Tensor(), n.b ? sum_to(neg(g), n.sb) : Tensor()};
+  });
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  if (promote(a.dtype(), b.dtype()) != DType::Float32)
+    return int_binary(a, b, "mul", DType::Int32, wrap_mul);
+  Tensor out = binary_f32(Binary::Mul, a, b, "mul");
+  return record("mul", out, {a, b}, [a, b, n = needs(a, b)](const Tensor& g) -> Grads {
+    return {n.a ? sum_to(mul(g, b), n.sa) : Tensor(), n.b ? sum_to(mul(g, a), n.sb) : Tensor()};
+  });
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_f32(Binary::Div, a, b, "div");  // true division: ints give float32
+  return record("div", out, {a, b}, [b, out, n = needs(a, b)](const Tensor& g) -> Grads {
+    // d(a/b)/db = −a/b² = −out/b
+    return {n.a ? sum_to(div(g, b), n.sa) : Tensor(),
+            n.b ? sum_to(neg(div(mul(g, out), b)), n.sb) : Tensor()};
+  });
+}
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  if (promote(a.dtype(), b.dtype()) != DType::Float32) {
+    return int_binary(a, b, "pow", DType::Int32, [](int64_t x, int64_t e) {
+      if (e < 0) fail("pow: integers to negative integer powers are not allowed");
+      return int_pow(x, e);
+    });
+  }
+  Tensor out = binary_f32(Binary::Pow, a, b, "pow");
+  return record("pow", out, {a, b}, [a, b, out, n = needs(a, b)](const Tensor& g) -> Grads {
+    const Tensor zero = f32_scalar(0);
+    Tensor ga, gb;
+    if (n.a) {  // b·a^(b−1), and 0 where b == 0 (PyTorch: avoids 0·inf at a == 0)
+      Tensor d = mul(b, pow(a, sub(b, f32_scalar(1))));
+      ga = sum_to(mul(g, where(eq(b, zero), zero, d)), n.sa);
+    }
+    if (n.b) {  // a^b·log(a), and 0 where a == 0 and b >= 0 (PyTorch's mask)
+      Tensor d = mul(out, log(a));
+      d = where(eq(a, zero), where(ge(b, zero), zero, d), d);
+      gb = sum_to(mul(g, d), n.sb);
+    }
+    return {ga, gb};
+  });
+}
+
+namespace {
+
+// maximum (is_max) or minimum. PyTorch's gradient: ties give each side g/2; the losing side 0;
+// NaN comparisons are false, so a NaN pair passes g to both sides.
+Tensor extremum(const Tensor& a, const Tensor& b, bool is_max) {
+  const char* name = is_max ? "maximum" : "minimum";
+  const DType dt = promote(a.dtype(), b.dtype());
+  if (dt != DType::Float32) {
+    if (is_max) return int_binary(a, b, name, dt, [](int64_t x, int64_t y) { return x > y ? x : y; });
+    return int_binary(a, b, name, dt, [](int64_t x, int64_t y) { return x < y ? x : y; });
+  }
+  Tensor out = binary_f32(is_max ? Binary::Maximum : Binary::Minimum, a, b, name);
+  return record(name, out, {a, b}, [a, b, is_max, n = needs(a, b)](const Tensor& g) -> Grads {
+    const Tensor zero = f32_scalar(0);
+    const Tensor half_g = mul(g, f32_scalar(0.5));
+    const Tensor tie = eq(a, b);
+    Tensor ga, gb;
+    if (n.a) ga = sum_to(where(tie, half_g, where(is_max ? lt(a, b) : gt(a, b), zero, g)), n.sa);
+    if (n.b) gb = sum_to(where(tie, half_g, where(is_max ? gt(a, b) : lt(a, b), zero, g)), n.sb);
+    return {ga, gb};
+  });
+}
+
+}  // namespace
+
+Tensor maximum(const Tensor& a, const Tensor& b) { return extremum(a, b, true); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return extremum(a, b, false); }
+
+Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  check(lo.has_value() || hi.has_value(), "clamp: at least one of 'min' or 'max' must be given");
+  const auto whole = [](const std::optional<double>& v) {
+    return !v || (std::isfinite(*v) && *v == std::floor(*v) && std::fabs(*v) < 2147483648.0);
+  };
+  if (x.dtype() != DType::Float32 && whole(lo) && whole(hi)) {
+    // Integer input, integer bounds: stays int32 (PyTorch order: min(max(x, lo), hi)).
+    const int64_t l = lo ? int64_t(*lo) : std::numeric_limits<int64_t>::min();
+    const int64_t h = hi ? int64_t(*hi) : std::numeric_limits<int64_t>::max();
+    return int_binary(x, Tensor::empty({}, DType::Int32), "clamp", DType::Int32,
+                      [l, h](int64_t v, int64_t) { return std::min(std::max(v, l), h); });
+  }
+  Tensor out = x;  // binary_f32 records nothing: the forward stays out of the graph
+  if (lo) out = binary_f32(Binary::Maximum, out, f32_scalar(*lo), "clamp");
+  if (hi) out = binary_f32(Binary::Minimum, out, f32_scalar(*hi), "clamp");
+  // Gradient 1 on [lo, hi] inclusive (PyTorch's clamp_backward), 0 outside and at NaN.
+  return record("clamp", out, {x}, [x, lo, hi](const Tensor& g) -> Grads {
+    const Tensor zero = f32_scalar(0);
+    Tensor gx = g;
+    if (lo) gx = where(ge(x, f32_scalar(*lo)), gx, zero);
+    if (hi) gx = where(le(x, f32_scalar(*hi)), gx, zero);
+    return {gx};
+  });
+}
+
+}  // namespace sg

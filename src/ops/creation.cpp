@@ -1,0 +1,147 @@
+// Creation ops (zeros, ones, full, arange, linspace, eye) and the copies/casts between layouts
+// and dtypes (cast, clone, contiguous). Random creation lives in random.cpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace sg {
+
+namespace {
+
+// The value `v` stored as `dtype`, as PyTorch's fill does: float → int truncates toward zero,
+// anything nonzero → true. Values an int32 cannot hold are rejected rather than wrapped (the C++
+// conversion would be undefined).
+void check_fits(const char* op, double v, DType dtype) {
+  if (dtype != DType::Int32) return;
+  check(!std::isnan(v), op, ": cannot store NaN in an int32 tensor");
+  double t = std::trunc(v);
+  check(t >= double(std::numeric_limits<int32_t>::min()) && t <= double(std::numeric_limits<int32_t>::max()),
+        op, ": value ", v, " is out of range for int32");
+}
+
+void fill_contiguous(const Tensor& t, double v) {
+  int64_t n = t.numel();
+  switch (t.dtype()) {
+    case DType::Float32: {
+      float* p = t.f32();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(v);
+      break;
+    }
+    case DType::Int32: {
+      int32_t* p = t.i32();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(v);
+      break;
+    }
+    case DType::Bool: {
+      uint8_t* p = t.u8();
+      for (int64_t i = 0; i < n; ++i) p[i] = v != 0;
+      break;
+    }
+  }
+}
+
+// Writes the double `v` at flat index i of a contiguous tensor (v already checked to fit).
+void store(const Tensor& t, int64_t i, double v) {
+  switch (t.dtype()) {
+    case DType::Float32:
+      t.f32()[i] = static_cast<float>(v);
+      break;
+    case DType::Int32:
+      t.i32()[i] = static_cast<int32_t>(v);
+      break;
+    case DType::Bool:
+      t.u8()[i] = v != 0;
+      break;
+  }
+}
+
+}  // namespace
+
+Tensor scalar_tensor(double value, DType dtype) { return full({}, value, dtype); }
+
+Tensor zeros(const Shape& shape, DType dtype) {
+  numel_of(shape);                     // validates the sizes with a clear message
+  return Tensor::empty(shape, dtype);  // storage is zero-filled
+}
+
+Tensor ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+
+Tensor full(const Shape& shape, double value, DType dtype) {
+  check_fits("full", value, dtype);
+  numel_of(shape);
+  Tensor t = Tensor::empty(shape, dtype);
+  if (value != 0) fill_contiguous(t, value);
+  return t;
+}
+
+Tensor arange(double start, double end, double step, DType dtype) {
+  check(std::isfinite(start) && std::isfinite(end), "arange: unsupported range: ", start, " -> ", end);
+  check(std::isfinite(step) && step != 0, "arange: step must be nonzero and finite, got ", step);
+  check((step > 0 && end >= start) || (step < 0 && end <= start),
+        "arange: upper bound and larger bound inconsistent with step sign (start ", start, ", end ", end,
+        ", step ", step, ")");
+  // PyTorch's length rule, computed in double.
+  double len_d = std::ceil((end - start) / step);
+  check(len_d >= 0 && len_d < 9.0e15, "arange: invalid number of elements ", len_d);
+  int64_t n = static_cast<int64_t>(len_d);
+  if (n > 0) {
+    check_fits("arange", start, dtype);
+    check_fits("arange", start + step * double(n - 1), dtype);
+  }
+  Tensor t = Tensor::empty({n}, dtype);
+  for (int64_t i = 0; i < n; ++i) store(t, i, start + step * double(i));
+  return t;
+}
+
+Tensor linspace(double start, double end, int64_t steps) {
+  check(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  Tensor t = Tensor::empty({steps}, DType::Float32);
+  float* p = t.f32();
+  if (steps == 1) p[0] = static_cast<float>(start);
+  if (steps > 1) {
+    // PyTorch's symmetric formula: the first half counts up from start, the second half down
+    // from end, so both endpoints are exact and the rounding error is symmetric.
+    double step = (end - start) / double(steps - 1);
+    int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = static_cast<float>(i < half ? start + step * double(i) : end - step * double(steps - i - 1));
+  }
+  return t;
+}
+
+Tensor eye(int64_t n, int64_t m) {
+  if (m == -1) m = n;  // the default: square
+  check(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n ", n, " and m ", m);
+  Tensor t = Tensor::empty({n, m}, DType::Float32);
+  float* p = t.f32();
+  for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = 1.0f;
+  return t;
+}
+
+Tensor cast(const Tensor& x, DType dtype) {
+  check(x.defined(), "cast: undefined tensor");
+  if (x.dtype() == dtype) return x;  // PyTorch's .to(same dtype) returns self
+  // Only float→float is differentiable and that case returned above; casts to or from int/bool
+  // cut the graph, like PyTorch's (which refuses requires_grad on integer tensors).
+  return contiguous_copy(x, dtype);
+}
+
+Tensor clone(const Tensor& x) {
+  check(x.defined(), "clone: undefined tensor");
+  Tensor out = contiguous_copy(x);
+  return record("clone", out, {x}, [](const Tensor& g) { return std::vector<Tensor>{g}; });
+}
+
+Tensor contiguous(const Tensor& x) {
+  check(x.defined(), "contiguous: undefined tensor");
+  if (x.is_contiguous()) return x;
+  Tensor out = contiguous_copy(x);
+  return record("contiguous", out, {x}, [](const Tensor& g) { return std::vector<Tensor>{g}; });
+}
+
+}  // namespace sg

@@ -1,0 +1,150 @@
+// matmul with PyTorch's rules: 1-D operands are promoted to matrices ([K] → [1, K] on the
+// left, [K, 1] on the right) and the added dim removed from the result; batch dims broadcast.
+// Operands go to backend().gemm_f32 without copies whenever each matrix of the batch is
+// row-major or column-major (a transposed view) with a usable leading dimension.
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "kernels/backend.h"
+#include "ops/ops.h"
+
+namespace sg {
+namespace {
+
+// The last two dims exchanged (a view).
+Tensor mT(const Tensor& t) {
+  Shape shape = t.shape(), strides = t.strides();
+  const size_t n = shape.size();
+  std::swap(shape[n - 1], shape[n - 2]);
+  std::swap(strides[n - 1], strides[n - 2]);
+  return Tensor::view_of(t, shape, strides, t.offset());
+}
+
+// t (contiguous) seen with another shape of the same size.
+Tensor reshaped_view(const Tensor& t, const Shape& shape) {
+  return Tensor::view_of(t, shape, contiguous_strides(shape), t.offset());
+}
+
+// How gemm reads a rows × cols matrix with element strides (rs, cs): row-major
+// (trans = false, rows ld apart) or column-major (trans = true). Strides of size-1 dims
+// are meaningless and ignored. None when neither fits (e.g. an expanded dim): copy first.
+struct Layout {
+  bool trans;
+  int64_t ld;
+};
+std::optional<Layout> gemm_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  const int64_t r1 = std::max<int64_t>(rows, 1), c1 = std::max<int64_t>(cols, 1);
+  if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= c1)) return Layout{false, rows <= 1 ? c1 : rs};
+  if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= r1)) return Layout{true, cols <= 1 ? r1 : cs};
+  return std::nullopt;
+}
+
+std::optional<Layout> matrix_layout(const Tensor& t) {
+  const size_t n = t.shape().size();
+  return gemm_layout(t.shape()[n - 2], t.shape()[n - 1], t.strides()[n - 2], t.strides()[n - 1]);
+}
+
+Shape batch_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end() - 2); }
+Shape batch_strides_of(const Tensor& t) { return Shape(t.strides().begin(), t.strides().end() - 2); }
+
+// C = A · B for A [..., M, K] and B [..., K, N] (both ≥ 2-D, any strides, float32) with
+// broadcast batch dims; C is a new contiguous [batch..., M, N]. Callers check the shapes.
+Tensor bmm(Tensor a, Tensor b) {
+  const int64_t M = a.shape().end()[-2], K = a.shape().end()[-1], N = b.shape().end()[-1];
+  std::optional<Layout> la = matrix_layout(a), lb = matrix_layout(b);
+  if (!la) {
+    a = contiguous_copy(a);
+    la = matrix_layout(a);
+  }
+  if (!lb) {
+    b = contiguous_copy(b);
+    lb = matrix_layout(b);
+  }
+  Shape batch = broadcast_shapes(batch_of(a), batch_of(b), "matmul");
+  Shape out_shape = batch;
+  out_shape.push_back(M);
+  out_shape.push_back(N);
+  Tensor out = Tensor::empty(out_shape);  // zero-filled: the answer when K = 0
+  if (out.numel() == 0 || K == 0) return out;
+  const Backend& be = backend();
+  // A contiguous stack of matrices times one matrix is one tall gemm ([batch·M, K] · [K, N]),
+  // the common case of a linear layer on batched input.
+  if (b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous()) {
+    be.gemm_f32(false, lb->trans, numel_of(batch) * M, N, K, 1.0f, a.f32(), K, b.f32(), lb->ld,
+                0.0f, out.f32(), N);
+    return out;
+  }
+  Shape sa = broadcast_strides(batch_of(a), batch_strides_of(a), batch);
+  Shape sb = broadcast_strides(batch_of(b), batch_strides_of(b), batch);
+  const float* pa = a.f32();
+  const float* pb = b.f32();
+  float* pc = out.f32();
+  for_each_offset2(batch, sa, sb, [&](int64_t oa, int64_t ob) {
+    be.gemm_f32(la->trans, lb->trans, M, N, K, 1.0f, pa + oa, la->ld, pb + ob, lb->ld, 0.0f, pc, N);
+    pc += M * N;
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  check(a.defined() && b.defined(), "matmul: expected two tensors, got an undefined one");
+  check(a.ndim() >= 1 && b.ndim() >= 1, "matmul: both arguments must be at least 1-D, got shapes ",
+        a.shape(), " and ", b.shape());
+  check(a.dtype() == DType::Float32 && b.dtype() == DType::Float32,
+        "matmul: expected float32 tensors, got ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+  // The promoted operands, as graph-free views.
+  Tensor a2 = a.ndim() == 1 ? Tensor::view_of(a, {1, a.shape()[0]}, {0, a.strides()[0]}, a.offset())
+                            : a.detach();
+  Tensor b2 = b.ndim() == 1 ? Tensor::view_of(b, {b.shape()[0], 1}, {b.strides()[0], 0}, b.offset())
+                            : b.detach();
+  const int64_t ka = a2.shape().end()[-1], kb = b2.shape().end()[-2];
+  if (ka != kb) fail("matmul: shapes ", a.shape(), " and ", b.shape(), " are not aligned (", ka, " != ", kb, ")");
+  const Shape ba = batch_of(a2), bb = batch_of(b2);
+  for (size_t i = 1; i <= std::min(ba.size(), bb.size()); ++i) {
+    const int64_t da = ba.end()[-i], db = bb.end()[-i];
+    if (da != db && da != 1 && db != 1)
+      fail("matmul: the batch dims of shapes ", a.shape(), " and ", b.shape(),
+           " cannot be broadcast together (", da, " vs ", db, ")");
+  }
+  Tensor full = bmm(a2, b2);  // [batch..., M, N]
+  Shape out_shape(full.shape().begin(), full.shape().end() - 2);
+  if (a.ndim() > 1) out_shape.push_back(a2.shape().end()[-2]);
+  if (b.ndim() > 1) out_shape.push_back(b2.shape().end()[-1]);
+  Tensor out = reshaped_view(full, out_shape);
+
+  const bool need_a = a.requires_grad(), need_b = b.requires_grad();
+  const Shape full_shape = full.shape();
+  const Shape a_shape = a.shape(), b_shape = b.shape();
+  // dA = G · Bᵀ and dB = Aᵀ · G (transposed views, read by gemm as they are), summed over
+  // the batch dims each operand was broadcast along, then the 1-D promotions undone.
+  return record("matmul", out, {a, b}, [a2, b2, need_a, need_b, full_shape, a_shape, b_shape](const Tensor& g) {
+    Tensor g4 = reshaped_view(as_contiguous(g, DType::Float32), full_shape);
+    Tensor da, db;
+    if (need_a) {
+      da = bmm(g4, mT(b2));
+      if (da.shape() != a2.shape()) da = sum_to(da, a2.shape());
+      da = reshape(da, a_shape);
+    }
+    if (need_b) {
+      if (b2.ndim() == 2 && a2.ndim() > 2) {
+        // Σ over the batch of Aᵢᵀ Gᵢ is one gemm: [batch·M, K]ᵀ · [batch·M, N].
+        const int64_t K = a2.shape().end()[-1], N = full_shape.end()[-1];
+        const int64_t rows = numel_of(batch_of(a2)) * a2.shape().end()[-2];
+        Tensor a_flat = reshaped_view(as_contiguous(a2), {rows, K});
+        db = bmm(mT(a_flat), reshaped_view(g4, {rows, N}));
+      } else {
+        db = bmm(mT(a2), g4);
+        if (db.shape() != b2.shape()) db = sum_to(db, b2.shape());
+      }
+      db = reshape(db, b_shape);
+    }
+    return std::vector<Tensor>{da, db};
+  });
+}
+
+}  // namespace sg

@@ -1,0 +1,425 @@
+// Reductions (sum, mean, prod, amax, amin, var, std, logsumexp, norm, argmax, argmin).
+// Every reduction sees its input as [outer, r, inner]: the reduced dims are moved together
+// (a permuted contiguous copy, only when they are not already one block) so that one
+// backend().reduce_f32 call does the work. int32/bool paths are plain loops.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "kernels/backend.h"
+#include "ops/ops.h"
+
+namespace sg {
+namespace {
+
+// How a reduction reads x: x permuted by `perm` is [outer dims..., reduced..., inner dims...]
+// and, contiguous, is the [outer, r, inner] buffer the kernels take. Kept dims keep their
+// order, so the [outer, inner] result is already laid out as out_shape.
+struct Plan {
+  Shape shape;         // x's shape
+  Dims dims;           // the reduced dims, normalized and sorted
+  Dims perm;           // arranged dim k is x's dim perm[k]
+  Shape arranged;      // x's shape permuted by perm
+  int64_t outer = 1, r = 1, inner = 1;
+  Shape keep_shape;    // x's shape with 1 at the reduced dims
+  Shape out_shape;     // keep_shape, or without the reduced dims
+  bool identity() const {
+    for (size_t k = 0; k < perm.size(); ++k)
+      if (perm[k] != static_cast<int64_t>(k)) return false;
+    return true;
+  }
+};
+
+// rows_last: every kept dim goes to `outer` (inner = 1), for the row kernels (logsumexp).
+Plan make_plan(const Shape& shape, const Dims& dims, bool keepdim, const char* op,
+               bool rows_last = false) {
+  Plan p;
+  p.shape = shape;
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  p.dims = normalize_dims(dims, nd, op);
+  std::vector<bool> reduced(nd, false);
+  for (int64_t d : p.dims) reduced[d] = true;
+  // Kept dims after the last reduced dim stay inner; all others go outer.
+  const int64_t last = rows_last ? nd : (p.dims.empty() ? -1 : p.dims.back());
+  Dims outer, inner;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (reduced[d]) continue;
+    (d < last ? outer : inner).push_back(d);
+  }
+  for (int64_t d : outer) p.outer *= shape[d];
+  for (int64_t d : p.dims) p.r *= shape[d];
+  for (int64_t d : inner) p.inner *= shape[d];
+  p.perm = outer;
+  p.perm.insert(p.perm.end(), p.dims.begin(), p.dims.end());
+  p.perm.insert(p.perm.end(), inner.begin(), inner.end());
+  for (int64_t d : p.perm) p.arranged.push_back(shape[d]);
+  for (int64_t d = 0; d < nd; ++d) {
+    p.keep_shape.push_back(reduced[d] ? 1 : shape[d]);
+    if (!reduced[d]) p.out_shape.push_back(shape[d]);
+    else if (keepdim) p.out_shape.push_back(1);
+  }
+  return p;
+}
+
+// x as the contiguous [outer, r, inner] buffer (of `dtype`).
+Tensor arrange(const Tensor& x, const Plan& p, DType dtype) {
+  if (p.identity()) return as_contiguous(x, dtype);
+  Shape strides;
+  for (int64_t d : p.perm) strides.push_back(x.strides()[d]);
+  return contiguous_copy(Tensor::view_of(x, p.arranged, strides, x.offset()), dtype);
+}
+
+// The inverse of arrange: y (contiguous, shape p.arranged) back in x's dim order.
+Tensor unarrange(const Tensor& y, const Plan& p) {
+  if (p.identity()) return y;
+  Shape strides(p.shape.size());
+  for (size_t k = 0; k < p.perm.size(); ++k) strides[p.perm[k]] = y.strides()[k];
+  return contiguous_copy(Tensor::view_of(y, p.shape, strides, y.offset()));
+}
+
+void require_float(const Tensor& x, const char* op) {
+  check(x.dtype() == DType::Float32, op, ": expected a floating point (float32) tensor, got ",
+        dtype_name(x.dtype()));
+}
+
+void require_nonempty(const Plan& p, const char* op) {
+  check(p.r > 0, op, ": cannot reduce over a zero-size dim (input shape ", p.shape, ", dims ",
+        p.dims, ")");
+}
+
+// ---- float32 through the backend ----
+
+Tensor reduce_arranged(Reduce op, const Tensor& xc, const Plan& p) {
+  Tensor out = Tensor::empty(p.out_shape);
+  if (out.numel() > 0) backend().reduce_f32(op, xc.f32(), p.outer, p.r, p.inner, out.f32());
+  return out;
+}
+
+Tensor unary_f32(Unary op, const Tensor& xc, float param = 0.0f) {
+  Tensor y = Tensor::empty(xc.shape());
+  if (y.numel() > 0) backend().unary_f32(op, param, xc.f32(), y.f32(), y.numel());
+  return y;
+}
+
+// x (contiguous) op s, elementwise.
+Tensor with_scalar(Binary op, const Tensor& xc, float s) {
+  Tensor y = Tensor::empty(xc.shape());
+  if (y.numel() == 0) return y;
+  BroadcastPlan plan{{y.numel()}, {1}, {0}};
+  backend().binary_f32(op, plan, xc.f32(), &s, y.f32());
+  return y;
+}
+
+// [outer, r, inner] minus the per-group [outer, inner] values (the deviations of var/std).
+Tensor minus_groups(const Tensor& xc, const Tensor& m, const Plan& p) {
+  Tensor y = Tensor::empty(xc.shape());
+  if (y.numel() == 0) return y;
+  BroadcastPlan plan{{p.outer, p.r, p.inner}, {p.r * p.inner, p.inner, 1}, {p.inner, 0, 1}};
+  backend().binary_f32(Binary::Sub, plan, xc.f32(), m.f32(), y.f32());
+  return y;
+}
+
+// ---- int32 / bool loops ----
+
+// out[o, i] = fold of x[o, :, i] starting from init, as int64 then wrapped to int32 (or
+// bool for amax/amin of bool).
+template <class T, class Out, class F>
+Tensor reduce_loop(const Tensor& xc, const Plan& p, DType out_dtype, int64_t init, F f) {
+  Tensor out = Tensor::empty(p.out_shape, out_dtype);
+  const T* x = static_cast<const T*>(xc.raw());
+  Out* o = static_cast<Out*>(out.raw());
+  for (int64_t a = 0; a < p.outer; ++a)
+    for (int64_t i = 0; i < p.inner; ++i) {
+      int64_t acc = init;
+      const T* g = x + a * p.r * p.inner + i;
+      for (int64_t j = 0; j < p.r; ++j) acc = f(acc, static_cast<int64_t>(g[j * p.inner]));
+      o[a * p.inner + i] = static_cast<Out>(acc);
+    }
+  return out;
+}
+
+// Sum/prod of an int32 or bool tensor: int32, wrapping on overflow.
+Tensor int_fold(const Tensor& x, const Plan& p, bool product) {
+  Tensor xc = arrange(x, p, DType::Int32);
+  if (product)
+    return reduce_loop<int32_t, int32_t>(xc, p, DType::Int32, 1, [](int64_t a, int64_t v) {
+      return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(v)));
+    });
+  return reduce_loop<int32_t, int32_t>(xc, p, DType::Int32, 0,
+                                       [](int64_t a, int64_t v) { return a + v; });
+}
+
+Tensor int_extreme(const Tensor& x, const Plan& p, bool is_max) {
+  Tensor xc = arrange(x, p, x.dtype());
+  auto pick = [is_max](int64_t a, int64_t v) { return is_max ? std::max(a, v) : std::min(a, v); };
+  const int64_t init = is_max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  if (x.dtype() == DType::Bool) return reduce_loop<uint8_t, uint8_t>(xc, p, DType::Bool, init, pick);
+  return reduce_loop<int32_t, int32_t>(xc, p, DType::Int32, init, pick);
+}
+
+// ---- gradients that depend on the whole group ----
+
+// dx[o, j, i] = g[o, i] · w_j, where weights(xs, r, y, w) fills the local derivatives
+// w_j = d y / d x_j of one group from its values xs (in double) and its output y.
+// Used where the derivative needs the group itself (ties, zeros), not only broadcasting.
+template <class W>
+Tensor group_grad(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p, W weights) {
+  Tensor xc = arrange(x, p, DType::Float32);
+  Tensor gc = as_contiguous(g, DType::Float32);
+  Tensor yc = as_contiguous(out, DType::Float32);
+  Tensor dx = Tensor::empty(p.arranged);
+  if (dx.numel() == 0) return unarrange(dx, p);
+  const float* xp = xc.f32();
+  const float* gp = gc.f32();
+  const float* yp = yc.f32();
+  float* dp = dx.f32();
+  std::vector<double> xs(p.r), w(p.r);
+  for (int64_t a = 0; a < p.outer; ++a)
+    for (int64_t i = 0; i < p.inner; ++i) {
+      const int64_t base = a * p.r * p.inner + i;
+      for (int64_t j = 0; j < p.r; ++j) xs[j] = xp[base + j * p.inner];
+      weights(xs.data(), p.r, double(yp[a * p.inner + i]), w.data());
+      const double gv = gp[a * p.inner + i];
+      for (int64_t j = 0; j < p.r; ++j) dp[base + j * p.inner] = static_cast<float>(gv * w[j]);
+    }
+  return unarrange(dx, p);
+}
+
+// Equal shares of 1 (times sign) for the elements that equal the extreme y (NaN ties NaN).
+void split_ties(const double* xs, int64_t r, double y, double* w, bool use_abs) {
+  int64_t count = 0;
+  auto hit = [&](double v) {
+    double u = use_abs ? std::fabs(v) : v;
+    return u == y || (std::isnan(u) && std::isnan(y));
+  };
+  for (int64_t j = 0; j < r; ++j) count += hit(xs[j]);
+  for (int64_t j = 0; j < r; ++j) {
+    double share = hit(xs[j]) ? 1.0 / double(count) : 0.0;
+    if (use_abs) share *= xs[j] > 0 ? 1.0 : (xs[j] < 0 ? -1.0 : 0.0);
+    w[j] = share;
+  }
+}
+
+// d prod / d x_j = the product of the others, from prefix and suffix products (no division,
+// so zeros are exact: one zero gives its position the product of the rest).
+void prod_weights(const double* xs, int64_t r, double, double* w) {
+  double prefix = 1.0;
+  for (int64_t j = 0; j < r; ++j) {
+    w[j] = prefix;
+    prefix *= xs[j];
+  }
+  double suffix = 1.0;
+  for (int64_t j = r; j-- > 0;) {
+    w[j] *= suffix;
+    suffix *= xs[j];
+  }
+}
+
+Tensor expand_back(const Tensor& g, const Plan& p) { return expand(reshape(g, p.keep_shape), p.shape); }
+
+Tensor extreme(const Tensor& x, const Dims& dims, bool keepdim, bool is_max) {
+  const char* op = is_max ? "max" : "min";
+  Plan p = make_plan(x.shape(), dims, keepdim, op);
+  require_nonempty(p, op);
+  if (x.dtype() != DType::Float32) return int_extreme(x, p, is_max);
+  Tensor out = reduce_arranged(is_max ? Reduce::Max : Reduce::Min, arrange(x, p, DType::Float32), p);
+  return record(is_max ? "amax" : "amin", out, {x}, [x, out, p](const Tensor& g) {
+    return std::vector<Tensor>{group_grad(x, out, g, p, [](const double* xs, int64_t r, double y, double* w) {
+      split_ties(xs, r, y, w, false);
+    })};
+  });
+}
+
+// PyTorch's max(0, n − correction): n = 1 unbiased gives 0/0 = NaN, as in PyTorch.
+double var_divisor(const Plan& p, bool unbiased) {
+  return std::max<double>(0.0, double(p.r) - (unbiased ? 1.0 : 0.0));
+}
+
+// var and std share the forward: Σ (x − mean)² / divisor, two passes (no cancellation).
+Tensor variance(const Tensor& x, const Plan& p, bool unbiased) {
+  Tensor xc = arrange(x, p, DType::Float32);
+  Tensor m = with_scalar(Binary::Div, reduce_arranged(Reduce::Sum, xc, p), float(p.r));
+  Tensor sq = unary_f32(Unary::Square, minus_groups(xc, m, p));
+  return with_scalar(Binary::Div, reduce_arranged(Reduce::Sum, sq, p), float(var_divisor(p, unbiased)));
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const Dims& dims, bool keepdim) {
+  Plan p = make_plan(x.shape(), dims, keepdim, "sum");
+  if (x.dtype() != DType::Float32) return int_fold(x, p, false);
+  Tensor out = reduce_arranged(Reduce::Sum, arrange(x, p, DType::Float32), p);
+  return record("sum", out, {x}, [p](const Tensor& g) { return std::vector<Tensor>{expand_back(g, p)}; });
+}
+
+Tensor mean(const Tensor& x, const Dims& dims, bool keepdim) {
+  check(x.dtype() == DType::Float32,
+        "mean: could not infer output dtype. Input dtype must be a floating point dtype, got ",
+        dtype_name(x.dtype()));
+  Plan p = make_plan(x.shape(), dims, keepdim, "mean");
+  Tensor s = reduce_arranged(Reduce::Sum, arrange(x, p, DType::Float32), p);
+  Tensor out = with_scalar(Binary::Div, s, float(p.r));  // r = 0 gives 0/0 = NaN, as PyTorch
+  Tensor n = scalar_tensor(double(p.r));
+  return record("mean", out, {x}, [p, n](const Tensor& g) {
+    return std::vector<Tensor>{expand_back(div(g, n), p)};
+  });
+}
+
+Tensor prod(const Tensor& x, const Dims& dims, bool keepdim) {
+  Plan p = make_plan(x.shape(), dims, keepdim, "prod");
+  if (x.dtype() != DType::Float32) return int_fold(x, p, true);
+  Tensor out = reduce_arranged(Reduce::Prod, arrange(x, p, DType::Float32), p);
+  return record("prod", out, {x}, [x, out, p](const Tensor& g) {
+    return std::vector<Tensor>{group_grad(x, out, g, p, prod_weights)};
+  });
+}
+
+Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) { return extreme(x, dims, keepdim, true); }
+Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) { return extreme(x, dims, keepdim, false); }
+
+Tensor var(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
+  require_float(x, "var");
+  Plan p = make_plan(x.shape(), dims, keepdim, "var");
+  Tensor out = variance(x, p, unbiased);
+  // d var / dx = 2 (x − mean) / divisor.
+  return record("var", out, {x}, [x, p, unbiased](const Tensor& g) {
+    Tensor scale = scalar_tensor(2.0 / var_divisor(p, unbiased));
+    Tensor dev = sub(x, mean(x, p.dims, true));
+    return std::vector<Tensor>{mul(dev, reshape(mul(g, scale), p.keep_shape))};
+  });
+}
+
+Tensor std(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
+  require_float(x, "std");
+  Plan p = make_plan(x.shape(), dims, keepdim, "std");
+  Tensor v = variance(x, p, unbiased);
+  Tensor out = unary_f32(Unary::Sqrt, v);
+  // d std / dx = (x − mean) / (divisor · std), and 0 where std = 0 (as PyTorch).
+  return record("std", out, {x}, [x, out, p, unbiased](const Tensor& g) {
+    Tensor gc = contiguous_copy(g, DType::Float32);
+    Tensor sc = as_contiguous(out);
+    const double divisor = var_divisor(p, unbiased);
+    for (int64_t i = 0; i < gc.numel(); ++i) {
+      const double s = sc.f32()[i];
+      gc.f32()[i] = s == 0.0 ? 0.0f : static_cast<float>(gc.f32()[i] / (divisor * s));
+    }
+    Tensor dev = sub(x, mean(x, p.dims, true));
+    return std::vector<Tensor>{mul(dev, reshape(gc, p.keep_shape))};
+  });
+}
+
+Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
+  Plan p = make_plan(x.shape(), dims, keepdim, "logsumexp", /*rows_last=*/true);
+  // Integers are promoted to float32, as PyTorch does.
+  Tensor xc = arrange(x, p, DType::Float32);
+  Tensor out = Tensor::empty(p.out_shape);
+  if (out.numel() > 0) {
+    if (p.r == 0) {
+      for (int64_t i = 0; i < out.numel(); ++i) out.f32()[i] = -std::numeric_limits<float>::infinity();
+    } else {
+      backend().logsumexp_rows_f32(xc.f32(), out.f32(), p.outer, p.r);
+    }
+  }
+  // d lse / dx = softmax(x) = exp(x − lse).
+  return record("logsumexp", out, {x}, [x, out, p](const Tensor& g) {
+    Tensor sm = exp(sub(x, reshape(out, p.keep_shape)));
+    return std::vector<Tensor>{mul(sm, reshape(g, p.keep_shape))};
+  });
+}
+
+Tensor norm(const Tensor& x, double p_, const Dims& dims, bool keepdim) {
+  require_float(x, "norm");
+  check(!std::isnan(p_) && (p_ >= 0 || std::isinf(p_)), "norm: p must be positive, 0, inf or -inf, got ", p_);
+  Plan p = make_plan(x.shape(), dims, keepdim, "norm");
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor ax = unary_f32(Unary::Abs, arrange(x, p, DType::Float32));
+  Tensor out;
+  if (p_ == inf || p_ == -inf) {
+    // An empty max-norm is 0, as torch.linalg.vector_norm's (which rejects the empty min).
+    if (p.r == 0 && p_ == inf) out = Tensor::empty(p.out_shape);
+    else {
+      require_nonempty(p, "norm");
+      out = reduce_arranged(p_ == inf ? Reduce::Max : Reduce::Min, ax, p);
+    }
+  } else if (p_ == 0) {
+    out = reduce_arranged(Reduce::Sum, unary_f32(Unary::Sign, ax), p);  // count of nonzeros
+  } else if (p_ == 1) {
+    out = reduce_arranged(Reduce::Sum, ax, p);
+  } else if (p_ == 2) {
+    out = unary_f32(Unary::Sqrt, reduce_arranged(Reduce::Sum, unary_f32(Unary::Square, ax), p));
+  } else {
+    Tensor s = reduce_arranged(Reduce::Sum, with_scalar(Binary::Pow, ax, float(p_)), p);
+    out = with_scalar(Binary::Pow, s, float(1.0 / p_));
+  }
+  return record("norm", out, {x}, [x, out, p, p_](const Tensor& g) {
+    auto weights = [p_](const double* xs, int64_t r, double y, double* w) {
+      const bool inf_norm = std::isinf(p_);
+      if (inf_norm) return split_ties(xs, r, y, w, true);
+      for (int64_t j = 0; j < r; ++j) {
+        const double v = xs[j], sgn = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
+        if (p_ == 0 || y == 0) w[j] = 0.0;  // PyTorch's subgradient 0 at a zero norm
+        else if (p_ == 1) w[j] = sgn;
+        else if (p_ == 2) w[j] = v / y;
+        else w[j] = v == 0 ? 0.0 : sgn * std::pow(std::fabs(v) / y, p_ - 1.0);
+      }
+    };
+    return std::vector<Tensor>{group_grad(x, out, g, p, weights)};
+  });
+}
+
+namespace {
+
+// Index of the first extreme element per group; NaN counts as the extreme (as PyTorch).
+template <class T>
+void arg_loop(const T* x, const Plan& p, bool is_max, int32_t* out) {
+  for (int64_t a = 0; a < p.outer; ++a)
+    for (int64_t i = 0; i < p.inner; ++i) {
+      const T* g = x + a * p.r * p.inner + i;
+      int64_t best = 0;
+      for (int64_t j = 1; j < p.r; ++j) {
+        const T v = g[j * p.inner], b = g[best * p.inner];
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(b)) break;
+          if (std::isnan(v)) { best = j; break; }
+        }
+        if (is_max ? v > b : v < b) best = j;
+      }
+      out[a * p.inner + i] = static_cast<int32_t>(best);
+    }
+}
+
+Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  const char* op = is_max ? "argmax" : "argmin";
+  Plan p;
+  if (dim) {
+    p = make_plan(x.shape(), {*dim}, keepdim, op);
+  } else {
+    // The index into the flattened tensor; keepdim keeps every dim as 1.
+    p = make_plan(x.shape(), {}, keepdim, op);
+  }
+  require_nonempty(p, op);
+  check(p.r <= std::numeric_limits<int32_t>::max(), op, ": the reduced size ", p.r, " does not fit int32 indices");
+  Tensor xc = arrange(x, p, x.dtype());
+  Tensor out = Tensor::empty(p.out_shape, DType::Int32);
+  switch (x.dtype()) {
+    case DType::Float32: arg_loop(xc.f32(), p, is_max, out.i32()); break;
+    case DType::Int32: arg_loop(xc.i32(), p, is_max, out.i32()); break;
+    case DType::Bool: arg_loop(xc.u8(), p, is_max, out.i32()); break;
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(x, dim, keepdim, true);
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(x, dim, keepdim, false);
+}
+
+}  // namespace sg

@@ -1,0 +1,238 @@
+// The op table: every JS op name (bindings/README.md "Op table") mapped onto the C++ API of
+// ops.h. Each row only reads its attributes through the Attrs getters (so a wrong type gives
+// "op: expected 'x' to be ..., got ...") and calls one C++ function; no op logic lives here.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "ops/ops.h"
+#include "ops/registry.h"
+
+namespace sg {
+
+namespace {
+
+using Table = std::map<std::string, OpInfo>;
+using Inputs = std::vector<Tensor>;
+using Outputs = std::vector<Tensor>;
+using UnaryFn = Tensor (*)(const Tensor&);
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using ReduceFn = Tensor (*)(const Tensor&, const Dims&, bool);
+
+// Every op of this table needs all its tensor inputs; a null one (from JS) is caught here
+// rather than dereferenced inside the op.
+void add_row(Table& t, const char* name, int min_inputs, int max_inputs, OpFn fn) {
+  OpFn checked = [name, fn = std::move(fn)](const Inputs& in, const Attrs& a) {
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!in[i].defined()) fail(name, ": tensor argument ", i, " is null");
+    return fn(in, a);
+  };
+  t.emplace(name, OpInfo{min_inputs, max_inputs, std::move(checked)});
+}
+
+// Rows with a fixed number of inputs and one result.
+template <class F>
+void add_fixed(Table& t, const char* name, int n_inputs, F f) {
+  add_row(t, name, n_inputs, n_inputs,
+      [name, f](const Inputs& in, const Attrs& a) -> Outputs { return {f(name, in, a)}; });
+}
+
+// Required attributes that Attrs has no "required" getter for (shapes and lists, strings).
+std::vector<int64_t> required_ints(const char* op, const Attrs& a, const char* name) {
+  if (!a.has(name)) fail(op, ": missing argument '", name, "'");
+  return a.ints(op, name);
+}
+
+DType dtype_attr(const char* op, const Attrs& a, const char* fallback) {
+  return dtype_from_name(a.str(op, "dtype", fallback));
+}
+
+void register_elementwise(Table& t) {
+  const std::pair<const char*, BinaryFn> binary[] = {
+      {"add", &sg::add}, {"sub", &sub}, {"mul", &mul}, {"div", &div}, {"pow", &pow},
+      {"maximum", &maximum}, {"minimum", &minimum},
+      {"eq", &eq}, {"ne", &ne}, {"lt", &lt}, {"le", &le}, {"gt", &gt}, {"ge", &ge},
+      {"matmul", &matmul}, {"prelu", &prelu},
+  };
+  for (const auto& [name, f] : binary)
+    add_fixed(t, name, 2, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0], in[1]); });
+
+  const std::pair<const char*, UnaryFn> unary[] = {
+      {"neg", &neg}, {"exp", &exp}, {"log", &log}, {"log2", &log2}, {"log10", &log10},
+      {"log1p", &log1p}, {"expm1", &expm1}, {"sqrt", &sqrt}, {"rsqrt", &rsqrt}, {"abs", &abs},
+      {"sign", &sign}, {"sin", &sin}, {"cos", &cos}, {"erf", &erf}, {"square", &square},
+      {"reciprocal", &reciprocal}, {"relu", &relu}, {"selu", &selu}, {"sigmoid", &sigmoid},
+      {"tanh", &tanh}, {"silu", &silu}, {"contiguous", &contiguous}, {"clone", &clone},
+  };
+  for (const auto& [name, f] : unary)
+    add_fixed(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
+
+  add_fixed(t, "where", 3, [](const char*, const Inputs& in, const Attrs&) {
+    return where(in[0], in[1], in[2]);
+  });
+  add_fixed(t, "maskedFill", 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    return masked_fill(in[0], in[1], a.number(op, "value"));
+  });
+  add_fixed(t, "clamp", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return clamp(in[0], a.opt_number(op, "min"), a.opt_number(op, "max"));
+  });
+  add_fixed(t, "leakyRelu", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return leaky_relu(in[0], a.number(op, "negativeSlope", 0.01));
+  });
+  add_fixed(t, "elu", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return elu(in[0], a.number(op, "alpha", 1.0));
+  });
+  add_fixed(t, "gelu", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return gelu(in[0], a.str(op, "approximate", "none"));
+  });
+  add_fixed(t, "softplus", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return softplus(in[0], a.number(op, "beta", 1.0), a.number(op, "threshold", 20.0));
+  });
+  add_fixed(t, "cast", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    if (!a.has("dtype")) fail(op, ": missing argument 'dtype'");
+    return cast(in[0], dtype_attr(op, a, "float32"));
+  });
+}
+
+void register_reductions(Table& t) {
+  add_fixed(t, "softmax", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return softmax(in[0], a.integer(op, "dim"));
+  });
+  add_fixed(t, "logSoftmax", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return log_softmax(in[0], a.integer(op, "dim"));
+  });
+
+  // 'max'/'min' are the JS names of the dim-reducing amax/amin.
+  const std::pair<const char*, ReduceFn> reductions[] = {
+      {"sum", &sum}, {"mean", &mean}, {"prod", &prod}, {"max", &amax}, {"min", &amin},
+      {"logsumexp", &logsumexp},
+  };
+  for (const auto& [name, f] : reductions)
+    add_fixed(t, name, 1, [fn = f](const char* op, const Inputs& in, const Attrs& a) {
+      return fn(in[0], a.ints(op, "dim"), a.flag(op, "keepdim", false));
+    });
+  add_fixed(t, "var", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return var(in[0], a.ints(op, "dim"), a.flag(op, "keepdim", false), a.flag(op, "unbiased", true));
+  });
+  add_fixed(t, "std", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return sg::std(in[0], a.ints(op, "dim"), a.flag(op, "keepdim", false), a.flag(op, "unbiased", true));
+  });
+  add_fixed(t, "norm", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return norm(in[0], a.number(op, "p", 2.0), a.ints(op, "dim"), a.flag(op, "keepdim", false));
+  });
+  add_fixed(t, "argmax", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return argmax(in[0], a.opt_integer(op, "dim"), a.flag(op, "keepdim", false));
+  });
+  add_fixed(t, "argmin", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return argmin(in[0], a.opt_integer(op, "dim"), a.flag(op, "keepdim", false));
+  });
+}
+
+void register_shape_ops(Table& t) {
+  add_fixed(t, "reshape", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return reshape(in[0], required_ints(op, a, "shape"));
+  });
+  add_fixed(t, "view", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return view(in[0], required_ints(op, a, "shape"));
+  });
+  add_fixed(t, "expand", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return expand(in[0], required_ints(op, a, "shape"));
+  });
+  add_fixed(t, "flatten", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return flatten(in[0], a.integer(op, "startDim", 0), a.integer(op, "endDim", -1));
+  });
+  add_fixed(t, "squeeze", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return squeeze(in[0], a.opt_integer(op, "dim"));
+  });
+  add_fixed(t, "unsqueeze", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return unsqueeze(in[0], a.integer(op, "dim"));
+  });
+  add_fixed(t, "transpose", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return transpose(in[0], a.integer(op, "dim0"), a.integer(op, "dim1"));
+  });
+  add_fixed(t, "permute", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return permute(in[0], required_ints(op, a, "dims"));
+  });
+  add_fixed(t, "narrow", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return narrow(in[0], a.integer(op, "dim"), a.integer(op, "start"), a.integer(op, "length"));
+  });
+  add_fixed(t, "slice", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return slice(in[0], a.integer(op, "dim"), a.opt_integer(op, "start"), a.opt_integer(op, "end"),
+                 a.integer(op, "step", 1));
+  });
+  add_row(t, "cat", 1, -1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    return {cat(in, a.integer("cat", "dim", 0))};
+  });
+  add_row(t, "stack", 1, -1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    return {stack(in, a.integer("stack", "dim", 0))};
+  });
+  add_row(t, "split", 1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    const char* op = "split";
+    int64_t dim = a.integer(op, "dim", 0);
+    bool by_size = a.has("splitSize"), by_sections = a.has("sections");
+    if (by_size == by_sections)
+      fail(op, ": expected exactly one of 'splitSize' (a number) or 'sections' (an array), got ",
+           by_size ? "both" : "neither");
+    if (by_sections) return split_sections(in[0], a.ints(op, "sections"), dim);
+    return split(in[0], a.integer(op, "splitSize"), dim);
+  });
+  add_row(t, "chunk", 1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    return chunk(in[0], a.integer("chunk", "chunks"), a.integer("chunk", "dim", 0));
+  });
+  add_fixed(t, "indexSelect", 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    return index_select(in[0], a.integer(op, "dim"), in[1]);
+  });
+  add_fixed(t, "gather", 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    return gather(in[0], a.integer(op, "dim"), in[1]);
+  });
+  add_fixed(t, "pad", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return pad(in[0], required_ints(op, a, "pads"), a.str(op, "mode", "constant"),
+               a.number(op, "value", 0.0));
+  });
+}
+
+void register_creation(Table& t) {
+  add_fixed(t, "scalar", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return scalar_tensor(a.number(op, "value"), dtype_attr(op, a, "float32"));
+  });
+  add_fixed(t, "zeros", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return zeros(required_ints(op, a, "shape"), dtype_attr(op, a, "float32"));
+  });
+  add_fixed(t, "ones", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return ones(required_ints(op, a, "shape"), dtype_attr(op, a, "float32"));
+  });
+  add_fixed(t, "full", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return full(required_ints(op, a, "shape"), a.number(op, "value"), dtype_attr(op, a, "float32"));
+  });
+  add_fixed(t, "arange", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return arange(a.number(op, "start"), a.number(op, "end"), a.number(op, "step"),
+                  dtype_attr(op, a, "float32"));
+  });
+  add_fixed(t, "linspace", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return linspace(a.number(op, "start"), a.number(op, "end"), a.integer(op, "steps"));
+  });
+  add_fixed(t, "eye", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return eye(a.integer(op, "n"), a.integer(op, "m", -1));
+  });
+  add_fixed(t, "rand", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return rand(required_ints(op, a, "shape"));
+  });
+  add_fixed(t, "randn", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return randn(required_ints(op, a, "shape"));
+  });
+  add_fixed(t, "randint", 0, [](const char* op, const Inputs&, const Attrs& a) {
+    return randint(a.integer(op, "low"), a.integer(op, "high"), required_ints(op, a, "shape"));
+  });
+}
+
+}  // namespace
+
+void register_all_ops(std::map<std::string, OpInfo>& table) {
+  register_elementwise(table);
+  register_reductions(table);
+  register_shape_ops(table);
+  register_creation(table);
+}
+
+}  // namespace sg

@@ -1,0 +1,47 @@
+// softmax and log_softmax over any dim. The row kernels work on the last dim, so another
+// dim is swapped to the end (a contiguous copy) and the result swapped back.
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "kernels/backend.h"
+#include "ops/ops.h"
+
+namespace sg {
+namespace {
+
+// t with dims d0 and d1 exchanged (a view).
+Tensor swapped(const Tensor& t, int64_t d0, int64_t d1) {
+  Shape shape = t.shape(), strides = t.strides();
+  std::swap(shape[d0], shape[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return Tensor::view_of(t, shape, strides, t.offset());
+}
+
+Tensor softmax_impl(const Tensor& x, int64_t dim, bool log_, const char* op) {
+  check(x.dtype() == DType::Float32, op, ": expected a floating point (float32) tensor, got ",
+        dtype_name(x.dtype()));
+  const int64_t nd = x.ndim();
+  const int64_t d = normalize_dim(dim, nd, op);
+  const bool last = nd == 0 || d == nd - 1;
+  Tensor xt = last ? as_contiguous(x) : contiguous_copy(swapped(x, d, nd - 1));
+  const int64_t cols = nd == 0 ? 1 : x.shape()[d];
+  Tensor yt = Tensor::empty(xt.shape());
+  if (yt.numel() > 0) backend().softmax_rows_f32(xt.f32(), yt.f32(), yt.numel() / cols, cols, log_);
+  Tensor out = last ? yt : contiguous_copy(swapped(yt, d, nd - 1));
+  if (log_) {
+    // d/dx: g − softmax · Σ g.
+    return record(op, out, {x}, [out, d](const Tensor& g) {
+      return std::vector<Tensor>{sub(g, mul(exp(out), sum(g, {d}, true)))};
+    });
+  }
+  // d/dx: y ⊙ (g − Σ g ⊙ y).
+  return record(op, out, {x}, [out, d](const Tensor& g) {
+    return std::vector<Tensor>{mul(out, sub(g, sum(mul(g, out), {d}, true)))};
+  });
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, false, "softmax"); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, true, "log_softmax"); }
+
+}  // namespace sg

@@ -1,0 +1,144 @@
+// Elementwise math functions: neg, exp, log family, sqrt/rsqrt, abs, sign, sin/cos, erf,
+// square, reciprocal. Float32 math runs on the backend's Unary kernels; int32/bool inputs are
+// cast to float32 first, except neg/abs/sign/square which keep integers integral (PyTorch).
+#include <cmath>
+
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "ops/elementwise.h"
+#include "ops/ops.h"
+
+namespace sg {
+
+namespace {
+
+using Grads = std::vector<Tensor>;
+
+// out = f(x) over an int32 (or bool, read as 0/1) tensor, computed in int64 and truncated to
+// int32 so that e.g. neg(INT32_MIN) wraps instead of being UB.
+template <class F>
+Tensor int_unary(const Tensor& x, F f) {
+  const Tensor xi = as_contiguous(x, DType::Int32);
+  Tensor out = Tensor::empty(x.shape(), DType::Int32);
+  const int32_t* px = xi.i32();
+  int32_t* po = out.i32();
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) po[i] = static_cast<int32_t>(f(int64_t(px[i])));
+  return out;
+}
+
+// A float op whose gradient is g ⊙ d(x, out), with d built from ops.
+template <class D>
+Tensor float_unary(const char* name, Unary op, const Tensor& x, D deriv) {
+  Tensor out = unary_f32(op, x);
+  return record(name, out, {x}, [x, out, deriv](const Tensor& g) -> Grads {
+    return {mul(g, deriv(x, out))};
+  });
+}
+
+const double kLn2 = std::log(2.0);
+const double kLn10 = std::log(10.0);
+const double kTwoOverSqrtPi = 1.1283791670955126;  // 2/√π (M_PI is not standard C++)
+
+}  // namespace
+
+Tensor neg(const Tensor& x) {
+  if (x.dtype() == DType::Bool)
+    fail("neg: negation of a bool tensor is not supported (as in PyTorch); use a logical not "
+         "instead");
+  if (x.dtype() == DType::Int32) return int_unary(x, [](int64_t v) { return -v; });
+  Tensor out = unary_f32(Unary::Neg, x);
+  return record("neg", out, {x}, [](const Tensor& g) -> Grads { return {neg(g)}; });
+}
+
+Tensor exp(const Tensor& x) {
+  return float_unary("exp", Unary::Exp, x, [](const Tensor&, const Tensor& y) { return y; });
+}
+
+Tensor log(const Tensor& x) {
+  Tensor out = unary_f32(Unary::Log, x);
+  return record("log", out, {x}, [x](const Tensor& g) -> Grads { return {div(g, x)}; });
+}
+
+Tensor log2(const Tensor& x) {
+  Tensor out = unary_f32(Unary::Log2, x);
+  return record("log2", out, {x}, [x](const Tensor& g) -> Grads {
+    return {div(g, mul(x, f32_scalar(kLn2)))};
+  });
+}
+
+Tensor log10(const Tensor& x) {
+  Tensor out = unary_f32(Unary::Log10, x);
+  return record("log10", out, {x}, [x](const Tensor& g) -> Grads {
+    return {div(g, mul(x, f32_scalar(kLn10)))};
+  });
+}
+
+Tensor log1p(const Tensor& x) {
+  Tensor out = unary_f32(Unary::Log1p, x);
+  return record("log1p", out, {x}, [x](const Tensor& g) -> Grads {
+    return {div(g, add(x, f32_scalar(1)))};
+  });
+}
+
+Tensor expm1(const Tensor& x) {
+  return float_unary("expm1", Unary::Expm1, x,
+                     [](const Tensor&, const Tensor& y) { return add(y, f32_scalar(1)); });
+}
+
+Tensor sqrt(const Tensor& x) {
+  Tensor out = unary_f32(Unary::Sqrt, x);
+  return record("sqrt", out, {x}, [out](const Tensor& g) -> Grads {
+    return {div(g, mul(out, f32_scalar(2)))};  // g / (2√x), PyTorch's form
+  });
+}
+
+Tensor rsqrt(const Tensor& x) {
+  return float_unary("rsqrt", Unary::Rsqrt, x, [](const Tensor&, const Tensor& y) {
+    return mul(mul(y, square(y)), f32_scalar(-0.5));  // −½ x^(−3/2) = −½ y³
+  });
+}
+
+Tensor abs(const Tensor& x) {
+  if (x.dtype() == DType::Bool) return contiguous_copy(x);  // |b| = b
+  if (x.dtype() == DType::Int32) return int_unary(x, [](int64_t v) { return v < 0 ? -v : v; });
+  // sign(0) = 0: the gradient at 0 is 0, as PyTorch's.
+  return float_unary("abs", Unary::Abs, x, [](const Tensor& x, const Tensor&) { return sign(x); });
+}
+
+Tensor sign(const Tensor& x) {
+  if (x.dtype() == DType::Bool) return contiguous_copy(x);
+  if (x.dtype() == DType::Int32) return int_unary(x, [](int64_t v) { return (v > 0) - (v < 0); });
+  Tensor out = unary_f32(Unary::Sign, x);
+  // Piecewise constant: gradient zero, still recorded so backward reaches through it.
+  return record("sign", out, {x}, [shape = x.shape()](const Tensor&) -> Grads {
+    return {Tensor::empty(shape)};
+  });
+}
+
+Tensor sin(const Tensor& x) {
+  return float_unary("sin", Unary::Sin, x, [](const Tensor& x, const Tensor&) { return cos(x); });
+}
+
+Tensor cos(const Tensor& x) {
+  return float_unary("cos", Unary::Cos, x,
+                     [](const Tensor& x, const Tensor&) { return neg(sin(x)); });
+}
+
+Tensor erf(const Tensor& x) {
+  return float_unary("erf", Unary::Erf, x, [](const Tensor& x, const Tensor&) {
+    return mul(exp(neg(square(x))), f32_scalar(kTwoOverSqrtPi));  // 2/√π e^(−x²)
+  });
+}
+
+Tensor square(const Tensor& x) {
+  if (x.dtype() != DType::Float32) return int_unary(x, [](int64_t v) { return v * v; });
+  return float_unary("square", Unary::Square, x,
+                     [](const Tensor& x, const Tensor&) { return mul(x, f32_scalar(2)); });
+}
+
+Tensor reciprocal(const Tensor& x) {
+  return float_unary("reciprocal", Unary::Reciprocal, x,
+                     [](const Tensor&, const Tensor& y) { return neg(square(y)); });
+}
+
+}  // namespace sg

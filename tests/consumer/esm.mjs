@@ -1,0 +1,19 @@
+// Consumer check (ESM): runs inside a fresh project that installed the packed tarball
+// (tests/consumer/run.sh). Exercises the README's first example through `import`.
+import assert from 'node:assert/strict';
+import { init, Tensor } from 'simdgrad';
+import defaultExport from 'simdgrad';
+
+assert.equal(typeof init, 'function');
+assert.equal(defaultExport.init, init);
+const sg = await init();
+assert.equal(typeof sg.version, 'string');
+
+const w = sg.randn([3, 1], { requiresGrad: true });
+const x = sg.tensor([[1, 2, 3], [4, 5, 6]]);
+const loss = x.matmul(w).square().mean();
+loss.backward();
+assert.ok(w.grad instanceof Tensor);
+assert.deepEqual(w.grad.shape, [3, 1]);
+assert.deepEqual(sg.tensor([1, 2, 3]).add(1).toArray(), [2, 3, 4]);
+console.log(`esm: ok (simdgrad ${sg.version}, loss ${loss.item().toFixed(4)}, simd ${sg.features().simd})`);

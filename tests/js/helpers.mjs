@@ -1,0 +1,60 @@
+// Shared by the node:test files: loads the built package once and compares values
+// against independently computed expectations (hand values or Math.*).
+import assert from 'node:assert/strict';
+import { init } from '../../npm/dist/index.mjs';
+
+export const sg = await init();
+
+/** Asserts that `actual` (nested arrays / numbers) equals `expected` within abs+rel tolerance. */
+export function close(actual, expected, tol = 1e-5, path = '') {
+  if (Array.isArray(expected)) {
+    assert.ok(Array.isArray(actual), `${path}: expected an array, got ${JSON.stringify(actual)}`);
+    assert.equal(actual.length, expected.length, `${path}: length`);
+    for (let i = 0; i < expected.length; i++) close(actual[i], expected[i], tol, `${path}[${i}]`);
+    return;
+  }
+  if (typeof expected === 'boolean') {
+    assert.equal(actual, expected, `${path}`);
+    return;
+  }
+  if (Number.isNaN(expected)) {
+    assert.ok(Number.isNaN(actual), `${path}: expected NaN, got ${actual}`);
+    return;
+  }
+  if (!Number.isFinite(expected)) {
+    assert.equal(actual, expected, `${path}`);
+    return;
+  }
+  assert.equal(typeof actual, 'number', `${path}: expected a number, got ${JSON.stringify(actual)}`);
+  const err = Math.abs(actual - expected);
+  assert.ok(err <= tol * (1 + Math.abs(expected)), `${path}: expected ${expected}, got ${actual} (|diff| ${err})`);
+}
+
+/** Applies f to every element of nested arrays. */
+export function mapNested(a, f) {
+  return Array.isArray(a) ? a.map((x) => mapNested(x, f)) : f(a);
+}
+
+/** Asserts fn throws an Error whose message matches every regexp / contains every string. */
+export function throwsWith(fn, ...patterns) {
+  let caught;
+  try {
+    fn();
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught !== undefined, `expected an Error matching ${patterns.join(', ')}, nothing was thrown`);
+  assert.ok(caught instanceof Error, `expected an Error, got ${String(caught)}`);
+  for (const p of patterns) {
+    if (p instanceof RegExp) assert.match(caught.message, p);
+    else assert.ok(caught.message.includes(p), `message ${JSON.stringify(caught.message)} lacks ${JSON.stringify(p)}`);
+  }
+  return caught;
+}
+
+/** Runs fn in a tidy so test bodies do not leak into each other. */
+export function scoped(fn) {
+  return () => sg.tidy(() => {
+    fn();
+  });
+}
