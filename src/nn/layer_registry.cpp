@@ -1,7 +1,51 @@
-// Registers this family's ops by their JS names (see bindings/README.md). Filled by the
-// family's own engineer; empty until its ops land.
-#include "ops/registry.h"
+// Registers the layer ops (linear, norms, dropout, embedding) by their JS names
+// (bindings/README.md, section "layer ops"). Each row reads its attributes through the Attrs
+// getters and calls one function of nn/; null optional tensors become undefined ones.
+#include "core/error.h"
+#include "nn/dropout.h"
+#include "nn/embedding.h"
+#include "nn/linear.h"
+#include "nn/norm.h"
+#include "nn/registry_rows.h"
 
 namespace sg {
-void register_layer_ops(std::map<std::string, OpInfo>&) {}
+
+using nn_registry::add;
+using nn_registry::Inputs;
+using nn_registry::opt;
+
+void register_layer_ops(std::map<std::string, OpInfo>& t) {
+  add(t, "linear", 2, 1, [](const char*, const Inputs& in, const Attrs&) { return linear(in[0], in[1], opt(in, 2)); });
+  add(t, "bilinear", 3, 1, [](const char*, const Inputs& in, const Attrs&) {
+    return bilinear(in[0], in[1], in[2], opt(in, 3));
+  });
+  add(t, "batchNorm", 1, 4, [](const char* op, const Inputs& in, const Attrs& a) {
+    return batch_norm(in[0], opt(in, 1), opt(in, 2), opt(in, 3), opt(in, 4), a.flag(op, "training", false),
+                      a.number(op, "momentum", 0.1), a.number(op, "eps", 1e-5));
+  });
+  add(t, "layerNorm", 1, 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    if (!a.has("normalizedShape")) fail(op, ": missing argument 'normalizedShape'");
+    return layer_norm(in[0], a.ints(op, "normalizedShape"), opt(in, 1), opt(in, 2), a.number(op, "eps", 1e-5));
+  });
+  add(t, "groupNorm", 1, 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    return group_norm(in[0], a.integer(op, "numGroups"), opt(in, 1), opt(in, 2), a.number(op, "eps", 1e-5));
+  });
+  add(t, "instanceNorm", 1, 4, [](const char* op, const Inputs& in, const Attrs& a) {
+    return instance_norm(in[0], opt(in, 1), opt(in, 2), opt(in, 3), opt(in, 4), a.flag(op, "useInputStats", true),
+                         a.number(op, "momentum", 0.1), a.number(op, "eps", 1e-5));
+  });
+  add(t, "dropout", 1, 0, [](const char* op, const Inputs& in, const Attrs& a) {
+    return dropout(in[0], a.number(op, "p", 0.5), a.flag(op, "training", true));
+  });
+  add(t, "dropout2d", 1, 0, [](const char* op, const Inputs& in, const Attrs& a) {
+    return dropout2d(in[0], a.number(op, "p", 0.5), a.flag(op, "training", true));
+  });
+  add(t, "embedding", 2, 0, [](const char* op, const Inputs& in, const Attrs& a) {
+    return embedding(in[0], in[1], a.opt_integer(op, "paddingIdx"));
+  });
+  add(t, "oneHot", 1, 0, [](const char* op, const Inputs& in, const Attrs& a) {
+    return one_hot(in[0], a.integer(op, "numClasses", -1));
+  });
+}
+
 }  // namespace sg

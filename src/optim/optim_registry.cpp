@@ -1,5 +1,7 @@
-// Registers this family's ops by their JS names (see bindings/README.md). Filled by the
-// family's own engineer; empty until its ops land.
+// The optimizer family registers no ops: an optimizer step returns no tensor and works on
+// per-parameter state (ParamState maps, optim.h), which callOp's flat tensor lists cannot
+// carry. The JS layer reaches it through dedicated functions instead (optimStep,
+// optimInitState, clipGradNorm, clipGradValue in bindings/io_optim.cpp; bindings/README.md).
 #include "ops/registry.h"
 
 namespace sg {

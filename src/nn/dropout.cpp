@@ -1,0 +1,68 @@
+// Dropout draws one uniform word per mask element (rng fill_uniform) and keeps the element
+// when u < 1 − p. The mask is stored as 0 or 1/(1 − p) in a float32 tensor of the mask's
+// shape, so forward and backward are both one broadcast multiply on the active backend.
+#include "nn/dropout.h"
+
+#include <vector>
+
+#include "autograd/grad_mode.h"
+#include "autograd/record.h"
+#include "core/error.h"
+#include "core/rng.h"
+#include "ops/ops.h"
+
+namespace sg {
+
+namespace {
+
+void check_args(const char* op, const Tensor& x, double p) {
+  check(x.defined(), op, ": the input must be given");
+  check(x.dtype() == DType::Float32, op, ": expected input of dtype float32, got ", dtype_name(x.dtype()));
+  check(p >= 0.0 && p <= 1.0, op, ": dropout probability has to be between 0 and 1, got ", p);
+}
+
+// A float32 tensor of `shape`: 1/(1 − p) with probability 1 − p, else 0.
+Tensor keep_mask(const Shape& shape, double p) {
+  Tensor mask = Tensor::empty(shape);
+  const int64_t n = mask.numel();
+  float* m = mask.f32();
+  fill_uniform(m, n, 0.0f, 1.0f);
+  const float keep = float(1.0 - p), scale = p < 1.0 ? float(1.0 / (1.0 - p)) : 0.0f;
+  for (int64_t i = 0; i < n; ++i) m[i] = m[i] < keep ? scale : 0.0f;
+  return mask;
+}
+
+// x · mask (mask broadcasts over x), one node whose backward is g · mask.
+Tensor apply_mask(const char* op, const Tensor& x, const Tensor& mask) {
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = mul(x, mask);
+  }
+  const Shape x_shape = x.shape();
+  return record(op, y, {x}, [mask, x_shape](const Tensor& g) {
+    return std::vector<Tensor>{sum_to(mul(g, mask), x_shape)};
+  });
+}
+
+}  // namespace
+
+Tensor dropout(const Tensor& x, double p, bool training) {
+  const char* op = "dropout";
+  check_args(op, x, p);
+  if (!training) return x;
+  return apply_mask(op, x, keep_mask(x.shape(), p));
+}
+
+Tensor dropout2d(const Tensor& x, double p, bool training) {
+  const char* op = "dropout2d";
+  check_args(op, x, p);
+  check(x.ndim() == 3 || x.ndim() == 4, op, ": expected an input of shape [N, C, H, W] or [C, H, W], got ",
+        x.shape());
+  if (!training) return x;
+  Shape mask_shape = x.shape();  // one draw per channel: [N, C, 1, 1] or [C, 1, 1]
+  for (size_t d = mask_shape.size() - 2; d < mask_shape.size(); ++d) mask_shape[d] = 1;
+  return apply_mask(op, x, keep_mask(mask_shape, p));
+}
+
+}  // namespace sg

@@ -1,0 +1,135 @@
+// linear: one gemm per call, forward and backward, with no transposed copies: the weight
+// [out, in] is read as op(B) = wᵀ through gemm's trans_b (or, when w is itself a transposed
+// view, straight through its strides), and the bias is the initial C (beta = 1).
+#include "nn/linear.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "core/error.h"
+#include "kernels/backend.h"
+#include "ops/ops.h"
+
+namespace sg {
+
+namespace {
+
+void check_f32(const char* op, const Tensor& t, const char* what) {
+  check(t.dtype() == DType::Float32, op, ": expected ", what, " of dtype float32, got ", dtype_name(t.dtype()));
+}
+
+// w [out, in] as gemm's B operand for C = X · wᵀ. Row-major w: trans_b with ldb = in.
+// A transposed view (column-major, e.g. w = v.T) already is wᵀ row-major: no trans, ldb = its
+// column stride. Anything else is copied.
+struct WeightOperand {
+  Tensor data;  // the tensor whose f32() the gemm reads
+  bool trans_b;
+  int64_t ldb;
+};
+
+WeightOperand weight_operand(const Tensor& w) {
+  const int64_t out = w.shape()[0], in = w.shape()[1];
+  const int64_t s0 = w.strides()[0], s1 = w.strides()[1];
+  if ((in <= 1 || s1 == 1) && (out <= 1 || s0 >= std::max<int64_t>(in, 1)))
+    return {w, true, out <= 1 ? std::max<int64_t>(in, 1) : s0};
+  if ((out <= 1 || s0 == 1) && (in <= 1 || s1 >= std::max<int64_t>(out, 1)))
+    return {w, false, in <= 1 ? std::max<int64_t>(out, 1) : s1};
+  return {contiguous_copy(w), true, std::max<int64_t>(in, 1)};
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  const char* op = "linear";
+  check(x.defined() && w.defined(), op, ": input and weight must be given");
+  check_f32(op, x, "input");
+  check_f32(op, w, "weight");
+  check(w.ndim() == 2, op, ": expected weight of shape [out, in], got ", w.shape());
+  check(x.ndim() >= 1, op, ": expected an input with at least 1 dim, got a 0-d tensor");
+  const int64_t out_f = w.shape()[0], in_f = w.shape()[1];
+  check(x.shape().back() == in_f, op, ": input of shape ", x.shape(), " does not match weight of shape ",
+        w.shape(), " (", x.shape().back(), " != ", in_f, ")");
+  if (b.defined()) {
+    check_f32(op, b, "bias");
+    check(b.ndim() == 1 && b.shape()[0] == out_f, op, ": expected bias of shape ", Shape{out_f}, ", got ",
+          b.shape());
+  }
+  Shape out_shape = x.shape();
+  out_shape.back() = out_f;
+  const int64_t rows = numel_of(Shape(x.shape().begin(), x.shape().end() - 1));
+
+  const Tensor xc = as_contiguous(x);
+  const WeightOperand wo = weight_operand(w);
+  Tensor y = Tensor::empty(out_shape);  // zero-filled
+  float beta = 0.0f;
+  if (b.defined() && out_f > 0) {
+    const Tensor bc = as_contiguous(b);
+    float* yp = y.f32();
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(yp + r * out_f, bc.f32(), size_t(out_f) * sizeof(float));
+    beta = 1.0f;
+  }
+  if (rows > 0 && out_f > 0 && in_f > 0)
+    backend().gemm_f32(false, wo.trans_b, rows, out_f, in_f, 1.0f, xc.f32(), in_f, wo.data.f32(), wo.ldb,
+                       beta, y.f32(), out_f);
+
+  const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
+  const Shape x_shape = x.shape(), w_shape = w.shape();
+  return record(op, y, {x, w, b}, [=](const Tensor& g) {
+    const Tensor gc = as_contiguous(g, DType::Float32);  // [rows, out]
+    Tensor dx, dw, db;
+    const bool work = rows > 0 && out_f > 0 && in_f > 0;
+    if (need_x) {  // dX = G · W: W [out, in] is op(B) untransposed when stored row-major.
+      dx = Tensor::empty(x_shape);
+      if (work)
+        backend().gemm_f32(false, !wo.trans_b, rows, in_f, out_f, 1.0f, gc.f32(), out_f, wo.data.f32(),
+                           wo.ldb, 0.0f, dx.f32(), in_f);
+    }
+    if (need_w) {  // dW = Gᵀ · X
+      dw = Tensor::empty(w_shape);
+      if (work)
+        backend().gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.f32(), out_f, xc.f32(), in_f, 0.0f,
+                           dw.f32(), in_f);
+    }
+    if (need_b) {  // db = Σ over rows
+      db = Tensor::empty({out_f});
+      if (out_f > 0) backend().reduce_f32(Reduce::Sum, gc.f32(), 1, rows, out_f, db.f32());
+    }
+    return std::vector<Tensor>{dx, dw, db};
+  });
+}
+
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& w, const Tensor& b) {
+  const char* op = "bilinear";
+  check(x1.defined() && x2.defined() && w.defined(), op, ": input1, input2 and weight must be given");
+  check_f32(op, x1, "input1");
+  check_f32(op, x2, "input2");
+  check_f32(op, w, "weight");
+  check(w.ndim() == 3, op, ": expected weight of shape [out, in1, in2], got ", w.shape());
+  check(x1.ndim() >= 1 && x2.ndim() >= 1, op, ": expected inputs with at least 1 dim");
+  const int64_t out_f = w.shape()[0], in1 = w.shape()[1], in2 = w.shape()[2];
+  check(x1.shape().back() == in1, op, ": input1 of shape ", x1.shape(), " does not match weight of shape ",
+        w.shape(), " (", x1.shape().back(), " != ", in1, ")");
+  check(x2.shape().back() == in2, op, ": input2 of shape ", x2.shape(), " does not match weight of shape ",
+        w.shape(), " (", x2.shape().back(), " != ", in2, ")");
+  const Shape lead(x1.shape().begin(), x1.shape().end() - 1);
+  check(Shape(x2.shape().begin(), x2.shape().end() - 1) == lead, op,
+        ": input1 and input2 must have the same leading dims, got ", x1.shape(), " and ", x2.shape());
+  if (b.defined()) {
+    check_f32(op, b, "bias");
+    check(b.ndim() == 1 && b.shape()[0] == out_f, op, ": expected bias of shape ", Shape{out_f}, ", got ",
+          b.shape());
+  }
+  const int64_t rows = numel_of(lead);
+  // T[r, o, j] = Σ_i x1[r, i] w[o, i, j]: one matmul against w laid out as [in1, out·in2].
+  Tensor wp = reshape(permute(w, {1, 0, 2}), {in1, out_f * in2});
+  Tensor t = reshape(matmul(reshape(x1, {rows, in1}), wp), {rows, out_f, in2});
+  Tensor y = sum(mul(t, unsqueeze(reshape(x2, {rows, in2}), 1)), {2});
+  if (b.defined()) y = add(y, b);
+  Shape out_shape = lead;
+  out_shape.push_back(out_f);
+  return reshape(y, out_shape);
+}
+
+}  // namespace sg

@@ -1,0 +1,217 @@
+// The normalization layers share one shape of computation: statistics over some dims,
+// x̂ = (x − mean)·rstd, y = x̂·w + b. Forward and backward are written with the ops of
+// ops.h (run unrecorded), so they work on every backend. The backward with batch statistics
+// is the closed form  dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂))  over the statistics' dims,
+// with dx̂ = g·w; with fixed (running) statistics it is dx̂·rstd.
+#include "nn/norm.h"
+
+#include <functional>
+
+#include "autograd/grad_mode.h"
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace sg {
+
+namespace {
+
+using DxOf = std::function<Tensor(const Tensor& dxhat)>;
+
+Tensor num(double v) { return scalar_tensor(v); }
+
+void check_input(const char* op, const Tensor& x, int64_t min_dims, const char* layout) {
+  check(x.defined(), op, ": the input must be given");
+  check(x.dtype() == DType::Float32, op, ": expected input of dtype float32, got ", dtype_name(x.dtype()));
+  check(x.ndim() >= min_dims, op, ": expected an input of shape ", layout, ", got ", x.shape());
+}
+
+// An optional per-channel (or normalized-shape) tensor: float32 with exactly `shape`.
+void check_param(const char* op, const Tensor& t, const char* name, const Shape& shape) {
+  if (!t.defined()) return;
+  check(t.dtype() == DType::Float32, op, ": expected ", name, " of dtype float32, got ", dtype_name(t.dtype()));
+  check(t.shape() == shape, op, ": expected ", name, " of shape ", shape, ", got ", t.shape());
+}
+
+// [1, C, 1, ...] for an input of `ndim` dims: how a per-channel [C] tensor broadcasts.
+Shape channel_view(int64_t c, int64_t ndim) {
+  Shape s(size_t(ndim), 1);
+  s[1] = c;
+  return s;
+}
+
+Dims range_dims(int64_t from, int64_t to) {
+  Dims d;
+  for (int64_t i = from; i < to; ++i) d.push_back(i);
+  return d;
+}
+
+// The gradient of x̂ = (x − mean_dims(x))·rstd, rstd = 1/sqrt(var_dims(x) + eps).
+Tensor normalized_backward(const Tensor& dxhat, const Tensor& xhat, const Tensor& rstd, const Dims& dims) {
+  Tensor centered = sub(dxhat, mean(dxhat, dims, true));
+  return mul(rstd, sub(centered, mul(xhat, mean(mul(dxhat, xhat), dims, true))));
+}
+
+// running ← (1 − m)·running + m·batch, in place (batch has running's number of elements).
+void update_running(const Tensor& running, const Tensor& batch, double momentum) {
+  if (!running.defined()) return;
+  copy_into(running, add(mul(running, num(1.0 - momentum)), mul(reshape(batch, running.shape()), num(momentum))));
+}
+
+// y = x̂·w + b as one node `op` over {x, w, b}. w and b (either may be undefined) broadcast
+// against x̂ through `view`; dx_of turns dx̂ = g·w into dx.
+Tensor affine_node(const char* op, const Tensor& x, const Tensor& xhat, const Tensor& w, const Tensor& b,
+                   const Shape& view, DxOf dx_of) {
+  const Tensor wv = w.defined() ? reshape(w.detach(), view) : Tensor();
+  Tensor y = xhat;
+  {
+    NoGradGuard no_grad;
+    if (w.defined()) y = mul(y, wv);
+    if (b.defined()) y = add(y, reshape(b.detach(), view));
+    if (!w.defined() && !b.defined()) y = clone(y);  // never hand out x̂, which backward keeps
+  }
+  const bool need_x = x.requires_grad(), need_w = w.defined() && w.requires_grad(),
+             need_b = b.defined() && b.requires_grad();
+  const Shape w_shape = w.defined() ? w.shape() : Shape{}, b_shape = b.defined() ? b.shape() : Shape{};
+  return record(op, y, {x, w, b}, [=](const Tensor& g) {
+    Tensor dx, dw, db;
+    if (need_x) dx = dx_of(wv.defined() ? mul(g, wv) : g);
+    if (need_w) dw = reshape(sum_to(mul(g, xhat), view), w_shape);
+    if (need_b) db = reshape(sum_to(g, view), b_shape);
+    return std::vector<Tensor>{dx, dw, db};
+  });
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  const char* op = "batchNorm";
+  check_input(op, x, 2, "[N, C, ...]");
+  const int64_t c = x.shape()[1];
+  check_param(op, running_mean, "runningMean", {c});
+  check_param(op, running_var, "runningVar", {c});
+  check_param(op, weight, "weight", {c});
+  check_param(op, bias, "bias", {c});
+  const Shape view = channel_view(c, x.ndim());
+  Dims dims{0};
+  for (int64_t d : range_dims(2, x.ndim())) dims.push_back(d);
+
+  Tensor xhat, rstd;
+  DxOf dx_of;
+  {
+    NoGradGuard no_grad;
+    if (training) {
+      const int64_t m = c > 0 ? x.numel() / c : 0;
+      check(m > 1, op, ": Expected more than 1 value per channel when training, got input size ", x.shape());
+      Tensor mu = mean(x, dims, true);
+      Tensor var_b = var(x, dims, true, false);
+      update_running(running_mean, mu, momentum);
+      update_running(running_var, mul(var_b, num(double(m) / double(m - 1))), momentum);
+      rstd = rsqrt(add(var_b, num(eps)));
+      xhat = mul(sub(x, mu), rstd);
+      dx_of = [xhat, rstd, dims](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, dims); };
+    } else {
+      check(running_mean.defined() && running_var.defined(), op,
+            ": runningMean and runningVar must be given in eval mode (training false)");
+      rstd = rsqrt(add(reshape(running_var, view), num(eps)));
+      xhat = mul(sub(x, reshape(running_mean, view)), rstd);
+      dx_of = [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); };
+    }
+  }
+  return affine_node(op, x, xhat, weight, bias, view, dx_of);
+}
+
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const char* op = "layerNorm";
+  check_input(op, x, 0, "[*, normalizedShape]");
+  const int64_t k = int64_t(normalized_shape.size()), nd = x.ndim();
+  check(k >= 1, op, ": normalizedShape must have at least one dim");
+  for (int64_t s : normalized_shape) check(s >= 0, op, ": invalid normalizedShape ", normalized_shape);
+  const bool fits = nd >= k && Shape(x.shape().end() - k, x.shape().end()) == normalized_shape;
+  check(fits, op, ": given normalizedShape ", normalized_shape, ", expected an input of shape [*, ",
+        shape_str(normalized_shape).substr(1), ", got ", x.shape());
+  check_param(op, weight, "weight", normalized_shape);
+  check_param(op, bias, "bias", normalized_shape);
+  const Dims dims = range_dims(nd - k, nd);
+
+  Tensor rstd, xhat;
+  {
+    NoGradGuard no_grad;
+    rstd = rsqrt(add(var(x, dims, true, false), num(eps)));
+    xhat = mul(sub(x, mean(x, dims, true)), rstd);
+  }
+  return affine_node(op, x, xhat, weight, bias, normalized_shape, [xhat, rstd, dims](const Tensor& dxhat) {
+    return normalized_backward(dxhat, xhat, rstd, dims);
+  });
+}
+
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  const char* op = "groupNorm";
+  check_input(op, x, 2, "[N, C, ...]");
+  const int64_t n = x.shape()[0], c = x.shape()[1];
+  check(num_groups > 0, op, ": numGroups must be positive, got ", num_groups);
+  check(c % num_groups == 0, op, ": expected the number of channels to be divisible by numGroups, got input of shape ",
+        x.shape(), " and numGroups ", num_groups);
+  check_param(op, weight, "weight", {c});
+  check_param(op, bias, "bias", {c});
+  const Shape x_shape = x.shape();
+  const int64_t spatial = numel_of(Shape(x_shape.begin() + 2, x_shape.end()));
+  const Shape grouped{n, num_groups, (c / num_groups) * spatial};
+
+  Tensor rstd, xhat_g;
+  {
+    NoGradGuard no_grad;
+    Tensor xg = reshape(x, grouped);
+    rstd = rsqrt(add(var(xg, {2}, true, false), num(eps)));
+    xhat_g = mul(sub(xg, mean(xg, {2}, true)), rstd);
+  }
+  return affine_node(op, x, reshape(xhat_g, x_shape), weight, bias, channel_view(c, x.ndim()),
+                     [xhat_g, rstd, grouped, x_shape](const Tensor& dxhat) {
+                       return reshape(normalized_backward(reshape(dxhat, grouped), xhat_g, rstd, {2}), x_shape);
+                     });
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                     const Tensor& bias, bool use_input_stats, double momentum, double eps) {
+  const char* op = "instanceNorm";
+  check_input(op, x, 2, "[N, C, ...]");
+  const int64_t n = x.shape()[0], c = x.shape()[1];
+  check_param(op, running_mean, "runningMean", {c});
+  check_param(op, running_var, "runningVar", {c});
+  check_param(op, weight, "weight", {c});
+  check_param(op, bias, "bias", {c});
+  const Shape view = channel_view(c, x.ndim());
+  const Dims dims = range_dims(2, x.ndim());
+
+  Tensor xhat, rstd;
+  DxOf dx_of;
+  {
+    NoGradGuard no_grad;
+    if (use_input_stats) {
+      const int64_t s = numel_of(Shape(x.shape().begin() + 2, x.shape().end()));
+      check(s > 1, op, ": Expected more than 1 spatial element when training, got input size ", x.shape());
+      Tensor mu = mean(x, dims, true);  // [N, C, 1, ...]
+      Tensor var_b = var(x, dims, true, false);
+      if (n > 0) {  // the running stats follow the batch mean of the per-instance statistics
+        update_running(running_mean, mean(reshape(mu, {n, c}), {0}), momentum);
+        update_running(running_var, mul(mean(reshape(var_b, {n, c}), {0}), num(double(s) / double(s - 1))),
+                       momentum);
+      }
+      rstd = rsqrt(add(var_b, num(eps)));
+      xhat = mul(sub(x, mu), rstd);
+      dx_of = [xhat, rstd, dims](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, dims); };
+    } else {
+      check(running_mean.defined() && running_var.defined(), op,
+            ": runningMean and runningVar must be given when useInputStats is false");
+      rstd = rsqrt(add(reshape(running_var, view), num(eps)));
+      xhat = mul(sub(x, reshape(running_mean, view)), rstd);
+      dx_of = [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); };
+    }
+  }
+  return affine_node(op, x, xhat, weight, bias, view, dx_of);
+}
+
+}  // namespace sg

@@ -1,0 +1,413 @@
+// Optimizer steps (optim.h): argument checks, lazy state, per-step scalars in double (as
+// PyTorch computes them in Python), then one vectorized kernel call per parameter.
+#include "optim/optim.h"
+
+#include <cmath>
+#include <optional>
+
+#include "core/copy.h"
+#include "core/error.h"
+#include "optim/optim_kernels.h"
+
+namespace sg::optim {
+
+namespace {
+
+// A float32 buffer updated in place: the tensor itself when contiguous, else a contiguous
+// copy that finish() writes back (a parameter may be a strided view; state may be loaded).
+class InPlace {
+ public:
+  explicit InPlace(const Tensor& t) : target_(t), work_(as_contiguous(t)) {}
+  float* data() const { return work_.f32(); }
+  void finish() const {
+    if (!work_.same(target_)) copy_into(target_, work_);
+  }
+
+ private:
+  Tensor target_, work_;
+};
+
+// The state entries an algorithm keeps besides `step`, each created filled with `fill`.
+struct StateEntry {
+  const char* key;
+  float fill;
+};
+struct StateSpec {
+  std::vector<StateEntry> entries;
+  bool has_step = true;
+};
+
+void check_hyper(bool ok, const char* op, const char* what, double value) {
+  check(ok, op, ": invalid ", what, " ", value);
+}
+void check_non_negative(const char* op, const char* what, double value) {
+  // Written as !(x >= 0) so that NaN is rejected too.
+  check_hyper(value >= 0, op, what, value);
+}
+
+void check_float_tensor(const char* op, size_t i, const char* what, const Tensor& t, const Tensor& param) {
+  check(t.dtype() == DType::Float32, op, ": parameter ", i, ": ", what, " must be float32, got ",
+        dtype_name(t.dtype()));
+  check(t.device() == Device::CPU, op, ": parameter ", i, ": ", what, " must be on the cpu");
+  check(t.shape() == param.shape(), op, ": parameter ", i, ": ", what, " has shape ", t.shape(),
+        ", expected the parameter's shape ", param.shape());
+}
+
+void check_param(const char* op, size_t i, const Tensor& p) {
+  check(p.defined(), op, ": parameter ", i, " is null");
+  check(p.dtype() == DType::Float32, op, ": parameter ", i,
+        " must be float32 (only floating point tensors can be optimized), got ", dtype_name(p.dtype()));
+  check(p.device() == Device::CPU, op, ": parameter ", i, " must be on the cpu");
+  check(p.is_leaf(), op, ": parameter ", i, " is not a leaf tensor (can't optimize a non-leaf Tensor)");
+}
+
+void check_state(const char* op, size_t i, const ParamState& st, const Tensor& p, const StateSpec& spec) {
+  for (const StateEntry& e : spec.entries) {
+    auto it = st.find(e.key);
+    if (it == st.end() || !it->second.defined()) continue;  // created when needed
+    check_float_tensor(op, i, (std::string("state '") + e.key + "'").c_str(), it->second, p);
+  }
+  if (!spec.has_step) return;
+  auto it = st.find("step");
+  if (it == st.end() || !it->second.defined()) return;
+  const Tensor& s = it->second;
+  check(s.numel() == 1 && (s.dtype() == DType::Float32 || s.dtype() == DType::Int32) &&
+            s.device() == Device::CPU,
+        op, ": parameter ", i, ": state 'step' must be a one-element float32 or int32 tensor, got ",
+        dtype_name(s.dtype()), " of shape ", s.shape());
+}
+
+// Checks the lists, every parameter, grad and existing state entry; returns the indices of
+// the parameters that have a grad. Nothing is written before all of it passed.
+std::vector<size_t> prepare(const char* op, const std::vector<Tensor>& params,
+                            const std::vector<Tensor>& grads, const std::vector<ParamState>& states,
+                            const StateSpec& spec) {
+  check(grads.size() == params.size(), op, ": got ", params.size(), " parameters but ",
+        grads.size(), " gradients");
+  check(states.size() == params.size(), op, ": got ", params.size(), " parameters but ",
+        states.size(), " states");
+  std::vector<size_t> with_grad;
+  for (size_t i = 0; i < params.size(); ++i) {
+    check_param(op, i, params[i]);
+    if (!grads[i].defined()) continue;
+    check_float_tensor(op, i, "grad", grads[i], params[i]);
+    check_state(op, i, states[i], params[i], spec);
+    with_grad.push_back(i);
+  }
+  return with_grad;
+}
+
+void ensure_state(ParamState& st, const Tensor& p, const StateSpec& spec) {
+  for (const StateEntry& e : spec.entries) {
+    Tensor& t = st[e.key];
+    if (t.defined()) continue;
+    t = Tensor::empty(p.shape());  // zero-filled
+    if (e.fill != 0) {
+      float* d = t.f32();
+      for (int64_t k = 0; k < t.numel(); ++k) d[k] = e.fill;
+    }
+  }
+  if (spec.has_step) {
+    Tensor& s = st["step"];
+    if (!s.defined()) s = Tensor::empty({});  // torch.tensor(0.)
+  }
+}
+
+// state['step'] += 1, in the step tensor's dtype (float32 like PyTorch 1.13); returns it.
+double bump_step(ParamState& st) {
+  Tensor& s = st["step"];
+  if (s.dtype() == DType::Int32) return *s.i32() += 1;
+  return *s.f32() += 1.0f;
+}
+
+float sign_of(bool maximize) { return maximize ? -1.0f : 1.0f; }
+
+// --------------------------------------------------------------------- options
+void check_sgd(const SGDOptions& o) {
+  check_non_negative("SGD", "learning rate", o.lr);
+  check_non_negative("SGD", "momentum value", o.momentum);
+  check_non_negative("SGD", "weight_decay value", o.weight_decay);
+  check(std::isfinite(o.dampening), "SGD: invalid dampening value ", o.dampening);
+  check(!o.nesterov || (o.momentum > 0 && o.dampening == 0),
+        "SGD: Nesterov momentum requires a momentum and zero dampening");
+}
+
+void check_adam(const char* op, const AdamOptions& o) {
+  check_non_negative(op, "learning rate", o.lr);
+  check_non_negative(op, "epsilon value", o.eps);
+  check_hyper(o.beta1 >= 0 && o.beta1 < 1, op, "beta parameter at index 0:", o.beta1);
+  check_hyper(o.beta2 >= 0 && o.beta2 < 1, op, "beta parameter at index 1:", o.beta2);
+  check_non_negative(op, "weight_decay value", o.weight_decay);
+}
+
+void check_rmsprop(const RMSpropOptions& o) {
+  check_non_negative("RMSprop", "learning rate", o.lr);
+  check_non_negative("RMSprop", "epsilon value", o.eps);
+  check_non_negative("RMSprop", "momentum value", o.momentum);
+  check_non_negative("RMSprop", "weight_decay value", o.weight_decay);
+  check_non_negative("RMSprop", "alpha value", o.alpha);
+}
+
+void check_adagrad(const AdagradOptions& o) {
+  check_non_negative("Adagrad", "learning rate", o.lr);
+  check_non_negative("Adagrad", "lr_decay value", o.lr_decay);
+  check_non_negative("Adagrad", "weight_decay value", o.weight_decay);
+  check_non_negative("Adagrad", "initial_accumulator_value value", o.initial_accumulator_value);
+  check_non_negative("Adagrad", "epsilon value", o.eps);
+}
+
+StateSpec sgd_spec(const SGDOptions& o) {
+  StateSpec spec;
+  spec.has_step = false;  // momentum_buffer is validated here but created by the first step
+  if (o.momentum != 0) spec.entries.push_back({"momentum_buffer", 0});
+  return spec;
+}
+StateSpec adam_spec(const AdamOptions& o) {
+  StateSpec spec{{{"exp_avg", 0}, {"exp_avg_sq", 0}}};
+  if (o.amsgrad) spec.entries.push_back({"max_exp_avg_sq", 0});
+  return spec;
+}
+StateSpec rmsprop_spec(const RMSpropOptions& o) {
+  StateSpec spec{{{"square_avg", 0}}};
+  if (o.momentum > 0) spec.entries.push_back({"momentum_buffer", 0});
+  if (o.centered) spec.entries.push_back({"grad_avg", 0});
+  return spec;
+}
+StateSpec adagrad_spec(const AdagradOptions& o) {
+  return StateSpec{{{"sum", static_cast<float>(o.initial_accumulator_value)}}};
+}
+
+void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params,
+               const std::vector<Tensor>& grads, std::vector<ParamState>& states, const AdamOptions& o) {
+  check_adam(op, o);
+  const StateSpec spec = adam_spec(o);
+  for (size_t i : prepare(op, params, grads, states, spec)) {
+    ParamState& st = states[i];
+    ensure_state(st, params[i], spec);
+    const double step = bump_step(st);
+    const double bias_correction1 = 1 - std::pow(o.beta1, step);
+    const double bias_correction2 = 1 - std::pow(o.beta2, step);
+    AdamScalars s;
+    s.sign = sign_of(o.maximize);
+    s.decoupled = decoupled;
+    s.decay = static_cast<float>(1 - o.lr * o.weight_decay);
+    s.l2 = !decoupled && o.weight_decay != 0;
+    s.weight_decay = static_cast<float>(o.weight_decay);
+    s.beta1 = static_cast<float>(o.beta1);
+    s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
+    s.beta2 = static_cast<float>(o.beta2);
+    s.one_minus_beta2 = static_cast<float>(1 - o.beta2);
+    s.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
+    s.eps = static_cast<float>(o.eps);
+    s.neg_step_size = static_cast<float>(-(o.lr / bias_correction1));
+    s.amsgrad = o.amsgrad;
+    InPlace p(params[i]), m(st["exp_avg"]), v(st["exp_avg_sq"]);
+    const Tensor g = as_contiguous(grads[i]);
+    if (o.amsgrad) {
+      InPlace vmax(st["max_exp_avg_sq"]);
+      simd::adam_f32(p.data(), g.f32(), m.data(), v.data(), vmax.data(), params[i].numel(), s);
+      vmax.finish();
+    } else {
+      simd::adam_f32(p.data(), g.f32(), m.data(), v.data(), nullptr, params[i].numel(), s);
+    }
+    p.finish();
+    m.finish();
+    v.finish();
+  }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ algorithms
+void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+              std::vector<ParamState>& states, const SGDOptions& o) {
+  check_sgd(o);
+  const StateSpec spec = sgd_spec(o);
+  for (size_t i : prepare("SGD", params, grads, states, spec)) {
+    SgdScalars s;
+    s.sign = sign_of(o.maximize);
+    s.has_weight_decay = o.weight_decay != 0;
+    s.weight_decay = static_cast<float>(o.weight_decay);
+    s.has_momentum = o.momentum != 0;
+    s.momentum = static_cast<float>(o.momentum);
+    s.one_minus_dampening = static_cast<float>(1 - o.dampening);
+    s.nesterov = o.nesterov;
+    s.neg_lr = static_cast<float>(-o.lr);
+    InPlace p(params[i]);
+    const Tensor g = as_contiguous(grads[i]);
+    const int64_t n = params[i].numel();
+    if (!s.has_momentum) {
+      simd::sgd_f32(p.data(), g.f32(), nullptr, n, s);
+    } else {
+      Tensor& buf = states[i]["momentum_buffer"];
+      s.first = !buf.defined();
+      if (s.first) buf = Tensor::empty(params[i].shape());
+      InPlace b(buf);
+      simd::sgd_f32(p.data(), g.f32(), b.data(), n, s);
+      b.finish();
+    }
+    p.finish();
+  }
+}
+
+void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               std::vector<ParamState>& states, const AdamOptions& o) {
+  adam_like("Adam", false, params, grads, states, o);
+}
+
+void adamw_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                std::vector<ParamState>& states, const AdamOptions& o) {
+  adam_like("AdamW", true, params, grads, states, o);
+}
+
+void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  std::vector<ParamState>& states, const RMSpropOptions& o) {
+  check_rmsprop(o);
+  const StateSpec spec = rmsprop_spec(o);
+  for (size_t i : prepare("RMSprop", params, grads, states, spec)) {
+    ParamState& st = states[i];
+    ensure_state(st, params[i], spec);
+    bump_step(st);  // counted as PyTorch does; the update does not use it
+    RmspropScalars s;
+    s.sign = sign_of(o.maximize);
+    s.has_weight_decay = o.weight_decay != 0;
+    s.weight_decay = static_cast<float>(o.weight_decay);
+    s.alpha = static_cast<float>(o.alpha);
+    s.one_minus_alpha = static_cast<float>(1 - o.alpha);
+    s.eps = static_cast<float>(o.eps);
+    s.centered = o.centered;
+    s.has_momentum = o.momentum > 0;
+    s.momentum = static_cast<float>(o.momentum);
+    s.neg_lr = static_cast<float>(-o.lr);
+    InPlace p(params[i]), sq(st["square_avg"]);
+    std::optional<InPlace> ga, buf;
+    if (o.centered) ga.emplace(st["grad_avg"]);
+    if (s.has_momentum) buf.emplace(st["momentum_buffer"]);
+    const Tensor g = as_contiguous(grads[i]);
+    simd::rmsprop_f32(p.data(), g.f32(), sq.data(), ga ? ga->data() : nullptr,
+                      buf ? buf->data() : nullptr, params[i].numel(), s);
+    p.finish();
+    sq.finish();
+    if (ga) ga->finish();
+    if (buf) buf->finish();
+  }
+}
+
+void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  std::vector<ParamState>& states, const AdagradOptions& o) {
+  check_adagrad(o);
+  const StateSpec spec = adagrad_spec(o);
+  for (size_t i : prepare("Adagrad", params, grads, states, spec)) {
+    ParamState& st = states[i];
+    ensure_state(st, params[i], spec);
+    const double step = bump_step(st);
+    AdagradScalars s;
+    s.sign = sign_of(o.maximize);
+    s.has_weight_decay = o.weight_decay != 0;
+    s.weight_decay = static_cast<float>(o.weight_decay);
+    s.eps = static_cast<float>(o.eps);
+    s.neg_clr = static_cast<float>(-(o.lr / (1 + (step - 1) * o.lr_decay)));
+    InPlace p(params[i]), sum(st["sum"]);
+    const Tensor g = as_contiguous(grads[i]);
+    simd::adagrad_f32(p.data(), g.f32(), sum.data(), params[i].numel(), s);
+    p.finish();
+    sum.finish();
+  }
+}
+
+// ------------------------------------------------------------- by name (bindings)
+namespace {
+SGDOptions sgd_options(const Attrs& a) {
+  SGDOptions o;
+  o.lr = a.number("SGD", "lr");
+  o.momentum = a.number("SGD", "momentum", 0);
+  o.dampening = a.number("SGD", "dampening", 0);
+  o.weight_decay = a.number("SGD", "weightDecay", 0);
+  o.nesterov = a.flag("SGD", "nesterov", false);
+  o.maximize = a.flag("SGD", "maximize", false);
+  return o;
+}
+AdamOptions adam_options(const char* op, const Attrs& a, double default_weight_decay) {
+  AdamOptions o;
+  o.lr = a.number(op, "lr", 1e-3);
+  o.beta1 = a.number(op, "beta1", 0.9);
+  o.beta2 = a.number(op, "beta2", 0.999);
+  o.eps = a.number(op, "eps", 1e-8);
+  o.weight_decay = a.number(op, "weightDecay", default_weight_decay);
+  o.amsgrad = a.flag(op, "amsgrad", false);
+  o.maximize = a.flag(op, "maximize", false);
+  return o;
+}
+RMSpropOptions rmsprop_options(const Attrs& a) {
+  RMSpropOptions o;
+  o.lr = a.number("RMSprop", "lr", 1e-2);
+  o.alpha = a.number("RMSprop", "alpha", 0.99);
+  o.eps = a.number("RMSprop", "eps", 1e-8);
+  o.weight_decay = a.number("RMSprop", "weightDecay", 0);
+  o.momentum = a.number("RMSprop", "momentum", 0);
+  o.centered = a.flag("RMSprop", "centered", false);
+  o.maximize = a.flag("RMSprop", "maximize", false);
+  return o;
+}
+AdagradOptions adagrad_options(const Attrs& a) {
+  AdagradOptions o;
+  o.lr = a.number("Adagrad", "lr", 1e-2);
+  o.lr_decay = a.number("Adagrad", "lrDecay", 0);
+  o.weight_decay = a.number("Adagrad", "weightDecay", 0);
+  o.initial_accumulator_value = a.number("Adagrad", "initialAccumulatorValue", 0);
+  o.eps = a.number("Adagrad", "eps", 1e-10);
+  o.maximize = a.flag("Adagrad", "maximize", false);
+  return o;
+}
+
+[[noreturn]] void unknown_algorithm(const std::string& algorithm) {
+  fail("optimizer: unknown algorithm '", algorithm,
+       "' (expected 'SGD', 'Adam', 'AdamW', 'RMSprop' or 'Adagrad')");
+}
+}  // namespace
+
+void optimizer_step(const std::string& algorithm, const Attrs& hyper,
+                    const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                    std::vector<ParamState>& states) {
+  if (algorithm == "SGD") return sgd_step(params, grads, states, sgd_options(hyper));
+  if (algorithm == "Adam") return adam_step(params, grads, states, adam_options("Adam", hyper, 0));
+  if (algorithm == "AdamW") return adamw_step(params, grads, states, adam_options("AdamW", hyper, 1e-2));
+  if (algorithm == "RMSprop") return rmsprop_step(params, grads, states, rmsprop_options(hyper));
+  if (algorithm == "Adagrad") return adagrad_step(params, grads, states, adagrad_options(hyper));
+  unknown_algorithm(algorithm);
+}
+
+void optimizer_init_state(const std::string& algorithm, const Attrs& hyper,
+                          const std::vector<Tensor>& params, std::vector<ParamState>& states) {
+  const char* op = algorithm.c_str();
+  StateSpec spec;
+  if (algorithm == "SGD") {
+    check_sgd(sgd_options(hyper));
+    spec = sgd_spec(sgd_options(hyper));
+    spec.entries.clear();  // the momentum buffer comes from the first gradient
+  } else if (algorithm == "Adam" || algorithm == "AdamW") {
+    const AdamOptions o = adam_options(op, hyper, algorithm == "Adam" ? 0 : 1e-2);
+    check_adam(op, o);
+    spec = adam_spec(o);
+  } else if (algorithm == "RMSprop") {
+    const RMSpropOptions o = rmsprop_options(hyper);
+    check_rmsprop(o);
+    spec = rmsprop_spec(o);
+  } else if (algorithm == "Adagrad") {
+    const AdagradOptions o = adagrad_options(hyper);
+    check_adagrad(o);
+    spec = adagrad_spec(o);
+  } else {
+    unknown_algorithm(algorithm);
+  }
+  // Validate as a step would (every parameter counts, with or without a grad).
+  check(states.size() == params.size(), op, ": got ", params.size(), " parameters but ",
+        states.size(), " states");
+  for (size_t i = 0; i < params.size(); ++i) {
+    check_param(op, i, params[i]);
+    check_state(op, i, states[i], params[i], spec);
+  }
+  for (size_t i = 0; i < params.size(); ++i) ensure_state(states[i], params[i], spec);
+}
+
+}  // namespace sg::optim

@@ -1,0 +1,113 @@
+// Scalar twins of the optimizer kernels: the same float32 operations in the same order, one
+// element at a time. The tests hold the SIMD kernels to bit-identical results with these.
+#include <cmath>
+
+#include "optim/optim_kernels.h"
+
+namespace sg::optim::ref {
+
+namespace {
+// torch.maximum: NaN wins.
+float maximum_nan(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  return a > b ? a : b;
+}
+}  // namespace
+
+void sgd_f32(float* p, const float* g, float* buf, int64_t n, const SgdScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    float dp = g[i] * s.sign;
+    if (s.has_weight_decay) dp = dp + s.weight_decay * p[i];
+    if (s.has_momentum) {
+      const float b = s.first ? dp : buf[i] * s.momentum + s.one_minus_dampening * dp;
+      buf[i] = b;
+      dp = s.nesterov ? dp + s.momentum * b : b;
+    }
+    p[i] = p[i] + s.neg_lr * dp;
+  }
+}
+
+void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
+              const AdamScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    float pv = p[i];
+    float gv = g[i] * s.sign;
+    if (s.decoupled) pv = pv * s.decay;
+    if (s.l2) gv = gv + s.weight_decay * pv;
+    const float mv = m[i] * s.beta1 + s.one_minus_beta1 * gv;
+    const float vv = v[i] * s.beta2 + (s.one_minus_beta2 * gv) * gv;
+    m[i] = mv;
+    v[i] = vv;
+    float second = vv;
+    if (s.amsgrad) second = vmax[i] = maximum_nan(vmax[i], vv);
+    const float denom = std::sqrt(second) / s.bias_correction2_sqrt + s.eps;
+    p[i] = pv + (s.neg_step_size * mv) / denom;
+  }
+}
+
+void rmsprop_f32(float* p, const float* g, float* square_avg, float* grad_avg, float* buf,
+                 int64_t n, const RmspropScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    float gv = g[i] * s.sign;
+    if (s.has_weight_decay) gv = gv + s.weight_decay * p[i];
+    const float sq = square_avg[i] * s.alpha + (s.one_minus_alpha * gv) * gv;
+    square_avg[i] = sq;
+    float avg;
+    if (s.centered) {
+      const float ga = grad_avg[i] * s.alpha + s.one_minus_alpha * gv;
+      grad_avg[i] = ga;
+      avg = std::sqrt(sq - ga * ga);
+    } else {
+      avg = std::sqrt(sq);
+    }
+    avg = avg + s.eps;
+    if (s.has_momentum) {
+      const float b = buf[i] * s.momentum + gv / avg;
+      buf[i] = b;
+      p[i] = p[i] + s.neg_lr * b;
+    } else {
+      p[i] = p[i] + (s.neg_lr * gv) / avg;
+    }
+  }
+}
+
+void adagrad_f32(float* p, const float* g, float* sum, int64_t n, const AdagradScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    float gv = g[i] * s.sign;
+    if (s.has_weight_decay) gv = gv + s.weight_decay * p[i];
+    const float sv = sum[i] + gv * gv;
+    sum[i] = sv;
+    const float stdv = std::sqrt(sv) + s.eps;
+    p[i] = p[i] + (s.neg_clr * gv) / stdv;
+  }
+}
+
+double sum_squares_f32(const float* x, int64_t n) {
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) total += static_cast<double>(x[i]) * x[i];
+  return total;
+}
+
+double sum_abs_f32(const float* x, int64_t n) {
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) total += std::fabs(static_cast<double>(x[i]));
+  return total;
+}
+
+float max_abs_f32(const float* x, int64_t n) {
+  float best = 0;
+  for (int64_t i = 0; i < n; ++i) best = maximum_nan(best, std::fabs(x[i]));
+  return best;
+}
+
+void scale_f32(float* x, int64_t n, float c) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] * c;
+}
+
+void clamp_f32(float* x, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isnan(x[i])) x[i] = std::fmin(std::fmax(x[i], lo), hi);
+}
+
+}  // namespace sg::optim::ref

@@ -1,0 +1,542 @@
+// Optimizer steps and gradient clipping (src/optim). Three independent yardsticks:
+//  - PyTorch 1.13's own trajectories (tests/data/optim_ref.json, from tests/data/gen_optim.py);
+//  - the update rules written again here, in double precision, straight from PyTorch's
+//    torch/optim/*.py (single-tensor paths), sharing no code with src/optim;
+//  - the kernels' scalar twins (ref::), which the SIMD kernels must match bit for bit.
+// Tolerance for float32 results against PyTorch and against the double-precision rules:
+// |got − want| <= 2e-6 + 2e-6·|want| per element, after six steps (float32 rounding of a
+// handful of operations per step; the measured worst case is printed by the test).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "gradcheck.h"
+#include "io/json.h"
+#include "optim/optim.h"
+#include "optim/optim_kernels.h"
+#include "ops/ops.h"
+
+namespace {
+
+using sg::Tensor;
+using sg::optim::ParamState;
+
+#define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
+
+constexpr double kAtol = 2e-6, kRtol = 2e-6;
+
+// tests/data/<name>, found from this source file's path (CMake compiles it by absolute path).
+std::string read_data_file(const std::string& name) {
+  std::string dir = __FILE__;
+  dir = dir.substr(0, dir.find_last_of('/'));  // tests/native
+  const std::string path = dir + "/../data/" + name;
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<double> numbers(const sg::json::Value& array) {
+  std::vector<double> out;
+  for (const auto& v : array.items) out.push_back(v.number());
+  return out;
+}
+
+Tensor tensor_of(const sg::Shape& shape, const std::vector<double>& values, bool leaf = true) {
+  Tensor t = Tensor::empty(shape);
+  REQUIRE(static_cast<int64_t>(values.size()) == t.numel());
+  for (size_t i = 0; i < values.size(); ++i) t.f32()[i] = static_cast<float>(values[i]);
+  if (leaf) t.set_requires_grad(true);
+  return t;
+}
+
+std::vector<double> values_of(const Tensor& t) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(t.at(i));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The update rules in double precision, per parameter (an independent re-implementation).
+struct Hyper {
+  std::string algorithm;
+  double lr = 0, momentum = 0, dampening = 0, weight_decay = 0, beta1 = 0.9, beta2 = 0.999,
+         eps = 1e-8, alpha = 0.99, lr_decay = 0, initial_accumulator_value = 0;
+  bool nesterov = false, maximize = false, amsgrad = false, centered = false;
+};
+
+Hyper hyper_of(const std::string& algorithm, const sg::json::Value& h) {
+  Hyper o;
+  o.algorithm = algorithm;
+  o.lr = h.find("lr")->number();
+  if (algorithm == "AdamW") o.weight_decay = 1e-2;  // PyTorch's AdamW default
+  if (algorithm == "Adagrad") o.eps = 1e-10;
+  const auto num = [&](const char* key, double& out) {
+    if (const sg::json::Value* v = h.find(key)) out = v->number();
+  };
+  const auto flag = [&](const char* key, bool& out) {
+    if (const sg::json::Value* v = h.find(key)) out = v->boolean;
+  };
+  num("momentum", o.momentum);
+  num("dampening", o.dampening);
+  num("weightDecay", o.weight_decay);
+  num("beta1", o.beta1);
+  num("beta2", o.beta2);
+  num("eps", o.eps);
+  num("alpha", o.alpha);
+  num("lrDecay", o.lr_decay);
+  num("initialAccumulatorValue", o.initial_accumulator_value);
+  flag("nesterov", o.nesterov);
+  flag("maximize", o.maximize);
+  flag("amsgrad", o.amsgrad);
+  flag("centered", o.centered);
+  return o;
+}
+
+struct DoubleState {
+  bool started = false;
+  double step = 0;
+  std::vector<double> m, v, vmax, buf, sq, gavg, sum;
+};
+
+void double_step(const Hyper& o, std::vector<double>& p, std::vector<double> g, DoubleState& s) {
+  const size_t n = p.size();
+  if (!s.started) {
+    s.started = true;
+    s.m.assign(n, 0);
+    s.v.assign(n, 0);
+    s.vmax.assign(n, 0);
+    s.sq.assign(n, 0);
+    s.gavg.assign(n, 0);
+    s.sum.assign(n, o.initial_accumulator_value);
+    if (o.algorithm != "SGD") s.buf.assign(n, 0);  // SGD's buffer starts as its first update
+  }
+  for (double& x : g) x = o.maximize ? -x : x;
+  if (o.algorithm == "SGD") {
+    std::vector<double> d(n);
+    for (size_t i = 0; i < n; ++i) d[i] = g[i] + o.weight_decay * p[i];
+    if (o.momentum != 0) {
+      if (s.buf.empty()) {
+        s.buf = d;
+      } else {
+        for (size_t i = 0; i < n; ++i) s.buf[i] = o.momentum * s.buf[i] + (1 - o.dampening) * d[i];
+      }
+      for (size_t i = 0; i < n; ++i) d[i] = o.nesterov ? d[i] + o.momentum * s.buf[i] : s.buf[i];
+    }
+    for (size_t i = 0; i < n; ++i) p[i] -= o.lr * d[i];
+    return;
+  }
+  s.step += 1;
+  const double t = s.step;
+  for (size_t i = 0; i < n; ++i) {
+    double gi = g[i];
+    if (o.algorithm == "Adam" || o.algorithm == "AdamW") {
+      if (o.algorithm == "AdamW") p[i] *= 1 - o.lr * o.weight_decay;
+      else gi += o.weight_decay * p[i];
+      s.m[i] = o.beta1 * s.m[i] + (1 - o.beta1) * gi;
+      s.v[i] = o.beta2 * s.v[i] + (1 - o.beta2) * gi * gi;
+      s.vmax[i] = std::max(s.vmax[i], s.v[i]);
+      const double second = o.amsgrad ? s.vmax[i] : s.v[i];
+      const double denom = std::sqrt(second) / std::sqrt(1 - std::pow(o.beta2, t)) + o.eps;
+      p[i] -= o.lr / (1 - std::pow(o.beta1, t)) * s.m[i] / denom;
+    } else if (o.algorithm == "RMSprop") {
+      gi += o.weight_decay * p[i];
+      s.sq[i] = o.alpha * s.sq[i] + (1 - o.alpha) * gi * gi;
+      double avg;
+      if (o.centered) {
+        s.gavg[i] = o.alpha * s.gavg[i] + (1 - o.alpha) * gi;
+        avg = std::sqrt(s.sq[i] - s.gavg[i] * s.gavg[i]) + o.eps;
+      } else {
+        avg = std::sqrt(s.sq[i]) + o.eps;
+      }
+      if (o.momentum > 0) {
+        s.buf[i] = o.momentum * s.buf[i] + gi / avg;
+        p[i] -= o.lr * s.buf[i];
+      } else {
+        p[i] -= o.lr * gi / avg;
+      }
+    } else if (o.algorithm == "Adagrad") {
+      gi += o.weight_decay * p[i];
+      const double clr = o.lr / (1 + (t - 1) * o.lr_decay);
+      s.sum[i] += gi * gi;
+      p[i] -= clr * gi / (std::sqrt(s.sum[i]) + o.eps);
+    } else {
+      FAIL("unknown algorithm " << o.algorithm);
+    }
+  }
+}
+
+sg::Attrs attrs_of(const sg::json::Value& h) {
+  sg::Attrs a;
+  for (size_t i = 0; i < h.keys.size(); ++i) {
+    if (h.items[i].is(sg::json::Type::Bool)) a.set(h.keys[i], h.items[i].boolean);
+    else a.set(h.keys[i], h.items[i].number());
+  }
+  return a;
+}
+
+struct Worst {
+  double err = 0;
+  std::string where;
+  void see(double got, double want, const std::string& at) {
+    const double e = std::fabs(got - want) / (kAtol + kRtol * std::fabs(want));
+    if (e > err) err = e, where = at;
+  }
+};
+
+void check_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& what,
+                 Worst& worst) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO(what << " [" << i << "]: got " << got[i] << ", want " << want[i]);
+    CHECK(std::fabs(got[i] - want[i]) <= kAtol + kRtol * std::fabs(want[i]));
+    worst.see(got[i], want[i], what);
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules") {
+  const sg::json::Value ref = sg::json::parse(read_data_file("optim_ref.json"), "optim_ref.json");
+  std::vector<sg::Shape> shapes;
+  for (const auto& s : ref.find("shapes")->items) {
+    sg::Shape shape;
+    for (const auto& d : s.items) shape.push_back(static_cast<int64_t>(d.number()));
+    shapes.push_back(shape);
+  }
+  const auto& init = ref.find("init")->items;
+  const auto& grads = ref.find("grads")->items;
+  const auto& cases = ref.find("cases")->items;
+  REQUIRE(cases.size() >= 20);
+  Worst vs_torch, vs_double;
+  for (const auto& c : cases) {
+    const std::string name = c.find("name")->text;
+    const std::string algorithm = c.find("algorithm")->text;
+    CAPTURE(name);
+    const sg::Attrs attrs = attrs_of(*c.find("hyper"));
+    const Hyper hyper = hyper_of(algorithm, *c.find("hyper"));
+
+    std::vector<Tensor> params;
+    std::vector<std::vector<double>> dparams;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      params.push_back(tensor_of(shapes[i], numbers(init[i])));
+      dparams.push_back(numbers(init[i]));
+    }
+    std::vector<ParamState> states(params.size());
+    std::vector<DoubleState> dstates(params.size());
+    const auto& trajectory = c.find("trajectory")->items;
+    for (size_t k = 0; k < grads.size(); ++k) {
+      std::vector<Tensor> gs;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const auto& g = grads[k].items[i];
+        if (g.is(sg::json::Type::Null)) {
+          gs.emplace_back();
+        } else {
+          gs.push_back(tensor_of(shapes[i], numbers(g), false));
+          double_step(hyper, dparams[i], numbers(g), dstates[i]);
+        }
+      }
+      sg::optim::optimizer_step(algorithm, attrs, params, gs, states);
+      for (size_t i = 0; i < params.size(); ++i) {
+        const std::string at = name + ", step " + std::to_string(k + 1) + ", param " + std::to_string(i);
+        check_close(values_of(params[i]), numbers(trajectory[k].items[i]), at + " vs PyTorch", vs_torch);
+        check_close(values_of(params[i]), dparams[i], at + " vs double", vs_double);
+      }
+    }
+    // The state holds PyTorch's values under PyTorch's keys.
+    const auto& final_state = c.find("final_state")->items;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& want = final_state[i];
+      CHECK_MESSAGE(states[i].size() == want.keys.size(), name << ": param " << i << " state keys");
+      for (size_t k = 0; k < want.keys.size(); ++k) {
+        const std::string& key = want.keys[k];
+        REQUIRE_MESSAGE(states[i].count(key), name << ": missing state '" << key << "'");
+        check_close(values_of(states[i][key]), numbers(want.items[k]), name + " state " + key, vs_torch);
+      }
+    }
+  }
+  MESSAGE("worst error / tolerance: vs PyTorch " << vs_torch.err << " (" << vs_torch.where
+                                                  << "), vs double " << vs_double.err << " ("
+                                                  << vs_double.where << ")");
+}
+
+TEST_CASE("optim: SIMD kernels equal their scalar twins bit for bit, tails included") {
+  std::mt19937 gen(5);
+  std::normal_distribution<float> normal;
+  for (int64_t n : {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100}) {
+    CAPTURE(n);
+    std::vector<float> p(n), g(n), a(n), b(n), c(n);
+    for (int64_t i = 0; i < n; ++i) {
+      p[i] = normal(gen), g[i] = normal(gen), a[i] = normal(gen);
+      b[i] = std::fabs(normal(gen)), c[i] = std::fabs(normal(gen));
+    }
+    // Each variant runs on two copies of the same inputs; all buffers must then be identical.
+    const auto same = [&](const auto& run) {
+      std::vector<float> p1 = p, a1 = a, b1 = b, c1 = c, p2 = p, a2 = a, b2 = b, c2 = c;
+      run(true, p1.data(), a1.data(), b1.data(), c1.data());
+      run(false, p2.data(), a2.data(), b2.data(), c2.data());
+      const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+      CHECK((n == 0 || std::memcmp(p1.data(), p2.data(), bytes) == 0));
+      CHECK((n == 0 || std::memcmp(a1.data(), a2.data(), bytes) == 0));
+      CHECK((n == 0 || std::memcmp(b1.data(), b2.data(), bytes) == 0));
+      CHECK((n == 0 || std::memcmp(c1.data(), c2.data(), bytes) == 0));
+    };
+    using namespace sg::optim;
+    for (int variant = 0; variant < 8; ++variant) {
+      const bool x = variant & 1, y = variant & 2, z = variant & 4;
+      SgdScalars s;
+      s.sign = x ? -1 : 1, s.has_weight_decay = y, s.weight_decay = 0.1f, s.has_momentum = true;
+      s.momentum = 0.9f, s.one_minus_dampening = 0.7f, s.nesterov = z, s.neg_lr = -0.05f, s.first = x && y;
+      same([&](bool simd, float* pp, float* buf, float*, float*) {
+        (simd ? simd::sgd_f32 : ref::sgd_f32)(pp, g.data(), buf, n, s);
+      });
+      AdamScalars as;
+      as.sign = x ? -1 : 1, as.l2 = y && !z, as.decoupled = z, as.weight_decay = 0.1f, as.decay = 0.999f;
+      as.beta1 = 0.9f, as.one_minus_beta1 = 0.1f, as.beta2 = 0.999f, as.one_minus_beta2 = 0.001f;
+      as.bias_correction2_sqrt = 0.0447f, as.eps = 1e-8f, as.neg_step_size = -0.01f, as.amsgrad = y;
+      same([&](bool simd, float* pp, float* m, float* v, float* vmax) {
+        (simd ? simd::adam_f32 : ref::adam_f32)(pp, g.data(), m, v, vmax, n, as);
+      });
+      RmspropScalars rs;
+      rs.sign = x ? -1 : 1, rs.has_weight_decay = x, rs.weight_decay = 0.2f, rs.alpha = 0.9f;
+      rs.one_minus_alpha = 0.1f, rs.eps = 1e-6f, rs.centered = y, rs.has_momentum = z, rs.momentum = 0.5f;
+      rs.neg_lr = -0.01f;
+      same([&](bool simd, float* pp, float* buf, float* sq, float* ga) {
+        // grad_avg must not exceed sqrt(square_avg) for a centered step: use small values.
+        for (int64_t i = 0; i < n; ++i) ga[i] *= 0.01f;
+        (simd ? simd::rmsprop_f32 : ref::rmsprop_f32)(pp, g.data(), sq, ga, buf, n, rs);
+      });
+      AdagradScalars ds;
+      ds.sign = x ? -1 : 1, ds.has_weight_decay = y, ds.weight_decay = 0.1f, ds.eps = 1e-10f, ds.neg_clr = -0.1f;
+      same([&](bool simd, float* pp, float* sum, float*, float*) {
+        (simd ? simd::adagrad_f32 : ref::adagrad_f32)(pp, g.data(), sum, n, ds);
+      });
+    }
+    same([&](bool simd, float* x, float*, float*, float*) { (simd ? simd::scale_f32 : ref::scale_f32)(x, n, 0.37f); });
+    same([&](bool simd, float* x, float*, float*, float*) {
+      (simd ? simd::clamp_f32 : ref::clamp_f32)(x, n, -0.5f, 0.25f);
+    });
+    CHECK(simd::max_abs_f32(p.data(), n) == ref::max_abs_f32(p.data(), n));
+    CHECK(simd::sum_squares_f32(p.data(), n) == doctest::Approx(ref::sum_squares_f32(p.data(), n)).epsilon(1e-6));
+    CHECK(simd::sum_abs_f32(p.data(), n) == doctest::Approx(ref::sum_abs_f32(p.data(), n)).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("optim: state is created lazily under PyTorch's keys; params without grad are skipped") {
+  Tensor a = tensor_of({2, 2}, {1, 2, 3, 4});
+  Tensor b = tensor_of({3}, {1, 1, 1});
+  std::vector<ParamState> states(2);
+  const Tensor ga = tensor_of({2, 2}, {0.1, 0.2, 0.3, 0.4}, false);
+
+  SUBCASE("Adam") {
+    sg::optim::AdamOptions o;
+    o.amsgrad = true;
+    sg::optim::adam_step({a, b}, {ga, Tensor()}, states, o);
+    CHECK(states[1].empty());  // b had no grad: no state, untouched
+    CHECK(values_of(b) == std::vector<double>{1, 1, 1});
+    REQUIRE(states[0].size() == 4);
+    CHECK(states[0]["step"].item() == 1);
+    CHECK(states[0]["step"].ndim() == 0);
+    CHECK(states[0].count("exp_avg"));
+    CHECK(states[0].count("exp_avg_sq"));
+    CHECK(states[0].count("max_exp_avg_sq"));
+    // Adam's first step moves every element by lr·sign(g) (up to eps): m̂ = g, v̂ = g².
+    for (int i = 0; i < 4; ++i) CHECK(a.at(i) == doctest::Approx(1 + i - 1e-3).epsilon(1e-6));
+    sg::optim::adam_step({a, b}, {ga, Tensor()}, states, o);
+    CHECK(states[0]["step"].item() == 2);
+  }
+  SUBCASE("SGD without momentum keeps no state; with momentum the buffer starts as the update") {
+    sg::optim::SGDOptions o;
+    o.lr = 0.5;
+    std::vector<ParamState> s1(1);
+    sg::optim::sgd_step({a}, {ga}, s1, o);
+    CHECK(s1[0].empty());
+    CHECK(a.at(3) == doctest::Approx(4 - 0.2));
+    o.momentum = 0.9;
+    o.dampening = 0.5;  // not applied on the first step (PyTorch clones d_p)
+    std::vector<ParamState> s2(1);
+    sg::optim::sgd_step({b}, {tensor_of({3}, {1, 2, 3}, false)}, s2, o);
+    CHECK(values_of(s2[0]["momentum_buffer"]) == std::vector<double>{1, 2, 3});
+    CHECK(values_of(b) == std::vector<double>{0.5, 0, -0.5});
+  }
+  SUBCASE("Adagrad's init_state fills every parameter's sum and step, grads or not") {
+    sg::Attrs h;
+    h.set("lr", 0.1);
+    h.set("initialAccumulatorValue", 0.25);
+    sg::optim::optimizer_init_state("Adagrad", h, {a, b}, states);
+    CHECK(values_of(states[1]["sum"]) == std::vector<double>{0.25, 0.25, 0.25});
+    CHECK(states[1]["step"].item() == 0);
+    sg::optim::optimizer_step("Adagrad", h, {a, b}, {ga, Tensor()}, states);
+    CHECK(states[0]["step"].item() == 1);
+    CHECK(states[1]["step"].item() == 0);
+    // sum = 0.25 + g², p −= lr·g/√sum
+    CHECK(a.at(0) == doctest::Approx(1 - 0.1 * 0.1 / std::sqrt(0.25 + 0.01)));
+  }
+}
+
+TEST_CASE("optim: strided parameters, grads and loaded state are updated through their views") {
+  // A transposed view as the parameter, a non-contiguous grad, an int32 step, a strided buffer.
+  Tensor base = tensor_of({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor p = Tensor::view_of(base, {3, 2}, {1, 3}, 0);  // base.T
+  p.set_requires_grad(true);
+  Tensor gbase = tensor_of({2, 3}, {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, false);
+  Tensor g = Tensor::view_of(gbase, {3, 2}, {1, 3}, 0);
+  std::vector<ParamState> states(1);
+  Tensor buf_base = tensor_of({2, 3}, {1, 1, 1, 1, 1, 1}, false);
+  states[0]["momentum_buffer"] = Tensor::view_of(buf_base, {3, 2}, {1, 3}, 0);
+  sg::optim::SGDOptions o;
+  o.lr = 1;
+  o.momentum = 0.5;
+  sg::optim::sgd_step({p}, {g}, states, o);
+  // buf = 0.5·1 + g; p −= buf. In base's layout: base[i] = v − (0.5 + g[i]).
+  const std::vector<double> want = {1 - 0.6, 2 - 0.7, 3 - 0.8, 4 - 0.9, 5 - 1.0, 6 - 1.1};
+  for (int i = 0; i < 6; ++i) {
+    CHECK(base.f32()[i] == doctest::Approx(want[i]));
+    CHECK(buf_base.f32()[i] == doctest::Approx(0.5 + 0.1 * (i + 1)));
+  }
+  Tensor step = Tensor::empty({1}, sg::DType::Int32);
+  step.i32()[0] = 41;
+  std::vector<ParamState> adam(1);
+  adam[0]["step"] = step;
+  sg::optim::adam_step({p}, {g}, adam, sg::optim::AdamOptions{});
+  CHECK(step.i32()[0] == 42);
+}
+
+TEST_CASE("optim: bad arguments are errors that name the problem and change nothing") {
+  Tensor a = tensor_of({2}, {1, 2});
+  std::vector<ParamState> states(1);
+  const Tensor g = tensor_of({2}, {1, 1}, false);
+  const sg::optim::AdamOptions adam;
+  sg::optim::SGDOptions sgd;
+  sgd.lr = 0.1;
+
+  CHECK_ERROR(sg::optim::adam_step({a}, {tensor_of({3}, {1, 1, 1}, false)}, states, adam),
+              "Adam: parameter 0: grad has shape [3], expected the parameter's shape [2]");
+  CHECK_ERROR(sg::optim::adam_step({a}, {g, g}, states, adam), "Adam: got 1 parameters but 2 gradients");
+  std::vector<ParamState> two(2);
+  CHECK_ERROR(sg::optim::sgd_step({a}, {g}, two, sgd), "SGD: got 1 parameters but 2 states");
+  CHECK_ERROR(sg::optim::sgd_step({Tensor::empty({2}, sg::DType::Int32)}, {g}, states, sgd),
+              "SGD: parameter 0 must be float32");
+  const Tensor non_leaf = sg::mul(a, a);
+  CHECK_ERROR(sg::optim::sgd_step({non_leaf}, {g}, states, sgd), "SGD: parameter 0 is not a leaf");
+  CHECK_ERROR(sg::optim::sgd_step({a}, {Tensor::empty({2}, sg::DType::Int32)}, states, sgd),
+              "SGD: parameter 0: grad must be float32, got int32");
+
+  sgd.lr = -1;
+  CHECK_ERROR(sg::optim::sgd_step({a}, {g}, states, sgd), "SGD: invalid learning rate -1");
+  sgd.lr = 0.1;
+  sgd.nesterov = true;
+  CHECK_ERROR(sg::optim::sgd_step({a}, {g}, states, sgd), "SGD: Nesterov momentum requires a momentum and zero dampening");
+  sg::optim::AdamOptions bad_beta;
+  bad_beta.beta1 = 1;
+  CHECK_ERROR(sg::optim::adam_step({a}, {g}, states, bad_beta), "Adam: invalid beta parameter at index 0: 1");
+  sg::optim::RMSpropOptions rms;
+  rms.alpha = -0.5;
+  CHECK_ERROR(sg::optim::rmsprop_step({a}, {g}, states, rms), "RMSprop: invalid alpha value -0.5");
+  sg::optim::AdagradOptions ada;
+  ada.lr_decay = std::nan("");
+  CHECK_ERROR(sg::optim::adagrad_step({a}, {g}, states, ada), "Adagrad: invalid lr_decay value nan");
+
+  states[0]["exp_avg"] = Tensor::empty({3});
+  CHECK_ERROR(sg::optim::adam_step({a}, {g}, states, adam),
+              "Adam: parameter 0: state 'exp_avg' has shape [3], expected the parameter's shape [2]");
+  states[0].clear();
+  states[0]["step"] = Tensor::empty({2});
+  CHECK_ERROR(sg::optim::adagrad_step({a}, {g}, states, sg::optim::AdagradOptions{}),
+              "Adagrad: parameter 0: state 'step' must be a one-element float32 or int32 tensor");
+  states[0].clear();
+
+  sg::Attrs none;
+  CHECK_ERROR(sg::optim::optimizer_step("Adamax", none, {a}, {g}, states), "optimizer: unknown algorithm 'Adamax'");
+  CHECK_ERROR(sg::optim::optimizer_step("SGD", none, {a}, {g}, states), "SGD: missing argument 'lr'");
+  sg::Attrs typo;
+  typo.set("lr", std::string("fast"));
+  CHECK_ERROR(sg::optim::optimizer_step("Adam", typo, {a}, {g}, states), "Adam: expected 'lr' to be a number");
+
+  // The second parameter's bad grad is found before the first parameter is touched.
+  Tensor b = tensor_of({2}, {5, 6});
+  std::vector<ParamState> s2(2);
+  CHECK_ERROR(sg::optim::adam_step({a, b}, {g, tensor_of({1}, {1}, false)}, s2, adam), "parameter 1");
+  CHECK(values_of(a) == std::vector<double>{1, 2});
+  CHECK(s2[0].empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+TEST_CASE("optim: clip_grad_norm_ against hand-computed norms") {
+  // Two grads [3, 4] and [12]: ‖·‖₂ = 13, ‖·‖₁ = 19, ‖·‖∞ = 12, ‖·‖₃ = (27 + 64 + 1728)^(1/3).
+  const auto grads = [] {
+    return std::vector<Tensor>{tensor_of({2}, {3, 4}, false), Tensor(), tensor_of({1}, {12}, false)};
+  };
+  SUBCASE("2-norm, clipped") {
+    auto gs = grads();
+    const double total = sg::optim::clip_grad_norm_(gs, 6.5);
+    CHECK(total == doctest::Approx(13).epsilon(1e-7));
+    const double coef = 6.5 / (13 + 1e-6);
+    CHECK(gs[0].at(0) == doctest::Approx(3 * coef).epsilon(1e-6));
+    CHECK(gs[0].at(1) == doctest::Approx(4 * coef).epsilon(1e-6));
+    CHECK(gs[2].at(0) == doctest::Approx(12 * coef).epsilon(1e-6));
+  }
+  SUBCASE("no clipping when the norm is below max_norm (coef >= 1 leaves the grads as they are)") {
+    auto gs = grads();
+    CHECK(sg::optim::clip_grad_norm_(gs, 13.0) == doctest::Approx(13));  // coef = 13/(13+1e-6) < 1
+    CHECK(gs[0].at(0) < 3);
+    gs = grads();
+    CHECK(sg::optim::clip_grad_norm_(gs, 100) == doctest::Approx(13));
+    CHECK(values_of(gs[0]) == std::vector<double>{3, 4});
+    CHECK(values_of(gs[2]) == std::vector<double>{12});
+  }
+  SUBCASE("other orders") {
+    auto gs = grads();
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 1) == doctest::Approx(19));
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, INFINITY) == doctest::Approx(12));
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 3) == doctest::Approx(std::cbrt(27.0 + 64 + 1728)).epsilon(1e-6));
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, -INFINITY) == doctest::Approx(3));
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 0) == doctest::Approx(2));  // torch: grads with a nonzero
+    const double inf_total = sg::optim::clip_grad_norm_(gs, 6, INFINITY);
+    CHECK(inf_total == doctest::Approx(12));
+    CHECK(gs[2].at(0) == doctest::Approx(6).epsilon(1e-6));
+    CHECK(gs[0].at(1) == doctest::Approx(2).epsilon(1e-6));
+  }
+  SUBCASE("a long grad (SIMD blocks and tails) against a double sum") {
+    Tensor g = sgtest::leaf({3, 1001}, -2, 2, 11, false);
+    double ss = 0;
+    for (int64_t i = 0; i < g.numel(); ++i) ss += g.at(i) * g.at(i);
+    std::vector<Tensor> gs{g};
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9) == doctest::Approx(std::sqrt(ss)).epsilon(1e-6));
+  }
+  SUBCASE("edge cases") {
+    std::vector<Tensor> none{Tensor()};
+    CHECK(sg::optim::clip_grad_norm_(none, 1) == 0);
+    std::vector<Tensor> nan{tensor_of({2}, {NAN, 1}, false)};
+    CHECK(std::isnan(sg::optim::clip_grad_norm_(nan, 1)));
+    CHECK(std::isnan(nan[0].at(1)));  // PyTorch multiplies by the NaN coefficient
+    std::vector<Tensor> inf{tensor_of({2}, {INFINITY, 1}, false)};
+    CHECK_ERROR(sg::optim::clip_grad_norm_(inf, 1, 2, true), "clipGradNorm_: the total norm of order 2");
+    CHECK(inf[0].at(1) == 1);  // not scaled
+    std::vector<Tensor> ints{Tensor::empty({2}, sg::DType::Int32)};
+    CHECK_ERROR(sg::optim::clip_grad_norm_(ints, 1), "clipGradNorm_: grad 0 must be float32");
+  }
+}
+
+TEST_CASE("optim: clip_grad_value_ clamps in place, through views, NaN kept") {
+  Tensor base = tensor_of({2, 3}, {-3, -0.5, 0, 0.5, 3, NAN}, false);
+  Tensor view = Tensor::view_of(base, {3, 2}, {1, 3}, 0);
+  sg::optim::clip_grad_value_({view, Tensor()}, 1);
+  CHECK(base.f32()[0] == -1);
+  CHECK(base.f32()[1] == -0.5f);
+  CHECK(base.f32()[2] == 0);
+  CHECK(base.f32()[3] == 0.5f);
+  CHECK(base.f32()[4] == 1);
+  CHECK(std::isnan(base.f32()[5]));
+}
