@@ -2,7 +2,7 @@
 // into handles, makes the 0-d temporaries for numbers and deletes them right after the call,
 // and wraps the resulting handles as Tensors.
 import type { Attrs, DType, TensorHandle } from './embind.js';
-import { mod } from './module.js';
+import { handleFrom, mod } from './module.js';
 import { describe } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -22,6 +22,8 @@ function scalarDType(v: number, partner: DType | undefined): DType {
 }
 
 export function scalarHandle(value: number | boolean, dtype: DType): TensorHandle {
+  // Attributes reject NaN (callOp's check), but NaN is a valid float operand: write it directly.
+  if (Number.isNaN(value)) return handleFrom([NaN], [], 'float32');
   return mod().callOp('scalar', [], { value: typeof value === 'boolean' ? Number(value) : value, dtype })[0]!;
 }
 

@@ -328,6 +328,9 @@ SGDOptions sgd_options(const Attrs& a) {
   return o;
 }
 AdamOptions adam_options(const char* op, const Attrs& a, double default_weight_decay) {
+  // Attrs has no list-of-reals getter: betas travel as two numbers; a 'betas' list would
+  // otherwise be ignored without a word.
+  check(!a.has("betas"), op, ": pass betas as the numbers 'beta1' and 'beta2'");
   AdamOptions o;
   o.lr = a.number(op, "lr", 1e-3);
   o.beta1 = a.number(op, "beta1", 0.9);

@@ -138,6 +138,10 @@ test('numbers as operands and their dtypes', scoped(() => {
   assert.equal(b2.dtype, 'float32');
   assert.deepEqual(b2.toArray(), [0.5, 0]);
 
+  // NaN and ±Infinity are valid float operands
+  close(f.add(NaN).toArray(), [NaN, NaN, NaN]);
+  close(f.mul(Infinity).toArray(), [Infinity, Infinity, Infinity]);
+  close(sg.maximum(f, -Infinity).toArray(), [1, 2, 3]);
   // int32 tensor + float tensor promotes
   assert.equal(i.add(f).dtype, 'float32');
 }));
