@@ -80,9 +80,20 @@ struct Entry {
 
 std::string tensor_prefix(const std::string& name) { return "load: tensor '" + name + "'"; }
 
+// The member `key` of tensor `name`'s object: present exactly once (serde rejects duplicates).
+const json::Value& field(const std::string& name, const json::Value& v, const char* key) {
+  const json::Value* found = nullptr;
+  for (size_t i = 0; i < v.keys.size(); ++i) {
+    if (v.keys[i] != key) continue;
+    check(found == nullptr, tensor_prefix(name), " has '", key, "' twice");
+    found = &v.items[i];
+  }
+  check(found != nullptr, tensor_prefix(name), " has no '", key, "'");
+  return *found;
+}
+
 const FileDTypeInfo& dtype_of(const std::string& name, const json::Value& v) {
-  const json::Value* d = v.find("dtype");
-  check(d != nullptr, tensor_prefix(name), " has no 'dtype'");
+  const json::Value* d = &field(name, v, "dtype");
   check(d->is(json::Type::String), tensor_prefix(name), ": 'dtype' must be a string, got ", json::type_name(d->type));
   for (const FileDTypeInfo& info : kSupported)
     if (d->text == info.name) return info;
@@ -92,8 +103,7 @@ const FileDTypeInfo& dtype_of(const std::string& name, const json::Value& v) {
 // The shape, and its element count (0 if any dim is 0). Every dim must fit int64 and the
 // product of the nonzero dims must too (it bounds every stride).
 Shape shape_of(const std::string& name, const json::Value& v, int64_t& numel) {
-  const json::Value* s = v.find("shape");
-  check(s != nullptr, tensor_prefix(name), " has no 'shape'");
+  const json::Value* s = &field(name, v, "shape");
   check(s->is(json::Type::Array), tensor_prefix(name), ": 'shape' must be an array, got ", json::type_name(s->type));
   Shape shape;
   int64_t product = 1;
@@ -113,8 +123,7 @@ Shape shape_of(const std::string& name, const json::Value& v, int64_t& numel) {
 }
 
 void offsets_of(const std::string& name, const json::Value& v, uint64_t& begin, uint64_t& end) {
-  const json::Value* o = v.find("data_offsets");
-  check(o != nullptr, tensor_prefix(name), " has no 'data_offsets'");
+  const json::Value* o = &field(name, v, "data_offsets");
   check(o->is(json::Type::Array) && o->items.size() == 2 && o->items[0].to_uint64(begin) &&
             o->items[1].to_uint64(end),
         tensor_prefix(name), ": 'data_offsets' must be an array of two non-negative integers");

@@ -47,8 +47,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
   Tensor out = Tensor::empty(out_shape);
   const Tensor wc = as_contiguous(weight);
   const float* wp = wc.f32();
-  float* op_ = out.f32();
-  for (int64_t i = 0; i < count; ++i) std::memcpy(op_ + i * d, wp + int64_t(ip[i]) * d, size_t(d) * sizeof(float));
+  float* dst = out.f32();
+  for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * d, wp + int64_t(ip[i]) * d, size_t(d) * sizeof(float));
 
   const Shape w_shape = weight.shape();
   return record(op, out, {weight, indices}, [idx, pad, w_shape, d](const Tensor& g) {

@@ -1,7 +1,7 @@
 // Binary losses (binary_cross_entropy, binary_cross_entropy_with_logits) as single nodes with
 // PyTorch's derivative formulas, and cosine_embedding_loss, composed from recorded ops as in
 // PyTorch (so autograd differentiates it).
-#include <cmath>
+#include <optional>
 
 #include "autograd/grad_mode.h"
 #include "core/copy.h"

@@ -237,6 +237,6 @@ losses()
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "layer_loss_ref.json")
 with open(out, "w") as f:
     json.dump({"generator": "tests/data/gen_layer_loss.py", "torch": torch.__version__, "cases": CASES}, f,
-              separators=(",", ":"))
+              separators=(",", ":"), allow_nan=False)
     f.write("\n")
 print(f"wrote {len(CASES)} cases to {out} ({os.path.getsize(out)} bytes)")

@@ -304,8 +304,8 @@ TEST_CASE("nn layer: gradcheck dropout, dropout2d, embedding") {
               {leaf({3, 4, 2, 2}, -1, 1, 82)});
     Tensor idx = ints({2, 3}, {1, 4, 1, 0, 4, 2});
     gradcheck("embedding", [idx](auto& in) { return sg::embedding(in[0], idx); }, {leaf({5, 3}, -1, 1, 83)});
-    gradcheck("embedding paddingIdx", [idx](auto& in) { return sg::embedding(in[0], idx, 4); },
-              {leaf({5, 3}, -1, 1, 84)});
+    // (With a paddingIdx that occurs, the gradient deliberately differs from the numerical
+    // one: the padding row gets none. Checked against PyTorch and below.)
   });
 }
 

@@ -281,6 +281,8 @@ TEST_CASE("safetensors: malformed files are rejected with a message naming the p
     CHECK_ERROR(load(file_of("{\"w\":{\"shape\":[2],\"data_offsets\":[0,8]}}", two)), "load: tensor 'w' has no 'dtype'");
     CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"data_offsets\":[0,8]}}", two)), "load: tensor 'w' has no 'shape'");
     CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2]}}", two)), "load: tensor 'w' has no 'data_offsets'");
+    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,8]}}", two)),
+                "load: tensor 'w' has 'dtype' twice");
     CHECK_ERROR(load(file_of("{\"w\":[1]}", two)), "load: tensor 'w': expected an object with dtype, shape and data_offsets, got an array");
     CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":32,\"shape\":[2],\"data_offsets\":[0,8]}}", two)), "'dtype' must be a string, got a number");
     CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "2", 0, 8)), two)), "'shape' must be an array, got a number");

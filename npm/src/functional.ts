@@ -1,0 +1,634 @@
+// sg.F: torch.nn.functional. Tensors are positional (optional ones may be null or left out),
+// scalars and flags go in a trailing options object checked by checkOptions (unknown names
+// are errors). Each function only turns its arguments into one callOp (bindings/README.md:
+// layer, conv/pool and loss ops) or composes ops of ops.ts; the C++ op checks shapes and
+// values. Activations that exist as ops are the very same functions as sg.relu etc.
+import type { Attrs } from './embind.js';
+import { run, tensorArg, type TensorLike } from './call.js';
+import { tensor, zeros } from './creation.js';
+import { tidy } from './memory.js';
+import { functionOps, ops } from './ops.js';
+import { checkOptions, describe, intArg, isInteger, isOptionsObject, numberArg, type OptionSpec, type Spec } from './options.js';
+import { Tensor } from './tensor.js';
+
+/** A size: one number for every spatial dim, or one per dim. */
+export type Size = number | readonly number[];
+export type Reduction = 'mean' | 'sum' | 'none';
+/** Class indices: an int32 tensor or (nested) arrays of integers. */
+export type ClassIndices = Tensor | number[] | number[][] | number[][][];
+
+export interface ConvOptions {
+  stride?: Size;
+  padding?: Size | 'same' | 'valid';
+  dilation?: Size;
+  groups?: number;
+}
+export interface ConvTransposeOptions {
+  stride?: Size;
+  padding?: Size;
+  outputPadding?: Size;
+  groups?: number;
+  dilation?: Size;
+}
+export interface MaxPoolOptions {
+  stride?: Size | null;
+  padding?: Size;
+  dilation?: Size;
+  ceilMode?: boolean;
+  /** Not supported (the op returns the values only); true is an error. */
+  returnIndices?: boolean;
+}
+export interface AvgPoolOptions {
+  stride?: Size | null;
+  padding?: Size;
+  ceilMode?: boolean;
+  countIncludePad?: boolean;
+  /** Not supported; a value is an error. */
+  divisorOverride?: number | null;
+}
+export interface DropoutOptions {
+  p?: number;
+  training?: boolean;
+  /** Accepted for PyTorch compatibility; the result is always a new tensor. */
+  inplace?: boolean;
+}
+export interface BatchNormOptions {
+  training?: boolean;
+  momentum?: number;
+  eps?: number;
+}
+export interface InstanceNormOptions {
+  useInputStats?: boolean;
+  momentum?: number;
+  eps?: number;
+}
+export interface CrossEntropyOptions {
+  weight?: Tensor | null;
+  ignoreIndex?: number;
+  labelSmoothing?: number;
+  reduction?: Reduction;
+}
+export interface NllLossOptions {
+  weight?: Tensor | null;
+  ignoreIndex?: number;
+  reduction?: Reduction;
+}
+export interface ReductionOptions {
+  reduction?: Reduction;
+}
+export interface AttentionOptions {
+  /** bool (true = take part in attention, as PyTorch's scaled_dot_product_attention) or float (added). */
+  attnMask?: Tensor | null;
+  dropoutP?: number;
+  isCausal?: boolean;
+  /** Defaults to 1 / √(query.size(-1)). */
+  scale?: number | null;
+}
+
+// ---- argument helpers ----
+
+const sizeSpec: OptionSpec = 'integers';
+const nullableSize: OptionSpec = {
+  check: (v) => v === null || isInteger(v) || (Array.isArray(v) && v.every(isInteger)),
+  expected: 'an integer, an array of integers or null',
+};
+const convPadding: OptionSpec = {
+  check: (v) => v === 'same' || v === 'valid' || isInteger(v) || (Array.isArray(v) && v.every(isInteger)),
+  expected: "an integer, an array of integers, 'same' or 'valid'",
+};
+export const optionalTensorSpec: OptionSpec = { check: (v) => v === null || v instanceof Tensor, expected: 'a Tensor or null' };
+export const probabilitySpec: OptionSpec = {
+  check: (v) => typeof v === 'number' && v >= 0 && v <= 1,
+  expected: 'a number in [0, 1]',
+};
+export const REDUCTIONS = ['mean', 'sum', 'none'] as const;
+
+/** A size attr as callOp takes it (a number or a fresh number[]); undefined stays absent. */
+function sizeAttr(v: Size | null | undefined): number | number[] | undefined {
+  if (v === null || v === undefined) return undefined;
+  return typeof v === 'number' ? v : v.slice();
+}
+
+/** A positional size argument (kernelSize, outputSize). */
+export function sizeArg(fn: string, name: string, v: unknown): number | number[] {
+  if (isInteger(v)) return v;
+  if (Array.isArray(v) && v.length > 0 && v.every(isInteger)) return v.slice();
+  throw new Error(`${fn}: expected '${name}' to be an integer or an array of integers, got ${describe(v)}`);
+}
+
+/** An optional tensor argument: null/undefined → null. */
+export function optTensor(fn: string, name: string, v: unknown): Tensor | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Tensor) return v;
+  throw new Error(`${fn}: expected '${name}' to be a Tensor or null, got ${describe(v)}`);
+}
+
+/**
+ * Runs f with class indices as a tensor: a tensor is passed as is, a (nested) array of
+ * integers becomes a temporary int32 tensor, disposed afterwards.
+ */
+export function withIndices<T>(fn: string, name: string, v: unknown, f: (t: Tensor) => T): T {
+  if (v instanceof Tensor) return f(v);
+  if (Array.isArray(v) && (v as unknown[]).flat(Infinity).every(isInteger)) {
+    const t = tensor(v as number[], { dtype: 'int32' });
+    try {
+      return f(t);
+    } finally {
+      t.dispose();
+    }
+  }
+  throw new Error(`${fn}: expected '${name}' to be a Tensor or an array of integer class indices, got ${describe(v)}`);
+}
+
+function inputArg(fn: string, v: unknown): Tensor {
+  return tensorArg(fn, 'input', v);
+}
+
+// ---- layers ----
+
+function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
+  return run('linear', 'linear', [
+    ['input', inputArg('linear', input)],
+    ['weight', tensorArg('linear', 'weight', weight)],
+    ['bias', optTensor('linear', 'bias', bias)],
+  ]);
+}
+
+function bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
+  return run('bilinear', 'bilinear', [
+    ['input1', tensorArg('bilinear', 'input1', input1)],
+    ['input2', tensorArg('bilinear', 'input2', input2)],
+    ['weight', tensorArg('bilinear', 'weight', weight)],
+    ['bias', optTensor('bilinear', 'bias', bias)],
+  ]);
+}
+
+const convSpec: Spec = { stride: sizeSpec, padding: convPadding, dilation: sizeSpec, groups: 'positiveInteger' };
+
+function conv(name: string, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, options: unknown): Tensor {
+  const o = checkOptions<ConvOptions>(name, options, convSpec);
+  const padding = typeof o.padding === 'string' ? o.padding : sizeAttr(o.padding as Size | undefined);
+  return run(
+    name,
+    name,
+    [
+      ['input', inputArg(name, input)],
+      ['weight', tensorArg(name, 'weight', weight)],
+      ['bias', optTensor(name, 'bias', bias)],
+    ],
+    { stride: sizeAttr(o.stride), padding, dilation: sizeAttr(o.dilation), groups: o.groups },
+  );
+}
+
+function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor {
+  return conv('conv1d', input, weight, bias, options);
+}
+
+function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor {
+  return conv('conv2d', input, weight, bias, options);
+}
+
+function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor {
+  const o = checkOptions<ConvTransposeOptions>('convTranspose2d', options, {
+    stride: sizeSpec,
+    padding: sizeSpec,
+    outputPadding: sizeSpec,
+    groups: 'positiveInteger',
+    dilation: sizeSpec,
+  });
+  return run(
+    'convTranspose2d',
+    'convTranspose2d',
+    [
+      ['input', inputArg('convTranspose2d', input)],
+      ['weight', tensorArg('convTranspose2d', 'weight', weight)],
+      ['bias', optTensor('convTranspose2d', 'bias', bias)],
+    ],
+    { stride: sizeAttr(o.stride), padding: sizeAttr(o.padding), outputPadding: sizeAttr(o.outputPadding), groups: o.groups, dilation: sizeAttr(o.dilation) },
+  );
+}
+
+function maxPool(name: string, input: Tensor, kernelSize: Size, options: unknown): Tensor {
+  const o = checkOptions<MaxPoolOptions>(name, options, {
+    stride: nullableSize,
+    padding: sizeSpec,
+    dilation: sizeSpec,
+    ceilMode: 'boolean',
+    returnIndices: 'boolean',
+  });
+  if (o.returnIndices) throw new Error(`${name}: returnIndices is not supported (the indices of the maxima are not returned)`);
+  return run(name, name, [['input', inputArg(name, input)]], {
+    kernelSize: sizeArg(name, 'kernelSize', kernelSize),
+    stride: sizeAttr(o.stride),
+    padding: sizeAttr(o.padding),
+    dilation: sizeAttr(o.dilation),
+    ceilMode: o.ceilMode,
+  });
+}
+
+function avgPool(name: string, input: Tensor, kernelSize: Size, options: unknown): Tensor {
+  const o = checkOptions<AvgPoolOptions>(name, options, {
+    stride: nullableSize,
+    padding: sizeSpec,
+    ceilMode: 'boolean',
+    countIncludePad: 'boolean',
+    divisorOverride: { check: (v) => v === null, expected: 'null (divisorOverride is not supported)' },
+  });
+  return run(name, name, [['input', inputArg(name, input)]], {
+    kernelSize: sizeArg(name, 'kernelSize', kernelSize),
+    stride: sizeAttr(o.stride),
+    padding: sizeAttr(o.padding),
+    ceilMode: o.ceilMode,
+    countIncludePad: o.countIncludePad,
+  });
+}
+
+/** outputSize: a number, or [h, w] where null keeps that input size (PyTorch's None). */
+function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly (number | null)[]): Tensor {
+  const x = inputArg('adaptiveAvgPool2d', input);
+  let size: number | number[];
+  if (Array.isArray(outputSize) && outputSize.length === 2 && outputSize.some((v) => v === null)) {
+    const shape = x.shape;
+    size = outputSize.map((v, i) => (v === null ? shape[shape.length - 2 + i]! : v)) as number[];
+    sizeArg('adaptiveAvgPool2d', 'outputSize', size);
+  } else size = sizeArg('adaptiveAvgPool2d', 'outputSize', outputSize);
+  return run('adaptiveAvgPool2d', 'adaptiveAvgPool2d', [['input', x]], { outputSize: size });
+}
+
+/** [N, C, L] or [C, L] → L pooled to outputSize (through adaptiveAvgPool2d over [.., 1, L]). */
+function adaptiveAvgPool1d(input: Tensor, outputSize: number | readonly number[]): Tensor {
+  const x = inputArg('adaptiveAvgPool1d', input);
+  const s = sizeArg('adaptiveAvgPool1d', 'outputSize', outputSize);
+  const n = typeof s === 'number' ? s : s.length === 1 ? s[0]! : NaN;
+  if (!isInteger(n)) throw new Error(`adaptiveAvgPool1d: expected 'outputSize' to be one integer, got ${describe(outputSize)}`);
+  return tidy(() => adaptiveAvgPool2d(x.unsqueeze(-2), [1, n]).squeeze(-2));
+}
+
+function dropoutArgs(fn: string, pOrOptions: unknown, training: unknown): { p: number; training: boolean } {
+  if (pOrOptions === undefined || pOrOptions === null || isOptionsObject(pOrOptions)) {
+    if (training !== undefined) throw new Error(`${fn}: expected (input, options?) or (input, p, training?), got an options object and more`);
+    const o = checkOptions<DropoutOptions>(fn, pOrOptions, { p: probabilitySpec, training: 'boolean', inplace: 'boolean' });
+    return { p: o.p ?? 0.5, training: o.training ?? true };
+  }
+  const p = numberArg(fn, 'p', pOrOptions);
+  if (training !== undefined && typeof training !== 'boolean') throw new Error(`${fn}: expected 'training' to be a boolean, got ${describe(training)}`);
+  return { p, training: training ?? true };
+}
+
+/** dropout(x, { p = 0.5, training = true }) or dropout(x, p, training). */
+function dropout(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean): Tensor {
+  const a = dropoutArgs('dropout', pOrOptions, training);
+  return run('dropout', 'dropout', [['input', inputArg('dropout', input)]], a);
+}
+
+/** Channel dropout of [N, C, H, W] (or unbatched [C, H, W]). */
+function dropout2d(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean): Tensor {
+  const a = dropoutArgs('dropout2d', pOrOptions, training);
+  return run('dropout2d', 'dropout2d', [['input', inputArg('dropout2d', input)]], a);
+}
+
+function layerNorm(input: Tensor, normalizedShape: number | readonly number[], weight?: Tensor | null, bias?: Tensor | null, options?: { eps?: number }): Tensor {
+  const o = checkOptions<{ eps: number }>('layerNorm', options, { eps: 'number' });
+  const shape = sizeArg('layerNorm', 'normalizedShape', normalizedShape);
+  return run(
+    'layerNorm',
+    'layerNorm',
+    [
+      ['input', inputArg('layerNorm', input)],
+      ['weight', optTensor('layerNorm', 'weight', weight)],
+      ['bias', optTensor('layerNorm', 'bias', bias)],
+    ],
+    { normalizedShape: typeof shape === 'number' ? [shape] : shape, eps: o.eps },
+  );
+}
+
+/** Updates runningMean / runningVar in place when training (PyTorch's F.batch_norm). */
+function batchNorm(
+  input: Tensor,
+  runningMean: Tensor | null,
+  runningVar: Tensor | null,
+  weight?: Tensor | null,
+  bias?: Tensor | null,
+  options?: BatchNormOptions,
+): Tensor {
+  const o = checkOptions<BatchNormOptions>('batchNorm', options, { training: 'boolean', momentum: 'number', eps: 'number' });
+  return run(
+    'batchNorm',
+    'batchNorm',
+    [
+      ['input', inputArg('batchNorm', input)],
+      ['runningMean', optTensor('batchNorm', 'runningMean', runningMean)],
+      ['runningVar', optTensor('batchNorm', 'runningVar', runningVar)],
+      ['weight', optTensor('batchNorm', 'weight', weight)],
+      ['bias', optTensor('batchNorm', 'bias', bias)],
+    ],
+    { training: o.training, momentum: o.momentum, eps: o.eps },
+  );
+}
+
+function groupNorm(input: Tensor, numGroups: number, weight?: Tensor | null, bias?: Tensor | null, options?: { eps?: number }): Tensor {
+  const o = checkOptions<{ eps: number }>('groupNorm', options, { eps: 'number' });
+  return run(
+    'groupNorm',
+    'groupNorm',
+    [
+      ['input', inputArg('groupNorm', input)],
+      ['weight', optTensor('groupNorm', 'weight', weight)],
+      ['bias', optTensor('groupNorm', 'bias', bias)],
+    ],
+    { numGroups: intArg('groupNorm', 'numGroups', numGroups), eps: o.eps },
+  );
+}
+
+function instanceNorm(
+  input: Tensor,
+  runningMean?: Tensor | null,
+  runningVar?: Tensor | null,
+  weight?: Tensor | null,
+  bias?: Tensor | null,
+  options?: InstanceNormOptions,
+): Tensor {
+  const o = checkOptions<InstanceNormOptions>('instanceNorm', options, { useInputStats: 'boolean', momentum: 'number', eps: 'number' });
+  return run(
+    'instanceNorm',
+    'instanceNorm',
+    [
+      ['input', inputArg('instanceNorm', input)],
+      ['runningMean', optTensor('instanceNorm', 'runningMean', runningMean)],
+      ['runningVar', optTensor('instanceNorm', 'runningVar', runningVar)],
+      ['weight', optTensor('instanceNorm', 'weight', weight)],
+      ['bias', optTensor('instanceNorm', 'bias', bias)],
+    ],
+    { useInputStats: o.useInputStats, momentum: o.momentum, eps: o.eps },
+  );
+}
+
+/** Rows of weight [n, d] picked by int32 indices (or an integer array) → indices.shape + [d]. */
+function embedding(input: ClassIndices, weight: Tensor, options?: { paddingIdx?: number | null }): Tensor {
+  const o = checkOptions<{ paddingIdx: number | null }>('embedding', options, {
+    paddingIdx: { check: (v) => v === null || isInteger(v), expected: 'an integer or null' },
+  });
+  const w = tensorArg('embedding', 'weight', weight);
+  return withIndices('embedding', 'input', input, (ix) =>
+    run('embedding', 'embedding', [['weight', w], ['input', ix]], { paddingIdx: o.paddingIdx ?? undefined }),
+  );
+}
+
+/** int32 one-hot rows; numClasses −1 means max + 1. */
+function oneHot(input: ClassIndices, numClasses = -1): Tensor {
+  const n = intArg('oneHot', 'numClasses', numClasses);
+  return withIndices('oneHot', 'input', input, (ix) => run('oneHot', 'oneHot', [['input', ix]], { numClasses: n }));
+}
+
+/** x / max(‖x‖_p over dim, eps) (F.normalize). */
+function normalize(input: Tensor, options?: { p?: number; dim?: number; eps?: number }): Tensor {
+  const o = checkOptions<{ p: number; dim: number; eps: number }>('normalize', options, { p: 'numberOrInfinity', dim: 'integer', eps: 'number' });
+  const x = inputArg('normalize', input);
+  return tidy(() => x.div(x.norm(o.p ?? 2, o.dim ?? 1, true).clamp(o.eps ?? 1e-12, null)));
+}
+
+// ---- activations that are compositions of ops ----
+
+function hardtanh(input: TensorLike, options?: { minVal?: number; maxVal?: number }): Tensor {
+  const o = checkOptions<{ minVal: number; maxVal: number }>('hardtanh', options, { minVal: 'number', maxVal: 'number' });
+  return ops.clamp(input, o.minVal ?? -1, o.maxVal ?? 1);
+}
+
+const relu6 = (input: TensorLike): Tensor => ops.clamp(input, 0, 6);
+const logsigmoid = (input: TensorLike): Tensor => tidy(() => ops.softplus(ops.neg(input)).neg());
+const mish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.softplus(input).tanh()));
+const hardsigmoid = (input: TensorLike): Tensor => tidy(() => ops.clamp(ops.add(input, 3), 0, 6).div(6));
+const hardswish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.clamp(ops.add(input, 3), 0, 6).div(6)));
+const softsign = (input: TensorLike): Tensor => tidy(() => ops.div(input, ops.abs(input).add(1)));
+const softmin = (input: TensorLike, dim: number): Tensor => tidy(() => ops.softmax(ops.neg(input), intArg('softmin', 'dim', dim)));
+
+/** First half of dim times sigmoid of the second half. */
+function glu(input: Tensor, dim = -1): Tensor {
+  const x = inputArg('glu', input);
+  const d = intArg('glu', 'dim', dim);
+  return tidy(() => {
+    const [a, b] = x.chunk(2, d) as [Tensor, Tensor];
+    return a.mul(b.sigmoid());
+  });
+}
+
+// ---- attention ----
+
+/** A float mask added to scores: bool masks become 0 / −∞ (−∞ where `maskedWhere` is the mask's value). */
+export function additiveMask(mask: Tensor, maskedWhere: boolean): Tensor {
+  if (mask.dtype === 'float32') return mask;
+  if (mask.dtype !== 'bool') throw new Error(`attention: expected a bool or float32 mask, got ${mask.dtype}`);
+  return tidy(() => {
+    const masked = maskedWhere ? mask : mask.eq(false);
+    return zeros(mask.shape).maskedFill(masked, -Infinity);
+  });
+}
+
+/**
+ * softmax(q·kᵀ·scale + mask)·v over the last two dims (batch dims broadcast), with dropout on
+ * the weights; returns [output, weights]. q is scaled before the product, as PyTorch 1.13's
+ * multi_head_attention_forward does. mask: a float mask (already additive) or null.
+ */
+export function attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null, dropoutP: number, scale: number): [Tensor, Tensor] {
+  return tidy(() => {
+    let scores = q.mul(scale).matmul(k.transpose(-2, -1));
+    if (mask !== null) scores = scores.add(mask);
+    let weights = scores.softmax(-1);
+    if (dropoutP > 0) weights = dropout(weights, { p: dropoutP, training: true });
+    return [weights.matmul(v), weights] as [Tensor, Tensor];
+  });
+}
+
+/** PyTorch 2's F.scaled_dot_product_attention (the math path). */
+function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: AttentionOptions): Tensor {
+  const fn = 'scaledDotProductAttention';
+  const o = checkOptions<AttentionOptions>(fn, options, {
+    attnMask: optionalTensorSpec,
+    dropoutP: probabilitySpec,
+    isCausal: 'boolean',
+    scale: { check: (v) => v === null || (typeof v === 'number' && Number.isFinite(v)), expected: 'a finite number or null' },
+  });
+  const q = tensorArg(fn, 'query', query);
+  const k = tensorArg(fn, 'key', key);
+  const v = tensorArg(fn, 'value', value);
+  if (q.ndim < 2 || k.ndim < 2) throw new Error(`${fn}: expected query and key with at least 2 dims, got [${q.shape.join(', ')}] and [${k.shape.join(', ')}]`);
+  if (o.isCausal && o.attnMask) throw new Error(`${fn}: attnMask and isCausal cannot both be set`);
+  const scale = o.scale ?? 1 / Math.sqrt(q.shape[q.ndim - 1]!);
+  return tidy(() => {
+    let mask: Tensor | null = null;
+    if (o.attnMask) mask = additiveMask(o.attnMask, false);
+    else if (o.isCausal) {
+      const L = q.shape[q.ndim - 2]!;
+      const S = k.shape[k.ndim - 2]!;
+      mask = causalMask(L, S);
+    }
+    return attention(q, k, v, mask, o.dropoutP ?? 0, scale)[0];
+  });
+}
+
+/** [L, S] float mask: −∞ above the diagonal (position i sees j ≤ i). */
+export function causalMask(L: number, S: number): Tensor {
+  const data = new Float32Array(L * S);
+  for (let i = 0; i < L; i++) for (let j = i + 1; j < S; j++) data[i * S + j] = -Infinity;
+  return tensor(data, { shape: [L, S] });
+}
+
+// ---- losses ----
+
+const reductionSpec: Spec = { reduction: REDUCTIONS };
+
+function simpleLoss(name: string, input: TensorLike, target: TensorLike, options: unknown, extra: Spec = {}): Tensor {
+  const o = checkOptions<Record<string, unknown>>(name, options, { ...reductionSpec, ...extra });
+  const attrs: Attrs = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) attrs[k] = v as number | string | boolean;
+  return run(name, name, [['input', input], ['target', target]], attrs);
+}
+
+/**
+ * input [C], [N, C] or [N, C, d...] logits; target int32 class indices (or an integer array)
+ * or float32 class probabilities of input's shape.
+ */
+function crossEntropy(input: Tensor, target: ClassIndices, options?: CrossEntropyOptions): Tensor {
+  const o = checkOptions<CrossEntropyOptions>('crossEntropy', options, {
+    ...reductionSpec,
+    weight: optionalTensorSpec,
+    ignoreIndex: 'integer',
+    labelSmoothing: probabilitySpec,
+  });
+  const x = inputArg('crossEntropy', input);
+  return withIndices('crossEntropy', 'target', target, (t) =>
+    run('crossEntropy', 'crossEntropy', [['input', x], ['target', t], ['weight', o.weight ?? null]], {
+      reduction: o.reduction,
+      ignoreIndex: o.ignoreIndex,
+      labelSmoothing: o.labelSmoothing,
+    }),
+  );
+}
+
+/** input: log-probabilities [N, C] (or [C], [N, C, d...]); target int32 class indices. */
+function nllLoss(input: Tensor, target: ClassIndices, options?: NllLossOptions): Tensor {
+  const o = checkOptions<NllLossOptions>('nllLoss', options, { ...reductionSpec, weight: optionalTensorSpec, ignoreIndex: 'integer' });
+  const x = inputArg('nllLoss', input);
+  return withIndices('nllLoss', 'target', target, (t) =>
+    run('nllLoss', 'nllLoss', [['input', x], ['target', t], ['weight', o.weight ?? null]], { reduction: o.reduction, ignoreIndex: o.ignoreIndex }),
+  );
+}
+
+const mseLoss = (input: TensorLike, target: TensorLike, options?: ReductionOptions): Tensor => simpleLoss('mseLoss', input, target, options);
+const l1Loss = (input: TensorLike, target: TensorLike, options?: ReductionOptions): Tensor => simpleLoss('l1Loss', input, target, options);
+const smoothL1Loss = (input: TensorLike, target: TensorLike, options?: ReductionOptions & { beta?: number }): Tensor =>
+  simpleLoss('smoothL1Loss', input, target, options, { beta: 'number' });
+const huberLoss = (input: TensorLike, target: TensorLike, options?: ReductionOptions & { delta?: number }): Tensor =>
+  simpleLoss('huberLoss', input, target, options, { delta: 'number' });
+
+/** input: probabilities in [0, 1]; weight rescales each element (broadcast). */
+function binaryCrossEntropy(input: Tensor, target: TensorLike, options?: ReductionOptions & { weight?: Tensor | null }): Tensor {
+  const o = checkOptions<{ weight: Tensor | null; reduction: Reduction }>('binaryCrossEntropy', options, { ...reductionSpec, weight: optionalTensorSpec });
+  return run('binaryCrossEntropy', 'binaryCrossEntropy', [['input', inputArg('binaryCrossEntropy', input)], ['target', target], ['weight', o.weight ?? null]], {
+    reduction: o.reduction,
+  });
+}
+
+/** input: logits; posWeight weighs the positive term per class (broadcast over the last dim). */
+function binaryCrossEntropyWithLogits(
+  input: Tensor,
+  target: TensorLike,
+  options?: ReductionOptions & { weight?: Tensor | null; posWeight?: Tensor | null },
+): Tensor {
+  const fn = 'binaryCrossEntropyWithLogits';
+  const o = checkOptions<{ weight: Tensor | null; posWeight: Tensor | null; reduction: Reduction }>(fn, options, {
+    ...reductionSpec,
+    weight: optionalTensorSpec,
+    posWeight: optionalTensorSpec,
+  });
+  return run(
+    fn,
+    fn,
+    [
+      ['input', inputArg(fn, input)],
+      ['target', target],
+      ['weight', o.weight ?? null],
+      ['posWeight', o.posWeight ?? null],
+    ],
+    { reduction: o.reduction },
+  );
+}
+
+/** input: log-probabilities; target: probabilities (log-probabilities with logTarget). */
+function klDiv(input: Tensor, target: TensorLike, options?: { reduction?: Reduction | 'batchmean'; logTarget?: boolean }): Tensor {
+  return simpleLoss('klDiv', inputArg('klDiv', input), target, options, { reduction: [...REDUCTIONS, 'batchmean'], logTarget: 'boolean' });
+}
+
+/** y = 1 pulls x1 and x2 together (1 − cos), y = −1 pushes them apart (max(0, cos − margin)). */
+function cosineEmbeddingLoss(input1: Tensor, input2: Tensor, target: Tensor | number[], options?: ReductionOptions & { margin?: number }): Tensor {
+  const fn = 'cosineEmbeddingLoss';
+  const o = checkOptions<{ margin: number; reduction: Reduction }>(fn, options, { ...reductionSpec, margin: 'number' });
+  return withIndices(fn, 'target', target, (y) =>
+    run(fn, fn, [['input1', tensorArg(fn, 'input1', input1)], ['input2', tensorArg(fn, 'input2', input2)], ['target', y]], {
+      margin: o.margin,
+      reduction: o.reduction,
+    }),
+  );
+}
+
+/** sg.F (also sg.nn.functional). */
+export const F = {
+  // activations (the same functions as sg.relu, sg.softmax, ...)
+  relu: ops.relu,
+  leakyRelu: ops.leakyRelu,
+  prelu: ops.prelu,
+  elu: ops.elu,
+  selu: ops.selu,
+  gelu: ops.gelu,
+  sigmoid: ops.sigmoid,
+  tanh: ops.tanh,
+  softplus: ops.softplus,
+  silu: ops.silu,
+  softmax: ops.softmax,
+  logSoftmax: ops.logSoftmax,
+  relu6,
+  hardtanh,
+  logsigmoid,
+  mish,
+  hardsigmoid,
+  hardswish,
+  softsign,
+  softmin,
+  glu,
+  // layers
+  linear,
+  bilinear,
+  conv1d,
+  conv2d,
+  convTranspose2d,
+  maxPool1d: (input: Tensor, kernelSize: Size, options?: MaxPoolOptions): Tensor => maxPool('maxPool1d', input, kernelSize, options),
+  maxPool2d: (input: Tensor, kernelSize: Size, options?: MaxPoolOptions): Tensor => maxPool('maxPool2d', input, kernelSize, options),
+  avgPool1d: (input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor => avgPool('avgPool1d', input, kernelSize, options),
+  avgPool2d: (input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor => avgPool('avgPool2d', input, kernelSize, options),
+  adaptiveAvgPool1d,
+  adaptiveAvgPool2d,
+  dropout,
+  dropout2d,
+  layerNorm,
+  batchNorm,
+  groupNorm,
+  instanceNorm,
+  pad: functionOps.pad,
+  embedding,
+  oneHot,
+  normalize,
+  scaledDotProductAttention,
+  // losses
+  crossEntropy,
+  nllLoss,
+  mseLoss,
+  l1Loss,
+  smoothL1Loss,
+  huberLoss,
+  binaryCrossEntropy,
+  binaryCrossEntropyWithLogits,
+  klDiv,
+  cosineEmbeddingLoss,
+};
+
+export type Functional = typeof F;

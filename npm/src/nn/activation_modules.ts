@@ -1,0 +1,204 @@
+// Activation modules (torch.nn.ReLU & co.): each forwards to its sg.F function. PyTorch's
+// positional first argument or an options object are both accepted: LeakyReLU(0.2) and
+// LeakyReLU({ negativeSlope: 0.2 }). `inplace` is accepted and ignored (results are new tensors).
+import { F } from '../functional.js';
+import { checkOptions, intArg } from '../options.js';
+import type { Tensor } from '../tensor.js';
+import { countArg, scalarOrOptions } from './args.js';
+import { constant_ } from './init.js';
+import { Module, Parameter } from './module.js';
+
+type InplaceOptions = { inplace?: boolean };
+
+/** A parameterless activation: forward applies fn; the constructor takes { inplace }. */
+function simple(name: string, fn: (x: Tensor) => Tensor) {
+  const cls = class extends Module {
+    constructor(options?: boolean | InplaceOptions) {
+      super();
+      if (typeof options !== 'boolean') checkOptions<InplaceOptions>(name, options, { inplace: 'boolean' });
+    }
+
+    forward(input: Tensor): Tensor {
+      return fn(input);
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+export const ReLU = simple('ReLU', F.relu);
+export const ReLU6 = simple('ReLU6', F.relu6);
+export const SELU = simple('SELU', F.selu);
+export const Sigmoid = simple('Sigmoid', F.sigmoid);
+export const Tanh = simple('Tanh', F.tanh);
+export const SiLU = simple('SiLU', F.silu);
+export const Mish = simple('Mish', F.mish);
+export const Hardsigmoid = simple('Hardsigmoid', F.hardsigmoid);
+export const Hardswish = simple('Hardswish', F.hardswish);
+export const LogSigmoid = simple('LogSigmoid', F.logsigmoid);
+export const Softsign = simple('Softsign', F.softsign);
+
+export class LeakyReLU extends Module {
+  declare negativeSlope: number;
+
+  constructor(negativeSlope?: number | { negativeSlope?: number; inplace?: boolean }) {
+    super();
+    const o = scalarOrOptions<{ negativeSlope: number }>('LeakyReLU', negativeSlope, 'negativeSlope', { negativeSlope: 'number', inplace: 'boolean' });
+    this.negativeSlope = o.negativeSlope ?? 0.01;
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.leakyRelu(input, this.negativeSlope);
+  }
+
+  extraRepr(): string {
+    return `negative_slope=${this.negativeSlope}`;
+  }
+}
+
+export class ELU extends Module {
+  declare alpha: number;
+
+  constructor(alpha?: number | { alpha?: number; inplace?: boolean }) {
+    super();
+    const o = scalarOrOptions<{ alpha: number }>('ELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
+    this.alpha = o.alpha ?? 1;
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.elu(input, this.alpha);
+  }
+
+  extraRepr(): string {
+    return `alpha=${this.alpha}`;
+  }
+}
+
+export class GELU extends Module {
+  declare approximate: 'none' | 'tanh';
+
+  constructor(approximate?: 'none' | 'tanh' | { approximate?: 'none' | 'tanh' }) {
+    super();
+    const o = scalarOrOptions<{ approximate: 'none' | 'tanh' }>('GELU', approximate, 'approximate', { approximate: ['none', 'tanh'] });
+    this.approximate = o.approximate ?? 'none';
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.gelu(input, { approximate: this.approximate });
+  }
+
+  extraRepr(): string {
+    return `approximate='${this.approximate}'`;
+  }
+}
+
+export class Softplus extends Module {
+  declare beta: number;
+  declare threshold: number;
+
+  constructor(beta?: number | { beta?: number; threshold?: number }, threshold?: number) {
+    super();
+    const o = scalarOrOptions<{ beta: number; threshold: number }>('Softplus', beta, 'beta', { beta: 'number', threshold: 'number' });
+    this.beta = o.beta ?? 1;
+    this.threshold = threshold ?? o.threshold ?? 20;
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.softplus(input, { beta: this.beta, threshold: this.threshold });
+  }
+
+  extraRepr(): string {
+    return `beta=${this.beta}, threshold=${this.threshold}`;
+  }
+}
+
+export class Hardtanh extends Module {
+  declare minVal: number;
+  declare maxVal: number;
+
+  constructor(minVal?: number | { minVal?: number; maxVal?: number; inplace?: boolean }, maxVal?: number) {
+    super();
+    const o = scalarOrOptions<{ minVal: number; maxVal: number }>('Hardtanh', minVal, 'minVal', { minVal: 'number', maxVal: 'number', inplace: 'boolean' });
+    this.minVal = o.minVal ?? -1;
+    this.maxVal = maxVal ?? o.maxVal ?? 1;
+    if (!(this.maxVal > this.minVal)) throw new Error(`Hardtanh: expected maxVal > minVal, got ${this.minVal} and ${this.maxVal}`);
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.hardtanh(input, { minVal: this.minVal, maxVal: this.maxVal });
+  }
+
+  extraRepr(): string {
+    return `min_val=${this.minVal}, max_val=${this.maxVal}`;
+  }
+}
+
+/** max(0, x) + weight·min(0, x); weight [numParameters] (1, or one per channel) filled with init. */
+export class PReLU extends Module {
+  declare numParameters: number;
+  declare weight: Parameter;
+
+  constructor(numParameters?: number | { numParameters?: number; init?: number }, init?: number) {
+    super();
+    const o = scalarOrOptions<{ numParameters: number; init: number }>('PReLU', numParameters, 'numParameters', {
+      numParameters: 'positiveInteger',
+      init: 'number',
+    });
+    this.numParameters = countArg('PReLU', 'numParameters', o.numParameters ?? 1, 1);
+    this.weight = constant_(Parameter.empty([this.numParameters]), init ?? o.init ?? 0.25) as Parameter;
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.prelu(input, this.weight);
+  }
+
+  extraRepr(): string {
+    return `num_parameters=${this.numParameters}`;
+  }
+}
+
+/** Softmax, LogSoftmax, Softmin over `dim` (required: PyTorch's implicit choice is deprecated). */
+function overDim(name: string, fn: (x: Tensor, dim: number) => Tensor) {
+  const cls = class extends Module {
+    declare dim: number;
+
+    constructor(dim: number | { dim: number }) {
+      super();
+      const o = scalarOrOptions<{ dim: number }>(name, dim, 'dim', { dim: 'integer' });
+      if (o.dim === undefined) throw new Error(`${name}: expected 'dim' (the dimension to normalize over)`);
+      this.dim = o.dim;
+    }
+
+    forward(input: Tensor): Tensor {
+      return fn(input, this.dim);
+    }
+
+    extraRepr(): string {
+      return `dim=${this.dim}`;
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+export const Softmax = overDim('Softmax', F.softmax);
+export const LogSoftmax = overDim('LogSoftmax', F.logSoftmax);
+export const Softmin = overDim('Softmin', F.softmin);
+
+/** Gated linear unit over `dim` (default -1). */
+export class GLU extends Module {
+  declare dim: number;
+
+  constructor(dim = -1) {
+    super();
+    this.dim = intArg('GLU', 'dim', dim);
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.glu(input, this.dim);
+  }
+
+  extraRepr(): string {
+    return `dim=${this.dim}`;
+  }
+}

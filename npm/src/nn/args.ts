@@ -1,0 +1,30 @@
+// Argument checks shared by the layer constructors of sg.nn (sizes, counts, and the
+// "a number or an options object" first argument of the small activation modules).
+import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../options.js';
+
+/** A count that may be 0 (in/out features) or must be positive. */
+export function countArg(fn: string, name: string, v: unknown, min = 0): number {
+  if (!isInteger(v) || v < min) throw new Error(`${fn}: expected '${name}' to be an integer >= ${min}, got ${describe(v)}`);
+  return v;
+}
+
+/** A size for `n` spatial dims: a number (repeated) or an array of n integers. */
+export function tupleArg(fn: string, name: string, v: unknown, n: number): number[] {
+  if (isInteger(v)) return new Array<number>(n).fill(v);
+  if (Array.isArray(v) && v.every(isInteger) && (v.length === n || v.length === 1)) return v.length === n ? v.slice() : new Array<number>(n).fill(v[0]);
+  throw new Error(`${fn}: expected '${name}' to be an integer or an array of ${n} integers, got ${describe(v)}`);
+}
+
+/**
+ * PyTorch's positional first scalar or, in JS style, an options object: LeakyReLU(0.2) and
+ * LeakyReLU({ negativeSlope: 0.2 }) are the same.
+ */
+export function scalarOrOptions<T extends object>(fn: string, arg: unknown, key: string, spec: Spec): Partial<T> {
+  if (arg === undefined || arg === null || isOptionsObject(arg)) return checkOptions<T>(fn, arg, spec);
+  return checkOptions<T>(fn, { [key]: arg }, spec);
+}
+
+export function probabilityArg(fn: string, p: unknown): number {
+  if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`${fn}: dropout probability has to be between 0 and 1, but got ${describe(p)}`);
+  return p;
+}

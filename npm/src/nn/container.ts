@@ -1,0 +1,203 @@
+// Containers (torch.nn.Sequential, ModuleList, ModuleDict). Children are registered under
+// PyTorch's names ('0', '1', ... or the dict keys), so parameter names match
+// ('0.weight'), and list children are also properties: seq[0], list[1].
+import { tidy } from '../memory.js';
+import { describe, intArg } from '../options.js';
+import { Module } from './module.js';
+
+function moduleArg(fn: string, m: unknown, what: string): Module {
+  if (!(m instanceof Module)) throw new Error(`${fn}: ${what} is not a sg.nn.Module, got ${describe(m)}`);
+  return m;
+}
+
+/** Entries of a plain object or Map of name → Module. */
+function namedEntries(fn: string, v: unknown): [string, Module][] {
+  const entries = v instanceof Map ? [...v.entries()] : Array.isArray(v) ? v : Object.entries(v as object);
+  return entries.map((e: unknown) => {
+    if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string') throw new Error(`${fn}: expected [name, module] pairs, got ${describe(e)}`);
+    return [e[0], moduleArg(fn, e[1], `'${e[0]}'`)];
+  });
+}
+
+function isPlainOrMap(v: unknown): boolean {
+  return v instanceof Map || (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype);
+}
+
+/** An index in [-n, n) made non-negative. */
+function indexArg(fn: string, i: unknown, n: number): number {
+  const k = intArg(fn, 'index', i);
+  const j = k < 0 ? k + n : k;
+  if (j < 0 || j >= n) throw new Error(`${fn}: index ${k} is out of range for ${n} modules`);
+  return j;
+}
+
+/** Children kept in order under the names '0', '1', ... */
+abstract class IndexedModules extends Module {
+  // ModuleList/Sequential children read as list[0], list[1], ...
+  [index: number]: Module;
+
+  get length(): number {
+    return this._modules.size;
+  }
+
+  /** The child at index i (negative counts from the end). */
+  get(i: number): Module {
+    return this._modules.get(String(indexArg('get', i, this.length)))!;
+  }
+
+  /** Replaces the child at index i. */
+  set(i: number, module: Module): void {
+    this.addModule(String(indexArg('set', i, this.length)), moduleArg('set', module, 'the value'));
+  }
+
+  append(module: Module): this {
+    this.addModule(String(this.length), moduleArg('append', module, 'the value'));
+    return this;
+  }
+
+  extend(modules: Iterable<Module>): this {
+    for (const m of modules) this.append(m);
+    return this;
+  }
+
+  /** Inserts before index (0..length; negative counts from the end). */
+  insert(index: number, module: Module): void {
+    const n = this.length;
+    let k = intArg('insert', 'index', index);
+    if (k < 0) k += n;
+    k = Math.max(0, Math.min(n, k));
+    const list = [...this._modules.values()] as Module[];
+    list.splice(k, 0, moduleArg('insert', module, 'the value'));
+    this.rebuild(list);
+  }
+
+  /** Removes and returns the child at index (default: the last). */
+  pop(index = -1): Module {
+    const list = [...this._modules.values()] as Module[];
+    const k = indexArg('pop', index, list.length);
+    const [m] = list.splice(k, 1);
+    this.rebuild(list);
+    return m!;
+  }
+
+  private rebuild(list: Module[]): void {
+    for (const k of [...this._modules.keys()]) delete (this as unknown as Record<string, unknown>)[k];
+    list.forEach((m, i) => this.addModule(String(i), m));
+  }
+
+  [Symbol.iterator](): Iterator<Module> {
+    return ([...this._modules.values()] as Module[])[Symbol.iterator]();
+  }
+}
+
+/**
+ * Runs its children in order: new Sequential(m1, m2, ...) or new Sequential({ name: m, ... })
+ * (named children, as an OrderedDict in PyTorch).
+ */
+export class Sequential extends IndexedModules {
+  constructor(...modules: Module[] | [Record<string, Module> | Map<string, Module>]) {
+    super();
+    if (modules.length === 1 && isPlainOrMap(modules[0])) {
+      for (const [k, m] of namedEntries('Sequential', modules[0])) this.addModule(k, m);
+    } else {
+      (modules as unknown[]).forEach((m, i) => this.addModule(String(i), moduleArg('Sequential', m, `argument ${i}`)));
+    }
+  }
+
+  /** The child at index i (named children count in order). */
+  get(i: number): Module {
+    return ([...this._modules.values()] as Module[])[indexArg('get', i, this.length)]!;
+  }
+
+  /** Feeds the input through every child; the intermediate results are freed. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  forward(input: any): any {
+    return tidy(() => {
+      let x = input;
+      for (const m of this._modules.values()) if (m) x = m.forward(x);
+      return x;
+    });
+  }
+}
+
+/** A list of modules (no forward of its own). */
+export class ModuleList extends IndexedModules {
+  constructor(modules?: Iterable<Module>) {
+    super();
+    if (modules !== undefined && modules !== null) {
+      if (typeof (modules as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') {
+        throw new Error(`ModuleList: expected an array of modules, got ${describe(modules)}`);
+      }
+      let i = 0;
+      for (const m of modules) this.addModule(String(i), moduleArg('ModuleList', m, `element ${i++}`));
+    }
+  }
+}
+
+/** Modules by name, in insertion order (no forward of its own). */
+export class ModuleDict extends Module {
+  constructor(modules?: Record<string, Module> | Map<string, Module> | [string, Module][]) {
+    super();
+    if (modules !== undefined && modules !== null) this.update(modules);
+  }
+
+  get size(): number {
+    return this._modules.size;
+  }
+
+  get length(): number {
+    return this._modules.size;
+  }
+
+  get(key: string): Module | undefined {
+    return this._modules.get(key) ?? undefined;
+  }
+
+  /** Adds or replaces the module under key. */
+  set(key: string, module: Module): this {
+    this.addModule(key, moduleArg('set', module, 'the value'));
+    return this;
+  }
+
+  has(key: string): boolean {
+    return this._modules.has(key);
+  }
+
+  /** Removes key and returns its module (PyTorch's pop). */
+  delete(key: string): Module | undefined {
+    const m = this._modules.get(key);
+    if (this._modules.has(key)) delete (this as unknown as Record<string, unknown>)[key];
+    return m ?? undefined;
+  }
+
+  pop(key: string): Module {
+    if (!this._modules.has(key)) throw new Error(`pop: no module named '${key}'`);
+    return this.delete(key)!;
+  }
+
+  clear(): void {
+    for (const k of [...this._modules.keys()]) this.delete(k);
+  }
+
+  keys(): string[] {
+    return [...this._modules.keys()];
+  }
+
+  values(): Module[] {
+    return [...this._modules.values()] as Module[];
+  }
+
+  entries(): [string, Module][] {
+    return [...this._modules.entries()] as [string, Module][];
+  }
+
+  /** Adds every [name, module] of a plain object, Map or pair array. */
+  update(modules: Record<string, Module> | Map<string, Module> | [string, Module][]): void {
+    if (!isPlainOrMap(modules) && !Array.isArray(modules)) throw new Error(`ModuleDict: expected an object or a Map of modules, got ${describe(modules)}`);
+    for (const [k, m] of namedEntries('ModuleDict', modules)) this.addModule(k, m);
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.keys()[Symbol.iterator]();
+  }
+}

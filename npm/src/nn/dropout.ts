@@ -1,0 +1,45 @@
+// Dropout and Dropout2d (torch.nn.Dropout*): active in train mode only. The mask comes from the
+// library generator (sg.manualSeed).
+import { F, type DropoutOptions } from '../functional.js';
+import type { Tensor } from '../tensor.js';
+import { probabilityArg, scalarOrOptions } from './args.js';
+import { Module } from './module.js';
+
+abstract class DropoutNd extends Module {
+  declare p: number;
+  declare inplace: boolean;
+
+  constructor(name: string, p: unknown) {
+    super();
+    const o = scalarOrOptions<DropoutOptions>(name, p, 'p', { p: 'numberOrInfinity', inplace: 'boolean' });
+    this.p = probabilityArg(name, o.p ?? 0.5);
+    // inplace is accepted for PyTorch code; the result is always a new tensor.
+    this.inplace = o.inplace ?? false;
+  }
+
+  extraRepr(): string {
+    return `p=${this.p}, inplace=${this.inplace ? 'True' : 'False'}`;
+  }
+}
+
+/** Zeroes each element with probability p and scales the rest by 1 / (1 − p) (train mode). */
+export class Dropout extends DropoutNd {
+  constructor(p?: number | { p?: number; inplace?: boolean }) {
+    super('Dropout', p);
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.dropout(input, { p: this.p, training: this.training });
+  }
+}
+
+/** Zeroes whole channels of [N, C, H, W] (or [C, H, W]) with probability p (train mode). */
+export class Dropout2d extends DropoutNd {
+  constructor(p?: number | { p?: number; inplace?: boolean }) {
+    super('Dropout2d', p);
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.dropout2d(input, { p: this.p, training: this.training });
+  }
+}

@@ -1,0 +1,367 @@
+// The Optimizer base: PyTorch's param groups, lazily created per-parameter state, stateDict /
+// loadStateDict, zeroGrad. The arithmetic is not here: step() hands each param group to the
+// C++ optimizer (src/optim, binding `optimStep`) in one call, which updates every parameter of
+// the group in place (the same Tensor objects, so a model's parameters stay valid) and creates
+// missing state entries. The subclasses (sgd.ts, adam.ts, ...) only declare their
+// hyper-parameters: defaults, option types and PyTorch's constructor checks.
+import type { Attrs, TensorHandle } from '../embind.js';
+import { keep } from '../memory.js';
+import { mod } from '../module.js';
+import { checkOptions, describe, isOptionsObject, type Spec } from '../options.js';
+import { Tensor } from '../tensor.js';
+
+/** One optimizer state entry per name (PyTorch's optimizer.state[p]): 'step', 'exp_avg', ... */
+export type ParamState = Record<string, Tensor>;
+
+/** A parameter group: its parameters and its hyper-parameters (lr, betas, ...), as PyTorch's param_groups. */
+export interface ParamGroup {
+  params: Tensor[];
+  lr: number;
+  [hyper: string]: unknown;
+}
+
+/** What the constructor and addParamGroup accept for a group: params plus per-group hyper-parameters. */
+export interface ParamGroupInput {
+  params: Iterable<Tensor>;
+  [hyper: string]: unknown;
+}
+
+export type ParamsInput = Iterable<Tensor> | Iterable<ParamGroupInput>;
+
+/** PyTorch's optimizer.state_dict(): state by parameter index, groups with parameter indices. */
+export interface OptimizerStateDict {
+  state: Record<string, Record<string, Tensor>>;
+  param_groups: Array<Record<string, unknown> & { params: number[] }>;
+}
+
+/**
+ * Keys a scheduler may add to a group (PyTorch's initial_lr, max_lr, ...): allowed in groups
+ * and kept in state dicts, never passed to the C++ step.
+ */
+const SCHEDULER_KEYS: Spec = {
+  initialLr: 'number',
+  maxLr: 'number',
+  minLr: 'number',
+  maxMomentum: 'number',
+  baseMomentum: 'number',
+};
+
+/** What a concrete optimizer declares. */
+export interface Algorithm {
+  /** The C++ algorithm name and the prefix of error messages: 'SGD', 'Adam', ... */
+  name: string;
+  /** Option types of the hyper-parameters (lr included). */
+  spec: Spec;
+  /** Defaults; `lr: undefined` marks a required lr (SGD). */
+  defaults: Record<string, unknown>;
+  /** The state-dict keys a parameter's state may hold. */
+  stateKeys: readonly string[];
+  /** PyTorch's constructor checks on one group's complete hyper-parameters; throws. */
+  validate(h: Record<string, unknown>): void;
+  /** The group's hyper-parameters as the C++ side reads them (Adam's betas → beta1, beta2). */
+  toAttrs(h: Record<string, unknown>): Attrs;
+  /** Create state at construction (PyTorch's Adagrad does). */
+  eagerState?: boolean;
+}
+
+/** `value >= 0` with PyTorch's wording ("Invalid learning rate: -1"), adapted. */
+export function checkNonNegative(opt: string, what: string, value: unknown): void {
+  if (!(typeof value === 'number' && value >= 0)) throw new Error(`${opt}: invalid ${what}: ${describe(value)} (expected a number >= 0)`);
+}
+
+function isIterable(v: unknown): v is Iterable<unknown> {
+  return v !== null && typeof v === 'object' && typeof (v as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function';
+}
+
+export abstract class Optimizer {
+  /** The hyper-parameters every group starts from (the constructor's options over the algorithm's defaults). */
+  readonly defaults: Record<string, unknown>;
+  readonly paramGroups: ParamGroup[] = [];
+  /** Per-parameter state (PyTorch's optimizer.state), owned by the optimizer: dispose() frees it. */
+  readonly state = new Map<Tensor, ParamState>();
+  /** Number of step() calls (schedulers read it to warn about order; informative). */
+  stepCount = 0;
+  private readonly algo: Algorithm;
+
+  protected constructor(algo: Algorithm, params: ParamsInput, options: unknown) {
+    this.algo = algo;
+    const o = checkOptions<Record<string, unknown>>(algo.name, options, algo.spec);
+    const defaults: Record<string, unknown> = { ...algo.defaults };
+    for (const [k, v] of Object.entries(o)) if (v !== undefined) defaults[k] = Array.isArray(v) ? v.slice() : v;
+    // A required lr may come per group instead (PyTorch: lr=required): checked per group.
+    if (defaults.lr !== undefined) algo.validate(defaults);
+    this.defaults = defaults;
+
+    if (params instanceof Tensor) {
+      throw new Error(`${algo.name}: params argument given to the optimizer should be an iterable of Tensors or objects, but got a Tensor (wrap it in an array)`);
+    }
+    if (!isIterable(params)) throw new Error(`${algo.name}: expected params to be an array of Tensors or of parameter groups, got ${describe(params)}`);
+    const list = Array.from(params);
+    if (list.length === 0) throw new Error(`${algo.name}: optimizer got an empty parameter list`);
+    const groups: unknown[] = list.every((p) => p instanceof Tensor) ? [{ params: list }] : list;
+    for (const g of groups) this.addParamGroup(g as ParamGroupInput);
+  }
+
+  get name(): string {
+    return this.algo.name;
+  }
+
+  /** Adds a group of parameters with its own hyper-parameters (missing ones from the defaults). */
+  addParamGroup(group: ParamGroupInput): void {
+    const name = this.algo.name;
+    if (!isOptionsObject(group)) throw new Error(`${name}: expected a parameter group object { params, ... }, got ${describe(group)}`);
+    const { params, ...hyper } = group;
+    const plist = this.checkParams(params);
+    const h = this.completeHyper(hyper, `${name}: parameter group ${this.paramGroups.length}`);
+    const fresh: ParamGroup = { params: plist, ...h } as ParamGroup;
+    if (this.algo.eagerState) this.initState(fresh);
+    this.paramGroups.push(fresh);
+  }
+
+  /** Checks a group's params: leaf float32 Tensors, none repeated, none already in another group. */
+  private checkParams(params: unknown): Tensor[] {
+    const name = this.algo.name;
+    if (params instanceof Tensor) return this.checkParams([params]);
+    if (!isIterable(params)) throw new Error(`${name}: a parameter group's 'params' must be an array of Tensors, got ${describe(params)}`);
+    const list = Array.from(params);
+    const seen = new Set<Tensor>();
+    for (const [i, p] of list.entries()) {
+      if (!(p instanceof Tensor)) throw new Error(`${name}: optimizer can only optimize Tensors, but params[${i}] is ${describe(p)}`);
+      if (p.isDisposed) throw new Error(`${name}: params[${i}] is a disposed Tensor`);
+      if (p.dtype !== 'float32') throw new Error(`${name}: params[${i}] is ${p.dtype}; only float32 tensors can be optimized`);
+      if (!p.isLeaf) throw new Error(`${name}: can't optimize a non-leaf Tensor (params[${i}]; use detach().requiresGrad_() or a Parameter)`);
+      if (seen.has(p)) throw new Error(`${name}: a parameter group contains the same parameter twice (params[${i}])`);
+      seen.add(p);
+    }
+    for (const g of this.paramGroups) {
+      for (const p of g.params) {
+        if (seen.has(p)) throw new Error(`${name}: some parameters appear in more than one parameter group`);
+      }
+    }
+    return list as Tensor[];
+  }
+
+  /** Hyper-parameters of a group: options checked, defaults filled in, PyTorch's checks run. */
+  private completeHyper(hyper: Record<string, unknown>, where: string): Record<string, unknown> {
+    const spec = { ...this.algo.spec, ...SCHEDULER_KEYS };
+    checkOptions(where, hyper, spec);
+    const h: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.defaults)) h[k] = Array.isArray(v) ? v.slice() : v;
+    for (const [k, v] of Object.entries(hyper)) if (v !== undefined) h[k] = Array.isArray(v) ? v.slice() : v;
+    if (h.lr === undefined) throw new Error(`${where} didn't specify a value of required optimization parameter lr`);
+    this.algo.validate(h);
+    return h;
+  }
+
+  /** The hyper-parameters of a group that the C++ step reads. */
+  private attrsOf(group: ParamGroup): Attrs {
+    const h: Record<string, unknown> = {};
+    for (const k of Object.keys(this.algo.spec)) h[k] = group[k];
+    return this.algo.toAttrs(h);
+  }
+
+  /**
+   * Runs `fn` on the group's parameters with their state as handle objects, then adopts every
+   * state entry the C++ side created (new handles written into the objects) as a kept Tensor.
+   */
+  private withStates(group: ParamGroup, fn: (handles: TensorHandle[], states: Record<string, TensorHandle>[]) => void): void {
+    const handles = group.params.map((p) => p.handle);
+    const states = group.params.map((p) => {
+      const s: Record<string, TensorHandle> = {};
+      const st = this.state.get(p);
+      if (st) for (const [k, t] of Object.entries(st)) s[k] = t.handle;
+      return s;
+    });
+    fn(handles, states);
+    group.params.forEach((p, i) => {
+      const st = this.state.get(p);
+      for (const [k, h] of Object.entries(states[i]!)) {
+        if (st && st[k] && st[k]!.handle === h) continue;
+        const t = keep(new Tensor(h));
+        let entry = this.state.get(p);
+        if (!entry) this.state.set(p, (entry = {}));
+        entry[k]?.dispose();
+        entry[k] = t;
+      }
+    });
+  }
+
+  private initState(group: ParamGroup): void {
+    this.withStates(group, (handles, states) => mod().optimInitState(this.algo.name, handles, states, this.attrsOf(group)));
+  }
+
+  /**
+   * One optimization step: every group's parameters that have a .grad are updated in place by
+   * one C++ call per group (parameters without a grad are skipped, as in PyTorch). With a
+   * closure, it is called first (gradients enabled) and its result returned.
+   */
+  step<T = undefined>(closure?: () => T): T | undefined {
+    let result: T | undefined;
+    if (closure !== undefined) {
+      if (typeof closure !== 'function') throw new Error(`${this.algo.name}.step: expected a closure function or nothing, got ${describe(closure)}`);
+      const m = mod();
+      const was = m.isGradEnabled();
+      m.setGradEnabled(true);
+      try {
+        result = closure();
+      } finally {
+        m.setGradEnabled(was);
+      }
+    }
+    for (const group of this.paramGroups) {
+      this.withStates(group, (handles, states) => mod().optimStep(this.algo.name, handles, states, this.attrsOf(group)));
+    }
+    this.stepCount++;
+    return result;
+  }
+
+  /** Sets every parameter's .grad to null (PyTorch's zero_grad(set_to_none=True)). */
+  zeroGrad(): void {
+    for (const g of this.paramGroups) for (const p of g.params) if (!p.isDisposed) p.grad = null;
+  }
+
+  /**
+   * PyTorch's state_dict(): `{ state: { index: { step, exp_avg, ... } }, param_groups: [{ lr, ...,
+   * params: [indices] }] }`, parameters numbered across groups in order. The state tensors are
+   * new Tensor objects sharing the optimizer's data (as PyTorch's references do: a later step
+   * changes them); the caller disposes them (sg.dispose(sd)).
+   */
+  stateDict(): OptimizerStateDict {
+    const state: Record<string, Record<string, Tensor>> = {};
+    const groups: OptimizerStateDict['param_groups'] = [];
+    let index = 0;
+    for (const g of this.paramGroups) {
+      const ids: number[] = [];
+      for (const p of g.params) {
+        const st = this.state.get(p);
+        if (st && Object.keys(st).length > 0) {
+          const copy: Record<string, Tensor> = {};
+          for (const [k, t] of Object.entries(st)) copy[k] = new Tensor(t.handle.share());
+          state[String(index)] = copy;
+        }
+        ids.push(index++);
+      }
+      const { params: _p, ...hyper } = g;
+      const h: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(hyper)) h[k] = Array.isArray(v) ? v.slice() : v;
+      groups.push({ ...h, params: ids });
+    }
+    return { state, param_groups: groups };
+  }
+
+  /**
+   * Loads a state dict from stateDict() (of an optimizer of the same kind over parameters of the
+   * same shapes): group hyper-parameters are replaced, state tensors are copied. Everything is
+   * validated first (group and parameter counts, state keys, dtypes and shapes, hyper-parameter
+   * values), so a failed load changes nothing.
+   */
+  loadStateDict(sd: OptimizerStateDict): void {
+    const name = `${this.algo.name}.loadStateDict`;
+    if (!isOptionsObject(sd) || !isOptionsObject(sd.state) || !Array.isArray(sd.param_groups)) {
+      throw new Error(`${name}: expected { state: {...}, param_groups: [...] } as returned by stateDict(), got ${describe(sd)}`);
+    }
+    const saved = sd.param_groups;
+    if (saved.length !== this.paramGroups.length) {
+      throw new Error(`${name}: loaded state dict has a different number of parameter groups (${saved.length}, the optimizer has ${this.paramGroups.length})`);
+    }
+    // index in the saved dict → parameter; and the new hyper-parameters of each group.
+    const byIndex = new Map<number, Tensor>();
+    const newHyper: Record<string, unknown>[] = [];
+    saved.forEach((sg, gi) => {
+      if (!isOptionsObject(sg) || !Array.isArray(sg.params)) throw new Error(`${name}: param_groups[${gi}] must be an object with a 'params' array of indices`);
+      const mine = this.paramGroups[gi]!;
+      if (sg.params.length !== mine.params.length) {
+        throw new Error(
+          `${name}: loaded state dict contains a parameter group that doesn't match the size of optimizer's group (group ${gi}: ${sg.params.length} parameters, expected ${mine.params.length})`,
+        );
+      }
+      sg.params.forEach((id, k) => {
+        if (!Number.isInteger(id) || byIndex.has(id)) throw new Error(`${name}: param_groups[${gi}].params[${k}] must be a distinct integer index, got ${describe(id)}`);
+        byIndex.set(id, mine.params[k]!);
+      });
+      const { params: _p, ...hyper } = sg;
+      newHyper.push(this.completeHyper(hyper, `${name}: param_groups[${gi}]`));
+    });
+    // Check every state entry before copying anything.
+    const entries: [Tensor, string, Tensor][] = [];
+    for (const [key, st] of Object.entries(sd.state)) {
+      const id = Number(key);
+      const p = byIndex.get(id);
+      if (p === undefined) throw new Error(`${name}: state for parameter index ${key}, which no param group lists`);
+      if (!isOptionsObject(st)) throw new Error(`${name}: state[${key}] must be an object of Tensors, got ${describe(st)}`);
+      for (const [k, t] of Object.entries(st)) {
+        if (!this.algo.stateKeys.includes(k)) {
+          throw new Error(`${name}: state[${key}] has an unknown entry '${k}' (${this.algo.name} keeps: ${this.algo.stateKeys.join(', ')})`);
+        }
+        if (!(t instanceof Tensor) || t.isDisposed) throw new Error(`${name}: state[${key}].${k} must be a Tensor, got ${describe(t)}`);
+        if (k === 'step') {
+          if (t.numel !== 1 || t.dtype === 'bool') throw new Error(`${name}: state[${key}].step must be a one-element number tensor, got ${describe(t)}`);
+        } else {
+          const ps = p.shape;
+          const ts = t.shape;
+          if (t.dtype !== 'float32' || ts.length !== ps.length || ts.some((s, i) => s !== ps[i])) {
+            throw new Error(`${name}: state[${key}].${k} is ${describe(t)}, expected float32 of the parameter's shape [${ps.join(', ')}]`);
+          }
+        }
+        entries.push([p, k, t]);
+      }
+    }
+    // Copy (a loaded dict never aliases the optimizer's state), then swap in.
+    const copies: ParamState[] = [];
+    const made: Tensor[] = [];
+    const target = new Map<Tensor, ParamState>();
+    try {
+      for (const [p, k, t] of entries) {
+        let st = target.get(p);
+        if (!st) {
+          target.set(p, (st = {}));
+          copies.push(st);
+        }
+        const src = t.handle.detach();
+        let h: TensorHandle;
+        try {
+          h = mod().callOp(k === 'step' ? 'cast' : 'clone', [src], k === 'step' ? { dtype: 'float32' } : {})[0]!;
+          if (k === 'step' && h.same(src)) {
+            const c = mod().callOp('clone', [h], {})[0]!;
+            h.delete();
+            h = c;
+          }
+        } finally {
+          src.delete();
+        }
+        const c = keep(new Tensor(h));
+        made.push(c);
+        st[k] = c;
+      }
+    } catch (e) {
+      for (const t of made) t.dispose();
+      throw e;
+    }
+    this.disposeState();
+    for (const [p, st] of target) this.state.set(p, st);
+    this.paramGroups.forEach((g, gi) => {
+      for (const k of Object.keys(g)) if (k !== 'params') delete g[k];
+      Object.assign(g, newHyper[gi]);
+    });
+  }
+
+  private disposeState(): void {
+    for (const st of this.state.values()) for (const t of Object.values(st)) t.dispose();
+    this.state.clear();
+  }
+
+  /** Frees the optimizer's state tensors (the parameters belong to the model). */
+  dispose(): void {
+    this.disposeState();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/** Option check for Adam's betas: two numbers. */
+export const betasSpec = {
+  check: (v: unknown) => Array.isArray(v) && v.length === 2 && v.every((b) => typeof b === 'number' && !Number.isNaN(b)),
+  expected: 'an array of two numbers [beta1, beta2]',
+};
