@@ -20,6 +20,12 @@ import {
 import { dispose, keep, memory, tidy } from './memory.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
+import { F } from './functional.js';
+import { nn } from './nn/index.js';
+import { optim } from './optim/index.js';
+import { load, loadMetadata, save } from './io.js';
+import { data } from './data.js';
+import { datasets } from './datasets/mnist.js';
 import { describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 import { version } from './version.js';
@@ -125,6 +131,16 @@ export function createApi() {
     setGradEnabled,
     grad,
     valueAndGrad,
+    // nn (API.md: nn, Functional and losses)
+    nn,
+    F,
+    // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
+    optim,
+    save,
+    load,
+    loadMetadata,
+    data,
+    datasets,
   };
 }
 

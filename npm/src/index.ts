@@ -59,3 +59,25 @@ export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './
 export type { MemoryInfo } from './memory.js';
 export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './ops.js';
 export type { TypedData } from './module.js';
+export type {
+  ParamGroup,
+  ParamGroupInput,
+  ParamsInput,
+  ParamState,
+  OptimizerStateDict,
+  SGDOptions,
+  AdamOptions,
+  AdamWOptions,
+  RMSpropOptions,
+  AdagradOptions,
+  SchedulerState,
+  StepLROptions,
+  MultiStepLROptions,
+  CosineAnnealingLROptions,
+  LinearLROptions,
+  OneCycleLROptions,
+  ReduceLROnPlateauOptions,
+} from './optim/index.js';
+export type { SaveOptions, BytesLike } from './io.js';
+export type { Dataset, DataLoaderOptions } from './data.js';
+export type { MnistOptions, MnistSplit } from './datasets/mnist.js';

@@ -1,18 +1,16 @@
 // The elementwise regression losses (mse, l1, smooth_l1, huber, kl_div). Each loss is one
-// graph node: the per-element loss is computed with unrecorded ops and the
-// backward is PyTorch's derivative formula (e.g. sign(d) for l1, clamp(d, ±δ) for huber),
-// times the per-element gradient of the reduction.
+// graph node: the per-element loss is computed with unrecorded ops and the backward is
+// PyTorch's derivative formula (e.g. sign(d) for l1, clamp(d, ±δ) for huber), times the
+// per-element gradient of the reduction.
 #include <functional>
 
 #include "autograd/grad_mode.h"
-#include "autograd/record.h"
 #include "core/error.h"
 #include "nn/loss.h"
 #include "nn/loss_common.h"
 #include "ops/ops.h"
 
 namespace sg {
-
 
 using namespace loss_detail;
 

@@ -3,6 +3,8 @@
 // ops.h (run unrecorded), so they work on every backend. The backward with batch statistics
 // is the closed form  dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂))  over the statistics' dims,
 // with dx̂ = g·w; with fixed (running) statistics it is dx̂·rstd.
+// Statistics are sums to a "kept" shape (sum_to: the reduced dims become 1, any of them, in
+// one strided pass), two-pass for the variance.
 #include "nn/norm.h"
 
 #include <functional>
@@ -41,16 +43,34 @@ Shape channel_view(int64_t c, int64_t ndim) {
   return s;
 }
 
-Dims range_dims(int64_t from, int64_t to) {
-  Dims d;
-  for (int64_t i = from; i < to; ++i) d.push_back(i);
-  return d;
+// Means over the dims where `kept` (x's shape with the reduced dims set to 1) is 1.
+struct Stats {
+  Shape kept;
+  double count;  // elements per statistic
+
+  Stats(const Shape& shape, const std::vector<bool>& reduced) : kept(shape), count(1) {
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (reduced[d]) {
+        count *= double(shape[d]);
+        kept[d] = 1;
+      }
+  }
+  Tensor mean_of(const Tensor& t) const { return mul(sum_to(t, kept), num(1.0 / count)); }
+  Tensor biased_var(const Tensor& t, const Tensor& mu) const { return mean_of(square(sub(t, mu))); }
+};
+
+// Reduced-dim flags: dims [from, to) of an ndim-dim shape, plus dim 0 when `with_batch`.
+std::vector<bool> dims_flags(int64_t ndim, int64_t from, int64_t to, bool with_batch = false) {
+  std::vector<bool> f(size_t(ndim), false);
+  for (int64_t d = from; d < to; ++d) f[d] = true;
+  if (with_batch && ndim > 0) f[0] = true;
+  return f;
 }
 
-// The gradient of x̂ = (x − mean_dims(x))·rstd, rstd = 1/sqrt(var_dims(x) + eps).
-Tensor normalized_backward(const Tensor& dxhat, const Tensor& xhat, const Tensor& rstd, const Dims& dims) {
-  Tensor centered = sub(dxhat, mean(dxhat, dims, true));
-  return mul(rstd, sub(centered, mul(xhat, mean(mul(dxhat, xhat), dims, true))));
+// The gradient of x̂ = (x − mean(x))·rstd, rstd = 1/sqrt(var(x) + eps), statistics over st.
+Tensor normalized_backward(const Tensor& dxhat, const Tensor& xhat, const Tensor& rstd, const Stats& st) {
+  Tensor centered = sub(dxhat, st.mean_of(dxhat));
+  return mul(rstd, sub(centered, mul(xhat, st.mean_of(mul(dxhat, xhat)))));
 }
 
 // running ← (1 − m)·running + m·batch, in place (batch has running's number of elements).
@@ -95,8 +115,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   check_param(op, weight, "weight", {c});
   check_param(op, bias, "bias", {c});
   const Shape view = channel_view(c, x.ndim());
-  Dims dims{0};
-  for (int64_t d : range_dims(2, x.ndim())) dims.push_back(d);
+  const Stats st(x.shape(), dims_flags(x.ndim(), 2, x.ndim(), true));
 
   Tensor xhat, rstd;
   DxOf dx_of;
@@ -105,13 +124,13 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     if (training) {
       const int64_t m = c > 0 ? x.numel() / c : 0;
       check(m > 1, op, ": Expected more than 1 value per channel when training, got input size ", x.shape());
-      Tensor mu = mean(x, dims, true);
-      Tensor var_b = var(x, dims, true, false);
+      Tensor mu = st.mean_of(x);
+      Tensor var_b = st.biased_var(x, mu);
       update_running(running_mean, mu, momentum);
       update_running(running_var, mul(var_b, num(double(m) / double(m - 1))), momentum);
       rstd = rsqrt(add(var_b, num(eps)));
       xhat = mul(sub(x, mu), rstd);
-      dx_of = [xhat, rstd, dims](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, dims); };
+      dx_of = [xhat, rstd, st](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, st); };
     } else {
       check(running_mean.defined() && running_var.defined(), op,
             ": runningMean and runningVar must be given in eval mode (training false)");
@@ -135,16 +154,17 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
         shape_str(normalized_shape).substr(1), ", got ", x.shape());
   check_param(op, weight, "weight", normalized_shape);
   check_param(op, bias, "bias", normalized_shape);
-  const Dims dims = range_dims(nd - k, nd);
+  const Stats st(x.shape(), dims_flags(nd, nd - k, nd));
 
   Tensor rstd, xhat;
   {
     NoGradGuard no_grad;
-    rstd = rsqrt(add(var(x, dims, true, false), num(eps)));
-    xhat = mul(sub(x, mean(x, dims, true)), rstd);
+    Tensor mu = st.mean_of(x);
+    rstd = rsqrt(add(st.biased_var(x, mu), num(eps)));
+    xhat = mul(sub(x, mu), rstd);
   }
-  return affine_node(op, x, xhat, weight, bias, normalized_shape, [xhat, rstd, dims](const Tensor& dxhat) {
-    return normalized_backward(dxhat, xhat, rstd, dims);
+  return affine_node(op, x, xhat, weight, bias, normalized_shape, [xhat, rstd, st](const Tensor& dxhat) {
+    return normalized_backward(dxhat, xhat, rstd, st);
   });
 }
 
@@ -160,17 +180,19 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   const Shape x_shape = x.shape();
   const int64_t spatial = numel_of(Shape(x_shape.begin() + 2, x_shape.end()));
   const Shape grouped{n, num_groups, (c / num_groups) * spatial};
+  const Stats st(grouped, dims_flags(3, 2, 3));
 
   Tensor rstd, xhat_g;
   {
     NoGradGuard no_grad;
     Tensor xg = reshape(x, grouped);
-    rstd = rsqrt(add(var(xg, {2}, true, false), num(eps)));
-    xhat_g = mul(sub(xg, mean(xg, {2}, true)), rstd);
+    Tensor mu = st.mean_of(xg);
+    rstd = rsqrt(add(st.biased_var(xg, mu), num(eps)));
+    xhat_g = mul(sub(xg, mu), rstd);
   }
   return affine_node(op, x, reshape(xhat_g, x_shape), weight, bias, channel_view(c, x.ndim()),
-                     [xhat_g, rstd, grouped, x_shape](const Tensor& dxhat) {
-                       return reshape(normalized_backward(reshape(dxhat, grouped), xhat_g, rstd, {2}), x_shape);
+                     [xhat_g, rstd, grouped, x_shape, st](const Tensor& dxhat) {
+                       return reshape(normalized_backward(reshape(dxhat, grouped), xhat_g, rstd, st), x_shape);
                      });
 }
 
@@ -184,7 +206,7 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
   check_param(op, weight, "weight", {c});
   check_param(op, bias, "bias", {c});
   const Shape view = channel_view(c, x.ndim());
-  const Dims dims = range_dims(2, x.ndim());
+  const Stats st(x.shape(), dims_flags(x.ndim(), 2, x.ndim()));
 
   Tensor xhat, rstd;
   DxOf dx_of;
@@ -193,8 +215,8 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
     if (use_input_stats) {
       const int64_t s = numel_of(Shape(x.shape().begin() + 2, x.shape().end()));
       check(s > 1, op, ": Expected more than 1 spatial element when training, got input size ", x.shape());
-      Tensor mu = mean(x, dims, true);  // [N, C, 1, ...]
-      Tensor var_b = var(x, dims, true, false);
+      Tensor mu = st.mean_of(x);  // [N, C, 1, ...]
+      Tensor var_b = st.biased_var(x, mu);
       if (n > 0) {  // the running stats follow the batch mean of the per-instance statistics
         update_running(running_mean, mean(reshape(mu, {n, c}), {0}), momentum);
         update_running(running_var, mul(mean(reshape(var_b, {n, c}), {0}), num(double(s) / double(s - 1))),
@@ -202,7 +224,7 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
       }
       rstd = rsqrt(add(var_b, num(eps)));
       xhat = mul(sub(x, mu), rstd);
-      dx_of = [xhat, rstd, dims](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, dims); };
+      dx_of = [xhat, rstd, st](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, st); };
     } else {
       check(running_mean.defined() && running_var.defined(), op,
             ": runningMean and runningVar must be given when useInputStats is false");

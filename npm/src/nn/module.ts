@@ -245,6 +245,21 @@ function deepCopyModule(m: Module, memo: Map<unknown, unknown>): Module {
   return copy;
 }
 
+/** nn.Module._named_members: members of every module (or only m), each object once. */
+function namedMembers<T extends Tensor>(m: Module, pick: (m: Module) => Iterable<[string, T | null]>, prefix: string, recurse: boolean): [string, T][] {
+  const out: [string, T][] = [];
+  const seen = new Set<T>();
+  const mods: [string, Module][] = recurse ? m.namedModules(prefix) : [[prefix, m]];
+  for (const [mp, sub] of mods) {
+    for (const [k, v] of pick(sub)) {
+      if (v === null || seen.has(v)) continue;
+      seen.add(v);
+      out.push([joinName(mp, k), v]);
+    }
+  }
+  return out;
+}
+
 // Modules are callable: module(x) runs module.forward(x).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface Module {
@@ -371,23 +386,9 @@ export class Module implements Internals {
     return this.namedChildren().map(([, m]) => m);
   }
 
-  private namedMembers<T extends Tensor>(pick: (m: Module) => Iterable<[string, T | null]>, prefix: string, recurse: boolean): [string, T][] {
-    const out: [string, T][] = [];
-    const seen = new Set<T>();
-    const mods: [string, Module][] = recurse ? this.namedModules(prefix) : [[prefix, this]];
-    for (const [mp, m] of mods) {
-      for (const [k, v] of pick(m)) {
-        if (v === null || seen.has(v)) continue;
-        seen.add(v);
-        out.push([joinName(mp, k), v]);
-      }
-    }
-    return out;
-  }
-
   /** [name, parameter] pairs with PyTorch's dotted names ('fc.weight'). */
   namedParameters(prefix = '', recurse = true): [string, Parameter][] {
-    return this.namedMembers((m) => m._parameters, prefix, recurse);
+    return namedMembers(this, (m) => m._parameters, prefix, recurse);
   }
 
   /** Every parameter (recursive, each once). */
@@ -396,7 +397,7 @@ export class Module implements Internals {
   }
 
   namedBuffers(prefix = '', recurse = true): [string, Tensor][] {
-    return this.namedMembers((m) => m._buffers, prefix, recurse);
+    return namedMembers(this, (m) => m._buffers, prefix, recurse);
   }
 
   buffers(recurse = true): Tensor[] {

@@ -96,7 +96,7 @@ export abstract class Optimizer {
       throw new Error(`${algo.name}: params argument given to the optimizer should be an iterable of Tensors or objects, but got a Tensor (wrap it in an array)`);
     }
     if (!isIterable(params)) throw new Error(`${algo.name}: expected params to be an array of Tensors or of parameter groups, got ${describe(params)}`);
-    const list = Array.from(params);
+    const list: unknown[] = Array.from(params as Iterable<unknown>);
     if (list.length === 0) throw new Error(`${algo.name}: optimizer got an empty parameter list`);
     const groups: unknown[] = list.every((p) => p instanceof Tensor) ? [{ params: list }] : list;
     for (const g of groups) this.addParamGroup(g as ParamGroupInput);
@@ -317,15 +317,11 @@ export abstract class Optimizer {
           target.set(p, (st = {}));
           copies.push(st);
         }
+        // detach first so that a tensor requiring grad is copied outside the graph.
         const src = t.handle.detach();
         let h: TensorHandle;
         try {
-          h = mod().callOp(k === 'step' ? 'cast' : 'clone', [src], k === 'step' ? { dtype: 'float32' } : {})[0]!;
-          if (k === 'step' && h.same(src)) {
-            const c = mod().callOp('clone', [h], {})[0]!;
-            h.delete();
-            h = c;
-          }
+          h = mod().callOp('clone', [src], {})[0]!;
         } finally {
           src.delete();
         }

@@ -1,0 +1,105 @@
+// sg.nn: the modules, sg.nn.init, sg.nn.utils and sg.nn.functional (= sg.F), in one object.
+import { F } from '../functional.js';
+import * as act from './activation_modules.js';
+import { MultiheadAttention } from './attention.js';
+import { ModuleDict, ModuleList, Sequential } from './container.js';
+import { Conv1d, Conv2d, ConvTranspose2d } from './conv.js';
+import { Dropout, Dropout2d } from './dropout.js';
+import { Embedding } from './embedding.js';
+import { init } from './init.js';
+import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
+import * as losses from './loss_modules.js';
+import { Module, Parameter } from './module.js';
+import { BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm } from './norm.js';
+import { AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d } from './pool.js';
+import {
+  generateSquareSubsequentMask,
+  PositionalEncoding,
+  TransformerDecoder,
+  TransformerDecoderLayer,
+  TransformerEncoder,
+  TransformerEncoderLayer,
+} from './transformer.js';
+import { utils } from './utils.js';
+
+export const nn = {
+  Module,
+  Parameter,
+  // layers
+  Linear,
+  Bilinear,
+  Identity,
+  Flatten,
+  Unflatten,
+  Conv1d,
+  Conv2d,
+  ConvTranspose2d,
+  MaxPool1d,
+  MaxPool2d,
+  AvgPool1d,
+  AvgPool2d,
+  AdaptiveAvgPool1d,
+  AdaptiveAvgPool2d,
+  BatchNorm1d,
+  BatchNorm2d,
+  InstanceNorm1d,
+  InstanceNorm2d,
+  LayerNorm,
+  GroupNorm,
+  Dropout,
+  Dropout2d,
+  Embedding,
+  // activations
+  ReLU: act.ReLU,
+  ReLU6: act.ReLU6,
+  LeakyReLU: act.LeakyReLU,
+  PReLU: act.PReLU,
+  ELU: act.ELU,
+  SELU: act.SELU,
+  GELU: act.GELU,
+  Sigmoid: act.Sigmoid,
+  Tanh: act.Tanh,
+  SiLU: act.SiLU,
+  Mish: act.Mish,
+  Softplus: act.Softplus,
+  Softsign: act.Softsign,
+  Hardtanh: act.Hardtanh,
+  Hardsigmoid: act.Hardsigmoid,
+  Hardswish: act.Hardswish,
+  LogSigmoid: act.LogSigmoid,
+  Softmax: act.Softmax,
+  LogSoftmax: act.LogSoftmax,
+  Softmin: act.Softmin,
+  GLU: act.GLU,
+  // containers
+  Sequential,
+  ModuleList,
+  ModuleDict,
+  // attention and transformers
+  MultiheadAttention,
+  TransformerEncoderLayer,
+  TransformerDecoderLayer,
+  TransformerEncoder,
+  TransformerDecoder,
+  PositionalEncoding,
+  generateSquareSubsequentMask,
+  // losses
+  CrossEntropyLoss: losses.CrossEntropyLoss,
+  NLLLoss: losses.NLLLoss,
+  MSELoss: losses.MSELoss,
+  L1Loss: losses.L1Loss,
+  SmoothL1Loss: losses.SmoothL1Loss,
+  HuberLoss: losses.HuberLoss,
+  BCELoss: losses.BCELoss,
+  BCEWithLogitsLoss: losses.BCEWithLogitsLoss,
+  KLDivLoss: losses.KLDivLoss,
+  CosineEmbeddingLoss: losses.CosineEmbeddingLoss,
+  // namespaces
+  init,
+  utils,
+  functional: F,
+};
+
+export type NN = typeof nn;
+export { Module, Parameter } from './module.js';
+export type { LoadResult, StateDict, StateDictOptions } from './module.js';

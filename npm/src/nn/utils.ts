@@ -1,0 +1,95 @@
+// sg.nn.utils: gradient clipping over parameters' .grad (torch.nn.utils.clip_grad_norm_,
+// clip_grad_value_; computed in C++ in one call, bindings/README.md) and the flat-vector
+// conversions parametersToVector / vectorToParameters.
+import type { TensorHandle } from '../embind.js';
+import { tidy } from '../memory.js';
+import { mod } from '../module.js';
+import { functionOps } from '../ops.js';
+import { checkOptions, describe, numberArg } from '../options.js';
+import { Tensor } from '../tensor.js';
+import { writeInto } from './tensor_data.js';
+
+// The clipping functions of bindings/io_optim.cpp.
+interface ClipBindings {
+  clipGradNorm(params: TensorHandle[], maxNorm: number, normType: number, errorIfNonfinite: boolean): number;
+  clipGradValue(params: TensorHandle[], clipValue: number): void;
+}
+
+function bindings(fn: string): ClipBindings {
+  const m = mod() as unknown as Partial<ClipBindings>;
+  if (typeof m.clipGradNorm !== 'function' || typeof m.clipGradValue !== 'function') {
+    throw new Error(`${fn}: this build of the wasm module has no gradient clipping (rebuild with scripts/build.sh)`);
+  }
+  return m as ClipBindings;
+}
+
+/** A Tensor or an iterable of Tensors (model.parameters()) as an array. */
+function tensorList(fn: string, parameters: unknown): Tensor[] {
+  if (parameters instanceof Tensor) return [parameters];
+  if (parameters === null || typeof parameters !== 'object' || typeof (parameters as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    throw new Error(`${fn}: expected a Tensor or an array of Tensors (e.g. model.parameters()), got ${describe(parameters)}`);
+  }
+  return [...(parameters as Iterable<unknown>)].map((p, i) => {
+    if (!(p instanceof Tensor)) throw new Error(`${fn}: expected parameters[${i}] to be a Tensor, got ${describe(p)}`);
+    return p;
+  });
+}
+
+export interface ClipGradNormOptions {
+  /** Order of the norm (2 by default; Infinity or 'inf' for the max norm). */
+  normType?: number | 'inf';
+  errorIfNonfinite?: boolean;
+}
+
+/**
+ * Scales the gradients in place so that their joint norm is at most maxNorm; returns the
+ * total norm before clipping (a number). The third argument may be normType itself.
+ */
+export function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: number, options?: number | 'inf' | ClipGradNormOptions): number {
+  const fn = 'clipGradNorm_';
+  const params = tensorList(fn, parameters);
+  numberArg(fn, 'maxNorm', maxNorm);
+  const o =
+    typeof options === 'number' || options === 'inf'
+      ? { normType: options }
+      : checkOptions<ClipGradNormOptions>(fn, options, {
+          normType: { check: (v) => v === 'inf' || (typeof v === 'number' && !Number.isNaN(v)), expected: "a number or 'inf'" },
+          errorIfNonfinite: 'boolean',
+        });
+  const normType = o.normType === 'inf' ? Infinity : (o.normType ?? 2);
+  if (typeof normType !== 'number' || Number.isNaN(normType)) throw new Error(`${fn}: expected 'normType' to be a number, got ${describe(o.normType)}`);
+  return bindings(fn).clipGradNorm(params.map((p) => p.handle), maxNorm, normType, 'errorIfNonfinite' in o ? !!o.errorIfNonfinite : false);
+}
+
+/** Clamps every gradient in place to [−clipValue, clipValue]. */
+export function clipGradValue_(parameters: Tensor | Iterable<Tensor>, clipValue: number): void {
+  const fn = 'clipGradValue_';
+  const params = tensorList(fn, parameters);
+  numberArg(fn, 'clipValue', clipValue);
+  bindings(fn).clipGradValue(params.map((p) => p.handle), clipValue);
+}
+
+/** The parameters flattened and concatenated into one 1-D tensor (differentiable). */
+export function parametersToVector(parameters: Iterable<Tensor>): Tensor {
+  const params = tensorList('parametersToVector', parameters);
+  if (params.length === 0) throw new Error('parametersToVector: expected at least one parameter');
+  return tidy(() => functionOps.cat(params.map((p) => p.reshape(-1)), 0));
+}
+
+/** Copies consecutive slices of vec into the parameters' data, in place. */
+export function vectorToParameters(vec: Tensor, parameters: Iterable<Tensor>): void {
+  const fn = 'vectorToParameters';
+  if (!(vec instanceof Tensor) || vec.ndim !== 1) throw new Error(`${fn}: expected a 1-D Tensor, got ${describe(vec)}`);
+  const params = tensorList(fn, parameters);
+  const total = params.reduce((n, p) => n + p.numel, 0);
+  if (total !== vec.numel) throw new Error(`${fn}: the vector has ${vec.numel} elements, the parameters ${total}`);
+  const data = vec.dataSync();
+  let at = 0;
+  for (const p of params) {
+    writeInto(fn, p, data.subarray(at, at + p.numel));
+    at += p.numel;
+  }
+}
+
+/** sg.nn.utils */
+export const utils = { clipGradNorm_, clipGradValue_, parametersToVector, vectorToParameters };

@@ -1,0 +1,154 @@
+// sg.F: every function exists, options objects are checked (unknown names and wrong types
+// are Errors naming the function and the option), class-index targets accept plain integer
+// arrays, and the composite activations / helpers match their closed forms.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { close, mapNested, sg, throwsWith } from './helpers.mjs';
+
+const API_F = [
+  'relu', 'leakyRelu', 'prelu', 'elu', 'selu', 'gelu', 'sigmoid', 'tanh', 'softplus', 'silu', 'softmax', 'logSoftmax',
+  'linear', 'conv1d', 'conv2d', 'convTranspose2d', 'maxPool1d', 'maxPool2d', 'avgPool1d', 'avgPool2d', 'adaptiveAvgPool2d',
+  'dropout', 'layerNorm', 'batchNorm', 'groupNorm', 'pad', 'embedding', 'oneHot',
+  'crossEntropy', 'nllLoss', 'mseLoss', 'l1Loss', 'smoothL1Loss', 'huberLoss', 'binaryCrossEntropy',
+  'binaryCrossEntropyWithLogits', 'klDiv', 'cosineEmbeddingLoss',
+];
+
+test('sg.F has every function of API.md, and sg.nn.functional is the same object', () => {
+  for (const name of API_F) assert.equal(typeof sg.F[name], 'function', name);
+  assert.equal(sg.nn.functional, sg.F);
+  assert.equal(sg.F.relu, sg.relu, 'activations are the ops themselves');
+});
+
+test('unknown and mistyped options are Errors', () => {
+  sg.tidy(() => {
+    const x = sg.randn([1, 2, 5, 5]);
+    const w = sg.randn([3, 2, 3, 3]);
+    throwsWith(() => sg.F.conv2d(x, w, null, { strides: 2 }), "conv2d: unknown option 'strides' (expected one of: stride, padding, dilation, groups)");
+    throwsWith(() => sg.F.conv2d(x, w, null, { padding: 'full' }), "conv2d: option 'padding' must be an integer, an array of integers, 'same' or 'valid', got 'full'");
+    throwsWith(() => sg.F.maxPool2d(x, 2, { ceil_mode: true }), "maxPool2d: unknown option 'ceil_mode'");
+    throwsWith(() => sg.F.maxPool2d(x, 2, { returnIndices: true }), 'maxPool2d: returnIndices is not supported');
+    throwsWith(() => sg.F.avgPool2d(x, 'big'), "avgPool2d: expected 'kernelSize' to be an integer or an array of integers, got 'big'");
+    throwsWith(() => sg.F.dropout(x, { p: 1.5 }), "dropout: option 'p' must be a number in [0, 1], got 1.5");
+    throwsWith(() => sg.F.mseLoss(x, x, { reduction: 'avg' }), "mseLoss: option 'reduction' must be one of 'mean', 'sum', 'none', got 'avg'");
+    throwsWith(() => sg.F.crossEntropy(sg.randn([2, 3]), [0, 1], { label_smoothing: 0.1 }), "crossEntropy: unknown option 'label_smoothing'");
+    throwsWith(() => sg.F.crossEntropy(sg.randn([2, 3]), [0.5, 1]), "crossEntropy: expected 'target' to be a Tensor or an array of integer class indices");
+    throwsWith(() => sg.F.linear(x, 3), "linear: expected 'weight' to be a Tensor, got 3");
+    throwsWith(() => sg.F.layerNorm(x, [5], null, null, { epsilon: 1 }), "layerNorm: unknown option 'epsilon'");
+    throwsWith(() => sg.F.batchNorm(x, null, null, null, null, { training: 'yes' }), "batchNorm: option 'training' must be a boolean, got 'yes'");
+    throwsWith(() => sg.F.klDiv(x, x, { reduction: 'batchsum' }), "klDiv: option 'reduction' must be one of 'mean', 'sum', 'none', 'batchmean'");
+    // Errors of the C++ op come through with the op's name.
+    throwsWith(() => sg.F.conv2d(x, sg.randn([3, 4, 3, 3])), /conv2d/);
+  });
+});
+
+test('class-index targets accept plain integer arrays', () => {
+  sg.tidy(() => {
+    const logits = sg.tensor([[2, 0, 0], [0, 1, 3]]);
+    const base = sg.memory().tensors;
+    const a = sg.F.crossEntropy(logits, [0, 2]);
+    assert.equal(sg.memory().tensors, base + 1, 'the temporary target is freed');
+    const b = sg.F.crossEntropy(logits, sg.tensor([0, 2], { dtype: 'int32' }));
+    close(a.item(), b.item(), 1e-7);
+    // −log softmax by hand.
+    const l0 = Math.log(Math.exp(2) + 2) - 2;
+    const l1 = Math.log(1 + Math.exp(1) + Math.exp(3)) - 3;
+    close(a.item(), (l0 + l1) / 2, 1e-6);
+    close(sg.F.crossEntropy(logits, [0, 2], { reduction: 'none' }).toArray(), [l0, l1], 1e-6);
+    close(sg.F.nllLoss(logits.logSoftmax(1), [0, 2], { reduction: 'sum' }).item(), l0 + l1, 1e-6);
+    const weight = sg.tensor([1, 1, 3]);
+    close(sg.F.crossEntropy(logits, [0, 2], { weight }).item(), (l0 + 3 * l1) / 4, 1e-6);
+    close(sg.F.crossEntropy(logits, [0, 2], { ignoreIndex: 2 }).item(), l0, 1e-6);
+    assert.deepEqual(sg.F.oneHot([2, 0], 3).toArray(), [[0, 0, 1], [1, 0, 0]]);
+    assert.deepEqual(sg.F.oneHot(sg.tensor([1, 3], { dtype: 'int32' })).shape, [2, 4]);
+    const table = sg.tensor([[0, 0], [1, 1], [2, 2]]);
+    assert.deepEqual(sg.F.embedding([[2, 1], [0, 2]], table).toArray(), [[[2, 2], [1, 1]], [[0, 0], [2, 2]]]);
+    close(sg.F.cosineEmbeddingLoss(sg.tensor([[1, 0]]), sg.tensor([[0, 1]]), [1]).item(), 1, 1e-6);
+  });
+});
+
+test('losses: reductions and options by hand', () => {
+  sg.tidy(() => {
+    const a = sg.tensor([1, 2, 3]);
+    const b = sg.tensor([1.5, 0, 3]);
+    close(sg.F.mseLoss(a, b).item(), (0.25 + 4) / 3, 1e-6);
+    close(sg.F.l1Loss(a, b, { reduction: 'sum' }).item(), 2.5, 1e-6);
+    close(sg.F.smoothL1Loss(a, b, { beta: 1, reduction: 'none' }).toArray(), [0.125, 1.5, 0], 1e-6);
+    close(sg.F.huberLoss(a, b, { delta: 0.5, reduction: 'none' }).toArray(), [0.125, 0.5 * (2 - 0.25), 0], 1e-6);
+    const p = sg.tensor([0.9, 0.2]);
+    const t = sg.tensor([1, 0]);
+    close(sg.F.binaryCrossEntropy(p, t).item(), -(Math.log(0.9) + Math.log(0.8)) / 2, 1e-6);
+    const z = sg.tensor([0.3, -1.2]);
+    const sig = (v) => 1 / (1 + Math.exp(-v));
+    const pw = sg.tensor([2, 2]);
+    close(
+      sg.F.binaryCrossEntropyWithLogits(z, t, { posWeight: pw, reduction: 'sum' }).item(),
+      -2 * Math.log(sig(0.3)) - Math.log(1 - sig(-1.2)),
+      1e-6,
+    );
+    const lp = sg.tensor([[Math.log(0.5), Math.log(0.5)]]);
+    const q = sg.tensor([[0.25, 0.75]]);
+    close(sg.F.klDiv(lp, q, { reduction: 'batchmean' }).item(), 0.25 * Math.log(0.5) + 0.75 * Math.log(1.5), 1e-6);
+    // The loss modules wrap the functions with the same options.
+    close(new sg.nn.HuberLoss({ delta: 0.5, reduction: 'sum' })(a, b).item(), 0.125 + 0.875, 1e-6);
+    close(new sg.nn.MSELoss()(a, b).item(), (0.25 + 4) / 3, 1e-6);
+    throwsWith(() => new sg.nn.MSELoss({ reduce: false }), "MSELoss: unknown option 'reduce'");
+    throwsWith(() => new sg.nn.CrossEntropyLoss({ labelSmoothing: 2 }), "CrossEntropyLoss: option 'labelSmoothing' must be a number in [0, 1], got 2");
+  });
+});
+
+test('composite activations match their closed forms', () => {
+  sg.tidy(() => {
+    const xs = [-5, -2.5, -1, -0.2, 0.3, 1, 2.9, 7];
+    const x = sg.tensor(xs);
+    const softplus = (v) => Math.log1p(Math.exp(v));
+    const cases = {
+      relu6: (v) => Math.min(Math.max(v, 0), 6),
+      logsigmoid: (v) => -softplus(-v),
+      mish: (v) => v * Math.tanh(softplus(v)),
+      hardsigmoid: (v) => Math.min(Math.max(v / 6 + 0.5, 0), 1),
+      hardswish: (v) => (v * Math.min(Math.max(v + 3, 0), 6)) / 6,
+      softsign: (v) => v / (1 + Math.abs(v)),
+    };
+    for (const [name, f] of Object.entries(cases)) close(sg.F[name](x).toArray(), xs.map(f), 1e-5, name);
+    close(sg.F.hardtanh(x, { minVal: -2, maxVal: 2 }).toArray(), xs.map((v) => Math.min(Math.max(v, -2), 2)), 1e-6);
+    const sm = sg.F.softmin(sg.tensor([[1, 2, 3]]), 1).toArray()[0];
+    const e = [1, 2, 3].map((v) => Math.exp(-v));
+    close(sm, e.map((v) => v / (e[0] + e[1] + e[2])), 1e-6);
+    close(sg.F.glu(sg.tensor([[1, 2, 0, -1]])).toArray(), [[1 / 2, 2 / (1 + Math.E)]], 1e-6);
+    const n = sg.F.normalize(sg.tensor([[3, 4], [0, 0]]));
+    close(n.toArray(), [[0.6, 0.8], [0, 0]], 1e-6);
+    close(sg.F.adaptiveAvgPool1d(sg.arange(6).reshape(1, 1, 6), 3).toArray(), [[[0.5, 2.5, 4.5]]], 1e-6);
+  });
+});
+
+test('dropout: positional (p, training) and options forms; eval returns the input values', () => {
+  sg.tidy(() => {
+    const x = sg.randn([10]);
+    assert.deepEqual(sg.F.dropout(x, 0.9, false).dataSync(), x.dataSync());
+    assert.deepEqual(sg.F.dropout(x, { p: 0.9, training: false }).dataSync(), x.dataSync());
+    const y = sg.F.dropout(sg.ones([1000]), 0.5).dataSync();
+    assert.ok(y.every((v) => v === 0 || v === 2));
+    const z = sg.F.dropout(sg.ones([100]), { p: 1 }).dataSync();
+    assert.ok(z.every((v) => v === 0));
+  });
+});
+
+test('conv and pool options take numbers, arrays and padding modes', () => {
+  sg.tidy(() => {
+    const x = sg.ones([1, 1, 4, 4]);
+    const w = sg.ones([1, 1, 3, 3]);
+    assert.deepEqual(sg.F.conv2d(x, w, null, { padding: 'same' }).shape, [1, 1, 4, 4]);
+    assert.deepEqual(sg.F.conv2d(x, w, null, { padding: [1, 0], stride: [1, 2] }).shape, [1, 1, 4, 1]);
+    assert.deepEqual(sg.F.maxPool2d(x, [2, 1]).shape, [1, 1, 2, 4]);
+    assert.deepEqual(sg.F.avgPool2d(x, 3, { stride: 1, padding: 1 }).shape, [1, 1, 4, 4]);
+    close(sg.F.avgPool2d(x, 3, { stride: 1, padding: 1, countIncludePad: false }).toArray(), mapNested(x.toArray(), () => 1), 1e-6);
+    assert.deepEqual(sg.F.adaptiveAvgPool2d(sg.ones([1, 2, 6, 5]), [3, null]).shape, [1, 2, 3, 5]);
+    assert.deepEqual(sg.F.pad(x, [1, 1]).shape, [1, 1, 4, 6]);
+    const conv = new sg.nn.Conv2d(1, 2, 3, { padding: 'same', paddingMode: 'reflect' });
+    assert.deepEqual(conv(x).shape, [1, 2, 4, 4]);
+    throwsWith(() => new sg.nn.Conv2d(1, 2, 3, { paddingMode: 'circular' }), "Conv2d: paddingMode 'circular' is not supported");
+    throwsWith(() => new sg.nn.Conv2d(3, 2, 3, { groups: 2 }), 'Conv2d: inChannels (3) must be divisible by groups (2)');
+    throwsWith(() => new sg.nn.Conv2d(2, 2, 3, { padding: 'same', stride: 2 }), "Conv2d: padding 'same' is not supported for strided convolutions");
+    throwsWith(() => new sg.nn.MaxPool2d(2, { stide: 1 }), "MaxPool2d: unknown option 'stide'");
+  });
+});
