@@ -23,50 +23,63 @@ function compare(actual, expected, what) {
   close(got, expected.data, TOL, what);
 }
 
-for (const c of ref.cases) {
-  test(`forward vs PyTorch: ${c.name}`, () => {
-    sg.tidy(() => {
-      const m = build(c.js);
-      const sd = Object.fromEntries(Object.entries(c.state).map(([k, e]) => [k, decode(e)]));
-      const res = m.loadStateDict(sd);
-      assert.deepEqual(res, { missingKeys: [], unexpectedKeys: [] });
-      m.train(c.mode === 'train');
-      const inputs = c.inputs.map((e) => (e !== null && typeof e === 'object' && 'dtype' in e ? decode(e) : e));
-      const byOption = new Set();
-      let fwd = null;
-      if (c.forward) {
-        fwd = {};
-        for (const [k, v] of Object.entries(c.forward)) {
-          if (Number.isInteger(v)) {
-            fwd[k] = inputs[v];
-            byOption.add(v);
-          } else fwd[k] = v;
-        }
+function runCase(c) {
+  sg.tidy(() => {
+    const m = build(c.js);
+    const sd = Object.fromEntries(Object.entries(c.state).map(([k, e]) => [k, decode(e)]));
+    const res = m.loadStateDict(sd);
+    assert.deepEqual(res, { missingKeys: [], unexpectedKeys: [] });
+    m.train(c.mode === 'train');
+    const inputs = c.inputs.map((e) => (e !== null && typeof e === 'object' && 'dtype' in e ? decode(e) : e));
+    const byOption = new Set();
+    let fwd = null;
+    if (c.forward) {
+      fwd = {};
+      for (const [k, v] of Object.entries(c.forward)) {
+        if (Number.isInteger(v)) {
+          fwd[k] = inputs[v];
+          byOption.add(v);
+        } else fwd[k] = v;
       }
-      for (const g of Object.keys(c.grads ?? {})) if (g.startsWith('input')) inputs[Number(g.slice(5))].requiresGrad = true;
-      const positional = inputs.filter((_, i) => !byOption.has(i));
-      const out = fwd ? m(...positional, fwd) : m(...positional);
-      if (Array.isArray(c.output)) {
-        assert.ok(Array.isArray(out) && out.length === c.output.length, 'a [output, weights] pair');
-        c.output.forEach((e, i) => compare(out[i], e, `output[${i}]`));
-      } else compare(out, c.output, 'output');
-      if (c.after) {
-        const now = m.stateDict();
-        for (const [k, e] of Object.entries(c.after)) compare(now[k], e, `state '${k}' after forward`);
+    }
+    for (const g of Object.keys(c.grads ?? {})) if (g.startsWith('input')) inputs[Number(g.slice(5))].requiresGrad = true;
+    const positional = inputs.filter((_, i) => !byOption.has(i));
+    const out = fwd ? m(...positional, fwd) : m(...positional);
+    if (Array.isArray(c.output)) {
+      assert.ok(Array.isArray(out) && out.length === c.output.length, 'a [output, weights] pair');
+      c.output.forEach((e, i) => compare(out[i], e, `output[${i}]`));
+    } else compare(out, c.output, 'output');
+    if (c.after) {
+      const now = m.stateDict();
+      for (const [k, e] of Object.entries(c.after)) compare(now[k], e, `state '${k}' after forward`);
+    }
+    if (c.grads) {
+      const main = Array.isArray(out) ? out[0] : out;
+      main.mul(decode(c.gradOutput)).sum().backward();
+      const params = Object.fromEntries(m.namedParameters());
+      for (const [g, e] of Object.entries(c.grads)) {
+        const t = g.startsWith('input') ? inputs[Number(g.slice(5))] : params[g];
+        compare(t.grad, e, `grad of ${g}`);
       }
-      if (c.grads) {
-        const main = Array.isArray(out) ? out[0] : out;
-        main.mul(decode(c.gradOutput)).sum().backward();
-        const params = Object.fromEntries(m.namedParameters());
-        for (const [g, e] of Object.entries(c.grads)) {
-          const t = g.startsWith('input') ? inputs[Number(g.slice(5))] : params[g];
-          compare(t.grad, e, `grad of ${g}`);
-        }
-        m.zeroGrad();
-      }
-      m.dispose();
-    });
+      m.zeroGrad();
+    }
+    m.dispose();
   });
+}
+
+// Every case on the default (SIMD) backend and on the scalar reference backend.
+for (const backend of ['wasm', 'reference']) {
+  for (const c of ref.cases) {
+    test(`forward vs PyTorch (${backend}): ${c.name}`, () => {
+      const previous = sg.getBackend();
+      sg.setBackend(backend);
+      try {
+        runCase(c);
+      } finally {
+        sg.setBackend(previous);
+      }
+    });
+  }
 }
 
 test('module calls: m(x) is m.forward(x) and m.call(x)', () => {
