@@ -212,6 +212,15 @@ export function full(shape: readonly number[] | number, value: number | boolean,
   const [s, o] = shapeAndOptions('full', [typeof shape === 'number' ? [shape] : shape, ...(opts === undefined ? [] : [opts])]);
   if (typeof value !== 'number' && typeof value !== 'boolean') throw new Error(`full: expected 'value' to be a number, got ${describe(value)}`);
   const dtype = o.dtype ?? (typeof value === 'boolean' ? 'bool' : undefined);
+  if (Number.isNaN(value)) {
+    // callOp's attributes reject NaN, but a NaN fill is valid for float32 (and true for bool).
+    if (dtype === 'int32') throw new Error('full: cannot store NaN in an int32 tensor (expected a number that fits int32)');
+    if (dtype === 'bool') return factory('full', s, o, { value: 1 });
+    const h = mod().empty(s, 'float32'); // validates the size before anything is filled
+    const n = numelOf(s);
+    if (n > 0) new Float32Array(mod().HEAPU8.buffer, h.dataPtr(), n).fill(NaN);
+    return finish(h, o.requiresGrad);
+  }
   return factory('full', s, { ...o, dtype }, { value: Number(value) });
 }
 

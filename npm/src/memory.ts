@@ -118,9 +118,15 @@ export interface MemoryInfo {
   storages: number;
   /** Highest `bytes` seen so far. */
   peakBytes: number;
+  /**
+   * Size of the whole wasm heap (linear memory) in bytes. It grows on demand and never
+   * shrinks: flat across a long loop means no leak below the tensor level (graphs, caches).
+   */
+  heapBytes: number;
 }
 
 export function memory(): MemoryInfo {
-  const s = mod().memoryStats();
-  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes };
+  const m = mod();
+  const s = m.memoryStats();
+  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: m.HEAPU8.buffer.byteLength };
 }

@@ -17,7 +17,10 @@ Storage::Storage(size_t nbytes, Device device) : data_(nullptr), nbytes_(nbytes)
   if (rounded < nbytes) fail("cannot allocate ", nbytes, " bytes: size overflows");
   if (rounded == 0) rounded = kAlign;
   data_ = std::aligned_alloc(kAlign, rounded);
-  if (!data_) fail("out of memory: could not allocate ", nbytes, " bytes");
+  if (!data_) {
+    fail("out of memory: could not allocate ", nbytes, " bytes (live tensors hold ", g_stats.bytes,
+         " bytes; dispose() or tidy() frees them)");
+  }
   std::memset(data_, 0, nbytes);
   g_stats.storages += 1;
   g_stats.bytes += static_cast<int64_t>(nbytes);

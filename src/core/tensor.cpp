@@ -1,17 +1,31 @@
 #include "core/tensor.h"
 
+#include <cstdint>
+#include <limits>
+
 #include "autograd/engine.h"
 #include "autograd/node.h"
 #include "core/error.h"
 
 namespace sg {
 
+// The largest buffer a tensor may ask for. The byte count is checked in 64 bits *before* it
+// becomes a size_t: on wasm32 size_t is 32 bits, so 2^30 floats would wrap to 0 bytes and the
+// op would then write gigabytes past a 64-byte buffer. Natively 2^40 bytes: far beyond any RAM
+// (malloc fails cleanly below that), and within what ASan's allocator accepts.
+constexpr uint64_t kMaxTensorBytes =
+    sizeof(size_t) >= 8 ? (uint64_t(1) << 40) : uint64_t(std::numeric_limits<size_t>::max());
+
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
-  int64_t n = numel_of(shape);
-  const int64_t limit = int64_t(1) << 34;  // 16 GiB of elements: beyond any wasm heap
-  check(n <= limit, "cannot allocate a tensor of shape ", shape, ": too many elements");
+  const int64_t n = numel_of(shape);
+  const uint64_t elem = dtype_size(dtype);
+  if (uint64_t(n) > kMaxTensorBytes / elem) {
+    fail("cannot allocate a tensor of shape ", shape, ": ", n, " ", dtype_name(dtype), " elements (",
+         elem, " bytes each) exceed the largest possible tensor of ", kMaxTensorBytes, " bytes",
+         sizeof(size_t) < 8 ? " (what a 32-bit wasm module can address)" : "");
+  }
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(static_cast<size_t>(n) * dtype_size(dtype), device);
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(uint64_t(n) * elem), device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -79,10 +93,11 @@ double Tensor::item() const {
 
 void Tensor::set_requires_grad(bool on) {
   if (on) {
-    check(dtype() == DType::Float32, "only float32 tensors can require gradients, got ",
+    check(dtype() == DType::Float32, "requiresGrad: only float32 tensors can require gradients, got ",
           dtype_name(dtype()));
   } else {
-    check(is_leaf(), "requiresGrad can only be turned off on a leaf tensor; use detach() instead");
+    check(is_leaf(), "requiresGrad: can only be turned off on a leaf tensor, got a non-leaf (the result of '",
+          grad_fn()->name, "'); use detach() instead");
   }
   impl_->requires_grad = on;
 }

@@ -54,7 +54,7 @@ Tensor index_add_into_zeros(const Tensor& g, const Shape& in_shape, int64_t dim,
 }  // namespace
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  const char* op = "index_select";
+  const char* op = "indexSelect";  // the JS name: users read these messages
   check_index(op, index);
   check(index.ndim() <= 1, op, ": expected a 1-D index tensor, got shape ", index.shape());
   int64_t d = normalize_dim(dim, x.ndim(), op);

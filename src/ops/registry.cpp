@@ -1,6 +1,9 @@
 #include "ops/registry.h"
 
+#include <cctype>
 #include <cmath>
+#include <new>
+#include <stdexcept>
 
 #include "core/error.h"
 
@@ -18,6 +21,15 @@ const std::map<std::string, OpInfo>& table() {
     return m;
   }();
   return t;
+}
+
+// "conv2d: ..." / "Linear: ...": the message already starts with a name and a colon.
+bool has_op_prefix(const std::string& message) {
+  size_t colon = message.find(':');
+  if (colon == 0 || colon == std::string::npos) return false;
+  for (size_t i = 0; i < colon; ++i)
+    if (!std::isalnum(static_cast<unsigned char>(message[i])) && message[i] != '_') return false;
+  return true;
 }
 
 const char* type_name(const AttrValue& v) {
@@ -105,7 +117,18 @@ std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& 
     fail(name, ": expected ", info.min_inputs,
          info.max_inputs == info.min_inputs ? "" : (info.max_inputs < 0 ? " or more" : " to " + std::to_string(info.max_inputs)),
          " tensor arguments, got ", n);
-  return info.fn(inputs, attrs);
+  try {
+    return info.fn(inputs, attrs);
+  } catch (const Error& e) {
+    // Messages from shared helpers (allocation, shape checks) do not know which op called
+    // them: prefix the op's JS name so that every error names the function the user called.
+    if (has_op_prefix(e.what())) throw;
+    throw Error(name + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    throw Error(name + ": out of memory: a temporary buffer could not be allocated");
+  } catch (const std::length_error&) {
+    throw Error(name + ": out of memory: a temporary buffer would exceed the address space");
+  }
 }
 
 std::vector<std::string> op_names() {

@@ -42,6 +42,6 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, bool log_, const char* op) {
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, false, "softmax"); }
-Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, true, "log_softmax"); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, true, "logSoftmax"); }
 
 }  // namespace sg

@@ -74,11 +74,11 @@ TEST_CASE("index: index_select values") {
 TEST_CASE("index: index_select errors") {
   Tensor x = iota({3, 4});
   CHECK_ERROR(index_select(x, 0, ints({2}, {0, 5})),
-              "index_select: index 5 is out of bounds for dim 0 with size 3");
-  CHECK_ERROR(index_select(x, 0, ints({1}, {-1})), "index_select: index -1 is out of bounds");
+              "indexSelect: index 5 is out of bounds for dim 0 with size 3");
+  CHECK_ERROR(index_select(x, 0, ints({1}, {-1})), "indexSelect: index -1 is out of bounds");
   CHECK_ERROR(index_select(x, 1, ints({1}, {4})), "index 4 is out of bounds for dim 1 with size 4");
   CHECK_ERROR(index_select(x, 0, from({1}, {0})),
-              "index_select: expected an int32 index tensor, got float32");
+              "indexSelect: expected an int32 index tensor, got float32");
   CHECK_ERROR(index_select(x, 0, ints({1, 1}, {0})), "expected a 1-D index tensor");
   CHECK_ERROR(index_select(x, 2, ints({1}, {0})), "out of range");
 }

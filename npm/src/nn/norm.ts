@@ -95,21 +95,30 @@ abstract class BatchNormNd extends NormBase {
   protected abstract checkInputDim(input: Tensor): void;
 
   forward(input: Tensor): Tensor {
-    if (!(input instanceof Tensor)) throw new Error(`${this.constructor.name}: expected a Tensor, got ${describe(input)}`);
+    const name = this.constructor.name;
+    if (!(input instanceof Tensor)) throw new Error(`${name}: expected a Tensor, got ${describe(input)}`);
     this.checkInputDim(input);
+    const shape = input.shape;
+    if (shape[1] !== this.numFeatures) {
+      const want = input.ndim === 4 ? `[N, ${this.numFeatures}, H, W]` : `[N, ${this.numFeatures}] or [N, ${this.numFeatures}, L]`;
+      throw new Error(`${name}: expected input of shape ${want} (numFeatures ${this.numFeatures}), got [${shape.join(', ')}]`);
+    }
     let factor = this.momentum ?? 0;
+    let tracked: number | null = null;
     if (this.training && this.trackRunningStats && this.num_batches_tracked) {
-      const n = this.num_batches_tracked.item() + 1;
-      writeInto('BatchNorm', this.num_batches_tracked, [n]);
-      factor = this.momentum === null ? 1 / n : this.momentum;
+      tracked = this.num_batches_tracked.item() + 1;
+      factor = this.momentum === null ? 1 / tracked : this.momentum;
     }
     const useBatchStats = this.training || (this.running_mean === null && this.running_var === null);
     const useRunning = !this.training || this.trackRunningStats;
-    return F.batchNorm(input, useRunning ? this.running_mean : null, useRunning ? this.running_var : null, this.weight, this.bias, {
+    const out = F.batchNorm(input, useRunning ? this.running_mean : null, useRunning ? this.running_var : null, this.weight, this.bias, {
       training: useBatchStats,
       momentum: factor,
       eps: this.eps,
     });
+    // Counted only once the op succeeded: a failed forward leaves the module as it was.
+    if (tracked !== null) writeInto('BatchNorm', this.num_batches_tracked!, [tracked]);
+    return out;
   }
 }
 
@@ -262,6 +271,11 @@ export class GroupNorm extends Module {
   }
 
   forward(input: Tensor): Tensor {
+    if (!(input instanceof Tensor)) throw new Error(`GroupNorm: expected a Tensor, got ${describe(input)}`);
+    const shape = input.shape;
+    if (shape.length < 2 || shape[1] !== this.numChannels) {
+      throw new Error(`GroupNorm: expected input of shape [N, ${this.numChannels}, *] (numChannels ${this.numChannels}), got [${shape.join(', ')}]`);
+    }
     return F.groupNorm(input, this.numGroups, this.weight, this.bias, { eps: this.eps });
   }
 

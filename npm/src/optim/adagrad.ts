@@ -1,5 +1,6 @@
 // Adagrad (torch.optim.Adagrad of PyTorch 1.13). State is created at construction, as PyTorch
-// does (step 0, sum filled with initialAccumulatorValue):
+// does (step 0, sum filled with the constructor's initialAccumulatorValue, also for groups that
+// set their own; a group added later by addParamGroup is filled with its own value):
 //   g = ±grad + weightDecay·p;  clr = lr / (1 + (t − 1)·lrDecay);  s += g²;  p −= clr·g/(√s + eps)
 import { checkNonNegative, Optimizer, type ParamsInput } from './optimizer.js';
 

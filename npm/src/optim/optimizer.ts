@@ -82,6 +82,7 @@ export abstract class Optimizer {
   /** Number of step() calls (schedulers read it to warn about order; informative). */
   stepCount = 0;
   private readonly algo: Algorithm;
+  private constructed = false;
 
   protected constructor(algo: Algorithm, params: ParamsInput, options: unknown) {
     this.algo = algo;
@@ -98,8 +99,14 @@ export abstract class Optimizer {
     if (!isIterable(params)) throw new Error(`${algo.name}: expected params to be an array of Tensors or of parameter groups, got ${describe(params)}`);
     const list: unknown[] = Array.from(params as Iterable<unknown>);
     if (list.length === 0) throw new Error(`${algo.name}: optimizer got an empty parameter list`);
-    const groups: unknown[] = list.every((p) => p instanceof Tensor) ? [{ params: list }] : list;
+    // Groups are plain objects; anything else is a list of parameters (checked as such).
+    const groups: unknown[] = list.every((p) => isOptionsObject(p)) ? list : [{ params: list }];
     for (const g of groups) this.addParamGroup(g as ParamGroupInput);
+    // PyTorch's Adagrad fills the initial state of every group from the constructor's options
+    // (a group's own initialAccumulatorValue is not used for it); groups added later by
+    // addParamGroup, which PyTorch leaves without state, are filled from their own values.
+    if (algo.eagerState) for (const g of this.paramGroups) this.initState(g, this.defaults);
+    this.constructed = true;
   }
 
   get name(): string {
@@ -114,7 +121,7 @@ export abstract class Optimizer {
     const plist = this.checkParams(params);
     const h = this.completeHyper(hyper, `${name}: parameter group ${this.paramGroups.length}`);
     const fresh: ParamGroup = { params: plist, ...h } as ParamGroup;
-    if (this.algo.eagerState) this.initState(fresh);
+    if (this.algo.eagerState && this.constructed) this.initState(fresh, fresh);
     this.paramGroups.push(fresh);
   }
 
@@ -186,8 +193,10 @@ export abstract class Optimizer {
     });
   }
 
-  private initState(group: ParamGroup): void {
-    this.withStates(group, (handles, states) => mod().optimInitState(this.algo.name, handles, states, this.attrsOf(group)));
+  /** Creates the group's missing state (without stepping) with the hyper-parameters of `from`. */
+  private initState(group: ParamGroup, from: Record<string, unknown>): void {
+    const hyper = { ...group, ...from, params: group.params } as ParamGroup;
+    this.withStates(group, (handles, states) => mod().optimInitState(this.algo.name, handles, states, this.attrsOf(hyper)));
   }
 
   /**
@@ -280,7 +289,11 @@ export abstract class Optimizer {
         byIndex.set(id, mine.params[k]!);
       });
       const { params: _p, ...hyper } = sg;
-      newHyper.push(this.completeHyper(hyper, `${name}: param_groups[${gi}]`));
+      try {
+        newHyper.push(this.completeHyper(hyper, `param_groups[${gi}]`));
+      } catch (e) {
+        throw new Error(`${name}: ${(e as Error).message}`);
+      }
     });
     // Check every state entry before copying anything.
     const entries: [Tensor, string, Tensor][] = [];

@@ -1,0 +1,172 @@
+// Runs ONE workload in a fresh process (run.mjs starts one per workload), with simdgrad and
+// tfjs loaded side by side. A fresh process per workload is what makes the memory numbers
+// mean something: simdgrad's peakBytes and tfjs's wasm heap only ever grow.
+//   node --expose-gc worker.mjs <workload> '<options json>'
+// Prints one line "@@RESULT <json>" on stdout; everything else goes to stderr.
+import os from 'node:os';
+import { relDiff } from './lib/data.mjs';
+import { loadSimdgrad, loadTfjs, tfjsHeapBytes } from './lib/libs.mjs';
+import { WORKLOADS } from './lib/workloads.mjs';
+
+const [name, optsJson = '{}'] = process.argv.slice(2);
+const opts = JSON.parse(optsJson);
+const w = WORKLOADS.find((x) => x.name === name);
+if (!w) {
+  console.error(`worker: unknown workload '${name}'`);
+  process.exit(2);
+}
+const gc = globalThis.gc ?? (() => {});
+const errText = (e) => String(e?.stack ?? e).split('\n').slice(0, 3).join(' | ');
+
+const result = { name: w.name, group: w.group, desc: w.desc, flops: w.flops, sg: {}, tf: {}, notes: [] };
+const libs = {};
+try {
+  libs.sg = await loadSimdgrad();
+  result.env = { simdgrad: libs.sg.info };
+} catch (e) {
+  result.sg = { error: `simdgrad did not load: ${errText(e)}` };
+}
+try {
+  libs.tf = await loadTfjs();
+  result.env = { ...result.env, tfjs: libs.tf.info };
+} catch (e) {
+  result.tf = { error: `tfjs did not load: ${errText(e)}` };
+}
+
+/** The sg.* names a workload needs, e.g. 'nn.Conv2d'; returns the first missing one. */
+function missingApi(sg, needs = []) {
+  for (const p of needs) {
+    let o = sg;
+    for (const k of p.split('.')) o = o?.[k];
+    if (o === undefined) return `sg.${p}`;
+  }
+  return null;
+}
+
+const data = w.data();
+const sides = [];  // { key, lib, side, times }
+
+if (libs.sg && !result.sg.error) {
+  const { sg } = libs.sg;
+  const missing = missingApi(sg, w.needs);
+  if (missing) {
+    const area = missing.split('.')[1];
+    result.sg = { skipped: `sg.${area} not available (missing ${missing})` };
+  } else {
+    try {
+      const side = w.sg(sg, data);
+      sides.push({ key: 'sg', side, times: [], tidy: (f) => sg.tidy(f) });
+    } catch (e) {
+      result.sg = { error: `setup failed: ${errText(e)}` };
+    }
+  }
+}
+if (libs.tf && !result.tf.error) {
+  const { tf } = libs.tf;
+  try {
+    const side = w.tf(tf, data);
+    if (side.unsupported) result.tf = { skipped: side.unsupported };
+    else {
+      if (side.note) result.notes.push(side.note);
+      sides.push({ key: 'tf', side, times: [], tidy: (f) => tf.tidy(f) });
+    }
+  } catch (e) {
+    result.tf = { error: `setup failed: ${errText(e)}` };
+  }
+}
+
+// One run of a side, every tensor it makes freed by the library's tidy().
+const runOnce = (s) => s.tidy(() => { s.side.step(); });
+
+function drop(s, e) {
+  result[s.key] = { error: errText(e) };
+  sides.splice(sides.indexOf(s), 1);
+}
+
+// Cross-check: both libraries compute the same values from the same inputs.
+const checks = {};
+for (const s of [...sides]) {
+  try {
+    checks[s.key] = s.tidy(() => s.side.check());
+  } catch (e) {
+    drop(s, e);
+  }
+}
+if (checks.sg && checks.tf) {
+  const diff = relDiff(checks.sg, checks.tf);
+  result.check = { relDiff: diff, tol: w.tol, ok: diff <= w.tol };
+  if (!result.check.ok) result.notes.push(`MISMATCH: simdgrad and tfjs differ by ${diff.toExponential(2)} (> ${w.tol})`);
+}
+
+// Warm-up, then timed runs; the two libraries alternate (and swap who goes first every
+// round) so that load changes on the machine hit both alike.
+const it = { ...w.iters, budgetMs: 4000, ...(opts.quick ? { warmup: 1, min: 3, max: 3 } : {}) };
+const order = (i) => (i % 2 ? [...sides].reverse() : [...sides]);
+for (let i = 0; i < it.warmup; i++) {
+  for (const s of order(i)) {
+    try {
+      runOnce(s);
+    } catch (e) {
+      drop(s, e);
+    }
+  }
+}
+gc();
+const sgMem0 = libs.sg && sides.some((s) => s.key === 'sg') ? libs.sg.sg.memory() : null;
+const tfMem0 = libs.tf && sides.some((s) => s.key === 'tf') ? libs.tf.tf.memory() : null;
+const started = performance.now();
+for (let i = 0; i < it.max && sides.length; i++) {
+  for (const s of order(i)) {
+    try {
+      const t0 = performance.now();
+      runOnce(s);
+      s.times.push(performance.now() - t0);
+    } catch (e) {
+      drop(s, e);
+    }
+  }
+  if (i + 1 >= it.min && performance.now() - started > it.budgetMs) break;
+}
+
+function stats(times, flops) {
+  const t = [...times].sort((a, b) => a - b);
+  const mid = t.length >> 1;
+  const median = t.length % 2 ? t[mid] : (t[mid - 1] + t[mid]) / 2;
+  return { runs: t.length, medianMs: median, minMs: t[0], maxMs: t[t.length - 1], gflops: flops / (median * 1e6) };
+}
+
+for (const s of sides) {
+  const r = stats(s.times, s.side.flops ?? w.flops);
+  if (s.key === 'sg') {
+    const m = libs.sg.sg.memory();
+    // In this fresh process, the peak is this workload's: inputs, parameters, optimizer
+    // state and the largest set of temporaries alive at once.
+    Object.assign(r, { peakBytes: m.peakBytes ?? null, liveBytes: m.bytes });
+    if (sgMem0 && (m.tensors > sgMem0.tensors || m.bytes > sgMem0.bytes)) {
+      result.notes.push(`simdgrad leak? live tensors ${sgMem0.tensors} → ${m.tensors}, bytes ${sgMem0.bytes} → ${m.bytes} over the timed runs`);
+    }
+  } else {
+    const { tf } = libs.tf;
+    const m = tf.memory();
+    if (tfMem0 && m.numTensors > tfMem0.numTensors) result.notes.push(`tfjs leak? live tensors ${tfMem0.numTensors} → ${m.numTensors}`);
+    let peakBytes = null;
+    try {
+      // tf.profile tracks the live tensor bytes after every kernel: one extra, untimed run.
+      peakBytes = (await tf.profile(() => runOnce(s))).peakBytes;
+    } catch (e) {
+      result.notes.push(`tf.profile failed: ${errText(e)}`);
+    }
+    Object.assign(r, { peakBytes, liveBytes: m.numBytes, heapBytes: tfjsHeapBytes(tf) });
+    if (s.side.forwardOnly) r.forwardOnly = true;
+  }
+  result[s.key] = r;
+}
+for (const s of sides) {
+  try {
+    s.side.dispose();
+  } catch {
+    // Nothing depends on it: the process ends here.
+  }
+}
+result.loadavg = os.loadavg()[0];
+process.stdout.write(`@@RESULT ${JSON.stringify(result)}\n`);
