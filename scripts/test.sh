@@ -48,12 +48,32 @@ node_tests() {
 
 consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }
 
+# The native doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-asan).
+# Configured here on top of build.sh's `asan` step: a build type of its own gives -O1 (the
+# sanitized build is only for these tests; -O1 keeps it affordable) and
+# -fno-sanitize-recover=undefined, so that any UBSan finding aborts the run instead of printing
+# and going on. allocator_may_return_null: tests of huge allocations expect a clean sg::Error.
+asan_doctest() {
+  cmake -S . -B build/native-asan -DSG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Sanitize \
+    -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g -fno-sanitize-recover=undefined" >/dev/null &&
+    bash scripts/build.sh asan &&
+    ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    build/native-asan/simdgrad_tests --no-colors
+}
+
+# libFuzzer on the safetensors reader, briefly (scripts/fuzz.sh; run it for 10+ minutes by hand
+# after changing src/io).
+fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
+
 stage "build: native (build/native)"            build_native
 stage "build: wasm + TypeScript (npm/dist)"     build_package
 stage "native doctest"                           native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
 stage "node tests (tests/js)"                    node_tests
 stage "npm consumer (pack, install, import/require, tsc)" consumer
+stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
+stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 
 echo
 ((failed)) && echo "failed stages: ${failed_names[*]}"

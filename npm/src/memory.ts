@@ -71,7 +71,7 @@ export function tidy<T>(fn: () => T): T;
 export function tidy<T>(name: string, fn: () => T): T;
 export function tidy<T>(a: string | (() => T), b?: () => T): T {
   const fn = typeof a === 'function' ? a : b;
-  if (typeof fn !== 'function') throw new Error(`tidy: expected a function, got ${typeof fn}`);
+  if (typeof fn !== 'function') throw new Error(`tidy: expected a function (or a name and a function), got ${typeof a === 'string' ? typeof b : typeof a}`);
   const scope = new Set<Owned>();
   scopes.push(scope);
   let result: T;

@@ -132,9 +132,15 @@ export type OpMethods = {
 
 // ---- helpers ----
 
-const unary = (name: string) => (input: TensorLike): Tensor => run(name, name, [['input', input]]);
+/** A required operand: null/undefined would reach the op as an absent tensor. */
+function required(fn: string, name: string, v: TensorLike): TensorLike {
+  if (v === null || v === undefined) throw new Error(`${fn}: expected '${name}' to be a Tensor or a number, got ${describe(v)}`);
+  return v;
+}
+
+const unary = (name: string) => (input: TensorLike): Tensor => run(name, name, [['input', required(name, 'input', input)]]);
 const binary = (name: string, second = 'other') => (input: TensorLike, other: TensorLike): Tensor =>
-  run(name, name, [['input', input], [second, other]]);
+  run(name, name, [['input', required(name, 'input', input)], [second, required(name, second, other)]]);
 
 function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}): Tensor {
   return run(name, name, [['input', input]], { dim: dimsArg(name, dim), keepdim: boolArg(name, 'keepdim', keepdim, false), ...extra });
@@ -165,7 +171,10 @@ function indexOperand(fn: string, index: unknown): Tensor {
 }
 
 function maskOperand(fn: string, mask: unknown): Tensor {
-  if (mask instanceof Tensor) return mask;
+  if (mask instanceof Tensor) {
+    if (mask.dtype !== 'bool') throw new Error(`${fn}: expected '${fn === 'where' ? 'condition' : 'mask'}' of dtype bool, got ${mask.dtype}`);
+    return mask;
+  }
   if (Array.isArray(mask)) {
     const shape: number[] = [];
     for (let v: unknown = mask; Array.isArray(v); v = v[0]) shape.push(v.length);

@@ -32,6 +32,17 @@ bool has_op_prefix(const std::string& message) {
   return true;
 }
 
+// masked_fill ≡ maskedFill: equal ignoring underscores and case.
+bool same_name(const std::string& a, const std::string& b) {
+  auto fold = [](const std::string& s) {
+    std::string out;
+    for (char c : s)
+      if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  return fold(a) == fold(b);
+}
+
 const char* type_name(const AttrValue& v) {
   switch (v.index()) {
     case 0: return "a number";
@@ -122,8 +133,13 @@ std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& 
   } catch (const Error& e) {
     // Messages from shared helpers (allocation, shape checks) do not know which op called
     // them: prefix the op's JS name so that every error names the function the user called.
-    if (has_op_prefix(e.what())) throw;
-    throw Error(name + ": " + e.what());
+    // A C++ spelling of the same name (masked_fill for maskedFill) becomes the JS one.
+    const std::string message = e.what();
+    const size_t colon = message.find(':');
+    if (!has_op_prefix(message)) throw Error(name + ": " + message);
+    const std::string prefix = message.substr(0, colon);
+    if (prefix != name && same_name(prefix, name)) throw Error(name + message.substr(colon));
+    throw;
   } catch (const std::bad_alloc&) {
     throw Error(name + ": out of memory: a temporary buffer could not be allocated");
   } catch (const std::length_error&) {

@@ -45,7 +45,11 @@ function preflight() {
 
 function runWorker(name, opts) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', path.join(BENCH_DIR, 'worker.mjs'), name, JSON.stringify(opts)], {
+    // --no-liftoff: V8 compiles each wasm function with its optimizing tier on first call,
+    // so the warm-up runs bring both libraries to their steady-state code. With the default
+    // dynamic tier-up, a busy machine can leave either library on baseline code for dozens of
+    // iterations (measured: 2x slower matmul). --expose-gc: a collection before timing.
+    const child = spawn(process.execPath, ['--no-liftoff', '--expose-gc', path.join(BENCH_DIR, 'worker.mjs'), name, JSON.stringify(opts)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -90,14 +94,15 @@ if (opts.quick) console.log('WARNING: --quick: 3 runs per workload, a smoke test
 const s = env.simdgrad;
 const t = env.tfjs;
 console.log(s ? `simdgrad ${s.version}: backend ${s.backend}, features ${JSON.stringify(s.features)}` : 'simdgrad: did not load');
-console.log(t ? `tfjs ${t.version}: backend ${t.backend}, binary ${t.binary}, features ${JSON.stringify(t.features)}` : 'tfjs: did not load');
-console.log('ms: one iteration; tfjs/sg = tfjs median ÷ simdgrad median (> 1: simdgrad faster); peak MB: live tensor bytes at their highest');
-console.log('(simdgrad: sg.memory().peakBytes; tfjs: tf.profile peakBytes), tfjs heap: its wasm memory size; each workload in a fresh process.\n');
+console.log(t ? `tfjs ${t.version}: backend ${t.backend}, binary ${t.binary} (file read: ${t.binaryRead}), features ${JSON.stringify(t.features)}` : 'tfjs: did not load');
+console.log('ms: process CPU time of one iteration (wall: its wall-clock median); tfjs/sg = tfjs median ÷ simdgrad median (> 1: simdgrad faster);');
+console.log('peak MB: live tensor bytes at their highest (simdgrad: sg.memory().peakBytes; tfjs: tf.profile peakBytes); tfjs heap: its wasm memory.\n');
 const tb = table(results);
 console.log(tb.text);
 if (tb.notes.length) console.log(`\n${tb.notes.map((n) => `- ${n}`).join('\n')}`);
 const gs = goals(results);
-console.log(`\n${goalsText(gs)}\n`);
+// With --only, list just the goals that the selected workloads measure.
+console.log(`\n${goalsText(opts.only ? gs.filter((g) => g.value != null) : gs)}\n`);
 
 const report = {
   bench: 'simdgrad-vs-tfjs',

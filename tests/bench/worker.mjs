@@ -44,7 +44,7 @@ function missingApi(sg, needs = []) {
 }
 
 const data = w.data();
-const sides = [];  // { key, lib, side, times }
+const sides = [];  // { key, side, times (wall ms), cpu (process CPU ms), tidy }
 
 if (libs.sg && !result.sg.error) {
   const { sg } = libs.sg;
@@ -55,7 +55,7 @@ if (libs.sg && !result.sg.error) {
   } else {
     try {
       const side = w.sg(sg, data);
-      sides.push({ key: 'sg', side, times: [], tidy: (f) => sg.tidy(f) });
+      sides.push({ key: 'sg', side, times: [], cpu: [], tidy: (f) => sg.tidy(f) });
     } catch (e) {
       result.sg = { error: `setup failed: ${errText(e)}` };
     }
@@ -68,7 +68,7 @@ if (libs.tf && !result.tf.error) {
     if (side.unsupported) result.tf = { skipped: side.unsupported };
     else {
       if (side.note) result.notes.push(side.note);
-      sides.push({ key: 'tf', side, times: [], tidy: (f) => tf.tidy(f) });
+      sides.push({ key: 'tf', side, times: [], cpu: [], tidy: (f) => tf.tidy(f) });
     }
   } catch (e) {
     result.tf = { error: `setup failed: ${errText(e)}` };
@@ -118,9 +118,13 @@ const started = performance.now();
 for (let i = 0; i < it.max && sides.length; i++) {
   for (const s of order(i)) {
     try {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       runOnce(s);
-      s.times.push(performance.now() - t0);
+      const wall = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      s.times.push(wall);
+      s.cpu.push((c.user + c.system) / 1000);
     } catch (e) {
       drop(s, e);
     }
@@ -128,15 +132,22 @@ for (let i = 0; i < it.max && sides.length; i++) {
   if (i + 1 >= it.min && performance.now() - started > it.budgetMs) break;
 }
 
-function stats(times, flops) {
-  const t = [...times].sort((a, b) => a - b);
+function summary(xs) {
+  const t = [...xs].sort((a, b) => a - b);
   const mid = t.length >> 1;
-  const median = t.length % 2 ? t[mid] : (t[mid - 1] + t[mid]) / 2;
-  return { runs: t.length, medianMs: median, minMs: t[0], maxMs: t[t.length - 1], gflops: flops / (median * 1e6) };
+  return { median: t.length % 2 ? t[mid] : (t[mid - 1] + t[mid]) / 2, min: t[0], max: t[t.length - 1] };
+}
+
+// The headline number is the process CPU time of an iteration: on an idle machine it equals
+// the wall time (both libraries are single-threaded), on a loaded one it leaves out the time
+// spent waiting for a core, which wall time cannot. Both are kept.
+function stats(s, flops) {
+  const cpu = summary(s.cpu);
+  return { runs: s.cpu.length, cpu, wall: summary(s.times), gflops: flops / (cpu.median * 1e6) };
 }
 
 for (const s of sides) {
-  const r = stats(s.times, s.side.flops ?? w.flops);
+  const r = stats(s, s.side.flops ?? w.flops);
   if (s.key === 'sg') {
     const m = libs.sg.sg.memory();
     // In this fresh process, the peak is this workload's: inputs, parameters, optimizer

@@ -63,16 +63,23 @@ export function calculateGain(nonlinearity: Nonlinearity, param?: number | null)
 }
 
 /** [fanIn, fanOut] as torch.nn.init._calculate_fan_in_and_fan_out: size(1)·receptive, size(0)·receptive. */
-export function calculateFanInAndFanOut(t: Tensor): [number, number] {
+export function calculateFanInAndFanOut(t: Tensor, fn = 'init'): [number, number] {
   const s = t.shape;
   if (s.length < 2) {
-    throw new Error(`init: fan in and fan out can not be computed for a tensor with fewer than 2 dimensions (got shape [${s.join(', ')}])`);
+    throw new Error(`${fn}: fan in and fan out can not be computed for a tensor with fewer than 2 dimensions (got shape [${s.join(', ')}])`);
   }
   const receptive = s.slice(2).reduce((a, b) => a * b, 1);
   return [s[1]! * receptive, s[0]! * receptive];
 }
 
-function fill(fn: string, t: Tensor, f: (n: number) => ArrayLike<number>): Tensor {
+/** Random fills need a float32 target (PyTorch: "not implemented for 'Long'"). */
+function checkFloat(fn: string, t: Tensor): void {
+  checkWritable(fn, t);
+  if (t.dtype !== 'float32') throw new Error(`${fn}: expected a float32 tensor to fill with random values, got ${t.dtype}`);
+}
+
+function fill(fn: string, t: Tensor, f: (n: number) => ArrayLike<number>, random = false): Tensor {
+  if (random) checkFloat(fn, t);
   checkWritable(fn, t);
   writeInto(fn, t, f(t.numel));
   return t;
@@ -89,7 +96,7 @@ export function uniform_(t: Tensor, a = 0, b = 1): Tensor {
   numberArg('uniform_', 'a', a);
   numberArg('uniform_', 'b', b);
   if (a > b) throw new Error(`uniform_: expected a <= b, got a = ${a} and b = ${b}`);
-  return fill('uniform_', t, (n) => affine(draw('rand', n), b - a, a));
+  return fill('uniform_', t, (n) => affine(draw('rand', n), b - a, a), true);
 }
 
 /** Fills with N(mean, std²). */
@@ -97,13 +104,14 @@ export function normal_(t: Tensor, mean = 0, std = 1): Tensor {
   numberArg('normal_', 'mean', mean);
   numberArg('normal_', 'std', std);
   if (std < 0) throw new Error(`normal_: expected std >= 0, got ${std}`);
-  return fill('normal_', t, (n) => affine(draw('randn', n), std, mean));
+  return fill('normal_', t, (n) => affine(draw('randn', n), std, mean), true);
 }
 
 /** Fills with N(mean, std²) redrawn until inside [a, b] (torch.nn.init.trunc_normal_). */
 export function truncNormal_(t: Tensor, mean = 0, std = 1, a = -2, b = 2): Tensor {
   for (const [k, v] of [['mean', mean], ['std', std], ['a', a], ['b', b]] as [string, number][]) numberArg('truncNormal_', k, v);
   if (!(a < b)) throw new Error(`truncNormal_: expected a < b, got a = ${a} and b = ${b}`);
+  checkFloat('truncNormal_', t);
   return fill('truncNormal_', t, (n) => {
     const out = new Float64Array(n);
     let filled = 0;
@@ -154,8 +162,8 @@ function gainArg(fn: string, gain: unknown): number {
 /** U(−a, a) with a = gain·√(6 / (fanIn + fanOut)) (Glorot). gain: a number or { gain }. */
 export function xavierUniform_(t: Tensor, gain?: number | { gain?: number }): Tensor {
   const g = gainArg('xavierUniform_', gain);
-  checkWritable('xavierUniform_', t);
-  const [fanIn, fanOut] = calculateFanInAndFanOut(t);
+  checkFloat('xavierUniform_', t);
+  const [fanIn, fanOut] = calculateFanInAndFanOut(t, 'xavierUniform_');
   const a = Math.sqrt(3) * g * Math.sqrt(2 / (fanIn + fanOut));
   return uniform_(t, -a, a);
 }
@@ -163,8 +171,8 @@ export function xavierUniform_(t: Tensor, gain?: number | { gain?: number }): Te
 /** N(0, std²) with std = gain·√(2 / (fanIn + fanOut)). */
 export function xavierNormal_(t: Tensor, gain?: number | { gain?: number }): Tensor {
   const g = gainArg('xavierNormal_', gain);
-  checkWritable('xavierNormal_', t);
-  const [fanIn, fanOut] = calculateFanInAndFanOut(t);
+  checkFloat('xavierNormal_', t);
+  const [fanIn, fanOut] = calculateFanInAndFanOut(t, 'xavierNormal_');
   return normal_(t, 0, g * Math.sqrt(2 / (fanIn + fanOut)));
 }
 
@@ -175,10 +183,10 @@ function kaimingStd(fn: string, t: Tensor, options: unknown): number | null {
     mode: ['fan_in', 'fan_out'],
     nonlinearity: NONLINEARITIES,
   });
-  checkWritable(fn, t);
+  checkFloat(fn, t);
   // PyTorch returns early (with a warning) for zero-element tensors.
   if (t.numel === 0) return null;
-  const [fanIn, fanOut] = calculateFanInAndFanOut(t);
+  const [fanIn, fanOut] = calculateFanInAndFanOut(t, fn);
   const fan = (o.mode ?? 'fan_in') === 'fan_in' ? fanIn : fanOut;
   return calculateGain(o.nonlinearity ?? 'leaky_relu', o.a ?? 0) / Math.sqrt(fan);
 }

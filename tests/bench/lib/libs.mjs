@@ -40,8 +40,23 @@ export async function loadTfjs() {
   wasm.setWasmPaths(dir);
   wasm.setThreadsCount(1);
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: setBackend("wasm") failed');
-  await tf.ready();
+  // Which .wasm file tfjs really reads: its Emscripten glue loads it through Node's fs.
+  const fs = require('node:fs');
+  const read = [];
+  const spy = (fn) => function (file, ...rest) {
+    if (String(file).endsWith('.wasm')) read.push(path.basename(String(file)));
+    return fn.call(this, file, ...rest);
+  };
+  const { readFileSync, readFile } = fs;
+  fs.readFileSync = spy(readFileSync);
+  fs.readFile = spy(readFile);
+  try {
+    if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: setBackend("wasm") failed');
+    await tf.ready();
+  } finally {
+    fs.readFileSync = readFileSync;
+    fs.readFile = readFile;
+  }
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   const threaded = await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT');
   // The same choice tfjs-backend-wasm's getPathToWasmBinary() makes from these two flags.
@@ -53,6 +68,7 @@ export async function loadTfjs() {
       version: tf.version_core,
       backend: tf.getBackend(),
       binary: path.relative(REPO_DIR, dir + binary),
+      binaryRead: read.join(', ') || 'not seen (read outside node:fs)',
       features: { simd, threads: threaded, threadsCount: wasm.getThreadsCount() },
     },
   };

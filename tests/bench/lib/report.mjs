@@ -1,16 +1,21 @@
 // Turns the workers' results into the printed table and the goal summary.
-// ratio = tfjs median ms / simdgrad median ms: above 1, simdgrad is faster by that factor
+// Times are per iteration, process CPU time (see worker.mjs) unless a column says wall.
+// ratio = tfjs median / simdgrad median: above 1, simdgrad is faster by that factor
 // (for equal FLOPs it is also simdgrad GFLOP/s / tfjs GFLOP/s).
 
 const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? '—' : x >= 10 ** digits ? x.toFixed(0) : x.toPrecision(digits));
 const mb = (b) => (b == null ? '—' : (b / 2 ** 20).toFixed(1));
 
+const med = (side) => side?.cpu?.median ?? null;
+
 export function ratioOf(r) {
-  return r.sg?.medianMs && r.tf?.medianMs ? r.tf.medianMs / r.sg.medianMs : null;
+  const sg = med(r.sg);
+  const tf = med(r.tf);
+  return sg && tf ? tf / sg : null;
 }
 
 function cell(side) {
-  if (side?.medianMs != null) return `${num(side.medianMs)} (${num(side.minMs)}–${num(side.maxMs)})`;
+  if (side?.cpu) return `${num(side.cpu.median)} (${num(side.cpu.min)}–${num(side.cpu.max)})`;
   if (side?.skipped) return 'skipped';
   if (side?.error) return 'ERROR';
   return '—';
@@ -22,7 +27,7 @@ function pad(rows) {
 }
 
 export function table(results) {
-  const head = ['workload', 'simdgrad ms median (min–max)', 'tfjs ms median (min–max)', 'sg GFLOP/s', 'tfjs GFLOP/s', 'tfjs/sg', 'sg peak MB', 'tfjs peak MB', 'tfjs heap MB', 'runs sg/tf'];
+  const head = ['workload', 'simdgrad ms median (min–max)', 'tfjs ms median (min–max)', 'sg wall', 'tfjs wall', 'sg GFLOP/s', 'tfjs GFLOP/s', 'tfjs/sg', 'sg peak MB', 'tfjs peak MB', 'tfjs heap MB', 'runs sg/tf'];
   const rows = [head];
   const notes = [];
   for (const r of results) {
@@ -32,6 +37,8 @@ export function table(results) {
       r.name,
       cell(r.sg),
       cell(r.tf) + star,
+      num(r.sg?.wall?.median),
+      num(r.tf?.wall?.median) + star,
       num(r.sg?.gflops),
       num(r.tf?.gflops) + star,
       ratio == null ? '—' : `${ratio.toFixed(2)}×${star}`,
@@ -61,8 +68,8 @@ export function goals(results) {
   }
   for (const n of [128, 256, 512, 1024]) {
     // simdgrad against itself: the slower of Aᵀ·B and A·Bᵀ over plain A·B.
-    const plain = by[`matmul_${n}`]?.sg?.medianMs;
-    const ts = ['tn', 'nt'].map((v) => by[`matmul_${n}_${v}`]?.sg?.medianMs).filter((t) => t != null);
+    const plain = med(by[`matmul_${n}`]?.sg);
+    const ts = ['tn', 'nt'].map((v) => med(by[`matmul_${n}_${v}`]?.sg)).filter((t) => t != null);
     const rel = plain && ts.length === 2 ? Math.max(...ts) / plain : null;
     add(`matmul ${n}: slower of Aᵀ·B, A·Bᵀ ≤ 1.1× plain (simdgrad)`, rel, 1.1, rel <= 1.1);
   }
@@ -70,8 +77,8 @@ export function goals(results) {
     const r = ratioOf(by[name] ?? {});
     add(`${label}: tfjs/simdgrad ≥ ${target}×`, r, target, r >= target);
   }
-  const train = by.cnn_train?.sg?.medianMs;
-  const fwd = by.cnn_forward?.tf?.medianMs;
+  const train = med(by.cnn_train?.sg);
+  const fwd = med(by.cnn_forward?.tf);
   const rel = train && fwd ? train / fwd : null;
   add('CNN: simdgrad train step ≤ 3× tfjs forward', rel, 3, rel <= 3);
   return out;
