@@ -2,6 +2,7 @@
 // function converts its arguments (convert.cpp), calls the C++ API and converts back;
 // every one is registered through guarded<> (glue.h), which turns C++ exceptions into JS Errors.
 #include <emscripten/bind.h>
+#include <malloc.h>
 
 #include <cmath>
 #include <string>
@@ -51,6 +52,9 @@ val memory_stats() {
   out.set("storages", static_cast<double>(s.storages));
   out.set("bytes", static_cast<double>(s.bytes));
   out.set("peakBytes", static_cast<double>(s.peak_bytes));
+  // Bytes malloc has handed out and not taken back (tensors, graph nodes, caches, everything):
+  // a leak below the tensor level shows here long before the heap has to grow.
+  out.set("heapUsed", static_cast<double>(mallinfo().uordblks));
   return out;
 }
 

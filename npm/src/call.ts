@@ -33,8 +33,9 @@ export function scalarHandle(value: number | boolean, dtype: DType): TensorHandl
  */
 export function callHandles(fn: string, opName: string, operands: Operand[], attrs: Attrs = {}): TensorHandle[] {
   let partner: DType | undefined;
-  for (const [, v] of operands) {
+  for (const [name, v] of operands) {
     if (v instanceof Tensor) {
+      if (v.isDisposed) throw new Error(`${fn}: Tensor is disposed (argument '${name}')`);
       const d = v.dtype;
       // The widest tensor dtype decides: float32 > int32 > bool.
       if (d === 'float32' || partner === undefined || (partner === 'bool' && d === 'int32')) partner = d;

@@ -40,6 +40,8 @@ export interface MemoryStats {
   storages: number;
   bytes: number;
   peakBytes: number;
+  /** Bytes currently allocated by malloc in the wasm heap (mallinfo().uordblks). */
+  heapUsed: number;
 }
 
 export interface SimdgradModule {

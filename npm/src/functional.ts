@@ -391,7 +391,10 @@ function normalize(input: Tensor, options?: { p?: number; dim?: number; eps?: nu
 
 function hardtanh(input: TensorLike, options?: { minVal?: number; maxVal?: number }): Tensor {
   const o = checkOptions<{ minVal: number; maxVal: number }>('hardtanh', options, { minVal: 'number', maxVal: 'number' });
-  return ops.clamp(input, o.minVal ?? -1, o.maxVal ?? 1);
+  const lo = o.minVal ?? -1;
+  const hi = o.maxVal ?? 1;
+  if (lo > hi) throw new Error(`hardtanh: expected minVal <= maxVal, got minVal ${lo} and maxVal ${hi}`);
+  return ops.clamp(input, lo, hi);
 }
 
 const relu6 = (input: TensorLike): Tensor => ops.clamp(input, 0, 6);
@@ -406,6 +409,11 @@ const softmin = (input: TensorLike, dim: number): Tensor => tidy(() => ops.softm
 function glu(input: Tensor, dim = -1): Tensor {
   const x = inputArg('glu', input);
   const d = intArg('glu', 'dim', dim);
+  const shape = x.shape;
+  const size = shape[d < 0 ? d + shape.length : d];
+  if (size !== undefined && size % 2 !== 0) {
+    throw new Error(`glu: halving dimension must be even, but dim ${d} of the input of shape [${shape.join(', ')}] has size ${size}`);
+  }
   return tidy(() => {
     const [a, b] = x.chunk(2, d) as [Tensor, Tensor];
     return a.mul(b.sigmoid());

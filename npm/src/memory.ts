@@ -123,10 +123,12 @@ export interface MemoryInfo {
    * shrinks: flat across a long loop means no leak below the tensor level (graphs, caches).
    */
   heapBytes: number;
+  /** Bytes of the heap in use by malloc (tensors, autograd graphs, everything): flat = no leak. */
+  heapUsed: number;
 }
 
 export function memory(): MemoryInfo {
   const m = mod();
   const s = m.memoryStats();
-  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: m.HEAPU8.buffer.byteLength };
+  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: m.HEAPU8.buffer.byteLength, heapUsed: s.heapUsed };
 }

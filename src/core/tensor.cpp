@@ -45,6 +45,7 @@ Tensor Tensor::view_of(const Tensor& base, Shape shape, Shape strides, int64_t o
 int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim(dim, ndim(), "size")]; }
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // nothing to address: any strides will do (as in PyTorch)
   int64_t expected = 1;
   for (size_t i = shape().size(); i-- > 0;) {
     if (shape()[i] == 1) continue;

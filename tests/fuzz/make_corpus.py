@@ -39,6 +39,8 @@ valid = {
     "scalar_0d": st({"s": entry("F32", [], 0, 4)}, f32(7)),
     "empty_tensor": st({"e": entry("F32", [0, 3], 0, 0)}),
     "empty_header": st({}),
+    # Found by the fuzzer: a zero-element tensor with a nonzero dim was reported non-contiguous.
+    "empty_3x0_f16": st({"e": entry("F16", [3, 0], 0, 0)}),
     "f16_bf16": st({"h": entry("F16", [2], 0, 4), "b": entry("BF16", [2], 4, 8)},
                    struct.pack("<4H", 0x3C00, 0xFC00, 0x3F80, 0x7FC0)),
     "i32_i64_bool": st({"i": entry("I32", [2], 0, 8), "l": entry("I64", [2], 8, 24), "m": entry("BOOL", [3], 24, 27)},

@@ -11,12 +11,17 @@ const EVERY = 1_000;
 
 function sample() {
   const m = sg.memory();
-  return { tensors: m.tensors, storages: m.storages, bytes: m.bytes, heapBytes: m.heapBytes };
+  return { tensors: m.tensors, storages: m.storages, bytes: m.bytes, heapUsed: m.heapUsed, heapBytes: m.heapBytes };
 }
 
-test('sg.memory() reports the wasm heap size', () => {
+test('sg.memory() reports the wasm heap size and what malloc holds of it', () => {
   const m = sg.memory();
   assert.equal(typeof m.heapBytes, 'number');
+  assert.ok(m.heapUsed > 0 && m.heapUsed < m.heapBytes, `heapUsed ${m.heapUsed}`);
+  const t = sg.zeros([1 << 20]);
+  assert.ok(sg.memory().heapUsed >= m.heapUsed + 4 * (1 << 20), 'a 4 MiB tensor shows in heapUsed');
+  t.dispose();
+  assert.equal(sg.memory().heapUsed, m.heapUsed, 'and leaves it when disposed');
   assert.ok(m.heapBytes >= 32 * 2 ** 20, `heapBytes ${m.heapBytes} (INITIAL_MEMORY is 32 MB)`);
   assert.equal(m.heapBytes % 65536, 0, 'whole wasm pages');
 });
@@ -59,9 +64,14 @@ test(`${STEPS} training steps under tidy keep tensors, bytes and the wasm heap f
     assert.equal(s.storages, warm.storages, `step ${s.step}: storages ${s.storages} != ${warm.storages}`);
     assert.equal(s.bytes, warm.bytes, `step ${s.step}: bytes ${s.bytes} != ${warm.bytes}`);
   }
-  // The heap may still grow during the first thousand steps (allocator warm-up), never after.
-  const settled = series[1].heapBytes;
-  for (const s of series.slice(1)) assert.equal(s.heapBytes, settled, `step ${s.step}: the wasm heap grew to ${s.heapBytes}`);
+  // malloc's bytes in use (graph nodes, closures, caches: everything, not only tensor data)
+  // and the heap size may still change during the first thousand steps (lazy caches, allocator
+  // warm-up), never after.
+  const settled = series[1];
+  for (const s of series.slice(1)) {
+    assert.equal(s.heapUsed, settled.heapUsed, `step ${s.step}: malloc'd bytes went from ${settled.heapUsed} to ${s.heapUsed}`);
+    assert.equal(s.heapBytes, settled.heapBytes, `step ${s.step}: the wasm heap grew to ${s.heapBytes}`);
+  }
   assert.ok(lastLoss < firstLoss / 10, `training works: loss ${firstLoss} → ${lastLoss}`);
 
   opt.dispose?.();
@@ -83,14 +93,14 @@ test('graphs that are never backwarded are freed with their tensors; so are fail
         assert.throws(() => sg.F.crossEntropy(out, [0, 5, ...Array(14).fill(0)]), /target 5/);
       }
     });
-    if (i % 500 === 499) heap.push(sample().heapBytes);
+    if (i % 500 === 499) heap.push(sample().heapUsed);
   }
   for (const p of model.parameters()) p.grad = null;
   const after = sample();
   assert.equal(after.tensors, base.tensors);
   assert.equal(after.bytes, base.bytes);
   assert.equal(after.storages, base.storages);
-  assert.ok(heap.every((h) => h === heap[0]), `the heap grew: ${heap.join(', ')}`);
+  assert.ok(heap.every((h) => h === heap[0]), `malloc'd bytes changed: ${heap.join(', ')}`);
   model.dispose();
   X.dispose();
 });

@@ -42,12 +42,12 @@ abstract class IndexedModules extends Module {
 
   /** The child at index i (negative counts from the end). */
   get(i: number): Module {
-    return this._modules.get(String(indexArg('get', i, this.length)))!;
+    return this._modules.get(String(indexArg(`${this.constructor.name}.get`, i, this.length)))!;
   }
 
   /** Replaces the child at index i. */
   set(i: number, module: Module): void {
-    this.addModule(String(indexArg('set', i, this.length)), moduleArg('set', module, 'the value'));
+    this.addModule(String(indexArg(`${this.constructor.name}.set`, i, this.length)), moduleArg(`${this.constructor.name}.set`, module, 'the value'));
   }
 
   append(module: Module): this {
@@ -74,7 +74,7 @@ abstract class IndexedModules extends Module {
   /** Removes and returns the child at index (default: the last). */
   pop(index = -1): Module {
     const list = [...this._modules.values()] as Module[];
-    const k = indexArg('pop', index, list.length);
+    const k = indexArg(`${this.constructor.name}.pop`, index, list.length);
     const [m] = list.splice(k, 1);
     this.rebuild(list);
     return m!;
@@ -106,7 +106,7 @@ export class Sequential extends IndexedModules {
 
   /** The child at index i (named children count in order). */
   get(i: number): Module {
-    return ([...this._modules.values()] as Module[])[indexArg('get', i, this.length)]!;
+    return ([...this._modules.values()] as Module[])[indexArg(`${this.constructor.name}.get`, i, this.length)]!;
   }
 
   /** Feeds the input through every child; the intermediate results are freed. */

@@ -134,6 +134,12 @@ export class Unflatten extends Module {
     const s = input.shape;
     const d = this.dim < 0 ? this.dim + s.length : this.dim;
     if (d < 0 || d >= s.length) throw new Error(`Unflatten: dim ${this.dim} is out of range for a ${s.length}-D input`);
+    const product = this.unflattenedSize.reduce((a, b) => a * b, 1);
+    if (!this.unflattenedSize.includes(-1) && product !== s[d]) {
+      throw new Error(
+        `Unflatten: sizes [${this.unflattenedSize.join(', ')}] multiply to ${product}, expected the size of dim ${d} of the input (${s[d]}, input shape [${s.join(', ')}])`,
+      );
+    }
     return input.reshape([...s.slice(0, d), ...this.unflattenedSize, ...s.slice(d + 1)]);
   }
 

@@ -66,6 +66,9 @@ export function clipGradValue_(parameters: Tensor | Iterable<Tensor>, clipValue:
   const fn = 'clipGradValue_';
   const params = tensorList(fn, parameters);
   numberArg(fn, 'clipValue', clipValue);
+  // PyTorch clamps to [-clipValue, clipValue] unchecked; a negative value would set every
+  // gradient to -clipValue, which is never what was meant.
+  if (clipValue < 0) throw new Error(`${fn}: expected 'clipValue' to be >= 0, got ${clipValue}`);
   bindings(fn).clipGradValue(params.map((p) => p.handle), clipValue);
 }
 
