@@ -1,4 +1,4 @@
-// Embind glue: conversions between JS values and C++ arguments, and the JS Error throw.
+// Embind glue: conversions between JS values and C++ arguments.
 #include <emscripten/bind.h>
 
 #include <string>
@@ -12,10 +12,6 @@ namespace sgjs {
 const JsRefs& js_refs() {
   static const JsRefs refs;
   return refs;
-}
-
-void throw_js_error(const std::string& message) {
-  val::global("Error").new_(message).throw_();
 }
 
 val handle_value(const sg::Tensor& t) {

@@ -1,28 +1,44 @@
-// Keeps the wasm shadow stack balanced when a bound function throws.
+// The JS side of guarded<> (glue.h): a wrapper around every bound function and TensorHandle
+// method that turns the error a call recorded into a real JS Error, and keeps the wasm shadow
+// stack balanced.
 //
-// Why: guarded<> (glue.h) throws a JS Error out of wasm. A JS exception leaving wasm skips the
-// epilogues of the wasm frames it crosses, so __stack_pointer stays below where the call
-// began: every throw would leak a few dozen bytes of the 5 MB stack, and after ~100k caught
-// errors the module dies with "memory access out of bounds" (measured). Emscripten's
-// documented remedy is stackSave()/stackRestore() around the call on the JS side (see
-// emscripten-core/emscripten#21606, #21612). This file installs exactly that, once, around every
-// function and TensorHandle method the bindings register, so neither the JS layer nor any
-// other caller of the raw module has to remember it.
+// Why errors travel this way: guarded<> used to throw the JS Error from inside wasm. A JS
+// exception leaving wasm skips every C++ destructor and epilogue of the frames it crosses:
+// the arguments and the message string leaked (~20 bytes of heap per failed call, measured
+// with mallinfo) and __stack_pointer stayed below where the call began, so after ~100k caught
+// errors the module died with "memory access out of bounds". Now the C++ call records the
+// message (set_pending_error) and returns normally; the wrapper below takes it and throws from
+// JS. The stack save/restore stays as a second line of defence (a JS exception can still
+// cross wasm from a user's callback), as Emscripten documents (emscripten-core/emscripten#21606).
 #include <emscripten/em_js.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/stack.h>
 
 #include <cstdint>
+#include <string>
+#include <utility>
 
 #include "glue.h"
 
 // Defined in Emscripten's compiler-rt (stack_ops.S); not declared in any 3.1.6 header.
 extern "C" void stackRestore(uintptr_t sp);
 
+namespace {
+std::string g_pending_error;
+bool g_has_pending_error = false;
+}  // namespace
+
 extern "C" {
 // Frameless, so they read/write the stack pointer exactly as the JS caller sees it.
 EMSCRIPTEN_KEEPALIVE uintptr_t sg_stack_save() { return emscripten_stack_get_current(); }
 EMSCRIPTEN_KEEPALIVE void sg_stack_restore(uintptr_t sp) { stackRestore(sp); }
+
+// The message of the last failed call (valid until the next failure), or null; clears it.
+EMSCRIPTEN_KEEPALIVE const char* sg_take_error() {
+  if (!g_has_pending_error) return nullptr;
+  g_has_pending_error = false;
+  return g_pending_error.c_str();
+}
 }
 
 // Runs after every static constructor (so after all EMSCRIPTEN_BINDINGS blocks, whatever
@@ -33,23 +49,40 @@ EM_JS(void, sg_install_stack_guards, (const char* function_names), {
     function guard(f) {
       return function() {
         var sp = _sg_stack_save();
+        var result;
         try {
-          return f.apply(this, arguments);
+          result = f.apply(this, arguments);
         } catch (e) {
           _sg_stack_restore(sp);
           throw e;
         }
+        var error = _sg_take_error();
+        if (error) {
+          var message = UTF8ToString(error);
+          // The placeholder result of a failed call: a handle is deleted, the rest dropped.
+          if (result && typeof result.delete === "function") result.delete();
+          throw new Error(message);
+        }
+        return result;
       };
     }
     names.forEach(function(n) { Module[n] = guard(Module[n]); });
     var proto = Module["TensorHandle"].prototype;
-    Object.getOwnPropertyNames(proto).forEach(function(n) {
-      if (n !== "constructor" && typeof proto[n] === "function") proto[n] = guard(proto[n]);
-    });
+    if (!proto.__sg_guarded) {
+      Object.getOwnPropertyNames(proto).forEach(function(n) {
+        if (n !== "constructor" && typeof proto[n] === "function") proto[n] = guard(proto[n]);
+      });
+      proto.__sg_guarded = true;
+    }
   });
 });
 
 namespace sgjs {
+void set_pending_error(std::string message) {
+  g_pending_error = std::move(message);
+  g_has_pending_error = true;
+}
+
 void install_stack_guards(const std::string& function_names) {
   sg_install_stack_guards(function_names.c_str());
 }

@@ -96,7 +96,7 @@ const t = env.tfjs;
 console.log(s ? `simdgrad ${s.version}: backend ${s.backend}, features ${JSON.stringify(s.features)}` : 'simdgrad: did not load');
 console.log(t ? `tfjs ${t.version}: backend ${t.backend}, binary ${t.binary} (file read: ${t.binaryRead}), features ${JSON.stringify(t.features)}` : 'tfjs: did not load');
 console.log('ms: process CPU time of one iteration (wall: its wall-clock median); tfjs/sg = tfjs median ÷ simdgrad median (> 1: simdgrad faster);');
-console.log('peak MB: live tensor bytes at their highest (simdgrad: sg.memory().peakBytes; tfjs: tf.profile peakBytes); tfjs heap: its wasm memory.\n');
+console.log('peak MB: live tensor bytes at their highest (simdgrad: sg.memory().peakBytes; tfjs: tf.profile peakBytes); heap MB: wasm memory size.\n');
 const tb = table(results);
 console.log(tb.text);
 if (tb.notes.length) console.log(`\n${tb.notes.map((n) => `- ${n}`).join('\n')}`);

@@ -152,7 +152,8 @@ for (const s of sides) {
     const m = libs.sg.sg.memory();
     // In this fresh process, the peak is this workload's: inputs, parameters, optimizer
     // state and the largest set of temporaries alive at once.
-    Object.assign(r, { peakBytes: m.peakBytes ?? null, liveBytes: m.bytes });
+    // heapBytes: the wasm memory size (only grows), where this version of sg.memory() has it.
+    Object.assign(r, { peakBytes: m.peakBytes ?? null, liveBytes: m.bytes, heapBytes: m.heapBytes ?? null });
     if (sgMem0 && (m.tensors > sgMem0.tensors || m.bytes > sgMem0.bytes)) {
       result.notes.push(`simdgrad leak? live tensors ${sgMem0.tensors} → ${m.tensors}, bytes ${sgMem0.bytes} → ${m.bytes} over the timed runs`);
     }

@@ -11,15 +11,14 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/tensor.h"
+#include "conv_pool_ref.h"  // sgtest::read_test_data: tests/data files, natively and under node
 #include "gradcheck.h"
 #include "io/json.h"
 #include "optim/optim.h"
@@ -34,18 +33,6 @@ using sg::optim::ParamState;
 #define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
 
 constexpr double kAtol = 2e-6, kRtol = 2e-6;
-
-// tests/data/<name>, found from this source file's path (CMake compiles it by absolute path).
-std::string read_data_file(const std::string& name) {
-  std::string dir = __FILE__;
-  dir = dir.substr(0, dir.find_last_of('/'));  // tests/native
-  const std::string path = dir + "/../data/" + name;
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<double> numbers(const sg::json::Value& array) {
   std::vector<double> out;
@@ -209,7 +196,7 @@ void check_close(const std::vector<double>& got, const std::vector<double>& want
 
 // ---------------------------------------------------------------------------------------------
 TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules") {
-  const sg::json::Value ref = sg::json::parse(read_data_file("optim_ref.json"), "optim_ref.json");
+  const sg::json::Value ref = sg::json::parse(sgtest::read_test_data("optim_ref.json"), "optim_ref.json");
   std::vector<sg::Shape> shapes;
   for (const auto& s : ref.find("shapes")->items) {
     sg::Shape shape;

@@ -6,15 +6,14 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/tensor.h"
+#include "conv_pool_ref.h"  // sgtest::read_test_data: tests/data files, natively and under node
 #include "io/json.h"
 #include "io/safetensors.h"
 
@@ -25,18 +24,6 @@ using sg::io::load_safetensors;
 using sg::io::save_safetensors;
 
 #define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
-
-// tests/data/<name>, found from this source file's path (CMake compiles it by absolute path).
-std::string read_data_file(const std::string& name) {
-  std::string dir = __FILE__;
-  dir = dir.substr(0, dir.find_last_of('/'));  // tests/native
-  const std::string path = dir + "/../data/" + name;
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 using Bytes = std::vector<uint8_t>;
 
@@ -212,8 +199,8 @@ TEST_CASE("safetensors: round trip keeps names, order, dtypes, values and metada
 }
 
 TEST_CASE("safetensors: a file written from torch tensors in the official layout loads") {
-  const std::string blob = read_data_file("torch_written.safetensors");
-  const sg::json::Value want = sg::json::parse(read_data_file("torch_written.json"), "torch_written.json");
+  const std::string blob = sgtest::read_test_data("torch_written.safetensors");
+  const sg::json::Value want = sg::json::parse(sgtest::read_test_data("torch_written.json"), "torch_written.json");
   const auto st = load_safetensors(reinterpret_cast<const uint8_t*>(blob.data()), blob.size());
   const auto& order = want.find("order")->items;
   REQUIRE(st.names.size() == order.size());

@@ -27,7 +27,7 @@ function pad(rows) {
 }
 
 export function table(results) {
-  const head = ['workload', 'simdgrad ms median (min–max)', 'tfjs ms median (min–max)', 'sg wall', 'tfjs wall', 'sg GFLOP/s', 'tfjs GFLOP/s', 'tfjs/sg', 'sg peak MB', 'tfjs peak MB', 'tfjs heap MB', 'runs sg/tf'];
+  const head = ['workload', 'simdgrad ms median (min–max)', 'tfjs ms median (min–max)', 'sg wall', 'tfjs wall', 'sg GFLOP/s', 'tfjs GFLOP/s', 'tfjs/sg', 'sg peak MB', 'tfjs peak MB', 'sg heap MB', 'tfjs heap MB', 'runs sg/tf'];
   const rows = [head];
   const notes = [];
   for (const r of results) {
@@ -44,6 +44,7 @@ export function table(results) {
       ratio == null ? '—' : `${ratio.toFixed(2)}×${star}`,
       mb(r.sg?.peakBytes),
       mb(r.tf?.peakBytes),
+      mb(r.sg?.heapBytes),
       mb(r.tf?.heapBytes),
       `${r.sg?.runs ?? 0}/${r.tf?.runs ?? 0}`,
     ]);
