@@ -89,8 +89,16 @@ struct Backward {
     while (!ready.empty()) {
       std::shared_ptr<Node> node = ready.back();
       ready.pop_back();
-      Tensor g = run_hooks(node->hooks, pending[node.get()]);
-      pending.erase(node.get());
+      auto slot = pending.find(node.get());
+      if (slot == pending.end()) {
+        // Every path into this node delivered no gradient: it does not run, but the nodes
+        // below it must still learn that this path is done.
+        for (const Edge& e : node->next)
+          if (e.node && --deps[e.node.get()] == 0) ready.push_back(e.node);
+        continue;
+      }
+      Tensor g = run_hooks(node->hooks, slot->second);
+      pending.erase(slot);
       if (auto out = node->retained.lock(); out && !capture) out->grad = owned(g).ptr();
       if (capture && wanted.count(node.get())) accumulate(captured[node.get()], g);
       if (node->released())
@@ -103,12 +111,14 @@ struct Backward {
       done.push_back(node);
       for (size_t i = 0; i < grads.size(); ++i) {
         const Edge& e = node->next[i];
-        if (!grads[i].defined() || !e.connected()) continue;
         if (e.leaf) {
-          to_leaf(e.leaf, grads[i]);
+          if (grads[i].defined()) to_leaf(e.leaf, grads[i]);
           continue;
         }
-        accumulate(pending[e.node.get()], grads[i]);
+        if (!e.node) continue;
+        // The edge counts as delivered even without a gradient, so the node runs (or is
+        // skipped, when nothing reached it) once every path into it is done.
+        if (grads[i].defined()) accumulate(pending[e.node.get()], grads[i]);
         if (--deps[e.node.get()] == 0) ready.push_back(e.node);
       }
     }

@@ -8,6 +8,7 @@ import { sg } from './helpers.mjs';
 import { buildCases } from './bad_input_cases.mjs';
 
 const rows = buildCases(sg);
+const REPEAT = 8;
 
 /** Everything observable about the inputs a row made, as plain data (NaN-safe for deepEqual). */
 function snapshot(value, seen = new Set()) {
@@ -107,6 +108,15 @@ function run(row) {
       assert.deepEqual(snapshot(ctx), inputs, 'the failed call modified its inputs');
       assert.equal(m1.tensors, m0.tensors, `the failed call leaked ${m1.tensors - m0.tensors} tensors`);
       assert.equal(m1.bytes, m0.bytes, `the failed call leaked ${m1.bytes - m0.bytes} bytes`);
+      // The same mistake 8 more times leaves malloc where it was (graph nodes, strings, anything
+      // C++ allocated; the first call may have filled lazy caches, such as the op table). A
+      // slack of 16 bytes: dlmalloc does not split a free chunk when less than 16 bytes would
+      // remain, so the bytes in use move by 8 or 16 with where a block lands. A leak per failed
+      // call (the smallest heap block is 16 bytes) would show 8 times over.
+      const h0 = sg.memory().heapUsed;
+      for (let k = 0; k < REPEAT; k++) assert.throws(() => sg.tidy(() => { row.call(ctx); }), Error);
+      const h1 = sg.memory().heapUsed;
+      assert.ok(h1 - h0 <= 16, `${REPEAT} more failed calls leaked ${h1 - h0} bytes of wasm heap`);
       if (row.ok) row.ok(ctx);
     });
   } finally {
