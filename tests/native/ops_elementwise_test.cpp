@@ -263,7 +263,9 @@ TEST_CASE("elementwise: binary ops broadcast (0-d, [3,1]x[1,4], [2,1,3]x[4,1], v
         {row1, leaf({2, 1}, 0.5, 2, 14, false)},
         {leaf({0, 3}, -1, 1, 15, false), leaf({1, 3}, -1, 1, 16, false)},
     };
-    for (const auto& [a, b] : pairs) {
+    for (const auto& pair : pairs) {
+      const Tensor& a = pair.first;
+      const Tensor& b = pair.second;
       CAPTURE(sg::shape_str(a.shape()));
       CAPTURE(sg::shape_str(b.shape()));
       check_binary(sg::add, [](double x, double y) { return x + y; }, a, b, 0);
@@ -310,8 +312,12 @@ TEST_CASE("elementwise: dtype promotion table") {
   };
   for (const Row& row : rows) {
     int k = 0;
-    for (const auto& [na, a] : ops_in) {
-      for (const auto& [nb, bb] : ops_in) {
+    for (const auto& in_a : ops_in) {
+      const auto& na = in_a.first;
+      const auto& a = in_a.second;
+      for (const auto& in_b : ops_in) {
+        const auto& nb = in_b.first;
+        const auto& bb = in_b.second;
         CAPTURE(row.name);
         CAPTURE(na);
         CAPTURE(nb);
@@ -445,7 +451,9 @@ TEST_CASE("elementwise: broadcast and argument errors name the op and the shapes
   const std::vector<std::pair<std::string, Op2>> ops = {
       {"add", sg::add}, {"sub", sg::sub}, {"mul", sg::mul}, {"div", sg::div},
       {"pow", sg::pow}, {"maximum", sg::maximum}, {"minimum", sg::minimum}, {"eq", sg::eq}};
-  for (const auto& [name, op] : ops) {
+  for (const auto& named : ops) {
+    const std::string& name = named.first;
+    const Op2& op = named.second;
     CAPTURE(name);
     const std::string msg = error_of([&] { op(a, b); });
     CHECK(msg.find(name + ": shapes [2, 3] and [4] cannot be broadcast together") == 0);

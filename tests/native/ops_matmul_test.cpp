@@ -217,7 +217,9 @@ TEST_CASE("matmul: gradchecks (ranks, broadcast batches, transposed views, odd s
       {{2, 2, 3}, {2, 3, 4}}, {{2, 1, 3, 4}, {5, 4, 6}}, {{4}, {2, 4, 5}}, {{2, 3, 4}, {4}},
       {{7, 13}, {13, 5}}, {{3, 2, 4}, {4, 5}},  {{2, 4}, {3, 4, 5}},   {{3, 1, 2}, {1, 2, 2}}};
   unsigned seed = 30;
-  for (const auto& [sa, sb] : cases) {
+  for (const auto& shapes : cases) {
+    const auto& sa = shapes.first;
+    const auto& sb = shapes.second;
     CAPTURE(shape_str(sa));
     CAPTURE(shape_str(sb));
     gradcheck("matmul", mm, {leaf(sa, -1, 1, seed++), leaf(sb, -1, 1, seed++)});
