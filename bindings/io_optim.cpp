@@ -34,7 +34,8 @@ sg::Attrs hyper_of(const val& hyper, const std::string& what) {
 }
 
 // states[i] is a plain JS object {key: TensorHandle} (PyTorch's optimizer.state[p]).
-std::vector<sg::optim::ParamState> states_of(const val& states, size_t count, const std::string& what) {
+std::vector<sg::optim::ParamState> states_of(const val& states, size_t count,
+                                             const std::string& what) {
   const int n = array_length(states, what + ": states");
   if (static_cast<size_t>(n) != count)
     sg::fail(what, ": got ", count, " parameters but ", n, " states");
@@ -109,13 +110,15 @@ val save_safetensors(val names, val tensors, val metadata) {
   const std::vector<sg::Tensor> ts = tensor_list(tensors, "saveSafetensors: tensors");
   std::map<std::string, std::string> meta;
   if (!metadata.isNull() && !metadata.isUndefined()) {
-    if (!is_plain_object(metadata)) sg::fail("saveSafetensors: expected the metadata to be an object");
+    if (!is_plain_object(metadata))
+      sg::fail("saveSafetensors: expected the metadata to be an object");
     const val keys = js_refs().object_keys(metadata);
     const int k = keys["length"].as<int>();
     for (int j = 0; j < k; ++j) {
       const std::string key = keys[j].as<std::string>();
       const val v = metadata[key];
-      if (!v.isString()) sg::fail("saveSafetensors: metadata value for '", key, "' must be a string");
+      if (!v.isString())
+        sg::fail("saveSafetensors: metadata value for '", key, "' must be a string");
       meta[key] = v.as<std::string>();
     }
   }
@@ -125,12 +128,13 @@ val save_safetensors(val names, val tensors, val metadata) {
 }
 
 val load_safetensors(val bytes) {
-  if (!bytes.instanceof(val::global("Uint8Array")))
+  if (!bytes.instanceof (val::global("Uint8Array")))
     sg::fail("loadSafetensors: expected a Uint8Array");
   const double length = bytes["length"].as<double>();
   std::vector<uint8_t> data(static_cast<size_t>(length));
   // Copy in one set() call; the view is made after the allocation, so no growth can detach it.
-  if (!data.empty()) val(emscripten::typed_memory_view(data.size(), data.data())).call<void>("set", bytes);
+  if (!data.empty())
+    val(emscripten::typed_memory_view(data.size(), data.data())).call<void>("set", bytes);
   const sg::io::Safetensors st = sg::io::load_safetensors(data.data(), data.size());
   val names = val::array();
   for (const std::string& name : st.names) names.call<void>("push", val(name));

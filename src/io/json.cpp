@@ -10,12 +10,18 @@ namespace sg::json {
 
 const char* type_name(Type t) {
   switch (t) {
-    case Type::Null: return "null";
-    case Type::Bool: return "a boolean";
-    case Type::Number: return "a number";
-    case Type::String: return "a string";
-    case Type::Array: return "an array";
-    case Type::Object: return "an object";
+    case Type::Null:
+      return "null";
+    case Type::Bool:
+      return "a boolean";
+    case Type::Number:
+      return "a number";
+    case Type::String:
+      return "a string";
+    case Type::Array:
+      return "an array";
+    case Type::Object:
+      return "an object";
   }
   return "?";
 }
@@ -49,7 +55,8 @@ bool Value::to_int64(int64_t& out) const {
   magnitude.text = negative ? text.substr(1) : text;
   uint64_t m = 0;
   if (!magnitude.to_uint64(m)) return false;
-  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + (negative ? 1 : 0);
+  const uint64_t limit =
+      static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + (negative ? 1 : 0);
   if (m > limit) return false;
   out = negative ? static_cast<int64_t>(0 - m) : static_cast<int64_t>(m);
   return true;
@@ -64,10 +71,14 @@ size_t utf8_sequence(std::string_view s, size_t i) {
   if (c < 0x80) return 1;
   size_t len;
   uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
-  else return 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF)
+    len = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4)
+    len = 4, cp = c & 0x07;
+  else
+    return 0;
   if (i + len > s.size()) return 0;
   for (size_t k = 1; k < len; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
@@ -118,7 +129,9 @@ class Parser {
   char peek() const { return at_end() ? '\0' : s_[pos_]; }
 
   void skip_ws() {
-    while (!at_end() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
+    while (!at_end() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
+      ++pos_;
   }
 
   void expect(char c) {
@@ -135,8 +148,12 @@ class Parser {
     if (at_end()) error("unexpected end of input");
     Value v;
     switch (peek()) {
-      case '{': object(v, depth + 1); break;
-      case '[': array(v, depth + 1); break;
+      case '{':
+        object(v, depth + 1);
+        break;
+      case '[':
+        array(v, depth + 1);
+        break;
       case '"':
         v.type = Type::String;
         v.text = string();
@@ -150,7 +167,9 @@ class Parser {
         literal("false");
         v.type = Type::Bool;
         break;
-      case 'n': literal("null"); break;
+      case 'n':
+        literal("null");
+        break;
       default:
         v.type = Type::Number;
         v.text = number();
@@ -213,10 +232,14 @@ class Parser {
     for (int k = 0; k < 4; ++k) {
       const char c = s_[pos_++];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-      else error("invalid hex digit in \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        error("invalid hex digit in \\u escape");
     }
     return v;
   }
@@ -237,14 +260,30 @@ class Parser {
         if (at_end()) error("unterminated string");
         const char e = s_[pos_++];
         switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
+          case '"':
+            out += '"';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '/':
+            out += '/';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
           case 'u': {
             uint32_t cp = hex4();
             if (cp >= 0xDC00 && cp <= 0xDFFF) error("lone trailing surrogate in \\u escape");
@@ -325,13 +364,27 @@ std::string quote(std::string_view s) {
   for (char ch : s) {
     const unsigned char c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20) {
           out += "\\u00";

@@ -17,9 +17,9 @@ const char* type_name(Type t);  // "null", "a boolean", "a number", ...
 struct Value {
   Type type = Type::Null;
   bool boolean = false;
-  std::string text;           // String: the decoded UTF-8; Number: the literal as written
+  std::string text;               // String: the decoded UTF-8; Number: the literal as written
   std::vector<std::string> keys;  // Object: member names, in order
-  std::vector<Value> items;   // Array: the elements; Object: the member values (parallel to keys)
+  std::vector<Value> items;  // Array: the elements; Object: the member values (parallel to keys)
 
   bool is(Type t) const { return type == t; }
   // The first member named `key`, or null. Objects only.

@@ -94,28 +94,34 @@ const json::Value& field(const std::string& name, const json::Value& v, const ch
 
 const FileDTypeInfo& dtype_of(const std::string& name, const json::Value& v) {
   const json::Value* d = &field(name, v, "dtype");
-  check(d->is(json::Type::String), tensor_prefix(name), ": 'dtype' must be a string, got ", json::type_name(d->type));
+  check(d->is(json::Type::String), tensor_prefix(name), ": 'dtype' must be a string, got ",
+        json::type_name(d->type));
   for (const FileDTypeInfo& info : kSupported)
     if (d->text == info.name) return info;
-  fail(tensor_prefix(name), " has unsupported dtype ", d->text, " (supported: F32, F16, BF16, I32, I64, BOOL)");
+  fail(tensor_prefix(name), " has unsupported dtype ", d->text,
+       " (supported: F32, F16, BF16, I32, I64, BOOL)");
 }
 
 // The shape, and its element count (0 if any dim is 0). Every dim must fit int64 and the
 // product of the nonzero dims must too (it bounds every stride).
 Shape shape_of(const std::string& name, const json::Value& v, int64_t& numel) {
   const json::Value* s = &field(name, v, "shape");
-  check(s->is(json::Type::Array), tensor_prefix(name), ": 'shape' must be an array, got ", json::type_name(s->type));
+  check(s->is(json::Type::Array), tensor_prefix(name), ": 'shape' must be an array, got ",
+        json::type_name(s->type));
   Shape shape;
   int64_t product = 1;
   bool has_zero = false;
   for (const json::Value& dim : s->items) {
     int64_t d = 0;
     check(dim.is(json::Type::Number) && dim.to_int64(d), tensor_prefix(name),
-          ": 'shape' must hold integers, got ", dim.is(json::Type::Number) ? dim.text : json::type_name(dim.type));
+          ": 'shape' must hold integers, got ",
+          dim.is(json::Type::Number) ? dim.text : json::type_name(dim.type));
     check(d >= 0, tensor_prefix(name), ": 'shape' has a negative dimension ", d);
-    if (d == 0) has_zero = true;
-    else check(!__builtin_mul_overflow(product, d, &product), tensor_prefix(name),
-               ": 'shape' is too large (the product of its dimensions overflows 64 bits)");
+    if (d == 0)
+      has_zero = true;
+    else
+      check(!__builtin_mul_overflow(product, d, &product), tensor_prefix(name),
+            ": 'shape' is too large (the product of its dimensions overflows 64 bits)");
     shape.push_back(d);
   }
   numel = has_zero ? 0 : product;
@@ -127,13 +133,15 @@ void offsets_of(const std::string& name, const json::Value& v, uint64_t& begin, 
   check(o->is(json::Type::Array) && o->items.size() == 2 && o->items[0].to_uint64(begin) &&
             o->items[1].to_uint64(end),
         tensor_prefix(name), ": 'data_offsets' must be an array of two non-negative integers");
-  check(begin <= end, tensor_prefix(name), ": data_offsets [", begin, ", ", end, "] end before they begin");
+  check(begin <= end, tensor_prefix(name), ": data_offsets [", begin, ", ", end,
+        "] end before they begin");
 }
 
 std::map<std::string, std::string> metadata_of(const json::Value& v) {
   std::map<std::string, std::string> out;
   if (v.is(json::Type::Null)) return out;
-  check(v.is(json::Type::Object), "load: '__metadata__' must be an object, got ", json::type_name(v.type));
+  check(v.is(json::Type::Object), "load: '__metadata__' must be an object, got ",
+        json::type_name(v.type));
   for (size_t i = 0; i < v.keys.size(); ++i) {
     check(v.items[i].is(json::Type::String), "load: '__metadata__' value for key '", v.keys[i],
           "' must be a string, got ", json::type_name(v.items[i].type));
@@ -150,8 +158,8 @@ void check_coverage(std::vector<const Entry*> entries, uint64_t buffer_size) {
   });
   uint64_t covered = 0;
   for (const Entry* e : entries) {
-    check(e->begin >= covered, "load: tensor '", e->name, "' data_offsets [", e->begin, ", ", e->end,
-          "] overlap the data of another tensor (which ends at ", covered, ")");
+    check(e->begin >= covered, "load: tensor '", e->name, "' data_offsets [", e->begin, ", ",
+          e->end, "] overlap the data of another tensor (which ends at ", covered, ")");
     check(e->begin == covered, "load: the data buffer has a hole: bytes [", covered, ", ", e->begin,
           ") belong to no tensor (tensor '", e->name, "' starts at ", e->begin, ")");
     covered = e->end;
@@ -161,9 +169,10 @@ void check_coverage(std::vector<const Entry*> entries, uint64_t buffer_size) {
 }
 
 Tensor decode(const Entry& e, const uint8_t* p) {
-  const DType dtype = e.dtype->type == FileDType::BOOL                                       ? DType::Bool
-                      : e.dtype->type == FileDType::I32 || e.dtype->type == FileDType::I64 ? DType::Int32
-                                                                                         : DType::Float32;
+  const DType dtype = e.dtype->type == FileDType::BOOL ? DType::Bool
+                      : e.dtype->type == FileDType::I32 || e.dtype->type == FileDType::I64
+                          ? DType::Int32
+                          : DType::Float32;
   Tensor t = Tensor::empty(e.shape, dtype);
   const int64_t n = e.numel;
   switch (e.dtype->type) {
@@ -179,12 +188,14 @@ Tensor decode(const Entry& e, const uint8_t* p) {
     }
     case FileDType::F16: {
       float* out = t.f32();
-      for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(static_cast<uint16_t>(read_le(p + 2 * i, 2)));
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = half_to_float(static_cast<uint16_t>(read_le(p + 2 * i, 2)));
       break;
     }
     case FileDType::BF16: {
       float* out = t.f32();
-      for (int64_t i = 0; i < n; ++i) out[i] = bfloat16_to_float(static_cast<uint16_t>(read_le(p + 2 * i, 2)));
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = bfloat16_to_float(static_cast<uint16_t>(read_le(p + 2 * i, 2)));
       break;
     }
     case FileDType::I64: {
@@ -210,14 +221,17 @@ Tensor decode(const Entry& e, const uint8_t* p) {
 }  // namespace
 
 Safetensors load_safetensors(const uint8_t* data, size_t size) {
-  check(size >= 8, "load: the data is ", size, " bytes long; a safetensors file starts with an 8-byte header length");
+  check(size >= 8, "load: the data is ", size,
+        " bytes long; a safetensors file starts with an 8-byte header length");
   const uint64_t header_len = read_le(data, 8);
   const uint64_t after_prefix = size - 8;
-  check(header_len <= after_prefix, "load: the header length ", header_len, " exceeds the ", after_prefix,
-        " bytes that follow the length prefix");
-  const std::string_view header(reinterpret_cast<const char*>(data + 8), static_cast<size_t>(header_len));
+  check(header_len <= after_prefix, "load: the header length ", header_len, " exceeds the ",
+        after_prefix, " bytes that follow the length prefix");
+  const std::string_view header(reinterpret_cast<const char*>(data + 8),
+                                static_cast<size_t>(header_len));
   const json::Value root = json::parse(header, "load: header");
-  check(root.is(json::Type::Object), "load: the header must be a JSON object, got ", json::type_name(root.type));
+  check(root.is(json::Type::Object), "load: the header must be a JSON object, got ",
+        json::type_name(root.type));
 
   Safetensors out;
   std::vector<Entry> entries;
@@ -234,8 +248,8 @@ Safetensors load_safetensors(const uint8_t* data, size_t size) {
       continue;
     }
     check(seen.insert(name).second, "load: the header has the tensor name '", name, "' twice");
-    check(v.is(json::Type::Object), tensor_prefix(name), ": expected an object with dtype, shape and data_offsets, got ",
-          json::type_name(v.type));
+    check(v.is(json::Type::Object), tensor_prefix(name),
+          ": expected an object with dtype, shape and data_offsets, got ", json::type_name(v.type));
     Entry e;
     e.name = name;
     e.dtype = &dtype_of(name, v);
@@ -247,7 +261,8 @@ Safetensors load_safetensors(const uint8_t* data, size_t size) {
     check(!__builtin_mul_overflow(static_cast<uint64_t>(e.numel), e.dtype->size, &expected) &&
               expected == e.end - e.begin,
           tensor_prefix(name), ": data_offsets [", e.begin, ", ", e.end, "] span ", e.end - e.begin,
-          " bytes but shape ", e.shape, " of ", e.dtype->name, " needs ", e.numel, " x ", e.dtype->size, " bytes");
+          " bytes but shape ", e.shape, " of ", e.dtype->name, " needs ", e.numel, " x ",
+          e.dtype->size, " bytes");
     entries.push_back(std::move(e));
   }
   std::vector<const Entry*> regions;
@@ -266,7 +281,8 @@ Safetensors load_safetensors(const uint8_t* data, size_t size) {
 std::vector<uint8_t> save_safetensors(const std::vector<std::string>& names,
                                       const std::vector<Tensor>& tensors,
                                       const std::map<std::string, std::string>& metadata) {
-  check(names.size() == tensors.size(), "save: got ", names.size(), " names but ", tensors.size(), " tensors");
+  check(names.size() == tensors.size(), "save: got ", names.size(), " names but ", tensors.size(),
+        " tensors");
   std::string header = "{";
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";
@@ -291,12 +307,16 @@ std::vector<uint8_t> save_safetensors(const std::vector<std::string>& names,
     check(json::valid_utf8(name), "save: tensor name at index ", i, " is not valid UTF-8");
     check(seen.insert(name).second, "save: the tensor name '", name, "' is used twice");
     check(t.device() == Device::CPU, "save: tensor '", name, "' must be on the cpu");
-    const char* dtype = t.dtype() == DType::Float32 ? "F32" : t.dtype() == DType::Int32 ? "I32" : "BOOL";
+    const char* dtype = t.dtype() == DType::Float32 ? "F32"
+                        : t.dtype() == DType::Int32 ? "I32"
+                                                    : "BOOL";
     const uint64_t bytes = static_cast<uint64_t>(t.numel()) * dtype_size(t.dtype());
     if (header.size() > 1) header += ',';
     header += json::quote(name) + ":{\"dtype\":\"" + dtype + "\",\"shape\":[";
-    for (size_t d = 0; d < t.shape().size(); ++d) header += (d ? "," : "") + std::to_string(t.shape()[d]);
-    header += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + bytes) + "]}";
+    for (size_t d = 0; d < t.shape().size(); ++d)
+      header += (d ? "," : "") + std::to_string(t.shape()[d]);
+    header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + bytes) + "]}";
     offset += bytes;
     contiguous.push_back(as_contiguous(t));
   }
@@ -304,7 +324,8 @@ std::vector<uint8_t> save_safetensors(const std::vector<std::string>& names,
   header.append((8 - header.size() % 8) % 8, ' ');
 
   const uint64_t total = 8 + header.size() + offset;
-  check(total <= std::numeric_limits<size_t>::max(), "save: the file would be ", total, " bytes, too large for memory");
+  check(total <= std::numeric_limits<size_t>::max(), "save: the file would be ", total,
+        " bytes, too large for memory");
   std::vector<uint8_t> out;
   out.reserve(static_cast<size_t>(total));
   write_le(out, header.size(), 8);

@@ -16,7 +16,8 @@ std::vector<Tensor> defined_grads(const char* op, const std::vector<Tensor>& gra
   for (size_t i = 0; i < grads.size(); ++i) {
     const Tensor& g = grads[i];
     if (!g.defined()) continue;
-    check(g.dtype() == DType::Float32, op, ": grad ", i, " must be float32, got ", dtype_name(g.dtype()));
+    check(g.dtype() == DType::Float32, op, ": grad ", i, " must be float32, got ",
+          dtype_name(g.dtype()));
     check(g.device() == Device::CPU, op, ": grad ", i, " must be on the cpu");
     out.push_back(g);
   }
@@ -39,7 +40,8 @@ double norm_of(const Tensor& g, double p) {
   if (std::isinf(p)) {
     if (p > 0) return simd::max_abs_f32(x, n);
     double best = std::numeric_limits<double>::infinity();  // −inf: the smallest |x|
-    for (int64_t i = 0; i < n; ++i) best = std::isnan(x[i]) ? x[i] : std::fmin(best, std::fabs(x[i]));
+    for (int64_t i = 0; i < n; ++i)
+      best = std::isnan(x[i]) ? x[i] : std::fmin(best, std::fabs(x[i]));
     return best;
   }
   if (p == 2) return std::sqrt(simd::sum_squares_f32(x, n));
@@ -89,7 +91,8 @@ double clip_grad_norm_(const std::vector<Tensor>& grads, double max_norm, double
   // changes nothing, so only a smaller (or NaN) coefficient touches the grads.
   const float coef = static_cast<float>(max_norm) / (total + 1e-6f);
   if (!(coef >= 1.0f)) {
-    for (const Tensor& g : gs) update_in_place(g, [&](float* x, int64_t n) { simd::scale_f32(x, n, coef); });
+    for (const Tensor& g : gs)
+      update_in_place(g, [&](float* x, int64_t n) { simd::scale_f32(x, n, coef); });
   }
   return total;
 }

@@ -45,7 +45,8 @@ void check_non_negative(const char* op, const char* what, double value) {
   check_hyper(value >= 0, op, what, value);
 }
 
-void check_float_tensor(const char* op, size_t i, const char* what, const Tensor& t, const Tensor& param) {
+void check_float_tensor(const char* op, size_t i, const char* what, const Tensor& t,
+                        const Tensor& param) {
   check(t.dtype() == DType::Float32, op, ": parameter ", i, ": ", what, " must be float32, got ",
         dtype_name(t.dtype()));
   check(t.device() == Device::CPU, op, ": parameter ", i, ": ", what, " must be on the cpu");
@@ -56,12 +57,15 @@ void check_float_tensor(const char* op, size_t i, const char* what, const Tensor
 void check_param(const char* op, size_t i, const Tensor& p) {
   check(p.defined(), op, ": parameter ", i, " is null");
   check(p.dtype() == DType::Float32, op, ": parameter ", i,
-        " must be float32 (only floating point tensors can be optimized), got ", dtype_name(p.dtype()));
+        " must be float32 (only floating point tensors can be optimized), got ",
+        dtype_name(p.dtype()));
   check(p.device() == Device::CPU, op, ": parameter ", i, " must be on the cpu");
-  check(p.is_leaf(), op, ": parameter ", i, " is not a leaf tensor (can't optimize a non-leaf Tensor)");
+  check(p.is_leaf(), op, ": parameter ", i,
+        " is not a leaf tensor (can't optimize a non-leaf Tensor)");
 }
 
-void check_state(const char* op, size_t i, const ParamState& st, const Tensor& p, const StateSpec& spec) {
+void check_state(const char* op, size_t i, const ParamState& st, const Tensor& p,
+                 const StateSpec& spec) {
   for (const StateEntry& e : spec.entries) {
     auto it = st.find(e.key);
     if (it == st.end() || !it->second.defined()) continue;  // created when needed
@@ -178,7 +182,8 @@ StateSpec adagrad_spec(const AdagradOptions& o) {
 }
 
 void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params,
-               const std::vector<Tensor>& grads, std::vector<ParamState>& states, const AdamOptions& o) {
+               const std::vector<Tensor>& grads, std::vector<ParamState>& states,
+               const AdamOptions& o) {
   check_adam(op, o);
   const StateSpec spec = adam_spec(o);
   for (size_t i : prepare(op, params, grads, states, spec)) {
@@ -374,7 +379,8 @@ void optimizer_step(const std::string& algorithm, const Attrs& hyper,
                     std::vector<ParamState>& states) {
   if (algorithm == "SGD") return sgd_step(params, grads, states, sgd_options(hyper));
   if (algorithm == "Adam") return adam_step(params, grads, states, adam_options("Adam", hyper, 0));
-  if (algorithm == "AdamW") return adamw_step(params, grads, states, adam_options("AdamW", hyper, 1e-2));
+  if (algorithm == "AdamW")
+    return adamw_step(params, grads, states, adam_options("AdamW", hyper, 1e-2));
   if (algorithm == "RMSprop") return rmsprop_step(params, grads, states, rmsprop_options(hyper));
   if (algorithm == "Adagrad") return adagrad_step(params, grads, states, adagrad_options(hyper));
   unknown_algorithm(algorithm);

@@ -1,16 +1,16 @@
 // SIMD optimizer kernels (declarations and the formulas they follow: optim_kernels.h).
 // Each update is written once, as a vector body over one vector of every buffer; the tail
-// (n not a multiple of the lane count) runs the same body on zero-padded copies, so there is
-// no second, scalar version of the formula to keep in sync.
+// (n not a multiple of the lane count) runs the same body on zero-padded copies, so the SIMD
+// kernel has no scalar tail loop of its own (the scalar twins in optim_kernels_ref.cpp are the
+// tests' oracle).
+#include "optim/optim_kernels.h"
+
 #include <cmath>
 #include <cstring>
-
-#include "optim/optim_kernels.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "optim/optim_kernels.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
-
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -51,7 +51,9 @@ HWY_INLINE void ForEachVector(float* const (&bufs)[count], int64_t n, const Body
 }
 
 // a + α·b, unfused (ATen's add with alpha).
-HWY_INLINE VF AddScaled(DF d, VF a, float alpha, VF b) { return hn::Add(a, hn::Mul(hn::Set(d, alpha), b)); }
+HWY_INLINE VF AddScaled(DF d, VF a, float alpha, VF b) {
+  return hn::Add(a, hn::Mul(hn::Set(d, alpha), b));
+}
 
 // torch.maximum: NaN in either operand gives NaN (x86 max would return the second operand).
 HWY_INLINE VF MaximumNaN(VF a, VF b) {
@@ -84,7 +86,8 @@ void Adam(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
     VF gv = hn::Mul(hn::LoadU(d, at[1]), hn::Set(d, s.sign));
     if (s.decoupled) pv = hn::Mul(pv, hn::Set(d, s.decay));
     if (s.l2) gv = AddScaled(d, gv, s.weight_decay, pv);
-    const VF mv = AddScaled(d, hn::Mul(hn::LoadU(d, at[2]), hn::Set(d, s.beta1)), s.one_minus_beta1, gv);
+    const VF mv =
+        AddScaled(d, hn::Mul(hn::LoadU(d, at[2]), hn::Set(d, s.beta1)), s.one_minus_beta1, gv);
     const VF vv = hn::Add(hn::Mul(hn::LoadU(d, at[3]), hn::Set(d, s.beta2)),
                           hn::Mul(hn::Mul(hn::Set(d, s.one_minus_beta2), gv), gv));
     hn::StoreU(mv, d, at[2]);
@@ -94,8 +97,8 @@ void Adam(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
       second = MaximumNaN(hn::LoadU(d, at[4]), vv);
       hn::StoreU(second, d, at[4]);
     }
-    const VF denom = hn::Add(hn::Div(hn::Sqrt(second), hn::Set(d, s.bias_correction2_sqrt)),
-                             hn::Set(d, s.eps));
+    const VF denom =
+        hn::Add(hn::Div(hn::Sqrt(second), hn::Set(d, s.bias_correction2_sqrt)), hn::Set(d, s.eps));
     pv = hn::Add(pv, hn::Div(hn::Mul(hn::Set(d, s.neg_step_size), mv), denom));
     hn::StoreU(pv, d, at[0]);
   });
@@ -114,7 +117,8 @@ void Rmsprop(float* p, const float* g, float* square_avg, float* grad_avg, float
     hn::StoreU(sq, d, at[2]);
     VF avg;
     if (s.centered) {
-      const VF ga = AddScaled(d, hn::Mul(hn::LoadU(d, at[3]), hn::Set(d, s.alpha)), s.one_minus_alpha, gv);
+      const VF ga =
+          AddScaled(d, hn::Mul(hn::LoadU(d, at[3]), hn::Set(d, s.alpha)), s.one_minus_alpha, gv);
       hn::StoreU(ga, d, at[3]);
       avg = hn::Sqrt(hn::Sub(sq, hn::Mul(ga, ga)));  // addcmul with value −1: exact negation
     } else {
@@ -247,7 +251,9 @@ double sum_squares_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(
 double sum_abs_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumAbs)(x, n); }
 float max_abs_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxAbs)(x, n); }
 void scale_f32(float* x, int64_t n, float c) { HWY_DYNAMIC_DISPATCH(Scale)(x, n, c); }
-void clamp_f32(float* x, int64_t n, float lo, float hi) { HWY_DYNAMIC_DISPATCH(Clamp)(x, n, lo, hi); }
+void clamp_f32(float* x, int64_t n, float lo, float hi) {
+  HWY_DYNAMIC_DISPATCH(Clamp)(x, n, lo, hi);
+}
 
 }  // namespace sg::optim::simd
 #endif  // HWY_ONCE

@@ -14,8 +14,8 @@
 namespace sg::optim {
 
 struct SgdScalars {
-  float sign = 1;             // −1 when maximizing (multiplying by ±1 is exact)
-  float weight_decay = 0;     // L2: d = g + wd·p
+  float sign = 1;          // −1 when maximizing (multiplying by ±1 is exact)
+  float weight_decay = 0;  // L2: d = g + wd·p
   float momentum = 0;
   float one_minus_dampening = 1;
   float neg_lr = 0;
@@ -27,15 +27,15 @@ struct SgdScalars {
 // buf is read only when has_momentum (it may then be uninitialised if first).
 struct AdamScalars {
   float sign = 1;
-  float weight_decay = 0;     // Adam: L2 added to the grad
-  float decay = 1;            // AdamW: p ·= 1 − lr·wd before the update
+  float weight_decay = 0;  // Adam: L2 added to the grad
+  float decay = 1;         // AdamW: p ·= 1 − lr·wd before the update
   float beta1 = 0, one_minus_beta1 = 0, beta2 = 0, one_minus_beta2 = 0;
   float bias_correction2_sqrt = 1;
   float eps = 0;
-  float neg_step_size = 0;    // −lr / (1 − β1^t)
-  bool l2 = false;            // Adam with weight_decay != 0
-  bool decoupled = false;     // AdamW
-  bool amsgrad = false;       // then vmax holds max_exp_avg_sq
+  float neg_step_size = 0;  // −lr / (1 − β1^t)
+  bool l2 = false;          // Adam with weight_decay != 0
+  bool decoupled = false;   // AdamW
+  bool amsgrad = false;     // then vmax holds max_exp_avg_sq
 };
 struct RmspropScalars {
   float sign = 1;
@@ -52,39 +52,39 @@ struct AdagradScalars {
   float sign = 1;
   float weight_decay = 0;
   float eps = 0;
-  float neg_clr = 0;          // −lr / (1 + (t − 1)·lr_decay)
+  float neg_clr = 0;  // −lr / (1 + (t − 1)·lr_decay)
   bool has_weight_decay = false;
 };
 
 // The vectorized kernels (optim_kernels.cpp) and their scalar twins (optim_kernels_ref.cpp):
 // the same declarations in two namespaces.
 namespace simd {
-  void sgd_f32(float* p, const float* g, float* buf, int64_t n, const SgdScalars& s);
-  void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
-                const AdamScalars& s);
-  void rmsprop_f32(float* p, const float* g, float* square_avg, float* grad_avg, float* buf,
-                   int64_t n, const RmspropScalars& s);
-  void adagrad_f32(float* p, const float* g, float* sum, int64_t n, const AdagradScalars& s);
-  // For clip_grad_norm_/clip_grad_value_: sums accumulated in double; max |x| is NaN if any x is.
-  double sum_squares_f32(const float* x, int64_t n);
-  double sum_abs_f32(const float* x, int64_t n);
-  float max_abs_f32(const float* x, int64_t n);
-  void scale_f32(float* x, int64_t n, float c);             // x ·= c
-  void clamp_f32(float* x, int64_t n, float lo, float hi);  // min(max(x, lo), hi); NaN stays NaN
+void sgd_f32(float* p, const float* g, float* buf, int64_t n, const SgdScalars& s);
+void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
+              const AdamScalars& s);
+void rmsprop_f32(float* p, const float* g, float* square_avg, float* grad_avg, float* buf,
+                 int64_t n, const RmspropScalars& s);
+void adagrad_f32(float* p, const float* g, float* sum, int64_t n, const AdagradScalars& s);
+// For clip_grad_norm_/clip_grad_value_: sums accumulated in double; max |x| is NaN if any x is.
+double sum_squares_f32(const float* x, int64_t n);
+double sum_abs_f32(const float* x, int64_t n);
+float max_abs_f32(const float* x, int64_t n);
+void scale_f32(float* x, int64_t n, float c);             // x ·= c
+void clamp_f32(float* x, int64_t n, float lo, float hi);  // min(max(x, lo), hi); NaN stays NaN
 }  // namespace simd
 namespace ref {
-  void sgd_f32(float* p, const float* g, float* buf, int64_t n, const SgdScalars& s);
-  void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
-                const AdamScalars& s);
-  void rmsprop_f32(float* p, const float* g, float* square_avg, float* grad_avg, float* buf,
-                   int64_t n, const RmspropScalars& s);
-  void adagrad_f32(float* p, const float* g, float* sum, int64_t n, const AdagradScalars& s);
-  // For clip_grad_norm_/clip_grad_value_: sums accumulated in double; max |x| is NaN if any x is.
-  double sum_squares_f32(const float* x, int64_t n);
-  double sum_abs_f32(const float* x, int64_t n);
-  float max_abs_f32(const float* x, int64_t n);
-  void scale_f32(float* x, int64_t n, float c);             // x ·= c
-  void clamp_f32(float* x, int64_t n, float lo, float hi);  // min(max(x, lo), hi); NaN stays NaN
+void sgd_f32(float* p, const float* g, float* buf, int64_t n, const SgdScalars& s);
+void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
+              const AdamScalars& s);
+void rmsprop_f32(float* p, const float* g, float* square_avg, float* grad_avg, float* buf,
+                 int64_t n, const RmspropScalars& s);
+void adagrad_f32(float* p, const float* g, float* sum, int64_t n, const AdagradScalars& s);
+// For clip_grad_norm_/clip_grad_value_: sums accumulated in double; max |x| is NaN if any x is.
+double sum_squares_f32(const float* x, int64_t n);
+double sum_abs_f32(const float* x, int64_t n);
+float max_abs_f32(const float* x, int64_t n);
+void scale_f32(float* x, int64_t n, float c);             // x ·= c
+void clamp_f32(float* x, int64_t n, float lo, float hi);  // min(max(x, lo), hi); NaN stays NaN
 }  // namespace ref
 
 }  // namespace sg::optim

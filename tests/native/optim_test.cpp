@@ -7,6 +7,8 @@
 // |got − want| <= 2e-6 + 2e-6·|want| per element, after six steps (float32 rounding of a
 // handful of operations per step). The test prints the worst error as a fraction of this
 // tolerance: about 0.06 when written (i.e. ~1e-7), against both references.
+#include "optim/optim.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -16,21 +18,21 @@
 #include <string>
 #include <vector>
 
+#include "conv_pool_ref.h"  // sgtest::read_test_data: tests/data files, natively and under node
 #include "core/error.h"
 #include "core/tensor.h"
-#include "conv_pool_ref.h"  // sgtest::read_test_data: tests/data files, natively and under node
 #include "gradcheck.h"
 #include "io/json.h"
-#include "optim/optim.h"
-#include "optim/optim_kernels.h"
 #include "ops/ops.h"
+#include "optim/optim_kernels.h"
 
 namespace {
 
 using sg::Tensor;
 using sg::optim::ParamState;
 
-#define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
+#define CHECK_ERROR(expr, substring) \
+  CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
 
 constexpr double kAtol = 2e-6, kRtol = 2e-6;
 
@@ -129,8 +131,10 @@ void double_step(const Hyper& o, std::vector<double>& p, std::vector<double> g, 
   for (size_t i = 0; i < n; ++i) {
     double gi = g[i];
     if (o.algorithm == "Adam" || o.algorithm == "AdamW") {
-      if (o.algorithm == "AdamW") p[i] *= 1 - o.lr * o.weight_decay;
-      else gi += o.weight_decay * p[i];
+      if (o.algorithm == "AdamW")
+        p[i] *= 1 - o.lr * o.weight_decay;
+      else
+        gi += o.weight_decay * p[i];
       s.m[i] = o.beta1 * s.m[i] + (1 - o.beta1) * gi;
       s.v[i] = o.beta2 * s.v[i] + (1 - o.beta2) * gi * gi;
       s.vmax[i] = std::max(s.vmax[i], s.v[i]);
@@ -167,8 +171,10 @@ void double_step(const Hyper& o, std::vector<double>& p, std::vector<double> g, 
 sg::Attrs attrs_of(const sg::json::Value& h) {
   sg::Attrs a;
   for (size_t i = 0; i < h.keys.size(); ++i) {
-    if (h.items[i].is(sg::json::Type::Bool)) a.set(h.keys[i], h.items[i].boolean);
-    else a.set(h.keys[i], h.items[i].number());
+    if (h.items[i].is(sg::json::Type::Bool))
+      a.set(h.keys[i], h.items[i].boolean);
+    else
+      a.set(h.keys[i], h.items[i].number());
   }
   return a;
 }
@@ -182,8 +188,8 @@ struct Worst {
   }
 };
 
-void check_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& what,
-                 Worst& worst) {
+void check_close(const std::vector<double>& got, const std::vector<double>& want,
+                 const std::string& what, Worst& worst) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     INFO(what << " [" << i << "]: got " << got[i] << ", want " << want[i]);
@@ -196,7 +202,8 @@ void check_close(const std::vector<double>& got, const std::vector<double>& want
 
 // ---------------------------------------------------------------------------------------------
 TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules") {
-  const sg::json::Value ref = sg::json::parse(sgtest::read_test_data("optim_ref.json"), "optim_ref.json");
+  const sg::json::Value ref =
+      sg::json::parse(sgtest::read_test_data("optim_ref.json"), "optim_ref.json");
   std::vector<sg::Shape> shapes;
   for (const auto& s : ref.find("shapes")->items) {
     sg::Shape shape;
@@ -237,8 +244,10 @@ TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules
       }
       sg::optim::optimizer_step(algorithm, attrs, params, gs, states);
       for (size_t i = 0; i < params.size(); ++i) {
-        const std::string at = name + ", step " + std::to_string(k + 1) + ", param " + std::to_string(i);
-        check_close(values_of(params[i]), numbers(trajectory[k].items[i]), at + " vs PyTorch", vs_torch);
+        const std::string at =
+            name + ", step " + std::to_string(k + 1) + ", param " + std::to_string(i);
+        check_close(values_of(params[i]), numbers(trajectory[k].items[i]), at + " vs PyTorch",
+                    vs_torch);
         check_close(values_of(params[i]), dparams[i], at + " vs double", vs_double);
       }
     }
@@ -250,13 +259,14 @@ TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules
       for (size_t k = 0; k < want.keys.size(); ++k) {
         const std::string& key = want.keys[k];
         REQUIRE_MESSAGE(states[i].count(key), name << ": missing state '" << key << "'");
-        check_close(values_of(states[i][key]), numbers(want.items[k]), name + " state " + key, vs_torch);
+        check_close(values_of(states[i][key]), numbers(want.items[k]), name + " state " + key,
+                    vs_torch);
       }
     }
   }
   MESSAGE("worst error / tolerance: vs PyTorch " << vs_torch.err << " (" << vs_torch.where
-                                                  << "), vs double " << vs_double.err << " ("
-                                                  << vs_double.where << ")");
+                                                 << "), vs double " << vs_double.err << " ("
+                                                 << vs_double.where << ")");
 }
 
 TEST_CASE("optim: SIMD kernels equal their scalar twins bit for bit, tails included") {
@@ -285,12 +295,14 @@ TEST_CASE("optim: SIMD kernels equal their scalar twins bit for bit, tails inclu
       const bool x = variant & 1, y = variant & 2, z = variant & 4;
       SgdScalars s;
       s.sign = x ? -1 : 1, s.has_weight_decay = y, s.weight_decay = 0.1f, s.has_momentum = true;
-      s.momentum = 0.9f, s.one_minus_dampening = 0.7f, s.nesterov = z, s.neg_lr = -0.05f, s.first = x && y;
+      s.momentum = 0.9f, s.one_minus_dampening = 0.7f, s.nesterov = z, s.neg_lr = -0.05f,
+      s.first = x && y;
       same([&](bool simd, float* pp, float* buf, float*, float*) {
         (simd ? simd::sgd_f32 : ref::sgd_f32)(pp, g.data(), buf, n, s);
       });
       AdamScalars as;
-      as.sign = x ? -1 : 1, as.l2 = y && !z, as.decoupled = z, as.weight_decay = 0.1f, as.decay = 0.999f;
+      as.sign = x ? -1 : 1, as.l2 = y && !z, as.decoupled = z, as.weight_decay = 0.1f,
+      as.decay = 0.999f;
       as.beta1 = 0.9f, as.one_minus_beta1 = 0.1f, as.beta2 = 0.999f, as.one_minus_beta2 = 0.001f;
       as.bias_correction2_sqrt = 0.0447f, as.eps = 1e-8f, as.neg_step_size = -0.01f, as.amsgrad = y;
       same([&](bool simd, float* pp, float* m, float* v, float* vmax) {
@@ -298,7 +310,8 @@ TEST_CASE("optim: SIMD kernels equal their scalar twins bit for bit, tails inclu
       });
       RmspropScalars rs;
       rs.sign = x ? -1 : 1, rs.has_weight_decay = x, rs.weight_decay = 0.2f, rs.alpha = 0.9f;
-      rs.one_minus_alpha = 0.1f, rs.eps = 1e-6f, rs.centered = y, rs.has_momentum = z, rs.momentum = 0.5f;
+      rs.one_minus_alpha = 0.1f, rs.eps = 1e-6f, rs.centered = y, rs.has_momentum = z,
+      rs.momentum = 0.5f;
       rs.neg_lr = -0.01f;
       same([&](bool simd, float* pp, float* buf, float* sq, float* ga) {
         // grad_avg must not exceed sqrt(square_avg) for a centered step: use small values.
@@ -306,18 +319,23 @@ TEST_CASE("optim: SIMD kernels equal their scalar twins bit for bit, tails inclu
         (simd ? simd::rmsprop_f32 : ref::rmsprop_f32)(pp, g.data(), sq, ga, buf, n, rs);
       });
       AdagradScalars ds;
-      ds.sign = x ? -1 : 1, ds.has_weight_decay = y, ds.weight_decay = 0.1f, ds.eps = 1e-10f, ds.neg_clr = -0.1f;
+      ds.sign = x ? -1 : 1, ds.has_weight_decay = y, ds.weight_decay = 0.1f, ds.eps = 1e-10f,
+      ds.neg_clr = -0.1f;
       same([&](bool simd, float* pp, float* sum, float*, float*) {
         (simd ? simd::adagrad_f32 : ref::adagrad_f32)(pp, g.data(), sum, n, ds);
       });
     }
-    same([&](bool simd, float* x, float*, float*, float*) { (simd ? simd::scale_f32 : ref::scale_f32)(x, n, 0.37f); });
+    same([&](bool simd, float* x, float*, float*, float*) {
+      (simd ? simd::scale_f32 : ref::scale_f32)(x, n, 0.37f);
+    });
     same([&](bool simd, float* x, float*, float*, float*) {
       (simd ? simd::clamp_f32 : ref::clamp_f32)(x, n, -0.5f, 0.25f);
     });
     CHECK(simd::max_abs_f32(p.data(), n) == ref::max_abs_f32(p.data(), n));
-    CHECK(simd::sum_squares_f32(p.data(), n) == doctest::Approx(ref::sum_squares_f32(p.data(), n)).epsilon(1e-6));
-    CHECK(simd::sum_abs_f32(p.data(), n) == doctest::Approx(ref::sum_abs_f32(p.data(), n)).epsilon(1e-6));
+    CHECK(simd::sum_squares_f32(p.data(), n) ==
+          doctest::Approx(ref::sum_squares_f32(p.data(), n)).epsilon(1e-6));
+    CHECK(simd::sum_abs_f32(p.data(), n) ==
+          doctest::Approx(ref::sum_abs_f32(p.data(), n)).epsilon(1e-6));
   }
 }
 
@@ -411,7 +429,8 @@ TEST_CASE("optim: bad arguments are errors that name the problem and change noth
 
   CHECK_ERROR(sg::optim::adam_step({a}, {tensor_of({3}, {1, 1, 1}, false)}, states, adam),
               "Adam: parameter 0: grad has shape [3], expected the parameter's shape [2]");
-  CHECK_ERROR(sg::optim::adam_step({a}, {g, g}, states, adam), "Adam: got 1 parameters but 2 gradients");
+  CHECK_ERROR(sg::optim::adam_step({a}, {g, g}, states, adam),
+              "Adam: got 1 parameters but 2 gradients");
   std::vector<ParamState> two(2);
   CHECK_ERROR(sg::optim::sgd_step({a}, {g}, two, sgd), "SGD: got 1 parameters but 2 states");
   CHECK_ERROR(sg::optim::sgd_step({Tensor::empty({2}, sg::DType::Int32)}, {g}, states, sgd),
@@ -425,20 +444,24 @@ TEST_CASE("optim: bad arguments are errors that name the problem and change noth
   CHECK_ERROR(sg::optim::sgd_step({a}, {g}, states, sgd), "SGD: invalid learning rate -1");
   sgd.lr = 0.1;
   sgd.nesterov = true;
-  CHECK_ERROR(sg::optim::sgd_step({a}, {g}, states, sgd), "SGD: Nesterov momentum requires a momentum and zero dampening");
+  CHECK_ERROR(sg::optim::sgd_step({a}, {g}, states, sgd),
+              "SGD: Nesterov momentum requires a momentum and zero dampening");
   sg::optim::AdamOptions bad_beta;
   bad_beta.beta1 = 1;
-  CHECK_ERROR(sg::optim::adam_step({a}, {g}, states, bad_beta), "Adam: invalid beta parameter at index 0: 1");
+  CHECK_ERROR(sg::optim::adam_step({a}, {g}, states, bad_beta),
+              "Adam: invalid beta parameter at index 0: 1");
   sg::optim::RMSpropOptions rms;
   rms.alpha = -0.5;
   CHECK_ERROR(sg::optim::rmsprop_step({a}, {g}, states, rms), "RMSprop: invalid alpha value -0.5");
   sg::optim::AdagradOptions ada;
   ada.lr_decay = std::nan("");
-  CHECK_ERROR(sg::optim::adagrad_step({a}, {g}, states, ada), "Adagrad: invalid lr_decay value nan");
+  CHECK_ERROR(sg::optim::adagrad_step({a}, {g}, states, ada),
+              "Adagrad: invalid lr_decay value nan");
 
   states[0]["exp_avg"] = Tensor::empty({3});
-  CHECK_ERROR(sg::optim::adam_step({a}, {g}, states, adam),
-              "Adam: parameter 0: state 'exp_avg' has shape [3], expected the parameter's shape [2]");
+  CHECK_ERROR(
+      sg::optim::adam_step({a}, {g}, states, adam),
+      "Adam: parameter 0: state 'exp_avg' has shape [3], expected the parameter's shape [2]");
   states[0].clear();
   states[0]["step"] = Tensor::empty({2});
   CHECK_ERROR(sg::optim::adagrad_step({a}, {g}, states, sg::optim::AdagradOptions{}),
@@ -446,16 +469,20 @@ TEST_CASE("optim: bad arguments are errors that name the problem and change noth
   states[0].clear();
 
   sg::Attrs none;
-  CHECK_ERROR(sg::optim::optimizer_step("Adamax", none, {a}, {g}, states), "optimizer: unknown algorithm 'Adamax'");
-  CHECK_ERROR(sg::optim::optimizer_step("SGD", none, {a}, {g}, states), "SGD: missing argument 'lr'");
+  CHECK_ERROR(sg::optim::optimizer_step("Adamax", none, {a}, {g}, states),
+              "optimizer: unknown algorithm 'Adamax'");
+  CHECK_ERROR(sg::optim::optimizer_step("SGD", none, {a}, {g}, states),
+              "SGD: missing argument 'lr'");
   sg::Attrs typo;
   typo.set("lr", std::string("fast"));
-  CHECK_ERROR(sg::optim::optimizer_step("Adam", typo, {a}, {g}, states), "Adam: expected 'lr' to be a number");
+  CHECK_ERROR(sg::optim::optimizer_step("Adam", typo, {a}, {g}, states),
+              "Adam: expected 'lr' to be a number");
 
   // The second parameter's bad grad is found before the first parameter is touched.
   Tensor b = tensor_of({2}, {5, 6});
   std::vector<ParamState> s2(2);
-  CHECK_ERROR(sg::optim::adam_step({a, b}, {g, tensor_of({1}, {1}, false)}, s2, adam), "parameter 1");
+  CHECK_ERROR(sg::optim::adam_step({a, b}, {g, tensor_of({1}, {1}, false)}, s2, adam),
+              "parameter 1");
   CHECK(values_of(a) == std::vector<double>{1, 2});
   CHECK(s2[0].empty());
 }
@@ -464,7 +491,8 @@ TEST_CASE("optim: bad arguments are errors that name the problem and change noth
 TEST_CASE("optim: clip_grad_norm_ against hand-computed norms") {
   // Two grads [3, 4] and [12]: ‖·‖₂ = 13, ‖·‖₁ = 19, ‖·‖∞ = 12, ‖·‖₃ = (27 + 64 + 1728)^(1/3).
   const auto grads = [] {
-    return std::vector<Tensor>{tensor_of({2}, {3, 4}, false), Tensor(), tensor_of({1}, {12}, false)};
+    return std::vector<Tensor>{tensor_of({2}, {3, 4}, false), Tensor(),
+                               tensor_of({1}, {12}, false)};
   };
   SUBCASE("2-norm, clipped") {
     auto gs = grads();
@@ -488,9 +516,11 @@ TEST_CASE("optim: clip_grad_norm_ against hand-computed norms") {
     auto gs = grads();
     CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 1) == doctest::Approx(19));
     CHECK(sg::optim::clip_grad_norm_(gs, 1e9, INFINITY) == doctest::Approx(12));
-    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 3) == doctest::Approx(std::cbrt(27.0 + 64 + 1728)).epsilon(1e-6));
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 3) ==
+          doctest::Approx(std::cbrt(27.0 + 64 + 1728)).epsilon(1e-6));
     CHECK(sg::optim::clip_grad_norm_(gs, 1e9, -INFINITY) == doctest::Approx(3));
-    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 0) == doctest::Approx(2));  // torch: grads with a nonzero
+    CHECK(sg::optim::clip_grad_norm_(gs, 1e9, 0) ==
+          doctest::Approx(2));  // torch: grads with a nonzero
     const double inf_total = sg::optim::clip_grad_norm_(gs, 6, INFINITY);
     CHECK(inf_total == doctest::Approx(12));
     CHECK(gs[2].at(0) == doctest::Approx(6).epsilon(1e-6));
@@ -510,7 +540,8 @@ TEST_CASE("optim: clip_grad_norm_ against hand-computed norms") {
     CHECK(std::isnan(sg::optim::clip_grad_norm_(nan, 1)));
     CHECK(std::isnan(nan[0].at(1)));  // PyTorch multiplies by the NaN coefficient
     std::vector<Tensor> inf{tensor_of({2}, {INFINITY, 1}, false)};
-    CHECK_ERROR(sg::optim::clip_grad_norm_(inf, 1, 2, true), "clipGradNorm_: the total norm of order 2");
+    CHECK_ERROR(sg::optim::clip_grad_norm_(inf, 1, 2, true),
+                "clipGradNorm_: the total norm of order 2");
     CHECK(inf[0].at(1) == 1);  // not scaled
     std::vector<Tensor> ints{Tensor::empty({2}, sg::DType::Int32)};
     CHECK_ERROR(sg::optim::clip_grad_norm_(ints, 1), "clipGradNorm_: grad 0 must be float32");

@@ -2,6 +2,8 @@
 // Yardsticks: files assembled byte by byte here from the format's specification; a file
 // written from torch tensors in the official writer's layout (tests/data/gen_safetensors.py)
 // with its values in tests/data/torch_written.json; IEEE half/bfloat16 definitions.
+#include "io/safetensors.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -11,11 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "conv_pool_ref.h"  // sgtest::read_test_data: tests/data files, natively and under node
 #include "core/error.h"
 #include "core/tensor.h"
-#include "conv_pool_ref.h"  // sgtest::read_test_data: tests/data files, natively and under node
 #include "io/json.h"
-#include "io/safetensors.h"
 
 namespace {
 
@@ -23,7 +24,8 @@ using sg::Tensor;
 using sg::io::load_safetensors;
 using sg::io::save_safetensors;
 
-#define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
+#define CHECK_ERROR(expr, substring) \
+  CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
 
 using Bytes = std::vector<uint8_t>;
 
@@ -45,8 +47,8 @@ sg::io::Safetensors load(const Bytes& b) { return load_safetensors(b.data(), b.s
 // A valid one-tensor file to corrupt: "w" F32 [2] = {1, 2}.
 std::string tensor_json(const std::string& name, const std::string& dtype, const std::string& shape,
                         uint64_t begin, uint64_t end) {
-  return "\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape + ",\"data_offsets\":[" +
-         std::to_string(begin) + "," + std::to_string(end) + "]}";
+  return "\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape +
+         ",\"data_offsets\":[" + std::to_string(begin) + "," + std::to_string(end) + "]}";
 }
 
 Bytes f32_data(std::initializer_list<uint32_t> words) {
@@ -60,9 +62,12 @@ Bytes f32_data(std::initializer_list<uint32_t> words) {
 double half_by_definition(uint16_t h) {
   const int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
   double v;
-  if (e == 31) v = m ? NAN : INFINITY;
-  else if (e == 0) v = std::ldexp(m / 1024.0, -14);
-  else v = std::ldexp(1 + m / 1024.0, e - 15);
+  if (e == 31)
+    v = m ? NAN : INFINITY;
+  else if (e == 0)
+    v = std::ldexp(m / 1024.0, -14);
+  else
+    v = std::ldexp(1 + m / 1024.0, e - 15);
   return s ? -v : v;
 }
 
@@ -88,7 +93,8 @@ TEST_CASE("safetensors: a file assembled byte by byte from the specification loa
   // F32: π (0x40490FDB) and −0.5 (0xBF000000).
   for (uint32_t w : {0x40490FDBu, 0xBF000000u}) append_le(data, w, 4);
   // I64: 5, −7, 2^31 − 1.
-  for (int64_t v : {int64_t(5), int64_t(-7), int64_t(2147483647)}) append_le(data, static_cast<uint64_t>(v), 8);
+  for (int64_t v : {int64_t(5), int64_t(-7), int64_t(2147483647)})
+    append_le(data, static_cast<uint64_t>(v), 8);
   append_le(data, static_cast<uint32_t>(-123456), 4);  // I32 scalar
   for (uint8_t v : {1, 0, 1}) data.push_back(v);       // BOOL
 
@@ -151,10 +157,12 @@ TEST_CASE("safetensors: save writes the specified layout, byte for byte") {
   n.i32()[0] = -1;
   const Bytes got = save_safetensors({"w", "n"}, {w, n}, {{"k", "v"}});
   std::string header =
-      "{\"__metadata__\":{\"k\":\"v\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+      "{\"__metadata__\":{\"k\":\"v\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,"
+      "8]},"
       "\"n\":{\"dtype\":\"I32\",\"shape\":[],\"data_offsets\":[8,12]}}";
   header.append((8 - header.size() % 8) % 8, ' ');
-  Bytes want = file_of(header, {0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x00, 0xC0, 0xFF, 0xFF, 0xFF, 0xFF});
+  Bytes want =
+      file_of(header, {0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x00, 0xC0, 0xFF, 0xFF, 0xFF, 0xFF});
   CHECK(got == want);
   CHECK((8 + header.size()) % 8 == 0);
   // No metadata: no "__metadata__" key.
@@ -176,7 +184,8 @@ TEST_CASE("safetensors: round trip keeps names, order, dtypes, values and metada
   Tensor scalar = Tensor::empty({});
   scalar.f32()[0] = -0.0f;
   Tensor empty = Tensor::empty({0, 7});
-  const std::vector<std::string> names = {"z.weight", "a.bias", "ids", "mask", "scalar", "empty", "\xC3\xA9t\xC3\xA9 \"q\""};
+  const std::vector<std::string> names = {
+      "z.weight", "a.bias", "ids", "mask", "scalar", "empty", "\xC3\xA9t\xC3\xA9 \"q\""};
   const std::vector<Tensor> tensors = {a, at, ids, mask, scalar, empty, a};
   const std::map<std::string, std::string> meta = {{"format", "pt"}, {"epoch", "12"}, {"", "\t"}};
   const Bytes bytes = save_safetensors(names, tensors, meta);
@@ -200,14 +209,16 @@ TEST_CASE("safetensors: round trip keeps names, order, dtypes, values and metada
 
 TEST_CASE("safetensors: a file written from torch tensors in the official layout loads") {
   const std::string blob = sgtest::read_test_data("torch_written.safetensors");
-  const sg::json::Value want = sg::json::parse(sgtest::read_test_data("torch_written.json"), "torch_written.json");
+  const sg::json::Value want =
+      sg::json::parse(sgtest::read_test_data("torch_written.json"), "torch_written.json");
   const auto st = load_safetensors(reinterpret_cast<const uint8_t*>(blob.data()), blob.size());
   const auto& order = want.find("order")->items;
   REQUIRE(st.names.size() == order.size());
   for (size_t k = 0; k < order.size(); ++k) CHECK(st.names[k] == order[k].text);
   const auto& meta = *want.find("metadata");
   CHECK(st.metadata.size() == meta.keys.size());
-  for (size_t k = 0; k < meta.keys.size(); ++k) CHECK(st.metadata.at(meta.keys[k]) == meta.items[k].text);
+  for (size_t k = 0; k < meta.keys.size(); ++k)
+    CHECK(st.metadata.at(meta.keys[k]) == meta.items[k].text);
   const auto& tensors = *want.find("tensors");
   for (size_t k = 0; k < st.names.size(); ++k) {
     const std::string& name = st.names[k];
@@ -215,9 +226,9 @@ TEST_CASE("safetensors: a file written from torch tensors in the official layout
     const sg::json::Value* w = tensors.find(name);
     REQUIRE(w != nullptr);
     const std::string file_dtype = w->find("file_dtype")->text;
-    const sg::DType dtype = file_dtype == "BOOL"                       ? sg::DType::Bool
+    const sg::DType dtype = file_dtype == "BOOL"                         ? sg::DType::Bool
                             : file_dtype == "I32" || file_dtype == "I64" ? sg::DType::Int32
-                                                                       : sg::DType::Float32;
+                                                                         : sg::DType::Float32;
     const Tensor& t = st.tensors[k];
     CHECK(t.dtype() == dtype);
     sg::Shape shape;
@@ -239,7 +250,9 @@ TEST_CASE("safetensors: malformed files are rejected with a message naming the p
   REQUIRE_NOTHROW(load(file_of(one(good), two)));
 
   SUBCASE("framing") {
-    CHECK_ERROR(load(Bytes{1, 2, 3, 4, 5}), "load: the data is 5 bytes long; a safetensors file starts with an 8-byte header length");
+    CHECK_ERROR(
+        load(Bytes{1, 2, 3, 4, 5}),
+        "load: the data is 5 bytes long; a safetensors file starts with an 8-byte header length");
     CHECK_ERROR(load(Bytes{}), "load: the data is 0 bytes long");
     Bytes f = file_of(one(good), two);
     for (int k = 0; k < 7; ++k) f[k] = 0xFF;
@@ -250,7 +263,8 @@ TEST_CASE("safetensors: malformed files are rejected with a message naming the p
     CHECK_ERROR(load(f), "exceeds the 12 bytes that follow the length prefix");
   }
   SUBCASE("invalid JSON, UTF-8 and nesting") {
-    CHECK_ERROR(load(file_of("{\"w\":", two)), "load: header: invalid JSON at byte 5: unexpected end of input");
+    CHECK_ERROR(load(file_of("{\"w\":", two)),
+                "load: header: invalid JSON at byte 5: unexpected end of input");
     CHECK_ERROR(load(file_of("{\"w\":{}", two)), "invalid JSON");
     CHECK_ERROR(load(file_of("{\"w\":tru}", two)), "invalid JSON at byte 5");
     CHECK_ERROR(load(file_of("{\"w\":{\"a\":1,}}", two)), "expected a string key");
@@ -261,70 +275,108 @@ TEST_CASE("safetensors: malformed files are rejected with a message naming the p
     CHECK_ERROR(load(file_of("{\"x\":01}", two)), "invalid JSON at byte 6: expected '}'");
     CHECK_ERROR(load(file_of(one(good) + " x", two)), "unexpected data after the JSON value");
     CHECK_ERROR(load(file_of("[1]", two)), "load: the header must be a JSON object, got an array");
-    CHECK_ERROR(load(file_of(std::string(100, '[') + std::string(100, ']'), two)), "nesting deeper than 64 levels");
+    CHECK_ERROR(load(file_of(std::string(100, '[') + std::string(100, ']'), two)),
+                "nesting deeper than 64 levels");
     CHECK_ERROR(load(file_of("", two)), "unexpected end of input");
   }
   SUBCASE("missing keys and wrong types") {
-    CHECK_ERROR(load(file_of("{\"w\":{\"shape\":[2],\"data_offsets\":[0,8]}}", two)), "load: tensor 'w' has no 'dtype'");
-    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"data_offsets\":[0,8]}}", two)), "load: tensor 'w' has no 'shape'");
-    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2]}}", two)), "load: tensor 'w' has no 'data_offsets'");
-    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,8]}}", two)),
-                "load: tensor 'w' has 'dtype' twice");
-    CHECK_ERROR(load(file_of("{\"w\":[1]}", two)), "load: tensor 'w': expected an object with dtype, shape and data_offsets, got an array");
-    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":32,\"shape\":[2],\"data_offsets\":[0,8]}}", two)), "'dtype' must be a string, got a number");
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "2", 0, 8)), two)), "'shape' must be an array, got a number");
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[2.0]", 0, 8)), two)), "'shape' must hold integers, got 2.0");
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[\"2\"]", 0, 8)), two)), "'shape' must hold integers, got a string");
-    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0]}}", two)),
-                "'data_offsets' must be an array of two non-negative integers");
-    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[-1,8]}}", two)),
-                "'data_offsets' must be an array of two non-negative integers");
-    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,18446744073709551616]}}", two)),
-                "'data_offsets' must be an array of two non-negative integers");
-    CHECK_ERROR(load(file_of("{\"__metadata__\":[]," + good + "}", two)), "load: '__metadata__' must be an object, got an array");
+    CHECK_ERROR(load(file_of("{\"w\":{\"shape\":[2],\"data_offsets\":[0,8]}}", two)),
+                "load: tensor 'w' has no 'dtype'");
+    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"data_offsets\":[0,8]}}", two)),
+                "load: tensor 'w' has no 'shape'");
+    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2]}}", two)),
+                "load: tensor 'w' has no 'data_offsets'");
+    CHECK_ERROR(
+        load(file_of(
+            "{\"w\":{\"dtype\":\"F32\",\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+            two)),
+        "load: tensor 'w' has 'dtype' twice");
+    CHECK_ERROR(
+        load(file_of("{\"w\":[1]}", two)),
+        "load: tensor 'w': expected an object with dtype, shape and data_offsets, got an array");
+    CHECK_ERROR(load(file_of("{\"w\":{\"dtype\":32,\"shape\":[2],\"data_offsets\":[0,8]}}", two)),
+                "'dtype' must be a string, got a number");
+    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "2", 0, 8)), two)),
+                "'shape' must be an array, got a number");
+    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[2.0]", 0, 8)), two)),
+                "'shape' must hold integers, got 2.0");
+    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[\"2\"]", 0, 8)), two)),
+                "'shape' must hold integers, got a string");
+    CHECK_ERROR(
+        load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0]}}", two)),
+        "'data_offsets' must be an array of two non-negative integers");
+    CHECK_ERROR(
+        load(file_of("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[-1,8]}}", two)),
+        "'data_offsets' must be an array of two non-negative integers");
+    CHECK_ERROR(
+        load(file_of(
+            "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,18446744073709551616]}}",
+            two)),
+        "'data_offsets' must be an array of two non-negative integers");
+    CHECK_ERROR(load(file_of("{\"__metadata__\":[]," + good + "}", two)),
+                "load: '__metadata__' must be an object, got an array");
     CHECK_ERROR(load(file_of("{\"__metadata__\":{\"epoch\":3}," + good + "}", two)),
                 "load: '__metadata__' value for key 'epoch' must be a string, got a number");
-    CHECK_ERROR(load(file_of("{\"__metadata__\":{\"a\":\"1\",\"a\":\"2\"}," + good + "}", two)), "has the key 'a' twice");
-    CHECK_ERROR(load(file_of("{\"__metadata__\":{},\"__metadata__\":{}," + good + "}", two)), "'__metadata__' twice");
+    CHECK_ERROR(load(file_of("{\"__metadata__\":{\"a\":\"1\",\"a\":\"2\"}," + good + "}", two)),
+                "has the key 'a' twice");
+    CHECK_ERROR(load(file_of("{\"__metadata__\":{},\"__metadata__\":{}," + good + "}", two)),
+                "'__metadata__' twice");
     // Unknown extra keys are ignored, as serde does for the official reader; null metadata is none.
-    const std::string extra = "{\"__metadata__\":null,\"w\":{\"dtype\":\"F32\",\"extra\":[{\"x\":null}],\"shape\":[2],\"data_offsets\":[0,8]}}";
+    const std::string extra =
+        "{\"__metadata__\":null,\"w\":{\"dtype\":\"F32\",\"extra\":[{\"x\":null}],\"shape\":[2],"
+        "\"data_offsets\":[0,8]}}";
     CHECK(load(file_of(extra, two)).metadata.empty());
   }
   SUBCASE("dtypes and dims") {
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "F64", "[1]", 0, 8)), two)),
-                "load: tensor 'w' has unsupported dtype F64 (supported: F32, F16, BF16, I32, I64, BOOL)");
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "float32", "[2]", 0, 8)), two)), "unsupported dtype float32");
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[-2]", 0, 8)), two)), "'shape' has a negative dimension -2");
+    CHECK_ERROR(
+        load(file_of(one(tensor_json("w", "F64", "[1]", 0, 8)), two)),
+        "load: tensor 'w' has unsupported dtype F64 (supported: F32, F16, BF16, I32, I64, BOOL)");
+    CHECK_ERROR(load(file_of(one(tensor_json("w", "float32", "[2]", 0, 8)), two)),
+                "unsupported dtype float32");
+    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[-2]", 0, 8)), two)),
+                "'shape' has a negative dimension -2");
     CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[4294967296,4294967296]", 0, 8)), two)),
                 "'shape' is too large (the product of its dimensions overflows 64 bits)");
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[9223372036854775808]", 0, 8)), two)), "'shape' must hold integers");
+    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[9223372036854775808]", 0, 8)), two)),
+                "'shape' must hold integers");
     CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[4611686018427387904]", 0, 8)), two)),
                 "needs 4611686018427387904 x 4 bytes");  // numel × size overflows 64 bits
     Bytes big;
     append_le(big, 5, 8);
     append_le(big, static_cast<uint64_t>(int64_t(1) << 31), 8);  // 2^31 overflows int32
-    CHECK_ERROR(load(file_of(one(tensor_json("ids", "I64", "[2]", 0, 16)), big)),
-                "load: tensor 'ids' (I64) holds 2147483648 at index 1, which does not fit in int32");
+    CHECK_ERROR(
+        load(file_of(one(tensor_json("ids", "I64", "[2]", 0, 16)), big)),
+        "load: tensor 'ids' (I64) holds 2147483648 at index 1, which does not fit in int32");
     Bytes small;
     append_le(small, static_cast<uint64_t>(int64_t(-2147483649LL)), 8);
-    CHECK_ERROR(load(file_of(one(tensor_json("ids", "I64", "[1]", 0, 8)), small)), "holds -2147483649 at index 0");
+    CHECK_ERROR(load(file_of(one(tensor_json("ids", "I64", "[1]", 0, 8)), small)),
+                "holds -2147483649 at index 0");
   }
   SUBCASE("offsets and coverage") {
-    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[2]", 8, 4)), two)), "load: tensor 'w': data_offsets [8, 4] end before they begin");
+    CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[2]", 8, 4)), two)),
+                "load: tensor 'w': data_offsets [8, 4] end before they begin");
     CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[4]", 0, 16)), two)),
                 "load: tensor 'w': data_offsets [0, 16] lie outside the 8-byte data buffer");
     CHECK_ERROR(load(file_of(one(tensor_json("w", "F32", "[3]", 0, 8)), two)),
-                "load: tensor 'w': data_offsets [0, 8] span 8 bytes but shape [3] of F32 needs 3 x 4 bytes");
-    CHECK_ERROR(load(file_of(one(tensor_json("a", "F32", "[2]", 0, 8) + "," + tensor_json("b", "F32", "[1]", 4, 8)), two)),
-                "load: tensor 'b' data_offsets [4, 8] overlap the data of another tensor (which ends at 8)");
+                "load: tensor 'w': data_offsets [0, 8] span 8 bytes but shape [3] of F32 needs 3 x "
+                "4 bytes");
+    CHECK_ERROR(load(file_of(one(tensor_json("a", "F32", "[2]", 0, 8) + "," +
+                                 tensor_json("b", "F32", "[1]", 4, 8)),
+                             two)),
+                "load: tensor 'b' data_offsets [4, 8] overlap the data of another tensor (which "
+                "ends at 8)");
     CHECK_ERROR(load(file_of(one(tensor_json("a", "F32", "[1]", 4, 8)), two)),
-                "load: the data buffer has a hole: bytes [0, 4) belong to no tensor (tensor 'a' starts at 4)");
+                "load: the data buffer has a hole: bytes [0, 4) belong to no tensor (tensor 'a' "
+                "starts at 4)");
     CHECK_ERROR(load(file_of(one(tensor_json("a", "F32", "[1]", 0, 4)), two)),
                 "load: the data buffer has 8 bytes but the tensors cover only the first 4");
     CHECK_ERROR(load(file_of("{}", two)), "the tensors cover only the first 0");
-    CHECK_ERROR(load(file_of(one(good + "," + good), two)), "load: the header has the tensor name 'w' twice");
+    CHECK_ERROR(load(file_of(one(good + "," + good), two)),
+                "load: the header has the tensor name 'w' twice");
     // Zero-size tensors may share an offset; an empty file with an empty header is valid.
-    CHECK(load(file_of(one(tensor_json("a", "F32", "[0]", 0, 0) + "," + good + "," + tensor_json("c", "I32", "[0,3]", 8, 8)), two))
+    CHECK(load(file_of(one(tensor_json("a", "F32", "[0]", 0, 0) + "," + good + "," +
+                           tensor_json("c", "I32", "[0,3]", 8, 8)),
+                       two))
               .names.size() == 3);
     CHECK(load(file_of("{}", {})).names.empty());
   }
@@ -337,7 +389,8 @@ TEST_CASE("safetensors: save rejects what it cannot write") {
   CHECK_ERROR(save_safetensors({"__metadata__"}, {w}), "save: '__metadata__' is reserved");
   CHECK_ERROR(save_safetensors({"a"}, {Tensor()}), "save: tensor 'a' is null");
   CHECK_ERROR(save_safetensors({"\xFF"}, {w}), "save: tensor name at index 0 is not valid UTF-8");
-  CHECK_ERROR(save_safetensors({"a"}, {w}, {{"k", "\xC0\x80"}}), "save: metadata key 'k' or its value is not valid UTF-8");
+  CHECK_ERROR(save_safetensors({"a"}, {w}, {{"k", "\xC0\x80"}}),
+              "save: metadata key 'k' or its value is not valid UTF-8");
 }
 
 TEST_CASE("safetensors: corrupted files never crash the reader (only sg::Error)") {
@@ -366,8 +419,11 @@ TEST_CASE("safetensors: corrupted files never crash the reader (only sg::Error)"
 }
 
 TEST_CASE("json: numbers, escapes and integer conversions") {
-  const auto v = sg::json::parse(" {\"a\": [1, -2.5e3, 0, -0, 18446744073709551615, 9223372036854775807, -9223372036854775808],"
-                                 " \"s\": \"\\u00e9\\t\\/\", \"t\": true, \"f\": false, \"n\": null} ", "test");
+  const auto v = sg::json::parse(
+      " {\"a\": [1, -2.5e3, 0, -0, 18446744073709551615, 9223372036854775807, "
+      "-9223372036854775808],"
+      " \"s\": \"\\u00e9\\t\\/\", \"t\": true, \"f\": false, \"n\": null} ",
+      "test");
   const auto& a = v.find("a")->items;
   uint64_t u = 0;
   int64_t i = 0;
@@ -385,7 +441,8 @@ TEST_CASE("json: numbers, escapes and integer conversions") {
   CHECK(v.find("n")->is(sg::json::Type::Null));
   CHECK(v.find("missing") == nullptr);
   CHECK(sg::json::quote("a\"\\\x01\xC3\xA9") == "\"a\\\"\\\\\\u0001\xC3\xA9\"");
-  CHECK_ERROR(sg::json::parse("1.", "t"), "t: invalid JSON at byte 2: expected a digit after the decimal point");
+  CHECK_ERROR(sg::json::parse("1.", "t"),
+              "t: invalid JSON at byte 2: expected a digit after the decimal point");
   CHECK_ERROR(sg::json::parse("-", "t"), "unexpected character");
   CHECK_ERROR(sg::json::parse("1e", "t"), "expected a digit in the exponent");
   CHECK_ERROR(sg::json::parse("\"\\u12G4\"", "t"), "invalid hex digit");
