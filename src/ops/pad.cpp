@@ -5,6 +5,7 @@
 // several outputs copied collect all their gradients.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "autograd/record.h"
@@ -80,11 +81,6 @@ Tensor pad_constant(const Tensor& x, const Shape& out_shape, const std::vector<i
 
 Tensor pad_mapped(const Tensor& x, const Shape& out_shape, const std::vector<int64_t>& pads, bool reflect) {
   int64_t nd = x.ndim();
-  Maps maps(nd);
-  for (int64_t d = 0; d < nd; ++d) {
-    maps[d].resize(out_shape[d]);
-    for (int64_t o = 0; o < out_shape[d]; ++o) maps[d][o] = o;
-  }
   for (size_t j = 0; j < pads.size() / 2; ++j) {
     int64_t d = nd - 1 - int64_t(j), l = pads[2 * j], r = pads[2 * j + 1], size = x.shape()[d];
     if (reflect)
@@ -94,6 +90,20 @@ Tensor pad_mapped(const Tensor& x, const Shape& out_shape, const std::vector<int
     else
       check(size > 0 || out_shape[d] == 0, "pad: replicate padding needs a non-empty dim, got size 0 at dim ",
             d, " of input ", x.shape());
+  }
+  // Allocated before the index maps: Tensor::empty rejects an impossible size, whereas a map
+  // of out_shape[d] entries would be sized with a size_t that wraps in wasm32 (2^32 + 5 → 5).
+  Tensor out = Tensor::empty(out_shape, x.dtype(), x.device());
+  Maps maps(nd);
+  for (int64_t d = 0; d < nd; ++d) {
+    // An empty output does not bound its other dims (a [0, 2^32 + 5] output allocates nothing).
+    check(uint64_t(out_shape[d]) <= std::numeric_limits<size_t>::max() / sizeof(int64_t), "pad: the padded size ",
+          out_shape[d], " of dim ", d, " is too large (output shape ", out_shape, ")");
+    maps[d].resize(static_cast<size_t>(out_shape[d]));
+    for (int64_t o = 0; o < out_shape[d]; ++o) maps[d][o] = o;
+  }
+  for (size_t j = 0; j < pads.size() / 2; ++j) {
+    int64_t d = nd - 1 - int64_t(j), l = pads[2 * j], size = x.shape()[d];
     for (int64_t o = 0; o < out_shape[d]; ++o) {
       int64_t i = o - l;  // position in the input, before folding back
       if (reflect)
@@ -103,7 +113,6 @@ Tensor pad_mapped(const Tensor& x, const Shape& out_shape, const std::vector<int
       maps[d][o] = i;
     }
   }
-  Tensor out = Tensor::empty(out_shape, x.dtype(), x.device());
   // Elements move as 1- or 4-byte memcpys of a constant size (plain loads/stores, no
   // dtype switch in the loop, no aliasing questions).
   auto copy_elems = [&](auto size) {

@@ -269,7 +269,7 @@ TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules
                                                  << vs_double.where << ")");
 }
 
-TEST_CASE("optim: SIMD kernels equal their scalar twins bit for bit, tails included") {
+TEST_CASE("optim: SIMD kernels agree with their scalar twins, tails included") {
   std::mt19937 gen(5);
   std::normal_distribution<float> normal;
   for (int64_t n : {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100}) {
@@ -279,16 +279,22 @@ TEST_CASE("optim: SIMD kernels equal their scalar twins bit for bit, tails inclu
       p[i] = normal(gen), g[i] = normal(gen), a[i] = normal(gen);
       b[i] = std::fabs(normal(gen)), c[i] = std::fabs(normal(gen));
     }
-    // Each variant runs on two copies of the same inputs; all buffers must then be identical.
+    // Each variant runs on two copies of the same inputs; all buffers must then agree to a
+    // few ulps: with FMA (AVX2/AVX-512 natively) the SIMD path rounds a·b + c once where the
+    // scalar twin rounds twice, so bit equality only holds on targets without FMA (wasm).
+    const auto close = [&](const std::vector<float>& u, const std::vector<float>& v) {
+      for (int64_t i = 0; i < n; ++i)
+        if (!(std::fabs(u[i] - v[i]) <= 1e-6f * (1.0f + std::fabs(v[i])))) return false;
+      return true;
+    };
     const auto same = [&](const auto& run) {
       std::vector<float> p1 = p, a1 = a, b1 = b, c1 = c, p2 = p, a2 = a, b2 = b, c2 = c;
       run(true, p1.data(), a1.data(), b1.data(), c1.data());
       run(false, p2.data(), a2.data(), b2.data(), c2.data());
-      const size_t bytes = static_cast<size_t>(n) * sizeof(float);
-      CHECK((n == 0 || std::memcmp(p1.data(), p2.data(), bytes) == 0));
-      CHECK((n == 0 || std::memcmp(a1.data(), a2.data(), bytes) == 0));
-      CHECK((n == 0 || std::memcmp(b1.data(), b2.data(), bytes) == 0));
-      CHECK((n == 0 || std::memcmp(c1.data(), c2.data(), bytes) == 0));
+      CHECK(close(p1, p2));
+      CHECK(close(a1, a2));
+      CHECK(close(b1, b2));
+      CHECK(close(c1, c2));
     };
     using namespace sg::optim;
     for (int variant = 0; variant < 8; ++variant) {
