@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(emscripten binaryen libhwy-dev doctest-dev wabt cmake g++)
+# clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes for the fuzz stage.
+APT_PACKAGES=(emscripten binaryen libhwy-dev doctest-dev wabt cmake g++ clang libclang-rt-14-dev)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
