@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/backend.h"
 
 namespace sg {
@@ -83,12 +84,23 @@ bool is_pointwise(const ConvGeom& g) {
          g.oH == g.H && g.oW == g.W;
 }
 
+// The per-image column buffer, K × L floats. The size is checked in 64 bits before the
+// allocation: in wasm32 a size_t product past 2^32 would wrap and im2col would write past
+// the buffer.
+std::vector<float> column_buffer(bool direct, int64_t K, int64_t L) {
+  if (direct) return {};
+  const int64_t limit = int64_t(1) << 29;  // 2 GiB of floats: more than any wasm heap holds
+  if (K < 0 || L < 0 || (L != 0 && K > limit / L))
+    fail("cannot allocate the column buffer of ", K, " x ", L, " floats: too large");
+  return std::vector<float>(static_cast<size_t>(K * L));
+}
+
 }  // namespace
 
 void conv_forward_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, float* y) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const bool direct = is_pointwise(g);
-  std::vector<float> col(direct ? 0 : K * L);
+  std::vector<float> col = column_buffer(direct, K, L);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const float* xg = x + (n * g.C + gi * Cg) * HW;
@@ -104,7 +116,7 @@ void conv_forward_f32(const ConvGeom& g, const float* x, const float* w, const f
 void conv_input_grad_f32(const ConvGeom& g, const float* dy, const float* w, float* dx) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const bool direct = is_pointwise(g);
-  std::vector<float> col(direct ? 0 : K * L);
+  std::vector<float> col = column_buffer(direct, K, L);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const float* dyg = dy + (n * g.O + gi * Og) * L;
@@ -123,7 +135,7 @@ void conv_input_grad_f32(const ConvGeom& g, const float* dy, const float* w, flo
 void conv_weight_grad_f32(const ConvGeom& g, const float* x, const float* dy, float* dw) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const bool direct = is_pointwise(g);
-  std::vector<float> col(direct ? 0 : K * L);
+  std::vector<float> col = column_buffer(direct, K, L);
   std::fill(dw, dw + g.O * K, 0.0f);  // the answer for an empty batch
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
