@@ -145,11 +145,11 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
     conv_in = in;
     conv_out = out;
   } else {
-    const Ints op_ = per_dim(op, "output_padding", a.output_padding, nd);
-    check_each(op, "output_padding", op_, 0);
+    const Ints op_ = per_dim(op, "outputPadding", a.output_padding, nd);
+    check_each(op, "outputPadding", op_, 0);
     for (int d = 0; d < nd; ++d)
       if (op_[d] >= stride[d] && op_[d] >= dilation[d])
-        fail(op, ": output_padding must be smaller than either stride or dilation, got output_padding ", op_,
+        fail(op, ": outputPadding must be smaller than either stride or dilation, got outputPadding ", op_,
              ", stride ", stride, ", dilation ", dilation);
     for (int d = 0; d < nd; ++d)
       out[d] = (in[d] - 1) * stride[d] - 2 * lo[d] + dilation[d] * (k[d] - 1) + op_[d] + 1;

@@ -71,17 +71,17 @@ struct Window {
 Window sliding(const char* op, int nd, const Ints& in, const Ints& kernel, const Ints& stride, const Ints& padding,
                const Ints& dilation, bool ceil_mode) {
   Window w;
-  w.k = per_dim(op, "kernel_size", kernel, nd);
+  w.k = per_dim(op, "kernelSize", kernel, nd);
   w.s = stride.empty() ? w.k : per_dim(op, "stride", stride, nd);
   w.p = per_dim(op, "padding", padding, nd);
   w.d = per_dim(op, "dilation", dilation, nd);
-  check_each(op, "kernel_size", w.k, 1);
+  check_each(op, "kernelSize", w.k, 1);
   check_each(op, "stride", w.s, 1);
   check_each(op, "padding", w.p, 0);
   check_each(op, "dilation", w.d, 1);
   for (int i = 0; i < nd; ++i)
-    check(w.p[i] <= w.k[i] / 2, op, ": padding should be at most half of kernel_size, got padding ", w.p,
-          " and kernel_size ", w.k);
+    check(w.p[i] <= w.k[i] / 2, op, ": padding should be at most half of kernelSize, got padding ", w.p,
+          " and kernelSize ", w.k);
   w.out.resize(nd);
   for (int i = 0; i < nd; ++i) {
     int64_t o = floor_div(in[i] + 2 * w.p[i] - w.d[i] * (w.k[i] - 1) - 1 + (ceil_mode ? w.s[i] - 1 : 0), w.s[i]) + 1;
@@ -91,7 +91,7 @@ Window sliding(const char* op, int nd, const Ints& in, const Ints& kernel, const
   }
   for (int i = 0; i < nd; ++i)
     if (w.out[i] <= 0)
-      fail(op, ": the output size ", w.out, " is too small (input ", in, ", kernel_size ", w.k, ", stride ", w.s,
+      fail(op, ": the output size ", w.out, " is too small (input ", in, ", kernelSize ", w.k, ", stride ", w.s,
            ", padding ", w.p, ", dilation ", w.d, ")");
   return w;
 }
@@ -293,8 +293,8 @@ Tensor avg_pool2d(const Tensor& x, const Ints& kernel_size, const Ints& stride, 
 Tensor adaptive_avg_pool2d(const Tensor& x, const Ints& output_size) {
   const char* op = "adaptive_avg_pool2d";
   const Planes pl = planes(op, 2, x);
-  const Ints out = per_dim(op, "output_size", output_size, 2);
-  check_each(op, "output_size", out, 0);
+  const Ints out = per_dim(op, "outputSize", output_size, 2);
+  check_each(op, "outputSize", out, 0);
   BoxGeom g{pl.P, pl.H, pl.W, adaptive_boxes(pl.H, out[0]), adaptive_boxes(pl.W, out[1])};
   return box_mean(op, x, pl, g, out_shape(pl, out));
 }

@@ -42,7 +42,7 @@ Tensor relu(const Tensor& x) {
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
   Tensor out = unary_f32(Unary::LeakyRelu, x, static_cast<float>(negative_slope));
-  return record("leaky_relu", out, {x}, [x, negative_slope](const Tensor& g) -> Grads {
+  return record("leakyRelu", out, {x}, [x, negative_slope](const Tensor& g) -> Grads {
     return {where(gt(x, f32_scalar(0)), g, mul(g, f32_scalar(negative_slope)))};
   });
 }

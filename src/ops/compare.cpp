@@ -115,7 +115,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
         "masked_fill: mask of shape ", mask.shape(), " cannot be broadcast to the input's shape ",
         x.shape());
   Tensor out = select(mask, scalar_of(value, x.dtype(), "masked_fill"), x, "masked_fill");
-  return record("masked_fill", out, {x, mask}, [mask](const Tensor& g) -> Grads {
+  return record("maskedFill", out, {x, mask}, [mask](const Tensor& g) -> Grads {
     return {select(mask, f32_scalar(0), g, "masked_fill"), Tensor()};
   });
 }

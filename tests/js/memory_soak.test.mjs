@@ -101,7 +101,9 @@ test('graphs that are never backwarded are freed with their tensors; so are fail
   assert.equal(after.tensors, base.tensors);
   assert.equal(after.bytes, base.bytes);
   assert.equal(after.storages, base.storages);
-  assert.ok(heap.every((h) => h === heap[0]), `malloc'd bytes changed: ${heap.join(', ')}`);
+  // A leak grows malloc's count; it may drop by a few bytes when the allocator merges free
+  // chunks (measured: 49760 → 49744 at step 3000), so only growth is a failure.
+  assert.ok(heap.every((h) => h <= heap[0]), `malloc'd bytes grew: ${heap.join(', ')}`);
   model.dispose();
   X.dispose();
 });

@@ -345,8 +345,8 @@ TEST_CASE("conv: error messages") {
   check_error([&] { conv_transpose2d(zeros({1, 3, 3, 3}), zeros({3, 2, 3, 3}), Tensor(), {1}, {0}, {0}, 2); },
               "conv_transpose2d: in_channels 3 (weight.shape[0]) is not divisible by groups 2");
   check_error([&] { conv_transpose2d(zeros({1, 2, 3, 3}), zeros({2, 2, 3, 3}), Tensor(), {2}, {0}, {2}); },
-              "conv_transpose2d: output_padding must be smaller than either stride or dilation, got "
-              "output_padding [2, 2], stride [2, 2], dilation [1, 1]");
+              "conv_transpose2d: outputPadding must be smaller than either stride or dilation, got "
+              "outputPadding [2, 2], stride [2, 2], dilation [1, 1]");
   check_error([&] { conv_transpose2d(zeros({1, 2, 1, 1}), zeros({2, 2, 1, 1}), Tensor(), {1}, {1}); },
               "conv_transpose2d: the output size [-1, -1] is too small (input [1, 1], kernel [1, 1], stride [1, 1], "
               "padding [1, 1])");

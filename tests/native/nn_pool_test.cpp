@@ -175,26 +175,26 @@ TEST_CASE("pool: gradchecks, each op and option") {
 TEST_CASE("pool: error messages") {
   Tensor x = zeros({1, 2, 5, 5});
   check_error([&] { max_pool2d(x, {3}, {}, {2}); },
-              "max_pool2d: padding should be at most half of kernel_size, got padding [2, 2] and kernel_size [3, 3]");
+              "max_pool2d: padding should be at most half of kernelSize, got padding [2, 2] and kernelSize [3, 3]");
   check_error([&] { avg_pool1d(zeros({1, 2, 5}), {3}, {}, {2}); },
-              "avg_pool1d: padding should be at most half of kernel_size, got padding [2] and kernel_size [3]");
+              "avg_pool1d: padding should be at most half of kernelSize, got padding [2] and kernelSize [3]");
   check_error([&] { max_pool2d(x, {6}); },
-              "max_pool2d: the output size [0, 0] is too small (input [5, 5], kernel_size [6, 6], stride [6, 6], "
+              "max_pool2d: the output size [0, 0] is too small (input [5, 5], kernelSize [6, 6], stride [6, 6], "
               "padding [0, 0], dilation [1, 1])");
   check_error([&] { max_pool2d(x, {2}, {0}); }, "max_pool2d: stride must be positive, got [0, 0]");
   check_error([&] { max_pool2d(x, {2}, {}, {0}, {0, 1}); }, "max_pool2d: dilation must be positive, got [0, 1]");
-  check_error([&] { avg_pool2d(x, {0, 2}); }, "avg_pool2d: kernel_size must be positive, got [0, 2]");
+  check_error([&] { avg_pool2d(x, {0, 2}); }, "avg_pool2d: kernelSize must be positive, got [0, 2]");
   check_error([&] { avg_pool2d(x, {2}, {}, {-1}); }, "avg_pool2d: padding must be non-negative, got [-1, -1]");
   check_error([&] { max_pool1d(zeros({1, 2, 5}), {2, 2}); },
-              "max_pool1d: expected kernel_size to have 1 value, got 2 ([2, 2])");
+              "max_pool1d: expected kernelSize to have 1 value, got 2 ([2, 2])");
   check_error([&] { max_pool2d(zeros({5, 5}), {2}); },
               "max_pool2d: expected a 3-D (unbatched) or 4-D (batched) input [N, C, H, W], got shape [5, 5]");
   check_error([&] { max_pool2d(zeros({1, 0, 5, 5}), {2}); },
               "max_pool2d: expected non-empty channel and size dims, got shape [1, 0, 5, 5]");
   check_error([&] { adaptive_avg_pool2d(x, {2, 2, 2}); },
-              "adaptive_avg_pool2d: expected output_size to have 1 or 2 values, got 3 ([2, 2, 2])");
+              "adaptive_avg_pool2d: expected outputSize to have 1 or 2 values, got 3 ([2, 2, 2])");
   check_error([&] { adaptive_avg_pool2d(x, {-1}); },
-              "adaptive_avg_pool2d: output_size must be non-negative, got [-1, -1]");
+              "adaptive_avg_pool2d: outputSize must be non-negative, got [-1, -1]");
   check_error([&] { avg_pool2d(zeros({1, 5, 5}, DType::Int32), {2}); },
               "avg_pool2d: expected a float32 input, got int32");
   // An empty batch is allowed.
