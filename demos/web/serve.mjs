@@ -4,7 +4,8 @@
 //   import { startServer } from './serve.mjs'; const { url, close } = await startServer();
 //
 // Every response carries COOP same-origin + COEP require-corp, so pages are cross-origin isolated
-// and SharedArrayBuffer (hence the threaded wasm build) is available. Only two roots are served:
+// and SharedArrayBuffer (hence the threaded wasm build) is available. Two roots are served (plus
+// any given to startServer({ roots })):
 //   /            → demos/web   (the pages, their shared modules and the prepared data in demos/web/data)
 //   /npm/dist/   → npm/dist    (the built package; pages import it through an import map)
 // Requests are resolved against those roots after decoding and normalizing, and the real path
@@ -18,8 +19,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..', '..');
 
-/** URL prefix → directory; the longest matching prefix wins. */
-const ROOTS = [
+/** URL prefix → directory; the longest matching prefix wins (startServer may add more). */
+const DEFAULT_ROOTS = [
   { prefix: '/npm/dist/', dir: join(REPO, 'npm', 'dist') },
   { prefix: '/', dir: HERE },
 ];
@@ -66,7 +67,7 @@ async function realRoot(dir) {
 const inside = (file, root) => file === root || file.startsWith(root + sep);
 
 /** Maps a URL pathname to a file inside one of the roots, or returns null (→ 404). */
-async function locate(pathname) {
+async function locate(roots, pathname) {
   let decoded;
   try {
     decoded = decodeURIComponent(pathname);
@@ -74,7 +75,7 @@ async function locate(pathname) {
     return null;
   }
   if (decoded.includes('\0') || decoded.includes('\\')) return null;
-  const root = ROOTS.find((r) => decoded.startsWith(r.prefix) || decoded + '/' === r.prefix);
+  const root = roots.find((r) => decoded.startsWith(r.prefix) || decoded + '/' === r.prefix);
   if (!root) return null;
   const rest = decoded.slice(Math.min(root.prefix.length, decoded.length));
   const base = await realRoot(root.dir);
@@ -96,7 +97,7 @@ async function locate(pathname) {
   return info.isFile() ? { dir: false, real, size: info.size } : null;
 }
 
-async function handle(req, res) {
+async function handle(roots, req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, 'only GET and HEAD\n', { Allow: 'GET, HEAD' });
     return;
@@ -108,14 +109,14 @@ async function handle(req, res) {
     send(res, 400, 'bad request\n');
     return;
   }
-  let found = await locate(url.pathname);
+  let found = await locate(roots, url.pathname);
   if (found?.dir) {
     // /digits → /digits/ so the page's relative URLs resolve inside its folder.
     if (!url.pathname.endsWith('/')) {
       send(res, 301, '', { Location: url.pathname + '/' + url.search });
       return;
     }
-    found = await locate(url.pathname + 'index.html');
+    found = await locate(roots, url.pathname + 'index.html');
   }
   if (!found || found.dir) {
     send(res, 404, `not found: ${url.pathname}\n`);
@@ -133,11 +134,22 @@ async function handle(req, res) {
 /**
  * Starts the server. port 0 picks a free port. Resolves to { url, port, close() } where url ends
  * with '/' (e.g. 'http://127.0.0.1:8080/') and close() resolves once the server has stopped.
+ * roots: extra { prefix, dir } pairs served besides the two defaults (the browser tests serve
+ * their fixture pages and a Vite build this way); prefix starts and ends with '/', and on equal
+ * prefixes an extra root wins over a default one.
  */
-export async function startServer({ port = 0, host = '127.0.0.1' } = {}) {
+export async function startServer({ port = 0, host = '127.0.0.1', roots = [] } = {}) {
+  for (const r of roots) {
+    if (typeof r?.prefix !== 'string' || !r.prefix.startsWith('/') || !r.prefix.endsWith('/') || typeof r.dir !== 'string') {
+      throw new Error(`startServer: roots entries must be { prefix: '/…/', dir: string }, got ${JSON.stringify(r)}`);
+    }
+  }
+  // Longest prefix first; the sort is stable, so extra roots stay ahead of equal default ones.
+  const all = [...roots.map((r) => ({ prefix: r.prefix, dir: resolve(r.dir) })), ...DEFAULT_ROOTS]
+    .sort((a, b) => b.prefix.length - a.prefix.length);
   const sockets = new Set();
   const server = createServer((req, res) => {
-    handle(req, res).catch((e) => {
+    handle(all, req, res).catch((e) => {
       if (!res.headersSent) send(res, 500, `internal error: ${e?.message ?? e}\n`);
       else res.destroy();
     });
