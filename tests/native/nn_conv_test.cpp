@@ -15,6 +15,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "kernels/backend.h"
 #include "nn/conv.h"
 #include "ops/ops.h"
@@ -24,22 +25,14 @@ using namespace sg;
 using sgtest::from;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::on_each_backend;
+using sgtest::check_error;
 
 namespace {
 
 using V = std::vector<float>;
 using Ints = std::vector<int64_t>;
 
-template <class Fn>
-void on_each_backend(Fn&& fn) {
-  const std::string before = backend().name();
-  for (const std::string& name : backend_names()) {
-    set_backend(name);
-    CAPTURE(name);
-    fn();
-  }
-  set_backend(before == std::string("reference") ? "reference" : "wasm");
-}
 
 void check_values(const Tensor& t, const Shape& shape, const V& want, double tol = 1e-5) {
   REQUIRE(t.shape() == shape);
@@ -120,15 +113,6 @@ void check_close(const Tensor& got, const std::vector<double>& want, double tol 
   CHECK(bad == 0);
 }
 
-template <class F>
-void check_error(F&& f, const std::string& message) {
-  try {
-    f();
-    FAIL_CHECK("no error thrown, expected: " << message);
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()) == message);
-  }
-}
 
 }  // namespace
 

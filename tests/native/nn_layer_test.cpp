@@ -11,6 +11,7 @@
 #include "core/copy.h"
 #include "core/rng.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "kernels/backend.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
@@ -26,39 +27,12 @@ using sg::Tensor;
 using sgtest::from;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::on_each_backend;
+using sgtest::ints;
+using sgtest::error_of;
 
 namespace {
 
-const char* const kBackends[] = {"reference", "wasm"};
-
-struct BackendRestore {
-  ~BackendRestore() { sg::set_backend("wasm"); }
-};
-template <class F>
-void on_backends(F&& f) {
-  for (const std::string be : kBackends) {
-    CAPTURE(be);
-    BackendRestore restore;
-    sg::set_backend(be);
-    f();
-  }
-}
-
-Tensor ints(const Shape& shape, const std::vector<int32_t>& v) {
-  Tensor t = Tensor::empty(shape, DType::Int32);
-  REQUIRE(int64_t(v.size()) == t.numel());
-  for (size_t i = 0; i < v.size(); ++i) t.i32()[i] = v[i];
-  return t;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const sg::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // Statistics of x over channel c of [N, C, S...] in double.
 void channel_stats(const Tensor& x, int64_t c, double& mean, double& var_biased, int64_t& count) {
@@ -79,11 +53,11 @@ void channel_stats(const Tensor& x, int64_t c, double& mean, double& var_biased,
 }  // namespace
 
 TEST_CASE("nn layer: PyTorch reference cases (forward, gradients, running stats)") {
-  on_backends([] { CHECK(nntest::run_reference_cases("layer", 2e-4, 2e-5) >= 20); });
+  on_each_backend([] { CHECK(nntest::run_reference_cases("layer", 2e-4, 2e-5) >= 20); });
 }
 
 TEST_CASE("nn layer: linear matches a double-precision closed form, any weight layout") {
-  on_backends([] {
+  on_each_backend([] {
     Tensor x = leaf({2, 3, 5}, -1, 1, 1, false), w = leaf({4, 5}, -1, 1, 2, false), b = leaf({4}, -1, 1, 3, false);
     Tensor y = sg::linear(x, w, b);
     REQUIRE(y.shape() == Shape{2, 3, 4});
@@ -109,7 +83,7 @@ TEST_CASE("nn layer: linear matches a double-precision closed form, any weight l
 }
 
 TEST_CASE("nn layer: gradcheck linear and bilinear") {
-  on_backends([] {
+  on_each_backend([] {
     gradcheck("linear", [](auto& in) { return sg::linear(in[0], in[1], in[2]); },
               {leaf({3, 4}, -1, 1, 1), leaf({5, 4}, -1, 1, 2), leaf({5}, -1, 1, 3)});
     gradcheck("linear 3-D no bias", [](auto& in) { return sg::linear(in[0], in[1]); },
@@ -125,7 +99,7 @@ TEST_CASE("nn layer: gradcheck linear and bilinear") {
 }
 
 TEST_CASE("nn layer: batchNorm training normalizes per channel and updates running stats in place") {
-  on_backends([] {
+  on_each_backend([] {
     Tensor x = leaf({4, 3, 5}, -2, 3, 21, false);
     Tensor rm = from({3}, {0.5f, -1.0f, 2.0f}), rv = from({3}, {1.0f, 2.0f, 0.5f});
     Tensor w = from({3}, {1.5f, -0.5f, 2.0f}), b = from({3}, {0.1f, 0.2f, -0.3f});
@@ -155,7 +129,7 @@ TEST_CASE("nn layer: batchNorm training normalizes per channel and updates runni
 }
 
 TEST_CASE("nn layer: gradcheck batchNorm, layerNorm, groupNorm, instanceNorm") {
-  on_backends([] {
+  on_each_backend([] {
     for (bool affine : {true, false}) {
       CAPTURE(affine);
       auto w = [&](unsigned seed, int64_t c) { return affine ? leaf({c}, 0.5, 1.5, seed) : Tensor(); };
@@ -200,7 +174,7 @@ TEST_CASE("nn layer: gradcheck batchNorm, layerNorm, groupNorm, instanceNorm") {
 }
 
 TEST_CASE("nn layer: layerNorm and groupNorm outputs have zero mean and unit variance per group") {
-  on_backends([] {
+  on_each_backend([] {
     Tensor x = leaf({2, 4, 3}, -3, 5, 61, false);
     Tensor y = sg::group_norm(x, 2, Tensor(), Tensor(), 0.0);
     for (int64_t g = 0; g < 4; ++g) {  // 4 (sample, group) blocks of 6 contiguous values
@@ -222,7 +196,7 @@ TEST_CASE("nn layer: layerNorm and groupNorm outputs have zero mean and unit var
 }
 
 TEST_CASE("nn layer: dropout statistics, exact scaling, reproducible masks, eval identity") {
-  on_backends([] {
+  on_each_backend([] {
     const int64_t n = 20000;
     Tensor x = sg::ones({n});
     x.set_requires_grad(true);
@@ -267,7 +241,7 @@ TEST_CASE("nn layer: dropout statistics, exact scaling, reproducible masks, eval
 }
 
 TEST_CASE("nn layer: dropout2d zeroes whole channels, batched and unbatched") {
-  on_backends([] {
+  on_each_backend([] {
     for (const Shape& shape : {Shape{8, 16, 3, 5}, Shape{64, 3, 5}}) {
       CAPTURE(sg::shape_str(shape));
       Tensor x = sg::add(leaf(shape, 1, 2, 71, false), sg::scalar_tensor(0.0));
@@ -296,7 +270,7 @@ TEST_CASE("nn layer: dropout2d zeroes whole channels, batched and unbatched") {
 }
 
 TEST_CASE("nn layer: gradcheck dropout, dropout2d, embedding") {
-  on_backends([] {
+  on_each_backend([] {
     // The mask is redrawn from the same seed on every call, so the function is fixed.
     gradcheck("dropout", [](auto& in) { sg::manual_seed(3); return sg::dropout(in[0], 0.3, true); },
               {leaf({4, 5}, -1, 1, 81)});

@@ -11,6 +11,7 @@
 
 #include "core/copy.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "kernels/backend.h"
 #include "nn/loss.h"
 #include "nn_ref_data.h"
@@ -23,39 +24,12 @@ using sg::Tensor;
 using sgtest::from;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::on_each_backend;
+using sgtest::ints;
+using sgtest::error_of;
 
 namespace {
 
-const char* const kBackends[] = {"reference", "wasm"};
-
-struct BackendRestore {
-  ~BackendRestore() { sg::set_backend("wasm"); }
-};
-template <class F>
-void on_backends(F&& f) {
-  for (const std::string be : kBackends) {
-    CAPTURE(be);
-    BackendRestore restore;
-    sg::set_backend(be);
-    f();
-  }
-}
-
-Tensor ints(const Shape& shape, const std::vector<int32_t>& v) {
-  Tensor t = Tensor::empty(shape, DType::Int32);
-  REQUIRE(int64_t(v.size()) == t.numel());
-  for (size_t i = 0; i < v.size(); ++i) t.i32()[i] = v[i];
-  return t;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const sg::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // A leaf input = target + d with |d| drawn from `mags` (random sign): no kink of an
 // elementwise loss (0, β, δ) lies within the gradcheck's step of any difference.
@@ -75,11 +49,11 @@ const std::vector<std::string> kReductions = {"mean", "sum", "none"};
 }  // namespace
 
 TEST_CASE("nn loss: PyTorch reference cases (forward and gradients)") {
-  on_backends([] { CHECK(nntest::run_reference_cases("loss", 2e-4, 2e-5) >= 50); });
+  on_each_backend([] { CHECK(nntest::run_reference_cases("loss", 2e-4, 2e-5) >= 50); });
 }
 
 TEST_CASE("nn loss: crossEntropy matches a double-precision closed form") {
-  on_backends([] {
+  on_each_backend([] {
     const int64_t n = 5, c = 4;
     Tensor x = leaf({n, c}, -3, 3, 11, false);
     Tensor t = ints({n}, {3, -100, 0, 2, 1});
@@ -119,7 +93,7 @@ TEST_CASE("nn loss: crossEntropy matches a double-precision closed form") {
 }
 
 TEST_CASE("nn loss: crossEntropy is finite for logits of ±1e4 (value and gradient)") {
-  on_backends([] {
+  on_each_backend([] {
     Tensor x = from({3, 3}, {1e4f, -1e4f, 0.0f, 1e4f, 1e4f, -1e4f, -1e4f, 0.0f, 1e4f}, true);
     Tensor t = ints({3}, {0, 1, 0});
     Tensor loss = sg::cross_entropy(x, t, Tensor(), -100, "none");
@@ -140,7 +114,7 @@ TEST_CASE("nn loss: crossEntropy is finite for logits of ±1e4 (value and gradie
 }
 
 TEST_CASE("nn loss: gradcheck crossEntropy and nllLoss over every option") {
-  on_backends([] {
+  on_each_backend([] {
     Tensor t = ints({5}, {3, -100, 0, 2, 3});
     Tensor t_ign1 = ints({5}, {3, 1, 0, 2, 1});
     Tensor w = from({4}, {0.5f, 2.0f, 1.0f, 1.5f});
@@ -175,7 +149,7 @@ TEST_CASE("nn loss: gradcheck crossEntropy and nllLoss over every option") {
 }
 
 TEST_CASE("nn loss: gradcheck the elementwise and binary losses over every option") {
-  on_backends([] {
+  on_each_backend([] {
     const std::vector<float> mags = {0.12f, 0.3f, 0.62f, 0.85f, 1.3f, 1.7f};
     for (const std::string& red : kReductions) {
       CAPTURE(red);

@@ -17,6 +17,7 @@
 #include "conv_pool_ref.h"
 #include "core/error.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "kernels/backend.h"
 #include "nn/pool.h"
 #include "ops/ops.h"
@@ -26,22 +27,14 @@ using namespace sg;
 using sgtest::from;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::on_each_backend;
+using sgtest::check_error;
 
 namespace {
 
 using V = std::vector<float>;
 using Ints = std::vector<int64_t>;
 
-template <class Fn>
-void on_each_backend(Fn&& fn) {
-  const std::string before = backend().name();
-  for (const std::string& name : backend_names()) {
-    set_backend(name);
-    CAPTURE(name);
-    fn();
-  }
-  set_backend(before == std::string("reference") ? "reference" : "wasm");
-}
 
 void check_values(const Tensor& t, const Shape& shape, const V& want, double tol = 1e-6) {
   REQUIRE(t.shape() == shape);
@@ -64,15 +57,6 @@ Tensor distinct_leaf(const Shape& shape, unsigned seed) {
   return t;
 }
 
-template <class F>
-void check_error(F&& f, const std::string& message) {
-  try {
-    f();
-    FAIL_CHECK("no error thrown, expected: " << message);
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()) == message);
-  }
-}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 
 #include "core/copy.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "kernels/backend.h"
 #include "ops/ops.h"
 
@@ -22,41 +23,15 @@ using sg::Tensor;
 using sgtest::from;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::on_each_backend;
+using sgtest::ints;
+using sgtest::error_of;
+using sgtest::bools;
 
 namespace {
 
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const char* const kBackends[] = {"reference", "wasm"};
-
-// Runs f once per CPU backend, restoring the default ('wasm') afterwards even on failure.
-struct BackendRestore {
-  ~BackendRestore() { sg::set_backend("wasm"); }
-};
-template <class F>
-void on_backends(F&& f) {
-  for (const std::string be : kBackends) {
-    CAPTURE(be);
-    BackendRestore restore;
-    sg::set_backend(be);
-    f();
-  }
-}
-
-Tensor ints(const Shape& shape, const std::vector<int32_t>& v) {
-  Tensor t = Tensor::empty(shape, DType::Int32);
-  REQUIRE(int64_t(v.size()) == t.numel());
-  for (size_t i = 0; i < v.size(); ++i) t.i32()[i] = v[i];
-  return t;
-}
-
-Tensor bools(const Shape& shape, const std::vector<int>& v) {
-  Tensor t = Tensor::empty(shape, DType::Bool);
-  REQUIRE(int64_t(v.size()) == t.numel());
-  for (size_t i = 0; i < v.size(); ++i) t.u8()[i] = v[i] != 0;
-  return t;
-}
-
 Tensor scalar(double v) { return from({}, {float(v)}); }
 
 // Values not within `gap` of any kink at 0: |x| in [gap, hi] with a random sign.
@@ -89,14 +64,6 @@ void check_values(const Tensor& t, const std::vector<double>& want, double rtol 
                   "element " << i << ": got " << t.at(int64_t(i)) << ", want " << want[i]);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const sg::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 // The row-major flat index, in a tensor of shape `in`, of the element that NumPy broadcasting
 // maps to flat index `flat` of `out`. Written from the rules, independently of the library.
@@ -170,7 +137,7 @@ const std::vector<float> kGeneral = {-7.f, -3.5f, -1.f, -0.3f, -1e-5f, 0.f,
 // ---------------------------------------------------------------- forward values
 
 TEST_CASE("elementwise: math functions match std:: math in double, including domain edges") {
-  on_backends([] {
+  on_each_backend([] {
     const double r = 2e-6;  // a few float ulps: room for vectorized approximations
     check_unary(sg::neg, [](double x) { return -x; }, kGeneral, 0);
     check_unary(sg::exp, [](double x) { return std::exp(x); },
@@ -203,7 +170,7 @@ TEST_CASE("elementwise: math functions match std:: math in double, including dom
 }
 
 TEST_CASE("elementwise: activations match double formulas, finite and exact at Â±1e4") {
-  on_backends([] {
+  on_each_backend([] {
     const double r = 2e-6;
     std::vector<float> xs = kGeneral;
     for (float v : {-1e4f, -100.f, -20.f, 20.f, 100.f, 1e4f}) xs.push_back(v);
@@ -245,7 +212,7 @@ TEST_CASE("elementwise: activations match double formulas, finite and exact at Â
 }
 
 TEST_CASE("elementwise: binary ops broadcast (0-d, [3,1]x[1,4], [2,1,3]x[4,1], views)") {
-  on_backends([] {
+  on_each_backend([] {
     // A transposed (non-contiguous) view and a view with an offset.
     const Tensor base = leaf({4, 3}, -2, 2, 11, false);
     const Tensor transposed = Tensor::view_of(base, {3, 4}, {1, 3}, 0);
@@ -368,7 +335,7 @@ TEST_CASE("elementwise: int32 arithmetic is integral and wraps like int32") {
 }
 
 TEST_CASE("elementwise: comparisons give bool, broadcast, promote, and treat NaN as IEEE") {
-  on_backends([] {
+  on_each_backend([] {
     const Tensor a = from({3, 1}, {1, 2, float(kNaN)});
     const Tensor b = from({1, 4}, {0, 1, 2, float(kNaN)});
     struct C {
@@ -397,7 +364,7 @@ TEST_CASE("elementwise: comparisons give bool, broadcast, promote, and treat NaN
 }
 
 TEST_CASE("elementwise: where and masked_fill values, dtypes and errors") {
-  on_backends([] {
+  on_each_backend([] {
     const Tensor cond = bools({3, 1}, {1, 0, 1});
     const Tensor a = from({1, 4}, {1, 2, 3, 4});
     const Tensor r = sg::where(cond, a, scalar(-1));
@@ -428,7 +395,7 @@ TEST_CASE("elementwise: where and masked_fill values, dtypes and errors") {
 }
 
 TEST_CASE("elementwise: clamp values, dtypes and errors") {
-  on_backends([] {
+  on_each_backend([] {
     const Tensor x = from({6}, {-3, -1, 0, 1, 3, float(kNaN)});
     check_values(sg::clamp(x, -1.0, 1.0), {-1, -1, 0, 1, 1, kNaN});
     check_values(sg::clamp(x, 0.5, std::nullopt), {0.5, 0.5, 0.5, 1, 3, kNaN});
@@ -472,7 +439,7 @@ TEST_CASE("elementwise: broadcast and argument errors name the op and the shapes
 }
 
 TEST_CASE("elementwise: sum_to sums exactly the broadcast dims") {
-  on_backends([] {
+  on_each_backend([] {
     std::vector<float> v(24);
     for (int i = 0; i < 24; ++i) v[i] = float(i);
     const Tensor g = from({2, 3, 4}, v);  // g[i][j][k] = 12i + 4j + k
@@ -508,7 +475,7 @@ TEST_CASE("elementwise: sum_to sums exactly the broadcast dims") {
 }
 
 TEST_CASE("elementwise: prelu and softplus parameters") {
-  on_backends([] {
+  on_each_backend([] {
     const Tensor x = from({2, 3, 2}, {-1, 2, -3, 4, -5, 6, 1, -2, 3, -4, 5, -6});
     const Tensor w = from({3}, {0.5f, 0.25f, 2});
     check_values(sg::prelu(x, w), {-0.5, 2, -0.75, 4, -10, 6, 1, -1, 3, -1, 5, -12});
@@ -520,7 +487,7 @@ TEST_CASE("elementwise: prelu and softplus parameters") {
 }
 
 TEST_CASE("elementwise: long, odd-length inputs exercise the vector loops and their tails") {
-  on_backends([] {
+  on_each_backend([] {
     const int64_t n = 1031;  // not a multiple of any vector width
     std::vector<float> xs(n), pos(n);
     std::mt19937 gen(99);
@@ -580,7 +547,7 @@ TEST_CASE("elementwise: long, odd-length inputs exercise the vector loops and th
 // ---------------------------------------------------------------- gradients
 
 TEST_CASE("elementwise: gradcheck of binary ops with broadcasting") {
-  on_backends([] {
+  on_each_backend([] {
     struct Case {
       Shape sa, sb;
     };
@@ -618,7 +585,7 @@ TEST_CASE("elementwise: gradcheck of binary ops with broadcasting") {
 }
 
 TEST_CASE("elementwise: gradcheck of math functions") {
-  on_backends([] {
+  on_each_backend([] {
     const Shape s = {2, 3, 5};
     const std::vector<std::pair<std::string, Op1>> general = {
         {"neg", sg::neg}, {"exp", sg::exp}, {"expm1", sg::expm1}, {"sin", sg::sin},
@@ -647,7 +614,7 @@ TEST_CASE("elementwise: gradcheck of math functions") {
 }
 
 TEST_CASE("elementwise: gradcheck of activations") {
-  on_backends([] {
+  on_each_backend([] {
     const Shape s = {3, 7};
     const std::vector<std::pair<std::string, Op1>> smooth = {
         {"sigmoid", sg::sigmoid},
@@ -682,7 +649,7 @@ TEST_CASE("elementwise: gradcheck of activations") {
 }
 
 TEST_CASE("elementwise: gradcheck of where, masked_fill and sum_to") {
-  on_backends([] {
+  on_each_backend([] {
     const Tensor cond = bools({3, 1}, {1, 0, 1});
     gradcheck("where", [cond](auto& in) { return sg::where(cond, in[0], in[1]); },
               {leaf({1, 4}, -1, 1, 41), leaf({3, 4}, -1, 1, 42)});
@@ -697,7 +664,7 @@ TEST_CASE("elementwise: gradcheck of where, masked_fill and sum_to") {
 }
 
 TEST_CASE("elementwise: gradients at ties, kinks and extremes by hand") {
-  on_backends([] {
+  on_each_backend([] {
     auto grad_of = [](const Tensor& x, const Tensor& out) {
       out.backward(from(out.shape(), std::vector<float>(size_t(out.numel()), 1.f)));
       return x.grad();

@@ -6,12 +6,14 @@
 
 #include "core/copy.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "ops/ops.h"
 
 using namespace sg;
 using sgtest::from;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::ints;
 
 namespace {
 
@@ -24,13 +26,6 @@ void expect_values(const Tensor& t, const Shape& shape, const std::vector<double
 Tensor iota(const Shape& shape) {
   Tensor t = Tensor::empty(shape);
   for (int64_t i = 0; i < t.numel(); ++i) t.f32()[i] = float(i);
-  return t;
-}
-
-Tensor ints(const Shape& shape, const std::vector<int32_t>& v) {
-  Tensor t = Tensor::empty(shape, DType::Int32);
-  REQUIRE(int64_t(v.size()) == t.numel());
-  std::copy(v.begin(), v.end(), t.i32());
   return t;
 }
 

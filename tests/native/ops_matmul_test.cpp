@@ -10,27 +10,19 @@
 
 #include "core/error.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "kernels/backend.h"
 #include "ops/ops.h"
 
 using namespace sg;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::on_each_backend;
 
 namespace {
 
 using V = std::vector<double>;
 
-template <class Fn>
-void on_each_backend(Fn&& fn) {
-  const std::string before = backend().name();
-  for (const std::string& name : backend_names()) {
-    set_backend(name);
-    CAPTURE(name);
-    fn();
-  }
-  set_backend(before == std::string("reference") ? "reference" : "wasm");
-}
 
 // Element at a multi-index of any tensor (through Tensor::at, which follows the strides).
 double elem(const Tensor& t, const Shape& idx) {

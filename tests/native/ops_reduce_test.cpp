@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "gradcheck.h"
+#include "test_util.h"
 #include "kernels/backend.h"
 #include "ops/ops.h"
 
@@ -21,6 +22,7 @@ using namespace sg;
 using sgtest::from;
 using sgtest::gradcheck;
 using sgtest::leaf;
+using sgtest::on_each_backend;
 
 namespace {
 
@@ -28,16 +30,6 @@ using V = std::vector<double>;
 const double kInf = std::numeric_limits<double>::infinity();
 
 // Runs fn once per backend, restoring the active one afterwards.
-template <class Fn>
-void on_each_backend(Fn&& fn) {
-  const std::string before = backend().name();
-  for (const std::string& name : backend_names()) {
-    set_backend(name);
-    CAPTURE(name);
-    fn();
-  }
-  set_backend(before == std::string("reference") ? "reference" : "wasm");
-}
 
 bool close(double got, double want, double tol = 1e-5) {
   if (std::isnan(want)) return std::isnan(got);
