@@ -49,18 +49,28 @@ export async function launch() {
 }
 
 /**
- * Records console errors, uncaught page errors, failed requests and HTTP error responses of a
- * page. problems() lists them as strings; a passing page has none.
+ * Records console errors (of the page and of its workers, where the demos train), uncaught page
+ * errors, crashes, failed requests and HTTP error responses of a page. problems() lists them as
+ * strings, each once; a passing page has none.
  */
 export function watch(page) {
   const seen = [];
+  const note = (s) => {
+    if (!seen.includes(s)) seen.push(s);
+  };
   page.on('console', (m) => {
-    if (m.type() === 'error') seen.push(`console.error: ${m.text()}`);
+    if (m.type() === 'error') note(`console.error: ${m.text()}`);
   });
-  page.on('pageerror', (e) => seen.push(`pageerror: ${e.message}`));
-  page.on('requestfailed', (r) => seen.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('worker', (w) => {
+    w.on('console', (m) => {
+      if (m.type() === 'error') note(`console.error (worker ${w.url()}): ${m.text()}`);
+    });
+  });
+  page.on('pageerror', (e) => note(`pageerror: ${e.message}`));
+  page.on('crash', () => note('the page crashed'));
+  page.on('requestfailed', (r) => note(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   page.on('response', (r) => {
-    if (r.status() >= 400) seen.push(`HTTP ${r.status()}: ${r.url()}`);
+    if (r.status() >= 400) note(`HTTP ${r.status()}: ${r.url()}`);
   });
   return { problems: () => [...seen] };
 }

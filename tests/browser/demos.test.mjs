@@ -1,0 +1,129 @@
+// Every browser demo, trained for a while in headless Chromium. The demos are found from the
+// links of the index page (demos/web/index.html), so a new demo is covered without touching this
+// file. Each page is opened with ?autostart=1; the test waits for window.simdgradDemo.ready,
+// samples window.simdgradDemo.{step, loss} while it trains (bounded time), and asks that
+//   - the loss falls: the mean of the last few sampled losses < 0.8 × the first one,
+//   - no console error (page or worker), page error or failed request appears,
+// and saves a screenshot of each page into tests/browser/out/ (git-ignored).
+//   node --test tests/browser/demos.test.mjs    (needs npm/dist and demos/web/data: scripts/build.sh,
+//                                                 node scripts/prepare-web-data.mjs)
+// SG_DEMO_INDEX=/tests/browser/fixtures/demo-index.html runs the same harness on a minimal
+// fixture demo instead (to check the harness itself).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../demos/web/serve.mjs';
+import { launch, watch } from './lib/browser.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const OUT = join(HERE, 'out');
+const INDEX = process.env.SG_DEMO_INDEX ?? '/';
+
+const READY_TIMEOUT_MS = 60_000; // loading the package and the demo's data
+const TRAIN_BUDGET_MS = 40_000; // the most a demo gets to show a falling loss
+const SAMPLE_EVERY_MS = 200;
+const MIN_STEPS = 20; // never judge a demo on fewer steps than this
+const LAST_K = 5; // the "last few" losses averaged
+const FALL = 0.8; // mean(last LAST_K) must be below FALL × first loss
+
+let server;
+let browser;
+let demos = [];
+
+before(async () => {
+  server = await startServer({ roots: [{ prefix: '/tests/browser/fixtures/', dir: join(HERE, 'fixtures') }] });
+  browser = await launch();
+  demos = await discover(new URL(INDEX.replace(/^\//, ''), server.url).href);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Same-origin page links of the index (outside /npm/), each once, in document order. */
+async function discover(indexUrl) {
+  const page = await browser.context.newPage();
+  const watcher = watch(page);
+  try {
+    await page.goto(indexUrl);
+    const hrefs = await page.$$eval('a[href]', (as) => as.map((a) => a.href));
+    const index = new URL(indexUrl);
+    const seen = new Set();
+    const found = [];
+    for (const href of hrefs) {
+      const u = new URL(href);
+      u.hash = '';
+      u.search = '';
+      if (u.origin !== index.origin || u.pathname === index.pathname || u.pathname.startsWith('/npm/')) continue;
+      if (!(u.pathname.endsWith('/') || u.pathname.endsWith('.html'))) continue;
+      if (seen.has(u.href)) continue;
+      seen.add(u.href);
+      found.push(u);
+    }
+    assert.deepEqual(watcher.problems(), [], `the index ${indexUrl} loads cleanly`);
+    return found;
+  } finally {
+    await page.close();
+  }
+}
+
+/** A file name for a demo's screenshot: its path, e.g. /digits/ → digits.png. */
+function shotName(u) {
+  return `${u.pathname.replace(/^\/|\/$/g, '').replace(/\/index\.html$|\.html$/, '').replace(/[^\w.-]+/g, '_') || 'index'}.png`;
+}
+
+test('the index links to at least one demo', () => {
+  assert.ok(demos.length > 0, `no demo links found on ${INDEX}`);
+});
+
+test('every demo trains in Chromium: ready, loss falls, no errors', async (t) => {
+  await mkdir(OUT, { recursive: true });
+  for (const demo of demos) {
+    await t.test(demo.pathname, async (st) => {
+      const page = await browser.context.newPage();
+      const watcher = watch(page);
+      try {
+        const url = new URL(demo);
+        url.searchParams.set('autostart', '1');
+        await page.goto(url.href);
+        const t0 = Date.now();
+        await page.waitForFunction(() => window.simdgradDemo?.ready === true, null, { timeout: READY_TIMEOUT_MS });
+        const readyMs = Date.now() - t0;
+
+        // Sample (step, loss) whenever the step moves on, until the loss has clearly fallen over
+        // enough steps, the budget runs out, or something goes wrong on the page.
+        const samples = [];
+        const verdict = () => {
+          if (samples.length < LAST_K + 1 || samples.at(-1).step < MIN_STEPS) return null;
+          const first = samples[0].loss;
+          const last = samples.slice(-LAST_K).reduce((s, x) => s + x.loss, 0) / LAST_K;
+          return { first, last, fell: last < FALL * first };
+        };
+        const t1 = Date.now();
+        while (Date.now() - t1 < TRAIN_BUDGET_MS && watcher.problems().length === 0) {
+          const { step, loss } = await page.evaluate(() => ({ step: window.simdgradDemo.step, loss: window.simdgradDemo.loss }));
+          if (step > 0 && Number.isFinite(loss) && step !== samples.at(-1)?.step) samples.push({ step, loss });
+          if (verdict()?.fell) break;
+          await page.waitForTimeout(SAMPLE_EVERY_MS);
+        }
+        const trainMs = Date.now() - t1;
+        await page.screenshot({ path: join(OUT, shotName(demo)) });
+
+        const v = verdict();
+        const lastStep = samples.at(-1)?.step ?? 0;
+        st.diagnostic(
+          `ready in ${readyMs} ms; ${samples.length} samples, step ${lastStep} after ${trainMs} ms; ` +
+            `loss ${v ? `${v.first.toPrecision(4)} → ${v.last.toPrecision(4)} (mean of the last ${LAST_K})` : 'not judged'}`,
+        );
+        assert.deepEqual(watcher.problems(), [], 'no console error, page error or failed request');
+        assert.ok(v, `the demo reached only step ${lastStep} with ${samples.length} loss samples in ${TRAIN_BUDGET_MS} ms (need step ≥ ${MIN_STEPS}, ${LAST_K + 1} samples)`);
+        assert.ok(v.fell, `the loss did not fall: first ${v.first}, mean of the last ${LAST_K} ${v.last} (need < ${FALL} × first)`);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});
