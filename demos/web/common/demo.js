@@ -1,0 +1,148 @@
+// Page side of every demo: starts the training worker, wires Start/Pause/Reset, the progress bar
+// and the status lines, and keeps window.simdgradDemo = { ready, step, loss } current for tests.
+// The worker side is common/worker-host.js (the message protocol is described there).
+//
+// Query parameters: ?autostart=1 starts training once ready; ?threads=N asks for the threaded build
+// (init({ threads: N })); when that is unavailable the status line says why and 1 thread is used.
+
+export const query = new URLSearchParams(location.search);
+
+/**
+ * options: { worker: URL of the demo's module worker, config: () => object sent on init/reset,
+ *            stepsPerRun: steps one press of Start trains (Infinity: until paused),
+ *            onProgress(msg), onReport(msg), onReady(msg), onReset() }
+ * The page must contain #start, #reset, #progress-bar, #progress-text, #backend, #status.
+ * Returns { request(name, payload, transfer) → Promise, reset(), start(), pause(), setStatus(text, kind) }.
+ */
+export function setupDemo(options) {
+  const $ = (id) => document.getElementById(id);
+  const startBtn = $('start');
+  const resetBtn = $('reset');
+  const bar = $('progress-bar');
+  const text = $('progress-text');
+  const backendLine = $('backend');
+  const statusLine = $('status');
+  const state = (window.simdgradDemo = { ready: false, step: 0, loss: NaN });
+  const stepsPerRun = options.stepsPerRun ?? Infinity;
+  let running = false;
+  let runEnd = stepsPerRun;
+  let nextId = 1;
+  const pending = new Map();
+
+  const setStatus = (msg, kind = '') => {
+    statusLine.textContent = msg;
+    statusLine.className = kind;
+  };
+  const threads = Math.max(1, Number.parseInt(query.get('threads') ?? '1', 10) || 1);
+
+  startBtn.disabled = resetBtn.disabled = true;
+  setStatus('loading simdgrad…');
+
+  // import.meta.resolve follows this document's import map, so the worker loads the same file
+  // the page would get from `import ... from 'simdgrad'` (workers do not see import maps).
+  const simdgradUrl = import.meta.resolve('simdgrad');
+  const worker = new Worker(options.worker, { type: 'module' });
+
+  function showButtons() {
+    startBtn.textContent = running ? 'Pause' : state.step > 0 ? (state.step >= runEnd ? 'Train more' : 'Resume') : 'Start';
+    startBtn.disabled = !state.ready;
+    resetBtn.disabled = !state.ready;
+  }
+
+  function showProgress(msg) {
+    const finite = Number.isFinite(stepsPerRun);
+    const frac = finite ? Math.min(1, state.step / runEnd) : 0;
+    bar.style.width = `${(frac * 100).toFixed(1)}%`;
+    const rate = msg?.stepsPerSec ? ` · ${msg.stepsPerSec.toFixed(1)} steps/s` : '';
+    text.textContent = `step ${state.step}${finite ? ` / ${runEnd}` : ''}${rate}`;
+  }
+
+  worker.onmessage = (ev) => {
+    const msg = ev.data;
+    switch (msg.type) {
+      case 'ready': {
+        state.ready = true;
+        const f = msg.features;
+        backendLine.textContent = `simdgrad ${msg.version} · backend ${msg.backend}${f.simd ? ' (SIMD)' : ''} · ${msg.threads} thread${msg.threads === 1 ? '' : 's'} · in a Web Worker`;
+        if (msg.warning) setStatus(msg.warning, 'warn');
+        else setStatus('ready');
+        showButtons();
+        showProgress();
+        options.onReady?.(msg);
+        if (query.get('autostart') === '1') start();
+        break;
+      }
+      case 'progress':
+        state.step = msg.step;
+        state.loss = msg.loss;
+        if (running && !msg.running) {
+          running = false;
+          setStatus(`paused at step ${msg.step}`);
+        }
+        showButtons();
+        showProgress(msg);
+        options.onProgress?.(msg);
+        break;
+      case 'report':
+        options.onReport?.(msg);
+        break;
+      case 'reply': {
+        const p = pending.get(msg.id);
+        pending.delete(msg.id);
+        if (msg.error !== undefined) p?.reject(new Error(msg.error));
+        else p?.resolve(msg.result);
+        break;
+      }
+      case 'error':
+        running = false;
+        setStatus(`error: ${msg.message}`, 'error');
+        showButtons();
+        console.error('simdgrad demo worker:', msg.message);
+        break;
+    }
+  };
+  worker.onerror = (ev) => {
+    setStatus(`worker failed: ${ev.message ?? 'could not load'}`, 'error');
+    console.error('simdgrad demo worker failed', ev);
+  };
+  worker.postMessage({ type: 'init', simdgradUrl, threads, config: options.config() });
+
+  function start() {
+    if (!state.ready) return;
+    if (state.step >= runEnd) runEnd = state.step + stepsPerRun;
+    running = true;
+    worker.postMessage({ type: 'start', steps: runEnd - state.step });
+    setStatus('training…');
+    showButtons();
+    showProgress();
+  }
+  function pause() {
+    running = false;
+    worker.postMessage({ type: 'pause' });
+    setStatus(`paused at step ${state.step}`);
+    showButtons();
+  }
+  function reset() {
+    running = false;
+    state.step = 0;
+    state.loss = NaN;
+    runEnd = stepsPerRun;
+    worker.postMessage({ type: 'reset', config: options.config() });
+    options.onReset?.();
+    setStatus('reset: a new model with fresh weights');
+    showButtons();
+    showProgress();
+  }
+  startBtn.addEventListener('click', () => (running ? pause() : start()));
+  resetBtn.addEventListener('click', reset);
+
+  function request(name, payload, transfer) {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ type: 'request', id, name, payload }, transfer ?? []);
+    });
+  }
+
+  return { request, reset, start, pause, setStatus, get running() { return running; } };
+}

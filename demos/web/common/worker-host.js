@@ -1,0 +1,157 @@
+// Worker side of the demo protocol (the page side is common/demo.js).
+//
+// A demo's worker calls hostTraining(createTrainer). The host loads simdgrad, builds the trainer and
+// runs its step() in chunks of ~CHUNK_MS, yielding to the event loop in between so that pause,
+// reset and the demo's own requests (predict, save, ...) are answered while it trains.
+//
+// page → worker: { type: 'init', simdgradUrl, threads, config }
+//                { type: 'start', steps } (train until `steps` steps are done) · { type: 'pause' }
+//                { type: 'reset', config } · { type: 'request', id, name, payload }
+// worker → page: { type: 'ready', backend, features, threads, warning }
+//                { type: 'progress', step, loss, lossMean, stepsPerSec, running }
+//                { type: 'report', ...whatever trainer.report() returns } (every ~REPORT_MS and on pause)
+//                { type: 'reply', id, result | error } · { type: 'error', message }
+//
+// trainer = { step() → loss (number), report?() → object, handle?(name, payload) → result | Promise,
+//             transfer?(name, result) → Transferable[], dispose() }; createTrainer(sg, config) may be async.
+//
+// options (pacing): chunkMs — time budget of one chunk; maxChunkSteps — at most this many steps per
+// chunk; restMs — pause between chunks; reportMs — least time between reports. A fast demo (the
+// playground) rests between small chunks so its decision boundary can be watched as it moves.
+
+export function hostTraining(createTrainer, options = {}) {
+  const CHUNK_MS = options.chunkMs ?? 120;
+  const MAX_CHUNK_STEPS = options.maxChunkSteps ?? Infinity;
+  const REST_MS = options.restMs ?? 0;
+  const REPORT_MS = options.reportMs ?? 700;
+  let sg = null;
+  let trainer = null;
+  let step = 0;
+  let target = 0;
+  let running = false;
+  let looping = false; // a loop() is alive (possibly awaiting its next chunk)
+  let lastReport = 0;
+  let rate = 0;
+  let cycleStart = null;
+
+  const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
+  const fail = (e) => post({ type: 'error', message: e?.message ?? String(e) });
+
+  async function build(config) {
+    trainer?.dispose();
+    trainer = null;
+    step = 0;
+    rate = 0;
+    trainer = await createTrainer(sg, config ?? {});
+    report();
+  }
+
+  function report() {
+    if (trainer?.report) post({ type: 'report', step, ...trainer.report() });
+    lastReport = performance.now();
+  }
+
+  // Runs chunks until paused or done; one loop at a time (a start during its yield just keeps it going).
+  async function loop() {
+    if (looping) return;
+    looping = true;
+    while (running && trainer) {
+      const t0 = performance.now();
+      let sum = 0;
+      let n = 0;
+      let loss = NaN;
+      try {
+        do {
+          loss = trainer.step();
+          sum += loss;
+          n++;
+          step++;
+        } while (performance.now() - t0 < CHUNK_MS && n < MAX_CHUNK_STEPS && step < target);
+      } catch (e) {
+        running = false;
+        fail(e);
+        break;
+      }
+      // Rate over the whole cycle (chunk + the previous rest), as the user sees it.
+      const now = performance.now();
+      const dt = (now - (cycleStart ?? t0)) / 1000;
+      cycleStart = now;
+      rate = rate ? 0.8 * rate + 0.2 * (n / dt) : n / dt;
+      if (step >= target) running = false;
+      post({ type: 'progress', step, loss, lossMean: sum / n, stepsPerSec: rate, running });
+      if (!running || performance.now() - lastReport > REPORT_MS) {
+        try {
+          report();
+        } catch (e) {
+          fail(e);
+        }
+      }
+      // setTimeout lets queued messages (pause, predict, ...) run before the next chunk.
+      await new Promise((ok) => setTimeout(ok, REST_MS));
+    }
+    cycleStart = null;
+    looping = false;
+  }
+
+  async function loadSimdgrad(url, threads) {
+    // Import maps do not apply inside workers, so the page passes the URL it resolved 'simdgrad' to.
+    const { init } = await import(url);
+    let warning = null;
+    let sgx;
+    if (threads > 1) {
+      try {
+        sgx = await init({ threads });
+      } catch (e) {
+        warning = `threads: ${threads} unavailable, using 1 — ${e?.message ?? e}`;
+      }
+    }
+    sgx ??= await init();
+    const features = sgx.features();
+    const used = threads > 1 && !warning && features.threads ? threads : 1;
+    return { sg: sgx, warning, threads: used, features };
+  }
+
+  self.onmessage = async (ev) => {
+    const msg = ev.data;
+    try {
+      switch (msg.type) {
+        case 'init': {
+          const loaded = await loadSimdgrad(msg.simdgradUrl, msg.threads ?? 1);
+          sg = loaded.sg;
+          await build(msg.config);
+          post({ type: 'ready', backend: sg.getBackend(), features: loaded.features, threads: loaded.threads, warning: loaded.warning, version: sg.version });
+          break;
+        }
+        case 'start':
+          if (!trainer) return;
+          target = step + (msg.steps ?? Infinity);
+          if (!running && step < target) {
+            running = true;
+            loop();
+          }
+          break;
+        case 'pause':
+          running = false;
+          break;
+        case 'reset':
+          running = false;
+          await build(msg.config);
+          post({ type: 'progress', step: 0, loss: NaN, lossMean: NaN, stepsPerSec: 0, running: false });
+          break;
+        case 'request': {
+          try {
+            const result = await trainer.handle(msg.name, msg.payload);
+            post({ type: 'reply', id: msg.id, result }, trainer.transfer?.(msg.name, result));
+          } catch (e) {
+            post({ type: 'reply', id: msg.id, error: e?.message ?? String(e) });
+          }
+          break;
+        }
+        default:
+          throw new Error(`worker: unknown message type ${JSON.stringify(msg.type)}`);
+      }
+    } catch (e) {
+      fail(e);
+    }
+  };
+}
