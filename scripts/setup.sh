@@ -4,24 +4,31 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes for the fuzz stage.
-APT_PACKAGES=(emscripten binaryen libhwy-dev doctest-dev wabt cmake g++ clang libclang-rt-14-dev)
-
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
+# apt_install [apt flags...] -- packages...: installs those of the packages not installed yet.
+apt_install() {
+  local flags=() missing=() p
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  shift
+  for p in "$@"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
   echo "setup: installing ${missing[*]}"
-  SUDO=""
+  local sudo=""
   if [ "$(id -u)" -ne 0 ]; then
     command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install ${missing[*]}" >&2; exit 1; }
-    SUDO="sudo"
+    sudo="sudo"
   fi
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${flags[@]}" "${missing[@]}" >/dev/null
+}
+
+# clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes for the fuzz stage.
+apt_install -- emscripten binaryen libhwy-dev doctest-dev wabt cmake g++ clang libclang-rt-14-dev
+# Headless Chromium for the browser stage (tests/browser drives it with playwright-core, which
+# downloads no browser of its own); without recommends it is the browser alone (~20 s).
+apt_install --no-install-recommends -- chromium
 
 # Node 20+ and npm are expected on the machine already (Debian 12's own nodejs is 18).
 command -v node >/dev/null && command -v npm >/dev/null || { echo "setup: node >= 20 and npm required" >&2; exit 1; }
@@ -50,3 +57,4 @@ npm_deps() {
 }
 npm_deps npm
 npm_deps .
+npm_deps tests/browser   # playwright-core + vite, for the browser stage

@@ -48,6 +48,19 @@ node_tests() {
 
 consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }
 
+# Headless Chromium (tests/browser: node:test files driving the system's /usr/bin/chromium with
+# playwright-core): every demo linked from demos/web/index.html trains with ?autostart=1 (loss
+# falls, no console error, screenshots in tests/browser/out/), the API subset runs in a page
+# (init() and, marked as an expected failure until that build lands, init({ threads: 2 })), and a
+# Vite 7 app built from the packed tarball runs (vite build and the dev server). Reuses npm/dist;
+# prepare-web-data.mjs writes the digits demo's data when missing. One file at a time: the demos
+# are timed (bounded training) and must not share the 2 cores with each other.
+browser_tests() {
+  needs package_built "npm/dist" || return 1
+  node scripts/prepare-web-data.mjs &&
+    (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs vite.test.mjs)
+}
+
 # The native doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-asan).
 # Configured here on top of build.sh's `asan` step: a build type of its own gives
 # -fno-sanitize-recover=undefined, so that any UBSan finding aborts the run instead of printing
@@ -74,6 +87,7 @@ stage "native doctest"                           native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
 stage "node tests (tests/js)"                    node_tests
 stage "npm consumer (pack, install, import/require, tsc)" consumer
+stage "browser (Playwright + Chromium)"          browser_tests
 stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 

@@ -90,7 +90,14 @@ test('every demo trains in Chromium: ready, loss falls, no errors', async (t) =>
         url.searchParams.set('autostart', '1');
         await page.goto(url.href);
         const t0 = Date.now();
-        await page.waitForFunction(() => window.simdgradDemo?.ready === true, null, { timeout: READY_TIMEOUT_MS });
+        try {
+          await page.waitForFunction(() => window.simdgradDemo?.ready === true, null, { timeout: READY_TIMEOUT_MS });
+        } catch (e) {
+          // Say what the page itself showed, and keep a screenshot of it.
+          const shown = await page.evaluate(() => document.getElementById('status')?.textContent ?? document.body?.innerText?.slice(0, 300)).catch(() => '?');
+          await page.screenshot({ path: join(OUT, shotName(demo)), fullPage: true }).catch(() => {});
+          throw new Error(`not ready after ${Date.now() - t0} ms (${e.message}); the page shows ${JSON.stringify(shown)}; problems: ${JSON.stringify(watcher.problems())}`);
+        }
         const readyMs = Date.now() - t0;
 
         // Sample (step, loss) whenever the step moves on, until the loss has clearly fallen over
@@ -110,7 +117,7 @@ test('every demo trains in Chromium: ready, loss falls, no errors', async (t) =>
           await page.waitForTimeout(SAMPLE_EVERY_MS);
         }
         const trainMs = Date.now() - t1;
-        await page.screenshot({ path: join(OUT, shotName(demo)) });
+        await page.screenshot({ path: join(OUT, shotName(demo)), fullPage: true });
 
         const v = verdict();
         const lastStep = samples.at(-1)?.step ?? 0;
