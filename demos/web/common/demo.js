@@ -1,5 +1,5 @@
 // Page side of every demo: starts the training worker, wires Start/Pause/Reset, the progress bar
-// and the status lines, and keeps window.simdgradDemo = { ready, step, loss } current for tests.
+// and the status lines, and keeps window.simdgradDemo = { ready, step, loss, memory } current for tests.
 // The worker side is common/worker-host.js (the message protocol is described there).
 //
 // Query parameters: ?autostart=1 starts training once ready; ?threads=N asks for the threaded build
@@ -26,6 +26,7 @@ export function setupDemo(options) {
   const stepsPerRun = options.stepsPerRun ?? Infinity;
   let running = false;
   let runEnd = stepsPerRun;
+  let run = 0; // bumped by start and reset; worker messages of an older run are stale
   let nextId = 1;
   const pending = new Map();
 
@@ -64,8 +65,15 @@ export function setupDemo(options) {
         state.ready = true;
         const f = msg.features;
         backendLine.textContent = `simdgrad ${msg.version} · backend ${msg.backend}${f.simd ? ' (SIMD)' : ''} · ${msg.threads} thread${msg.threads === 1 ? '' : 's'} · in a Web Worker`;
-        if (msg.warning) setStatus(msg.warning, 'warn');
-        else setStatus('ready');
+        if (msg.warning) {
+          // Kept next to the backend line (the status line changes as training goes on).
+          const note = document.createElement('span');
+          note.className = 'warn';
+          note.id = 'threads-warning';
+          note.textContent = msg.warning;
+          backendLine.after(note);
+        }
+        setStatus('ready');
         showButtons();
         showProgress();
         options.onReady?.(msg);
@@ -73,17 +81,21 @@ export function setupDemo(options) {
         break;
       }
       case 'progress':
+        if (msg.run !== run) break;
         state.step = msg.step;
         state.loss = msg.loss;
+        // Live tensors and bytes in the worker's wasm memory: flat while training if nothing leaks.
+        if (msg.memory) state.memory = { tensors: msg.memory.tensors, bytes: msg.memory.bytes };
         if (running && !msg.running) {
           running = false;
-          setStatus(`paused at step ${msg.step}`);
+          setStatus(msg.step >= runEnd ? `done: ${msg.step} steps — “Train more” continues` : `paused at step ${msg.step}`);
         }
         showButtons();
         showProgress(msg);
         options.onProgress?.(msg);
         break;
       case 'report':
+        if (msg.run !== run) break;
         options.onReport?.(msg);
         break;
       case 'reply': {
@@ -111,7 +123,7 @@ export function setupDemo(options) {
     if (!state.ready) return;
     if (state.step >= runEnd) runEnd = state.step + stepsPerRun;
     running = true;
-    worker.postMessage({ type: 'start', steps: runEnd - state.step });
+    worker.postMessage({ type: 'start', steps: runEnd - state.step, run: ++run });
     setStatus('training…');
     showButtons();
     showProgress();
@@ -127,7 +139,7 @@ export function setupDemo(options) {
     state.step = 0;
     state.loss = NaN;
     runEnd = stepsPerRun;
-    worker.postMessage({ type: 'reset', config: options.config() });
+    worker.postMessage({ type: 'reset', config: options.config(), run: ++run });
     options.onReset?.();
     setStatus('reset: a new model with fresh weights');
     showButtons();

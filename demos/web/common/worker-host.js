@@ -5,11 +5,13 @@
 // reset and the demo's own requests (predict, save, ...) are answered while it trains.
 //
 // page → worker: { type: 'init', simdgradUrl, threads, config }
-//                { type: 'start', steps } (train until `steps` steps are done) · { type: 'pause' }
-//                { type: 'reset', config } · { type: 'request', id, name, payload }
+//                { type: 'start', steps, run } (train until `steps` more steps are done) · { type: 'pause' }
+//                { type: 'reset', config, run } · { type: 'request', id, name, payload }
 // worker → page: { type: 'ready', backend, features, threads, warning }
-//                { type: 'progress', step, loss, lossMean, stepsPerSec, running }
-//                { type: 'report', ...whatever trainer.report() returns } (every ~REPORT_MS and on pause)
+//                { type: 'progress', run, step, loss, lossMean, stepsPerSec, running, memory: sg.memory() }
+//                { type: 'report', run, step, ...whatever trainer.report() returns } (every ~REPORT_MS and on pause)
+// `run` is the page's counter of start/reset presses: messages still in flight from before a
+// reset or a restart carry an older run, and the page ignores them.
 //                { type: 'reply', id, result | error } · { type: 'error', message }
 //
 // trainer = { step() → loss (number), report?() → object, handle?(name, payload) → result | Promise,
@@ -33,21 +35,28 @@ export function hostTraining(createTrainer, options = {}) {
   let lastReport = 0;
   let rate = 0;
   let cycleStart = null;
+  let run = 0;
 
   const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
   const fail = (e) => post({ type: 'error', message: e?.message ?? String(e) });
 
-  async function build(config) {
+  // Requests and 'start' wait for the trainer being built (the message handler is async, so a
+  // request can arrive while a reset is still loading its data).
+  let building = Promise.resolve();
+  function build(config) {
     trainer?.dispose();
     trainer = null;
     step = 0;
     rate = 0;
-    trainer = await createTrainer(sg, config ?? {});
-    report();
+    building = (async () => {
+      trainer = await createTrainer(sg, config ?? {});
+      report();
+    })();
+    return building;
   }
 
   function report() {
-    if (trainer?.report) post({ type: 'report', step, ...trainer.report() });
+    if (trainer?.report) post({ type: 'report', run, step, ...trainer.report() });
     lastReport = performance.now();
   }
 
@@ -78,7 +87,7 @@ export function hostTraining(createTrainer, options = {}) {
       cycleStart = now;
       rate = rate ? 0.8 * rate + 0.2 * (n / dt) : n / dt;
       if (step >= target) running = false;
-      post({ type: 'progress', step, loss, lossMean: sum / n, stepsPerSec: rate, running });
+      post({ type: 'progress', run, step, loss, lossMean: sum / n, stepsPerSec: rate, running, memory: sg.memory() });
       if (!running || performance.now() - lastReport > REPORT_MS) {
         try {
           report();
@@ -123,7 +132,9 @@ export function hostTraining(createTrainer, options = {}) {
           break;
         }
         case 'start':
-          if (!trainer) return;
+          run = msg.run ?? run;
+          await building;
+          if (!trainer || run !== (msg.run ?? run)) return;
           target = step + (msg.steps ?? Infinity);
           if (!running && step < target) {
             running = true;
@@ -135,11 +146,13 @@ export function hostTraining(createTrainer, options = {}) {
           break;
         case 'reset':
           running = false;
+          run = msg.run ?? run;
           await build(msg.config);
-          post({ type: 'progress', step: 0, loss: NaN, lossMean: NaN, stepsPerSec: 0, running: false });
           break;
         case 'request': {
           try {
+            await building;
+            if (!trainer?.handle) throw new Error(`no trainer to handle '${msg.name}'`);
             const result = await trainer.handle(msg.name, msg.payload);
             post({ type: 'reply', id: msg.id, result }, trainer.transfer?.(msg.name, result));
           } catch (e) {
