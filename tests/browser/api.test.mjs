@@ -25,7 +25,10 @@ let server;
 let browser;
 
 before(async () => {
-  server = await startServer({ roots: [{ prefix: '/tests/browser/fixtures/', dir: FIXTURES }] });
+  const roots = [{ prefix: '/tests/browser/fixtures/', dir: FIXTURES }];
+  // SG_NPM_DIST=<folder>: test another build of the package (e.g. a branch's npm/dist) in place of this checkout's.
+  if (process.env.SG_NPM_DIST) roots.push({ prefix: '/npm/dist/', dir: process.env.SG_NPM_DIST });
+  server = await startServer({ roots });
   browser = await launch();
 });
 
