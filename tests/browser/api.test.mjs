@@ -77,6 +77,17 @@ test('single-threaded build: init() in a page, API subset', async (t) => {
     }
     t.diagnostic(`webgpu: ${JSON.stringify(w)}`);
   });
+  await t.test("init({ backend: 'auto' }) takes WebGPU when it works, else 'wasm' with one warning", () => {
+    const a = report.auto;
+    assert.ok(a && !a.error, `init({ backend: 'auto' }) resolves: ${a?.error}`);
+    if (report.webgpu?.resolved) {
+      assert.equal(a.backend, 'webgpu');
+    } else {
+      assert.equal(a.backend, 'wasm');
+      assert.equal(a.warnings.length, 1, `one console warning: ${JSON.stringify(a.warnings)}`);
+      assert.match(a.warnings[0], /auto/);
+    }
+  });
   await t.test('no console error, page error or failed request', () => {
     assert.deepEqual(problems, []);
   });
