@@ -1,8 +1,11 @@
 // Every browser demo, trained for a while in headless Chromium. The demos are found from the
 // links of the index page (demos/web/index.html), so a new demo is covered without touching this
 // file. Each page is opened with ?autostart=1; the test waits for window.simdgradDemo.ready,
-// samples window.simdgradDemo.{step, loss} while it trains (bounded time), and asks that
+// samples window.simdgradDemo.{step, loss, memory} while it trains (bounded time), and asks that
 //   - the loss falls: the mean of the last few sampled losses < 0.8 × the first one,
+//   - memory stays flat: sg.memory()'s tensors and bytes (reported by the worker with each
+//     progress message, from step 1 on, when the optimizer state exists) the same at the last
+//     sample as at the first,
 //   - no console error (page or worker), page error or failed request appears,
 // and saves a screenshot of each page into tests/browser/out/ (git-ignored).
 //   node --test tests/browser/demos.test.mjs    (needs npm/dist and demos/web/data: scripts/build.sh,
@@ -79,7 +82,7 @@ test('the index links to at least one demo', () => {
   assert.ok(demos.length > 0, `no demo links found on ${INDEX}`);
 });
 
-test('every demo trains in Chromium: ready, loss falls, no errors', async (t) => {
+test('every demo trains in Chromium: ready, loss falls, memory flat, no errors', async (t) => {
   await mkdir(OUT, { recursive: true });
   for (const demo of demos) {
     await t.test(demo.pathname, async (st) => {
@@ -111,8 +114,11 @@ test('every demo trains in Chromium: ready, loss falls, no errors', async (t) =>
         };
         const t1 = Date.now();
         while (Date.now() - t1 < TRAIN_BUDGET_MS && watcher.problems().length === 0) {
-          const { step, loss } = await page.evaluate(() => ({ step: window.simdgradDemo.step, loss: window.simdgradDemo.loss }));
-          if (step > 0 && Number.isFinite(loss) && step !== samples.at(-1)?.step) samples.push({ step, loss });
+          const { step, loss, memory } = await page.evaluate(() => {
+            const d = window.simdgradDemo;
+            return { step: d.step, loss: d.loss, memory: d.memory && { tensors: d.memory.tensors, bytes: d.memory.bytes } };
+          });
+          if (step > 0 && Number.isFinite(loss) && step !== samples.at(-1)?.step) samples.push({ step, loss, memory });
           if (verdict()?.fell) break;
           await page.waitForTimeout(SAMPLE_EVERY_MS);
         }
@@ -123,11 +129,15 @@ test('every demo trains in Chromium: ready, loss falls, no errors', async (t) =>
         const lastStep = samples.at(-1)?.step ?? 0;
         st.diagnostic(
           `ready in ${readyMs} ms; ${samples.length} samples, step ${lastStep} after ${trainMs} ms; ` +
-            `loss ${v ? `${v.first.toPrecision(4)} → ${v.last.toPrecision(4)} (mean of the last ${LAST_K})` : 'not judged'}`,
+            `loss ${v ? `${v.first.toPrecision(4)} → ${v.last.toPrecision(4)} (mean of the last ${LAST_K})` : 'not judged'}; ` +
+            `memory ${JSON.stringify(samples[0]?.memory)} → ${JSON.stringify(samples.at(-1)?.memory)}`,
         );
         assert.deepEqual(watcher.problems(), [], 'no console error, page error or failed request');
         assert.ok(v, `the demo reached only step ${lastStep} with ${samples.length} loss samples in ${TRAIN_BUDGET_MS} ms (need step ≥ ${MIN_STEPS}, ${LAST_K + 1} samples)`);
         assert.ok(v.fell, `the loss did not fall: first ${v.first}, mean of the last ${LAST_K} ${v.last} (need < ${FALL} × first)`);
+        const [m0, m1] = [samples[0].memory, samples.at(-1).memory];
+        assert.ok(m0 && m1, 'window.simdgradDemo.memory reports { tensors, bytes }');
+        assert.deepEqual(m1, m0, `memory at step ${lastStep} equals memory at step ${samples[0].step}`);
       } finally {
         await page.close();
       }
