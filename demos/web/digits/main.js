@@ -16,6 +16,7 @@ const plot = new LinePlot(
 let lastProbs = null;
 let confusion = null;
 drawConfusion($('confusion'), null);
+showMistakes(null);
 drawBars($('probs'), null);
 drawDigit($('preview'), null);
 
@@ -32,25 +33,50 @@ const demo = setupDemo({
   onReport(msg) {
     $('epoch').textContent = msg.epoch.toFixed(2);
     $('train-acc').textContent = Number.isFinite(msg.trainAcc) ? `${(msg.trainAcc * 100).toFixed(1)}%` : '–';
-    showEvaluation(msg.testAcc, msg.confusion, msg.evalN);
+    showEvaluation(msg.testAcc, msg.confusion, msg.evalN, msg.mistakes);
     if (msg.fresh) plot.push('acc', msg.step, msg.testAcc);
     // Keep the drawn digit's prediction in step with the model as it learns.
     if (drawn) predict();
   },
   onReset() {
     plot.clear();
-    showEvaluation(NaN, null, 0);
+    showEvaluation(NaN, null, 0, null);
     $('epoch').textContent = '0.00';
     $('train-acc').textContent = '–';
     if (drawn) setTimeout(predict, 300);
   },
 });
 
-function showEvaluation(acc, matrix, n) {
+function showEvaluation(acc, matrix, n, mistakes) {
   $('test-acc').textContent = Number.isFinite(acc) ? `${(acc * 100).toFixed(1)}%` : '–';
   confusion = n ? matrix : null;
   $('confusion-note').textContent = n ? `(${n} held-out digits)` : '';
   drawConfusion($('confusion'), confusion);
+  showMistakes(n ? mistakes : null);
+}
+
+/** The first misclassified held-out digits, each with "true → predicted". */
+function showMistakes(m) {
+  const box = $('mistakes');
+  box.textContent = '';
+  if (!m) {
+    box.innerHTML = '<span class="note">after the first evaluation</span>';
+    return;
+  }
+  if (!m.truth.length) {
+    box.innerHTML = '<span class="note">none</span>';
+    return;
+  }
+  m.truth.forEach((truth, i) => {
+    const fig = document.createElement('figure');
+    const c = document.createElement('canvas');
+    c.width = c.height = 56;
+    drawDigit(c, Array.from(m.pixels.subarray(i * 784, (i + 1) * 784), (v) => v / 255));
+    const cap = document.createElement('figcaption');
+    cap.textContent = `${truth} → ${m.pred[i]}`;
+    fig.append(c, cap);
+    box.append(fig);
+  });
 }
 
 // Drawing pad: white strokes on black, like the MNIST digits.
@@ -147,7 +173,7 @@ $('load-file').addEventListener('change', async (ev) => {
   try {
     const buf = await file.arrayBuffer();
     const r = await demo.request('load', buf, [buf]);
-    showEvaluation(r.accuracy, r.confusion, r.evalN);
+    showEvaluation(r.accuracy, r.confusion, r.evalN, r.mistakes);
     demo.setStatus(`loaded ${file.name}: ${(r.accuracy * 100).toFixed(1)}% on the ${r.evalN} held-out digits`);
     if (drawn) predict();
   } catch (e) {

@@ -6,7 +6,8 @@ const BATCH = 32;
 const TRAIN = 8000;
 const TEST = 2000;
 const EVAL_EVERY = 150; // steps between evaluations on the held-out digits
-const EVAL_N = 1000; // held-out digits per evaluation (all 2000 after a pause)
+const EVAL_N = 1000; // held-out digits per evaluation (all 2000 after loading a model)
+const MISTAKES = 12; // misclassified digits shown
 
 /** Fetches and decodes mnist-digits.bin once: ten Float32Arrays of 784·k pixels in [0, 1]. */
 let digitsPromise = null;
@@ -56,14 +57,15 @@ hostTraining(async (sg, config) => {
   let trainAcc = NaN;
   let evaluated = -1;
   let steps = 0;
-  let lastEval = { accuracy: NaN, confusion: new Array(100).fill(0), n: 0 };
+  let lastEval = { accuracy: NaN, confusion: new Array(100).fill(0), n: 0, mistakes: null };
 
   /** Accuracy and confusion matrix (rows: true digit, columns: predicted) on the first n held-out digits. */
   function evaluate(n) {
     const confusion = new Array(100).fill(0);
+    const wrong = []; // [index, prediction] of the first few mistakes
     let correct = 0;
     model.eval();
-    sg.noGrad(() => {
+    const mistakes = sg.noGrad(() => {
       for (let i = 0; i < n; i += 250) {
         const m = Math.min(250, n - i);
         const pred = sg.tidy(() => model.forward(test.x.narrow(0, i, m)).argmax(1).dataSync());
@@ -71,12 +73,20 @@ hostTraining(async (sg, config) => {
           const truth = testLabels[i + k];
           confusion[truth * 10 + pred[k]]++;
           if (pred[k] === truth) correct++;
+          else if (wrong.length < MISTAKES) wrong.push([i + k, pred[k]]);
         }
       }
+      if (!wrong.length) return { pixels: new Uint8Array(0), truth: [], pred: [] };
+      const px = sg.tidy(() => test.x.indexSelect(0, wrong.map(([i]) => i)).dataSync());
+      return {
+        pixels: Uint8Array.from(px, (v) => Math.round(v * 255)),
+        truth: wrong.map(([i]) => testLabels[i]),
+        pred: wrong.map(([, p]) => p),
+      };
     });
     model.train();
     evaluated = steps;
-    lastEval = { accuracy: correct / n, confusion, n };
+    lastEval = { accuracy: correct / n, confusion, n, mistakes };
     return lastEval;
   }
 
@@ -101,7 +111,7 @@ hostTraining(async (sg, config) => {
     report() {
       const fresh = steps > 0 && steps - evaluated >= EVAL_EVERY;
       const ev = fresh ? evaluate(EVAL_N) : lastEval;
-      return { trainAcc, testAcc: ev.accuracy, confusion: ev.confusion, evalN: ev.n, fresh, epoch: (steps * BATCH) / TRAIN };
+      return { trainAcc, testAcc: ev.accuracy, confusion: ev.confusion, evalN: ev.n, mistakes: ev.mistakes, fresh, epoch: (steps * BATCH) / TRAIN };
     },
     handle(name, payload) {
       switch (name) {
@@ -129,7 +139,7 @@ hostTraining(async (sg, config) => {
             for (const t of Object.values(sd)) t.dispose();
           }
           const ev = evaluate(TEST);
-          return { accuracy: ev.accuracy, confusion: ev.confusion, evalN: ev.n };
+          return { accuracy: ev.accuracy, confusion: ev.confusion, evalN: ev.n, mistakes: ev.mistakes };
         }
         case 'evaluate':
           return evaluate(TEST);
