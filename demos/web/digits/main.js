@@ -25,7 +25,7 @@ const demo = setupDemo({
   config: () => ({ seed: 0 }),
   stepsPerRun: 1500,
   onReady() {
-    $('save').disabled = false;
+    $('save').disabled = $('load').disabled = false;
   },
   onProgress(msg) {
     if (Number.isFinite(msg.lossMean)) plot.push('loss', msg.step, msg.lossMean);
@@ -165,6 +165,8 @@ $('save').addEventListener('click', async () => {
     demo.setStatus(`save failed: ${e.message}`, 'error');
   }
 });
+// A real button (focusable, keyboard-operable) opens the hidden file input.
+$('load').addEventListener('click', () => $('load-file').click());
 $('load-file').addEventListener('change', async (ev) => {
   const file = ev.target.files?.[0];
   ev.target.value = '';
