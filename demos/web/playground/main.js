@@ -35,7 +35,7 @@ showOutputs();
 const plot = new LinePlot(
   $('plot'),
   [
-    { name: 'loss', label: 'loss', color: '#2f6fde', smooth: 0.9 },
+    { name: 'loss', label: 'loss', color: '#2f6fde', smooth: 0.7 },
     { name: 'acc', label: 'test acc', color: '#e0742b', axis: 'right' },
   ],
   { rightMax: 1 },

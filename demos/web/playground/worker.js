@@ -3,7 +3,7 @@
 import { hostTraining } from '../common/worker-host.js';
 import { makeDataset } from './datasets.js';
 
-const GRID = 64;
+const GRID = 100;
 const TRAIN = 400;
 const TEST = 200;
 

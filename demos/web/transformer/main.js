@@ -28,7 +28,8 @@ function addSample({ step, prompt, text }) {
   const p = document.createElement('span');
   p.className = 'prompt';
   p.textContent = prompt.trim() ? prompt : '';
-  body.append(p, text);
+  // Early models emit runs of newlines; more than one blank line in a row is shown as one.
+  body.append(p, text.replace(/\n{3,}/g, '\n\n'));
   item.append(head, body);
   samples.prepend(item);
   while (samples.children.length > 12) samples.lastChild.remove();
