@@ -116,7 +116,9 @@ export function hostTraining(createTrainer, options = {}) {
     }
     sgx ??= await init();
     const features = sgx.features();
-    const used = threads > 1 && !warning && features.threads ? threads : 1;
+    // getNumThreads() arrives with the threaded build; before it, a successful init({ threads })
+    // with features().threads true is the evidence.
+    const used = typeof sgx.getNumThreads === 'function' ? sgx.getNumThreads() : threads > 1 && !warning && features.threads ? threads : 1;
     return { sg: sgx, warning, threads: used, features };
   }
 
