@@ -3,12 +3,14 @@
 // The worker side is common/worker-host.js (the message protocol is described there).
 //
 // Query parameters: ?autostart=1 starts training once ready; ?threads=N asks for the threaded build
-// (init({ threads: N })); when that is unavailable the status line says why and 1 thread is used.
+// (init({ threads: N })); when that is unavailable the status line says why and 1 thread is used;
+// ?worker=0 trains on the main thread (common/inline-host.js), as browsers without module workers do.
 
 export const query = new URLSearchParams(location.search);
 
 /**
- * options: { worker: URL of the demo's module worker, config: () => object sent on init/reset,
+ * options: { worker: URL of the demo's module worker, trainer: URL of its trainer.js (for the
+ *            main-thread fallback), config: () => object sent on init/reset,
  *            stepsPerRun: steps one press of Start trains (Infinity: until paused),
  *            onProgress(msg), onReport(msg), onReady(msg), onReset() }
  * The page must contain #start, #reset, #progress-bar, #progress-text, #backend, #status.
@@ -42,7 +44,11 @@ export function setupDemo(options) {
   // import.meta.resolve follows this document's import map, so the worker loads the same file
   // the page would get from `import ... from 'simdgrad'` (workers do not see import maps).
   const simdgradUrl = import.meta.resolve('simdgrad');
-  const worker = new Worker(options.worker, { type: 'module' });
+  const inline = query.get('worker') === '0' || !moduleWorkers();
+  const where = inline ? 'on the main thread, in short chunks' : 'in a Web Worker';
+  let worker = null;
+  const outbox = [];
+  const post = (msg, transfer) => (worker ? worker.postMessage(msg, transfer ?? []) : outbox.push([msg, transfer]));
 
   function showButtons() {
     startBtn.textContent = running ? 'Pause' : state.step > 0 ? (state.step >= runEnd ? 'Train more' : 'Resume') : 'Start';
@@ -58,13 +64,31 @@ export function setupDemo(options) {
     text.textContent = `step ${state.step}${finite ? ` / ${runEnd}` : ''}${rate}`;
   }
 
-  worker.onmessage = (ev) => {
+  function attach(w) {
+    worker = w;
+    worker.onmessage = onMessage;
+    worker.onerror = (ev) => {
+      setStatus(`worker failed: ${ev.message ?? 'could not load'}`, 'error');
+      console.error('simdgrad demo worker failed', ev);
+    };
+    for (const [msg, transfer] of outbox.splice(0)) worker.postMessage(msg, transfer ?? []);
+  }
+  if (inline) {
+    import('./inline-host.js').then(
+      ({ InlineWorker }) => attach(new InlineWorker(options.trainer)),
+      (e) => setStatus(`cannot load the main-thread host: ${e.message}`, 'error'),
+    );
+  } else {
+    attach(new Worker(options.worker, { type: 'module' }));
+  }
+
+  function onMessage(ev) {
     const msg = ev.data;
     switch (msg.type) {
       case 'ready': {
         state.ready = true;
         const f = msg.features;
-        backendLine.textContent = `simdgrad ${msg.version} · backend ${msg.backend}${f.simd ? ' (SIMD)' : ''} · ${msg.threads} thread${msg.threads === 1 ? '' : 's'} · in a Web Worker`;
+        backendLine.textContent = `simdgrad ${msg.version} · backend ${msg.backend}${f.simd ? ' (SIMD)' : ''} · ${msg.threads} thread${msg.threads === 1 ? '' : 's'} · ${where}`;
         if (msg.warning) {
           // Kept next to the backend line (the status line changes as training goes on).
           const note = document.createElement('span');
@@ -112,25 +136,21 @@ export function setupDemo(options) {
         console.error('simdgrad demo worker:', msg.message);
         break;
     }
-  };
-  worker.onerror = (ev) => {
-    setStatus(`worker failed: ${ev.message ?? 'could not load'}`, 'error');
-    console.error('simdgrad demo worker failed', ev);
-  };
-  worker.postMessage({ type: 'init', simdgradUrl, threads, config: options.config() });
+  }
+  post({ type: 'init', simdgradUrl, threads, config: options.config() });
 
   function start() {
     if (!state.ready) return;
     if (state.step >= runEnd) runEnd = state.step + stepsPerRun;
     running = true;
-    worker.postMessage({ type: 'start', steps: runEnd - state.step, run: ++run });
+    post({ type: 'start', steps: runEnd - state.step, run: ++run });
     setStatus('training…');
     showButtons();
     showProgress();
   }
   function pause() {
     running = false;
-    worker.postMessage({ type: 'pause' });
+    post({ type: 'pause' });
     setStatus(`paused at step ${state.step}`);
     showButtons();
   }
@@ -139,7 +159,7 @@ export function setupDemo(options) {
     state.step = 0;
     state.loss = NaN;
     runEnd = stepsPerRun;
-    worker.postMessage({ type: 'reset', config: options.config(), run: ++run });
+    post({ type: 'reset', config: options.config(), run: ++run });
     options.onReset?.();
     setStatus('reset: a new model with fresh weights');
     showButtons();
@@ -152,9 +172,27 @@ export function setupDemo(options) {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      worker.postMessage({ type: 'request', id, name, payload }, transfer ?? []);
+      post({ type: 'request', id, name, payload }, transfer);
     });
   }
 
   return { request, reset, start, pause, setStatus, get running() { return running; } };
+}
+
+/** Whether this browser runs module workers (it reads the `type` option only if it knows it). */
+function moduleWorkers() {
+  let known = false;
+  try {
+    const url = URL.createObjectURL(new Blob([''], { type: 'text/javascript' }));
+    new Worker(url, {
+      get type() {
+        known = true;
+        return 'module';
+      },
+    }).terminate();
+    URL.revokeObjectURL(url);
+  } catch {
+    known = false;
+  }
+  return known;
 }

@@ -1,6 +1,6 @@
-// Worker side of the demo protocol (the page side is common/demo.js).
+// Training side of the demo protocol (the page side is common/demo.js).
 //
-// A demo's worker calls hostTraining(createTrainer). The host loads simdgrad, builds the trainer and
+// A demo's worker calls hostTraining(createTrainer, pacing). The host loads simdgrad, builds the trainer and
 // runs its step() in chunks of ~CHUNK_MS, yielding to the event loop in between so that pause,
 // reset and the demo's own requests (predict, save, ...) are answered while it trains.
 //
@@ -20,8 +20,17 @@
 // options (pacing): chunkMs — time budget of one chunk; maxChunkSteps — at most this many steps per
 // chunk; restMs — pause between chunks; reportMs — least time between reports. A fast demo (the
 // playground) rests between small chunks so its decision boundary can be watched as it moves.
+//
+// endpoint: where messages come from and go to — by default this worker's global scope;
+// common/inline-host.js passes its own to run the same host on the page's main thread, with
+// options.init (simdgrad's init, imported there) instead of importing the URL the page sends.
 
-export function hostTraining(createTrainer, options = {}) {
+const workerEndpoint = {
+  post: (msg, transfer) => self.postMessage(msg, transfer ?? []),
+  listen: (handler) => (self.onmessage = handler),
+};
+
+export function hostTraining(createTrainer, options = {}, endpoint = workerEndpoint) {
   const CHUNK_MS = options.chunkMs ?? 120;
   const MAX_CHUNK_STEPS = options.maxChunkSteps ?? Infinity;
   const REST_MS = options.restMs ?? 0;
@@ -37,7 +46,7 @@ export function hostTraining(createTrainer, options = {}) {
   let cycleStart = null;
   let run = 0;
 
-  const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
+  const post = (msg, transfer) => endpoint.post(msg, transfer);
   const fail = (e) => post({ type: 'error', message: e?.message ?? String(e) });
 
   // Requests and 'start' wait for the trainer being built (the message handler is async, so a
@@ -104,7 +113,7 @@ export function hostTraining(createTrainer, options = {}) {
 
   async function loadSimdgrad(url, threads) {
     // Import maps do not apply inside workers, so the page passes the URL it resolved 'simdgrad' to.
-    const { init } = await import(url);
+    const init = options.init ?? (await import(url)).init;
     let warning = null;
     let sgx;
     if (threads > 1) {
@@ -122,7 +131,7 @@ export function hostTraining(createTrainer, options = {}) {
     return { sg: sgx, warning, threads: used, features };
   }
 
-  self.onmessage = async (ev) => {
+  endpoint.listen(async (ev) => {
     const msg = ev.data;
     try {
       switch (msg.type) {
@@ -168,5 +177,5 @@ export function hostTraining(createTrainer, options = {}) {
     } catch (e) {
       fail(e);
     }
-  };
+  });
 }

@@ -22,6 +22,7 @@ drawDigit($('preview'), null);
 
 const demo = setupDemo({
   worker: new URL('./worker.js', import.meta.url),
+  trainer: new URL('./trainer.js', import.meta.url),
   config: () => ({ seed: 0 }),
   stepsPerRun: 1500,
   onReady() {

@@ -43,6 +43,7 @@ const plot = new LinePlot(
 
 const demo = setupDemo({
   worker: new URL('./worker.js', import.meta.url),
+  trainer: new URL('./trainer.js', import.meta.url),
   config,
   stepsPerRun: 3000,
   onProgress(msg) {

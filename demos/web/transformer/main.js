@@ -37,6 +37,7 @@ function addSample({ step, prompt, text }) {
 
 const api = setupDemo({
   worker: new URL('./worker.js', import.meta.url),
+  trainer: new URL('./trainer.js', import.meta.url),
   config: () => ({ seed: 0 }),
   stepsPerRun: 600,
   onReady() {

@@ -1,0 +1,121 @@
+// Playground demo, training side (run by worker.js, or on the page by common/inline-host.js): an
+// MLP classifying 2-D points, full batch, with optional L1/L2 penalties on the weights; reports the
+// decision surface on a GRID×GRID lattice.
+import { makeDataset } from './datasets.js';
+
+const GRID = 100;
+const TRAIN = 400;
+const TEST = 200;
+
+/** The lattice covering [-1.1, 1.1]², row-major from the top-left corner (y decreasing). */
+function lattice() {
+  const g = new Float32Array(GRID * GRID * 2);
+  for (let r = 0; r < GRID; r++) {
+    for (let c = 0; c < GRID; c++) {
+      g[(r * GRID + c) * 2] = -1.1 + (2.2 * (c + 0.5)) / GRID;
+      g[(r * GRID + c) * 2 + 1] = 1.1 - (2.2 * (r + 0.5)) / GRID;
+    }
+  }
+  return g;
+}
+
+function activation(nn, name) {
+  switch (name) {
+    case 'tanh': return new nn.Tanh();
+    case 'relu': return new nn.ReLU();
+    case 'leakyRelu': return new nn.LeakyReLU(0.1);
+    case 'sigmoid': return new nn.Sigmoid();
+    case 'gelu': return new nn.GELU();
+    default: throw new Error(`playground: unknown activation '${name}'`);
+  }
+}
+
+function optimizer(optim, name, params, lr) {
+  switch (name) {
+    case 'sgd': return new optim.SGD(params, { lr });
+    case 'momentum': return new optim.SGD(params, { lr, momentum: 0.9 });
+    case 'adam': return new optim.Adam(params, { lr });
+    case 'rmsprop': return new optim.RMSprop(params, { lr });
+    case 'adagrad': return new optim.Adagrad(params, { lr });
+    default: throw new Error(`playground: unknown optimizer '${name}'`);
+  }
+}
+
+// A step takes well under a millisecond: 8 steps then a 40 ms rest (~150 steps/s) makes the
+// boundary's motion visible, and each chunk ends with a fresh surface.
+export const pacing = { maxChunkSteps: 8, restMs: 40, reportMs: 0 };
+
+export function createTrainer(sg, c) {
+  const { nn, F } = sg;
+  sg.manualSeed(c.seed ?? 1);
+  const train = makeDataset(c.dataset, TRAIN, c.noise, 1000 + (c.seed ?? 1));
+  const test = makeDataset(c.dataset, TEST, c.noise, 2000 + (c.seed ?? 1));
+  const x = sg.tensor(train.x, { shape: [TRAIN, 2] });
+  const y = sg.tensor(train.y, { shape: [TRAIN] });
+  const tx = sg.tensor(test.x, { shape: [TEST, 2] });
+  const grid = sg.tensor(lattice(), { shape: [GRID * GRID, 2] });
+
+  const layers = [];
+  let width = 2;
+  for (let i = 0; i < c.depth; i++) {
+    layers.push(new nn.Linear(width, c.width), activation(nn, c.activation));
+    width = c.width;
+  }
+  layers.push(new nn.Linear(width, 2));
+  const model = new nn.Sequential(...layers);
+  // Penalties apply to the weight matrices only (not the biases), as usual.
+  const weights = model.namedParameters().filter(([name]) => name.endsWith('weight')).map(([, p]) => p);
+  const opt = optimizer(sg.optim, c.optimizer, model.parameters(), c.lr);
+  let l1 = c.l1;
+  let l2 = c.l2;
+  let dataLoss = NaN;
+
+  const accuracy = (logits, labels) => {
+    const pred = logits.argmax(1).dataSync();
+    let hits = 0;
+    for (let i = 0; i < labels.length; i++) if (pred[i] === labels[i]) hits++;
+    return hits / labels.length;
+  };
+
+  return {
+    step() {
+      const [total, data] = sg.tidy(() => {
+        opt.zeroGrad();
+        const base = F.crossEntropy(model.forward(x), y);
+        let loss = base;
+        if (l1 > 0) for (const w of weights) loss = loss.add(w.abs().sum().mul(l1));
+        if (l2 > 0) for (const w of weights) loss = loss.add(w.square().sum().mul(l2));
+        loss.backward();
+        opt.step();
+        return [loss.item(), base.item()];
+      });
+      dataLoss = data;
+      return total;
+    },
+    report() {
+      model.eval();
+      const out = sg.noGrad(() =>
+        sg.tidy(() => ({
+          surface: model.forward(grid).softmax(1).narrow(1, 1, 1).dataSync(),
+          trainAcc: accuracy(model.forward(x), train.y),
+          testAcc: accuracy(model.forward(tx), test.y),
+        })),
+      );
+      model.train();
+      return { ...out, dataLoss, grid: GRID, points: train.x, labels: train.y, params: model.parameters().reduce((n, p) => n + p.numel, 0) };
+    },
+    handle(name, p) {
+      if (name !== 'tune') throw new Error(`playground worker: unknown request '${name}'`);
+      // Learning rate and penalties change live; everything else needs a new model (reset).
+      for (const g of opt.paramGroups) g.lr = p.lr;
+      l1 = p.l1;
+      l2 = p.l2;
+      return true;
+    },
+    dispose() {
+      for (const t of [x, y, tx, grid]) t.dispose();
+      model.dispose();
+      opt.dispose();
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// Tiny transformer demo, training side (run by worker.js, or on the page by common/inline-host.js):
+// a character-level language model —
+// Embedding → PositionalEncoding → TransformerEncoder (causal mask) → Linear head — trained on
+// rhymes.txt with next-character cross-entropy, writing samples as it learns.
+
+const D_MODEL = 48;
+const HEADS = 4;
+const LAYERS = 2;
+const CONTEXT = 48; // characters per training window (and the longest context when sampling)
+const BATCH = 16;
+// A sample costs one forward pass per character (~30 ms each here): 100 characters every 100 steps
+// keep training going most of the time; the untrained model's sample at step 0 is shorter.
+const SAMPLE_EVERY = 100; // steps between automatic samples
+const SAMPLE_CHARS = 100;
+
+let textPromise = null;
+function loadText() {
+  textPromise ??= fetch(new URL('./rhymes.txt', import.meta.url)).then((r) => {
+    if (!r.ok) throw new Error(`cannot fetch rhymes.txt (${r.status})`);
+    return r.text();
+  });
+  textPromise.catch(() => (textPromise = null));
+  return textPromise;
+}
+
+/** mulberry32: seeded window positions, so a reset replays the same run. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function makeModel(sg, vocab) {
+  const { nn } = sg;
+  class CharTransformer extends nn.Module {
+    constructor() {
+      super();
+      this.embed = new nn.Embedding(vocab, D_MODEL);
+      this.pos = new nn.PositionalEncoding(D_MODEL, { maxLen: CONTEXT, dropout: 0, batchFirst: true });
+      const layer = new nn.TransformerEncoderLayer(D_MODEL, HEADS, { dimFeedforward: 4 * D_MODEL, dropout: 0, batchFirst: true, normFirst: true });
+      this.encoder = new nn.TransformerEncoder(layer, LAYERS, { norm: new nn.LayerNorm(D_MODEL) });
+      layer.dispose(); // the encoder holds deep copies
+      this.head = new nn.Linear(D_MODEL, vocab);
+    }
+    /** ids [N, L] int32 → logits [N, L, vocab]; position i only sees positions ≤ i. */
+    forward(ids) {
+      return sg.tidy(() => {
+        const h = this.pos.forward(this.embed.forward(ids));
+        return this.head.forward(this.encoder.forward(h, { isCausal: true }));
+      });
+    }
+  }
+  return new CharTransformer();
+}
+
+export const pacing = {};
+
+export async function createTrainer(sg, config) {
+  const text = await loadText();
+  const chars = [...new Set(text)].sort();
+  const index = new Map(chars.map((c, i) => [c, i]));
+  const ids = Int32Array.from(text, (c) => index.get(c));
+  const V = chars.length;
+  sg.manualSeed(config.seed ?? 0);
+  const rand = rng(config.seed ?? 0);
+  const model = makeModel(sg, V);
+  const opt = new sg.optim.Adam(model.parameters(), { lr: config.lr ?? 3e-3 });
+  const params = model.parameters().reduce((n, p) => n + p.numel, 0);
+  let steps = 0;
+  let sampledAt = -Infinity;
+  let sample = null;
+
+  function generate(prompt, n, temperature) {
+    const out = [...prompt].filter((c) => index.has(c)).map((c) => index.get(c));
+    if (!out.length) out.push(index.get('\n') ?? 0);
+    const start = out.length;
+    model.eval();
+    sg.noGrad(() => {
+      for (let k = 0; k < n; k++) {
+        const ctx = out.slice(-CONTEXT);
+        const probs = sg.tidy(() => {
+          const logits = model.forward(sg.tensor(Int32Array.from(ctx), { shape: [1, ctx.length] }));
+          return logits.narrow(1, ctx.length - 1, 1).reshape([V]).div(temperature).softmax(0).dataSync();
+        });
+        let r = rand();
+        let c = 0;
+        while (c < V - 1 && (r -= probs[c]) > 0) c++;
+        out.push(c);
+      }
+    });
+    model.train();
+    return { prompt: out.slice(0, start).map((i) => chars[i]).join(''), text: out.slice(start).map((i) => chars[i]).join('') };
+  }
+
+  return {
+    step() {
+      const xs = new Int32Array(BATCH * CONTEXT);
+      const ys = new Int32Array(BATCH * CONTEXT);
+      for (let b = 0; b < BATCH; b++) {
+        const o = Math.floor(rand() * (ids.length - CONTEXT - 1));
+        xs.set(ids.subarray(o, o + CONTEXT), b * CONTEXT);
+        ys.set(ids.subarray(o + 1, o + CONTEXT + 1), b * CONTEXT);
+      }
+      const loss = sg.tidy(() => {
+        opt.zeroGrad();
+        const logits = model.forward(sg.tensor(xs, { shape: [BATCH, CONTEXT] }));
+        const l = sg.F.crossEntropy(logits.reshape([BATCH * CONTEXT, V]), sg.tensor(ys, { shape: [BATCH * CONTEXT] }));
+        l.backward();
+        sg.nn.utils.clipGradNorm_(model.parameters(), 1.0);
+        opt.step();
+        return l.item();
+      });
+      steps++;
+      return loss;
+    },
+    report() {
+      let fresh = false;
+      if (steps - sampledAt >= SAMPLE_EVERY) {
+        sample = { step: steps, ...generate('\n', steps ? SAMPLE_CHARS : 50, 0.8) };
+        sampledAt = steps;
+        fresh = true;
+      }
+      return { sample: fresh ? sample : null, vocab: V, params, chars: text.length, context: CONTEXT };
+    },
+    handle(name, p) {
+      if (name !== 'sample') throw new Error(`transformer worker: unknown request '${name}'`);
+      const n = Math.max(1, Math.min(400, p.chars | 0));
+      const t = Math.max(0.05, Math.min(2, Number(p.temperature) || 0.8));
+      return { step: steps, ...generate(p.prompt ?? '\n', n, t) };
+    },
+    dispose() {
+      model.dispose();
+      opt.dispose();
+    },
+  };
+}
