@@ -11,7 +11,7 @@
 // The file is rewritten only when missing or older than the package's data, so the script is cheap
 // to run before every start of the server.
 import { createRequire } from 'node:module';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -60,7 +60,10 @@ export async function prepareWebData({ force = false, log = () => {} } = {}) {
     for (let i = 0; i < raw.length; i++) out[at++] = Math.max(0, Math.min(255, Math.round(raw[i] * 255)));
   }
   await mkdir(DATA_DIR, { recursive: true });
-  await writeFile(DIGITS_FILE, out);
+  // Write then rename, so a server reading the file meanwhile never sees half of it.
+  const tmp = `${DIGITS_FILE}.${process.pid}.tmp`;
+  await writeFile(tmp, out);
+  await rename(tmp, DIGITS_FILE);
   log(`prepare-web-data: wrote ${DIGITS_FILE} (${total} digits, ${(out.length / 1e6).toFixed(1)} MB)`);
   return { file: DIGITS_FILE, samples: total, written: true };
 }
