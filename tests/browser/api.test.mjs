@@ -9,14 +9,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../demos/web/serve.mjs';
 import { launch, watch } from './lib/browser.mjs';
+import { threadedTodo } from './lib/expected.mjs';
 
-// ─── Expected failure, set in one place ──────────────────────────────────────────────────────
-// The threaded build (npm/dist/simdgrad-mt.*, init({ threads: n }), features().threads === true)
-// is being built on a branch; on main today init({ threads: 2 }) throws. Until it is merged the
-// threaded subtest runs and must fail, and is reported as a TODO instead of failing the suite.
-// Flip this to true when the threaded build lands: the subtest then counts like any other.
-const THREADED_BUILD_LANDED = false;
-// ──────────────────────────────────────────────────────────────────────────────────────────────
+// The threaded subtest below is an expected failure (todo) until the threaded build lands:
+// THREADED_BUILD_LANDED in ./lib/expected.mjs (one constant for every browser test) switches it.
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const PAGE_TIMEOUT_MS = 90_000;
@@ -95,7 +91,7 @@ test('single-threaded build: init() in a page, API subset', async (t) => {
 
 test(
   'threaded build: init({ threads: 2 }) in a cross-origin-isolated page, API subset',
-  { todo: THREADED_BUILD_LANDED ? false : 'EXPECTED FAILURE until the threaded build lands (THREADED_BUILD_LANDED in api.test.mjs)' },
+  threadedTodo,
   async (t) => {
     const { report, problems } = await runPage('?threads=2');
     assert.equal(report.coi, true, 'self.crossOriginIsolated (SharedArrayBuffer needs it)');

@@ -1,10 +1,12 @@
 // A user of the published package, bundled by Vite: `import { init } from 'simdgrad'` resolves to
 // node_modules/simdgrad, and the .wasm next to the glue becomes a Vite asset. Trains a linear
 // model on y = 2x − 1 and writes what it learned into the page, where the test reads it.
+// ?threads=N: the threaded build (init({ threads: N }); the page must be cross-origin isolated).
 import { init } from 'simdgrad';
 
 async function main() {
-  const sg = await init();
+  const threads = Number(new URLSearchParams(location.search).get('threads') ?? '1');
+  const sg = await init(threads > 1 ? { threads } : undefined);
   sg.manualSeed(0);
   const x = sg.linspace(-1, 1, 32).reshape(32, 1);
   const y = x.mul(2).sub(1);

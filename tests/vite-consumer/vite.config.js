@@ -8,5 +8,7 @@ export default {
   // dev server answers with index.html (seen: "expected magic word 00 61 73 6d, found 3c 21 64 6f").
   // Excluded, the package is served as installed. `vite build` needs nothing.
   optimizeDeps: { exclude: ['simdgrad'] },
+  // Cross-origin isolation, so that ?threads=N (SharedArrayBuffer) works under the dev server too.
+  server: { headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } },
   logLevel: 'warn',
 };
