@@ -207,12 +207,12 @@ HWY_INLINE void Step(DF d, const float* HWY_RESTRICT ap, const float* HWY_RESTRI
                      VF (&acc)[MR][NV]) {
   const size_t N = hn::Lanes(d);
   VF b[NV];
-  HWY_UNROLL(NV)
+  HWY_UNROLL(16)
   for (int v = 0; v < NV; ++v) b[v] = hn::Load(d, bp + v * N);
-  HWY_UNROLL(MR)
+  HWY_UNROLL(16)
   for (int i = 0; i < MR; ++i) {
     const VF a = hn::Set(d, ap[i]);
-    HWY_UNROLL(NV)
+    HWY_UNROLL(16)
     for (int v = 0; v < NV; ++v) acc[i][v] = hn::MulAdd(a, b[v], acc[i][v]);
   }
 }
@@ -227,9 +227,9 @@ HWY_INLINE void MicrokernelBody(int64_t kc, const float* HWY_RESTRICT ap,
   const size_t N = hn::Lanes(d);
   const int64_t nr = static_cast<int64_t>(NV * N);
   VF acc[MR][NV];
-  HWY_UNROLL(MR)
+  HWY_UNROLL(16)
   for (int i = 0; i < MR; ++i) {
-    HWY_UNROLL(NV)
+    HWY_UNROLL(16)
     for (int v = 0; v < NV; ++v) acc[i][v] = hn::Zero(d);
   }
   // In wasm, rolled: clang hoists every load of an unrolled body to its top, where V8 then
@@ -242,9 +242,9 @@ HWY_INLINE void MicrokernelBody(int64_t kc, const float* HWY_RESTRICT ap,
     ap += MR;
     bp += nr;
   }
-  HWY_UNROLL(MR)
+  HWY_UNROLL(16)
   for (int i = 0; i < MR; ++i) {
-    HWY_UNROLL(NV)
+    HWY_UNROLL(16)
     for (int v = 0; v < NV; ++v) hn::Store(acc[i][v], d, tile + i * nr + v * N);
   }
 }
@@ -288,7 +288,7 @@ HWY_INLINE void WriteBack(const float* HWY_RESTRICT tile, float* HWY_RESTRICT c,
     if (!e.first) {  // C += alpha · acc
       for (int i = 0; i < MR; ++i) {
         float* row = c + i * ldc;
-        HWY_UNROLL(NV)
+        HWY_UNROLL(16)
         for (int v = 0; v < NV; ++v) {
           const VF acc = hn::Load(d, tile + i * nr + v * N);
           hn::StoreU(hn::MulAdd(va, acc, hn::LoadU(d, row + v * N)), d, row + v * N);
@@ -298,12 +298,12 @@ HWY_INLINE void WriteBack(const float* HWY_RESTRICT tile, float* HWY_RESTRICT c,
     }
     // First depth block: C = alpha · acc (+ beta · C) (+ bias).
     VF bias[NV];
-    HWY_UNROLL(NV)
+    HWY_UNROLL(16)
     for (int v = 0; v < NV; ++v) bias[v] = e.bias ? hn::LoadU(d, e.bias + v * N) : hn::Zero(d);
     const VF vb = hn::Set(d, e.beta);
     for (int i = 0; i < MR; ++i) {
       float* row = c + i * ldc;
-      HWY_UNROLL(NV)
+      HWY_UNROLL(16)
       for (int v = 0; v < NV; ++v) {
         VF out = hn::Mul(va, hn::Load(d, tile + i * nr + v * N));
         if (e.beta != 0.0f) out = hn::MulAdd(vb, hn::LoadU(d, row + v * N), out);
