@@ -234,13 +234,15 @@ HWY_INLINE void MicrokernelBody(int64_t kc, const float* HWY_RESTRICT ap,
   }
   // In wasm, rolled: clang hoists every load of an unrolled body to its top, where V8 then
   // spills several accumulators per step (measured: 2.5–8 spills per step unrolled, 1 rolled).
+  // Counted by the B pointer: one add fewer per step than a separate counter (42
+  // instructions per step in V8 instead of 44).
+  const float* const bend = bp + kc * nr;
 #if HWY_TARGET == HWY_WASM
 #pragma clang loop unroll(disable)
 #endif
-  for (int64_t p = 0; p < kc; ++p) {
+  for (; bp != bend; bp += nr) {
     Step<MR, NV>(d, ap, bp, acc);
     ap += MR;
-    bp += nr;
   }
   HWY_UNROLL(16)
   for (int i = 0; i < MR; ++i) {
