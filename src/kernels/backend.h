@@ -63,6 +63,12 @@ class Backend {
   virtual void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                         const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                         float* c, int64_t ldc) const = 0;
+  // gemm_f32 with a bias: C = alpha · op(A) · op(B) + beta · C + bias[j] on every row, where
+  // bias holds n floats (nullptr: none). The SIMD backend adds it in the GEMM's write-back,
+  // so a linear layer makes one pass over its output instead of two.
+  virtual void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                             float beta, const float* bias, float* c, int64_t ldc) const = 0;
 };
 
 const Backend& backend();                  // the active one

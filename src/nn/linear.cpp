@@ -1,10 +1,9 @@
 // linear: one gemm per call, forward and backward, with no transposed copies: the weight
 // [out, in] is read as op(B) = wᵀ through gemm's trans_b (or, when w is itself a transposed
-// view, straight through its strides), and the bias is the initial C (beta = 1).
+// view, straight through its strides), and the bias is added in the gemm's write-back.
 #include "nn/linear.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "autograd/record.h"
 #include "core/copy.h"
@@ -63,16 +62,11 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   const Tensor xc = as_contiguous(x);
   const WeightOperand wo = weight_operand(w);
   Tensor y = Tensor::empty(out_shape);  // zero-filled
-  float beta = 0.0f;
-  if (b.defined() && out_f > 0) {
-    const Tensor bc = as_contiguous(b);
-    float* yp = y.f32();
-    for (int64_t r = 0; r < rows; ++r) std::memcpy(yp + r * out_f, bc.f32(), size_t(out_f) * sizeof(float));
-    beta = 1.0f;
-  }
-  if (rows > 0 && out_f > 0 && in_f > 0)
-    backend().gemm_f32(false, wo.trans_b, rows, out_f, in_f, 1.0f, xc.f32(), in_f, wo.data.f32(), wo.ldb,
-                       beta, y.f32(), out_f);
+  // The bias is added in the gemm's write-back (with in = 0 the gemm writes just the bias).
+  const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
+  if (rows > 0 && out_f > 0)
+    backend().gemm_f32_bias(false, wo.trans_b, rows, out_f, in_f, 1.0f, xc.f32(), in_f, wo.data.f32(),
+                            wo.ldb, 0.0f, bc.defined() ? bc.f32() : nullptr, y.f32(), out_f);
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape x_shape = x.shape(), w_shape = w.shape();

@@ -276,6 +276,16 @@ TEST_CASE("kernels reference: reduce, softmax, logsumexp, gemm closed forms") {
   R().gemm_f32(false, true, 2, 2, 2, 2.0f, A, 2, B, 2, 1.0f, C, 2);  // 2·A·Bᵀ + C
   CHECK(C[0] == 2 * 17 + 26);
   CHECK(C[1] == 2 * 23 + 30);
+  // With a bias per column: A·B + [100, 200]; with K = 0 only beta · C + bias remains.
+  const float bias[2] = {100, 200};
+  R().gemm_f32_bias(false, false, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, bias, C, 2);
+  CHECK(C[0] == 119);
+  CHECK(C[1] == 222);
+  CHECK(C[2] == 143);
+  CHECK(C[3] == 250);
+  R().gemm_f32_bias(false, false, 2, 2, 0, 1.0f, A, 2, B, 2, 0.5f, bias, C, 2);
+  CHECK(C[0] == 0.5f * 119 + 100);
+  CHECK(C[3] == 0.5f * 250 + 200);
 }
 
 TEST_CASE("kernels backend registry") {
@@ -603,22 +613,30 @@ TEST_CASE("kernels simd softmax/logsumexp: sizes and extreme rows") {
 }
 
 // ----------------------------------------------------------------------------- gemm
+// SIMD gemm_f32_bias (gemm_f32 when bias is false) against the reference on random operands
+// with every leading dimension `pad` floats wider than its matrix (strided views), C's
+// padding columns checked untouched.
 void check_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, float beta,
-                int64_t pad, unsigned seed) {
+                bool with_bias, int64_t pad, unsigned seed) {
   const int64_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
   const int64_t arows = ta ? k : m, brows = tb ? n : k;
   const std::vector<float> a = uniform(arows * lda, -1, 1, seed);
   const std::vector<float> b = uniform(brows * ldb, -1, 1, seed + 1);
+  const std::vector<float> bias = uniform(n, -1, 1, seed + 3);
   std::vector<float> c0 = uniform(m * ldc, -1, 1, seed + 2);
   if (beta == 0.0f)  // beta = 0 must ignore C entirely, NaN included
     for (size_t i = 0; i < c0.size(); i += 3) c0[i] = kNaN;
   std::vector<float> want = c0, got = c0;
-  R().gemm_f32(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, want.data(), ldc);
-  S().gemm_f32(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, got.data(), ldc);
+  const float* bp = with_bias ? bias.data() : nullptr;
+  R().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bp, want.data(), ldc);
+  if (with_bias)
+    S().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bp, got.data(), ldc);
+  else
+    S().gemm_f32(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, got.data(), ldc);
   Mismatches mm{"gemm ta=" + std::to_string(ta) + " tb=" + std::to_string(tb) + " m,n,k=" +
                 std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k) +
                 " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
-                " pad=" + std::to_string(pad)};
+                " bias=" + std::to_string(with_bias) + " pad=" + std::to_string(pad)};
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < ldc; ++j) {
       const size_t at = static_cast<size_t>(i * ldc + j);
@@ -634,39 +652,54 @@ void check_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, 
         sabs += std::fabs(av * bv);
       }
       const double cterm = beta == 0.0f ? 0.0 : std::fabs(double(beta) * c0[at]);
-      const double bound = double(k + 2) * 1.2e-7 * (std::fabs(double(alpha)) * sabs + cterm);
+      const double bterm = with_bias ? std::fabs(double(bias[size_t(j)])) : 0.0;
+      const double bound = double(k + 2) * 1.2e-7 * (std::fabs(double(alpha)) * sabs + cterm + bterm);
       if (!close(got[at], want[at], bound)) mm.add(int64_t(at), 0, got[at], want[at]);
     }
   }
   CHECK_MESSAGE(mm.count == 0, mm.what << ": " << mm.count << " mismatches");
 }
 
-TEST_CASE("kernels simd gemm: transpose variants, odd sizes, alpha/beta, padded leading dims") {
-  for_each_target([](bool best) {
+TEST_CASE("kernels simd gemm: transpose variants, odd sizes, alpha/beta, bias, padded leading dims") {
+  struct Scale {
+    float alpha, beta;
+    bool bias;
+  };
+  // beta 0 with and without the bias (linear layers, plain products), beta ≠ 0, 1, alpha ≠ 1.
+  const std::vector<Scale> scales = {{1, 0, false}, {1, 0, true}, {0.5f, 2, false}, {-1.5f, 1, true}};
+  for_each_target([&](bool best) {
     // The production target runs every combination; the others (same code, other lane
-    // counts) a subset that still covers each transpose variant, tail shape and alpha/beta.
+    // counts and tiles) a subset that still covers each transpose variant, tail shape and
+    // alpha/beta/bias. Sizes: 1, odd, primes, one past and one short of the tiles (6 or 12
+    // rows × 2 vectors of 4, 8 or 16 lanes), K = 0 and empty outputs.
     const std::vector<std::array<int64_t, 3>> mnk_all = {
-        {1, 1, 1},   {7, 7, 7},     {1, 129, 7},   {129, 1, 33}, {33, 65, 129},
-        {65, 33, 1}, {129, 129, 129}, {7, 65, 33}, {17, 3, 65},  {6, 16, 5},
-        {0, 5, 3},   {5, 0, 3},     {5, 3, 0},
+        {1, 1, 1},   {3, 3, 3},       {7, 7, 7},    {1, 129, 7},  {129, 1, 33}, {33, 65, 129},
+        {65, 33, 1}, {129, 129, 129}, {7, 65, 33},  {17, 3, 65},  {6, 16, 5},   {13, 17, 3},
+        {12, 32, 4}, {11, 31, 13},    {25, 33, 17}, {0, 5, 3},    {5, 0, 3},    {5, 3, 0},
     };
     const std::vector<std::array<int64_t, 3>> mnk_some = {
-        {1, 1, 1}, {7, 7, 7}, {1, 33, 7}, {33, 1, 17}, {17, 3, 65}, {13, 37, 9}, {5, 3, 0},
+        {1, 1, 1},   {7, 7, 7},   {1, 33, 7}, {33, 1, 17}, {17, 3, 65},
+        {13, 37, 9}, {25, 33, 17}, {5, 3, 0},
     };
-    const std::vector<std::pair<float, float>> ab = {{1, 0}, {0.5f, 2}, {-1.5f, 1}};
     unsigned seed = 900;
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (const auto& s : best ? mnk_all : mnk_some)
-          for (size_t i = 0; i < ab.size(); ++i)
+          for (size_t i = 0; i < scales.size(); ++i)
             for (int64_t pad : {0, 3}) {
-              if (!best && (i + size_t(pad)) % 2 == 1) continue;  // half the (alpha, beta, pad) grid
-              check_gemm(ta, tb, s[0], s[1], s[2], ab[i].first, ab[i].second, pad, seed++);
+              if (!best && (i + size_t(pad)) % 2 == 1) continue;  // half the (scale, pad) grid
+              check_gemm(ta, tb, s[0], s[1], s[2], scales[i].alpha, scales[i].beta, scales[i].bias,
+                         pad, seed++);
             }
+    // Past every block size (kMC = 16 tile rows ≤ 192, kNC = 512, kKC = 256: K = 300 runs as
+    // two depth blocks, K = 520 as three), so the first-block and accumulating write-backs
+    // and partial A and B blocks all run; on each target (the tiles differ).
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        check_gemm(ta, tb, 201, 1030, 300, 0.75f, 0.5f, true, 1, seed++);
+        if (best) check_gemm(ta, tb, 97, 515, 520, 1.0f, 0.0f, false, 2, seed++);
+      }
   });
-  // Past every block size (kMC = 96, kKC = 256, kNC = 1024), on the best target only.
-  for (bool ta : {false, true})
-    for (bool tb : {false, true}) check_gemm(ta, tb, 101, 1030, 300, 0.75f, 0.5f, 1, 7);
 }
 
 }  // namespace

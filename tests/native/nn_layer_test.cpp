@@ -79,6 +79,23 @@ TEST_CASE("nn layer: linear matches a double-precision closed form, any weight l
       for (int64_t i = 0; i < 5; ++i) want += x.at(i) * ws.at(o * 5 + i);
       CHECK(y3.at(o) == doctest::Approx(want).epsilon(1e-5));
     }
+    // The bias is added in the gemm's write-back: check it past the SIMD tiles (6 or 12 rows ×
+    // 8, 16 or 32 columns) and across two depth blocks (in = 300 runs as 150 + 150).
+    Tensor xb = leaf({37, 300}, -1, 1, 5, false), wb = leaf({35, 300}, -1, 1, 6, false);
+    Tensor bb = leaf({35}, -1, 1, 7, false);
+    Tensor yb = sg::linear(xb, wb, bb);
+    for (int64_t r = 0; r < 37; ++r)
+      for (int64_t o = 0; o < 35; ++o) {
+        double want = bb.at(o);
+        for (int64_t i = 0; i < 300; ++i) want += xb.at(r * 300 + i) * wb.at(o * 300 + i);
+        // float sums of 300 products of size ≤ 1: rounding errors of a few 1e-6 typically
+        CHECK(yb.at(r * 35 + o) == doctest::Approx(want).epsilon(1e-4));
+      }
+    // in = 0: an empty product, so every row of the output is the bias.
+    Tensor y0 = sg::linear(Tensor::empty({3, 0}), Tensor::empty({4, 0}), b);
+    REQUIRE(y0.shape() == Shape{3, 4});
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t o = 0; o < 4; ++o) CHECK(y0.at(r * 4 + o) == b.at(o));
   });
 }
 

@@ -3,9 +3,9 @@
 
 namespace sg::ref {
 
-void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-              const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-              int64_t ldc) {
+void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                   const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                   const float* bias, float* c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double acc = 0.0;
@@ -16,7 +16,9 @@ void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
       }
       float& cij = c[i * ldc + j];
       // beta == 0 must not read C: it may hold NaN or garbage.
-      cij = beta == 0.0f ? float(alpha * acc) : float(alpha * acc + double(beta) * cij);
+      double out = double(alpha) * acc + (beta == 0.0f ? 0.0 : double(beta) * cij);
+      if (bias) out += bias[j];
+      cij = float(out);
     }
   }
 }

@@ -31,6 +31,11 @@ class SimdBackend final : public Backend {
                 int64_t ldc) const override {
     simd::gemm_f32_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
+  void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                     const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                     const float* bias, float* c, int64_t ldc) const override {
+    simd::gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+  }
 };
 
 }  // namespace

@@ -15,6 +15,10 @@ void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
 void gemm_f32_blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                       const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                       float* c, int64_t ldc);
+// gemm_f32_blocked plus bias[j] added to every row of C in the write-back (nullptr: none).
+void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                   const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                   const float* bias, float* c, int64_t ldc);
 
 // The Highway target the kernels dispatch to now, and its float32 lane count (tests size their
 // inputs around the vector tails with it).
