@@ -76,7 +76,7 @@ int64_t tol_mismatches(const std::vector<float>& a, const std::vector<float>& b,
 
 }  // namespace
 
-TEST_CASE("parallel kernels: unary ops are bit-identical on 1..4 threads") {
+TEST_CASE("parallel kernels: unary ops are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
   for (int64_t n : {int64_t(65536), int64_t(65536 + 13), int64_t(200003)}) {
     std::vector<float> x = uniform(n, -30.0f, 30.0f, 1);
     x[5] = std::numeric_limits<float>::quiet_NaN();
@@ -92,7 +92,7 @@ TEST_CASE("parallel kernels: unary ops are bit-identical on 1..4 threads") {
   }
 }
 
-TEST_CASE("parallel kernels: broadcast binary ops are bit-identical on 1..4 threads") {
+TEST_CASE("parallel kernels: broadcast binary ops are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
   struct Case {
     std::vector<int64_t> shape, sa, sb;
     int64_t na, nb;
@@ -121,7 +121,7 @@ TEST_CASE("parallel kernels: broadcast binary ops are bit-identical on 1..4 thre
   }
 }
 
-TEST_CASE("parallel kernels: reductions equal within tolerance (max/min exactly) on 1..4 threads") {
+TEST_CASE("parallel kernels: reductions equal within tolerance (max/min exactly) on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
   struct Case {
     int64_t outer, r, inner;
   };
@@ -158,7 +158,7 @@ TEST_CASE("parallel kernels: reductions equal within tolerance (max/min exactly)
   }
 }
 
-TEST_CASE("parallel kernels: softmax and logsumexp rows are bit-identical on 1..4 threads") {
+TEST_CASE("parallel kernels: softmax and logsumexp rows are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
   for (int64_t cols : {int64_t(3), int64_t(1001)}) {
     const int64_t rows = 70001 / cols + 7;
     const std::vector<float> x = uniform(rows * cols, -20.0f, 20.0f, 6);
@@ -173,7 +173,7 @@ TEST_CASE("parallel kernels: softmax and logsumexp rows are bit-identical on 1..
   }
 }
 
-TEST_CASE("parallel kernels: gemm row and column blocks equal one thread and the reference") {
+TEST_CASE("parallel kernels: gemm row and column blocks equal one thread and the reference" * doctest::skip(!sg::threads_supported())) {
   struct Case {
     int64_t m, n, k;
   };
@@ -209,7 +209,7 @@ TEST_CASE("parallel kernels: gemm row and column blocks equal one thread and the
   }
 }
 
-TEST_CASE("parallel kernels: convolution forward, input and weight gradients split over the batch") {
+TEST_CASE("parallel kernels: convolution forward, input and weight gradients split over the batch" * doctest::skip(!sg::threads_supported())) {
   sg::ConvGeom g;
   g.N = 7;
   g.C = 8;

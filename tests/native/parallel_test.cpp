@@ -1,6 +1,8 @@
 // The thread pool (core/parallel.h): coverage of every index exactly once for many ranges and
 // grains, chunk boundaries, real concurrency, exceptions from any thread, nested and concurrent
 // callers, and repeated resizing. Also built into simdgrad_tsan_tests (ThreadSanitizer).
+// In the single-threaded wasm build (the wasm doctest run) only the last case runs: there the
+// pool must refuse more than one thread and run everything inline.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -45,7 +47,7 @@ void check_cover(int64_t begin, int64_t end, int64_t grain) {
 
 }  // namespace
 
-TEST_CASE("parallel: every index exactly once, for 1..4 threads, small and large ranges") {
+TEST_CASE("parallel: every index exactly once, for 1..4 threads, small and large ranges" * doctest::skip(!sg::threads_supported())) {
   for (int t = 1; t <= 4; ++t) {
     Threads threads(t);
     CHECK(sg::num_threads() == t);
@@ -58,7 +60,7 @@ TEST_CASE("parallel: every index exactly once, for 1..4 threads, small and large
   }
 }
 
-TEST_CASE("parallel: chunk_size is a multiple of align, at least the grain, one chunk per thread") {
+TEST_CASE("parallel: chunk_size is a multiple of align, at least the grain, one chunk per thread" * doctest::skip(!sg::threads_supported())) {
   Threads threads(2);
   CHECK(sg::chunk_size(1000, 1, 1, 1) == 500);
   CHECK(sg::chunk_size(1000, 1, 64, 1) == 512);
@@ -68,7 +70,7 @@ TEST_CASE("parallel: chunk_size is a multiple of align, at least the grain, one 
   CHECK(sg::chunk_size(7, 1, 0, 0) == 4);  // align and per_thread below 1 count as 1
 }
 
-TEST_CASE("parallel: two chunks really run at the same time with 2 threads") {
+TEST_CASE("parallel: two chunks really run at the same time with 2 threads" * doctest::skip(!sg::threads_supported())) {
   Threads threads(2);
   const uint64_t jobs0 = sg::parallel_jobs();
   // Each chunk announces itself, then waits (up to 20 s) for the other: only possible if both
@@ -96,7 +98,7 @@ TEST_CASE("parallel: two chunks really run at the same time with 2 threads") {
   CHECK_FALSE(sg::in_parallel_region());
 }
 
-TEST_CASE("parallel: an exception in any chunk is rethrown on the caller; the pool keeps working") {
+TEST_CASE("parallel: an exception in any chunk is rethrown on the caller; the pool keeps working" * doctest::skip(!sg::threads_supported())) {
   for (int t = 1; t <= 4; ++t) {
     Threads threads(t);
     for (int64_t bad : {0, 1, 999}) {
@@ -124,7 +126,7 @@ TEST_CASE("parallel: an exception in any chunk is rethrown on the caller; the po
   }
 }
 
-TEST_CASE("parallel: nested parallel_for runs serially inside a chunk") {
+TEST_CASE("parallel: nested parallel_for runs serially inside a chunk" * doctest::skip(!sg::threads_supported())) {
   Threads threads(3);
   std::atomic<int> inner_calls{0}, inner_wrong{0};
   std::atomic<int64_t> total{0};
@@ -151,7 +153,7 @@ TEST_CASE("parallel: nested parallel_for runs serially inside a chunk") {
   CHECK(refused.load() == 3);
 }
 
-TEST_CASE("parallel: callers on two threads at once both finish (one runs serially)") {
+TEST_CASE("parallel: callers on two threads at once both finish (one runs serially)" * doctest::skip(!sg::threads_supported())) {
   Threads threads(2);
   std::atomic<int64_t> sum_a{0}, sum_b{0};
   auto body = [](std::atomic<int64_t>& sum) {
@@ -169,7 +171,7 @@ TEST_CASE("parallel: callers on two threads at once both finish (one runs serial
   CHECK(sum_b.load() == 200 * 499500);
 }
 
-TEST_CASE("parallel: repeated set_num_threads, shrink, grow and shutdown") {
+TEST_CASE("parallel: repeated set_num_threads, shrink, grow and shutdown" * doctest::skip(!sg::threads_supported())) {
   for (int rep = 0; rep < 3; ++rep)
     for (int t : {4, 1, 3, 2, 4, 1, 2}) {
       sg::set_num_threads(t);
@@ -190,4 +192,21 @@ TEST_CASE("parallel: repeated set_num_threads, shrink, grow and shutdown") {
   CHECK_THROWS_AS(sg::set_num_threads(sg::kMaxThreads + 1), sg::Error);
   CHECK_THROWS_AS(sg::set_num_threads(-3), sg::Error);
   CHECK(sg::num_threads() == 1);
+}
+
+TEST_CASE("parallel: a build without threads accepts only 1 thread and runs inline" *
+          doctest::skip(sg::threads_supported())) {
+  CHECK_THROWS_AS(sg::set_num_threads(2), sg::Error);
+  sg::set_num_threads(1);
+  CHECK(sg::num_threads() == 1);
+  CHECK(sg::worker_threads() == 0);
+  int calls = 0;
+  sg::parallel_for(3, 1003, 10, [&](int64_t lo, int64_t hi) {
+    ++calls;
+    CHECK(lo == 3);
+    CHECK(hi == 1003);
+  });
+  CHECK(calls == 1);
+  sg::shutdown_threads();  // a no-op
+  CHECK(sg::parallel_jobs() == 0);
 }
