@@ -6,7 +6,7 @@ import type { ModuleFactory, SimdgradModule } from './embind.js';
 import { setModule } from './module.js';
 import { checkOptions } from './options.js';
 import { consoleRef } from './env.js';
-import { checkThreadCount, isThreadedModule, startThreads, threadsUnavailableReason } from './threads.js';
+import { isThreadCount, isThreadedModule, MAX_THREADS, startThreads, threadsUnavailableReason } from './threads.js';
 
 export interface InitOptions {
   /** 'wasm' (default), 'reference', 'webgpu' (not available yet: rejects), or 'auto' (best available). */
@@ -51,9 +51,9 @@ export function createInit(
   return async function init(options?: InitOptions): Promise<Simdgrad> {
     const o = checkOptions<InitOptions>('init', options, {
       backend: ['wasm', 'reference', 'webgpu', 'auto'],
-      threads: { check: (v) => typeof v === 'number', expected: 'a number' },
+      threads: { check: isThreadCount, expected: `an integer from 1 to ${MAX_THREADS}` },
     });
-    const threads = o.threads === undefined ? undefined : checkThreadCount('init', o.threads);
+    const threads = o.threads;
     const wanted = o.backend ?? 'wasm';
     if (wanted === 'webgpu') {
       const why = webgpuPresent() ? 'the WebGPU backend is not part of this version of simdgrad' : 'navigator.gpu is missing here, and the WebGPU backend is not part of this version of simdgrad';
@@ -63,7 +63,7 @@ export function createInit(
     if (threads !== undefined && threads > 1) {
       if (flavour === 'single') {
         throw new Error(
-          `init: threads: ${threads} needs the threaded module, but simdgrad was already initialized single-threaded here ` +
+          `init: threads: ${threads} is not available: simdgrad was already initialized single-threaded here ` +
             '(the first init() picks the module for the whole page or process; pass { threads } to that first call)',
         );
       }

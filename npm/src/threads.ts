@@ -2,17 +2,14 @@
 // built with -pthread, dist/mt/simdgrad-mt.mjs), and the checks and steps init({ threads })
 // takes before the C++ pool (src/core/parallel.h) may start threads.
 import type { SimdgradModule } from './embind.js';
-import { describe, isInteger } from './options.js';
+import { isInteger } from './options.js';
 
 /** The most threads init({ threads }) accepts (the C++ pool's kMaxThreads). */
 export const MAX_THREADS = 16;
 
-/** Checks a `threads` option: an integer from 1 to MAX_THREADS. */
-export function checkThreadCount(where: string, n: unknown): number {
-  if (!isInteger(n) || n < 1 || n > MAX_THREADS) {
-    throw new Error(`${where}: threads: expected an integer from 1 to ${MAX_THREADS}, got ${describe(n)}`);
-  }
-  return n;
+/** A valid `threads` option: an integer from 1 to MAX_THREADS. */
+export function isThreadCount(n: unknown): n is number {
+  return isInteger(n) && n >= 1 && n <= MAX_THREADS;
 }
 
 /**
