@@ -16,6 +16,8 @@ int num_threads() { return sg::num_threads(); }
 int worker_threads() { return sg::worker_threads(); }
 void shutdown_threads() { sg::shutdown_threads(); }
 int max_threads() { return sg::kMaxThreads; }
+// Calls that ran on the pool so far (a double: JS numbers), so tests can see a split happen.
+double parallel_jobs() { return static_cast<double>(sg::parallel_jobs()); }
 
 }  // namespace
 }  // namespace sgjs
@@ -28,5 +30,7 @@ EMSCRIPTEN_BINDINGS(simdgrad_threads) {
   emscripten::function("workerThreads", guarded<&worker_threads>);
   emscripten::function("shutdownThreads", guarded<&shutdown_threads>);
   emscripten::function("maxThreads", guarded<&max_threads>);
-  install_stack_guards("threadsSupported,setNumThreads,numThreads,workerThreads,shutdownThreads,maxThreads");
+  emscripten::function("parallelJobs", guarded<&parallel_jobs>);
+  install_stack_guards(
+      "threadsSupported,setNumThreads,numThreads,workerThreads,shutdownThreads,maxThreads,parallelJobs");
 }

@@ -63,6 +63,7 @@ export interface SimdgradModule {
   workerThreads(): number;
   shutdownThreads(): void;
   maxThreads(): number;
+  parallelJobs(): number;
   // Heap views: replaced when memory grows, so read them right before each use.
   HEAPU8: Uint8Array;
   HEAP32?: Int32Array;

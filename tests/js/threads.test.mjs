@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../npm/dist/index.mjs';
+import { mod as loadedModule } from '../../npm/dist/esm/module.js';
 
 const DIST = fileURLToPath(new URL('../../npm/dist/', import.meta.url));
 const sg = await init({ threads: 2 });
+const mod = loadedModule(); // the Embind module, for its diagnostic parallelJobs()
 
 /** Runs an ES-module script in a fresh node; returns { status, stdout, stderr, ms }. */
 function runNode(source, { type = 'module', timeout = 60000 } = {}) {
@@ -51,6 +53,28 @@ test('init({ threads: 2 }) loads the threaded module', () => {
   assert.equal(sg.features().threads, true);
   assert.equal(sg.getNumThreads(), 2);
   assert.equal(sg.features().simd, true);
+});
+
+test('large ops really run on the pool, small ones do not', async () => {
+  const m = sg.tensor(data(300 * 300, 20), { shape: [300, 300] });
+  const small = sg.tensor(data(1000, 21), { shape: [1000] });
+  const big = sg.tensor(data(1 << 17, 22), { shape: [1 << 17] });
+  const jobs = () => mod.parallelJobs();
+  let j = jobs();
+  sg.tidy(() => small.exp().add(small).sum());
+  assert.equal(jobs(), j, 'ops on 1000 elements stay on one thread');
+  for (const [name, f] of [
+    ['matmul 300', () => m.matmul(m)],
+    ['exp 128K', () => big.exp()],
+    ['add 128K', () => big.add(big)],
+    ['sum 128K', () => big.sum()],
+    ['conv2d batch 4', () => sg.F.conv2d(sg.ones([4, 8, 64, 64]), sg.ones([16, 8, 3, 3]))],
+  ]) {
+    j = jobs();
+    sg.tidy(f);
+    assert.ok(jobs() > j, `${name} did not use the thread pool`);
+  }
+  sg.dispose([m, small, big]);
 });
 
 test('matmul, conv2d with gradients and an MLP training step: 2 threads equal 1 thread', async () => {
