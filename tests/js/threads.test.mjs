@@ -69,6 +69,7 @@ test('large ops really run on the pool, small ones do not', async () => {
     ['add 128K', () => big.add(big)],
     ['sum 128K', () => big.sum()],
     ['conv2d batch 4', () => sg.F.conv2d(sg.ones([4, 8, 64, 64]), sg.ones([16, 8, 3, 3]))],
+    ['batched matmul 16 × 64³', () => sg.ones([16, 64, 64]).matmul(sg.ones([16, 64, 64]))],
   ]) {
     j = jobs();
     sg.tidy(f);
@@ -83,7 +84,9 @@ test('matmul, conv2d with gradients and an MLP training step: 2 threads equal 1 
     const b = sg.tensor(data(200 * 251, 2), { shape: [200, 251] });
     const c = sg.tensor(data(5 * 700, 3), { shape: [5, 700] }); // few rows: column blocks
     const d = sg.tensor(data(700 * 801, 4), { shape: [700, 801] });
-    return [a.matmul(b).dataSync(), c.matmul(d).dataSync(), a.T.matmul(a).dataSync()];
+    const q = sg.tensor(data(16 * 64 * 48, 13), { shape: [16, 64, 48] });
+    const k = sg.tensor(data(16 * 64 * 48, 14), { shape: [16, 64, 48] });
+    return [a.matmul(b).dataSync(), c.matmul(d).dataSync(), a.T.matmul(a).dataSync(), q.matmul(k.transpose(1, 2)).dataSync()];
   };
   const conv = () => {
     const x = sg.tensor(data(8 * 3 * 33 * 31, 5), { shape: [8, 3, 33, 31], requiresGrad: true });
