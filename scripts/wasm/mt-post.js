@@ -5,6 +5,12 @@
 // instantiated the wasm module, or pthread_create fails (PTHREAD_POOL_SIZE_STRICT=2) instead of
 // deadlocking the caller. Instead of a fixed PTHREAD_POOL_SIZE, init({ threads: n }) loads
 // exactly the workers it needs first (ensureIdleWorkers), then starts the C++ pool.
+//
+// The worker import()s the glue by this URL (see patch-glue.mjs, rewrite 4): _scriptDir is the
+// glue's import.meta.url (Emscripten's ES6 wrapper; import.meta itself trips its JS optimizer
+// here). Only where no caller set one, and never inside a worker itself.
+if (!ENVIRONMENT_IS_PTHREAD && !Module["mainScriptUrlOrBlob"] && _scriptDir) Module["mainScriptUrlOrBlob"] = _scriptDir;
+
 Module["sgThreads"] = {
   ensureIdleWorkers: function (count) {
     var missing = count - PThread.unusedWorkers.length;
