@@ -223,6 +223,18 @@ test('a page that is not cross-origin isolated gets an Error naming COOP/COEP', 
   assert.match(r.stdout, /Cross-Origin-Embedder-Policy: require-corp/);
 });
 
+test('without SharedArrayBuffer, init({ threads: 2 }) is an Error saying so', () => {
+  const r = runNode(`
+    delete globalThis.SharedArrayBuffer;
+    import('./index.mjs').then(async ({ init }) => {
+      try { await init({ threads: 2 }); console.log('no error'); }
+      catch (e) { console.log(e.message); }
+    });
+  `);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /init: threads: 2 is not available: SharedArrayBuffer is missing/);
+});
+
 test('shutdown() ends the workers; ops go on on one thread; init({ threads }) starts them again', async () => {
   const x = sg.tensor(data(400 * 400, 11), { shape: [400, 400] });
   const before = x.matmul(x).dataSync();
