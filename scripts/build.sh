@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The one build entry (README, npm run build, test.sh, demo.sh and CI call it).
-#   bash scripts/build.sh [native] [wasm] [js] [asan]     (default: native wasm js)
+#   bash scripts/build.sh [native] [wasm] [wasm-mt] [js] [asan] [tsan]   (default: native wasm wasm-mt js)
 #     native  build/native: simdgrad_core + simdgrad_tests (g++, -O2, Highway dynamic dispatch)
 #     wasm    build/wasm:   simdgrad.{mjs,cjs,wasm} -> npm/dist
+#     wasm-mt build/wasm:   the threaded module (-pthread) simdgrad-mt.{mjs,wasm,worker.js}
+#                           -> npm/dist/mt (loaded by init({ threads: n > 1 })); the library is
+#                           compiled a second time, so a clean build takes about as long as wasm
 #     js      npm/src/*.ts  -> npm/dist/{esm,cjs}, entry files -> npm/dist
 #     asan    build/native-asan: the native build with -DSG_SANITIZE=ON (not in the default set)
+#     tsan    build/native-tsan: simdgrad_tsan_tests, the thread pool and threaded-kernel tests
+#             under ThreadSanitizer (-DSG_TSAN=ON, -O1, Highway static target; not in the default set)
 # Incremental: configure happens once per build dir, make/tsc/install redo only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +17,7 @@ ROOT=$PWD
 JOBS=${SG_JOBS:-2}
 
 steps=("$@")
-((${#steps[@]})) || steps=(native wasm js)
+((${#steps[@]})) || steps=(native wasm wasm-mt js)
 
 # emcc's JS optimizer needs Debian's acorn & co. from /usr/share/nodejs.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
@@ -29,17 +34,41 @@ build_native() {  # $1 = build dir, rest = extra configure args
   cmake --build "$dir" -j"$JOBS"
 }
 
-build_wasm() {
+configure_wasm() {
   if [ ! -f build/wasm/CMakeCache.txt ]; then
     log "configure build/wasm"
     # emcmake's default CTest emulator passes --experimental-wasm-threads, which Node 20 rejects.
     emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
   fi
+}
+
+build_wasm() {
+  configure_wasm
   log "compile build/wasm"
   cmake --build build/wasm -j"$JOBS"
   # Install only prints the files it actually copied.
   cmake --install build/wasm --prefix npm/dist | grep -v -e '^-- Up-to-date' -e '^-- Install configuration' || true
+}
+
+build_wasm_mt() {
+  configure_wasm
+  log "compile build/wasm (threaded module)"
+  cmake --build build/wasm --target simdgrad_mt -j"$JOBS"
+  cmake --install build/wasm --prefix npm/dist --component mt |
+    grep -v -e '^-- Up-to-date' -e '^-- Install configuration' || true
+}
+
+build_tsan() {
+  if [ ! -f build/native-tsan/CMakeCache.txt ]; then
+    log "configure build/native-tsan"
+    # -O1 and Highway's static target only: the kernels compile once instead of once per x86
+    # target (as in the ASan stage); the plain native stage tests the dispatched paths.
+    cmake -S . -B build/native-tsan -DSG_TSAN=ON -DCMAKE_BUILD_TYPE=Tsan \
+      -DCMAKE_CXX_FLAGS_TSAN="-O1 -g -DHWY_COMPILE_ONLY_STATIC" >/dev/null
+  fi
+  log "compile build/native-tsan"
+  cmake --build build/native-tsan --target simdgrad_tsan_tests -j"$JOBS"
 }
 
 copy_if_changed() {  # src dst
@@ -78,7 +107,9 @@ for s in "${steps[@]}"; do
     native) build_native build/native ;;
     asan)   build_native build/native-asan -DSG_SANITIZE=ON ;;
     wasm)   build_wasm ;;
+    wasm-mt) build_wasm_mt ;;
+    tsan)   build_tsan ;;
     js)     build_js ;;
-    *) echo "build: unknown step '$s' (native, wasm, js, asan)" >&2; exit 2 ;;
+    *) echo "build: unknown step '$s' (native, wasm, wasm-mt, js, asan, tsan)" >&2; exit 2 ;;
   esac
 done

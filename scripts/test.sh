@@ -26,7 +26,7 @@ needs() {  # needs <flag-var> <what>: fail a stage whose build failed
 
 native_built=0; package_built=0
 build_native()  { bash scripts/build.sh native && native_built=1; }
-build_package() { bash scripts/build.sh wasm js && package_built=1; }
+build_package() { bash scripts/build.sh wasm wasm-mt js && package_built=1; }
 
 native_doctest() { needs native_built "build/native" && build/native/simdgrad_tests --no-colors; }
 
@@ -77,18 +77,28 @@ asan_doctest() {
     build/native-asan/simdgrad_tests --no-colors
 }
 
+# The thread pool and the threaded kernels (tests/native/parallel*_test.cpp) under
+# ThreadSanitizer: only those tests and the sources they run (simdgrad_tsan_tests, about a
+# dozen files at -O1), so the stage stays around a minute or two. halt_on_error: any data race
+# or lock-order report fails the stage.
+tsan_doctest() {
+  bash scripts/build.sh tsan &&
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/native-tsan/simdgrad_tsan_tests --no-colors
+}
+
 # libFuzzer on the safetensors reader, briefly (scripts/fuzz.sh; run it for 10+ minutes by hand
 # after changing src/io).
 fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 
 stage "build: native (build/native)"            build_native
-stage "build: wasm + TypeScript (npm/dist)"     build_package
+stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 stage "native doctest"                           native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
 stage "node tests (tests/js)"                    node_tests
 stage "npm consumer (pack, install, import/require, tsc)" consumer
 stage "browser (Playwright + Chromium)"          browser_tests
 stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
+stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 
 echo

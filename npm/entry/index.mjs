@@ -3,9 +3,11 @@
 // Emscripten factory, so the same code serves the ESM and CommonJS entries.
 // simdgrad.mjs finds simdgrad.wasm next to itself via import.meta.url, which
 // Node, browsers and bundlers (Vite's new URL(..., import.meta.url)) all follow.
+// The threaded module (init({ threads: n > 1 })) is imported only when asked for; it finds
+// its .wasm and .worker.js next to itself in dist/mt/ the same way.
 import createSimdgrad from "./simdgrad.mjs";
 import { createInit } from "./esm/index.js";
 
 export * from "./esm/index.js";
-export const init = createInit(createSimdgrad);
+export const init = createInit(createSimdgrad, () => import("./mt/simdgrad-mt.mjs").then((m) => m.default));
 export default { init };

@@ -29,13 +29,14 @@ import { datasets } from './datasets/mnist.js';
 import { describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 import { version } from './version.js';
+import { isThreadedModule, stopThreads } from './threads.js';
 
 export type Backend = 'wasm' | 'reference' | 'webgpu';
 
 export interface Features {
   /** The wasm module was compiled with SIMD128. */
   simd: boolean;
-  /** Multi-threaded wasm (not in this build). */
+  /** The threaded wasm module is loaded (init({ threads: n > 1 })); see getNumThreads(). */
   threads: boolean;
   /** navigator.gpu exists (the WebGPU backend itself arrives later). */
   webgpu: boolean;
@@ -51,7 +52,21 @@ export function webgpuPresent(): boolean {
 }
 
 export function features(): Features {
-  return { simd: mod().simdEnabled(), threads: false, webgpu: webgpuPresent(), f16: false };
+  return { simd: mod().simdEnabled(), threads: isThreadedModule(mod()), webgpu: webgpuPresent(), f16: false };
+}
+
+/** Threads the kernels use now, the calling thread included (1 in the default module). */
+export function getNumThreads(): number {
+  return mod().numThreads();
+}
+
+/**
+ * Ends the worker threads of the threaded module (a no-op in the default one); simdgrad keeps
+ * working on the calling thread, and a later init({ threads: n }) starts new ones. Node exits
+ * by itself without it (the workers are unref'd); this frees them earlier.
+ */
+export function shutdown(): void {
+  stopThreads(mod());
 }
 
 /** Selects the compute backend for every later op: 'wasm' (SIMD, default) or 'reference' (scalar loops). */
@@ -97,6 +112,8 @@ export function createApi() {
     Tensor,
     isTensor,
     features,
+    getNumThreads,
+    shutdown,
     setBackend,
     getBackend,
     manualSeed,

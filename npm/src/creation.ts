@@ -1,7 +1,7 @@
 // Tensor creation: sg.tensor from numbers, booleans, nested arrays and TypedArrays, and the
 // factories (zeros, ones, full, arange, linspace, eye, rand, randn, randint, *Like).
 import type { DType, TensorHandle } from './embind.js';
-import { mod, handleFrom } from './module.js';
+import { mod, handleFrom, heapBuffer } from './module.js';
 import { checkOptions, describe, isInteger, isOptionsObject, numberArg, shapeArgs, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -218,7 +218,7 @@ export function full(shape: readonly number[] | number, value: number | boolean,
     if (dtype === 'bool') return factory('full', s, o, { value: 1 });
     const h = mod().empty(s, 'float32'); // validates the size before anything is filled
     const n = numelOf(s);
-    if (n > 0) new Float32Array(mod().HEAPU8.buffer, h.dataPtr(), n).fill(NaN);
+    if (n > 0) new Float32Array(heapBuffer(), h.dataPtr(), n).fill(NaN);
     return finish(h, o.requiresGrad);
   }
   return factory('full', s, { ...o, dtype }, { value: Number(value) });

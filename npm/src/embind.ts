@@ -56,6 +56,14 @@ export interface SimdgradModule {
   memoryStats(): MemoryStats;
   opNames(): string[];
   simdEnabled(): boolean;
+  // Threads (bindings/threads.cpp): the default module reports threadsSupported() false.
+  threadsSupported(): boolean;
+  setNumThreads(n: number): void;
+  numThreads(): number;
+  workerThreads(): number;
+  shutdownThreads(): void;
+  maxThreads(): number;
+  parallelJobs(): number;
   // Heap views: replaced when memory grows, so read them right before each use.
   HEAPU8: Uint8Array;
   HEAP32?: Int32Array;

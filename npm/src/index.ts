@@ -6,39 +6,78 @@ import type { ModuleFactory, SimdgradModule } from './embind.js';
 import { setModule } from './module.js';
 import { checkOptions } from './options.js';
 import { consoleRef } from './env.js';
+import { isThreadCount, isThreadedModule, MAX_THREADS, startThreads, threadsUnavailableReason } from './threads.js';
 
 export interface InitOptions {
   /** 'wasm' (default), 'reference', 'webgpu' (not available yet: rejects), or 'auto' (best available). */
   backend?: Backend | 'auto';
-  /** Worker threads; only 1 in this build. */
+  /**
+   * Threads for the kernels, the calling thread included: 1 to 16 (default 1). n > 1 loads the
+   * threaded module (dist/mt/simdgrad-mt.*, built with -pthread), which needs SharedArrayBuffer:
+   * in browsers only on cross-origin isolated pages (COOP/COEP headers). The first init() picks
+   * the module for the page or process; later calls may change n within it. In Node the worker
+   * threads do not keep the process alive; `sg.shutdown()` ends them at once.
+   */
   threads?: number;
 }
 
-export function createInit(factory: ModuleFactory): (options?: InitOptions) => Promise<Simdgrad> {
+/** Loads the threaded module's factory on demand (a dynamic import in the entry files). */
+export type ThreadedFactoryLoader = () => Promise<ModuleFactory>;
+
+type Flavour = 'single' | 'threaded';
+
+export function createInit(
+  factory: ModuleFactory,
+  loadThreaded?: ThreadedFactoryLoader,
+): (options?: InitOptions) => Promise<Simdgrad> {
   let loading: Promise<SimdgradModule> | null = null;
+  let flavour: Flavour | null = null;
   let api: Simdgrad | null = null;
+  // One module per package instance; a failed load may be retried by a later init().
+  const load = (which: Flavour): Promise<SimdgradModule> => {
+    if (loading === null) {
+      flavour = which;
+      const make = which === 'single' ? Promise.resolve(factory) : loadThreaded!();
+      loading = make
+        .then((f) => f())
+        .catch((e: unknown) => {
+          loading = null;
+          flavour = null;
+          throw e;
+        });
+    }
+    return loading;
+  };
   return async function init(options?: InitOptions): Promise<Simdgrad> {
     const o = checkOptions<InitOptions>('init', options, {
       backend: ['wasm', 'reference', 'webgpu', 'auto'],
-      threads: 'positiveInteger',
+      threads: { check: isThreadCount, expected: `an integer from 1 to ${MAX_THREADS}` },
     });
-    if (o.threads !== undefined && o.threads !== 1) {
-      throw new Error(`init: threads: ${o.threads} is not available (this build of simdgrad is single-threaded; use threads: 1)`);
-    }
+    const threads = o.threads;
     const wanted = o.backend ?? 'wasm';
     if (wanted === 'webgpu') {
       const why = webgpuPresent() ? 'the WebGPU backend is not part of this version of simdgrad' : 'navigator.gpu is missing here, and the WebGPU backend is not part of this version of simdgrad';
       throw new Error(`init: backend 'webgpu' is not available (${why}); use 'wasm' or 'auto'`);
     }
-    // One module per package instance; a failed load may be retried by a later init().
-    if (loading === null) {
-      loading = factory().catch((e: unknown) => {
-        loading = null;
-        throw e;
-      });
+    let m: SimdgradModule;
+    if (threads !== undefined && threads > 1) {
+      if (flavour === 'single') {
+        throw new Error(
+          `init: threads: ${threads} is not available: simdgrad was already initialized single-threaded here ` +
+            '(the first init() picks the module for the whole page or process; pass { threads } to that first call)',
+        );
+      }
+      const why = threadsUnavailableReason();
+      if (why !== null) throw new Error(`init: threads: ${threads} is not available: ${why}`);
+      if (!loadThreaded) throw new Error(`init: threads: ${threads} is not available: this build of simdgrad has no threaded module`);
+      m = await load('threaded');
+      setModule(m);
+      await startThreads(m, threads);
+    } else {
+      m = await load(flavour ?? 'single');
+      setModule(m);
+      if (threads === 1 && isThreadedModule(m)) m.setNumThreads(1);
     }
-    const m = await loading;
-    setModule(m);
     let backend = wanted;
     if (backend === 'auto') {
       consoleRef().warn("simdgrad: backend 'auto' chose 'wasm' (the WebGPU backend is not available in this version)");

@@ -2,7 +2,7 @@
 // backstop that deletes the handle of a tensor the program forgot to dispose. Tensor
 // (tensor.ts) reports each creation and disposal here; this file never imports it at run time.
 import type { TensorHandle } from './embind.js';
-import { mod } from './module.js';
+import { heapBuffer, mod } from './module.js';
 
 /** What this file needs of a tensor. */
 export interface Owned {
@@ -130,5 +130,5 @@ export interface MemoryInfo {
 export function memory(): MemoryInfo {
   const m = mod();
   const s = m.memoryStats();
-  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: m.HEAPU8.buffer.byteLength, heapUsed: s.heapUsed };
+  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: heapBuffer().byteLength, heapUsed: s.heapUsed };
 }

@@ -2,6 +2,7 @@
 // of the heap and into a fresh handle. Heap views are taken right before each copy because
 // memory growth detaches every view made earlier (TOOLCHAIN.md).
 import type { DType, SimdgradModule, TensorHandle } from './embind.js';
+import { sharedHeapBuffer } from './threads.js';
 
 let loaded: SimdgradModule | null = null;
 
@@ -20,8 +21,14 @@ export function isLoaded(): boolean {
 
 export type TypedData = Float32Array | Int32Array | Uint8Array;
 
-function heapBuffer(): ArrayBuffer {
-  return mod().HEAPU8.buffer as ArrayBuffer;
+/**
+ * The heap's buffer now. In the threaded module it is read from the memory itself: a worker
+ * thread that grows the heap replaces the buffer, and HEAPU8 on this thread still shows the old
+ * one until the Emscripten glue next refreshes it.
+ */
+export function heapBuffer(): ArrayBuffer {
+  const m = mod();
+  return (sharedHeapBuffer(m) ?? m.HEAPU8.buffer) as ArrayBuffer;
 }
 
 /** A copy of a handle's elements in row-major order: Float32Array, Int32Array or Uint8Array (bool). */

@@ -8,7 +8,9 @@
 
 #include "autograd/record.h"
 #include "core/copy.h"
+#include "core/parallel.h"
 #include "kernels/backend.h"
+#include "kernels/parallel_kernels.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -82,6 +84,25 @@ Tensor bmm(Tensor a, Tensor b) {
   const float* pa = a.f32();
   const float* pb = b.f32();
   float* pc = out.f32();
+  const int64_t nbatch = numel_of(batch);
+  // A batch of products each too small for the backend to split (attention's q·kᵀ per head):
+  // whole products on each thread. The SIMD backend only; 'reference' stays the one-thread
+  // oracle. Every product is computed exactly as on one thread.
+  if (&be == &simd_backend() && num_threads() > 1 && !in_parallel_region() && nbatch > 1 &&
+      M * N * K < par::kMinGemmWork && nbatch * M * N * K >= par::kMinGemmWork) {
+    std::vector<int64_t> offsets;
+    offsets.reserve(static_cast<size_t>(2 * nbatch));
+    for_each_offset2(batch, sa, sb, [&](int64_t oa, int64_t ob) {
+      offsets.push_back(oa);
+      offsets.push_back(ob);
+    });
+    parallel_for(0, nbatch, chunk_size(nbatch, 1, 1, 2), [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        be.gemm_f32(la->trans, lb->trans, M, N, K, 1.0f, pa + offsets[size_t(2 * i)], la->ld,
+                    pb + offsets[size_t(2 * i + 1)], lb->ld, 0.0f, pc + i * M * N, N);
+    });
+    return out;
+  }
   for_each_offset2(batch, sa, sb, [&](int64_t oa, int64_t ob) {
     be.gemm_f32(la->trans, lb->trans, M, N, K, 1.0f, pa + oa, la->ld, pb + ob, lb->ld, 0.0f, pc, N);
     pc += M * N;

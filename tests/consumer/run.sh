@@ -25,11 +25,15 @@ printf '{ "name": "simdgrad-consumer", "private": true, "type": "module" }\n' > 
 echo "consumer: npm install $tarball"
 npm install --no-audit --no-fund --loglevel=error "$WORK/$tarball"
 
-cp "$HERE/esm.mjs" "$HERE/cjs.cjs" "$HERE/typed.ts" .
+cp "$HERE/esm.mjs" "$HERE/cjs.cjs" "$HERE/threads.mjs" "$HERE/typed.ts" .
 cp typed.ts typed.cts
 
 echo "consumer: node esm.mjs";  node esm.mjs
 echo "consumer: node cjs.cjs";  node cjs.cjs
+echo "consumer: node threads.mjs (the threaded module, dist/mt)"
+[ -f node_modules/simdgrad/dist/mt/simdgrad-mt.worker.js ] ||
+  { echo "consumer: dist/mt/simdgrad-mt.worker.js is missing from the tarball" >&2; exit 1; }
+timeout 120 node threads.mjs
 echo "consumer: tsc --strict --noEmit typed.ts typed.cts (module nodenext)"
 "$TSC" --strict --noEmit --target es2022 --lib es2022,esnext.disposable,dom \
   --module nodenext --moduleResolution nodenext typed.ts typed.cts

@@ -101,9 +101,13 @@ test('graphs that are never backwarded are freed with their tensors; so are fail
   assert.equal(after.tensors, base.tensors);
   assert.equal(after.bytes, base.bytes);
   assert.equal(after.storages, base.storages);
-  // A leak grows malloc's count; it may drop by a few bytes when the allocator merges free
-  // chunks (measured: 49760 → 49744 at step 3000), so only growth is a failure.
-  assert.ok(heap.every((h) => h <= heap[0]), `malloc'd bytes grew: ${heap.join(', ')}`);
+  // A leak grows malloc's count with the iterations; the allocator's chunk splitting and
+  // merging moves it by a few bytes either way (measured: 49760 → 49744 at step 3000; with the
+  // thread bindings linked in, 49768 → 49784 at step 1000, then flat or back). So: the last
+  // 1,500 iterations add at most 16 bytes (a leak of even one byte per step adds 1,500), and no
+  // sample is more than one small chunk (64 bytes) above the first.
+  const grew = heap[heap.length - 1] - heap[2] > 16 || heap.some((h) => h > heap[0] + 64);
+  assert.ok(!grew, `malloc'd bytes grew: ${heap.join(', ')}`);
   model.dispose();
   X.dispose();
 });

@@ -1,5 +1,7 @@
-// The 'wasm' backend (also called 'simd'): Highway kernels of kernels/simd.
+// The 'wasm' backend (also called 'simd'): Highway kernels of kernels/simd, split over the
+// threads of core/parallel.h by kernels/parallel_kernels.h when more than one is set.
 #include "kernels/backend.h"
+#include "kernels/parallel_kernels.h"
 #include "kernels/simd/simd_kernels.h"
 
 namespace sg {
@@ -9,27 +11,28 @@ class SimdBackend final : public Backend {
  public:
   const char* name() const override { return "wasm"; }
   void unary_f32(Unary op, float param, const float* x, float* y, int64_t n) const override {
-    simd::unary_f32(op, param, x, y, n);
+    par::unary(simd::unary_f32, op, param, x, y, n);
   }
   void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b,
                   float* out) const override {
-    simd::binary_f32(op, plan, a, b, out);
+    par::binary(simd::binary_f32, op, plan, a, b, out);
   }
   void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
                   float* out) const override {
-    simd::reduce_f32(op, x, outer, r, inner, out);
+    par::reduce(simd::reduce_f32, op, x, outer, r, inner, out);
   }
   void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols,
                         bool log_) const override {
-    simd::softmax_rows_f32(x, y, rows, cols, log_);
+    par::softmax_rows(simd::softmax_rows_f32, x, y, rows, cols, log_);
   }
   void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const override {
-    simd::logsumexp_rows_f32(x, out, rows, cols);
+    par::logsumexp_rows(simd::logsumexp_rows_f32, x, out, rows, cols);
   }
   void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc) const override {
-    simd::gemm_f32_blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    par::gemm(simd::gemm_f32_blocked, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+              ldc);
   }
   void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                      const float* a, int64_t lda, const float* b, int64_t ldb, float beta,

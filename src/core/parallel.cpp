@@ -1,0 +1,251 @@
+// The thread pool behind parallel_for (see parallel.h for the contract).
+//
+// One job at a time. The caller publishes it under the mutex (a new generation), wakes the
+// workers and works on chunks itself; chunks are claimed through one atomic counter, so a worker
+// the OS has not scheduled yet simply gets none. A worker joins a job only while it is open; the
+// caller closes it once every chunk is claimed and waits only for the workers that joined, so a
+// sleepy worker never holds up a call (the machine this runs on is often oversubscribed).
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+
+#include "core/error.h"
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define SG_NO_THREADS 1
+#else
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+#endif
+
+namespace sg {
+namespace {
+
+thread_local bool t_in_region = false;
+
+// Marks the current thread as inside a chunk, restoring the old value on exit (also on throw).
+struct RegionGuard {
+  bool saved = t_in_region;
+  RegionGuard() { t_in_region = true; }
+  ~RegionGuard() { t_in_region = saved; }
+};
+
+void check_count(int n) {
+  if (n < 1 || n > kMaxThreads)
+    fail("setNumThreads: expected a thread count from 1 to ", kMaxThreads, ", got ", n);
+}
+
+#ifndef SG_NO_THREADS
+
+class Pool {
+ public:
+  ~Pool() { shutdown(); }
+
+  int size() const { return active_.load(std::memory_order_relaxed); }
+  int workers() const { return started_.load(std::memory_order_relaxed); }
+  uint64_t jobs() const { return jobs_.load(std::memory_order_relaxed); }
+
+  void resize(int n) {
+    check_count(n);
+    if (t_in_region) fail("setNumThreads: cannot change the thread count inside a parallel region");
+    std::lock_guard<std::mutex> d(dispatch_);
+    while (static_cast<int>(threads_.size()) < n - 1) {
+      const int id = static_cast<int>(threads_.size()) + 1;  // 0 is the caller
+      try {
+        threads_.emplace_back([this, id] { worker_main(id); });
+        started_.store(static_cast<int>(threads_.size()), std::memory_order_relaxed);
+      } catch (const std::system_error& e) {
+        fail("setNumThreads: could not start thread ", id + 1, " of ", n, " (", e.what(),
+             "); the threaded wasm module needs one loaded Web Worker per extra thread");
+      }
+    }
+    active_.store(n, std::memory_order_relaxed);
+  }
+
+  void shutdown() {
+    if (t_in_region) fail("shutdown: cannot stop the threads from inside a parallel region");
+    std::lock_guard<std::mutex> d(dispatch_);
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    started_.store(0, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lk(m_);
+    stop_ = false;
+    active_.store(1, std::memory_order_relaxed);
+  }
+
+  // False when the pool is busy (another thread's job): the caller then runs serially.
+  bool run(int64_t begin, int64_t chunk, int64_t nchunks, int64_t end, FunctionRef fn) {
+    std::unique_lock<std::mutex> d(dispatch_, std::try_to_lock);
+    if (!d.owns_lock()) return false;
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      fn_ = &fn;
+      begin_ = begin;
+      end_ = end;
+      chunk_ = chunk;
+      nchunks_ = nchunks;
+      next_.store(0, std::memory_order_relaxed);
+      error_ = nullptr;
+      workers_ = std::min(size() - 1, static_cast<int>(nchunks - 1));
+      open_ = true;
+      ++generation_;
+    }
+    jobs_.fetch_add(1, std::memory_order_relaxed);
+    wake_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lk(m_);
+    open_ = false;  // every chunk is claimed: no worker joins from now on
+    done_.wait(lk, [this] { return joined_ == 0; });
+    fn_ = nullptr;
+    std::exception_ptr err = std::move(error_);
+    error_ = nullptr;
+    lk.unlock();
+    if (err) std::rethrow_exception(err);
+    return true;
+  }
+
+ private:
+  // Claims and runs chunks until none is left (or one threw).
+  void work() {
+    RegionGuard region;
+    for (;;) {
+      const int64_t c = next_.fetch_add(1, std::memory_order_relaxed);
+      if (c >= nchunks_) return;
+      const int64_t lo = begin_ + c * chunk_;
+      const int64_t hi = std::min(end_, lo + chunk_);
+      try {
+        (*fn_)(lo, hi);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(m_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(nchunks_, std::memory_order_relaxed);  // hand out no more chunks
+      }
+    }
+  }
+
+  void worker_main(int id) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lk(m_);
+    for (;;) {
+      wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      // Workers beyond this job's count (fewer chunks, or a smaller set_num_threads) sit it out.
+      if (!open_ || id > workers_) continue;
+      ++joined_;
+      lk.unlock();
+      work();  // the job's fields were published under m_, which this thread has taken since
+      lk.lock();
+      if (--joined_ == 0 && !open_) done_.notify_one();
+    }
+  }
+
+  std::mutex dispatch_;  // held by the one thread whose job is running (and by resize/shutdown)
+  std::mutex m_;         // guards everything below except next_ and active_
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> threads_;
+  std::atomic<int> active_{1};
+  std::atomic<uint64_t> jobs_{0};
+  std::atomic<int> started_{0};  // threads_.size(), readable without the dispatch lock
+  bool stop_ = false;
+  uint64_t generation_ = 0;
+  bool open_ = false;
+  int workers_ = 0;  // workers with id ≤ workers_ may join the current job
+  int joined_ = 0;   // workers inside the current job
+  const FunctionRef* fn_ = nullptr;
+  int64_t begin_ = 0, end_ = 0, chunk_ = 1, nchunks_ = 0;
+  std::atomic<int64_t> next_{0};
+  std::exception_ptr error_;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+#endif  // !SG_NO_THREADS
+
+}  // namespace
+
+bool threads_supported() {
+#ifdef SG_NO_THREADS
+  return false;
+#else
+  return true;
+#endif
+}
+
+void set_num_threads(int n) {
+  check_count(n);
+#ifdef SG_NO_THREADS
+  if (n != 1)
+    fail("setNumThreads: this build of simdgrad is single-threaded (got ", n,
+         " threads); load the threaded module with init({ threads: n })");
+#else
+  pool().resize(n);
+#endif
+}
+
+int num_threads() {
+#ifdef SG_NO_THREADS
+  return 1;
+#else
+  return pool().size();
+#endif
+}
+
+int worker_threads() {
+#ifdef SG_NO_THREADS
+  return 0;
+#else
+  return pool().workers();
+#endif
+}
+
+uint64_t parallel_jobs() {
+#ifdef SG_NO_THREADS
+  return 0;
+#else
+  return pool().jobs();
+#endif
+}
+
+void shutdown_threads() {
+#ifndef SG_NO_THREADS
+  pool().shutdown();
+#endif
+}
+
+bool in_parallel_region() { return t_in_region; }
+
+int64_t chunk_size(int64_t n, int64_t grain, int64_t align, int per_thread) {
+  align = std::max<int64_t>(align, 1);
+  const int64_t parts = std::max<int64_t>(int64_t(num_threads()) * std::max(per_thread, 1), 1);
+  int64_t c = std::max<int64_t>({(n + parts - 1) / parts, grain, 1});
+  return (c + align - 1) / align * align;
+}
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRef fn) {
+  if (end <= begin) return;
+  const int64_t chunk = std::max<int64_t>(grain, 1);
+  const int64_t nchunks = (end - begin + chunk - 1) / chunk;
+#ifndef SG_NO_THREADS
+  if (nchunks > 1 && !t_in_region && num_threads() > 1 &&
+      pool().run(begin, chunk, nchunks, end, fn))
+    return;
+#endif
+  (void)nchunks;
+  fn(begin, end);
+}
+
+}  // namespace sg

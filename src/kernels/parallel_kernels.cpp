@@ -1,0 +1,125 @@
+// Splitting of Backend calls over threads (see parallel_kernels.h for the rules and why).
+#include "kernels/parallel_kernels.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/parallel.h"
+
+namespace sg::par {
+namespace {
+
+// Cuts of a 1-d run land on multiples of 64 elements: every SIMD width (up to 16 lanes, and
+// unrolled loops of 4 vectors) then sees the same full vectors as on one thread, and the one
+// tail stays at the end of the array.
+constexpr int64_t kAlign = 64;
+
+bool threaded() { return num_threads() > 1 && !in_parallel_region(); }
+
+int64_t product(const std::vector<int64_t>& v, size_t from) {
+  int64_t p = 1;
+  for (size_t i = from; i < v.size(); ++i) p *= v[i];
+  return p;
+}
+
+}  // namespace
+
+void unary(UnaryFn f, Unary op, float param, const float* x, float* y, int64_t n) {
+  if (!threaded() || n < kMinElementwise) return f(op, param, x, y, n);
+  const int64_t chunk = chunk_size(n, kMinChunk, kAlign, 2);
+  parallel_for(0, n, chunk, [&](int64_t lo, int64_t hi) { f(op, param, x + lo, y + lo, hi - lo); });
+}
+
+void binary(BinaryFn f, Binary op, const BroadcastPlan& plan, const float* a, const float* b,
+            float* out) {
+  const int64_t numel = product(plan.shape, 0);
+  if (!threaded() || numel < kMinElementwise) return f(op, plan, a, b, out);
+  // Split the outermost dim longer than 1: the pieces are the same plan with that dim cut.
+  size_t d = 0;
+  while (d < plan.shape.size() && plan.shape[d] == 1) ++d;
+  if (d == plan.shape.size()) return f(op, plan, a, b, out);
+  const int64_t inner = product(plan.shape, d + 1);  // output elements per index of dim d
+  const bool last = d + 1 == plan.shape.size();
+  const int64_t grain = std::max<int64_t>(1, kMinChunk / inner);
+  const int64_t chunk = chunk_size(plan.shape[d], grain, last ? kAlign : 1, 2);
+  parallel_for(0, plan.shape[d], chunk, [&](int64_t lo, int64_t hi) {
+    BroadcastPlan piece = plan;
+    piece.shape[d] = hi - lo;
+    f(op, piece, a + lo * plan.a_strides[d], b + lo * plan.b_strides[d], out + lo * inner);
+  });
+}
+
+void reduce(ReduceFn f, Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
+            float* out) {
+  const int64_t total = outer * r * inner;
+  if (!threaded() || total < kMinElementwise || r <= 0 || inner <= 0) {
+    return f(op, x, outer, r, inner, out);
+  }
+  const int64_t threads = num_threads();
+  if (outer >= threads) {  // whole output rows per piece
+    const int64_t chunk = chunk_size(outer, std::max<int64_t>(1, kMinChunk / (r * inner)), 1, 2);
+    parallel_for(0, outer, chunk, [&](int64_t lo, int64_t hi) {
+      f(op, x + lo * r * inner, hi - lo, r, inner, out + lo * inner);
+    });
+    return;
+  }
+  // Few output rows: cut the reduced dim. Piece p of row o reduces rows [lo, hi) of r into
+  // partial[p][inner]; the kernel then folds the partials ([1, pieces, inner] → [inner]).
+  const int64_t chunk = chunk_size(r, std::max<int64_t>(1, kMinChunk / inner), 1, 1);
+  const int64_t pieces = (r + chunk - 1) / chunk;
+  if (pieces < 2) return f(op, x, outer, r, inner, out);
+  std::vector<float> partial(static_cast<size_t>(pieces * inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* xo = x + o * r * inner;
+    parallel_for(0, r, chunk, [&](int64_t lo, int64_t hi) {
+      f(op, xo + lo * inner, 1, hi - lo, inner, partial.data() + (lo / chunk) * inner);
+    });
+    f(op, partial.data(), 1, pieces, inner, out + o * inner);
+  }
+}
+
+void softmax_rows(SoftmaxFn f, const float* x, float* y, int64_t rows, int64_t cols, bool log_) {
+  if (!threaded() || rows < 2 || rows * cols < kMinElementwise) return f(x, y, rows, cols, log_);
+  const int64_t chunk = chunk_size(rows, std::max<int64_t>(1, kMinChunk / cols), 1, 2);
+  parallel_for(0, rows, chunk, [&](int64_t lo, int64_t hi) {
+    f(x + lo * cols, y + lo * cols, hi - lo, cols, log_);
+  });
+}
+
+void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int64_t cols) {
+  if (!threaded() || rows < 2 || rows * cols < kMinElementwise) return f(x, out, rows, cols);
+  const int64_t chunk = chunk_size(rows, std::max<int64_t>(1, kMinChunk / cols), 1, 2);
+  parallel_for(0, rows, chunk, [&](int64_t lo, int64_t hi) {
+    f(x + lo * cols, out + lo, hi - lo, cols);
+  });
+}
+
+void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc) {
+  const int64_t threads = num_threads();
+  if (!threaded() || m <= 0 || n <= 0 || k <= 0 || m * n * k < kMinGemmWork) {
+    return f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  // One block per thread: every block packs the whole of the other operand again, so fewer,
+  // larger blocks waste less. Row blocks are multiples of 8 rows (whole micro-tiles of the
+  // kernel's 4-, 6- or 8-row tiles, mostly), column blocks multiples of 32 columns (whole
+  // 2-vector panels up to 16 lanes).
+  if (m >= 16 * threads) {
+    const int64_t chunk = chunk_size(m, 16, 8, 1);
+    parallel_for(0, m, chunk, [&](int64_t lo, int64_t hi) {
+      const float* ap = trans_a ? a + lo : a + lo * lda;  // rows lo.. of op(A)
+      f(trans_a, trans_b, hi - lo, n, k, alpha, ap, lda, b, ldb, beta, c + lo * ldc, ldc);
+    });
+  } else if (n >= 64 * threads) {
+    const int64_t chunk = chunk_size(n, 64, 32, 1);
+    parallel_for(0, n, chunk, [&](int64_t lo, int64_t hi) {
+      const float* bp = trans_b ? b + lo * ldb : b + lo;  // columns lo.. of op(B)
+      f(trans_a, trans_b, m, hi - lo, k, alpha, a, lda, bp, ldb, beta, c + lo, ldc);
+    });
+  } else {
+    f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+}  // namespace sg::par

@@ -1,0 +1,51 @@
+// Multi-threaded wrappers around single-threaded kernels: each splits one Backend call into
+// independent pieces, runs the given kernel on every piece through parallel_for
+// (core/parallel.h), and returns once all are done. With one thread, or below the size where
+// threads pay off, the kernel is called once on the whole input, exactly as before.
+//
+// How each splits, and what that means for the results:
+//   unary, binary        contiguous output ranges (outermost broadcast dim, or 64-element-aligned
+//                        ranges of a 1-d run): every element computed by the same code as on one
+//                        thread, so results are bit-identical.
+//   softmax, logsumexp   row ranges: bit-identical.
+//   reduce               outer ranges (bit-identical), or, when there are fewer outer rows than
+//                        threads, ranges of the reduced dim into float partials that the kernel
+//                        itself then combines (the same op, so NaN/inf propagate as on one
+//                        thread; sums and products round differently: equal within float
+//                        tolerance).
+//   gemm                 row blocks of C (column blocks when M is small), each one call of the
+//                        kernel with offset operands: equal within float tolerance.
+// The kernels must be reentrant (no shared scratch; gemm's packing buffers are thread_local).
+#pragma once
+#include <cstdint>
+
+#include "kernels/backend.h"
+
+namespace sg::par {
+
+// Below these sizes a call stays on one thread: waking a worker costs microseconds (more in
+// wasm), so small ops would only get slower.
+constexpr int64_t kMinElementwise = 1 << 16;  // elements written by unary/binary/softmax
+constexpr int64_t kMinChunk = 1 << 14;        // elements per piece at least
+constexpr int64_t kMinGemmWork = 1 << 21;     // m·n·k (= a 128³ product)
+
+using UnaryFn = void (*)(Unary, float, const float*, float*, int64_t);
+using BinaryFn = void (*)(Binary, const BroadcastPlan&, const float*, const float*, float*);
+using ReduceFn = void (*)(Reduce, const float*, int64_t, int64_t, int64_t, float*);
+using SoftmaxFn = void (*)(const float*, float*, int64_t, int64_t, bool);
+using LogsumexpFn = void (*)(const float*, float*, int64_t, int64_t);
+using GemmFn = void (*)(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                        const float*, int64_t, float, float*, int64_t);
+
+void unary(UnaryFn f, Unary op, float param, const float* x, float* y, int64_t n);
+void binary(BinaryFn f, Binary op, const BroadcastPlan& plan, const float* a, const float* b,
+            float* out);
+void reduce(ReduceFn f, Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
+            float* out);
+void softmax_rows(SoftmaxFn f, const float* x, float* y, int64_t rows, int64_t cols, bool log_);
+void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int64_t cols);
+void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc);
+
+}  // namespace sg::par

@@ -1,0 +1,254 @@
+// The SIMD backend split over 2, 3 and 4 threads (kernels/parallel_kernels.h, conv_gemm.cpp)
+// against the same backend on one thread, on odd sizes above the split thresholds:
+// elementwise ops, softmax and logsumexp must be bit-identical; reductions, GEMM and
+// convolution equal within float tolerance (they sum in another order). Each case also checks
+// that the pool really ran jobs, so a split that silently stayed serial fails here.
+// Also built into simdgrad_tsan_tests (ThreadSanitizer).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/backend.h"
+#include "kernels/parallel_kernels.h"
+#include "nn/conv_gemm.h"
+
+namespace {
+
+using sg::Binary;
+using sg::BroadcastPlan;
+using sg::Reduce;
+using sg::Unary;
+
+const sg::Backend& S() { return sg::simd_backend(); }
+
+std::vector<float> uniform(int64_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+// out = f() computed on one thread and on `threads` threads; the second run must have used
+// the pool at least once.
+std::vector<float> run_with(int threads, size_t out_size, const std::function<void(float*)>& f) {
+  std::vector<float> out(out_size, -7.0f);
+  sg::set_num_threads(threads);
+  const uint64_t jobs0 = sg::parallel_jobs();
+  f(out.data());
+  const bool used_pool = sg::parallel_jobs() > jobs0;
+  sg::set_num_threads(1);
+  if (threads > 1) CHECK_MESSAGE(used_pool, "the threaded run never used the pool");
+  return out;
+}
+
+// Bitwise equality (NaN payloads included).
+int64_t bit_mismatches(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  int64_t bad = 0;
+  for (size_t i = 0; i < a.size(); ++i) bad += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+  return bad;
+}
+
+// |a − b| ≤ tol[i] (NaN must match NaN, inf the same inf).
+int64_t tol_mismatches(const std::vector<float>& a, const std::vector<float>& b,
+                       const std::function<double(size_t)>& tol) {
+  REQUIRE(a.size() == b.size());
+  int64_t bad = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) {
+      bad += !(std::isnan(a[i]) && std::isnan(b[i]));
+    } else if (std::isinf(a[i]) || std::isinf(b[i])) {
+      bad += a[i] != b[i];
+    } else {
+      bad += std::fabs(double(a[i]) - double(b[i])) > tol(i);
+    }
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("parallel kernels: unary ops are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  for (int64_t n : {int64_t(65536), int64_t(65536 + 13), int64_t(200003)}) {
+    std::vector<float> x = uniform(n, -30.0f, 30.0f, 1);
+    x[5] = std::numeric_limits<float>::quiet_NaN();
+    x[static_cast<size_t>(n - 1)] = std::numeric_limits<float>::infinity();
+    for (Unary op : {Unary::Exp, Unary::Tanh, Unary::Sin, Unary::GeluErf, Unary::Relu}) {
+      auto f = [&](float* y) { S().unary_f32(op, 0.0f, x.data(), y, n); };
+      const std::vector<float> one = run_with(1, size_t(n), f);
+      for (int t = 2; t <= 4; ++t) {
+        INFO("n " << n << " op " << int(op) << " threads " << t);
+        CHECK(bit_mismatches(run_with(t, size_t(n), f), one) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("parallel kernels: broadcast binary ops are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  struct Case {
+    std::vector<int64_t> shape, sa, sb;
+    int64_t na, nb;
+  };
+  const std::vector<Case> cases = {
+      {{70001}, {1}, {1}, 70001, 70001},                         // one 1-d run
+      {{1, 999, 77}, {0, 77, 1}, {0, 77, 1}, 999 * 77, 999 * 77},  // collapses to 1-d
+      {{301, 1, 257}, {257, 0, 1}, {0, 0, 1}, 301 * 257, 257},     // row vector broadcast
+      {{3, 229, 101}, {101, 0, 1}, {0, 101, 1}, 3 * 101, 229 * 101},
+      {{2, 40000}, {1, 2}, {40000, 1}, 80000, 80000},  // a strided: the scalar path
+  };
+  for (const Case& c : cases) {
+    const BroadcastPlan plan{c.shape, c.sa, c.sb};
+    int64_t numel = 1;
+    for (int64_t s : c.shape) numel *= s;
+    const std::vector<float> a = uniform(c.na, -3.0f, 3.0f, 2);
+    const std::vector<float> b = uniform(c.nb, 0.5f, 3.0f, 3);
+    for (Binary op : {Binary::Add, Binary::Div, Binary::Pow, Binary::Maximum, Binary::GeluErfBackward}) {
+      auto f = [&](float* out) { S().binary_f32(op, plan, a.data(), b.data(), out); };
+      const std::vector<float> one = run_with(1, size_t(numel), f);
+      for (int t = 2; t <= 4; ++t) {
+        INFO("numel " << numel << " op " << int(op) << " threads " << t);
+        CHECK(bit_mismatches(run_with(t, size_t(numel), f), one) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("parallel kernels: reductions equal within tolerance (max/min exactly) on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  struct Case {
+    int64_t outer, r, inner;
+  };
+  // Many outer rows (split by rows), one huge row, and few rows with a long reduced dim.
+  for (Case c : {Case{1000, 3, 71}, Case{1, 300007, 1}, Case{1, 30011, 5}, Case{3, 40009, 1}}) {
+    const int64_t n = c.outer * c.r * c.inner;
+    std::vector<float> x = uniform(n, -1.0f, 1.0f, 4);
+    std::vector<float> near_one(x);
+    for (float& v : near_one) v = 1.0f + v * 1e-5f;
+    for (Reduce op : {Reduce::Sum, Reduce::Prod, Reduce::Max, Reduce::Min}) {
+      const std::vector<float>& in = op == Reduce::Prod ? near_one : x;
+      auto f = [&](float* out) { S().reduce_f32(op, in.data(), c.outer, c.r, c.inner, out); };
+      const size_t m = size_t(c.outer * c.inner);
+      const std::vector<float> one = run_with(1, m, f);
+      for (int t = 2; t <= 4; ++t) {
+        INFO("shape " << c.outer << "x" << c.r << "x" << c.inner << " op " << int(op) << " threads " << t);
+        const std::vector<float> got = run_with(t, m, f);
+        if (op == Reduce::Max || op == Reduce::Min) {
+          CHECK(bit_mismatches(got, one) == 0);
+        } else if (op == Reduce::Sum) {  // |error| ≤ a few float roundings of Σ|x|
+          CHECK(tol_mismatches(got, one, [&](size_t) { return 4e-7 * double(c.r) + 1e-6; }) == 0);
+        } else {
+          CHECK(tol_mismatches(got, one, [&](size_t i) { return 1e-4 * std::fabs(one[i]); }) == 0);
+        }
+      }
+    }
+  }
+  // A NaN in one piece of a split reduced dim reaches the result.
+  std::vector<float> x = uniform(300007, -1.0f, 1.0f, 5);
+  x[250000] = std::numeric_limits<float>::quiet_NaN();
+  for (Reduce op : {Reduce::Sum, Reduce::Max, Reduce::Min}) {
+    auto f = [&](float* out) { S().reduce_f32(op, x.data(), 1, 300007, 1, out); };
+    CHECK(std::isnan(run_with(3, 1, f)[0]));
+  }
+}
+
+TEST_CASE("parallel kernels: softmax and logsumexp rows are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  for (int64_t cols : {int64_t(3), int64_t(1001)}) {
+    const int64_t rows = 70001 / cols + 7;
+    const std::vector<float> x = uniform(rows * cols, -20.0f, 20.0f, 6);
+    for (bool log_ : {false, true}) {
+      auto f = [&](float* y) { S().softmax_rows_f32(x.data(), y, rows, cols, log_); };
+      const std::vector<float> one = run_with(1, size_t(rows * cols), f);
+      for (int t = 2; t <= 4; ++t) CHECK(bit_mismatches(run_with(t, size_t(rows * cols), f), one) == 0);
+    }
+    auto g = [&](float* out) { S().logsumexp_rows_f32(x.data(), out, rows, cols); };
+    const std::vector<float> one = run_with(1, size_t(rows), g);
+    for (int t = 2; t <= 4; ++t) CHECK(bit_mismatches(run_with(t, size_t(rows), g), one) == 0);
+  }
+}
+
+TEST_CASE("parallel kernels: gemm row and column blocks equal one thread and the reference" * doctest::skip(!sg::threads_supported())) {
+  struct Case {
+    int64_t m, n, k;
+  };
+  // Row split (tall), column split (few rows), both transposes, padded leading dims, beta.
+  for (Case c : {Case{257, 129, 65}, Case{5, 1031, 503}, Case{130, 67, 301}}) {
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        const int64_t lda = (ta ? c.m : c.k) + 3, ldb = (tb ? c.k : c.n) + 1, ldc = c.n + 2;
+        const std::vector<float> a = uniform((ta ? c.k : c.m) * lda, -1.0f, 1.0f, 7);
+        const std::vector<float> b = uniform((tb ? c.n : c.k) * ldb, -1.0f, 1.0f, 8);
+        const std::vector<float> c0 = uniform(c.m * ldc, -1.0f, 1.0f, 9);
+        const float alpha = 0.75f, beta = ta ? 0.0f : -1.5f;
+        auto f_on = [&](const sg::Backend& be) {
+          return [&, &be = be](float* out) {
+            std::memcpy(out, c0.data(), c0.size() * sizeof(float));
+            be.gemm_f32(ta, tb, c.m, c.n, c.k, alpha, a.data(), lda, b.data(), ldb, beta, out, ldc);
+          };
+        };
+        const std::vector<float> ref = run_with(1, c0.size(), f_on(sg::reference_backend()));
+        // The γ_k bound: (k + 2)·u·(|alpha| Σ|a||b| + |beta c|) with Σ|a||b| ≤ k (|a|, |b| ≤ 1).
+        auto tol = [&](size_t) { return double(c.k + 2) * 1.2e-7 * (alpha * c.k + std::fabs(beta)); };
+        for (int t = 1; t <= 4; ++t) {
+          INFO("gemm " << c.m << "x" << c.n << "x" << c.k << " ta " << ta << " tb " << tb << " threads " << t);
+          const std::vector<float> got = run_with(t, c0.size(), f_on(S()));
+          CHECK(tol_mismatches(got, ref, tol) == 0);
+          // Padding between rows of C (columns n..ldc) is never written.
+          int64_t touched = 0;
+          for (int64_t i = 0; i < c.m; ++i)
+            for (int64_t j = c.n; j < ldc; ++j) touched += got[size_t(i * ldc + j)] != c0[size_t(i * ldc + j)];
+          CHECK(touched == 0);
+        }
+      }
+  }
+}
+
+TEST_CASE("parallel kernels: convolution forward, input and weight gradients split over the batch" * doctest::skip(!sg::threads_supported())) {
+  sg::ConvGeom g;
+  g.N = 7;
+  g.C = 8;
+  g.H = 31;
+  g.W = 29;
+  g.O = 16;
+  g.groups = 2;
+  g.kH = g.kW = 3;
+  g.pH = g.pW = 1;
+  g.oH = 31;
+  g.oW = 29;
+  const std::vector<float> x = uniform(g.N * g.C * g.H * g.W, -1.0f, 1.0f, 10);
+  const std::vector<float> w = uniform(g.O * g.Cg() * g.kH * g.kW, -1.0f, 1.0f, 11);
+  const std::vector<float> bias = uniform(g.O, -1.0f, 1.0f, 12);
+  const std::vector<float> dy = uniform(g.N * g.O * g.L(), -1.0f, 1.0f, 13);
+  const size_t ny = size_t(g.N * g.O * g.L()), nx = x.size(), nw = w.size();
+  auto fwd = [&](float* y) { sg::conv_forward_f32(g, x.data(), w.data(), bias.data(), y); };
+  auto dx = [&](float* out) { sg::conv_input_grad_f32(g, dy.data(), w.data(), out); };
+  auto dw = [&](float* out) { sg::conv_weight_grad_f32(g, x.data(), dy.data(), out); };
+  const std::vector<float> y1 = run_with(1, ny, fwd), dx1 = run_with(1, nx, dx), dw1 = run_with(1, nw, dw);
+  // Each output sums K = 36 (forward) or Og·9 = 72 (dx) products of values ≤ 1: the γ_k bound.
+  // dw sums N·L = 6293 products; its γ_k bound (4.7) says nothing, so: 1e-5 of Σ|a||b| ≤ 6293,
+  // about 200 float roundings of values of size ~80 (a lost or doubled image moves it by ~10).
+  for (int t = 2; t <= 4; ++t) {
+    INFO("threads " << t);
+    CHECK(tol_mismatches(run_with(t, ny, fwd), y1, [](size_t) { return 40 * 1.2e-7 * 40; }) == 0);
+    CHECK(tol_mismatches(run_with(t, nx, dx), dx1, [](size_t) { return 80 * 1.2e-7 * 80; }) == 0);
+    CHECK(tol_mismatches(run_with(t, nw, dw), dw1, [](size_t) { return 1e-5 * 6293; }) == 0);
+  }
+  // One image: the batch is not split, the per-image GEMM is (by rows: 32 output channels).
+  sg::ConvGeom h = g;
+  h.N = 1;
+  h.C = 64;
+  h.O = 32;
+  h.groups = 1;
+  const std::vector<float> x1 = uniform(h.C * h.H * h.W, -1.0f, 1.0f, 14);
+  const std::vector<float> w1 = uniform(h.O * h.C * 9, -1.0f, 1.0f, 15);
+  auto fwd1 = [&](float* y) { sg::conv_forward_f32(h, x1.data(), w1.data(), nullptr, y); };
+  const std::vector<float> y_one = run_with(1, size_t(h.O * h.L()), fwd1);
+  CHECK(tol_mismatches(run_with(2, size_t(h.O * h.L()), fwd1), y_one,
+                       [](size_t) { return 578 * 1.2e-7 * 576; }) == 0);
+}
