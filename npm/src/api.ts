@@ -38,7 +38,10 @@ export interface Features {
   simd: boolean;
   /** The threaded wasm module is loaded (init({ threads: n > 1 })); see getNumThreads(). */
   threads: boolean;
-  /** navigator.gpu exists (the WebGPU backend itself arrives later). */
+  /**
+   * The WebGPU backend can be used (init({ backend: 'webgpu' }) would resolve). Always false in
+   * this version, which has no WebGPU backend yet, even where navigator.gpu exists.
+   */
   webgpu: boolean;
   /** Half-precision compute. */
   f16: boolean;
@@ -52,7 +55,7 @@ export function webgpuPresent(): boolean {
 }
 
 export function features(): Features {
-  return { simd: mod().simdEnabled(), threads: isThreadedModule(mod()), webgpu: webgpuPresent(), f16: false };
+  return { simd: mod().simdEnabled(), threads: isThreadedModule(mod()), webgpu: false, f16: false };
 }
 
 /** Threads the kernels use now, the calling thread included (1 in the default module). */

@@ -2,17 +2,13 @@
 // map (no bundler) and runs fixtures/api-suite.mjs in headless Chromium, once with the default
 // single-threaded build (init()) and once with the threaded build (init({ threads: 2 })) in a
 // cross-origin-isolated page. Every check the page ran becomes a subtest here.
-//   node --test tests/browser/api.test.mjs      (needs npm/dist: bash scripts/build.sh wasm js)
+//   node --test tests/browser/api.test.mjs      (needs npm/dist: bash scripts/build.sh wasm wasm-mt js)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../demos/web/serve.mjs';
 import { launch, watch } from './lib/browser.mjs';
-import { threadedTodo } from './lib/expected.mjs';
-
-// The threaded subtest below is an expected failure (todo) until the threaded build lands:
-// THREADED_BUILD_LANDED in ./lib/expected.mjs (one constant for every browser test) switches it.
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const PAGE_TIMEOUT_MS = 90_000;
@@ -91,7 +87,6 @@ test('single-threaded build: init() in a page, API subset', async (t) => {
 
 test(
   'threaded build: init({ threads: 2 }) in a cross-origin-isolated page, API subset',
-  threadedTodo,
   async (t) => {
     const { report, problems } = await runPage('?threads=2');
     assert.equal(report.coi, true, 'self.crossOriginIsolated (SharedArrayBuffer needs it)');

@@ -1,7 +1,7 @@
 // simdgrad as a Vite user gets it: `npm pack` npm/ (as tests/consumer/run.sh does), install the
 // tarball into a fresh copy of tests/vite-consumer/ outside the repo, then
 //   - `vite build` it, serve dist/ (demos/web/serve.mjs, COOP/COEP) and run it in Chromium, with
-//     init() and (an expected failure until the threaded build lands, see lib/expected.mjs) with
+//     init() and with
 //     init({ threads: 2 }),
 //   - start the Vite dev server on it and run it there too (the same two ways).
 // The app trains y = 2x − 1 and writes what it learned into #result.
@@ -17,7 +17,6 @@ import { promisify } from 'node:util';
 import { build, createServer } from 'vite';
 import { startServer } from '../../demos/web/serve.mjs';
 import { launch, watch } from './lib/browser.mjs';
-import { threadedTodo } from './lib/expected.mjs';
 
 const run = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -107,7 +106,7 @@ test('vite build: the bundled app runs in Chromium', async (t) => {
   await serveDist(async (url) => checkResult(t, await runApp(url)));
 });
 
-test('vite build: init({ threads: 2 }) in the bundled app (cross-origin isolated)', threadedTodo, async (t) => {
+test('vite build: init({ threads: 2 }) in the bundled app (cross-origin isolated)', async (t) => {
   await buildOnce();
   await serveDist(async (url) => checkResult(t, await runApp(`${url}?threads=2`), { threads: true }));
 });
@@ -131,6 +130,6 @@ test('vite dev server (optimizeDeps.exclude simdgrad): the app runs in Chromium'
   checkResult(t, await runApp(await devUrl()));
 });
 
-test('vite dev server: init({ threads: 2 }) (COOP/COEP from vite.config.js)', threadedTodo, async (t) => {
+test('vite dev server: init({ threads: 2 }) (COOP/COEP from vite.config.js)', async (t) => {
   checkResult(t, await runApp(`${await devUrl()}?threads=2`), { threads: true });
 });
