@@ -74,6 +74,22 @@ HWY_INLINE void Run(const float* a, const float* b, float* out, int64_t n, const
   const VF va0 = hn::Set(d, a[0]);
   const VF vb0 = hn::Set(d, b[0]);
   int64_t i = 0;
+  // Four vectors per trip: independent loads and stores keep the memory pipes busy (the
+  // same-shape add/mul are bound by memory, not arithmetic).
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const VF a0 = kA ? hn::LoadU(d, a + i) : va0;
+    const VF a1 = kA ? hn::LoadU(d, a + i + N) : va0;
+    const VF a2 = kA ? hn::LoadU(d, a + i + 2 * N) : va0;
+    const VF a3 = kA ? hn::LoadU(d, a + i + 3 * N) : va0;
+    const VF b0 = kB ? hn::LoadU(d, b + i) : vb0;
+    const VF b1 = kB ? hn::LoadU(d, b + i + N) : vb0;
+    const VF b2 = kB ? hn::LoadU(d, b + i + 2 * N) : vb0;
+    const VF b3 = kB ? hn::LoadU(d, b + i + 3 * N) : vb0;
+    hn::StoreU(f(d, a0, b0), d, out + i);
+    hn::StoreU(f(d, a1, b1), d, out + i + N);
+    hn::StoreU(f(d, a2, b2), d, out + i + 2 * N);
+    hn::StoreU(f(d, a3, b3), d, out + i + 3 * N);
+  }
   for (; i + N <= n; i += N) {
     const VF va = kA ? hn::LoadU(d, a + i) : va0;
     const VF vb = kB ? hn::LoadU(d, b + i) : vb0;
@@ -139,9 +155,9 @@ struct MinimumOp {
     return hn::IfThenElse(hn::IsNaN(b), b, r);
   }
 };
-struct ReluBackwardOp {  // g · (x > 0)
+struct ReluBackwardOp {  // x <= 0 ? 0 : g (PyTorch's threshold_backward: a NaN x passes g)
   HWY_INLINE VF operator()(DF d, VF x, VF g) const {
-    return hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), g);
+    return hn::IfThenZeroElse(hn::Le(x, hn::Zero(d)), g);
   }
 };
 struct SigmoidBackwardOp {  // g · y (1 − y)
