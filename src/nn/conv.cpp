@@ -208,7 +208,7 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
   const Setup s = setup(op, nd, false, x, w, b, a);
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::empty(s.out_shape);
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_forward_f32 writes all of it
   Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
   conv_forward_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
 
@@ -217,11 +217,11 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
-      dx = Tensor::empty(xc.shape());
+      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
       conv_input_grad_f32(g, gc.f32(), wc.f32(), dx.f32());
     }
     if (need_w) {
-      dw = Tensor::empty(wc.shape());
+      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
       conv_weight_grad_f32(g, xc.f32(), gc.f32(), dw.f32());
     }
     if (need_b) db = bias_grad(gc, g.N, g.O);
@@ -248,7 +248,7 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
   // g describes the convolution from this op's output back to its input.
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::empty(s.out_shape);
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_input_grad_f32 writes all of it
   conv_input_grad_f32(g, xc.f32(), wc.f32(), out.f32());
   if (b.defined()) add_channel_bias(out.f32(), as_contiguous(b).f32(), g.N, g.C, g.H * g.W);
 
@@ -257,11 +257,11 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
-      dx = Tensor::empty(xc.shape());
+      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
       conv_forward_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32());
     }
     if (need_w) {
-      dw = Tensor::empty(wc.shape());
+      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
       conv_weight_grad_f32(g, gc.f32(), xc.f32(), dw.f32());
     }
     if (need_b) db = bias_grad(gc, g.N, g.C);
