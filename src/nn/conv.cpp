@@ -13,6 +13,7 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "kernels/backend.h"
 #include "nn/conv_gemm.h"
 #include "ops/ops.h"
 
@@ -199,9 +200,16 @@ void add_channel_bias(float* y, const float* b, int64_t N, int64_t O, int64_t S)
 }
 
 // Σ of g [N, O, S...] over everything but the channel dim → [O].
+// db [O] = Σ over images and positions of g [N, O, S] (contiguous): per-row sums to [N, O],
+// then the column sums over N, both straight reductions (sum over dims {0, 2} would first copy
+// g into [O, N·S] order).
 Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
-  Tensor g3 = reshape(g, {N, O, g.numel() / std::max<int64_t>(N * O, 1)});
-  return sum(g3, {0, 2});
+  const int64_t S = g.numel() / std::max<int64_t>(N * O, 1);
+  Tensor rows = Tensor::uninitialized({N * O});
+  Tensor db = Tensor::uninitialized({O});
+  if (N * O > 0) backend().reduce_f32(Reduce::Sum, g.f32(), N * O, S, 1, rows.f32());
+  if (O > 0) backend().reduce_f32(Reduce::Sum, rows.f32(), 1, N, O, db.f32());
+  return db;
 }
 
 Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a) {

@@ -26,62 +26,101 @@ using VF = hn::Vec<DF>;
 using DI = hn::RebindToSigned<DF>;
 using VI = hn::Vec<DI>;
 
-// Lanes p[0], p[S], …, p[S·(N−1)] for S = 1 or 2; reads p[0 … S·N − 1].
+// Lanes row[start], row[start + S], …, row[start + S·(N−1)] for S = 1 or 2. S = 2 reads 2N
+// floats and keeps the even lanes of [start, start + 2N) or, where that would pass the row's
+// end, the odd lanes of [start − 1, start + 2N − 1) (Fits2 says one of them is inside).
 template <int S>
-HWY_INLINE VF LoadStrided(DF d, const float* p) {
+HWY_INLINE VF LoadStrided(DF d, const float* row, int64_t start, int64_t W) {
   if constexpr (S == 1) {
-    return hn::LoadU(d, p);
+    return hn::LoadU(d, row + start);
   } else {
 #if HWY_TARGET == HWY_SCALAR
-    return hn::LoadU(d, p);  // one lane: it is the even one
+    (void)W;
+    return hn::LoadU(d, row + start);  // one lane
 #else
-    const size_t N = hn::Lanes(d);
-    return hn::ConcatEven(d, hn::LoadU(d, p + N), hn::LoadU(d, p));
+    const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+    if (start + 2 * N <= W) return hn::ConcatEven(d, hn::LoadU(d, row + start + N), hn::LoadU(d, row + start));
+    return hn::ConcatOdd(d, hn::LoadU(d, row + start - 1 + N), hn::LoadU(d, row + start - 1));
 #endif
   }
 }
 
-// Output row oh of plane xp (y, idx at the row's start).
+// Whether LoadStrided<S> at `start` stays inside [0, W).
 template <int S>
-HWY_INLINE void MaxPoolRow(const PoolGeom& g, const float* xp, int64_t oh, float* y, int32_t* idx) {
+HWY_INLINE bool Fits(int64_t start, int64_t N, int64_t W) {
+  if (S == 1 || N == 1) return start >= 0 && start + S * (N - 1) < W;
+  return start >= 0 && (start + 2 * N <= W || (start >= 1 && start + 2 * N - 1 <= W));
+}
+
+// N outputs ow … ow+N−1 of row oh; the caller checked that every window is inside the plane
+// horizontally.
+template <int S>
+HWY_INLINE void MaxPoolBlock(const PoolGeom& g, const float* xp, int64_t oh, int64_t ow, float* y, int32_t* idx) {
   const DF d;
   const DI di;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const VI iota = hn::Iota(di, 0);
   const VI lane_pos = S == 1 ? iota : hn::Add(iota, iota);  // lane i reads column offset S·i
-  // Vector blocks: every read of every window column inside [0, W): ow·S ≥ pW, and the block's
-  // last read (ow + N)·S − 1 − pW + (kW − 1)·dW ≤ W − 1.
-  const int64_t lo = std::min<int64_t>((g.pW + S - 1) / S, g.oW);
-  const int64_t reach = g.W + g.pW - (g.kW - 1) * g.dW;  // (ow + N)·S must not exceed it
-  ref::max_pool2d_row(g, xp, oh, 0, lo, y, idx);
-  int64_t ow = lo;
-  for (; ow + N <= g.oW && (ow + N) * S <= reach; ow += N) {
-    VF best = hn::Zero(d);
-    VI at = hn::Zero(di);
-    bool first = true;
-    for (int64_t ki = 0; ki < g.kH; ++ki) {
-      const int64_t ih = oh * g.sH - g.pH + ki * g.dH;
-      if (ih < 0 || ih >= g.H) continue;
-      for (int64_t kj = 0; kj < g.kW; ++kj) {
-        const int64_t start = ih * g.W + ow * S - g.pW + kj * g.dW;
-        const VF v = LoadStrided<S>(d, xp + start);
-        const VI pos = hn::Add(hn::Set(di, static_cast<int32_t>(start)), lane_pos);
-        if (first) {
-          best = v;
-          at = pos;
-          first = false;
-          continue;
-        }
-        // The reference's update rule: a larger value, or any NaN, takes over.
-        const auto take = hn::Or(hn::Gt(v, best), hn::IsNaN(v));
-        best = hn::IfThenElse(take, v, best);
-        at = hn::IfThenElse(hn::RebindMask(di, take), pos, at);
+  VF best = hn::Zero(d);
+  VI at = hn::Zero(di);
+  bool first = true;
+  for (int64_t ki = 0; ki < g.kH; ++ki) {
+    const int64_t ih = oh * g.sH - g.pH + ki * g.dH;
+    if (ih < 0 || ih >= g.H) continue;
+    const float* row = xp + ih * g.W;
+    for (int64_t kj = 0; kj < g.kW; ++kj) {
+      const int64_t start = ow * S - g.pW + kj * g.dW;
+      const VF v = LoadStrided<S>(d, row, start, g.W);
+      const VI pos = hn::Add(hn::Set(di, static_cast<int32_t>(ih * g.W + start)), lane_pos);
+      if (first) {
+        best = v;
+        at = pos;
+        first = false;
+        continue;
       }
+      // The reference's update rule: a larger value, or any NaN, takes over.
+      const auto take = hn::Or(hn::Gt(v, best), hn::IsNaN(v));
+      best = hn::IfThenElse(take, v, best);
+      at = hn::IfThenElse(hn::RebindMask(di, take), pos, at);
     }
-    hn::StoreU(best, d, y + ow);
-    hn::StoreU(at, di, idx + ow);
   }
-  ref::max_pool2d_row(g, xp, oh, ow, g.oW, y, idx);
+  if (first) {  // no row of the window inside the plane: the reference's answer (−inf, −1)
+    ref::max_pool2d_row(g, xp, oh, ow, ow + static_cast<int64_t>(hn::Lanes(d)), y, idx);
+    return;
+  }
+  hn::StoreU(best, d, y + ow);
+  hn::StoreU(at, di, idx + ow);
+}
+
+// Output row oh of plane xp (y, idx at the row's start): vector blocks over the outputs whose
+// windows lie inside the row, the last block shifted back to end exactly at that range's end
+// (recomputing a few outputs, identically); the rest through the reference loop.
+template <int S>
+HWY_INLINE void MaxPoolRow(const PoolGeom& g, const float* xp, int64_t oh, float* y, int32_t* idx) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
+  const int64_t span = (g.kW - 1) * g.dW;  // the window's reach beyond its first column
+  // Outputs [lo, hi): first column ow·S − pW ≥ 0 and last column ow·S − pW + span ≤ W − 1.
+  const int64_t lo = std::min<int64_t>((g.pW + S - 1) / S, g.oW);
+  const int64_t last = g.W - 1 + g.pW - span;
+  const int64_t hi = last < 0 ? lo : std::max(lo, std::min<int64_t>(g.oW, last / S + 1));
+  // A block at ow is usable when the loads of its first and last window columns fit (the
+  // columns between lie between them).
+  const auto usable = [&](int64_t ow) {
+    const int64_t s0 = ow * S - g.pW;
+    return Fits<S>(s0, N, g.W) && Fits<S>(s0 + span, N, g.W);
+  };
+  int64_t done = lo;  // outputs [lo, done) are written
+  if (hi - lo >= N) {
+    for (int64_t ow = lo; ow + N <= hi && usable(ow); ow += N) {
+      MaxPoolBlock<S>(g, xp, oh, ow, y, idx);
+      done = ow + N;
+    }
+    if (done < hi && done > lo && usable(hi - N)) {
+      MaxPoolBlock<S>(g, xp, oh, hi - N, y, idx);
+      done = hi;
+    }
+  }
+  ref::max_pool2d_row(g, xp, oh, 0, lo, y, idx);
+  ref::max_pool2d_row(g, xp, oh, done, g.oW, y, idx);
 }
 
 void MaxPool2d(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
@@ -137,10 +176,10 @@ void MaxPool2x2Backward(const PoolGeom& g, const float* dy, const int32_t* idx, 
           row[2 * ow] = at[ow] == base ? gy[ow] : 0.0f;
           row[2 * ow + 1] = at[ow] == base + 1 ? gy[ow] : 0.0f;
         }
-        std::fill(row + 2 * g.oW, row + g.W, 0.0f);
+        for (int64_t w = 2 * g.oW; w < g.W; ++w) row[w] = 0.0f;  // an odd width's last column
       }
     }
-    std::fill(dxp + 2 * g.oH * g.W, dxp + HW, 0.0f);
+    if (2 * g.oH < g.H) std::fill(dxp + 2 * g.oH * g.W, dxp + HW, 0.0f);  // an odd height's last row
   }
 #endif
 }
