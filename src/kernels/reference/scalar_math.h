@@ -49,7 +49,9 @@ inline float unary(Unary op, float param, float xf) {
     case Unary::Erf: return float(std::erf(x));
     case Unary::Square: return xf * xf;
     case Unary::Reciprocal: return 1.0f / xf;
-    case Unary::Relu: return xf < 0 ? 0.0f : xf;  // as PyTorch: NaN stays NaN, −0 stays −0
+    // NaN stays NaN (as PyTorch); + 0 turns −0 into +0 on every target (clang's wasm codegen
+    // did so on its own; PyTorch keeps −0).
+    case Unary::Relu: return xf < 0 ? 0.0f : xf + 0.0f;
     case Unary::Sigmoid: return float(sigmoid_d(x));
     case Unary::Tanh: return float(std::tanh(x));
     case Unary::Silu: return float(x * sigmoid_d(x));

@@ -24,6 +24,17 @@ using VF = hn::Vec<DF>;
 HWY_INLINE void RowCopy(const float* src_row, int64_t off, int64_t lo, int64_t hi, float* dst, int64_t n) {
   const DF d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  if (n >= N && hi - lo >= N && lo <= N && n - hi <= N) {
+    // The usual row (padding narrower than a vector): zero both ends with one store each,
+    // then copy [lo, hi) in whole vectors, the last one shifted back to end at hi (it
+    // rewrites a few floats with the same values).
+    hn::StoreU(hn::Zero(d), d, dst);
+    hn::StoreU(hn::Zero(d), d, dst + n - N);
+    int64_t i = lo;
+    for (; i + N <= hi; i += N) hn::StoreU(hn::LoadU(d, src_row + i + off), d, dst + i);
+    if (i < hi) hn::StoreU(hn::LoadU(d, src_row + hi - N + off), d, dst + hi - N);
+    return;
+  }
   int64_t i = 0;
   for (; i + N <= n; i += N) {
     if (i >= lo && i + N <= hi) {
