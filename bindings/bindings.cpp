@@ -47,16 +47,20 @@ void set_grad_enabled(bool on) { sg::set_grad_enabled(on); }
 bool is_grad_enabled() { return sg::grad_enabled(); }
 
 val memory_stats() {
-  const sg::MemoryStats& s = sg::memory_stats();
+  const sg::MemoryStats s = sg::memory_stats();
   val out = val::object();
   out.set("storages", static_cast<double>(s.storages));
   out.set("bytes", static_cast<double>(s.bytes));
   out.set("peakBytes", static_cast<double>(s.peak_bytes));
+  out.set("cachedBytes", static_cast<double>(s.cached_bytes));
+  out.set("cachedBlocks", static_cast<double>(s.cached_blocks));
   // Bytes malloc has handed out and not taken back (tensors, graph nodes, caches, everything):
   // a leak below the tensor level shows here long before the heap has to grow.
   out.set("heapUsed", static_cast<double>(mallinfo().uordblks));
   return out;
 }
+
+void empty_cache() { sg::empty_cache(); }
 
 val op_names() {
   val out = val::array();
@@ -95,6 +99,7 @@ EMSCRIPTEN_BINDINGS(simdgrad_functions) {
   def<&set_grad_enabled>(names, "setGradEnabled");
   def<&is_grad_enabled>(names, "isGradEnabled");
   def<&memory_stats>(names, "memoryStats");
+  def<&empty_cache>(names, "emptyCache");
   def<&op_names>(names, "opNames");
   def<&simd_enabled>(names, "simdEnabled");
   install_stack_guards(names);

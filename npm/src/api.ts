@@ -17,7 +17,7 @@ import {
   zeros,
   zerosLike,
 } from './creation.js';
-import { dispose, keep, memory, tidy } from './memory.js';
+import { dispose, emptyCache, keep, memory, tidy } from './memory.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
 import { F } from './functional.js';
@@ -144,6 +144,7 @@ export function createApi() {
     keep,
     dispose,
     memory,
+    emptyCache,
     // autograd
     noGrad,
     enableGrad,

@@ -42,6 +42,9 @@ export interface MemoryStats {
   peakBytes: number;
   /** Bytes currently allocated by malloc in the wasm heap (mallinfo().uordblks). */
   heapUsed: number;
+  /** Bytes the caching allocator keeps for reuse (freed tensor buffers), and their count. */
+  cachedBytes: number;
+  cachedBlocks: number;
 }
 
 export interface SimdgradModule {
@@ -54,6 +57,7 @@ export interface SimdgradModule {
   setGradEnabled(b: boolean): void;
   isGradEnabled(): boolean;
   memoryStats(): MemoryStats;
+  emptyCache(): void;
   opNames(): string[];
   simdEnabled(): boolean;
   // Threads (bindings/threads.cpp): the default module reports threadsSupported() false.

@@ -123,12 +123,32 @@ export interface MemoryInfo {
    * shrinks: flat across a long loop means no leak below the tensor level (graphs, caches).
    */
   heapBytes: number;
-  /** Bytes of the heap in use by malloc (tensors, autograd graphs, everything): flat = no leak. */
+  /**
+   * Bytes of the heap in use by malloc (tensors, autograd graphs, the allocator's cache,
+   * everything): flat = no leak.
+   */
   heapUsed: number;
+  /**
+   * Bytes of freed tensor buffers the caching allocator keeps for reuse (not counted in
+   * `bytes`, counted in `heapUsed`). A training loop reuses them step after step instead of
+   * going to malloc; the cache is capped (256 MiB) and released by {@link emptyCache}.
+   */
+  cachedBytes: number;
 }
 
 export function memory(): MemoryInfo {
   const m = mod();
   const s = m.memoryStats();
-  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: heapBuffer().byteLength, heapUsed: s.heapUsed };
+  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: heapBuffer().byteLength, heapUsed: s.heapUsed, cachedBytes: s.cachedBytes };
+}
+
+/**
+ * Gives every buffer the caching allocator keeps for reuse back to malloc (as PyTorch's
+ * `torch.cuda.empty_cache()`): `memory().cachedBytes` drops to 0 and `heapUsed` by as much.
+ * Live tensors are untouched. The wasm heap itself never shrinks, but the freed space serves
+ * later allocations of any size. Only needed after a phase with large temporaries that will
+ * not recur; an allocation that fails empties the cache and retries on its own.
+ */
+export function emptyCache(): void {
+  mod().emptyCache();
 }

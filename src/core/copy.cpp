@@ -34,7 +34,9 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 Tensor contiguous_copy(const Tensor& t, DType dtype) {
-  Tensor out = Tensor::empty(t.shape(), dtype, t.device());
+  // copy_into writes every element.
+  Tensor out = t.device() == Device::CPU ? Tensor::uninitialized(t.shape(), dtype)
+                                         : Tensor::empty(t.shape(), dtype, t.device());
   copy_into(out, t);
   return out;
 }

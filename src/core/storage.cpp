@@ -1,39 +1,43 @@
 #include "core/storage.h"
 
-#include <cstdlib>
 #include <cstring>
 
+#include "core/allocator.h"
 #include "core/error.h"
 
 namespace sg {
 
 namespace {
 MemoryStats g_stats;
-constexpr size_t kAlign = 64;  // a cache line; also enough for any SIMD load
 }  // namespace
 
-Storage::Storage(size_t nbytes, Device device) : data_(nullptr), nbytes_(nbytes), device_(device) {
-  size_t rounded = (nbytes + kAlign - 1) / kAlign * kAlign;
-  if (rounded < nbytes) fail("cannot allocate ", nbytes, " bytes: size overflows");
-  if (rounded == 0) rounded = kAlign;
-  data_ = std::aligned_alloc(kAlign, rounded);
+Storage::Storage(size_t nbytes, Device device, bool zero)
+    : data_(nullptr), nbytes_(nbytes), capacity_(alloc::size_class(nbytes)), device_(device) {
+  if (capacity_ == 0) fail("cannot allocate ", nbytes, " bytes: size overflows");
+  data_ = alloc::acquire(capacity_);
   if (!data_) {
     fail("out of memory: could not allocate ", nbytes, " bytes (live tensors hold ", g_stats.bytes,
          " bytes; dispose() or tidy() frees them)");
   }
-  std::memset(data_, 0, nbytes);
+  if (zero) std::memset(data_, 0, nbytes);
   g_stats.storages += 1;
   g_stats.bytes += static_cast<int64_t>(nbytes);
   if (g_stats.bytes > g_stats.peak_bytes) g_stats.peak_bytes = g_stats.bytes;
 }
 
 Storage::~Storage() {
-  std::free(data_);
+  alloc::release(data_, capacity_);
   g_stats.storages -= 1;
   g_stats.bytes -= static_cast<int64_t>(nbytes_);
 }
 
-const MemoryStats& memory_stats() { return g_stats; }
+MemoryStats memory_stats() {
+  MemoryStats s = g_stats;
+  s.cached_bytes = alloc::cached_bytes();
+  s.cached_blocks = alloc::cached_blocks();
+  return s;
+}
 void reset_peak_bytes() { g_stats.peak_bytes = g_stats.bytes; }
+void empty_cache() { alloc::empty_cache(); }
 
 }  // namespace sg

@@ -12,12 +12,17 @@ struct MemoryStats {
   int64_t storages = 0;  // live buffers
   int64_t bytes = 0;     // bytes in live buffers
   int64_t peak_bytes = 0;
+  // Filled in by memory_stats(): what the caching allocator holds for reuse (not in `bytes`).
+  int64_t cached_bytes = 0;
+  int64_t cached_blocks = 0;
 };
 
 class Storage {
  public:
-  // Zero-filled. Throws sg::Error (never aborts) when the allocation fails.
-  Storage(size_t nbytes, Device device = Device::CPU);
+  // Zero-filled unless `zero` is false (then the contents are whatever the reused block held:
+  // only for buffers the caller writes in full before reading). Throws sg::Error (never
+  // aborts) when the allocation fails.
+  Storage(size_t nbytes, Device device = Device::CPU, bool zero = true);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -29,10 +34,13 @@ class Storage {
  private:
   void* data_;
   size_t nbytes_;
+  size_t capacity_;  // the allocator's size class (≥ nbytes)
   Device device_;
 };
 
-const MemoryStats& memory_stats();
+MemoryStats memory_stats();
 void reset_peak_bytes();
+// Frees every block the caching allocator keeps for reuse (PyTorch's empty_cache).
+void empty_cache();
 
 }  // namespace sg

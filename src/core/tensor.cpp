@@ -16,7 +16,9 @@ namespace sg {
 constexpr uint64_t kMaxTensorBytes =
     sizeof(size_t) >= 8 ? (uint64_t(1) << 40) : uint64_t(std::numeric_limits<size_t>::max());
 
-Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
+namespace {
+
+std::shared_ptr<TensorImpl> new_impl(const Shape& shape, DType dtype, Device device, bool zero) {
   const int64_t n = numel_of(shape);
   const uint64_t elem = dtype_size(dtype);
   if (uint64_t(n) > kMaxTensorBytes / elem) {
@@ -25,11 +27,21 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
          sizeof(size_t) < 8 ? " (what a 32-bit wasm module can address)" : "");
   }
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(static_cast<size_t>(uint64_t(n) * elem), device);
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(uint64_t(n) * elem), device, zero);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
-  return Tensor(std::move(impl));
+  return impl;
+}
+
+}  // namespace
+
+Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
+  return Tensor(new_impl(shape, dtype, device, true));
+}
+
+Tensor Tensor::uninitialized(const Shape& shape, DType dtype) {
+  return Tensor(new_impl(shape, dtype, Device::CPU, false));
 }
 
 Tensor Tensor::view_of(const Tensor& base, Shape shape, Shape strides, int64_t offset) {

@@ -39,6 +39,9 @@ class Tensor {
 
   // A new zero-filled contiguous tensor.
   static Tensor empty(const Shape& shape, DType dtype = DType::Float32, Device device = Device::CPU);
+  // A new contiguous tensor whose contents are undefined (a reused buffer): only for outputs
+  // the caller writes in full before anything reads them. Saves the zero fill.
+  static Tensor uninitialized(const Shape& shape, DType dtype = DType::Float32);
   // A tensor that shares `base`'s storage with another shape/strides/offset. No autograd.
   static Tensor view_of(const Tensor& base, Shape shape, Shape strides, int64_t offset);
 

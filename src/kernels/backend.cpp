@@ -2,6 +2,7 @@
 #include "kernels/backend.h"
 
 #include "core/error.h"
+#include "kernels/reference/reference_kernels.h"
 
 namespace sg {
 namespace {
@@ -15,6 +16,23 @@ const Backend* find(const std::string& name) {
 }
 
 }  // namespace
+
+void Backend::max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const {
+  ref::max_pool2d_f32(g, x, y, idx);
+}
+
+void Backend::max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx,
+                                      float* dx) const {
+  ref::max_pool2d_backward_f32(g, dy, idx, dx);
+}
+
+void Backend::im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld) const {
+  ref::im2col_f32(g, x, col, ld);
+}
+
+void Backend::col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx) const {
+  ref::col2im_f32(g, col, ld, dx);
+}
 
 const Backend& backend() {
   if (!g_active) g_active = &simd_backend();

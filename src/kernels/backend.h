@@ -22,7 +22,7 @@ enum class Binary : uint8_t {
   Add, Sub, Mul, Div, Pow, Maximum, Minimum,
   // Fused backward formulas: a is the forward input x (or output y where named), b the
   // incoming gradient g.
-  ReluBackward,      // g * (x > 0)
+  ReluBackward,      // x <= 0 ? 0 : g (a NaN x passes g, as PyTorch)
   SigmoidBackward,   // a = y: g * y * (1 - y)
   TanhBackward,      // a = y: g * (1 - y²)
   GeluErfBackward,   // g * (Φ(x) + x φ(x))
@@ -38,6 +38,23 @@ struct BroadcastPlan {
   std::vector<int64_t> shape;
   std::vector<int64_t> a_strides;
   std::vector<int64_t> b_strides;
+};
+
+// Max pooling over P contiguous planes of H × W → P planes of oH × oW: output (i, j) looks at
+// rows i·sH − pH + a·dH (a < kH) and columns j·sW − pW + b·dW (b < kW) that lie inside the
+// plane (padding never wins). A window with no input element at all (possible with dilation
+// and ceil_mode, as in PyTorch) gives −inf and index −1, which the backward skips.
+struct PoolGeom {
+  int64_t P = 1, H = 1, W = 1, oH = 1, oW = 1;
+  int64_t kH = 1, kW = 1, sH = 1, sW = 1, pH = 0, pW = 0, dH = 1, dW = 1;
+};
+
+// One image's (one group's) convolution geometry for im2col/col2im: C channels of H × W, a
+// kH × kW kernel with stride, top/left padding and dilation, output oH × oW. Positions past
+// the input (any side) read as zero.
+struct Im2colGeom {
+  int64_t C = 1, H = 1, W = 1, kH = 1, kW = 1, sH = 1, sW = 1, pH = 0, pW = 0, dH = 1, dW = 1;
+  int64_t oH = 1, oW = 1;
 };
 
 class Backend {
@@ -69,6 +86,19 @@ class Backend {
   virtual void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                              float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
                              float beta, const float* bias, float* c, int64_t ldc) const = 0;
+  // y = max over each window, idx = its within-plane position (h·W + w) of the first max in
+  // row-major window order, a NaN taking over from anything before it (PyTorch's rule).
+  // The default is the reference loop; backends override with vector code.
+  virtual void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const;
+  // dx [P, H, W] (overwritten) = Σ of dy [P, oH, oW] routed to each window's idx.
+  virtual void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx,
+                                       float* dx) const;
+  // x [C, H, W] → col [C·kH·kW rows, oH·oW columns], row stride ld ≥ oH·oW (several images
+  // may sit side by side); padding positions are written as 0.
+  virtual void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld) const;
+  // The adjoint: dx [C, H, W] += every col entry at the position it was read from (padding
+  // entries dropped). dx is not cleared.
+  virtual void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx) const;
 };
 
 const Backend& backend();                  // the active one

@@ -13,6 +13,7 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "kernels/backend.h"
 #include "nn/conv_gemm.h"
 #include "ops/ops.h"
 
@@ -199,16 +200,23 @@ void add_channel_bias(float* y, const float* b, int64_t N, int64_t O, int64_t S)
 }
 
 // Σ of g [N, O, S...] over everything but the channel dim → [O].
+// db [O] = Σ over images and positions of g [N, O, S] (contiguous): per-row sums to [N, O],
+// then the column sums over N, both straight reductions (sum over dims {0, 2} would first copy
+// g into [O, N·S] order).
 Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
-  Tensor g3 = reshape(g, {N, O, g.numel() / std::max<int64_t>(N * O, 1)});
-  return sum(g3, {0, 2});
+  const int64_t S = g.numel() / std::max<int64_t>(N * O, 1);
+  Tensor rows = Tensor::uninitialized({N * O});
+  Tensor db = Tensor::uninitialized({O});
+  if (N * O > 0) backend().reduce_f32(Reduce::Sum, g.f32(), N * O, S, 1, rows.f32());
+  if (O > 0) backend().reduce_f32(Reduce::Sum, rows.f32(), 1, N, O, db.f32());
+  return db;
 }
 
 Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a) {
   const Setup s = setup(op, nd, false, x, w, b, a);
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::empty(s.out_shape);
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_forward_f32 writes all of it
   Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
   conv_forward_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
 
@@ -217,11 +225,11 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
-      dx = Tensor::empty(xc.shape());
+      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
       conv_input_grad_f32(g, gc.f32(), wc.f32(), dx.f32());
     }
     if (need_w) {
-      dw = Tensor::empty(wc.shape());
+      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
       conv_weight_grad_f32(g, xc.f32(), gc.f32(), dw.f32());
     }
     if (need_b) db = bias_grad(gc, g.N, g.O);
@@ -248,7 +256,7 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
   // g describes the convolution from this op's output back to its input.
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::empty(s.out_shape);
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_input_grad_f32 writes all of it
   conv_input_grad_f32(g, xc.f32(), wc.f32(), out.f32());
   if (b.defined()) add_channel_bias(out.f32(), as_contiguous(b).f32(), g.N, g.C, g.H * g.W);
 
@@ -257,11 +265,11 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
-      dx = Tensor::empty(xc.shape());
+      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
       conv_forward_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32());
     }
     if (need_w) {
-      dw = Tensor::empty(wc.shape());
+      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
       conv_weight_grad_f32(g, gc.f32(), xc.f32(), dw.f32());
     }
     if (need_b) db = bias_grad(gc, g.N, g.C);

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/tensor.h"
+
 #include "core/error.h"
 #include "core/parallel.h"
 #include "kernels/backend.h"
-#include "kernels/parallel_kernels.h"
 
 namespace sg {
 namespace {
@@ -24,60 +25,17 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
   backend().gemm_f32(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
 }
 
-// The outputs o in [lo, hi) whose input position o·s + off lies inside [0, size).
-struct Range {
-  int64_t lo, hi;
-};
-Range valid_outputs(int64_t off, int64_t s, int64_t size, int64_t out) {
-  int64_t lo = off >= 0 ? 0 : (-off + s - 1) / s;
-  int64_t hi = size - 1 - off < 0 ? 0 : (size - 1 - off) / s + 1;
-  hi = std::min(hi, out);
-  lo = std::min(lo, hi);
-  return {lo, hi};
+// The kernel layer's view of one image's group.
+Im2colGeom im2col_geom(const ConvGeom& g) {
+  return Im2colGeom{g.Cg(), g.H, g.W, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, g.oH, g.oW};
 }
 
-// One image's Cg channels x [Cg, H, W] → col [Cg·kH·kW, oH·oW]; padding reads as 0.
-void im2col(const ConvGeom& g, const float* x, float* col) {
-  const int64_t L = g.L();
-  for (int64_t c = 0; c < g.Cg(); ++c)
-    for (int64_t ki = 0; ki < g.kH; ++ki)
-      for (int64_t kj = 0; kj < g.kW; ++kj) {
-        float* row = col + ((c * g.kH + ki) * g.kW + kj) * L;
-        const int64_t off_h = ki * g.dH - g.pH, off_w = kj * g.dW - g.pW;
-        const Range rw = valid_outputs(off_w, g.sW, g.W, g.oW);
-        for (int64_t oh = 0; oh < g.oH; ++oh) {
-          float* dst = row + oh * g.oW;
-          const int64_t ih = oh * g.sH + off_h;
-          if (ih < 0 || ih >= g.H) {
-            std::fill(dst, dst + g.oW, 0.0f);
-            continue;
-          }
-          const float* src = x + (c * g.H + ih) * g.W;
-          std::fill(dst, dst + rw.lo, 0.0f);
-          for (int64_t ow = rw.lo; ow < rw.hi; ++ow) dst[ow] = src[ow * g.sW + off_w];
-          std::fill(dst + rw.hi, dst + g.oW, 0.0f);
-        }
-      }
+// im2col/col2im through the active backend: x [Cg, H, W] ↔ its columns of col [K, ld].
+void im2col(const ConvGeom& g, const float* x, float* col, int64_t ld) {
+  backend().im2col_f32(im2col_geom(g), x, col, ld);
 }
-
-// The adjoint of im2col: adds every column entry back onto the input position it was read
-// from (dx [Cg, H, W] must be zeroed by the caller). Padding entries are dropped.
-void col2im(const ConvGeom& g, const float* col, float* dx) {
-  const int64_t L = g.L();
-  for (int64_t c = 0; c < g.Cg(); ++c)
-    for (int64_t ki = 0; ki < g.kH; ++ki)
-      for (int64_t kj = 0; kj < g.kW; ++kj) {
-        const float* row = col + ((c * g.kH + ki) * g.kW + kj) * L;
-        const int64_t off_h = ki * g.dH - g.pH, off_w = kj * g.dW - g.pW;
-        const Range rw = valid_outputs(off_w, g.sW, g.W, g.oW);
-        for (int64_t oh = 0; oh < g.oH; ++oh) {
-          const int64_t ih = oh * g.sH + off_h;
-          if (ih < 0 || ih >= g.H) continue;
-          const float* src = row + oh * g.oW;
-          float* dst = dx + (c * g.H + ih) * g.W;
-          for (int64_t ow = rw.lo; ow < rw.hi; ++ow) dst[ow * g.sW + off_w] += src[ow];
-        }
-      }
+void col2im(const ConvGeom& g, const float* col, int64_t ld, float* dx) {
+  backend().col2im_f32(im2col_geom(g), col, ld, dx);
 }
 
 // A 1×1 kernel with stride 1 and no padding: the column matrix is the input itself.
@@ -86,100 +44,171 @@ bool is_pointwise(const ConvGeom& g) {
          g.oH == g.H && g.oW == g.W;
 }
 
-// The per-image column buffer, K × L floats. The size is checked in 64 bits before the
-// allocation: in wasm32 a size_t product past 2^32 would wrap and im2col would write past
-// the buffer.
-// Checked once up front (also for an empty batch), then each thread's piece allocates its own.
-void check_column_buffer(bool direct, int64_t K, int64_t L) {
-  if (direct) return;
+// Images per chunk: the column matrices of several images side by side make one wide GEMM
+// ([Og, K] · [K, B·L]) instead of B narrow ones, which keeps the kernel at its best speed on
+// small feature maps. The chunk is capped at kChunkFloats floats of columns (1 MiB, so they
+// are still in cache when the GEMM reads them; 16 MiB chunks measured slower). The size is
+// checked in 64 bits before anything is allocated: in wasm32 a size_t product past 2^32 would
+// wrap and im2col would write past the buffer.
+constexpr int64_t kChunkFloats = int64_t(1) << 18;
+
+int64_t chunk_images(const ConvGeom& g) {
+  const int64_t K = g.K(), L = g.L();
   const int64_t limit = int64_t(1) << 29;  // 2 GiB of floats: more than any wasm heap holds
   if (K < 0 || L < 0 || (L != 0 && K > limit / L))
     fail("cannot allocate the column buffer of ", K, " x ", L, " floats: too large");
-}
-std::vector<float> column_buffer(bool direct, int64_t K, int64_t L) {
-  check_column_buffer(direct, K, L);
-  if (direct) return {};
-  return std::vector<float>(static_cast<size_t>(K * L));
+  const int64_t per = std::max<int64_t>(K * L, 1);
+  return std::max<int64_t>(1, std::min(g.N, kChunkFloats / per));
 }
 
-// Images per piece when a batch is split over threads (each piece has its own column buffer;
-// the per-image GEMMs inside then run on their piece's thread). The whole batch in one piece on
-// one thread, for one image (the GEMM split takes over), or when the convolution is small.
-int64_t image_chunk(const ConvGeom& g) {
-  if (num_threads() < 2 || in_parallel_region() || g.N < 2) return std::max<int64_t>(g.N, 1);
-  if (g.N * g.O * g.K() * g.L() < par::kMinGemmWork) return g.N;
-  return chunk_size(g.N, 1, 1, 2);
+// A scratch buffer of n floats from the caching allocator (contents undefined).
+Tensor scratch(int64_t n) { return Tensor::uninitialized({std::max<int64_t>(n, 1)}); }
+
+// The Og channels of group gi of images n0 … n0+B−1 of t [N, O, L] as one [Og, B·L] matrix.
+void gather_channels(const ConvGeom& g, const float* t, int64_t n0, int64_t B, int64_t gi, float* out) {
+  const int64_t L = g.L(), Og = g.Og();
+  for (int64_t o = 0; o < Og; ++o)
+    for (int64_t b = 0; b < B; ++b) {
+      const float* src = t + ((n0 + b) * g.O + gi * Og + o) * L;
+      std::copy(src, src + L, out + (o * B + b) * L);
+    }
+}
+
+// Threads: the chunks of B images are dealt out in at most num_threads() pieces of consecutive
+// chunks, one piece per thread, each with its own scratch buffers (allocated here, on the
+// calling thread) — the GEMMs inside a piece then run serially. With a single chunk the loop
+// stays on the caller and the GEMM itself splits over the threads.
+struct ChunkPlan {
+  int64_t B, chunks, per_piece, pieces;
+};
+ChunkPlan plan_chunks(const ConvGeom& g, int64_t B) {
+  const int64_t chunks = (g.N + B - 1) / B;
+  const int64_t threads = in_parallel_region() ? 1 : std::min<int64_t>(num_threads(), chunks);
+  const int64_t per_piece = threads > 1 ? (chunks + threads - 1) / threads : std::max<int64_t>(chunks, 1);
+  return {B, chunks, per_piece, chunks > 0 ? (chunks + per_piece - 1) / per_piece : 0};
+}
+// body(piece, n0, nb) for every chunk: images n0 … n0+nb−1, on the piece's thread.
+template <class Body>
+void for_each_chunk(const ConvGeom& g, const ChunkPlan& c, Body&& body) {
+  parallel_for(0, c.chunks, c.per_piece, [&](int64_t lo, int64_t hi) {
+    for (int64_t ci = lo; ci < hi; ++ci) body(lo / c.per_piece, ci * c.B, std::min(c.B, g.N - ci * c.B));
+  });
+}
+std::vector<Tensor> scratch_per_piece(const ChunkPlan& c, int64_t n) {
+  std::vector<Tensor> out;
+  for (int64_t p = 0; p < c.pieces; ++p) out.push_back(scratch(n));
+  return out;
 }
 
 }  // namespace
 
 void conv_forward_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, float* y) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
-  const bool direct = is_pointwise(g);
-  check_column_buffer(direct, K, L);
-  parallel_for(0, g.N, image_chunk(g), [&](int64_t n0, int64_t n1) {
-    std::vector<float> col = column_buffer(direct, K, L);
-    for (int64_t n = n0; n < n1; ++n)
+  const int64_t B = chunk_images(g);
+  if (is_pointwise(g) || B == 1) {  // one image at a time, written straight into y
+    const bool direct = is_pointwise(g);
+    Tensor col = direct ? Tensor() : scratch(K * L);
+    for (int64_t n = 0; n < g.N; ++n)
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         const float* xg = x + (n * g.C + gi * Cg) * HW;
-        if (!direct) im2col(g, xg, col.data());
+        if (!direct) im2col(g, xg, col.f32(), L);
         float* yg = y + (n * g.O + gi * Og) * L;
         if (bias)  // start from the bias and let the gemm add onto it
           for (int64_t o = 0; o < Og; ++o) std::fill(yg + o * L, yg + (o + 1) * L, bias[gi * Og + o]);
-        gemm(false, false, Og, L, K, w + gi * Og * K, K, direct ? xg : col.data(), L,
+        gemm(false, false, Og, L, K, w + gi * Og * K, K, direct ? xg : col.f32(), L,
              bias ? 1.0f : 0.0f, yg, L);
       }
+    return;
+  }
+  const ChunkPlan plan = plan_chunks(g, B);
+  const std::vector<Tensor> cols = scratch_per_piece(plan, K * B * L), tmps = scratch_per_piece(plan, Og * B * L);
+  for_each_chunk(g, plan, [&](int64_t piece, int64_t n0, int64_t nb) {
+    float* col = cols[size_t(piece)].f32();
+    float* tmp = tmps[size_t(piece)].f32();
+    const int64_t ld = nb * L;
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      for (int64_t b = 0; b < nb; ++b) im2col(g, x + ((n0 + b) * g.C + gi * Cg) * HW, col + b * L, ld);
+      // tmp [Og, nb·L] = W_g · col, then scattered to y [n, gi·Og + o, :] with the bias.
+      gemm(false, false, Og, ld, K, w + gi * Og * K, K, col, ld, 0.0f, tmp, ld);
+      for (int64_t o = 0; o < Og; ++o) {
+        const float bv = bias ? bias[gi * Og + o] : 0.0f;
+        for (int64_t b = 0; b < nb; ++b) {
+          const float* src = tmp + o * ld + b * L;
+          float* dst = y + ((n0 + b) * g.O + gi * Og + o) * L;
+          for (int64_t i = 0; i < L; ++i) dst[i] = src[i] + bv;
+        }
+      }
+    }
   });
 }
 
 void conv_input_grad_f32(const ConvGeom& g, const float* dy, const float* w, float* dx) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
-  const bool direct = is_pointwise(g);
-  check_column_buffer(direct, K, L);
-  parallel_for(0, g.N, image_chunk(g), [&](int64_t n0, int64_t n1) {
-    std::vector<float> col = column_buffer(direct, K, L);
-    for (int64_t n = n0; n < n1; ++n)
-      for (int64_t gi = 0; gi < g.groups; ++gi) {
-        const float* dyg = dy + (n * g.O + gi * Og) * L;
-        float* dxg = dx + (n * g.C + gi * Cg) * HW;
-        // dcol [K, L] = W_gᵀ [K, Og] · dy_g [Og, L]
-        if (direct) {
-          gemm(true, false, K, L, Og, w + gi * Og * K, K, dyg, L, 0.0f, dxg, L);
-          continue;
-        }
-        gemm(true, false, K, L, Og, w + gi * Og * K, K, dyg, L, 0.0f, col.data(), L);
-        std::fill(dxg, dxg + Cg * HW, 0.0f);
-        col2im(g, col.data(), dxg);
+  const int64_t B = chunk_images(g);
+  if (is_pointwise(g)) {  // dx_g [K, L] = W_gᵀ [K, Og] · dy_g [Og, L], image by image
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        gemm(true, false, K, L, Og, w + gi * Og * K, K, dy + (n * g.O + gi * Og) * L, L, 0.0f,
+             dx + (n * g.C + gi * Cg) * HW, L);
+    return;
+  }
+  std::fill(dx, dx + g.N * g.C * HW, 0.0f);
+  const ChunkPlan plan = plan_chunks(g, B);
+  const std::vector<Tensor> dcols = scratch_per_piece(plan, K * B * L);
+  const std::vector<Tensor> dyps = B > 1 ? scratch_per_piece(plan, Og * B * L) : std::vector<Tensor>();
+  for_each_chunk(g, plan, [&](int64_t piece, int64_t n0, int64_t nb) {
+    float* dcol = dcols[size_t(piece)].f32();
+    const int64_t ld = nb * L;
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const float* dyg = dy + (n0 * g.O + gi * Og) * L;  // one image: already [Og, L]
+      if (nb > 1) {
+        float* dyp = dyps[size_t(piece)].f32();
+        gather_channels(g, dy, n0, nb, gi, dyp);
+        dyg = dyp;
       }
+      // dcol [K, nb·L] = W_gᵀ [K, Og] · dy_g [Og, nb·L]
+      gemm(true, false, K, ld, Og, w + gi * Og * K, K, dyg, ld, 0.0f, dcol, ld);
+      for (int64_t b = 0; b < nb; ++b) col2im(g, dcol + b * L, ld, dx + ((n0 + b) * g.C + gi * Cg) * HW);
+    }
   });
 }
 
 void conv_weight_grad_f32(const ConvGeom& g, const float* x, const float* dy, float* dw) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
-  const bool direct = is_pointwise(g);
-  check_column_buffer(direct, K, L);
+  const int64_t B = chunk_images(g);
   std::fill(dw, dw + g.O * K, 0.0f);  // the answer for an empty batch
-  // Image piece p > 0 accumulates into partial[p − 1], summed into dw at the end (so the sum
-  // order, and the last bits, depend on the thread count).
-  const int64_t chunk = image_chunk(g), pieces = g.N > 0 ? (g.N + chunk - 1) / chunk : 1;
-  std::vector<float> partial(static_cast<size_t>((pieces - 1) * g.O * K));
-  parallel_for(0, g.N, chunk, [&](int64_t n0, int64_t n1) {
-    const int64_t p = n0 / chunk;
-    float* out = p == 0 ? dw : partial.data() + (p - 1) * g.O * K;
-    std::vector<float> col = column_buffer(direct, K, L);
-    for (int64_t n = n0; n < n1; ++n)
-      for (int64_t gi = 0; gi < g.groups; ++gi) {
-        const float* xg = x + (n * g.C + gi * Cg) * HW;
-        if (!direct) im2col(g, xg, col.data());
-        // dW_g [Og, K] += dy_g [Og, L] · col [K, L]ᵀ
-        gemm(false, true, Og, K, L, dy + (n * g.O + gi * Og) * L, L, direct ? xg : col.data(), L,
-             1.0f, out + gi * Og * K, K);
-      }
-  });
-  for (int64_t p = 1; p < pieces; ++p) {
-    const float* src = partial.data() + (p - 1) * g.O * K;
-    for (int64_t i = 0; i < g.O * K; ++i) dw[i] += src[i];
+  if (is_pointwise(g)) {  // dW_g [Og, K] += dy_g [Og, L] · x_g [K, L]ᵀ, image by image
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        gemm(false, true, Og, K, L, dy + (n * g.O + gi * Og) * L, L, x + (n * g.C + gi * Cg) * HW, L, 1.0f,
+             dw + gi * Og * K, K);
+    return;
   }
+  // Piece p > 0 accumulates into its own zeroed copy of dW, summed into dw at the end (so the
+  // sum order, and the last bits, depend on the thread count).
+  const ChunkPlan plan = plan_chunks(g, B);
+  const std::vector<Tensor> cols = scratch_per_piece(plan, K * B * L);
+  const std::vector<Tensor> dyps = B > 1 ? scratch_per_piece(plan, Og * B * L) : std::vector<Tensor>();
+  std::vector<Tensor> partial;
+  for (int64_t p = 1; p < plan.pieces; ++p) partial.push_back(Tensor::empty({g.O * K}));  // zeroed
+  for_each_chunk(g, plan, [&](int64_t piece, int64_t n0, int64_t nb) {
+    float* col = cols[size_t(piece)].f32();
+    float* out = piece == 0 ? dw : partial[size_t(piece - 1)].f32();
+    const int64_t ld = nb * L;
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      for (int64_t b = 0; b < nb; ++b) im2col(g, x + ((n0 + b) * g.C + gi * Cg) * HW, col + b * L, ld);
+      const float* dyg = dy + (n0 * g.O + gi * Og) * L;
+      if (nb > 1) {
+        float* dyp = dyps[size_t(piece)].f32();
+        gather_channels(g, dy, n0, nb, gi, dyp);
+        dyg = dyp;
+      }
+      // dW_g [Og, K] += dy_g [Og, nb·L] · col [K, nb·L]ᵀ
+      gemm(false, true, Og, K, ld, dyg, ld, col, ld, 1.0f, out + gi * Og * K, K);
+    }
+  });
+  for (const Tensor& part : partial)
+    for (int64_t i = 0; i < g.O * K; ++i) dw[i] += part.f32()[i];
 }
 
 }  // namespace sg

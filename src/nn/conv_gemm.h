@@ -4,9 +4,10 @@
 //   weight grad   dW = Σₙ dy · im2col(x)ᵀ
 // per image and per group, through backend().gemm_f32. conv2d uses all three;
 // conv_transpose2d is the same geometry read backwards (its forward is the input-grad path).
-// 1-d convolutions are 2-d ones with H = kH = 1. The column buffer holds one (image, group)
-// at a time, so its size does not grow with the batch. Isolated here so that speed work
-// (batched columns, direct packing) stays out of the op layer in conv.cpp.
+// 1-d convolutions are 2-d ones with H = kH = 1. The columns of a chunk of images (up to
+// 1 MiB of them, at least one image) sit side by side so each group is one wide GEMM; the
+// buffers come from the caching allocator. Isolated here so that speed work stays out of the
+// op layer in conv.cpp.
 #pragma once
 #include <cstdint>
 

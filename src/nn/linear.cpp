@@ -61,7 +61,8 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
 
   const Tensor xc = as_contiguous(x);
   const WeightOperand wo = weight_operand(w);
-  Tensor y = Tensor::empty(out_shape);  // zero-filled
+  // Written in full by the gemm (with in = 0 it writes just the bias, or zeros).
+  Tensor y = Tensor::uninitialized(out_shape);
   // The bias is added in the gemm's write-back (with in = 0 the gemm writes just the bias).
   const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
   if (rows > 0 && out_f > 0)
@@ -75,19 +76,19 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
     Tensor dx, dw, db;
     const bool work = rows > 0 && out_f > 0 && in_f > 0;
     if (need_x) {  // dX = G · W: W [out, in] is op(B) untransposed when stored row-major.
-      dx = Tensor::empty(x_shape);
+      dx = work ? Tensor::uninitialized(x_shape) : Tensor::empty(x_shape);
       if (work)
         backend().gemm_f32(false, !wo.trans_b, rows, in_f, out_f, 1.0f, gc.f32(), out_f, wo.data.f32(),
                            wo.ldb, 0.0f, dx.f32(), in_f);
     }
     if (need_w) {  // dW = Gᵀ · X
-      dw = Tensor::empty(w_shape);
+      dw = work ? Tensor::uninitialized(w_shape) : Tensor::empty(w_shape);
       if (work)
         backend().gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.f32(), out_f, xc.f32(), in_f, 0.0f,
                            dw.f32(), in_f);
     }
     if (need_b) {  // db = Σ over rows
-      db = Tensor::empty({out_f});
+      db = Tensor::uninitialized({out_f});  // reduce_f32 writes it (rows = 0 gives 0)
       if (out_f > 0) backend().reduce_f32(Reduce::Sum, gc.f32(), 1, rows, out_f, db.f32());
     }
     return std::vector<Tensor>{dx, dw, db};

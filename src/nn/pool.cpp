@@ -3,7 +3,8 @@
 // have H = 1). Average pools are "box means": each output averages a rectangle of the input
 // whose row range, column range and divisor factor per dim, so avg_pool and
 // adaptive_avg_pool differ only in how the per-dim windows are computed.
-// Pooling has no backend kernel: these are plain loops over contiguous float32 planes.
+// Max pooling runs through the backend's kernels (Backend::max_pool2d_f32 and its backward);
+// the box means are plain loops over contiguous float32 planes.
 #include "nn/pool.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "kernels/backend.h"
 
 namespace sg {
 namespace {
@@ -117,35 +119,6 @@ Geom2 geom2(int nd, const Window& w) {
   return g;
 }
 
-// y and the within-plane index of each window's max (first max; NaN wins, as PyTorch).
-void max_pool_forward(const Planes& pl, const Geom2& g, float* y, int32_t* idx) {
-  const float* x = pl.x.f32();
-  for (int64_t p = 0; p < pl.P; ++p) {
-    const float* xp = x + p * pl.H * pl.W;
-    for (int64_t oh = 0; oh < g.oH; ++oh)
-      for (int64_t ow = 0; ow < g.oW; ++ow) {
-        float best = 0.0f;
-        int64_t at = -1;
-        for (int64_t ki = 0; ki < g.kH; ++ki) {
-          const int64_t ih = oh * g.sH - g.pH + ki * g.dH;
-          if (ih < 0 || ih >= pl.H) continue;
-          for (int64_t kj = 0; kj < g.kW; ++kj) {
-            const int64_t iw = ow * g.sW - g.pW + kj * g.dW;
-            if (iw < 0 || iw >= pl.W) continue;
-            const float v = xp[ih * pl.W + iw];
-            if (at < 0 || v > best || std::isnan(v)) {
-              best = v;
-              at = ih * pl.W + iw;
-            }
-          }
-        }
-        // Every window holds an input element (padding ≤ kernel/2, the ceil_mode rule).
-        *y++ = best;
-        *idx++ = static_cast<int32_t>(at);
-      }
-  }
-}
-
 Tensor max_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, const Ints& stride,
                 const Ints& padding, const Ints& dilation, bool ceil_mode) {
   const Planes pl = planes(op, nd, x);
@@ -153,19 +126,15 @@ Tensor max_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
   const Window w = sliding(op, nd, pl.in, kernel, stride, padding, dilation, ceil_mode);
   const Geom2 g = geom2(nd, w);
   const Shape shape = out_shape(pl, w.out);
-  Tensor out = Tensor::empty(shape);
-  Tensor idx = Tensor::empty(shape, DType::Int32);
-  max_pool_forward(pl, g, out.f32(), idx.i32());
+  Tensor out = Tensor::uninitialized(shape);  // every window is written
+  Tensor idx = Tensor::uninitialized(shape, DType::Int32);
+  const PoolGeom pg{pl.P, pl.H, pl.W, g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW};
+  if (out.numel() > 0) backend().max_pool2d_f32(pg, pl.x.f32(), out.f32(), idx.i32());
   const Shape x_shape = x.shape();
-  const int64_t P = pl.P, HW = pl.H * pl.W, L = g.oH * g.oW;
-  return record(op, out, {x}, [idx, x_shape, P, HW, L](const Tensor& gy) {
+  return record(op, out, {x}, [idx, x_shape, pg](const Tensor& gy) {
     Tensor gc = as_contiguous(gy, DType::Float32);
-    Tensor dx = Tensor::empty(x_shape);  // zero-filled
-    const float* src = gc.f32();
-    const int32_t* at = idx.i32();
-    float* d = dx.f32();
-    for (int64_t p = 0; p < P; ++p, d += HW)
-      for (int64_t j = 0; j < L; ++j) d[*at++] += *src++;
+    Tensor dx = Tensor::uninitialized(x_shape);  // the kernel writes all of it (zeros included)
+    if (dx.numel() > 0) backend().max_pool2d_backward_f32(pg, gc.f32(), idx.i32(), dx.f32());
     return std::vector<Tensor>{dx};
   });
 }
@@ -246,7 +215,7 @@ void box_mean_backward(const BoxGeom& g, const float* dy, float* dx) {
 }
 
 Tensor box_mean(const char* op, const Tensor& x, const Planes& pl, const BoxGeom& g, const Shape& shape) {
-  Tensor out = Tensor::empty(shape);
+  Tensor out = Tensor::uninitialized(shape);  // every box is written
   box_mean_forward(g, pl.x.f32(), out.f32());
   const Shape x_shape = x.shape();
   return record(op, out, {x}, [g, x_shape](const Tensor& gy) {

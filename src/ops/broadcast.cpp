@@ -38,7 +38,7 @@ Tensor binary_f32(Binary op, const Tensor& a, const Tensor& b, const char* name)
   // Only a dtype change forces a copy; float views are read through their strides.
   const Tensor af = a.dtype() == DType::Float32 ? a : contiguous_copy(a, DType::Float32);
   const Tensor bf = b.dtype() == DType::Float32 ? b : contiguous_copy(b, DType::Float32);
-  Tensor out = Tensor::empty(shape);
+  Tensor out = Tensor::uninitialized(shape);  // the kernel writes every element
   if (out.numel() == 0) return out;
   backend().binary_f32(op, broadcast_plan(af, bf, shape), af.f32(), bf.f32(), out.f32());
   return out;
@@ -46,7 +46,7 @@ Tensor binary_f32(Binary op, const Tensor& a, const Tensor& b, const char* name)
 
 Tensor unary_f32(Unary op, const Tensor& x, float param) {
   const Tensor xc = as_contiguous(x, DType::Float32);
-  Tensor out = Tensor::empty(x.shape());
+  Tensor out = Tensor::uninitialized(x.shape());  // the kernel writes every element
   if (out.numel() == 0) return out;
   backend().unary_f32(op, param, xc.f32(), out.f32(), out.numel());
   return out;
@@ -78,7 +78,7 @@ Tensor sum_flagged(const Tensor& g, const Shape& gshape, const std::vector<bool>
     int64_t outer = 1, inner = 1;
     for (size_t j = 0; j < i; ++j) outer *= groups[j].size;
     for (size_t j = i + 1; j < groups.size(); ++j) inner *= groups[j].size;
-    Tensor next = Tensor::empty({outer * inner});
+    Tensor next = Tensor::uninitialized({outer * inner});  // reduce_f32 writes it all
     if (next.numel() > 0)
       backend().reduce_f32(Reduce::Sum, cur.f32(), outer, groups[i].size, inner, next.f32());
     groups[i].size = 1;

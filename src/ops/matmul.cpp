@@ -69,7 +69,8 @@ Tensor bmm(Tensor a, Tensor b) {
   Shape out_shape = batch;
   out_shape.push_back(M);
   out_shape.push_back(N);
-  Tensor out = Tensor::empty(out_shape);  // zero-filled: the answer when K = 0
+  // Zero-filled only when K = 0 (that is the answer); otherwise every product is written.
+  Tensor out = K == 0 ? Tensor::empty(out_shape) : Tensor::uninitialized(out_shape);
   if (out.numel() == 0 || K == 0) return out;
   const Backend& be = backend();
   // A contiguous stack of matrices times one matrix is one tall gemm ([batch·M, K] · [K, N]),

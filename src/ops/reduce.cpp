@@ -94,20 +94,20 @@ void require_nonempty(const Plan& p, const char* op) {
 // ---- float32 through the backend ----
 
 Tensor reduce_arranged(Reduce op, const Tensor& xc, const Plan& p) {
-  Tensor out = Tensor::empty(p.out_shape);
+  Tensor out = Tensor::uninitialized(p.out_shape);  // reduce_f32 writes it all (r = 0 too)
   if (out.numel() > 0) backend().reduce_f32(op, xc.f32(), p.outer, p.r, p.inner, out.f32());
   return out;
 }
 
 Tensor unary_f32(Unary op, const Tensor& xc, float param = 0.0f) {
-  Tensor y = Tensor::empty(xc.shape());
+  Tensor y = Tensor::uninitialized(xc.shape());
   if (y.numel() > 0) backend().unary_f32(op, param, xc.f32(), y.f32(), y.numel());
   return y;
 }
 
 // x (contiguous) op s, elementwise.
 Tensor with_scalar(Binary op, const Tensor& xc, float s) {
-  Tensor y = Tensor::empty(xc.shape());
+  Tensor y = Tensor::uninitialized(xc.shape());
   if (y.numel() == 0) return y;
   BroadcastPlan plan{{y.numel()}, {1}, {0}};
   backend().binary_f32(op, plan, xc.f32(), &s, y.f32());
@@ -116,7 +116,7 @@ Tensor with_scalar(Binary op, const Tensor& xc, float s) {
 
 // [outer, r, inner] minus the per-group [outer, inner] values (the deviations of var/std).
 Tensor minus_groups(const Tensor& xc, const Tensor& m, const Plan& p) {
-  Tensor y = Tensor::empty(xc.shape());
+  Tensor y = Tensor::uninitialized(xc.shape());
   if (y.numel() == 0) return y;
   BroadcastPlan plan{{p.outer, p.r, p.inner}, {p.r * p.inner, p.inner, 1}, {p.inner, 0, 1}};
   backend().binary_f32(Binary::Sub, plan, xc.f32(), m.f32(), y.f32());

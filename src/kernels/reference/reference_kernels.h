@@ -16,5 +16,18 @@ void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                    const float* bias, float* c, int64_t ldc);
+void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
+void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
+void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);
+void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx);
+// The outputs o in [lo, hi) of a row whose input position o·s + off lies in [0, size).
+struct ValidRange {
+  int64_t lo, hi;
+};
+ValidRange valid_outputs(int64_t off, int64_t s, int64_t size, int64_t out);
+// Outputs ow0 … ow1−1 of output row oh of one plane xp (y, idx point at that row's start):
+// the SIMD kernel's borders and unvectorized geometries.
+void max_pool2d_row(const PoolGeom& g, const float* xp, int64_t oh, int64_t ow0, int64_t ow1, float* y,
+                    int32_t* idx);
 
 }  // namespace sg::ref

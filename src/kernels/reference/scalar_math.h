@@ -49,7 +49,9 @@ inline float unary(Unary op, float param, float xf) {
     case Unary::Erf: return float(std::erf(x));
     case Unary::Square: return xf * xf;
     case Unary::Reciprocal: return 1.0f / xf;
-    case Unary::Relu: return xf > 0 ? xf : 0.0f;
+    // NaN stays NaN (as PyTorch); + 0 turns −0 into +0 on every target (clang's wasm codegen
+    // did so on its own; PyTorch keeps −0).
+    case Unary::Relu: return xf < 0 ? 0.0f : xf + 0.0f;
     case Unary::Sigmoid: return float(sigmoid_d(x));
     case Unary::Tanh: return float(std::tanh(x));
     case Unary::Silu: return float(x * sigmoid_d(x));
@@ -101,7 +103,7 @@ inline float binary(Binary op, float a, float b) {
     case Binary::Pow: return float(std::pow(double(a), double(b)));
     case Binary::Maximum: return maximum(a, b);
     case Binary::Minimum: return minimum(a, b);
-    case Binary::ReluBackward: return a > 0 ? b : 0.0f;
+    case Binary::ReluBackward: return a <= 0 ? 0.0f : b;  // PyTorch's threshold_backward: NaN passes g
     case Binary::SigmoidBackward: return float(double(b) * a * (1.0 - a));
     case Binary::TanhBackward: return float(double(b) * (1.0 - double(a) * a));
     case Binary::GeluErfBackward: return float(double(b) * gelu_erf_grad_d(a));

@@ -3,6 +3,7 @@
 // run is done by a vector loop for the stride patterns (1,1), (0,1), (1,0), (0,0) and by the
 // scalar definition for any other stride pair; outer dims are walked with an odometer.
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/reference/reference_kernels.h"
@@ -66,6 +67,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
+// Ops whose functor declares kMemoryBound (one arithmetic instruction per vector) get the
+// 4-vector unrolled loop; the transcendental backward formulas are bound by arithmetic, and
+// unrolling them only multiplied the code (and the compile time, with every Highway target).
+template <class F, class = void>
+struct MemoryBound : std::false_type {};
+template <class F>
+struct MemoryBound<F, std::void_t<decltype(F::kMemoryBound)>> : std::true_type {};
+
 // One run of n outputs; kA/kB: the operand advances by 1 (true) or is one broadcast value.
 template <bool kA, bool kB, class F>
 HWY_INLINE void Run(const float* a, const float* b, float* out, int64_t n, const F& f) {
@@ -74,6 +83,24 @@ HWY_INLINE void Run(const float* a, const float* b, float* out, int64_t n, const
   const VF va0 = hn::Set(d, a[0]);
   const VF vb0 = hn::Set(d, b[0]);
   int64_t i = 0;
+  // Four vectors per trip: independent loads and stores keep the memory pipes busy (the
+  // same-shape add/mul are bound by memory, not arithmetic).
+  if constexpr (MemoryBound<F>::value) {
+    for (; i + 4 * N <= n; i += 4 * N) {
+      const VF a0 = kA ? hn::LoadU(d, a + i) : va0;
+      const VF a1 = kA ? hn::LoadU(d, a + i + N) : va0;
+      const VF a2 = kA ? hn::LoadU(d, a + i + 2 * N) : va0;
+      const VF a3 = kA ? hn::LoadU(d, a + i + 3 * N) : va0;
+      const VF b0 = kB ? hn::LoadU(d, b + i) : vb0;
+      const VF b1 = kB ? hn::LoadU(d, b + i + N) : vb0;
+      const VF b2 = kB ? hn::LoadU(d, b + i + 2 * N) : vb0;
+      const VF b3 = kB ? hn::LoadU(d, b + i + 3 * N) : vb0;
+      hn::StoreU(f(d, a0, b0), d, out + i);
+      hn::StoreU(f(d, a1, b1), d, out + i + N);
+      hn::StoreU(f(d, a2, b2), d, out + i + 2 * N);
+      hn::StoreU(f(d, a3, b3), d, out + i + 3 * N);
+    }
+  }
   for (; i + N <= n; i += N) {
     const VF va = kA ? hn::LoadU(d, a + i) : va0;
     const VF vb = kB ? hn::LoadU(d, b + i) : vb0;
@@ -122,10 +149,22 @@ HWY_INLINE void Walk(Binary op, const CollapsedPlan& p, const float* a, const fl
 }
 
 // Functors (d, a, b) → op(a, b).
-struct AddOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Add(a, b); } };
-struct SubOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Sub(a, b); } };
-struct MulOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Mul(a, b); } };
-struct DivOp { HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Div(a, b); } };
+struct AddOp {
+  static constexpr bool kMemoryBound = true;
+  HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Add(a, b); }
+};
+struct SubOp {
+  static constexpr bool kMemoryBound = true;
+  HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Sub(a, b); }
+};
+struct MulOp {
+  static constexpr bool kMemoryBound = true;
+  HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Mul(a, b); }
+};
+struct DivOp {
+  static constexpr bool kMemoryBound = true;
+  HWY_INLINE VF operator()(DF, VF a, VF b) const { return hn::Div(a, b); }
+};
 // x86 max/min return the second operand when either is NaN; PyTorch propagates NaN.
 struct MaximumOp {
   HWY_INLINE VF operator()(DF, VF a, VF b) const {
@@ -139,9 +178,9 @@ struct MinimumOp {
     return hn::IfThenElse(hn::IsNaN(b), b, r);
   }
 };
-struct ReluBackwardOp {  // g · (x > 0)
+struct ReluBackwardOp {  // x <= 0 ? 0 : g (PyTorch's threshold_backward: a NaN x passes g)
   HWY_INLINE VF operator()(DF d, VF x, VF g) const {
-    return hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), g);
+    return hn::IfThenZeroElse(hn::Le(x, hn::Zero(d)), g);
   }
 };
 struct SigmoidBackwardOp {  // g · y (1 − y)

@@ -94,9 +94,9 @@ struct ReciprocalOp {
   HWY_INLINE VF operator()(DF d, VF v) const { return hn::Div(hn::Set(d, 1.0f), v); }
 };
 struct ReluOp {
-  // x > 0 ? x : 0 (NaN → 0, as in the reference).
+  // x < 0 ? 0 : x + 0: NaN stays NaN (as PyTorch), −0 becomes +0 as in the reference.
   HWY_INLINE VF operator()(DF d, VF v) const {
-    return hn::IfThenElseZero(hn::Gt(v, hn::Zero(d)), v);
+    return hn::Add(hn::IfThenZeroElse(hn::Lt(v, hn::Zero(d)), v), hn::Zero(d));
   }
 };
 struct SigmoidOp { HWY_INLINE VF operator()(DF d, VF v) const { return SigmoidF(d, v); } };

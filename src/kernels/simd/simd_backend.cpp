@@ -40,6 +40,19 @@ class SimdBackend final : public Backend {
     par::gemm(simd::gemm_f32_bias, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, c,
               ldc);
   }
+  void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const override {
+    simd::max_pool2d_f32(g, x, y, idx);
+  }
+  void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx,
+                               float* dx) const override {
+    simd::max_pool2d_backward_f32(g, dy, idx, dx);
+  }
+  void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld) const override {
+    simd::im2col_f32(g, x, col, ld);
+  }
+  void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx) const override {
+    simd::col2im_f32(g, col, ld, dx);
+  }
 };
 
 }  // namespace

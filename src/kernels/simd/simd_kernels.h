@@ -19,6 +19,10 @@ void gemm_f32_blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                    const float* bias, float* c, int64_t ldc);
+void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
+void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
+void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);
+void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx);
 
 // The Highway target the kernels dispatch to now, and its float32 lane count (tests size their
 // inputs around the vector tails with it).

@@ -37,13 +37,47 @@ HWY_INLINE V KeepNaN(D /*d*/, V x, V r) {
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
-// exp: 1 ULP inside [-104, 88.72]; +inf above, 0 below (and for −inf), NaN kept.
+// exp through Highway on any input: 1 ULP inside [-104, 88.72]; +inf above, 0 below (and
+// for −inf), NaN kept. Two scaling multiplications (subnormal results) and the range patches.
 template <class D, class V>
-HWY_INLINE V ExpF(D d, V x) {
+HWY_INLINE V ExpFullRangeF(D d, V x) {
   const V xc = hn::Min(x, hn::Set(d, 89.0f));  // keeps the int conversion in range
   V r = hn::Exp(d, xc);                        // already 0 below −104
   r = hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Inf(d), r);
   return KeepNaN(d, x, r);
+}
+
+// exp: the same reduction and the same degree-7 polynomial as Highway's Exp (so the same
+// 1 ULP), but for the usual case of every lane in [-87, 88] — results normal, 2^n a normal
+// float — n comes from the 1.5·2^23 shifter (no float→int conversion: t's low mantissa bits
+// are n, shifted straight into the exponent field) and the scaling is a single multiplication.
+// A vector with any lane outside (or NaN) takes ExpFullRangeF. About a third fewer operations
+// on wasm, where every MulAdd is two instructions.
+template <class D, class V>
+HWY_INLINE V ExpF(D d, V x) {
+  const auto in_range = hn::And(hn::Ge(x, hn::Set(d, -87.0f)), hn::Le(x, hn::Set(d, 88.0f)));
+  if (HWY_UNLIKELY(!hn::AllTrue(d, in_range))) return ExpFullRangeF(d, x);
+  const hn::RebindToSigned<D> di;
+  const V shifter = hn::Set(d, 12582912.0f);  // 1.5·2^23: adding it rounds to an integer
+  const V t = hn::MulAdd(x, hn::Set(d, 1.442695040888963407359924681f), shifter);
+  const V n = hn::Sub(t, shifter);  // round(x·log2 e), |n| ≤ 127
+  // r = x − n·ln2 in two parts (n·part0 is exact: part0 has 12 significant bits), |r| ≤ ln2/2.
+  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), x);
+  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
+  // Highway's ExpPoly: e^r − 1 ≈ r + r²·(k0 + k1 r + … + k5 r⁵), evaluated by Estrin.
+  const V r2 = hn::Mul(r, r);
+  const V p01 = hn::MulAdd(hn::Set(d, +0.166666671633720397949219f), r, hn::Set(d, +0.5f));
+  const V p23 = hn::MulAdd(hn::Set(d, +0.00833336077630519866943359f), r,
+                           hn::Set(d, +0.0416664853692054748535156f));
+  const V p45 = hn::MulAdd(hn::Set(d, +0.000198527617612853646278381f), r,
+                           hn::Set(d, +0.00139304355252534151077271f));
+  const V r4 = hn::Mul(r2, r2);
+  const V poly = hn::MulAdd(r4, p45, hn::MulAdd(r2, p23, p01));
+  const V em1 = hn::MulAdd(poly, r2, r);
+  // 2^n: n sits in t's low mantissa bits; shifted left 23 it is n in the exponent field
+  // (the shifter's own bits shift out), plus the bias.
+  const auto bits = hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, t)), hn::Set(di, 127 << 23));
+  return hn::Mul(hn::Add(em1, hn::Set(d, 1.0f)), hn::BitCast(d, bits));
 }
 
 // expm1: 4 ULP; +inf above the overflow point, −1 for large negative x.
