@@ -11,6 +11,7 @@
 
 #include "kernels/backend.h"
 #include "kernels/simd/simd_kernels.h"
+#include "test_util.h"
 
 #ifndef __EMSCRIPTEN__
 #include "hwy/targets.h"
@@ -18,20 +19,9 @@
 
 namespace {
 
-using sg::Im2colGeom;
+using sgtest::each_target;
 
-void each_target(const std::function<void()>& body) {
-#ifndef __EMSCRIPTEN__
-  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(t);
-    INFO("target " << sg::simd::target_name());
-    body();
-  }
-  hwy::SetSupportedTargetsForTest(0);
-#else
-  body();
-#endif
-}
+using sg::Im2colGeom;
 
 void compare(const Im2colGeom& g, int64_t extra_ld, unsigned seed) {
   const int64_t K = g.C * g.kH * g.kW, L = g.oH * g.oW, ld = L + extra_ld;

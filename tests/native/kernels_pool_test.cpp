@@ -13,6 +13,7 @@
 
 #include "kernels/backend.h"
 #include "kernels/simd/simd_kernels.h"
+#include "test_util.h"
 
 #ifndef __EMSCRIPTEN__
 #include "hwy/targets.h"
@@ -20,22 +21,11 @@
 
 namespace {
 
+using sgtest::each_target;
+
 using sg::PoolGeom;
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-void each_target(const std::function<void()>& body) {
-#ifndef __EMSCRIPTEN__
-  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(t);
-    INFO("target " << sg::simd::target_name());
-    body();
-  }
-  hwy::SetSupportedTargetsForTest(0);
-#else
-  body();
-#endif
-}
 
 // PyTorch's output size (the op layer's rule), 0 when the geometry is not allowed.
 int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {

@@ -11,6 +11,11 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "kernels/backend.h"
+#include "kernels/simd/simd_kernels.h"
+
+#ifndef __EMSCRIPTEN__
+#include "hwy/targets.h"
+#endif
 
 namespace sgtest {
 
@@ -27,6 +32,21 @@ void on_each_backend(Fn&& fn) {
     sg::set_backend(name);
     fn();
   }
+}
+
+// Runs body once per Highway target compiled into this binary (natively: dispatch steered with
+// SetSupportedTargetsForTest; the wasm build has its one static target).
+inline void each_target(const std::function<void()>& body) {
+#ifndef __EMSCRIPTEN__
+  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(t);
+    INFO("target " << sg::simd::target_name());
+    body();
+  }
+  hwy::SetSupportedTargetsForTest(0);
+#else
+  body();
+#endif
 }
 
 inline sg::Tensor ints(const sg::Shape& shape, const std::vector<int32_t>& v) {
