@@ -1,7 +1,8 @@
 // Memory soak: 10,000 training steps of a small MLP (nn.Sequential, cross-entropy, Adam) under
 // sg.tidy must keep sg.memory() exactly flat (live tensors, storages and bytes) and the wasm
-// heap from growing after warm-up; graphs that are never backwarded must be freed when their
-// tensors are disposed; a failing step must not leak either. The series is printed.
+// heap from growing after warm-up (malloc's count within allocator noise); graphs that are
+// never backwarded must be freed when their tensors are disposed; a failing step must not leak
+// either. The series is printed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg } from './helpers.mjs';
@@ -86,10 +87,14 @@ test(`${STEPS} training steps under tidy keep tensors, bytes and the wasm heap f
   for (const s of series.slice(1)) assert.equal(s.cachedBytes, series[1].cachedBytes, `step ${s.step}: cachedBytes moved`);
   // malloc's bytes in use (graph nodes, closures, caches: everything, not only tensor data)
   // and the heap size may still change during the first thousand steps (lazy caches, allocator
-  // warm-up), never after.
+  // warm-up). After that the heap size is exact, and malloc's count only wanders by 8 or 16
+  // bytes (dlmalloc does not split a free chunk when less than 16 bytes would remain, so the
+  // count depends on where a block lands; CI saw 125656 and 125664 alternate). A leak of the
+  // smallest block (16 bytes) per step would add 16,000 bytes between two samples, so: no
+  // sample may be more than 64 bytes above the settled one.
   const settled = series[1];
   for (const s of series.slice(1)) {
-    assert.equal(s.heapUsed, settled.heapUsed, `step ${s.step}: malloc'd bytes went from ${settled.heapUsed} to ${s.heapUsed}`);
+    assert.ok(s.heapUsed - settled.heapUsed <= 64, `step ${s.step}: malloc'd bytes went from ${settled.heapUsed} to ${s.heapUsed}`);
     assert.equal(s.heapBytes, settled.heapBytes, `step ${s.step}: the wasm heap grew to ${s.heapBytes}`);
   }
   assert.ok(lastLoss < firstLoss / 10, `training works: loss ${firstLoss} → ${lastLoss}`);
