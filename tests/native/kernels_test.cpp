@@ -390,6 +390,37 @@ TEST_CASE("kernels simd unary: dense sweeps of the transcendental ranges") {
   });
 }
 
+TEST_CASE("kernels simd gelu (erf form): relative accuracy in the negative tail") {
+  // Closed form in double: gelu(x) = x·Φ(x) = x/2·erfc(−x/√2), and its derivative
+  // Φ(x) + x·φ(x). Far left both are tiny: an absolute error bound would accept any answer
+  // there, so this checks relative error. The float path rounds z = x/√2 and z² before its
+  // exp, which costs up to ≈ z²·2^-23 relative; 2e-6 + 2e-7·x² covers that with room.
+  std::vector<float> x;
+  for (double v = -12.0; v <= 0.0; v += 1.0 / 1024) x.push_back(float(v));
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> ones(x.size(), 1.0f);
+  const BroadcastPlan plan{{n}, {1}, {1}};
+  for_each_target([&](bool) {
+    std::vector<float> y(x.size()), dy(x.size());
+    S().unary_f32(Unary::GeluErf, 0, x.data(), y.data(), n);
+    S().binary_f32(Binary::GeluErfBackward, plan, x.data(), ones.data(), dy.data());
+    Mismatches fwd{"gelu_erf tail"}, bwd{"gelu_erf_backward tail"};
+    for (int64_t i = 0; i < n; ++i) {
+      const double xi = x[size_t(i)];
+      const double cdf = 0.5 * std::erfc(-xi / std::sqrt(2.0));
+      const double pdf = std::exp(-0.5 * xi * xi) / std::sqrt(2.0 * M_PI);
+      const double want = xi * cdf, dwant = cdf + xi * pdf;
+      const double rel = 2e-6 + 2e-7 * xi * xi;
+      if (!close(y[size_t(i)], float(want), rel * std::fabs(want) + kSubnormal)) fwd.add(i, x[size_t(i)], y[size_t(i)], float(want));
+      // The derivative is a sum that crosses 0 (near x = −0.75): relative to its terms.
+      const double terms = cdf + std::fabs(xi) * pdf;
+      if (!close(dy[size_t(i)], float(dwant), rel * terms + kSubnormal)) bwd.add(i, x[size_t(i)], dy[size_t(i)], float(dwant));
+    }
+    CHECK_MESSAGE(fwd.count == 0, fwd.what << ": " << fwd.count << " mismatches");
+    CHECK_MESSAGE(bwd.count == 0, bwd.what << ": " << bwd.count << " mismatches");
+  });
+}
+
 // ----------------------------------------------------------------------------- binary
 struct BinaryCase {
   Binary op;

@@ -179,12 +179,38 @@ HWY_INLINE V SigmoidF(D d, V x) {
   return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(e, pos), pos);
 }
 
-// Φ(x) = 0.5 (1 + erf(x/√2)).
+// erfc(z) for z ≥ 1: exp(−z²)/z · P(1/z²), Cephes' erfcf tail (one polynomial below z = 2,
+// another above). Measured against std::erfc in double over [1, 9.1] (step 1e-6): relative
+// ≤ 4e-6, all of it from rounding z² before the exp (it grows with z²).
+template <class D, class V>
+HWY_INLINE V ErfcTailF(D d, V z) {
+  static constexpr float kBelow2[] = {2.326819970068386e-2f,  -1.387039388740657e-1f, 3.687424674597105e-1f,
+                                      -5.824733027278666e-1f, 6.210004621745983e-1f,  -4.944515323274145e-1f,
+                                      3.404879937665872e-1f,  -2.741127028184656e-1f, 5.638259427386472e-1f};
+  static constexpr float kAbove2[] = {-1.047766399936249e1f, 1.297719955372516e1f,  -7.495518717768503e0f,
+                                      2.921019019210786e0f,  -1.015265279202700e0f, 4.218463358204948e-1f,
+                                      -2.820767439740514e-1f, 5.641895067754075e-1f};
+  const V q = hn::Div(hn::Set(d, 1.0f), z);
+  const V y = hn::Mul(q, q);
+  V p = hn::Set(d, kBelow2[0]);
+  for (size_t i = 1; i < sizeof(kBelow2) / sizeof(float); ++i) p = hn::MulAdd(p, y, hn::Set(d, kBelow2[i]));
+  V r = hn::Set(d, kAbove2[0]);
+  for (size_t i = 1; i < sizeof(kAbove2) / sizeof(float); ++i) r = hn::MulAdd(r, y, hn::Set(d, kAbove2[i]));
+  const V poly = hn::IfThenElse(hn::Lt(z, hn::Set(d, 2.0f)), p, r);
+  return hn::Mul(hn::Mul(ExpF(d, hn::Neg(hn::Mul(z, z))), q), poly);
+}
+
+// Φ(x) = 0.5 (1 + erf(x/√2)) = 0.5 erfc(−x/√2). Below x = −√2 the first form subtracts nearly
+// equal numbers (it gave Φ(−5) 15 % too large), so there Φ comes from erfc's tail.
 template <class D, class V>
 HWY_INLINE V NormalCdfF(D d, V x) {
   const V half = hn::Set(d, 0.5f);
-  const V e = ErfF(d, hn::Mul(x, hn::Set(d, 0.70710678118654752f)));
-  return hn::MulAdd(half, e, half);
+  const V one = hn::Set(d, 1.0f);
+  const V t = hn::Mul(x, hn::Set(d, 0.70710678118654752f));
+  const V body = hn::MulAdd(half, ErfF(d, t), half);
+  const V minus_t = hn::Neg(t);
+  const V tail = hn::Mul(half, ErfcTailF(d, hn::Max(minus_t, one)));  // (NaN: body keeps it)
+  return hn::IfThenElse(hn::Gt(minus_t, one), tail, body);
 }
 
 template <class D, class V>
