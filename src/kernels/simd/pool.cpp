@@ -1,4 +1,5 @@
-// SIMD max pooling. Forward: N adjacent outputs of a row at once, for column strides 1 and 2
+// SIMD max pooling. Forward: 2×2 windows at stride 2 (the common case) have their own kernel;
+// otherwise N adjacent outputs of a row at once, for column strides 1 and 2
 // (stride 2 reads 2N inputs and keeps the even lanes); window positions that touch the left or
 // right padding, other strides and the row tails go through the reference row loop, so the
 // results (values and argmax positions, NaN rule included) are the reference's exactly.
@@ -136,6 +137,64 @@ void MaxPool2d(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
   }
 }
 
+// A 2×2 window at stride 2, no padding or dilation (the usual pool after a conv): N outputs
+// of row oh from 2N floats of input rows 2·oh and 2·oh + 1, split into their even and odd
+// columns. The window positions are visited in the reference's order with its update rule,
+// so values and argmax positions are the reference's.
+#if HWY_TARGET != HWY_SCALAR
+HWY_INLINE void MaxPool2x2Block(const PoolGeom& g, const float* xp, int64_t oh, int64_t ow, float* y, int32_t* idx) {
+  const DF d;
+  const DI di;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const float* r0 = xp + 2 * oh * g.W + 2 * ow;
+  const float* r1 = r0 + g.W;
+  const VF a0 = hn::LoadU(d, r0), b0 = hn::LoadU(d, r0 + N);
+  const VF a1 = hn::LoadU(d, r1), b1 = hn::LoadU(d, r1 + N);
+  const VI even = hn::Add(hn::Iota(di, 0), hn::Iota(di, 0));
+  const VI top = hn::Add(hn::Set(di, static_cast<int32_t>(2 * oh * g.W + 2 * ow)), even);
+  const VI bottom = hn::Add(top, hn::Set(di, static_cast<int32_t>(g.W)));
+  const VI one = hn::Set(di, 1);
+  VF best = hn::ConcatEven(d, b0, a0);
+  VI at = top;
+  const auto update = [&](VF v, VI pos) {  // a larger value, or any NaN, takes over
+    const auto take = hn::Or(hn::Gt(v, best), hn::IsNaN(v));
+    best = hn::IfThenElse(take, v, best);
+    at = hn::IfThenElse(hn::RebindMask(di, take), pos, at);
+  };
+  update(hn::ConcatOdd(d, b0, a0), hn::Add(top, one));
+  update(hn::ConcatEven(d, b1, a1), bottom);
+  update(hn::ConcatOdd(d, b1, a1), hn::Add(bottom, one));
+  hn::StoreU(best, d, y + ow);
+  hn::StoreU(at, di, idx + ow);
+}
+#endif
+
+void MaxPool2x2(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
+#if HWY_TARGET == HWY_SCALAR
+  return MaxPool2d(g, x, y, idx);
+#else
+  const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
+  const int64_t L = g.oH * g.oW;
+  // Blocks need 2N input columns: outputs [0, last] start a block (last block shifted back to
+  // end at the row's last output when the row has at least N, recomputing a few identically).
+  const int64_t blocks_end = std::min(g.oW, g.W / 2) - N;  // the last block's first output
+  for (int64_t p = 0; p < g.P; ++p) {
+    const float* xp = x + p * g.H * g.W;
+    for (int64_t oh = 0; oh < g.oH; ++oh) {
+      float* yr = y + p * L + oh * g.oW;
+      int32_t* ir = idx + p * L + oh * g.oW;
+      if (blocks_end < 0) {  // a row narrower than a vector
+        ref::max_pool2d_row(g, xp, oh, 0, g.oW, yr, ir);
+        continue;
+      }
+      for (int64_t ow = 0; ow < blocks_end; ow += N) MaxPool2x2Block(g, xp, oh, ow, yr, ir);
+      MaxPool2x2Block(g, xp, oh, blocks_end, yr, ir);
+      ref::max_pool2d_row(g, xp, oh, blocks_end + N, g.oW, yr, ir);  // (empty unless oW > W/2)
+    }
+  }
+#endif
+}
+
 // dx for 2×2 windows at stride 2, no padding or dilation: input rows 2·oh and 2·oh + 1 are
 // written whole from output row oh (each input has at most one window); rows and columns past
 // the last window are zero.
@@ -193,17 +252,25 @@ HWY_AFTER_NAMESPACE();
 namespace sg {
 namespace simd {
 HWY_EXPORT(MaxPool2d);
+HWY_EXPORT(MaxPool2x2);
 HWY_EXPORT(MaxPool2x2Backward);
+
+namespace {
+// 2×2 windows at stride 2, no padding or dilation, every window inside the plane.
+bool two_by_two(const PoolGeom& g) {
+  return g.kH == 2 && g.kW == 2 && g.sH == 2 && g.sW == 2 && g.pH == 0 && g.pW == 0 && g.dH == 1 &&
+         g.dW == 1 && g.oH * 2 <= g.H && g.oW * 2 <= g.W;
+}
+}  // namespace
 
 void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
   if (g.P == 0 || g.oH == 0 || g.oW == 0) return;
+  if (two_by_two(g)) return HWY_DYNAMIC_DISPATCH(MaxPool2x2)(g, x, y, idx);
   HWY_DYNAMIC_DISPATCH(MaxPool2d)(g, x, y, idx);
 }
 
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx) {
-  const bool two_by_two = g.kH == 2 && g.kW == 2 && g.sH == 2 && g.sW == 2 && g.pH == 0 && g.pW == 0 &&
-                          g.dH == 1 && g.dW == 1 && g.oH * 2 <= g.H && g.oW * 2 <= g.W;
-  if (!two_by_two) return ref::max_pool2d_backward_f32(g, dy, idx, dx);
+  if (!two_by_two(g)) return ref::max_pool2d_backward_f32(g, dy, idx, dx);
   HWY_DYNAMIC_DISPATCH(MaxPool2x2Backward)(g, dy, idx, dx);
 }
 
