@@ -702,15 +702,17 @@ TEST_CASE("kernels simd gemm: transpose variants, odd sizes, alpha/beta, bias, p
     // The production target runs every combination; the others (same code, other lane
     // counts and tiles) a subset that still covers each transpose variant, tail shape and
     // alpha/beta/bias. Sizes: 1, odd, primes, one past and one short of the tiles (6 or 12
-    // rows × 2 vectors of 4, 8 or 16 lanes), K = 0 and empty outputs.
+    // rows × 2 vectors of 4, 8 or 16 lanes), every remainder of M, K = 0 and empty outputs.
     const std::vector<std::array<int64_t, 3>> mnk_all = {
         {1, 1, 1},   {3, 3, 3},       {7, 7, 7},    {1, 129, 7},  {129, 1, 33}, {33, 65, 129},
         {65, 33, 1}, {129, 129, 129}, {7, 65, 33},  {17, 3, 65},  {6, 16, 5},   {13, 17, 3},
         {12, 32, 4}, {11, 31, 13},    {25, 33, 17}, {0, 5, 3},    {5, 0, 3},    {5, 3, 0},
+        // M leaving 2, 4, 8 or 10 rows in the last panel (the narrower kernels)
+        {16, 19, 9}, {32, 17, 40},    {10, 40, 5},  {20, 7, 13},  {22, 9, 3},
     };
     const std::vector<std::array<int64_t, 3>> mnk_some = {
         {1, 1, 1},   {7, 7, 7},   {1, 33, 7}, {33, 1, 17}, {17, 3, 65},
-        {13, 37, 9}, {25, 33, 17}, {5, 3, 0},
+        {13, 37, 9}, {25, 33, 17}, {5, 3, 0}, {16, 19, 9}, {32, 17, 40},
     };
     unsigned seed = 900;
     for (bool ta : {false, true})

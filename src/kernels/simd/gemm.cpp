@@ -217,9 +217,11 @@ HWY_INLINE void Step(DF d, const float* HWY_RESTRICT ap, const float* HWY_RESTRI
   }
 }
 
-// tile[i · NR + j] = Σ_p ap[p · MR + i] · bp[p · NR + j]: an A panel times a B panel, kept in
+// tile[i · NR + j] = Σ_p ap[p · kMR + i] · bp[p · NR + j]: an A panel times a B panel, kept in
 // registers over the whole depth and stored once. The write-back to C happens outside, so
 // this function holds nothing but the loop.
+// MR rows of an A panel packed kMR wide (MR < kMR: the partial last panel of a block, where
+// the rows past MR are zero padding that need no arithmetic).
 template <int MR, int NV>
 HWY_INLINE void MicrokernelBody(int64_t kc, const float* HWY_RESTRICT ap,
                                 const float* HWY_RESTRICT bp, float* HWY_RESTRICT tile) {
@@ -242,7 +244,7 @@ HWY_INLINE void MicrokernelBody(int64_t kc, const float* HWY_RESTRICT ap,
 #endif
   for (; bp != bend; bp += nr) {
     Step<MR, NV>(d, ap, bp, acc);
-    ap += MR;
+    ap += kMR;
   }
   HWY_UNROLL(16)
   for (int i = 0; i < MR; ++i) {
@@ -256,6 +258,18 @@ HWY_NOINLINE void Microkernel(int64_t kc, const float* HWY_RESTRICT ap,
   MicrokernelBody<kMR, kNV>(kc, ap, bp, tile);
 }
 
+// Narrower kernels for a partial last panel (M not a multiple of kMR: conv channel counts
+// such as 16 or 32 leave 4 or 2 rows, which the full kernel would multiply as zeros).
+constexpr int kMRHalf = kMR / 2 > 2 ? (kMR / 2 + 1) / 2 * 2 : 2;  // 4 rows for kMR = 6, 6 for 12
+HWY_NOINLINE void MicrokernelHalf(int64_t kc, const float* HWY_RESTRICT ap,
+                                  const float* HWY_RESTRICT bp, float* HWY_RESTRICT tile) {
+  MicrokernelBody<kMRHalf, kNV>(kc, ap, bp, tile);
+}
+HWY_NOINLINE void MicrokernelTwo(int64_t kc, const float* HWY_RESTRICT ap,
+                                 const float* HWY_RESTRICT bp, float* HWY_RESTRICT tile) {
+  MicrokernelBody<2, kNV>(kc, ap, bp, tile);
+}
+
 #if HWY_TARGET == HWY_WASM
 // In wasm the microkernel must stay a function of its own: V8 unrolls small loops nested in
 // other loops (up to 5 copies) and its unrolled copies spill accumulators (measured: 4–6
@@ -264,10 +278,24 @@ HWY_NOINLINE void Microkernel(int64_t kc, const float* HWY_RESTRICT ap,
 // one thing neither can see through; it costs one indirect call per kc-step tile.
 using MicrokernelPtr = void (*)(int64_t, const float*, const float*, float*);
 MicrokernelPtr volatile microkernel_ptr = &Microkernel;
+MicrokernelPtr volatile microkernel_half_ptr = &MicrokernelHalf;
+MicrokernelPtr volatile microkernel_two_ptr = &MicrokernelTwo;
 #define SG_GEMM_MICROKERNEL microkernel_ptr
+#define SG_GEMM_MICROKERNEL_HALF microkernel_half_ptr
+#define SG_GEMM_MICROKERNEL_TWO microkernel_two_ptr
 #else
 #define SG_GEMM_MICROKERNEL Microkernel
+#define SG_GEMM_MICROKERNEL_HALF MicrokernelHalf
+#define SG_GEMM_MICROKERNEL_TWO MicrokernelTwo
 #endif
+
+// The tile of an A panel with h ≤ kMR real rows: the narrowest kernel that covers them
+// (rows of the tile past the kernel's are left as they were; the write-back reads h rows).
+HWY_INLINE void RunTile(int64_t h, int64_t kc, const float* ap, const float* bp, float* tile) {
+  if (h <= 2) SG_GEMM_MICROKERNEL_TWO(kc, ap, bp, tile);
+  else if (h <= kMRHalf) SG_GEMM_MICROKERNEL_HALF(kc, ap, bp, tile);
+  else SG_GEMM_MICROKERNEL(kc, ap, bp, tile);
+}
 
 // One value of the write-back (the same arithmetic as the vector path, lane by lane).
 HWY_INLINE float EpilogueScalar(const Epilogue& e, float acc, float c, int64_t j) {
@@ -285,10 +313,10 @@ HWY_INLINE void WriteBack(const float* HWY_RESTRICT tile, float* HWY_RESTRICT c,
   const DF d;
   const size_t N = hn::Lanes(d);
   const int64_t nr = static_cast<int64_t>(NV * N);
-  if (h == MR && w == nr) {
+  if (w == nr) {  // full width: whole vectors (h ≤ MR rows)
     const VF va = hn::Set(d, e.alpha);
     if (!e.first) {  // C += alpha · acc
-      for (int i = 0; i < MR; ++i) {
+      for (int i = 0; i < h; ++i) {
         float* row = c + i * ldc;
         HWY_UNROLL(16)
         for (int v = 0; v < NV; ++v) {
@@ -303,7 +331,7 @@ HWY_INLINE void WriteBack(const float* HWY_RESTRICT tile, float* HWY_RESTRICT c,
     HWY_UNROLL(16)
     for (int v = 0; v < NV; ++v) bias[v] = e.bias ? hn::LoadU(d, e.bias + v * N) : hn::Zero(d);
     const VF vb = hn::Set(d, e.beta);
-    for (int i = 0; i < MR; ++i) {
+    for (int i = 0; i < h; ++i) {
       float* row = c + i * ldc;
       HWY_UNROLL(16)
       for (int v = 0; v < NV; ++v) {
@@ -360,7 +388,7 @@ void GemmF32Blocked(const GemmArgs& g) {
           const int64_t h = std::min<int64_t>(kMR, mc - ip);
           float* crow = g.c + (i0 + ip) * g.ldc + j0;
           for (int64_t jp = 0; jp < nc; jp += nr) {
-            SG_GEMM_MICROKERNEL(kc, ap, pack_b + jp * kc, tile);
+            RunTile(h, kc, ap, pack_b + jp * kc, tile);
             e.bias = g.bias ? g.bias + j0 + jp : nullptr;
             WriteBack<kMR, kNV>(tile, crow + jp, g.ldc, h, std::min(nr, nc - jp), e);
           }
@@ -371,6 +399,8 @@ void GemmF32Blocked(const GemmArgs& g) {
 }
 
 #undef SG_GEMM_MICROKERNEL
+#undef SG_GEMM_MICROKERNEL_HALF
+#undef SG_GEMM_MICROKERNEL_TWO
 
 }  // namespace HWY_NAMESPACE
 }  // namespace simd
