@@ -23,7 +23,7 @@ function matmul(n, variant) {
     group: 'matmul',
     desc: `${expr}, ${n}×${n} float32` + (variant === 'nn' ? '' : ' (transposed operand as a view / flag)'),
     flops: 2 * n ** 3,
-    iters: big ? { warmup: 1, min: 5, max: 5 } : { warmup: 3, min: 10, max: 60 },
+    iters: big ? { warmup: 1, min: 5, max: 5 } : { warmup: 3, min: 10, max: n <= 256 ? 200 : 60 },
     tol: 1e-4,
     data: () => ({ a: normal(n * n, 1), b: normal(n * n, 2) }),
     sg(sg, d) {
