@@ -56,6 +56,9 @@ if (libs.sg && !result.sg.error) {
     try {
       const side = w.sg(sg, data);
       sides.push({ key: 'sg', side, times: [], cpu: [], tidy: (f) => sg.tidy(f) });
+      // A second simdgrad step to compare with in this process (the plain product for a
+      // transposed one): timed in the same rounds, so machine drift does not enter the ratio.
+      if (side.baseline) sides.push({ key: 'sgBaseline', side: side.baseline, times: [], cpu: [], tidy: (f) => sg.tidy(f) });
     } catch (e) {
       result.sg = { error: `setup failed: ${errText(e)}` };
     }
@@ -85,7 +88,7 @@ function drop(s, e) {
 
 // Cross-check: both libraries compute the same values from the same inputs.
 const checks = {};
-for (const s of [...sides]) {
+for (const s of sides.filter((x) => x.key !== 'sgBaseline')) {
   try {
     checks[s.key] = s.tidy(() => s.side.check());
   } catch (e) {
@@ -152,7 +155,9 @@ function stats(s, flops) {
 
 for (const s of sides) {
   const r = stats(s, s.side.flops ?? w.flops);
-  if (s.key === 'sg') {
+  if (s.key === 'sgBaseline') {
+    r.desc = s.side.desc;
+  } else if (s.key === 'sg') {
     const m = libs.sg.sg.memory();
     // In this fresh process, the peak is this workload's: inputs, parameters, optimizer
     // state and the largest set of temporaries alive at once.
@@ -179,7 +184,7 @@ for (const s of sides) {
 }
 for (const s of sides) {
   try {
-    s.side.dispose();
+    s.side.dispose?.();
   } catch {
     // Nothing depends on it: the process ends here.
   }
