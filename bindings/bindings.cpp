@@ -25,7 +25,7 @@ TensorHandle empty(val shape, std::string dtype) {
 }
 
 val call_op(std::string name, val inputs, val attrs) {
-  return handle_array(sg::call_op(name, tensor_list(inputs, name + ": inputs"), attrs_of(attrs)));
+  return handle_array(sg::call_op(name, tensor_list(inputs, name, ": inputs"), attrs_of(attrs)));
 }
 
 val compute_grads(const TensorHandle& root, val grad, val inputs, bool retain_graph) {

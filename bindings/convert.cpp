@@ -32,12 +32,22 @@ sg::Tensor tensor_or_null(const val& v, const std::string& what) {
   return v.as<TensorHandle*>(emscripten::allow_raw_pointers())->t;
 }
 
-std::vector<sg::Tensor> tensor_list(const val& v, const std::string& what) {
+std::vector<sg::Tensor> tensor_list(const val& v, std::string_view prefix, std::string_view what) {
   if (v.isNull() || v.isUndefined()) return {};
-  if (!is_array(v)) sg::fail(what, ": expected an array of TensorHandles");
+  if (!is_array(v)) sg::fail(prefix, what, ": expected an array of TensorHandles");
   std::vector<sg::Tensor> out;
   const int n = v["length"].as<int>();
-  for (int i = 0; i < n; ++i) out.push_back(tensor_or_null(v[i], what + "[" + std::to_string(i) + "]"));
+  out.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const val e = v[i];
+    if (e.isNull() || e.isUndefined()) {
+      out.emplace_back();
+    } else if (!is_handle(e)) {
+      sg::fail(prefix, what, "[", i, "]: expected a TensorHandle or null");
+    } else {
+      out.push_back(e.as<TensorHandle*>(emscripten::allow_raw_pointers())->t);
+    }
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -78,7 +79,9 @@ inline bool is_handle(const val& v) { return v.instanceof(js_refs().tensor_handl
 val handle_value(const sg::Tensor& t);                        // a new JS TensorHandle, or null
 val handle_array(const std::vector<sg::Tensor>& ts);          // a JS array of new handles
 sg::Tensor tensor_or_null(const val& v, const std::string& what);  // handle → tensor, null → undefined
-std::vector<sg::Tensor> tensor_list(const val& v, const std::string& what);  // array of handles/null
+// array of handles/null; `prefix` + `what` name it in an error (joined only when one is thrown:
+// this runs on every op call)
+std::vector<sg::Tensor> tensor_list(const val& v, std::string_view prefix, std::string_view what = {});
 std::vector<int64_t> shape_list(const val& v, const std::string& what);     // array of integers
 // callOp's attrs object: numbers, booleans, strings and arrays of numbers; null/undefined
 // values are left out (the op then uses its default); anything else is an error.

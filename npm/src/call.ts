@@ -21,6 +21,12 @@ function scalarDType(v: number, partner: DType | undefined): DType {
   return partner === 'float32' ? 'float32' : 'int32';
 }
 
+/** Whether an attrs object has any key (null is passed for none: the module skips reading it). */
+function hasKeys(attrs: Attrs): boolean {
+  for (const _ in attrs) return true;
+  return false;
+}
+
 export function scalarHandle(value: number | boolean, dtype: DType): TensorHandle {
   // Attributes reject NaN (callOp's check), but NaN is a valid float operand: write it directly.
   if (Number.isNaN(value)) return handleFrom([NaN], [], 'float32');
@@ -58,7 +64,7 @@ export function callHandles(fn: string, opName: string, operands: Operand[], att
       }
       throw new Error(`${fn}: expected '${name}' to be a Tensor or a number, got ${describe(v)}`);
     });
-    return mod().callOp(opName, handles, attrs);
+    return mod().callOp(opName, handles, hasKeys(attrs) ? attrs : null);
   } finally {
     for (const h of temps) h.delete();
   }

@@ -49,7 +49,7 @@ export interface MemoryStats {
 
 export interface SimdgradModule {
   empty(shape: number[], dtype: DType): TensorHandle;
-  callOp(name: string, inputs: (TensorHandle | null)[], attrs: Attrs): TensorHandle[];
+  callOp(name: string, inputs: (TensorHandle | null)[], attrs: Attrs | null): TensorHandle[];
   computeGrads(root: TensorHandle, grad: TensorHandle | null, inputs: TensorHandle[], retainGraph: boolean): TensorHandle[];
   setBackend(name: string): void;
   getBackend(): string;
