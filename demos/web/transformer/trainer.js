@@ -8,10 +8,13 @@ const HEADS = 4;
 const LAYERS = 2;
 const CONTEXT = 48; // characters per training window (and the longest context when sampling)
 const BATCH = 16;
-// A sample costs one forward pass per character (~30 ms each here): 100 characters every 100 steps
-// keep training going most of the time; the untrained model's sample at step 0 is shorter.
+// A sample costs one forward pass per character (3–30 ms each, with the machine's load), so an
+// automatic sample is written a few characters per report (reports come every ~0.7 s) instead
+// of in one go, which paused training for seconds. Training goes on between the pieces: the
+// sample is labelled with the step it started at. The untrained model's sample is shorter.
 const SAMPLE_EVERY = 100; // steps between automatic samples
 const SAMPLE_CHARS = 100;
+const SAMPLE_CHARS_PER_REPORT = 12;
 
 let textPromise = null;
 function loadText() {
@@ -60,10 +63,10 @@ function makeModel(sg, vocab) {
 export const pacing = {};
 
 export async function createTrainer(sg, config) {
-  const text = await loadText();
-  const chars = [...new Set(text)].sort();
+  const corpus = await loadText();
+  const chars = [...new Set(corpus)].sort();
   const index = new Map(chars.map((c, i) => [c, i]));
-  const ids = Int32Array.from(text, (c) => index.get(c));
+  const ids = Int32Array.from(corpus, (c) => index.get(c));
   const V = chars.length;
   sg.manualSeed(config.seed ?? 0);
   const rand = rng(config.seed ?? 0);
@@ -72,16 +75,21 @@ export async function createTrainer(sg, config) {
   const params = model.parameters().reduce((n, p) => n + p.numel, 0);
   let steps = 0;
   let sampledAt = -Infinity;
-  let sample = null;
+  let pending = null; // the automatic sample being written: { step, ids, start, left }
 
-  function generate(prompt, n, temperature) {
-    const out = [...prompt].filter((c) => index.has(c)).map((c) => index.get(c));
-    if (!out.length) out.push(index.get('\n') ?? 0);
-    const start = out.length;
+  /** A sample in progress: the prompt's ids (a newline when none of its characters is known). */
+  function begin(prompt) {
+    const ids = [...prompt].filter((c) => index.has(c)).map((c) => index.get(c));
+    if (!ids.length) ids.push(index.get('\n') ?? 0);
+    return { ids, start: ids.length };
+  }
+
+  /** Appends n characters drawn from the model at this temperature. */
+  function extend(state, n, temperature) {
     model.eval();
     sg.noGrad(() => {
       for (let k = 0; k < n; k++) {
-        const ctx = out.slice(-CONTEXT);
+        const ctx = state.ids.slice(-CONTEXT);
         const probs = sg.tidy(() => {
           const logits = model.forward(sg.tensor(Int32Array.from(ctx), { shape: [1, ctx.length] }));
           return logits.narrow(1, ctx.length - 1, 1).reshape([V]).div(temperature).softmax(0).dataSync();
@@ -89,11 +97,21 @@ export async function createTrainer(sg, config) {
         let r = rand();
         let c = 0;
         while (c < V - 1 && (r -= probs[c]) > 0) c++;
-        out.push(c);
+        state.ids.push(c);
       }
     });
     model.train();
-    return { prompt: out.slice(0, start).map((i) => chars[i]).join(''), text: out.slice(start).map((i) => chars[i]).join('') };
+  }
+
+  const text = (state) => ({
+    prompt: state.ids.slice(0, state.start).map((i) => chars[i]).join(''),
+    text: state.ids.slice(state.start).map((i) => chars[i]).join(''),
+  });
+
+  function generate(prompt, n, temperature) {
+    const state = begin(prompt);
+    extend(state, n, temperature);
+    return text(state);
   }
 
   return {
@@ -118,13 +136,21 @@ export async function createTrainer(sg, config) {
       return loss;
     },
     report() {
-      let fresh = false;
-      if (steps - sampledAt >= SAMPLE_EVERY) {
-        sample = { step: steps, ...generate('\n', steps ? SAMPLE_CHARS : 50, 0.8) };
+      if (!pending && steps - sampledAt >= SAMPLE_EVERY) {
+        pending = { step: steps, ...begin('\n'), left: steps ? SAMPLE_CHARS : 50 };
         sampledAt = steps;
-        fresh = true;
       }
-      return { sample: fresh ? sample : null, vocab: V, params, chars: text.length, context: CONTEXT };
+      let sample = null;
+      if (pending) {
+        const n = Math.min(pending.left, SAMPLE_CHARS_PER_REPORT);
+        extend(pending, n, 0.8);
+        pending.left -= n;
+        if (!pending.left) {
+          sample = { step: pending.step, ...text(pending) };
+          pending = null;
+        }
+      }
+      return { sample, vocab: V, params, chars: corpus.length, context: CONTEXT };
     },
     handle(name, p) {
       if (name !== 'sample') throw new Error(`transformer worker: unknown request '${name}'`);
