@@ -146,12 +146,28 @@ function inputArg(fn: string, v: unknown): Tensor {
 
 // ---- layers ----
 
-function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
-  return run('linear', 'linear', [
-    ['input', inputArg('linear', input)],
-    ['weight', tensorArg('linear', 'weight', weight)],
-    ['bias', optTensor('linear', 'bias', bias)],
-  ]);
+/** Options of F.linear beyond PyTorch's: an activation applied as the product is written. */
+export interface LinearOptions {
+  /**
+   * 'relu', 'gelu' (erf form) or 'gelu_tanh': y = act(x·wᵀ + b) in one pass over y, with the
+   * values and gradients of F.relu / F.gelu after F.linear (while a GELU graph is recorded,
+   * the GELU runs as its own op: its backward needs the pre-activation). Default 'none'.
+   */
+  activation?: 'none' | 'relu' | 'gelu' | 'gelu_tanh';
+}
+
+function linear(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: LinearOptions): Tensor {
+  const o = checkOptions<LinearOptions>('linear', options, { activation: ['none', 'relu', 'gelu', 'gelu_tanh'] });
+  return run(
+    'linear',
+    'linear',
+    [
+      ['input', inputArg('linear', input)],
+      ['weight', tensorArg('linear', 'weight', weight)],
+      ['bias', optTensor('linear', 'bias', bias)],
+    ],
+    o.activation === undefined ? {} : { activation: o.activation },
+  );
 }
 
 function bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {

@@ -98,6 +98,7 @@ export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './
 export type { MemoryInfo } from './memory.js';
 export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './ops.js';
 export type { TypedData } from './module.js';
+export type { LinearOptions } from './functional.js';
 export type {
   ParamGroup,
   ParamGroupInput,

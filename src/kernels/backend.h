@@ -18,6 +18,13 @@ enum class Unary : uint8_t {
   LeakyRelu,  // param = negative slope
 };
 
+// An activation gemm_f32_bias applies to each value of C once the product, beta·C and the bias
+// are in (Linear's fused epilogue): the same functions as Unary::Relu, GeluErf, GeluTanh.
+enum class GemmAct : uint8_t { None, Relu, GeluErf, GeluTanh };
+inline Unary gemm_act_unary(GemmAct a) {
+  return a == GemmAct::Relu ? Unary::Relu : a == GemmAct::GeluErf ? Unary::GeluErf : Unary::GeluTanh;
+}
+
 enum class Binary : uint8_t {
   Add, Sub, Mul, Div, Pow, Maximum, Minimum,
   // Fused backward formulas: a is the forward input x (or output y where named), b the
@@ -80,12 +87,13 @@ class Backend {
   virtual void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                         const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                         float* c, int64_t ldc) const = 0;
-  // gemm_f32 with a bias: C = alpha · op(A) · op(B) + beta · C + bias[j] on every row, where
-  // bias holds n floats (nullptr: none). The SIMD backend adds it in the GEMM's write-back,
-  // so a linear layer makes one pass over its output instead of two.
+  // gemm_f32 with a bias and an activation: C = act(alpha · op(A) · op(B) + beta · C + bias[j])
+  // on every row, where bias holds n floats (nullptr: none). The SIMD backend does both in the
+  // GEMM's write-back, so a linear layer makes one pass over its output instead of two or three.
   virtual void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                              float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-                             float beta, const float* bias, float* c, int64_t ldc) const = 0;
+                             float beta, const float* bias, GemmAct act, float* c,
+                             int64_t ldc) const = 0;
   // y = max over each window, idx = its within-plane position (h·W + w) of the first max in
   // row-major window order, a NaN taking over from anything before it (PyTorch's rule).
   // The default is the reference loop; backends override with vector code.

@@ -96,10 +96,10 @@ void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int
 
 void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
-          float* c, int64_t ldc) {
+          GemmAct act, float* c, int64_t ldc) {
   const int64_t threads = num_threads();
   if (!threaded() || m <= 0 || n <= 0 || k <= 0 || m * n * k < kMinGemmWork) {
-    return f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+    return f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act, c, ldc);
   }
   // One block per thread: every block packs the whole of the other operand again, so fewer,
   // larger blocks waste less. Row blocks are multiples of 8 rows (whole micro-tiles of the
@@ -109,16 +109,16 @@ void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
     const int64_t chunk = chunk_size(m, 16, 8, 1);
     parallel_for(0, m, chunk, [&](int64_t lo, int64_t hi) {
       const float* ap = trans_a ? a + lo : a + lo * lda;  // rows lo.. of op(A)
-      f(trans_a, trans_b, hi - lo, n, k, alpha, ap, lda, b, ldb, beta, bias, c + lo * ldc, ldc);
+      f(trans_a, trans_b, hi - lo, n, k, alpha, ap, lda, b, ldb, beta, bias, act, c + lo * ldc, ldc);
     });
   } else if (n >= 64 * threads) {
     const int64_t chunk = chunk_size(n, 64, 32, 1);
     parallel_for(0, n, chunk, [&](int64_t lo, int64_t hi) {
       const float* bp = trans_b ? b + lo * ldb : b + lo;  // columns lo.. of op(B)
-      f(trans_a, trans_b, m, hi - lo, k, alpha, a, lda, bp, ldb, beta, bias ? bias + lo : nullptr, c + lo, ldc);
+      f(trans_a, trans_b, m, hi - lo, k, alpha, a, lda, bp, ldb, beta, bias ? bias + lo : nullptr, act, c + lo, ldc);
     });
   } else {
-    f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+    f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act, c, ldc);
   }
 }
 

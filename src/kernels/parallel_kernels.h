@@ -34,9 +34,9 @@ using BinaryFn = void (*)(Binary, const BroadcastPlan&, const float*, const floa
 using ReduceFn = void (*)(Reduce, const float*, int64_t, int64_t, int64_t, float*);
 using SoftmaxFn = void (*)(const float*, float*, int64_t, int64_t, bool);
 using LogsumexpFn = void (*)(const float*, float*, int64_t, int64_t);
-// The signature of gemm_f32_bias (bias[j] added to every row of C; nullptr: none).
+// The signature of gemm_f32_bias (bias[j] added to every row of C, nullptr: none; then act).
 using GemmFn = void (*)(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
-                        const float*, int64_t, float, const float*, float*, int64_t);
+                        const float*, int64_t, float, const float*, GemmAct, float*, int64_t);
 
 void unary(UnaryFn f, Unary op, float param, const float* x, float* y, int64_t n);
 void binary(BinaryFn f, Binary op, const BroadcastPlan& plan, const float* a, const float* b,
@@ -47,6 +47,6 @@ void softmax_rows(SoftmaxFn f, const float* x, float* y, int64_t rows, int64_t c
 void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int64_t cols);
 void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
-          float* c, int64_t ldc);
+          GemmAct act, float* c, int64_t ldc);
 
 }  // namespace sg::par

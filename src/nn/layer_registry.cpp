@@ -15,7 +15,9 @@ using nn_registry::Inputs;
 using nn_registry::opt;
 
 void register_layer_ops(std::map<std::string, OpInfo>& t) {
-  add(t, "linear", 2, 1, [](const char*, const Inputs& in, const Attrs&) { return linear(in[0], in[1], opt(in, 2)); });
+  add(t, "linear", 2, 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return linear(in[0], in[1], opt(in, 2), a.str(op, "activation", "none"));
+  });
   add(t, "bilinear", 3, 1, [](const char*, const Inputs& in, const Attrs&) {
     return bilinear(in[0], in[1], in[2], opt(in, 3));
   });

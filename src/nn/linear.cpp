@@ -1,14 +1,16 @@
 // linear: one gemm per call, forward and backward, with no transposed copies: the weight
 // [out, in] is read as op(B) = wᵀ through gemm's trans_b (or, when w is itself a transposed
-// view, straight through its strides), and the bias is added in the gemm's write-back.
+// view, straight through its strides), and the bias and activation are applied in the write-back.
 #include "nn/linear.h"
 
 #include <algorithm>
 
+#include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -38,10 +40,23 @@ WeightOperand weight_operand(const Tensor& w) {
   return {contiguous_copy(w), true, std::max<int64_t>(in, 1)};
 }
 
+GemmAct activation_of(const std::string& name) {
+  if (name == "none") return GemmAct::None;
+  if (name == "relu") return GemmAct::Relu;
+  if (name == "gelu") return GemmAct::GeluErf;
+  if (name == "gelu_tanh") return GemmAct::GeluTanh;
+  fail("linear: expected activation to be one of 'none', 'relu', 'gelu', 'gelu_tanh', got '", name, "'");
+}
+
 }  // namespace
 
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::string& activation) {
   const char* op = "linear";
+  const GemmAct act = activation_of(activation);
+  // GELU's backward needs its input, which the fused write-back does not keep: when a graph is
+  // recorded it runs as its own op after the plain product (ReLU's backward only needs y).
+  if ((act == GemmAct::GeluErf || act == GemmAct::GeluTanh) && grad_enabled() && any_requires_grad({x, w, b}))
+    return gelu(linear(x, w, b), act == GemmAct::GeluErf ? "none" : "tanh");
   check(x.defined() && w.defined(), op, ": input and weight must be given");
   check_f32(op, x, "input");
   check_f32(op, w, "weight");
@@ -67,12 +82,14 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
   if (rows > 0 && out_f > 0)
     backend().gemm_f32_bias(false, wo.trans_b, rows, out_f, in_f, 1.0f, xc.f32(), in_f, wo.data.f32(),
-                            wo.ldb, 0.0f, bc.defined() ? bc.f32() : nullptr, y.f32(), out_f);
+                            wo.ldb, 0.0f, bc.defined() ? bc.f32() : nullptr, act, y.f32(), out_f);
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape x_shape = x.shape(), w_shape = w.shape();
   return record(op, y, {x, w, b}, [=](const Tensor& g) {
-    const Tensor gc = as_contiguous(g, DType::Float32);  // [rows, out]
+    // Through the fused ReLU first: g · (y > 0), as relu's backward (y > 0 exactly where its input is).
+    const Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, y, as_contiguous(g, DType::Float32), op)
+                                           : as_contiguous(g, DType::Float32);  // [rows, out]
     Tensor dx, dw, db;
     const bool work = rows > 0 && out_f > 0 && in_f > 0;
     if (need_x) {  // dX = G · W: W [out, in] is op(B) untransposed when stored row-major.

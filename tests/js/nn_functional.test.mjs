@@ -152,3 +152,76 @@ test('conv and pool options take numbers, arrays and padding modes', () => {
     throwsWith(() => new sg.nn.MaxPool2d(2, { stide: 1 }), "MaxPool2d: unknown option 'stide'");
   });
 });
+
+test('F.linear with activation: values and gradients of the separate activation after linear', () => {
+  sg.tidy(() => {
+    sg.manualSeed(5);
+    // 37 × 300 · 300 → 35: past the kernel's tiles and over two depth blocks.
+    const x0 = sg.randn([37, 300]), w0 = sg.randn([35, 300]).mul(0.1), b0 = sg.randn([35]);
+    const g = sg.randn([37, 35]);
+    const separate = {
+      relu: (y) => sg.F.relu(y),
+      gelu: (y) => sg.F.gelu(y),
+      gelu_tanh: (y) => sg.F.gelu(y, { approximate: 'tanh' }),
+    };
+    for (const [activation, after] of Object.entries(separate)) {
+      const grads = (fused) => {
+        const [x, w, b] = [x0, w0, b0].map((t) => t.detach().requiresGrad_());
+        const y = fused ? sg.F.linear(x, w, b, { activation }) : after(sg.F.linear(x, w, b));
+        y.mul(g).sum().backward();
+        return [y, x.grad, w.grad, b.grad];
+      };
+      const [fused, plain] = [grads(true), grads(false)];
+      for (let i = 0; i < 4; i++) close(fused[i].toArray(), plain[i].toArray(), 1e-6, `${activation} ${['y', 'dx', 'dw', 'db'][i]}`);
+      // Without a graph (noGrad) GELU is fused too: the same values.
+      const inference = sg.noGrad(() => sg.F.linear(x0, w0, b0, { activation }));
+      close(inference.toArray(), plain[0].toArray(), 1e-6, `${activation} under noGrad`);
+    }
+    throwsWith(() => sg.F.linear(x0, w0, b0, { activation: 'tanh' }), "linear: option 'activation' must be one of 'none', 'relu', 'gelu', 'gelu_tanh', got 'tanh'");
+    throwsWith(() => sg.F.linear(x0, w0, b0, { act: 'relu' }), "linear: unknown option 'act' (expected one of: activation)");
+  });
+});
+
+test('nn.Sequential runs Linear + ReLU/GELU fused, with the values and gradients of the two children', () => {
+  sg.tidy(() => {
+    sg.manualSeed(9);
+    const x = sg.randn([16, 20]);
+    const g = sg.randn([16, 3]);
+    const run = (model, unfused) => {
+      model.zeroGrad();
+      const xr = x.detach().requiresGrad_();
+      // unfused: each child's own forward, one after the other (what the fusion must equal)
+      const y = unfused ? [...model.children()].reduce((h, m) => m.forward(h), xr) : model.forward(xr);
+      y.mul(g).sum().backward();
+      return [y.toArray(), xr.grad.toArray(), ...model.parameters().map((p) => p.grad.toArray())];
+    };
+    const { nn } = sg;
+    const model = new nn.Sequential(new nn.Linear(20, 12), new nn.ReLU(), new nn.Linear(12, 8), new nn.GELU('tanh'), new nn.Linear(8, 6), new nn.GELU(), new nn.Linear(6, 3));
+    // The fused path is taken: F.linear is called with each activation.
+    const seen = [];
+    const linear = sg.F.linear;
+    sg.F.linear = (...args) => (seen.push(args[3]?.activation ?? 'none'), linear(...args));
+    let fused;
+    try {
+      fused = run(model, false);
+    } finally {
+      sg.F.linear = linear;
+    }
+    assert.deepEqual(seen, ['relu', 'gelu_tanh', 'gelu', 'none']);
+    const plain = run(model, true);
+    fused.forEach((v, i) => close(v, plain[i], 1e-6, `output/gradient ${i}`));
+
+    // A subclass's forward, or an instance's own, is always called: never fused past it.
+    class Shifted extends nn.Linear {
+      forward(input) { return super.forward(input).add(1); }
+    }
+    const shifted = new nn.Sequential(new Shifted(20, 3), new nn.ReLU());
+    const lin = shifted.get(0);
+    close(shifted.forward(x).toArray(), sg.F.relu(sg.F.linear(x, lin.weight, lin.bias).add(1)).toArray(), 1e-6, 'subclass');
+    const patched = new nn.Sequential(new nn.Linear(20, 3), new nn.ReLU());
+    patched.get(1).forward = (h) => h.mul(2);
+    const l2 = patched.get(0);
+    close(patched.forward(x).toArray(), sg.F.linear(x, l2.weight, l2.bias).mul(2).toArray(), 1e-6, 'own forward');
+    for (const m of [model, shifted, patched]) m.dispose();
+  });
+});

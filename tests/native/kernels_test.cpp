@@ -48,6 +48,7 @@ namespace {
 
 using sg::Binary;
 using sg::BroadcastPlan;
+using sg::GemmAct;
 using sg::Reduce;
 using sg::Unary;
 
@@ -278,12 +279,12 @@ TEST_CASE("kernels reference: reduce, softmax, logsumexp, gemm closed forms") {
   CHECK(C[1] == 2 * 23 + 30);
   // With a bias per column: A·B + [100, 200]; with K = 0 only beta · C + bias remains.
   const float bias[2] = {100, 200};
-  R().gemm_f32_bias(false, false, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, bias, C, 2);
+  R().gemm_f32_bias(false, false, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, bias, GemmAct::None, C, 2);
   CHECK(C[0] == 119);
   CHECK(C[1] == 222);
   CHECK(C[2] == 143);
   CHECK(C[3] == 250);
-  R().gemm_f32_bias(false, false, 2, 2, 0, 1.0f, A, 2, B, 2, 0.5f, bias, C, 2);
+  R().gemm_f32_bias(false, false, 2, 2, 0, 1.0f, A, 2, B, 2, 0.5f, bias, GemmAct::None, C, 2);
   CHECK(C[0] == 0.5f * 119 + 100);
   CHECK(C[3] == 0.5f * 250 + 200);
 }
@@ -644,11 +645,11 @@ TEST_CASE("kernels simd softmax/logsumexp: sizes and extreme rows") {
 }
 
 // ----------------------------------------------------------------------------- gemm
-// SIMD gemm_f32_bias (gemm_f32 when bias is false) against the reference on random operands
-// with every leading dimension `pad` floats wider than its matrix (strided views), C's
-// padding columns checked untouched.
+// SIMD gemm_f32_bias (gemm_f32 when bias is false and there is no activation) against the
+// reference on random operands with every leading dimension `pad` floats wider than its
+// matrix (strided views), C's padding columns checked untouched.
 void check_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, float beta,
-                bool with_bias, int64_t pad, unsigned seed) {
+                bool with_bias, int64_t pad, unsigned seed, GemmAct act = GemmAct::None) {
   const int64_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
   const int64_t arows = ta ? k : m, brows = tb ? n : k;
   const std::vector<float> a = uniform(arows * lda, -1, 1, seed);
@@ -659,15 +660,16 @@ void check_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, 
     for (size_t i = 0; i < c0.size(); i += 3) c0[i] = kNaN;
   std::vector<float> want = c0, got = c0;
   const float* bp = with_bias ? bias.data() : nullptr;
-  R().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bp, want.data(), ldc);
-  if (with_bias)
-    S().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bp, got.data(), ldc);
+  R().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bp, act, want.data(), ldc);
+  if (with_bias || act != GemmAct::None)
+    S().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bp, act, got.data(), ldc);
   else
     S().gemm_f32(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, got.data(), ldc);
   Mismatches mm{"gemm ta=" + std::to_string(ta) + " tb=" + std::to_string(tb) + " m,n,k=" +
                 std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k) +
                 " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
-                " bias=" + std::to_string(with_bias) + " pad=" + std::to_string(pad)};
+                " bias=" + std::to_string(with_bias) + " pad=" + std::to_string(pad) +
+                " act=" + std::to_string(int(act))};
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < ldc; ++j) {
       const size_t at = static_cast<size_t>(i * ldc + j);
@@ -684,7 +686,10 @@ void check_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, 
       }
       const double cterm = beta == 0.0f ? 0.0 : std::fabs(double(beta) * c0[at]);
       const double bterm = with_bias ? std::fabs(double(bias[size_t(j)])) : 0.0;
-      const double bound = double(k + 2) * 1.2e-7 * (std::fabs(double(alpha)) * sabs + cterm + bterm);
+      double bound = double(k + 2) * 1.2e-7 * (std::fabs(double(alpha)) * sabs + cterm + bterm);
+      // An activation moves that error by at most its slope (≤ 1.13 for GELU) and adds its
+      // own (the unary kernels' bounds: 6e-7 relative, 2.5e-7·|x| absolute for GELU).
+      if (act != GemmAct::None) bound = 1.13 * bound + 6e-7 * std::fabs(double(want[at])) + 3e-7;
       if (!close(got[at], want[at], bound)) mm.add(int64_t(at), 0, got[at], want[at]);
     }
   }
@@ -732,6 +737,16 @@ TEST_CASE("kernels simd gemm: transpose variants, odd sizes, alpha/beta, bias, p
         check_gemm(ta, tb, 201, 1030, 300, 0.75f, 0.5f, true, 1, seed++);
         if (best) check_gemm(ta, tb, 97, 515, 520, 1.0f, 0.0f, false, 2, seed++);
       }
+    // The fused activations: after the last depth block only (K = 300 runs two), on full and
+    // partial tiles, with and without bias and beta, and with K = 0 (act of beta·C + bias).
+    for (GemmAct act : {GemmAct::Relu, GemmAct::GeluErf, GemmAct::GeluTanh})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          check_gemm(ta, tb, 13, 37, 9, 1.0f, 0.0f, true, 0, seed++, act);
+          check_gemm(ta, tb, 33, 65, 300, 0.5f, 1.0f, true, 1, seed++, act);
+          if (best) check_gemm(ta, tb, 201, 70, 129, 1.0f, 0.0f, false, 3, seed++, act);
+          if (best) check_gemm(ta, tb, 7, 9, 0, 1.0f, 2.0f, true, 0, seed++, act);
+        }
   });
 }
 

@@ -115,6 +115,49 @@ TEST_CASE("nn layer: gradcheck linear and bilinear") {
   });
 }
 
+TEST_CASE("nn layer: linear with a fused activation equals the activation after linear") {
+  // Against the closed form in double (relu, gelu with erf, gelu with tanh of the product),
+  // past the SIMD tiles and over two depth blocks (in = 300), and bit for bit against the
+  // separate ops (the same kernels compute the same values).
+  on_each_backend([] {
+    Tensor x = leaf({37, 300}, -1, 1, 31, false), w = leaf({35, 300}, -1, 1, 32, false);
+    Tensor b = leaf({35}, -1, 1, 33, false);
+    const Tensor plain = sg::linear(x, w, b);
+    const std::vector<std::pair<std::string, Tensor>> separate = {
+        {"relu", sg::relu(plain)}, {"gelu", sg::gelu(plain, "none")}, {"gelu_tanh", sg::gelu(plain, "tanh")}};
+    for (const auto& [act, want_t] : separate) {
+      INFO(act);
+      const Tensor y = sg::linear(x, w, b, act);
+      REQUIRE(y.shape() == plain.shape());
+      for (int64_t r = 0; r < 37; ++r)
+        for (int64_t o = 0; o < 35; ++o) {
+          double z = b.at(o);
+          for (int64_t i = 0; i < 300; ++i) z += x.at(r * 300 + i) * w.at(o * 300 + i);
+          const double want = act == "relu" ? std::max(z, 0.0)
+                              : act == "gelu" ? 0.5 * z * (1 + std::erf(z / std::sqrt(2.0)))
+                                              : 0.5 * z * (1 + std::tanh(std::sqrt(2 / M_PI) * (z + 0.044715 * z * z * z)));
+          // z in float carries ~1e-5 of rounding (300 products), which the activation's slope
+          // (≤ 1.13) passes on; that absolute error dominates where the activation is tiny.
+          CHECK(std::fabs(y.at(r * 35 + o) - want) <= 1e-4 * std::fabs(want) + 2e-5);
+        }
+      for (int64_t k = 0; k < y.numel(); ++k) CHECK(y.at(k) == want_t.at(k));
+    }
+    CHECK_THROWS_WITH_AS(sg::linear(x, w, b, "tanh"),
+                         "linear: expected activation to be one of 'none', 'relu', 'gelu', 'gelu_tanh', got 'tanh'",
+                         sg::Error);
+  });
+}
+
+TEST_CASE("nn layer: gradcheck linear with fused activations") {
+  on_each_backend([] {
+    // (relu: no z of these seeds lies within the difference step of the kink at 0, where a
+    // central difference would straddle the jump of the gradient.)
+    for (const std::string act : {"relu", "gelu", "gelu_tanh"})
+      gradcheck("linear " + act, [act](auto& in) { return sg::linear(in[0], in[1], in[2], act); },
+                {leaf({3, 4}, -1, 1, 41), leaf({5, 4}, -1, 1, 42), leaf({5}, -1, 1, 43)});
+  });
+}
+
 TEST_CASE("nn layer: batchNorm training normalizes per channel and updates running stats in place") {
   on_each_backend([] {
     Tensor x = leaf({4, 3, 5}, -2, 3, 21, false);

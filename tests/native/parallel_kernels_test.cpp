@@ -192,7 +192,7 @@ TEST_CASE("parallel kernels: gemm (with and without bias) in row and column bloc
         auto f_on = [&](const sg::Backend& be) {
           return [&, &be = be](float* out) {
             std::memcpy(out, c0.data(), c0.size() * sizeof(float));
-            be.gemm_f32_bias(ta, tb, c.m, c.n, c.k, alpha, a.data(), lda, b.data(), ldb, beta, bp, out, ldc);
+            be.gemm_f32_bias(ta, tb, c.m, c.n, c.k, alpha, a.data(), lda, b.data(), ldb, beta, bp, sg::GemmAct::None, out, ldc);
           };
         };
         const std::vector<float> ref = run_with(1, c0.size(), f_on(sg::reference_backend()));

@@ -1,9 +1,27 @@
 // Containers (torch.nn.Sequential, ModuleList, ModuleDict). Children are registered under
 // PyTorch's names ('0', '1', ... or the dict keys), so parameter names match
 // ('0.weight'), and list children are also properties: seq[0], list[1].
+import { F } from '../functional.js';
 import { tidy } from '../memory.js';
 import { describe, intArg } from '../options.js';
+import { GELU, ReLU } from './activation_modules.js';
+import { Linear } from './linear.js';
 import { Module } from './module.js';
+
+const own = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * The activation that child `act` applies after Linear `lin`, when the two can run as one
+ * F.linear with that activation fused into the product's write-back: exactly nn.Linear then
+ * exactly nn.ReLU or nn.GELU, neither subclassed nor given a forward of its own, so the
+ * result and every gradient are what the two children compute one after the other.
+ */
+function fusedActivation(lin: Module, act: Module | undefined): 'relu' | 'gelu' | 'gelu_tanh' | null {
+  if (!act || Object.getPrototypeOf(lin) !== Linear.prototype || own(lin, 'forward') || own(act, 'forward')) return null;
+  if (Object.getPrototypeOf(act) === ReLU.prototype) return 'relu';
+  if (Object.getPrototypeOf(act) === GELU.prototype) return (act as GELU).approximate === 'tanh' ? 'gelu_tanh' : 'gelu';
+  return null;
+}
 
 function moduleArg(fn: string, m: unknown, what: string): Module {
   if (!(m instanceof Module)) throw new Error(`${fn}: ${what} is not a sg.nn.Module, got ${describe(m)}`);
@@ -109,12 +127,24 @@ export class Sequential extends IndexedModules {
     return ([...this._modules.values()] as Module[])[indexArg(`${this.constructor.name}.get`, i, this.length)]!;
   }
 
-  /** Feeds the input through every child; the intermediate results are freed. */
+  /**
+   * Feeds the input through every child; the intermediate results are freed. A Linear followed
+   * by a ReLU or GELU runs as one fused F.linear (see fusedActivation).
+   */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   forward(input: any): any {
     return tidy(() => {
+      const mods = [...this._modules.values()].filter((m): m is Module => !!m);
       let x = input;
-      for (const m of this._modules.values()) if (m) x = m.forward(x);
+      for (let i = 0; i < mods.length; i++) {
+        const activation = fusedActivation(mods[i]!, mods[i + 1]);
+        if (activation) {
+          const lin = mods[i++] as Linear;
+          x = F.linear(x, lin.weight, lin.bias, { activation });
+        } else {
+          x = mods[i]!.forward(x);
+        }
+      }
       return x;
     });
   }

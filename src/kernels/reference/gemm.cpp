@@ -5,7 +5,7 @@ namespace sg::ref {
 
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                   const float* bias, float* c, int64_t ldc) {
+                   const float* bias, GemmAct act, float* c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double acc = 0.0;
@@ -20,6 +20,8 @@ void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
       if (bias) out += bias[j];
       cij = float(out);
     }
+    // The activation as the unary op computes it (on the float result, as an unfused op would).
+    if (act != GemmAct::None) unary_f32(gemm_act_unary(act), 0.0f, c + i * ldc, c + i * ldc, n);
   }
 }
 

@@ -29,12 +29,12 @@ class ReferenceBackend final : public Backend {
   void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc) const override {
-    ref::gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr, c, ldc);
+    ref::gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr, GemmAct::None, c, ldc);
   }
   void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                      const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                     const float* bias, float* c, int64_t ldc) const override {
-    ref::gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+                     const float* bias, GemmAct act, float* c, int64_t ldc) const override {
+    ref::gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act, c, ldc);
   }
 };
 

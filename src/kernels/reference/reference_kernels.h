@@ -12,10 +12,10 @@ void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const floa
 void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out);
 void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
-// C = alpha · op(A) · op(B) + beta · C + bias[j] (bias: n floats, or nullptr for none).
+// C = act(alpha · op(A) · op(B) + beta · C + bias[j]) (bias: n floats, or nullptr for none).
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                   const float* bias, float* c, int64_t ldc);
+                   const float* bias, GemmAct act, float* c, int64_t ldc);
 void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
 void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);

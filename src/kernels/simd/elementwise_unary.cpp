@@ -93,12 +93,7 @@ struct SquareOp { HWY_INLINE VF operator()(DF, VF v) const { return hn::Mul(v, v
 struct ReciprocalOp {
   HWY_INLINE VF operator()(DF d, VF v) const { return hn::Div(hn::Set(d, 1.0f), v); }
 };
-struct ReluOp {
-  // x < 0 ? 0 : x + 0: NaN stays NaN (as PyTorch), −0 becomes +0 as in the reference.
-  HWY_INLINE VF operator()(DF d, VF v) const {
-    return hn::Add(hn::IfThenZeroElse(hn::Lt(v, hn::Zero(d)), v), hn::Zero(d));
-  }
-};
+struct ReluOp { HWY_INLINE VF operator()(DF d, VF v) const { return ReluF(d, v); } };
 struct SigmoidOp { HWY_INLINE VF operator()(DF d, VF v) const { return SigmoidF(d, v); } };
 struct TanhOp { HWY_INLINE VF operator()(DF d, VF v) const { return TanhF(d, v); } };
 struct SiluOp { HWY_INLINE VF operator()(DF d, VF v) const { return hn::Mul(v, SigmoidF(d, v)); } };

@@ -31,6 +31,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
+#include "kernels/simd/vec_math-inl.h"
 
 #ifndef SG_KERNELS_SIMD_GEMM_ONCE_
 #define SG_KERNELS_SIMD_GEMM_ONCE_
@@ -45,6 +46,7 @@ struct GemmArgs {
   const float* b;
   int64_t ldb;
   const float* bias;  // n values added to every row of C, or nullptr
+  GemmAct act;        // applied to C after the last depth block
   float* c;
   int64_t ldc;
 };
@@ -74,8 +76,21 @@ static_assert(kMR % 4 == 0 || kMR % 4 == 2, "PackA transposes rows 4 (then 2) at
 struct Epilogue {
   float alpha, beta;
   bool first;          // first depth block: overwrite (with beta · C) instead of accumulate
+  bool last;           // last depth block: C is final, apply the activation
+  GemmAct act;
   const float* bias;   // the tile's first column in the bias vector, or nullptr
 };
+
+// The fused activation, with the unary kernels' functions (the same values as an unfused op).
+HWY_INLINE VF Activate(DF d, VF v, GemmAct act) {
+  switch (act) {
+    case GemmAct::Relu: return ReluF(d, v);
+    case GemmAct::GeluErf: return GeluErfF(d, v);
+    case GemmAct::GeluTanh: return GeluTanhF(d, v);
+    case GemmAct::None: break;
+  }
+  return v;
+}
 
 // ------------------------------------------------------------------------------ packing
 #if HWY_TARGET != HWY_SCALAR
@@ -297,7 +312,7 @@ HWY_INLINE void RunTile(int64_t h, int64_t kc, const float* ap, const float* bp,
   else SG_GEMM_MICROKERNEL(kc, ap, bp, tile);
 }
 
-// One value of the write-back (the same arithmetic as the vector path, lane by lane).
+// One value of the write-back before the activation (the vector path's arithmetic, lane by lane).
 HWY_INLINE float EpilogueScalar(const Epilogue& e, float acc, float c, int64_t j) {
   if (!e.first) return c + e.alpha * acc;
   float out = e.alpha * acc;
@@ -308,11 +323,12 @@ HWY_INLINE float EpilogueScalar(const Epilogue& e, float acc, float c, int64_t j
 
 // C[0:h, 0:w] (ldc apart) ⟵ epilogue of the tile (MR × NR floats); h ≤ MR, w ≤ NR.
 template <int MR, int NV>
-HWY_INLINE void WriteBack(const float* HWY_RESTRICT tile, float* HWY_RESTRICT c, int64_t ldc,
+HWY_INLINE void WriteBack(float* HWY_RESTRICT tile, float* HWY_RESTRICT c, int64_t ldc,
                           int64_t h, int64_t w, const Epilogue& e) {
   const DF d;
   const size_t N = hn::Lanes(d);
   const int64_t nr = static_cast<int64_t>(NV * N);
+  const GemmAct act = e.last ? e.act : GemmAct::None;
   if (w == nr) {  // full width: whole vectors (h ≤ MR rows)
     const VF va = hn::Set(d, e.alpha);
     if (!e.first) {  // C += alpha · acc
@@ -321,7 +337,8 @@ HWY_INLINE void WriteBack(const float* HWY_RESTRICT tile, float* HWY_RESTRICT c,
         HWY_UNROLL(16)
         for (int v = 0; v < NV; ++v) {
           const VF acc = hn::Load(d, tile + i * nr + v * N);
-          hn::StoreU(hn::MulAdd(va, acc, hn::LoadU(d, row + v * N)), d, row + v * N);
+          const VF out = hn::MulAdd(va, acc, hn::LoadU(d, row + v * N));
+          hn::StoreU(act == GemmAct::None ? out : Activate(d, out, act), d, row + v * N);
         }
       }
       return;
@@ -338,15 +355,20 @@ HWY_INLINE void WriteBack(const float* HWY_RESTRICT tile, float* HWY_RESTRICT c,
         VF out = hn::Mul(va, hn::Load(d, tile + i * nr + v * N));
         if (e.beta != 0.0f) out = hn::MulAdd(vb, hn::LoadU(d, row + v * N), out);
         if (e.bias) out = hn::Add(out, bias[v]);
-        hn::StoreU(out, d, row + v * N);
+        hn::StoreU(act == GemmAct::None ? out : Activate(d, out, act), d, row + v * N);
       }
     }
     return;
   }
-  for (int64_t i = 0; i < h; ++i) {
-    float* row = c + i * ldc;
-    for (int64_t j = 0; j < w; ++j) row[j] = EpilogueScalar(e, tile[i * nr + j], row[j], j);
-  }
+  // A partial tile: the values in place in the tile, the activation over whole vectors of it
+  // (lanes past w are garbage, never stored), then the h × w block copied out.
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t j = 0; j < w; ++j) tile[i * nr + j] = EpilogueScalar(e, tile[i * nr + j], c[i * ldc + j], j);
+  if (act != GemmAct::None)
+    for (int64_t i = 0; i < h; ++i)
+      for (int v = 0; v < NV; ++v) hn::Store(Activate(d, hn::Load(d, tile + i * nr + v * N), act), d, tile + i * nr + v * N);
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t j = 0; j < w; ++j) c[i * ldc + j] = tile[i * nr + j];
 }
 
 // ------------------------------------------------------------------------------ driver
@@ -377,7 +399,7 @@ void GemmF32Blocked(const GemmArgs& g) {
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
       const int64_t kc = std::min(kc_max, g.k - p0);
       PackB(g, p0, kc, j0, nc, nr, pack_b);
-      Epilogue e{g.alpha, g.beta, p0 == 0, nullptr};
+      Epilogue e{g.alpha, g.beta, p0 == 0, p0 + kc >= g.k, g.act, nullptr};
       for (int64_t i0 = 0; i0 < g.m; i0 += kMC) {
         const int64_t mc = std::min(kMC, g.m - i0);
         PackA(g, i0, mc, p0, kc, pack_a);
@@ -414,24 +436,25 @@ HWY_EXPORT(GemmF32Blocked);
 
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                   const float* bias, float* c, int64_t ldc) {
+                   const float* bias, GemmAct act, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
-  if (k <= 0) {  // no product: C = beta · C + bias (beta = 0 overwrites: C may hold NaN)
+  if (k <= 0) {  // no product: C = act(beta · C + bias) (beta = 0 overwrites: C may hold NaN)
     for (int64_t i = 0; i < m; ++i) {
       float* row = c + i * ldc;
       for (int64_t j = 0; j < n; ++j)
         row[j] = (beta == 0.0f ? 0.0f : beta * row[j]) + (bias ? bias[j] : 0.0f);
+      if (act != GemmAct::None) unary_f32(gemm_act_unary(act), 0.0f, row, row, n);
     }
     return;
   }
-  const GemmArgs g{trans_a, trans_b, m, n, k, alpha, beta, a, lda, b, ldb, bias, c, ldc};
+  const GemmArgs g{trans_a, trans_b, m, n, k, alpha, beta, a, lda, b, ldb, bias, act, c, ldc};
   HWY_DYNAMIC_DISPATCH(GemmF32Blocked)(g);
 }
 
 void gemm_f32_blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                       const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                       float* c, int64_t ldc) {
-  gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr, c, ldc);
+  gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr, GemmAct::None, c, ldc);
 }
 
 }  // namespace simd

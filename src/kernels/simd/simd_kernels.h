@@ -18,7 +18,7 @@ void gemm_f32_blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
 // gemm_f32_blocked plus bias[j] added to every row of C in the write-back (nullptr: none).
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                   const float* bias, float* c, int64_t ldc);
+                   const float* bias, GemmAct act, float* c, int64_t ldc);
 void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
 void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);

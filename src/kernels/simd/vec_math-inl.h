@@ -200,6 +200,12 @@ HWY_INLINE V ErfcTailF(D d, V z) {
   return hn::Mul(hn::Mul(ExpF(d, hn::Neg(hn::Mul(z, z))), q), poly);
 }
 
+// relu: x < 0 ? 0 : x + 0: NaN stays NaN (as PyTorch), −0 becomes +0 as in the reference.
+template <class D, class V>
+HWY_INLINE V ReluF(D d, V x) {
+  return hn::Add(hn::IfThenZeroElse(hn::Lt(x, hn::Zero(d)), x), hn::Zero(d));
+}
+
 // Φ(x) = 0.5 (1 + erf(x/√2)) = 0.5 erfc(−x/√2). Below x = −√2 the first form subtracts nearly
 // equal numbers (it gave Φ(−5) 15 % too large), so there Φ comes from erfc's tail.
 template <class D, class V>
