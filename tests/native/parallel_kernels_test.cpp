@@ -173,7 +173,7 @@ TEST_CASE("parallel kernels: softmax and logsumexp rows are bit-identical on 1..
   }
 }
 
-TEST_CASE("parallel kernels: gemm (with and without bias) in row and column blocks equals one thread and the reference" * doctest::skip(!sg::threads_supported())) {
+TEST_CASE("parallel kernels: gemm (with and without bias and activation) in row and column blocks equals one thread and the reference" * doctest::skip(!sg::threads_supported())) {
   struct Case {
     int64_t m, n, k;
   };
@@ -189,15 +189,21 @@ TEST_CASE("parallel kernels: gemm (with and without bias) in row and column bloc
         // Linear's fused bias on half the variants: column blocks must offset it.
         const std::vector<float> bias = uniform(c.n, -1.0f, 1.0f, 10);
         const float* bp = ta != tb ? bias.data() : nullptr;
+        // And its fused activation on the others (applied after the whole sum in every block).
+        const sg::GemmAct act = ta == tb ? (ta ? sg::GemmAct::GeluTanh : sg::GemmAct::Relu) : sg::GemmAct::None;
         auto f_on = [&](const sg::Backend& be) {
           return [&, &be = be](float* out) {
             std::memcpy(out, c0.data(), c0.size() * sizeof(float));
-            be.gemm_f32_bias(ta, tb, c.m, c.n, c.k, alpha, a.data(), lda, b.data(), ldb, beta, bp, sg::GemmAct::None, out, ldc);
+            be.gemm_f32_bias(ta, tb, c.m, c.n, c.k, alpha, a.data(), lda, b.data(), ldb, beta, bp, act, out, ldc);
           };
         };
         const std::vector<float> ref = run_with(1, c0.size(), f_on(sg::reference_backend()));
         // The γ_k bound: (k + 2)·u·(|alpha| Σ|a||b| + |beta c|) with Σ|a||b| ≤ k (|a|, |b| ≤ 1).
-        auto tol = [&](size_t) { return double(c.k + 2) * 1.2e-7 * (alpha * c.k + std::fabs(beta) + 1.0); };
+        // (An activation passes it on with slope ≤ 1.13 and adds its own ≤ 6e-7 relative.)
+        auto tol = [&](size_t i) {
+          const double sum = double(c.k + 2) * 1.2e-7 * (alpha * c.k + std::fabs(beta) + 1.0);
+          return act == sg::GemmAct::None ? sum : 1.13 * sum + 6e-7 * std::fabs(double(ref[i])) + 3e-7;
+        };
         for (int t = 1; t <= 4; ++t) {
           INFO("gemm " << c.m << "x" << c.n << "x" << c.k << " ta " << ta << " tb " << tb << " threads " << t);
           const std::vector<float> got = run_with(t, c0.size(), f_on(S()));
