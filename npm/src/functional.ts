@@ -4,7 +4,7 @@
 // layer, conv/pool and loss ops) or composes ops of ops.ts; the C++ op checks shapes and
 // values. Activations that exist as ops are the very same functions as sg.relu etc.
 import type { Attrs } from './embind.js';
-import { run, tensorArg, type TensorLike } from './call.js';
+import { run, tensorArg, type Operand, type TensorLike } from './call.js';
 import { tensor, zeros } from './creation.js';
 import { tidy } from './memory.js';
 import { functionOps, ops } from './ops.js';
@@ -146,6 +146,15 @@ function inputArg(fn: string, v: unknown): Tensor {
 
 // ---- layers ----
 
+/** The (input, weight, bias) operands of a layer op, each checked and named for `fn`'s errors. */
+function layerOperands(fn: string, input: Tensor, weight: Tensor, bias: Tensor | null | undefined): Operand[] {
+  return [
+    ['input', inputArg(fn, input)],
+    ['weight', tensorArg(fn, 'weight', weight)],
+    ['bias', optTensor(fn, 'bias', bias)],
+  ];
+}
+
 /** Options of F.linear beyond PyTorch's: an activation applied as the product is written. */
 export interface LinearOptions {
   /**
@@ -158,16 +167,7 @@ export interface LinearOptions {
 
 function linear(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: LinearOptions): Tensor {
   const o = checkOptions<LinearOptions>('linear', options, { activation: ['none', 'relu', 'gelu', 'gelu_tanh'] });
-  return run(
-    'linear',
-    'linear',
-    [
-      ['input', inputArg('linear', input)],
-      ['weight', tensorArg('linear', 'weight', weight)],
-      ['bias', optTensor('linear', 'bias', bias)],
-    ],
-    o.activation === undefined ? {} : { activation: o.activation },
-  );
+  return run('linear', 'linear', layerOperands('linear', input, weight, bias), o.activation === undefined ? {} : { activation: o.activation });
 }
 
 function bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
@@ -184,16 +184,12 @@ const convSpec: Spec = { stride: sizeSpec, padding: convPadding, dilation: sizeS
 function conv(name: string, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, options: unknown): Tensor {
   const o = checkOptions<ConvOptions>(name, options, convSpec);
   const padding = typeof o.padding === 'string' ? o.padding : sizeAttr(o.padding as Size | undefined);
-  return run(
-    name,
-    name,
-    [
-      ['input', inputArg(name, input)],
-      ['weight', tensorArg(name, 'weight', weight)],
-      ['bias', optTensor(name, 'bias', bias)],
-    ],
-    { stride: sizeAttr(o.stride), padding, dilation: sizeAttr(o.dilation), groups: o.groups },
-  );
+  return run(name, name, layerOperands(name, input, weight, bias), {
+    stride: sizeAttr(o.stride),
+    padding,
+    dilation: sizeAttr(o.dilation),
+    groups: o.groups,
+  });
 }
 
 function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor {
@@ -212,16 +208,13 @@ function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, op
     groups: 'positiveInteger',
     dilation: sizeSpec,
   });
-  return run(
-    'convTranspose2d',
-    'convTranspose2d',
-    [
-      ['input', inputArg('convTranspose2d', input)],
-      ['weight', tensorArg('convTranspose2d', 'weight', weight)],
-      ['bias', optTensor('convTranspose2d', 'bias', bias)],
-    ],
-    { stride: sizeAttr(o.stride), padding: sizeAttr(o.padding), outputPadding: sizeAttr(o.outputPadding), groups: o.groups, dilation: sizeAttr(o.dilation) },
-  );
+  return run('convTranspose2d', 'convTranspose2d', layerOperands('convTranspose2d', input, weight, bias), {
+    stride: sizeAttr(o.stride),
+    padding: sizeAttr(o.padding),
+    outputPadding: sizeAttr(o.outputPadding),
+    groups: o.groups,
+    dilation: sizeAttr(o.dilation),
+  });
 }
 
 function maxPool(name: string, input: Tensor, kernelSize: Size, options: unknown): Tensor {
