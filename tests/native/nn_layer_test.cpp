@@ -125,7 +125,9 @@ TEST_CASE("nn layer: linear with a fused activation equals the activation after 
     const Tensor plain = sg::linear(x, w, b);
     const std::vector<std::pair<std::string, Tensor>> separate = {
         {"relu", sg::relu(plain)}, {"gelu", sg::gelu(plain, "none")}, {"gelu_tanh", sg::gelu(plain, "tanh")}};
-    for (const auto& [act, want_t] : separate) {
+    for (const auto& entry : separate) {  // (no structured binding: clang 14's INFO lambda cannot capture one)
+      const std::string& act = entry.first;
+      const Tensor& want_t = entry.second;
       INFO(act);
       const Tensor y = sg::linear(x, w, b, act);
       REQUIRE(y.shape() == plain.shape());

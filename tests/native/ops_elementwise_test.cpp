@@ -60,7 +60,7 @@ void check_values(const Tensor& t, const std::vector<double>& want, double rtol 
   REQUIRE(t.numel() == int64_t(want.size()));
   const bool exact = t.dtype() != DType::Float32;  // int32/bool: no float rounding of `want`
   for (size_t i = 0; i < want.size(); ++i)
-    CHECK_MESSAGE(exact ? t.at(int64_t(i)) == want[i] : close(t.at(int64_t(i)), want[i], rtol, atol),
+    CHECK_MESSAGE((exact ? t.at(int64_t(i)) == want[i] : close(t.at(int64_t(i)), want[i], rtol, atol)),
                   "element " << i << ": got " << t.at(int64_t(i)) << ", want " << want[i]);
 }
 

@@ -123,7 +123,10 @@ TEST_CASE("matmul: every rank combination and broadcast batches vs a naive loop"
         {{1, 5}, {5, 1}},     {{1}, {1}},           {{2, 1, 1, 3}, {1, 4, 3, 2}}, {{5, 1, 9}, {9}},
         {{1, 17, 31}, {4, 31, 9}}};
     unsigned seed = 1;
-    for (const auto& [sa, sb] : cases) check_matmul(leaf(sa, -1, 1, seed++, false), leaf(sb, -1, 1, seed++, false));
+    for (const auto& [sa, sb] : cases) {
+      const Tensor a = leaf(sa, -1, 1, seed++, false);
+      check_matmul(a, leaf(sb, -1, 1, seed++, false));
+    }
   });
 }
 
