@@ -39,6 +39,7 @@
 #include "kernels/backend.h"
 #include "kernels/reference/scalar_math.h"
 #include "kernels/simd/simd_kernels.h"
+#include "test_util.h"
 
 #ifndef __EMSCRIPTEN__
 #include "hwy/targets.h"
@@ -91,13 +92,7 @@ std::vector<int64_t> test_sizes(bool large) {
   return s;
 }
 
-std::vector<float> uniform(int64_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
+using sgtest::uniform;
 
 // A wide mix: uniform [-10, 10], log-uniform magnitudes 1e-6..1e6 of both signs, and the
 // special values every kernel must treat like std:: math.

@@ -18,6 +18,7 @@
 #include "kernels/backend.h"
 #include "kernels/parallel_kernels.h"
 #include "nn/conv_gemm.h"
+#include "test_util.h"
 
 namespace {
 
@@ -28,13 +29,7 @@ using sg::Unary;
 
 const sg::Backend& S() { return sg::simd_backend(); }
 
-std::vector<float> uniform(int64_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
+using sgtest::uniform;
 
 // out = f() computed on one thread and on `threads` threads; the second run must have used
 // the pool at least once.

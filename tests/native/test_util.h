@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,15 @@
 #endif
 
 namespace sgtest {
+
+// n floats drawn uniformly from [lo, hi) with a fixed seed.
+inline std::vector<float> uniform(int64_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
 
 // Runs fn once per CPU backend ('reference', then the SIMD one), restoring the backend that was
 // active before, even when a REQUIRE inside fn throws.

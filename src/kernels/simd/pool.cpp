@@ -175,9 +175,10 @@ void MaxPool2x2(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
 #else
   const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
   const int64_t L = g.oH * g.oW;
-  // Blocks need 2N input columns: outputs [0, last] start a block (last block shifted back to
-  // end at the row's last output when the row has at least N, recomputing a few identically).
-  const int64_t blocks_end = std::min(g.oW, g.W / 2) - N;  // the last block's first output
+  // A block at ow reads input columns [2·ow, 2·ow + 2N), inside the row for every ow ≤ oW − N
+  // since 2·oW ≤ W (two_by_two). The last block is shifted back to end at the row's last
+  // output (recomputing a few outputs, identically).
+  const int64_t blocks_end = g.oW - N;  // the last block's first output
   for (int64_t p = 0; p < g.P; ++p) {
     const float* xp = x + p * g.H * g.W;
     for (int64_t oh = 0; oh < g.oH; ++oh) {
@@ -189,7 +190,6 @@ void MaxPool2x2(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
       }
       for (int64_t ow = 0; ow < blocks_end; ow += N) MaxPool2x2Block(g, xp, oh, ow, yr, ir);
       MaxPool2x2Block(g, xp, oh, blocks_end, yr, ir);
-      ref::max_pool2d_row(g, xp, oh, blocks_end + N, g.oW, yr, ir);  // (empty unless oW > W/2)
     }
   }
 #endif
