@@ -7,18 +7,23 @@
 #include "autograd/node.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "kernels/backend.h"
 
 namespace sg {
 
 namespace {
 
-// a + b for two float32 tensors of one shape, into a new contiguous tensor.
+// a + b for two float32 tensors of one shape (gradients meeting at a node or leaf), into a new
+// contiguous tensor, on their device.
 Tensor add_same_shape(const Tensor& a, const Tensor& b) {
-  Tensor out = contiguous_copy(a, DType::Float32);
-  Tensor bc = as_contiguous(b, DType::Float32);
-  float* o = out.f32();
-  const float* p = bc.f32();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] += p[i];
+  check(a.device() == b.device(), "backward: gradients on two devices (", device_name(a.device()), " and ",
+        device_name(b.device()), ") meet at one tensor");
+  const Tensor ac = as_contiguous(a, DType::Float32), bc = as_contiguous(b, DType::Float32);
+  Tensor out = Tensor::uninitialized(a.shape(), DType::Float32, a.device());
+  const int64_t n = out.numel();
+  if (n == 0) return out;
+  const BroadcastPlan plan{{n}, {1}, {1}};
+  backend_for(a.device()).binary_f32(Binary::Add, plan, ac.dev_f32(), bc.dev_f32(), out.dev_f32());
   return out;
 }
 
@@ -37,7 +42,12 @@ Tensor run_hooks(const std::vector<Hook>& hooks, Tensor grad) {
 // A gradient kept past the backward call gets a buffer of its own: backward formulas pass
 // one tensor to several inputs (add), and an in-place update of one .grad (clipGradNorm_)
 // must not reach another.
-Tensor owned(const Tensor& g) { return contiguous_copy(g, DType::Float32); }
+// A gradient still arriving from a device (pending, see core/device.h) is a fresh tensor
+// nothing else shares: it is kept as it is, since it cannot be copied before it lands.
+Tensor owned(const Tensor& g) {
+  if (g.impl()->storage->pending()) return g;
+  return contiguous_copy(g, DType::Float32);
+}
 
 struct Backward {
   bool retain_graph;
@@ -127,17 +137,28 @@ struct Backward {
   }
 };
 
+// A float32 tensor of `shape` on `d` with every element v.
+Tensor filled(const Shape& shape, double v, Device d) {
+  Tensor t = Tensor::uninitialized(shape, DType::Float32, d);
+  if (t.numel() > 0) backend_for(d).fill(DType::Float32, v, t.dev_raw(), t.numel());
+  return t;
+}
+
 Tensor seed_gradient(const Tensor& root, const Tensor& grad_output) {
   check(root.requires_grad(), "backward: the tensor does not require grad and has no grad_fn");
   if (!grad_output.defined()) {
     check(root.numel() == 1, "backward: a gradient must be given for a non-scalar output of shape ",
           root.shape(), " (grad can be implicitly created only for one-element outputs)");
-    Tensor one = Tensor::empty(root.shape());
-    one.f32()[0] = 1.0f;
-    return one;
+    return filled(root.shape(), 1.0, root.device());
   }
   check(grad_output.shape() == root.shape(), "backward: expected a gradient of shape ", root.shape(),
         ", got ", grad_output.shape());
+  if (grad_output.device() != root.device()) {
+    // A number given for a one-element root on a device (backward(1.0) from JS) is a CPU scalar.
+    check(grad_output.device() == Device::CPU && grad_output.numel() == 1, "backward: expected a gradient on ",
+          device_name(root.device()), ", got one on ", device_name(grad_output.device()));
+    return filled(root.shape(), grad_output.item(), root.device());
+  }
   return as_contiguous(grad_output, DType::Float32);
 }
 
@@ -163,7 +184,7 @@ std::vector<Tensor> compute_grads(const Tensor& root, const Tensor& grad_output,
     const void* key = t.is_leaf() ? static_cast<const void*>(t.impl())
                                   : static_cast<const void*>(t.grad_fn().get());
     auto it = b.captured.find(key);
-    out.push_back(it != b.captured.end() ? it->second : Tensor::empty(t.shape()));
+    out.push_back(it != b.captured.end() ? it->second : Tensor::empty(t.shape(), DType::Float32, t.device()));
   }
   return out;
 }

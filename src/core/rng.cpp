@@ -142,4 +142,11 @@ void fill_normal(float* out, int64_t n, float mean, float std) {
   global_rng().fill_normal(out, n, mean, std);
 }
 
+RngState reserve_words(uint64_t words) {
+  std::lock_guard<std::mutex> lock(global_mutex());
+  RngState at = global_rng().state();
+  global_rng().set_state({at.seed, at.offset + words});
+  return at;
+}
+
 }  // namespace sg

@@ -72,5 +72,11 @@ uint32_t next_below(uint32_t bound);
 void fill_below(uint32_t* out, int64_t n, uint32_t bound);  // n draws of next_below(bound)
 void fill_uniform(float* out, int64_t n, float lo, float hi);
 void fill_normal(float* out, int64_t n, float mean, float std);
+// Takes the next `words` words of the global stream for a kernel to generate from (a device
+// fills its own memory from the state returned, word for word as fill_uniform would have).
+RngState reserve_words(uint64_t words);
+// Words fill_uniform / fill_normal use for n values.
+inline uint64_t uniform_words(int64_t n) { return uint64_t(n); }
+inline uint64_t normal_words(int64_t n) { return 2 * ((uint64_t(n) + 1) / 2); }
 
 }  // namespace sg

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "core/allocator.h"
+#include "core/device.h"
 #include "core/error.h"
 
 namespace sg {
@@ -17,6 +18,14 @@ MemoryStats g_stats;
 Storage::Storage(size_t nbytes, Device device, bool zero)
     : data_(nullptr), nbytes_(nbytes), capacity_(alloc::size_class(nbytes)), device_(device) {
   if (capacity_ == 0) fail("cannot allocate ", nbytes, " bytes: size overflows");
+  if (device != Device::CPU) {
+    runtime_ = device_runtime_shared(device);
+    data_ = runtime_->allocate(capacity_, zero);
+    std::lock_guard<std::mutex> lock(g_stats_mu);
+    g_stats.device_storages += 1;
+    g_stats.device_bytes += static_cast<int64_t>(nbytes);
+    return;
+  }
   data_ = alloc::acquire(capacity_);
   if (!data_) {
     std::lock_guard<std::mutex> lock(g_stats_mu);
@@ -31,6 +40,13 @@ Storage::Storage(size_t nbytes, Device device, bool zero)
 }
 
 Storage::~Storage() {
+  if (runtime_) {
+    runtime_->release(data_, capacity_);
+    std::lock_guard<std::mutex> lock(g_stats_mu);
+    g_stats.device_storages -= 1;
+    g_stats.device_bytes -= static_cast<int64_t>(nbytes_);
+    return;
+  }
   alloc::release(data_, capacity_);
   std::lock_guard<std::mutex> lock(g_stats_mu);
   g_stats.storages -= 1;

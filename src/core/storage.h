@@ -8,6 +8,8 @@
 
 namespace sg {
 
+class DeviceRuntime;
+
 struct MemoryStats {
   int64_t storages = 0;  // live buffers
   int64_t bytes = 0;     // bytes in live buffers
@@ -15,6 +17,9 @@ struct MemoryStats {
   // Filled in by memory_stats(): what the caching allocator holds for reuse (not in `bytes`).
   int64_t cached_bytes = 0;
   int64_t cached_blocks = 0;
+  // Buffers and bytes on other devices (WebGPU), not in `storages`/`bytes`.
+  int64_t device_storages = 0;
+  int64_t device_bytes = 0;
 };
 
 class Storage {
@@ -22,6 +27,8 @@ class Storage {
   // Zero-filled unless `zero` is false (then the contents are whatever the reused block held:
   // only for buffers the caller writes in full before reading). Throws sg::Error (never
   // aborts) when the allocation fails.
+  // On a device other than the CPU the memory comes from its DeviceRuntime (core/device.h)
+  // and data() is a device address.
   Storage(size_t nbytes, Device device = Device::CPU, bool zero = true);
   ~Storage();
   Storage(const Storage&) = delete;
@@ -31,11 +38,18 @@ class Storage {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
+  // A CPU storage whose bytes are still on their way from a device (Tensor::to of a device
+  // tensor): host access throws until the download has landed (core/device.h).
+  bool pending() const { return pending_; }
+  void set_pending(bool p) { pending_ = p; }
+
  private:
   void* data_;
   size_t nbytes_;
   size_t capacity_;  // the allocator's size class (≥ nbytes)
   Device device_;
+  bool pending_ = false;
+  std::shared_ptr<DeviceRuntime> runtime_;  // null on the CPU
 };
 
 MemoryStats memory_stats();

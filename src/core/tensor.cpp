@@ -40,8 +40,8 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   return Tensor(new_impl(shape, dtype, device, true));
 }
 
-Tensor Tensor::uninitialized(const Shape& shape, DType dtype) {
-  return Tensor(new_impl(shape, dtype, Device::CPU, false));
+Tensor Tensor::uninitialized(const Shape& shape, DType dtype, Device device) {
+  return Tensor(new_impl(shape, dtype, device, false));
 }
 
 Tensor Tensor::view_of(const Tensor& base, Shape shape, Shape strides, int64_t offset) {
@@ -67,21 +67,51 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
-void* Tensor::raw() const {
-  return static_cast<char*>(impl_->storage->data()) + impl_->offset * dtype_size(dtype());
+void* Tensor::dev_raw() const {
+  const Storage& s = *impl_->storage;
+  if (s.pending())
+    fail("this tensor's data is still on its way from the gpu (made by `to('cpu')`): "
+         "`await sg.sync()` or `await t.data()` before using it");
+  return static_cast<char*>(s.data()) + impl_->offset * dtype_size(dtype());
 }
 
+void* Tensor::raw() const {
+  const Storage& s = *impl_->storage;
+  if (s.device() != Device::CPU)
+    fail("a ", device_name(s.device()), " tensor cannot be read or written on the cpu here: read it with "
+         "`await t.data()`, or move it with `t.to('cpu')`");
+  return dev_raw();
+}
+
+namespace {
+void check_dtype(DType got, DType want) {
+  check(got == want, "expected a ", dtype_name(want), " tensor, got ", dtype_name(got));
+}
+}  // namespace
+
 float* Tensor::f32() const {
-  check(dtype() == DType::Float32, "expected a float32 tensor, got ", dtype_name(dtype()));
+  check_dtype(dtype(), DType::Float32);
   return static_cast<float*>(raw());
 }
 int32_t* Tensor::i32() const {
-  check(dtype() == DType::Int32, "expected an int32 tensor, got ", dtype_name(dtype()));
+  check_dtype(dtype(), DType::Int32);
   return static_cast<int32_t*>(raw());
 }
 uint8_t* Tensor::u8() const {
-  check(dtype() == DType::Bool, "expected a bool tensor, got ", dtype_name(dtype()));
+  check_dtype(dtype(), DType::Bool);
   return static_cast<uint8_t*>(raw());
+}
+float* Tensor::dev_f32() const {
+  check_dtype(dtype(), DType::Float32);
+  return static_cast<float*>(dev_raw());
+}
+int32_t* Tensor::dev_i32() const {
+  check_dtype(dtype(), DType::Int32);
+  return static_cast<int32_t*>(dev_raw());
+}
+uint8_t* Tensor::dev_u8() const {
+  check_dtype(dtype(), DType::Bool);
+  return static_cast<uint8_t*>(dev_raw());
 }
 
 double Tensor::at(int64_t flat) const {

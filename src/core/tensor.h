@@ -41,7 +41,8 @@ class Tensor {
   static Tensor empty(const Shape& shape, DType dtype = DType::Float32, Device device = Device::CPU);
   // A new contiguous tensor whose contents are undefined (a reused buffer): only for outputs
   // the caller writes in full before anything reads them. Saves the zero fill.
-  static Tensor uninitialized(const Shape& shape, DType dtype = DType::Float32);
+  static Tensor uninitialized(const Shape& shape, DType dtype = DType::Float32,
+                              Device device = Device::CPU);
   // A tensor that shares `base`'s storage with another shape/strides/offset. No autograd.
   static Tensor view_of(const Tensor& base, Shape shape, Shape strides, int64_t offset);
 
@@ -60,11 +61,19 @@ class Tensor {
   Device device() const { return impl_->storage->device(); }
   bool is_contiguous() const;
 
-  // Typed pointer to the first element (at the offset). Checks the dtype.
+  // Host pointer to the first element (at the offset), for code that reads or writes the
+  // elements itself. Checks the dtype, and throws unless the data is on the CPU and has arrived
+  // (a device tensor's memory is not addressable by the host: see core/device.h).
   float* f32() const;
   int32_t* i32() const;
   uint8_t* u8() const;  // bool
   void* raw() const;    // untyped, at the offset
+  // Pointer to the first element in the tensor's own device memory, to pass to that device's
+  // kernels (backend_for(device())) and nowhere else. Checks the dtype only.
+  float* dev_f32() const;
+  int32_t* dev_i32() const;
+  uint8_t* dev_u8() const;
+  void* dev_raw() const;
 
   // Element i of a contiguous-or-not tensor in row-major order, as double (slow; for tests, item()).
   double at(int64_t flat_index) const;

@@ -1,6 +1,7 @@
 // Backend registry: names → backends, and the one active backend (SIMD by default).
 #include "kernels/backend.h"
 
+#include "core/device.h"
 #include "core/error.h"
 #include "kernels/reference/reference_kernels.h"
 
@@ -37,6 +38,11 @@ void Backend::col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, floa
 const Backend& backend() {
   if (!g_active) g_active = &simd_backend();
   return *g_active;
+}
+
+const Backend& backend_for(Device d) {
+  if (d == Device::CPU) return backend();
+  return device_runtime(d)->kernels();
 }
 
 const Backend& backend_named(const std::string& name) {

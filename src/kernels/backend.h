@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
+#include "kernels/data_kernels.h"
+#include "kernels/layer_kernels.h"
+
 namespace sg {
 
 enum class Unary : uint8_t {
@@ -64,9 +68,11 @@ struct Im2colGeom {
   int64_t oH = 1, oW = 1;
 };
 
-class Backend {
+// Float math kernels here; copies, int/bool math, indexing and the other data kernels come
+// from DataKernels (kernels/data_kernels.h), the fused layer, loss and optimizer kernels from
+// LayerKernels (kernels/layer_kernels.h), so that no op touches tensor memory itself.
+class Backend : public DataKernels, public LayerKernels {
  public:
-  virtual ~Backend() = default;
   virtual const char* name() const = 0;
 
   // y[i] = op(x[i]) for n elements; `param` is the op's parameter where it has one.
@@ -109,7 +115,10 @@ class Backend {
   virtual void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx) const;
 };
 
-const Backend& backend();                  // the active one
+const Backend& backend();                  // the active CPU backend
+// The kernels of device d: backend() for the CPU, the device runtime's otherwise
+// (core/device.h). Ops call it with the device of the tensors they compute.
+const Backend& backend_for(Device d);
 const Backend& backend_named(const std::string& name);  // throws on an unknown name
 void set_backend(const std::string& name);  // throws on an unknown name
 std::vector<std::string> backend_names();

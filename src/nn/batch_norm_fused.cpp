@@ -1,28 +1,18 @@
-// Fused training batch norm. Per channel c over its M = N·S values:
-//   forward   mean, biased var (two passes, in double), rstd = 1/√(var + eps);
-//             y = (x − mean)·(rstd·w) + b in one pass
-//   backward  Σg and Σg·x̂ in one pass (double), then in one more pass
-//             dx = rstd·w·(g − Σg/M − x̂·Σ(g·x̂)/M),  dw = Σg·x̂,  db = Σg
+// Fused training batch norm: the backend's batch-norm kernels (kernels/layer_kernels.h) compute
+// per channel c over its M = N·S values
+//   forward   mean, biased var (in double), rstd = 1/√(var + eps);  y = (x − mean)·(rstd·w) + b
+//   backward  Σg and Σg·x̂, then dx = rstd·w·(g − Σg/M − x̂·Σ(g·x̂)/M),  dw = Σg·x̂,  db = Σg
 // (the closed form of norm.cpp's normalized_backward with dx̂ = g·w).
 #include "nn/batch_norm_fused.h"
-
-#include <cmath>
-#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/copy.h"
+#include "kernels/backend.h"
 #include "ops/ops.h"
 
 namespace sg {
 namespace {
-
-// A [C] float32 tensor of `v`.
-Tensor channels(const std::vector<double>& v) {
-  Tensor t = Tensor::uninitialized({int64_t(v.size())});
-  for (size_t i = 0; i < v.size(); ++i) t.f32()[i] = static_cast<float>(v[i]);
-  return t;
-}
 
 // running ← (1 − m)·running + m·batch, in place (as the op-composed form does it).
 void update_running(const Tensor& running, const Tensor& batch, double momentum) {
@@ -30,99 +20,51 @@ void update_running(const Tensor& running, const Tensor& batch, double momentum)
   copy_into(running, add(mul(running, scalar_tensor(1.0 - momentum)), mul(batch, scalar_tensor(momentum))));
 }
 
+float* opt_ptr(const Tensor& t) { return t.defined() ? t.dev_f32() : nullptr; }
+
 }  // namespace
 
 Tensor batch_norm_training_fused(const char* op, const Tensor& x, const Tensor& running_mean,
                                  const Tensor& running_var, const Tensor& weight, const Tensor& bias,
                                  double momentum, double eps) {
-  (void)op;
   const int64_t N = x.shape()[0], C = x.shape()[1];
   const int64_t S = N * C > 0 ? x.numel() / (N * C) : 0;
   const double M = double(N * S);
+  const Device dev = x.device();
+  const Backend& be = backend_for(dev);
   const Tensor xc = as_contiguous(x).detach();
-  const float* px = xc.f32();
-  const size_t nc = static_cast<size_t>(C);
-  std::vector<double> mean(nc, 0.0), var(nc, 0.0), rstd(nc, 0.0);
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c) {
-      const float* p = px + (n * C + c) * S;
-      double s = 0;
-      for (int64_t i = 0; i < S; ++i) s += p[i];
-      mean[size_t(c)] += s;
-    }
-  for (double& m : mean) m /= M;
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c) {
-      const float* p = px + (n * C + c) * S;
-      const double mu = mean[size_t(c)];
-      double s = 0;
-      for (int64_t i = 0; i < S; ++i) s += (p[i] - mu) * (p[i] - mu);
-      var[size_t(c)] += s;
-    }
-  for (int64_t c = 0; c < C; ++c) {
-    var[size_t(c)] /= M;
-    rstd[size_t(c)] = 1.0 / std::sqrt(var[size_t(c)] + eps);
-  }
+  const Tensor mean = Tensor::uninitialized({C}, DType::Float32, dev);
+  const Tensor var = Tensor::uninitialized({C}, DType::Float32, dev);
+  const Tensor rstd = Tensor::uninitialized({C}, DType::Float32, dev);
+  if (C > 0) be.batch_norm_stats_f32(xc.dev_f32(), N, C, S, eps, mean.dev_f32(), var.dev_f32(), rstd.dev_f32());
   {
     NoGradGuard no_grad;
-    update_running(running_mean, channels(mean), momentum);
-    std::vector<double> unbiased(var);
-    for (double& v : unbiased) v *= M / (M - 1);
-    update_running(running_var, channels(unbiased), momentum);
+    update_running(running_mean, mean, momentum);
+    update_running(running_var, mul(var, scalar_tensor(M / (M - 1))), momentum);
   }
 
   const Tensor wc = weight.defined() ? as_contiguous(weight).detach() : Tensor();
   const Tensor bc = bias.defined() ? as_contiguous(bias).detach() : Tensor();
-  Tensor y = Tensor::uninitialized(x.shape());
-  float* py = y.f32();
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c) {
-      const float mu = float(mean[size_t(c)]);
-      const float scale = float(rstd[size_t(c)] * (wc.defined() ? double(wc.f32()[c]) : 1.0));
-      const float shift = bc.defined() ? bc.f32()[c] : 0.0f;
-      const float* p = px + (n * C + c) * S;
-      float* q = py + (n * C + c) * S;
-      for (int64_t i = 0; i < S; ++i) q[i] = (p[i] - mu) * scale + shift;
-    }
+  Tensor y = Tensor::uninitialized(x.shape(), DType::Float32, dev);
+  if (y.numel() > 0)
+    be.batch_norm_apply_f32(xc.dev_f32(), N, C, S, mean.dev_f32(), rstd.dev_f32(), opt_ptr(wc), opt_ptr(bc),
+                            y.dev_f32());
 
   const bool need_x = x.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
-  const Tensor mean_t = channels(mean), rstd_t = channels(rstd);
   const Shape w_shape = weight.defined() ? weight.shape() : Shape{}, b_shape = bias.defined() ? bias.shape() : Shape{};
   return record(op, y, {x, weight, bias}, [=](const Tensor& g) {
+    const Backend& kb = backend_for(dev);
     const Tensor gc = as_contiguous(g, DType::Float32);
-    const float* pg = gc.f32();
-    std::vector<double> sum_g(static_cast<size_t>(C), 0.0), sum_gx(static_cast<size_t>(C), 0.0);
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t c = 0; c < C; ++c) {
-        const float mu = mean_t.f32()[c], rs = rstd_t.f32()[c];
-        const float* p = px + (n * C + c) * S;
-        const float* q = pg + (n * C + c) * S;
-        double a = 0, b = 0;
-        for (int64_t i = 0; i < S; ++i) {
-          a += q[i];
-          b += double(q[i]) * double((p[i] - mu) * rs);
-        }
-        sum_g[size_t(c)] += a;
-        sum_gx[size_t(c)] += b;
-      }
-    Tensor dx, dw, db;
-    if (need_x) {
-      dx = Tensor::uninitialized(xc.shape());
-      float* pd = dx.f32();
-      for (int64_t n = 0; n < N; ++n)
-        for (int64_t c = 0; c < C; ++c) {
-          const float mu = mean_t.f32()[c], rs = rstd_t.f32()[c];
-          const float k = float(double(rs) * (wc.defined() ? double(wc.f32()[c]) : 1.0));
-          const float mg = float(sum_g[size_t(c)] / M), mgx = float(sum_gx[size_t(c)] / M);
-          const float* p = px + (n * C + c) * S;
-          const float* q = pg + (n * C + c) * S;
-          float* d = pd + (n * C + c) * S;
-          for (int64_t i = 0; i < S; ++i) d[i] = k * (q[i] - mg - (p[i] - mu) * rs * mgx);
-        }
-    }
-    if (need_w) dw = reshape(channels(sum_gx), w_shape);
-    if (need_b) db = reshape(channels(sum_g), b_shape);
+    const Tensor sum_g = Tensor::uninitialized({C}, DType::Float32, dev);
+    const Tensor sum_gx = Tensor::uninitialized({C}, DType::Float32, dev);
+    Tensor dx = need_x ? Tensor::uninitialized(xc.shape(), DType::Float32, dev) : Tensor();
+    if (C > 0)
+      kb.batch_norm_backward_f32(xc.dev_f32(), gc.dev_f32(), N, C, S, mean.dev_f32(), rstd.dev_f32(), opt_ptr(wc),
+                                 sum_g.dev_f32(), sum_gx.dev_f32(), need_x && dx.numel() > 0 ? dx.dev_f32() : nullptr);
+    Tensor dw, db;
+    if (need_w) dw = reshape(sum_gx, w_shape);
+    if (need_b) db = reshape(sum_g, b_shape);
     return std::vector<Tensor>{dx, dw, db};
   });
 }

@@ -1,6 +1,6 @@
-// Dropout draws one uniform word per mask element (rng fill_uniform) and keeps the element
-// when u < 1 − p. The mask is stored as 0 or 1/(1 − p) in a float32 tensor of the mask's
-// shape, so forward and backward are both one broadcast multiply on the active backend.
+// Dropout draws one uniform word per mask element (rand) and keeps the element when u < 1 − p.
+// The mask is stored as 0 or 1/(1 − p) in a float32 tensor of the mask's shape, so forward and
+// backward are both one broadcast multiply on the tensors' device.
 #include "nn/dropout.h"
 
 #include <vector>
@@ -21,15 +21,12 @@ void check_args(const char* op, const Tensor& x, double p) {
   check(p >= 0.0 && p <= 1.0, op, ": dropout probability has to be between 0 and 1, got ", p);
 }
 
-// A float32 tensor of `shape`: 1/(1 − p) with probability 1 − p, else 0.
-Tensor keep_mask(const Shape& shape, double p) {
-  Tensor mask = Tensor::empty(shape);
-  const int64_t n = mask.numel();
-  float* m = mask.f32();
-  fill_uniform(m, n, 0.0f, 1.0f);
+// A float32 tensor of `shape` on `device`: 1/(1 − p) with probability 1 − p, else 0.
+Tensor keep_mask(const Shape& shape, double p, Device device) {
+  NoGradGuard no_grad;
+  const Tensor u = rand(shape, device);
   const float keep = float(1.0 - p), scale = p < 1.0 ? float(1.0 / (1.0 - p)) : 0.0f;
-  for (int64_t i = 0; i < n; ++i) m[i] = m[i] < keep ? scale : 0.0f;
-  return mask;
+  return mul(lt(u, scalar_tensor(keep)), scalar_tensor(scale));
 }
 
 // x · mask (mask broadcasts over x), one node whose backward is g · mask.
@@ -51,7 +48,7 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   const char* op = "dropout";
   check_args(op, x, p);
   if (!training) return x;
-  return apply_mask(op, x, keep_mask(x.shape(), p));
+  return apply_mask(op, x, keep_mask(x.shape(), p, x.device()));
 }
 
 Tensor dropout2d(const Tensor& x, double p, bool training) {
@@ -62,7 +59,7 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
   if (!training) return x;
   Shape mask_shape = x.shape();  // one draw per channel: [N, C, 1, 1] or [C, 1, 1]
   for (size_t d = mask_shape.size() - 2; d < mask_shape.size(); ++d) mask_shape[d] = 1;
-  return apply_mask(op, x, keep_mask(mask_shape, p));
+  return apply_mask(op, x, keep_mask(mask_shape, p, x.device()));
 }
 
 }  // namespace sg

@@ -1,14 +1,16 @@
-// embedding copies rows; its backward scatter-adds rows of g. Both are row memcpy/adds over
-// int32 indices, validated before anything is read.
+// embedding copies rows; its backward scatter-adds rows of g (the backend's index_select and
+// index_add kernels), over int32 indices validated before anything is read.
 #include "nn/embedding.h"
 
-#include <algorithm>
-#include <cstring>
+#include <climits>
+#include <string>
 #include <vector>
 
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "kernels/backend.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -36,32 +38,29 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
     check(*pad >= -n && *pad < n, op, ": paddingIdx ", *pad, " must be within [", -n, ", ", n, ")");
     if (*pad < 0) *pad += n;
   }
-  const Tensor idx = as_contiguous(indices);
-  const int32_t* ip = idx.i32();
+  const Device dev = operands_device(op, {&weight, &indices});
+  const Backend& be = backend_for(dev);
+  const Tensor idx = as_contiguous(moved_to(indices, dev));
   const int64_t count = idx.numel();
-  for (int64_t i = 0; i < count; ++i)
-    if (ip[i] < 0 || ip[i] >= n) fail(op, ": index ", ip[i], " is out of range for ", n, " embeddings");
+  if (count > 0)
+    be.check_indices(idx.dev_i32(), count, 0, n, INT64_MIN, std::string(op) + ": index ",
+                     " is out of range for " + std::to_string(n) + " embeddings");
 
   Shape out_shape = indices.shape();
   out_shape.push_back(d);
-  Tensor out = Tensor::empty(out_shape);
+  Tensor out = Tensor::uninitialized(out_shape, DType::Float32, dev);
   const Tensor wc = as_contiguous(weight);
-  const float* wp = wc.f32();
-  float* dst = out.f32();
-  for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * d, wp + int64_t(ip[i]) * d, size_t(d) * sizeof(float));
+  if (out.numel() > 0) be.index_select(sizeof(float), wc.dev_raw(), 1, n, d, idx.dev_i32(), count, out.dev_raw());
 
   const Shape w_shape = weight.shape();
-  return record(op, out, {weight, indices}, [idx, pad, w_shape, d](const Tensor& g) {
+  return record(op, out, {weight, indices}, [idx, pad, w_shape, n, d](const Tensor& g) {
+    const Backend& kb = backend_for(g.device());
     const Tensor gc = as_contiguous(g, DType::Float32);
-    Tensor dw = Tensor::empty(w_shape);
-    const int32_t* ip = idx.i32();
-    const float* gp = gc.f32();
-    float* dp = dw.f32();
-    for (int64_t i = 0, count = idx.numel(); i < count; ++i) {
-      if (pad && ip[i] == *pad) continue;
-      float* row = dp + int64_t(ip[i]) * d;
-      const float* src = gp + i * d;
-      for (int64_t k = 0; k < d; ++k) row[k] += src[k];
+    Tensor dw = Tensor::empty(w_shape, DType::Float32, g.device());
+    if (idx.numel() > 0 && d > 0) {
+      kb.index_add_f32(gc.dev_f32(), 1, idx.numel(), d, idx.dev_i32(), n, dw.dev_f32());
+      // The padding row gets no gradient: only its own lookups added to it.
+      if (pad) kb.fill(DType::Float32, 0.0, dw.dev_f32() + *pad * d, d);
     }
     return std::vector<Tensor>{dw, Tensor()};
   });
@@ -71,23 +70,26 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   const char* op = "oneHot";
   check_indices(op, indices);
   check(num_classes >= -1, op, ": numClasses must be -1 (inferred) or non-negative, got ", num_classes);
+  const Device dev = indices.device();
+  const Backend& be = backend_for(dev);
   const Tensor idx = as_contiguous(indices);
-  const int32_t* ip = idx.i32();
   const int64_t count = idx.numel();
-  for (int64_t i = 0; i < count; ++i)
-    check(ip[i] >= 0, op, ": class values must be non-negative, got ", ip[i]);
+  if (count > 0)
+    be.check_indices(idx.dev_i32(), count, 0, INT32_MAX + int64_t(1), INT64_MIN,
+                     std::string(op) + ": class values must be non-negative, got ", "");
   if (num_classes == -1) {
     check(count > 0, op, ": cannot infer the number of classes from an empty tensor");
-    num_classes = int64_t(*std::max_element(ip, ip + count)) + 1;
+    // The output's shape depends on the values: they are read here (so not on a device that
+    // answers asynchronously: pass numClasses there).
+    check(dev == Device::CPU, op, ": numClasses must be given for ", device_name(dev),
+          " tensors (inferring it would read the values)");
+    num_classes = int64_t(amax(idx).item()) + 1;
   }
-  for (int64_t i = 0; i < count; ++i)
-    check(ip[i] < num_classes, op, ": class value ", ip[i], " is out of range for ", num_classes, " classes");
-  Shape out_shape = indices.shape();
-  out_shape.push_back(num_classes);
-  Tensor out = Tensor::empty(out_shape, DType::Int32);
-  int32_t* o = out.i32();
-  for (int64_t i = 0; i < count; ++i) o[i * num_classes + ip[i]] = 1;
-  return out;
+  if (count > 0)
+    be.check_indices(idx.dev_i32(), count, 0, num_classes, INT64_MIN, std::string(op) + ": class value ",
+                     " is out of range for " + std::to_string(num_classes) + " classes");
+  // out[..., c] = (index == c)
+  return cast(eq(unsqueeze(idx, -1), arange(0, double(num_classes), 1, DType::Int32, dev)), DType::Int32);
 }
 
 }  // namespace sg

@@ -25,7 +25,7 @@ void check_f32(const char* op, const Tensor& t, const char* what) {
 // A transposed view (column-major, e.g. w = v.T) already is wᵀ row-major: no trans, ldb = its
 // column stride. Anything else is copied.
 struct WeightOperand {
-  Tensor data;  // the tensor whose f32() the gemm reads
+  Tensor data;  // the tensor the gemm reads
   bool trans_b;
   int64_t ldb;
 };
@@ -74,15 +74,17 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
   out_shape.back() = out_f;
   const int64_t rows = numel_of(Shape(x.shape().begin(), x.shape().end() - 1));
 
+  const Device dev = operands_device(op, {&x, &w, &b});
   const Tensor xc = as_contiguous(x);
   const WeightOperand wo = weight_operand(w);
   // Written in full by the gemm (with in = 0 it writes just the bias, or zeros).
-  Tensor y = Tensor::uninitialized(out_shape);
+  Tensor y = Tensor::uninitialized(out_shape, DType::Float32, dev);
   // The bias is added in the gemm's write-back (with in = 0 the gemm writes just the bias).
   const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
   if (rows > 0 && out_f > 0)
-    backend().gemm_f32_bias(false, wo.trans_b, rows, out_f, in_f, 1.0f, xc.f32(), in_f, wo.data.f32(),
-                            wo.ldb, 0.0f, bc.defined() ? bc.f32() : nullptr, act, y.f32(), out_f);
+    backend_for(dev).gemm_f32_bias(false, wo.trans_b, rows, out_f, in_f, 1.0f, xc.dev_f32(), in_f,
+                                   wo.data.dev_f32(), wo.ldb, 0.0f, bc.defined() ? bc.dev_f32() : nullptr, act,
+                                   y.dev_f32(), out_f);
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape x_shape = x.shape(), w_shape = w.shape();
@@ -91,22 +93,23 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
     const Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, y, as_contiguous(g, DType::Float32), op)
                                            : as_contiguous(g, DType::Float32);  // [rows, out]
     Tensor dx, dw, db;
+    const Backend& be = backend_for(dev);
     const bool work = rows > 0 && out_f > 0 && in_f > 0;
     if (need_x) {  // dX = G · W: W [out, in] is op(B) untransposed when stored row-major.
-      dx = work ? Tensor::uninitialized(x_shape) : Tensor::empty(x_shape);
+      dx = work ? Tensor::uninitialized(x_shape, DType::Float32, dev) : Tensor::empty(x_shape, DType::Float32, dev);
       if (work)
-        backend().gemm_f32(false, !wo.trans_b, rows, in_f, out_f, 1.0f, gc.f32(), out_f, wo.data.f32(),
-                           wo.ldb, 0.0f, dx.f32(), in_f);
+        be.gemm_f32(false, !wo.trans_b, rows, in_f, out_f, 1.0f, gc.dev_f32(), out_f, wo.data.dev_f32(), wo.ldb,
+                    0.0f, dx.dev_f32(), in_f);
     }
     if (need_w) {  // dW = Gᵀ · X
-      dw = work ? Tensor::uninitialized(w_shape) : Tensor::empty(w_shape);
+      dw = work ? Tensor::uninitialized(w_shape, DType::Float32, dev) : Tensor::empty(w_shape, DType::Float32, dev);
       if (work)
-        backend().gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.f32(), out_f, xc.f32(), in_f, 0.0f,
-                           dw.f32(), in_f);
+        be.gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.dev_f32(), out_f, xc.dev_f32(), in_f, 0.0f,
+                    dw.dev_f32(), in_f);
     }
     if (need_b) {  // db = Σ over rows
-      db = Tensor::uninitialized({out_f});  // reduce_f32 writes it (rows = 0 gives 0)
-      if (out_f > 0) backend().reduce_f32(Reduce::Sum, gc.f32(), 1, rows, out_f, db.f32());
+      db = Tensor::uninitialized({out_f}, DType::Float32, dev);  // reduce_f32 writes it (rows = 0 gives 0)
+      if (out_f > 0) be.reduce_f32(Reduce::Sum, gc.dev_f32(), 1, rows, out_f, db.dev_f32());
     }
     return std::vector<Tensor>{dx, dw, db};
   });

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "nn/loss.h"
 #include "nn/loss_common.h"
+#include "kernels/backend.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -54,10 +55,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   {
     NoGradGuard no_grad;
     const Tensor xc = as_contiguous(x);
-    for (int64_t i = 0, n = xc.numel(); i < n; ++i) {
-      const float v = xc.f32()[i];
-      check(v >= 0.0f && v <= 1.0f, op, ": all elements of input should be between 0 and 1, got ", v);
-    }
+    if (xc.numel() > 0)
+      backend_for(xc.device()).check_range_f32(xc.dev_f32(), xc.numel(), 0.0f, 1.0f,
+                                               std::string(op) + ": all elements of input should be between 0 and 1, got ");
     log_x = clamped_log(x);
     log_1mx = clamped_log(sub(num(1.0), x));
     // (t − 1)·log(1 − x) − t·log x

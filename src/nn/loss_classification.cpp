@@ -2,10 +2,9 @@
 // [R, C]: input [C] is one row, [N, C] N rows, and [N, C, d1, ...] is permuted to
 // [N, d1, ..., C] (one copy) so that row r matches target element r.
 //
-// cross_entropy's forward walks the rows in blocks: the backend's log-softmax (max-shifted,
-// vectorized) fills a small scratch block, which is consumed at once into per-row losses, so
-// no [R, C] log-probability tensor is kept. Its backward recomputes softmax per block into
-// the gradient buffer and subtracts the target distribution there:
+// The per-row losses and their gradients are the backend's fused kernels
+// (kernels/layer_kernels.h); the reduction over rows is made of ops, so that the 'mean'
+// divisor (the targets' weights summed) stays on the tensors' device:
 //   d loss_r / d x_r = s_r·(a_r·p_r − q_r),  q_r the (weighted, smoothed) target distribution,
 //   a_r = Σ_c q_rc, s_r the reduction's scale (g, g/denominator, or g_r for 'none').
 #include <algorithm>
@@ -15,9 +14,11 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "autograd/grad_mode.h"
 #include "kernels/backend.h"
 #include "nn/loss.h"
 #include "nn/loss_common.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -25,8 +26,6 @@ namespace sg {
 using namespace loss_detail;
 
 namespace {
-
-constexpr int64_t kBlockFloats = 16384;  // scratch per block of rows (64 KiB)
 
 // How a class-dim input is laid out as rows.
 struct Rows {
@@ -73,14 +72,13 @@ Tensor from_rows(const Tensor& g, const Rows& l) {
 }
 
 // Index targets: int32 of the target shape, each in [0, C) or equal to ignore_index.
-Tensor checked_indices(const char* op, const Tensor& target, const Rows& l, int64_t ignore_index) {
+Tensor checked_indices(const char* op, const Tensor& target, const Rows& l, int64_t ignore_index, Device dev) {
   check(target.shape() == l.target_shape, op, ": expected target of shape ", l.target_shape, " for input ",
         l.input_shape, ", got ", target.shape());
-  Tensor t = as_contiguous(target);
-  const int32_t* tp = t.i32();
-  for (int64_t r = 0; r < l.rows; ++r)
-    if (tp[r] != ignore_index && (tp[r] < 0 || tp[r] >= l.classes))
-      fail(op, ": target ", tp[r], " is out of range for ", l.classes, " classes");
+  Tensor t = as_contiguous(moved_to(target, dev));
+  if (l.rows > 0)
+    backend_for(dev).check_indices(t.dev_i32(), l.rows, 0, l.classes, ignore_index, std::string(op) + ": target ",
+                                   " is out of range for " + std::to_string(l.classes) + " classes");
   return t;
 }
 
@@ -91,102 +89,47 @@ void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
         weight.shape());
 }
 
-// The class weights as doubles (all 1 when undefined).
-std::vector<double> class_weights(const Tensor& weight, int64_t classes) {
-  std::vector<double> w(size_t(classes), 1.0);
-  if (weight.defined())
-    for (int64_t c = 0; c < classes; ++c) w[c] = weight.at(c);
-  return w;
+const float* opt_ptr(const Tensor& t) { return t.defined() ? t.dev_f32() : nullptr; }
+
+// Per-row losses [R] → the reduced output; `denom` ([] tensor) is the 'mean' divisor.
+Tensor reduce_rows(const Tensor& loss, Reduction r, const Tensor& denom, const Shape& target_shape) {
+  if (r == Reduction::None) return reshape(loss, target_shape);
+  const Tensor total = sum(loss);
+  return r == Reduction::Mean ? div(total, denom) : total;
 }
 
-// Per-row losses [R] → the reduced output. `denom` is the 'mean' divisor.
-Tensor reduce_rows(const std::vector<double>& loss, Reduction r, double denom, const Shape& target_shape) {
-  if (r == Reduction::None) {
-    Tensor out = Tensor::empty(target_shape);
-    for (size_t i = 0; i < loss.size(); ++i) out.f32()[i] = float(loss[i]);
-    return out;
-  }
-  double total = 0;
-  for (double v : loss) total += v;
-  return scalar_tensor(r == Reduction::Mean ? total / denom : total);
-}
-
-// s_r for every row from the output gradient g.
-std::vector<double> row_scales(const Tensor& g, Reduction r, double denom, int64_t rows) {
-  std::vector<double> s(static_cast<size_t>(rows));
-  if (r == Reduction::None) {
-    const Tensor gc = as_contiguous(g, DType::Float32);
-    for (int64_t i = 0; i < rows; ++i) s[i] = gc.f32()[i];
-  } else {
-    const double v = g.item() / (r == Reduction::Mean ? denom : 1.0);
-    std::fill(s.begin(), s.end(), v);
-  }
-  return s;
-}
-
-// Runs fn(first_row, n_rows, block) over blocks of rows, where block holds the log-softmax
-// (log_ = true) or softmax of those rows of x [R, C].
-template <class Fn>
-void for_row_blocks(const Tensor& x, int64_t rows, int64_t classes, bool log_, float* out, Fn&& fn) {
-  const int64_t per_block = std::max<int64_t>(1, kBlockFloats / classes);
-  std::vector<float> scratch;
-  if (!out) scratch.resize(size_t(std::min(per_block, rows) * classes));
-  for (int64_t r0 = 0; r0 < rows; r0 += per_block) {
-    const int64_t nr = std::min(per_block, rows - r0);
-    float* block = out ? out + r0 * classes : scratch.data();
-    backend().softmax_rows_f32(x.f32() + r0 * classes, block, nr, classes, log_);
-    fn(r0, nr, block);
-  }
+// s_r for every row ([R], contiguous) from the output gradient g.
+Tensor row_scales(const Tensor& g, Reduction r, const Tensor& denom, int64_t rows) {
+  if (r == Reduction::None) return as_contiguous(reshape(g, {rows}), DType::Float32);
+  const Tensor v = r == Reduction::Mean ? div(g, denom) : g;
+  return contiguous_copy(expand(reshape(v, {1}), {rows}));
 }
 
 Tensor cross_entropy_indices(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                              Reduction red, double eps, const Rows& l) {
   const char* op = "crossEntropy";
-  const Tensor t = checked_indices(op, target, l, ignore_index);
-  const Tensor x = to_rows(input, l);
+  const Device dev = operands_device(op, {&input, &target, &weight});
+  const Tensor t = checked_indices(op, target, l, ignore_index, dev);
+  const Tensor x = to_rows(input, l).detach();
+  const Tensor w = weight.defined() ? as_contiguous(weight).detach() : Tensor();
   const int64_t C = l.classes;
-  const std::vector<double> w = class_weights(weight, C);
-  double w_total = 0;
-  for (double v : w) w_total += v;
-  const double smooth = eps / double(C);
-  std::vector<double> loss(size_t(l.rows), 0.0);
-  double denom = 0;
-  const int32_t* tp = t.i32();
-  for_row_blocks(x, l.rows, C, true, nullptr, [&](int64_t r0, int64_t nr, const float* logp) {
-    for (int64_t i = 0; i < nr; ++i) {
-      const int64_t r = r0 + i;
-      if (tp[r] == ignore_index) continue;
-      const float* lp = logp + i * C;
-      const double wy = w[tp[r]];
-      double v = -(1.0 - eps) * wy * lp[tp[r]];
-      if (eps > 0) {
-        double s = 0;
-        for (int64_t c = 0; c < C; ++c) s += w[c] * lp[c];
-        v -= smooth * s;
-      }
-      loss[r] = v;
-      denom += wy;
-    }
-  });
-  const Tensor out = reduce_rows(loss, red, denom, l.target_shape);
+  Tensor loss = Tensor::uninitialized({l.rows}, DType::Float32, dev), wt = Tensor::uninitialized({l.rows}, DType::Float32, dev);
+  if (l.rows > 0)
+    backend_for(dev).cross_entropy_f32(x.dev_f32(), t.dev_i32(), opt_ptr(w), l.rows, C, ignore_index, eps,
+                                       loss.dev_f32(), wt.dev_f32());
+  Tensor out, denom;
+  {
+    NoGradGuard no_grad;
+    denom = sum(wt);
+    out = reduce_rows(loss, red, denom, l.target_shape);
+  }
   return record(op, out, {input, target, weight}, [=](const Tensor& g) {
-    const std::vector<double> s = row_scales(g, red, denom, l.rows);
-    const int32_t* ti = t.i32();
-    Tensor dx = Tensor::empty({l.rows, C});
-    for_row_blocks(x, l.rows, C, false, dx.f32(), [&](int64_t r0, int64_t nr, float* p) {
-      for (int64_t i = 0; i < nr; ++i) {
-        const int64_t r = r0 + i;
-        float* row = p + i * C;
-        if (ti[r] == ignore_index) {
-          std::fill(row, row + C, 0.0f);
-          continue;
-        }
-        const double wy = w[ti[r]];
-        const double a = (1.0 - eps) * wy + smooth * w_total;
-        for (int64_t c = 0; c < C; ++c) row[c] = float(s[r] * (a * row[c] - smooth * w[c]));
-        row[ti[r]] -= float(s[r] * (1.0 - eps) * wy);
-      }
-    });
+    NoGradGuard no_grad;
+    const Tensor s = row_scales(g, red, denom, l.rows);
+    Tensor dx = Tensor::uninitialized({l.rows, C}, DType::Float32, dev);
+    if (dx.numel() > 0)
+      backend_for(dev).cross_entropy_backward_f32(x.dev_f32(), t.dev_i32(), opt_ptr(w), l.rows, C, ignore_index, eps,
+                                                  s.dev_f32(), dx.dev_f32());
     return std::vector<Tensor>{from_rows(dx, l), Tensor(), Tensor()};
   });
 }
@@ -196,52 +139,30 @@ Tensor cross_entropy_probs(const Tensor& input, const Tensor& target, const Tens
   const char* op = "crossEntropy";
   check(ignore_index < 0, op, ": ignoreIndex is not supported for probability (float32) targets, got ",
         ignore_index);
-  const Tensor x = to_rows(input, l);
-  const Tensor q = to_rows(target, l);  // the target distribution, before smoothing
+  const Device dev = operands_device(op, {&input, &target, &weight});
+  const Tensor x = to_rows(input, l).detach();
+  const Tensor q = to_rows(target, l).detach();  // the target distribution, before smoothing
+  const Tensor w = weight.defined() ? as_contiguous(weight).detach() : Tensor();
   const int64_t C = l.classes;
-  const std::vector<double> w = class_weights(weight, C);
-  const double smooth = eps / double(C);
-  std::vector<double> loss(size_t(l.rows), 0.0);
-  const float* qp = q.f32();
-  for_row_blocks(x, l.rows, C, true, nullptr, [&](int64_t r0, int64_t nr, const float* logp) {
-    for (int64_t i = 0; i < nr; ++i) {
-      const float* lp = logp + i * C;
-      const float* qr = qp + (r0 + i) * C;
-      double v = 0;
-      for (int64_t c = 0; c < C; ++c) v -= w[c] * ((1.0 - eps) * qr[c] + smooth) * lp[c];
-      loss[r0 + i] = v;
-    }
-  });
-  const double denom = double(l.rows);
-  const Tensor out = reduce_rows(loss, red, denom, l.target_shape);
+  Tensor loss = Tensor::uninitialized({l.rows}, DType::Float32, dev);
+  if (l.rows > 0)
+    backend_for(dev).cross_entropy_probs_f32(x.dev_f32(), q.dev_f32(), opt_ptr(w), l.rows, C, eps, loss.dev_f32());
+  const Tensor denom = scalar_tensor(double(l.rows));
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = reduce_rows(loss, red, denom, l.target_shape);
+  }
   const bool need_t = target.requires_grad();
   return record(op, out, {input, target, weight}, [=](const Tensor& g) {
-    const std::vector<double> s = row_scales(g, red, denom, l.rows);
-    const float* qi = q.f32();
-    Tensor dx = Tensor::empty({l.rows, C});
-    for_row_blocks(x, l.rows, C, false, dx.f32(), [&](int64_t r0, int64_t nr, float* p) {
-      for (int64_t i = 0; i < nr; ++i) {
-        const int64_t r = r0 + i;
-        float* row = p + i * C;
-        const float* qr = qi + r * C;
-        double a = 0;
-        for (int64_t c = 0; c < C; ++c) a += w[c] * ((1.0 - eps) * qr[c] + smooth);
-        for (int64_t c = 0; c < C; ++c) row[c] = float(s[r] * (a * row[c] - w[c] * ((1.0 - eps) * qr[c] + smooth)));
-      }
-    });
-    Tensor dt;
-    if (need_t) {  // d/dq_c = −(1 − ε)·w_c·log p_c
-      dt = Tensor::empty({l.rows, C});
-      for_row_blocks(x, l.rows, C, true, dt.f32(), [&](int64_t r0, int64_t nr, float* lp) {
-        for (int64_t i = 0; i < nr; ++i)
-          for (int64_t c = 0; c < C; ++c) {
-            float& v = lp[i * C + c];
-            v = float(-s[r0 + i] * (1.0 - eps) * w[c] * v);
-          }
-      });
-      dt = from_rows(dt, l);
-    }
-    return std::vector<Tensor>{from_rows(dx, l), dt, Tensor()};
+    NoGradGuard no_grad;
+    const Tensor s = row_scales(g, red, denom, l.rows);
+    Tensor dx = Tensor::uninitialized({l.rows, C}, DType::Float32, dev);
+    Tensor dt = need_t ? Tensor::uninitialized({l.rows, C}, DType::Float32, dev) : Tensor();
+    if (dx.numel() > 0)
+      backend_for(dev).cross_entropy_probs_backward_f32(x.dev_f32(), q.dev_f32(), opt_ptr(w), l.rows, C, eps,
+                                                        s.dev_f32(), dx.dev_f32(), need_t ? dt.dev_f32() : nullptr);
+    return std::vector<Tensor>{from_rows(dx, l), need_t ? from_rows(dt, l) : Tensor(), Tensor()};
   });
 }
 
@@ -275,25 +196,26 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   check(target.dtype() == DType::Int32, op, ": expected target of dtype int32 (class indices), got ",
         dtype_name(target.dtype()));
   check_class_weight(op, weight, l.classes);
-  const Tensor t = checked_indices(op, target, l, ignore_index);
-  const Tensor x = to_rows(input, l);
+  const Device dev = operands_device(op, {&input, &target, &weight});
+  const Tensor t = checked_indices(op, target, l, ignore_index, dev);
+  const Tensor x = to_rows(input, l).detach();
+  const Tensor w = weight.defined() ? as_contiguous(weight).detach() : Tensor();
   const int64_t C = l.classes;
-  const std::vector<double> w = class_weights(weight, C);
-  std::vector<double> loss(size_t(l.rows), 0.0);
-  double denom = 0;
-  const int32_t* tp = t.i32();
-  for (int64_t r = 0; r < l.rows; ++r) {
-    if (tp[r] == ignore_index) continue;
-    loss[r] = -w[tp[r]] * x.f32()[r * C + tp[r]];
-    denom += w[tp[r]];
+  Tensor loss = Tensor::uninitialized({l.rows}, DType::Float32, dev), wt = Tensor::uninitialized({l.rows}, DType::Float32, dev);
+  if (l.rows > 0)
+    backend_for(dev).nll_f32(x.dev_f32(), t.dev_i32(), opt_ptr(w), l.rows, C, ignore_index, loss.dev_f32(), wt.dev_f32());
+  Tensor out, denom;
+  {
+    NoGradGuard no_grad;
+    denom = sum(wt);
+    out = reduce_rows(loss, red, denom, l.target_shape);
   }
-  const Tensor out = reduce_rows(loss, red, denom, l.target_shape);
   return record(op, out, {input, target, weight}, [=](const Tensor& g) {
-    const std::vector<double> s = row_scales(g, red, denom, l.rows);
-    const int32_t* ti = t.i32();
-    Tensor dx = Tensor::empty({l.rows, C});  // zero-filled
-    for (int64_t r = 0; r < l.rows; ++r)
-      if (ti[r] != ignore_index) dx.f32()[r * C + ti[r]] = float(-s[r] * w[ti[r]]);
+    NoGradGuard no_grad;
+    const Tensor s = row_scales(g, red, denom, l.rows);
+    Tensor dx = Tensor::empty({l.rows, C}, DType::Float32, dev);  // zero-filled
+    if (l.rows > 0)
+      backend_for(dev).nll_backward_f32(t.dev_i32(), opt_ptr(w), l.rows, C, ignore_index, s.dev_f32(), dx.dev_f32());
     return std::vector<Tensor>{from_rows(dx, l), Tensor(), Tensor()};
   });
 }

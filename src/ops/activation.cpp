@@ -33,8 +33,8 @@ Tensor fused(const char* name, Unary op, Binary backward_op, const Tensor& x, bo
 Tensor relu(const Tensor& x) {
   if (x.dtype() != DType::Float32) {
     const Tensor xi = as_contiguous(x, DType::Int32);
-    Tensor out = Tensor::empty(x.shape(), DType::Int32);
-    for (int64_t i = 0, n = out.numel(); i < n; ++i) out.i32()[i] = std::max(xi.i32()[i], 0);
+    Tensor out = Tensor::uninitialized(x.shape(), DType::Int32, x.device());
+    if (out.numel() > 0) backend_for(x.device()).unary_i32(IntUnary::Relu, xi.dev_i32(), out.dev_i32(), out.numel());
     return out;
   }
   return fused("relu", Unary::Relu, Binary::ReluBackward, x, false);  // gradient 0 at 0

@@ -22,45 +22,17 @@ using Grads = std::vector<Tensor>;
 
 Tensor as_i32(const Tensor& t) { return t.dtype() == DType::Int32 ? t : contiguous_copy(t, DType::Int32); }
 
-// out = f(a, b) over the broadcast shape, with a and b read as int64 (bool as 0/1); the result
+// out = op(a, b) over the broadcast shape, with a and b read as int32 (bool as 0/1); the result
 // is stored as int32 (truncated, two's complement) or bool (nonzero).
-template <class F>
-Tensor int_binary(const Tensor& a, const Tensor& b, const char* name, DType out_dtype, F f) {
-  const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
-  const Tensor ai = as_i32(a), bi = as_i32(b);
-  Tensor out = Tensor::empty(shape, out_dtype);
-  const std::array<Shape, 2> strides{broadcast_strides(ai.shape(), ai.strides(), shape),
-                                     broadcast_strides(bi.shape(), bi.strides(), shape)};
-  const int32_t* pa = ai.i32();
-  const int32_t* pb = bi.i32();
-  int64_t i = 0;
-  if (out_dtype == DType::Bool) {
-    uint8_t* po = out.u8();
-    for_each_offsets<2>(shape, strides, [&](const std::array<int64_t, 2>& o) {
-      po[i++] = f(int64_t(pa[o[0]]), int64_t(pb[o[1]])) != 0;
-    });
-  } else {
-    int32_t* po = out.i32();
-    for_each_offsets<2>(shape, strides, [&](const std::array<int64_t, 2>& o) {
-      po[i++] = static_cast<int32_t>(f(int64_t(pa[o[0]]), int64_t(pb[o[1]])));
-    });
-  }
+Tensor int_binary(IntBinary op, const Tensor& a0, const Tensor& b0, const char* name, DType out_dtype) {
+  const Shape shape = broadcast_shapes(a0.shape(), b0.shape(), name);
+  const Device dev = operands_device(name, {&a0, &b0});
+  const Tensor ai = as_i32(moved_to(a0, dev)), bi = as_i32(moved_to(b0, dev));
+  Tensor out = Tensor::uninitialized(shape, out_dtype, dev);
+  if (out.numel() == 0) return out;
+  backend_for(dev).binary_i32(op, broadcast_plan(ai, bi, shape), ai.dev_i32(), bi.dev_i32(), out_dtype,
+                              out.dev_raw());
   return out;
-}
-
-// Two's-complement wrapping product (signed int64 overflow would be UB).
-int64_t wrap_mul(int64_t x, int64_t y) {
-  return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-}
-
-int64_t int_pow(int64_t base, int64_t e) {
-  int64_t r = 1;
-  while (e > 0) {  // square-and-multiply; only the low 32 bits survive, so wrapping is fine
-    if (e & 1) r = wrap_mul(r, base);
-    base = wrap_mul(base, base);
-    e >>= 1;
-  }
-  return r;
 }
 
 // The gradients of a broadcast binary op: ga/gb are computed only for inputs that need them.
@@ -76,7 +48,7 @@ Needs needs(const Tensor& a, const Tensor& b) {
 
 Tensor add(const Tensor& a, const Tensor& b) {
   if (promote(a.dtype(), b.dtype()) != DType::Float32)
-    return int_binary(a, b, "add", DType::Int32, [](int64_t x, int64_t y) { return x + y; });
+    return int_binary(IntBinary::Add, a, b, "add", DType::Int32);
   Tensor out = binary_f32(Binary::Add, a, b, "add");
   return record("add", out, {a, b}, [n = needs(a, b)](const Tensor& g) -> Grads {
     return {n.a ? sum_to(g, n.sa) : Tensor(), n.b ? sum_to(g, n.sb) : Tensor()};
@@ -88,7 +60,7 @@ Tensor sub(const Tensor& a, const Tensor& b) {
     fail("sub: subtraction of two bool tensors is not supported (as in PyTorch); "
          "cast one to int32 or use a logical op");
   if (promote(a.dtype(), b.dtype()) != DType::Float32)
-    return int_binary(a, b, "sub", DType::Int32, [](int64_t x, int64_t y) { return x - y; });
+    return int_binary(IntBinary::Sub, a, b, "sub", DType::Int32);
   Tensor out = binary_f32(Binary::Sub, a, b, "sub");
   return record("sub", out, {a, b}, [n = needs(a, b)](const Tensor& g) -> Grads {
     return {n.a ? sum_to(g, n.sa) : Tensor(), n.b ? sum_to(neg(g), n.sb) : Tensor()};
@@ -97,7 +69,7 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   if (promote(a.dtype(), b.dtype()) != DType::Float32)
-    return int_binary(a, b, "mul", DType::Int32, wrap_mul);
+    return int_binary(IntBinary::Mul, a, b, "mul", DType::Int32);
   Tensor out = binary_f32(Binary::Mul, a, b, "mul");
   return record("mul", out, {a, b}, [a, b, n = needs(a, b)](const Tensor& g) -> Grads {
     return {n.a ? sum_to(mul(g, b), n.sa) : Tensor(), n.b ? sum_to(mul(g, a), n.sb) : Tensor()};
@@ -115,10 +87,7 @@ Tensor div(const Tensor& a, const Tensor& b) {
 
 Tensor pow(const Tensor& a, const Tensor& b) {
   if (promote(a.dtype(), b.dtype()) != DType::Float32) {
-    return int_binary(a, b, "pow", DType::Int32, [](int64_t x, int64_t e) {
-      if (e < 0) fail("pow: integers to negative integer powers are not allowed");
-      return int_pow(x, e);
-    });
+    return int_binary(IntBinary::Pow, a, b, "pow", DType::Int32);
   }
   Tensor out = binary_f32(Binary::Pow, a, b, "pow");
   return record("pow", out, {a, b}, [a, b, out, n = needs(a, b)](const Tensor& g) -> Grads {
@@ -145,8 +114,7 @@ Tensor extremum(const Tensor& a, const Tensor& b, bool is_max) {
   const char* name = is_max ? "maximum" : "minimum";
   const DType dt = promote(a.dtype(), b.dtype());
   if (dt != DType::Float32) {
-    if (is_max) return int_binary(a, b, name, dt, [](int64_t x, int64_t y) { return x > y ? x : y; });
-    return int_binary(a, b, name, dt, [](int64_t x, int64_t y) { return x < y ? x : y; });
+    return int_binary(is_max ? IntBinary::Maximum : IntBinary::Minimum, a, b, name, dt);
   }
   Tensor out = binary_f32(is_max ? Binary::Maximum : Binary::Minimum, a, b, name);
   return record(name, out, {a, b}, [a, b, is_max, n = needs(a, b)](const Tensor& g) -> Grads {
@@ -172,10 +140,10 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
   };
   if (x.dtype() != DType::Float32 && whole(lo) && whole(hi)) {
     // Integer input, integer bounds: stays int32 (PyTorch order: min(max(x, lo), hi)).
-    const int64_t l = lo ? int64_t(*lo) : std::numeric_limits<int64_t>::min();
-    const int64_t h = hi ? int64_t(*hi) : std::numeric_limits<int64_t>::max();
-    return int_binary(x, Tensor::empty({}, DType::Int32), "clamp", DType::Int32,
-                      [l, h](int64_t v, int64_t) { return std::min(std::max(v, l), h); });
+    Tensor out = as_i32(x);
+    if (lo) out = int_binary(IntBinary::Maximum, out, scalar_tensor(*lo, DType::Int32), "clamp", DType::Int32);
+    if (hi) out = int_binary(IntBinary::Minimum, out, scalar_tensor(*hi, DType::Int32), "clamp", DType::Int32);
+    return out;  // at least one bound was given, so this is a new tensor
   }
   Tensor out = x;  // binary_f32 records nothing: the forward stays out of the graph
   if (lo) out = binary_f32(Binary::Maximum, out, f32_scalar(*lo), "clamp");

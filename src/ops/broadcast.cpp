@@ -33,22 +33,24 @@ BroadcastPlan broadcast_plan(const Tensor& a, const Tensor& b, const Shape& shap
   return plan;
 }
 
-Tensor binary_f32(Binary op, const Tensor& a, const Tensor& b, const char* name) {
-  const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
+Tensor binary_f32(Binary op, const Tensor& a0, const Tensor& b0, const char* name) {
+  const Shape shape = broadcast_shapes(a0.shape(), b0.shape(), name);
+  const Device dev = operands_device(name, {&a0, &b0});
+  const Tensor a = moved_to(a0, dev), b = moved_to(b0, dev);
   // Only a dtype change forces a copy; float views are read through their strides.
   const Tensor af = a.dtype() == DType::Float32 ? a : contiguous_copy(a, DType::Float32);
   const Tensor bf = b.dtype() == DType::Float32 ? b : contiguous_copy(b, DType::Float32);
-  Tensor out = Tensor::uninitialized(shape);  // the kernel writes every element
+  Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // the kernel writes every element
   if (out.numel() == 0) return out;
-  backend().binary_f32(op, broadcast_plan(af, bf, shape), af.f32(), bf.f32(), out.f32());
+  backend_for(dev).binary_f32(op, broadcast_plan(af, bf, shape), af.dev_f32(), bf.dev_f32(), out.dev_f32());
   return out;
 }
 
 Tensor unary_f32(Unary op, const Tensor& x, float param) {
   const Tensor xc = as_contiguous(x, DType::Float32);
-  Tensor out = Tensor::uninitialized(x.shape());  // the kernel writes every element
+  Tensor out = Tensor::uninitialized(x.shape(), DType::Float32, x.device());  // the kernel writes every element
   if (out.numel() == 0) return out;
-  backend().unary_f32(op, param, xc.f32(), out.f32(), out.numel());
+  backend_for(x.device()).unary_f32(op, param, xc.dev_f32(), out.dev_f32(), out.numel());
   return out;
 }
 
@@ -78,9 +80,9 @@ Tensor sum_flagged(const Tensor& g, const Shape& gshape, const std::vector<bool>
     int64_t outer = 1, inner = 1;
     for (size_t j = 0; j < i; ++j) outer *= groups[j].size;
     for (size_t j = i + 1; j < groups.size(); ++j) inner *= groups[j].size;
-    Tensor next = Tensor::uninitialized({outer * inner});  // reduce_f32 writes it all
+    Tensor next = Tensor::uninitialized({outer * inner}, DType::Float32, g.device());  // reduce_f32 writes it all
     if (next.numel() > 0)
-      backend().reduce_f32(Reduce::Sum, cur.f32(), outer, groups[i].size, inner, next.f32());
+      backend_for(g.device()).reduce_f32(Reduce::Sum, cur.dev_f32(), outer, groups[i].size, inner, next.dev_f32());
     groups[i].size = 1;
     cur = next;
   }
@@ -108,7 +110,7 @@ Tensor sum_to(const Tensor& g, const Shape& shape) {
   Tensor out = sum_flagged(as_contiguous(g), gshape, reduce, shape);
   // The backward of a sum over broadcast dims is the broadcast back.
   return record("sum_to", out, {g}, [gshape](const Tensor& gg) -> std::vector<Tensor> {
-    Tensor e = Tensor::empty(gshape);
+    Tensor e = Tensor::uninitialized(gshape, DType::Float32, gg.device());
     copy_into(e, gg);
     return {e};
   });

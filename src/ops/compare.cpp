@@ -1,6 +1,5 @@
 // Comparisons (bool results, not differentiable) and selection (where, masked_fill:
-// differentiable in the selected values). Plain strided loops: no float math happens here,
-// only comparisons and copies, so no backend kernel is needed.
+// differentiable in the selected values), on the backend's compare/select kernels.
 #include <cmath>
 
 #include "autograd/record.h"
@@ -16,58 +15,32 @@ using Grads = std::vector<Tensor>;
 
 Tensor to_dtype(const Tensor& t, DType dt) { return t.dtype() == dt ? t : contiguous_copy(t, dt); }
 
-Shape strides_for(const Tensor& t, const Shape& shape) {
-  return broadcast_strides(t.shape(), t.strides(), shape);
-}
-
-template <class T, class Cmp>
-void compare_typed(const Tensor& a, const Tensor& b, const Shape& shape, uint8_t* out, Cmp cmp) {
-  const T* pa = static_cast<const T*>(a.raw());
-  const T* pb = static_cast<const T*>(b.raw());
-  int64_t i = 0;
-  for_each_offsets<2>(shape, {strides_for(a, shape), strides_for(b, shape)},
-                      [&](const std::array<int64_t, 2>& o) { out[i++] = cmp(pa[o[0]], pb[o[1]]); });
-}
-
 // Compared in the promoted dtype (an int32 against a float32 compares as float32, as PyTorch).
 // NaN compares false except under ne (IEEE).
-template <class Cmp>
-Tensor compare(const char* name, const Tensor& a, const Tensor& b, Cmp cmp) {
-  const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
-  const DType dt = promote(a.dtype(), b.dtype());
-  const Tensor ac = to_dtype(a, dt), bc = to_dtype(b, dt);
-  Tensor out = Tensor::empty(shape, DType::Bool);
-  switch (dt) {
-    case DType::Float32: compare_typed<float>(ac, bc, shape, out.u8(), cmp); break;
-    case DType::Int32: compare_typed<int32_t>(ac, bc, shape, out.u8(), cmp); break;
-    case DType::Bool: compare_typed<uint8_t>(ac, bc, shape, out.u8(), cmp); break;
-  }
+Tensor compare(const char* name, Compare op, const Tensor& a0, const Tensor& b0) {
+  const Shape shape = broadcast_shapes(a0.shape(), b0.shape(), name);
+  const Device dev = operands_device(name, {&a0, &b0});
+  const DType dt = promote(a0.dtype(), b0.dtype());
+  const Tensor ac = to_dtype(moved_to(a0, dev), dt), bc = to_dtype(moved_to(b0, dev), dt);
+  Tensor out = Tensor::uninitialized(shape, DType::Bool, dev);
+  if (out.numel() == 0) return out;
+  backend_for(dev).compare(op, dt, broadcast_plan(ac, bc, shape), ac.dev_raw(), bc.dev_raw(), out.dev_u8());
   return out;
 }
 
-template <class T>
-void select_typed(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
-  const Shape& shape = out.shape();
-  const uint8_t* pc = cond.u8();
-  const T* pa = static_cast<const T*>(a.raw());
-  const T* pb = static_cast<const T*>(b.raw());
-  T* po = static_cast<T*>(out.raw());
-  int64_t i = 0;
-  for_each_offsets<3>(shape, {strides_for(cond, shape), strides_for(a, shape), strides_for(b, shape)},
-                      [&](const std::array<int64_t, 3>& o) { po[i++] = pc[o[0]] ? pa[o[1]] : pb[o[2]]; });
-}
-
 // where's forward, without autograd: a where cond, else b, all three broadcast together.
-Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, const char* name) {
-  const Shape shape = broadcast_shapes(broadcast_shapes(cond.shape(), a.shape(), name), b.shape(), name);
-  const DType dt = promote(a.dtype(), b.dtype());
-  const Tensor ac = to_dtype(a, dt), bc = to_dtype(b, dt);
-  Tensor out = Tensor::empty(shape, dt);
-  switch (dt) {
-    case DType::Float32: select_typed<float>(cond, ac, bc, out); break;
-    case DType::Int32: select_typed<int32_t>(cond, ac, bc, out); break;
-    case DType::Bool: select_typed<uint8_t>(cond, ac, bc, out); break;
-  }
+Tensor select(const Tensor& cond0, const Tensor& a0, const Tensor& b0, const char* name) {
+  const Shape shape = broadcast_shapes(broadcast_shapes(cond0.shape(), a0.shape(), name), b0.shape(), name);
+  const Device dev = operands_device(name, {&cond0, &a0, &b0});
+  const DType dt = promote(a0.dtype(), b0.dtype());
+  const Tensor cond = moved_to(cond0, dev);
+  const Tensor ac = to_dtype(moved_to(a0, dev), dt), bc = to_dtype(moved_to(b0, dev), dt);
+  Tensor out = Tensor::uninitialized(shape, dt, dev);
+  if (out.numel() == 0) return out;
+  SelectPlan plan{shape, broadcast_strides(cond.shape(), cond.strides(), shape),
+                  broadcast_strides(ac.shape(), ac.strides(), shape),
+                  broadcast_strides(bc.shape(), bc.strides(), shape)};
+  backend_for(dev).select(dt, plan, cond.dev_u8(), ac.dev_raw(), bc.dev_raw(), out.dev_raw());
   return out;
 }
 
@@ -88,12 +61,12 @@ Tensor scalar_of(double v, DType dt, const char* name) {
 
 }  // namespace
 
-Tensor eq(const Tensor& a, const Tensor& b) { return compare("eq", a, b, [](auto x, auto y) { return x == y; }); }
-Tensor ne(const Tensor& a, const Tensor& b) { return compare("ne", a, b, [](auto x, auto y) { return x != y; }); }
-Tensor lt(const Tensor& a, const Tensor& b) { return compare("lt", a, b, [](auto x, auto y) { return x < y; }); }
-Tensor le(const Tensor& a, const Tensor& b) { return compare("le", a, b, [](auto x, auto y) { return x <= y; }); }
-Tensor gt(const Tensor& a, const Tensor& b) { return compare("gt", a, b, [](auto x, auto y) { return x > y; }); }
-Tensor ge(const Tensor& a, const Tensor& b) { return compare("ge", a, b, [](auto x, auto y) { return x >= y; }); }
+Tensor eq(const Tensor& a, const Tensor& b) { return compare("eq", Compare::Eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare("ne", Compare::Ne, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return compare("lt", Compare::Lt, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return compare("le", Compare::Le, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return compare("gt", Compare::Gt, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return compare("ge", Compare::Ge, a, b); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check(cond.dtype() == DType::Bool, "where: expected condition of dtype bool, got ",

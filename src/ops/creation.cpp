@@ -1,5 +1,7 @@
 // Creation ops (zeros, ones, full, arange, linspace, eye) and the copies/casts between layouts
-// and dtypes (cast, clone, contiguous). Random creation lives in random.cpp.
+// and dtypes (cast, clone, contiguous). Random creation lives in random.cpp. zeros and full fill
+// on the device; arange, linspace and eye are made on the host (their values come from index
+// arithmetic in double) and moved.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,6 +9,8 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "kernels/backend.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -24,26 +28,8 @@ void check_fits(const char* op, double v, DType dtype) {
         op, ": value ", v, " is out of range for int32");
 }
 
-void fill_contiguous(const Tensor& t, double v) {
-  int64_t n = t.numel();
-  switch (t.dtype()) {
-    case DType::Float32: {
-      float* p = t.f32();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(v);
-      break;
-    }
-    case DType::Int32: {
-      int32_t* p = t.i32();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(v);
-      break;
-    }
-    case DType::Bool: {
-      uint8_t* p = t.u8();
-      for (int64_t i = 0; i < n; ++i) p[i] = v != 0;
-      break;
-    }
-  }
-}
+// A tensor made on the host (arange, linspace, eye: index arithmetic in double) on device d.
+Tensor on(Device d, const Tensor& host) { return d == Device::CPU ? host : moved_to(host, d); }
 
 // Writes the double `v` at flat index i of a contiguous tensor (v already checked to fit).
 void store(const Tensor& t, int64_t i, double v) {
@@ -64,22 +50,23 @@ void store(const Tensor& t, int64_t i, double v) {
 
 Tensor scalar_tensor(double value, DType dtype) { return full({}, value, dtype); }
 
-Tensor zeros(const Shape& shape, DType dtype) {
-  numel_of(shape);                     // validates the sizes with a clear message
-  return Tensor::empty(shape, dtype);  // storage is zero-filled
+Tensor zeros(const Shape& shape, DType dtype, Device device) {
+  numel_of(shape);                             // validates the sizes with a clear message
+  return Tensor::empty(shape, dtype, device);  // storage is zero-filled
 }
 
-Tensor ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+Tensor ones(const Shape& shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }
 
-Tensor full(const Shape& shape, double value, DType dtype) {
+Tensor full(const Shape& shape, double value, DType dtype, Device device) {
   check_fits("full", value, dtype);
   numel_of(shape);
-  Tensor t = Tensor::empty(shape, dtype);
-  if (value != 0) fill_contiguous(t, value);
+  if (value == 0) return Tensor::empty(shape, dtype, device);
+  Tensor t = Tensor::uninitialized(shape, dtype, device);
+  if (t.numel() > 0) backend_for(device).fill(dtype, value, t.dev_raw(), t.numel());
   return t;
 }
 
-Tensor arange(double start, double end, double step, DType dtype) {
+Tensor arange(double start, double end, double step, DType dtype, Device device) {
   check(std::isfinite(start) && std::isfinite(end), "arange: unsupported range: ", start, " -> ", end);
   check(std::isfinite(step) && step != 0, "arange: step must be nonzero and finite, got ", step);
   check((step > 0 && end >= start) || (step < 0 && end <= start),
@@ -95,10 +82,10 @@ Tensor arange(double start, double end, double step, DType dtype) {
   }
   Tensor t = Tensor::empty({n}, dtype);
   for (int64_t i = 0; i < n; ++i) store(t, i, start + step * double(i));
-  return t;
+  return on(device, t);
 }
 
-Tensor linspace(double start, double end, int64_t steps) {
+Tensor linspace(double start, double end, int64_t steps, Device device) {
   check(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   Tensor t = Tensor::empty({steps}, DType::Float32);
   float* p = t.f32();
@@ -111,16 +98,16 @@ Tensor linspace(double start, double end, int64_t steps) {
     for (int64_t i = 0; i < steps; ++i)
       p[i] = static_cast<float>(i < half ? start + step * double(i) : end - step * double(steps - i - 1));
   }
-  return t;
+  return on(device, t);
 }
 
-Tensor eye(int64_t n, int64_t m) {
+Tensor eye(int64_t n, int64_t m, Device device) {
   if (m == -1) m = n;  // the default: square
   check(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n ", n, " and m ", m);
   Tensor t = Tensor::empty({n, m}, DType::Float32);
   float* p = t.f32();
   for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = 1.0f;
-  return t;
+  return on(device, t);
 }
 
 Tensor cast(const Tensor& x, DType dtype) {

@@ -4,9 +4,11 @@
 // None of these record autograd: they are the forward (or backward) compute of an op.
 #pragma once
 #include <array>
+#include <initializer_list>
 #include <vector>
 
 #include "core/tensor.h"
+#include "core/strided.h"
 #include "kernels/backend.h"
 
 namespace sg {
@@ -16,6 +18,13 @@ namespace sg {
 // all three operands traverse contiguously are merged, so kernels see few, long dims: a 0-d
 // operand becomes stride 0 over one long dim.
 BroadcastPlan broadcast_plan(const Tensor& a, const Tensor& b, const Shape& shape);
+
+// The device an op computes on: that of its operands, where a 0-d CPU tensor (a scalar) goes
+// with any device. Throws naming `op` and both devices when two operands disagree.
+Device operands_device(const char* op, std::initializer_list<const Tensor*> operands);
+Device operands_device(const char* op, const std::vector<Tensor>& operands);
+// t itself when on d, else (a scalar) its copy on d; no autograd.
+Tensor moved_to(const Tensor& t, Device d);
 
 // out = op(a, b) with NumPy broadcasting, in float32 (non-float inputs are cast first).
 // `name` names the op in broadcast errors. A new contiguous float32 tensor, no autograd.
@@ -28,36 +37,5 @@ Tensor unary_f32(Unary op, const Tensor& x, float param = 0.0f);
 // A 0-d float32 tensor holding v, no autograd: constants in formulas (binary ops treat a 0-d
 // operand as a stride-0 scalar, so no broadcast copy is made).
 Tensor f32_scalar(double v);
-
-// Calls fn(offsets) for every index of `shape` in row-major order, where offsets[k] is the
-// element offset of operand k under strides[k] (already broadcast to `shape`, 0 where expanded).
-template <size_t N, class Fn>
-void for_each_offsets(const Shape& shape, const std::array<Shape, N>& strides, Fn&& fn) {
-  int64_t n = numel_of(shape);
-  if (n == 0) return;
-  std::array<int64_t, N> off{};
-  const size_t nd = shape.size();
-  if (nd == 0) {
-    fn(off);
-    return;
-  }
-  std::vector<int64_t> idx(nd, 0);
-  const int64_t inner = shape[nd - 1];
-  for (int64_t done = 0; done < n; done += inner) {
-    std::array<int64_t, N> o = off;
-    for (int64_t j = 0; j < inner; ++j) {
-      fn(o);
-      for (size_t k = 0; k < N; ++k) o[k] += strides[k][nd - 1];
-    }
-    for (size_t d = nd - 1; d-- > 0;) {  // carry into the outer dims
-      if (++idx[d] < shape[d]) {
-        for (size_t k = 0; k < N; ++k) off[k] += strides[k][d];
-        break;
-      }
-      for (size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * (shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
-}
 
 }  // namespace sg

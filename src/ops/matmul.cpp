@@ -11,6 +11,7 @@
 #include "core/parallel.h"
 #include "kernels/backend.h"
 #include "kernels/parallel_kernels.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -70,21 +71,23 @@ Tensor bmm(Tensor a, Tensor b) {
   out_shape.push_back(M);
   out_shape.push_back(N);
   // Zero-filled only when K = 0 (that is the answer); otherwise every product is written.
-  Tensor out = K == 0 ? Tensor::empty(out_shape) : Tensor::uninitialized(out_shape);
+  const Device dev = operands_device("matmul", {&a, &b});
+  Tensor out = K == 0 ? Tensor::empty(out_shape, DType::Float32, dev)
+                      : Tensor::uninitialized(out_shape, DType::Float32, dev);
   if (out.numel() == 0 || K == 0) return out;
-  const Backend& be = backend();
+  const Backend& be = backend_for(dev);
   // A contiguous stack of matrices times one matrix is one tall gemm ([batch·M, K] · [K, N]),
   // the common case of a linear layer on batched input.
   if (b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous()) {
-    be.gemm_f32(false, lb->trans, numel_of(batch) * M, N, K, 1.0f, a.f32(), K, b.f32(), lb->ld,
-                0.0f, out.f32(), N);
+    be.gemm_f32(false, lb->trans, numel_of(batch) * M, N, K, 1.0f, a.dev_f32(), K, b.dev_f32(), lb->ld,
+                0.0f, out.dev_f32(), N);
     return out;
   }
   Shape sa = broadcast_strides(batch_of(a), batch_strides_of(a), batch);
   Shape sb = broadcast_strides(batch_of(b), batch_strides_of(b), batch);
-  const float* pa = a.f32();
-  const float* pb = b.f32();
-  float* pc = out.f32();
+  const float* pa = a.dev_f32();
+  const float* pb = b.dev_f32();
+  float* pc = out.dev_f32();
   const int64_t nbatch = numel_of(batch);
   // A batch of products each too small for the backend to split (attention's q·kᵀ per head):
   // whole products on each thread. The SIMD backend only; 'reference' stays the one-thread

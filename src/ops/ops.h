@@ -13,20 +13,27 @@ namespace sg {
 
 using Dims = std::vector<int64_t>;  // an empty list in a reduction means "all dims"
 
-// ---- creation (creation.cpp, random.cpp) ----
-Tensor scalar_tensor(double value, DType dtype = DType::Float32);  // 0-d
-Tensor zeros(const Shape& shape, DType dtype = DType::Float32);
-Tensor ones(const Shape& shape, DType dtype = DType::Float32);
-Tensor full(const Shape& shape, double value, DType dtype = DType::Float32);
-Tensor arange(double start, double end, double step, DType dtype);  // PyTorch's length rule
-Tensor linspace(double start, double end, int64_t steps);
-Tensor eye(int64_t n, int64_t m = -1);
-Tensor rand(const Shape& shape);                       // U[0, 1), from the global generator
-Tensor randn(const Shape& shape);                      // N(0, 1)
-Tensor randint(int64_t low, int64_t high, const Shape& shape);  // int32 in [low, high)
+// ---- creation (creation.cpp, random.cpp): on the CPU unless a device is named ----
+// A 0-d tensor always lives on the CPU: such "scalars" mix with tensors of any device (as in
+// PyTorch), moved where an op needs them.
+Tensor scalar_tensor(double value, DType dtype = DType::Float32);
+Tensor zeros(const Shape& shape, DType dtype = DType::Float32, Device device = Device::CPU);
+Tensor ones(const Shape& shape, DType dtype = DType::Float32, Device device = Device::CPU);
+Tensor full(const Shape& shape, double value, DType dtype = DType::Float32, Device device = Device::CPU);
+Tensor arange(double start, double end, double step, DType dtype, Device device = Device::CPU);
+Tensor linspace(double start, double end, int64_t steps, Device device = Device::CPU);
+Tensor eye(int64_t n, int64_t m = -1, Device device = Device::CPU);
+// From the global generator: the same values on every device for the same seed.
+Tensor rand(const Shape& shape, Device device = Device::CPU);   // U[0, 1)
+Tensor randn(const Shape& shape, Device device = Device::CPU);  // N(0, 1)
+Tensor randint(int64_t low, int64_t high, const Shape& shape, Device device = Device::CPU);  // int32 in [low, high)
 Tensor cast(const Tensor& x, DType dtype);             // differentiable float→float only
 Tensor clone(const Tensor& x);
 Tensor contiguous(const Tensor& x);                     // x itself when already contiguous
+// x's data on device d (x itself when already there). Differentiable: the gradient moves
+// back. A device → CPU copy arrives asynchronously (the result is pending until then: see
+// core/device.h).
+Tensor to_device(const Tensor& x, Device d);
 
 // ---- elementwise (unary.cpp, binary.cpp, activation.cpp) ----
 // Binary ops broadcast (NumPy rules) and promote dtypes (bool < int32 < float32). Gradients

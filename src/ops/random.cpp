@@ -4,25 +4,30 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "kernels/backend.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
 
-Tensor rand(const Shape& shape) {
+Tensor rand(const Shape& shape, Device device) {
   numel_of(shape);
-  Tensor t = Tensor::empty(shape, DType::Float32);
-  fill_uniform(t.f32(), t.numel(), 0.0f, 1.0f);
+  Tensor t = Tensor::uninitialized(shape, DType::Float32, device);
+  const RngState at = reserve_words(uniform_words(t.numel()));
+  if (t.numel() > 0) backend_for(device).random_uniform_f32(at, 0.0f, 1.0f, t.dev_f32(), t.numel());
   return t;
 }
 
-Tensor randn(const Shape& shape) {
+Tensor randn(const Shape& shape, Device device) {
   numel_of(shape);
-  Tensor t = Tensor::empty(shape, DType::Float32);
-  fill_normal(t.f32(), t.numel(), 0.0f, 1.0f);
+  Tensor t = Tensor::uninitialized(shape, DType::Float32, device);
+  const RngState at = reserve_words(normal_words(t.numel()));
+  if (t.numel() > 0) backend_for(device).random_normal_f32(at, 0.0f, 1.0f, t.dev_f32(), t.numel());
   return t;
 }
 
-Tensor randint(int64_t low, int64_t high, const Shape& shape) {
+// Rejection sampling uses a data-dependent number of words: drawn on the host, then moved.
+Tensor randint(int64_t low, int64_t high, const Shape& shape, Device device) {
   constexpr int64_t kMin = std::numeric_limits<int32_t>::min();
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   check(low < high, "randint: expected low < high, got low ", low, " and high ", high);
@@ -37,7 +42,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape) {
   uint32_t* u = reinterpret_cast<uint32_t*>(p);  // same storage, read as offsets from low
   fill_below(u, n, bound);
   for (int64_t i = 0; i < n; ++i) p[i] = int32_t(low + int64_t(u[i]));
-  return t;
+  return moved_to(t, device);
 }
 
 }  // namespace sg

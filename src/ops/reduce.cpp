@@ -1,7 +1,8 @@
 // Reductions (sum, mean, prod, amax, amin, var, std, logsumexp, norm, argmax, argmin).
 // Every reduction sees its input as [outer, r, inner]: the reduced dims are moved together
 // (a permuted contiguous copy, only when they are not already one block) so that one
-// backend().reduce_f32 call does the work. int32/bool paths are plain loops.
+// backend_for(device).reduce_f32 call does the work; int32/bool reductions, arg-reductions and
+// the group-dependent gradients have kernels of their own (kernels/data_kernels.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "kernels/backend.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -94,129 +96,58 @@ void require_nonempty(const Plan& p, const char* op) {
 // ---- float32 through the backend ----
 
 Tensor reduce_arranged(Reduce op, const Tensor& xc, const Plan& p) {
-  Tensor out = Tensor::uninitialized(p.out_shape);  // reduce_f32 writes it all (r = 0 too)
-  if (out.numel() > 0) backend().reduce_f32(op, xc.f32(), p.outer, p.r, p.inner, out.f32());
+  Tensor out = Tensor::uninitialized(p.out_shape, DType::Float32, xc.device());  // reduce_f32 writes it all (r = 0 too)
+  if (out.numel() > 0)
+    backend_for(xc.device()).reduce_f32(op, xc.dev_f32(), p.outer, p.r, p.inner, out.dev_f32());
   return out;
-}
-
-Tensor unary_f32(Unary op, const Tensor& xc, float param = 0.0f) {
-  Tensor y = Tensor::uninitialized(xc.shape());
-  if (y.numel() > 0) backend().unary_f32(op, param, xc.f32(), y.f32(), y.numel());
-  return y;
 }
 
 // x (contiguous) op s, elementwise.
 Tensor with_scalar(Binary op, const Tensor& xc, float s) {
-  Tensor y = Tensor::uninitialized(xc.shape());
-  if (y.numel() == 0) return y;
-  BroadcastPlan plan{{y.numel()}, {1}, {0}};
-  backend().binary_f32(op, plan, xc.f32(), &s, y.f32());
-  return y;
+  return binary_f32(op, xc, f32_scalar(s), "reduce");
 }
 
 // [outer, r, inner] minus the per-group [outer, inner] values (the deviations of var/std).
 Tensor minus_groups(const Tensor& xc, const Tensor& m, const Plan& p) {
-  Tensor y = Tensor::uninitialized(xc.shape());
+  Tensor y = Tensor::uninitialized(xc.shape(), DType::Float32, xc.device());
   if (y.numel() == 0) return y;
   BroadcastPlan plan{{p.outer, p.r, p.inner}, {p.r * p.inner, p.inner, 1}, {p.inner, 0, 1}};
-  backend().binary_f32(Binary::Sub, plan, xc.f32(), m.f32(), y.f32());
+  backend_for(xc.device()).binary_f32(Binary::Sub, plan, xc.dev_f32(), m.dev_f32(), y.dev_f32());
   return y;
 }
 
-// ---- int32 / bool loops ----
-
-// out[o, i] = fold of x[o, :, i] starting from init, as int64 then wrapped to int32 (or
-// bool for amax/amin of bool).
-template <class T, class Out, class F>
-Tensor reduce_loop(const Tensor& xc, const Plan& p, DType out_dtype, int64_t init, F f) {
-  Tensor out = Tensor::empty(p.out_shape, out_dtype);
-  const T* x = static_cast<const T*>(xc.raw());
-  Out* o = static_cast<Out*>(out.raw());
-  for (int64_t a = 0; a < p.outer; ++a)
-    for (int64_t i = 0; i < p.inner; ++i) {
-      int64_t acc = init;
-      const T* g = x + a * p.r * p.inner + i;
-      for (int64_t j = 0; j < p.r; ++j) acc = f(acc, static_cast<int64_t>(g[j * p.inner]));
-      o[a * p.inner + i] = static_cast<Out>(acc);
-    }
-  return out;
-}
+// ---- int32 / bool ----
 
 // Sum/prod of an int32 or bool tensor: int32, wrapping on overflow.
 Tensor int_fold(const Tensor& x, const Plan& p, bool product) {
   Tensor xc = arrange(x, p, DType::Int32);
-  if (product)
-    return reduce_loop<int32_t, int32_t>(xc, p, DType::Int32, 1, [](int64_t a, int64_t v) {
-      return static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(v)));
-    });
-  return reduce_loop<int32_t, int32_t>(xc, p, DType::Int32, 0,
-                                       [](int64_t a, int64_t v) { return a + v; });
+  Tensor out = Tensor::uninitialized(p.out_shape, DType::Int32, x.device());
+  if (out.numel() > 0)
+    backend_for(x.device()).reduce_int(product ? Reduce::Prod : Reduce::Sum, DType::Int32, xc.dev_raw(), p.outer,
+                                       p.r, p.inner, out.dev_raw());
+  return out;
 }
 
 Tensor int_extreme(const Tensor& x, const Plan& p, bool is_max) {
   Tensor xc = arrange(x, p, x.dtype());
-  auto pick = [is_max](int64_t a, int64_t v) { return is_max ? std::max(a, v) : std::min(a, v); };
-  const int64_t init = is_max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
-  if (x.dtype() == DType::Bool) return reduce_loop<uint8_t, uint8_t>(xc, p, DType::Bool, init, pick);
-  return reduce_loop<int32_t, int32_t>(xc, p, DType::Int32, init, pick);
+  Tensor out = Tensor::uninitialized(p.out_shape, x.dtype(), x.device());
+  if (out.numel() > 0)
+    backend_for(x.device()).reduce_int(is_max ? Reduce::Max : Reduce::Min, x.dtype(), xc.dev_raw(), p.outer, p.r,
+                                       p.inner, out.dev_raw());
+  return out;
 }
 
 // ---- gradients that depend on the whole group ----
 
-// dx[o, j, i] = g[o, i] · w_j, where weights(xs, r, y, w) fills the local derivatives
-// w_j = d y / d x_j of one group from its values xs (in double) and its output y.
-// Used where the derivative needs the group itself (ties, zeros), not only broadcasting.
-template <class W>
-Tensor group_grad(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p, W weights) {
+// dx = the backend's group-backward kernel `k` on the arranged x, out and g, back in x's layout.
+template <class K>
+Tensor group_grad(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p, K k) {
   Tensor xc = arrange(x, p, DType::Float32);
-  Tensor gc = as_contiguous(g, DType::Float32);
+  Tensor gc = as_contiguous(moved_to(g, x.device()), DType::Float32);
   Tensor yc = as_contiguous(out, DType::Float32);
-  Tensor dx = Tensor::empty(p.arranged);
-  if (dx.numel() == 0) return unarrange(dx, p);
-  const float* xp = xc.f32();
-  const float* gp = gc.f32();
-  const float* yp = yc.f32();
-  float* dp = dx.f32();
-  std::vector<double> xs(p.r), w(p.r);
-  for (int64_t a = 0; a < p.outer; ++a)
-    for (int64_t i = 0; i < p.inner; ++i) {
-      const int64_t base = a * p.r * p.inner + i;
-      for (int64_t j = 0; j < p.r; ++j) xs[j] = xp[base + j * p.inner];
-      weights(xs.data(), p.r, double(yp[a * p.inner + i]), w.data());
-      const double gv = gp[a * p.inner + i];
-      for (int64_t j = 0; j < p.r; ++j) dp[base + j * p.inner] = static_cast<float>(gv * w[j]);
-    }
+  Tensor dx = Tensor::uninitialized(p.arranged, DType::Float32, x.device());
+  if (dx.numel() > 0) k(backend_for(x.device()), xc.dev_f32(), yc.dev_f32(), gc.dev_f32(), dx.dev_f32());
   return unarrange(dx, p);
-}
-
-// Equal shares of 1 (times sign) for the elements that equal the extreme y (NaN ties NaN).
-void split_ties(const double* xs, int64_t r, double y, double* w, bool use_abs) {
-  int64_t count = 0;
-  auto hit = [&](double v) {
-    double u = use_abs ? std::fabs(v) : v;
-    return u == y || (std::isnan(u) && std::isnan(y));
-  };
-  for (int64_t j = 0; j < r; ++j) count += hit(xs[j]);
-  for (int64_t j = 0; j < r; ++j) {
-    double share = hit(xs[j]) ? 1.0 / double(count) : 0.0;
-    if (use_abs) share *= xs[j] > 0 ? 1.0 : (xs[j] < 0 ? -1.0 : 0.0);
-    w[j] = share;
-  }
-}
-
-// d prod / d x_j = the product of the others, from prefix and suffix products (no division,
-// so zeros are exact: one zero gives its position the product of the rest).
-void prod_weights(const double* xs, int64_t r, double, double* w) {
-  double prefix = 1.0;
-  for (int64_t j = 0; j < r; ++j) {
-    w[j] = prefix;
-    prefix *= xs[j];
-  }
-  double suffix = 1.0;
-  for (int64_t j = r; j-- > 0;) {
-    w[j] *= suffix;
-    suffix *= xs[j];
-  }
 }
 
 Tensor expand_back(const Tensor& g, const Plan& p) { return expand(reshape(g, p.keep_shape), p.shape); }
@@ -228,8 +159,9 @@ Tensor extreme(const Tensor& x, const Dims& dims, bool keepdim, bool is_max) {
   if (x.dtype() != DType::Float32) return int_extreme(x, p, is_max);
   Tensor out = reduce_arranged(is_max ? Reduce::Max : Reduce::Min, arrange(x, p, DType::Float32), p);
   return record(is_max ? "amax" : "amin", out, {x}, [x, out, p](const Tensor& g) {
-    return std::vector<Tensor>{group_grad(x, out, g, p, [](const double* xs, int64_t r, double y, double* w) {
-      split_ties(xs, r, y, w, false);
+    return std::vector<Tensor>{group_grad(x, out, g, p, [&p](const Backend& be, const float* xp, const float* yp,
+                                                             const float* gp, float* dp) {
+      be.extreme_backward_f32(false, xp, yp, gp, p.outer, p.r, p.inner, dp);
     })};
   });
 }
@@ -274,7 +206,10 @@ Tensor prod(const Tensor& x, const Dims& dims, bool keepdim) {
   if (x.dtype() != DType::Float32) return int_fold(x, p, true);
   Tensor out = reduce_arranged(Reduce::Prod, arrange(x, p, DType::Float32), p);
   return record("prod", out, {x}, [x, out, p](const Tensor& g) {
-    return std::vector<Tensor>{group_grad(x, out, g, p, prod_weights)};
+    return std::vector<Tensor>{group_grad(x, out, g, p, [&p](const Backend& be, const float* xp, const float*,
+                                                             const float* gp, float* dp) {
+      be.prod_backward_f32(xp, gp, p.outer, p.r, p.inner, dp);
+    })};
   });
 }
 
@@ -300,15 +235,11 @@ Tensor std(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
   Tensor out = unary_f32(Unary::Sqrt, v);
   // d std / dx = (x − mean) / (divisor · std), and 0 where std = 0 (as PyTorch).
   return record("std", out, {x}, [x, out, p, unbiased](const Tensor& g) {
-    Tensor gc = contiguous_copy(g, DType::Float32);
-    Tensor sc = as_contiguous(out);
-    const double divisor = var_divisor(p, unbiased);
-    for (int64_t i = 0; i < gc.numel(); ++i) {
-      const double s = sc.f32()[i];
-      gc.f32()[i] = s == 0.0 ? 0.0f : static_cast<float>(gc.f32()[i] / (divisor * s));
-    }
+    const Tensor zero = f32_scalar(0);
+    const Tensor scaled = div(g, mul(out, f32_scalar(var_divisor(p, unbiased))));
+    const Tensor gs = where(eq(out, zero), zero, scaled);
     Tensor dev = sub(x, mean(x, p.dims, true));
-    return std::vector<Tensor>{mul(dev, reshape(gc, p.keep_shape))};
+    return std::vector<Tensor>{mul(dev, reshape(gs, p.keep_shape))};
   });
 }
 
@@ -316,13 +247,11 @@ Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
   Plan p = make_plan(x.shape(), dims, keepdim, "logsumexp", /*rows_last=*/true);
   // Integers are promoted to float32, as PyTorch does.
   Tensor xc = arrange(x, p, DType::Float32);
-  Tensor out = Tensor::empty(p.out_shape);
+  Tensor out = Tensor::uninitialized(p.out_shape, DType::Float32, x.device());
   if (out.numel() > 0) {
-    if (p.r == 0) {
-      for (int64_t i = 0; i < out.numel(); ++i) out.f32()[i] = -std::numeric_limits<float>::infinity();
-    } else {
-      backend().logsumexp_rows_f32(xc.f32(), out.f32(), p.outer, p.r);
-    }
+    const Backend& be = backend_for(x.device());
+    if (p.r == 0) be.fill(DType::Float32, -std::numeric_limits<double>::infinity(), out.dev_raw(), out.numel());
+    else be.logsumexp_rows_f32(xc.dev_f32(), out.dev_f32(), p.outer, p.r);
   }
   // d lse / dx = softmax(x) = exp(x − lse).
   return record("logsumexp", out, {x}, [x, out, p](const Tensor& g) {
@@ -340,7 +269,7 @@ Tensor norm(const Tensor& x, double p_, const Dims& dims, bool keepdim) {
   Tensor out;
   if (p_ == inf || p_ == -inf) {
     // An empty max-norm is 0, as torch.linalg.vector_norm's (which rejects the empty min).
-    if (p.r == 0 && p_ == inf) out = Tensor::empty(p.out_shape);
+    if (p.r == 0 && p_ == inf) out = Tensor::empty(p.out_shape, DType::Float32, x.device());
     else {
       require_nonempty(p, "norm");
       out = reduce_arranged(p_ == inf ? Reduce::Max : Reduce::Min, ax, p);
@@ -356,41 +285,15 @@ Tensor norm(const Tensor& x, double p_, const Dims& dims, bool keepdim) {
     out = with_scalar(Binary::Pow, s, float(1.0 / p_));
   }
   return record("norm", out, {x}, [x, out, p, p_](const Tensor& g) {
-    auto weights = [p_](const double* xs, int64_t r, double y, double* w) {
-      const bool inf_norm = std::isinf(p_);
-      if (inf_norm) return split_ties(xs, r, y, w, true);
-      for (int64_t j = 0; j < r; ++j) {
-        const double v = xs[j], sgn = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
-        if (p_ == 0 || y == 0) w[j] = 0.0;  // PyTorch's subgradient 0 at a zero norm
-        else if (p_ == 1) w[j] = sgn;
-        else if (p_ == 2) w[j] = v / y;
-        else w[j] = v == 0 ? 0.0 : sgn * std::pow(std::fabs(v) / y, p_ - 1.0);
-      }
-    };
-    return std::vector<Tensor>{group_grad(x, out, g, p, weights)};
+    return std::vector<Tensor>{group_grad(x, out, g, p, [&p, p_](const Backend& be, const float* xp,
+                                                                 const float* yp, const float* gp, float* dp) {
+      if (std::isinf(p_)) be.extreme_backward_f32(true, xp, yp, gp, p.outer, p.r, p.inner, dp);
+      else be.norm_backward_f32(p_, xp, yp, gp, p.outer, p.r, p.inner, dp);
+    })};
   });
 }
 
 namespace {
-
-// Index of the first extreme element per group; NaN counts as the extreme (as PyTorch).
-template <class T>
-void arg_loop(const T* x, const Plan& p, bool is_max, int32_t* out) {
-  for (int64_t a = 0; a < p.outer; ++a)
-    for (int64_t i = 0; i < p.inner; ++i) {
-      const T* g = x + a * p.r * p.inner + i;
-      int64_t best = 0;
-      for (int64_t j = 1; j < p.r; ++j) {
-        const T v = g[j * p.inner], b = g[best * p.inner];
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(b)) break;
-          if (std::isnan(v)) { best = j; break; }
-        }
-        if (is_max ? v > b : v < b) best = j;
-      }
-      out[a * p.inner + i] = static_cast<int32_t>(best);
-    }
-}
 
 Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   const char* op = is_max ? "argmax" : "argmin";
@@ -404,12 +307,9 @@ Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bo
   require_nonempty(p, op);
   check(p.r <= std::numeric_limits<int32_t>::max(), op, ": the reduced size ", p.r, " does not fit int32 indices");
   Tensor xc = arrange(x, p, x.dtype());
-  Tensor out = Tensor::empty(p.out_shape, DType::Int32);
-  switch (x.dtype()) {
-    case DType::Float32: arg_loop(xc.f32(), p, is_max, out.i32()); break;
-    case DType::Int32: arg_loop(xc.i32(), p, is_max, out.i32()); break;
-    case DType::Bool: arg_loop(xc.u8(), p, is_max, out.i32()); break;
-  }
+  Tensor out = Tensor::uninitialized(p.out_shape, DType::Int32, x.device());
+  if (out.numel() > 0)
+    backend_for(x.device()).arg_reduce(is_max, x.dtype(), xc.dev_raw(), p.outer, p.r, p.inner, out.dev_i32());
   return out;
 }
 

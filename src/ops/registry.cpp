@@ -5,7 +5,11 @@
 #include <new>
 #include <stdexcept>
 
+#include "core/device.h"
 #include "core/error.h"
+#include "ops/elementwise.h"
+#include "ops/fallback.h"
+#include "ops/ops.h"
 
 namespace sg {
 
@@ -129,7 +133,14 @@ std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& 
          info.max_inputs == info.min_inputs ? "" : (info.max_inputs < 0 ? " or more" : " to " + std::to_string(info.max_inputs)),
          " tensor arguments, got ", n);
   try {
-    return info.fn(inputs, attrs);
+    const Device device = operands_device(name.c_str(), inputs);
+    if (device == Device::CPU) return info.fn(inputs, attrs);
+    // Scalars (0-d CPU tensors: the numbers of a JS call) join the op's device, with autograd.
+    std::vector<Tensor> on_device;
+    on_device.reserve(inputs.size());
+    for (const Tensor& t : inputs) on_device.push_back(t.defined() ? to_device(t, device) : t);
+    if (!device_runtime(device)->supports(name)) return run_on_cpu(name, info.fn, on_device, attrs, device);
+    return info.fn(on_device, attrs);
   } catch (const Error& e) {
     // Messages from shared helpers (allocation, shape checks) do not know which op called
     // them: prefix the op's JS name so that every error names the function the user called.

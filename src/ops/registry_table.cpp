@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "core/error.h"
 #include "ops/ops.h"
 #include "ops/registry.h"
@@ -46,6 +47,15 @@ std::vector<int64_t> required_ints(const char* op, const Attrs& a, const char* n
 
 DType dtype_attr(const char* op, const Attrs& a, const char* fallback) {
   return dtype_from_name(a.str(op, "dtype", fallback));
+}
+
+// Where a creation op puts its tensor: the 'device' attribute, else the default device
+// (init({ backend: 'webgpu' }) makes that WebGPU).
+Device device_attr(const char* op, const Attrs& a) {
+  if (!a.has("device")) return default_device();
+  const std::string name = a.str(op, "device", "cpu");
+  if (name != "cpu" && name != "webgpu") fail(op, ": expected 'device' to be 'cpu' or 'webgpu', got '", name, "'");
+  return device_from_name(name);
 }
 
 void register_elementwise(Table& t) {
@@ -197,32 +207,38 @@ void register_creation(Table& t) {
     return scalar_tensor(a.number(op, "value"), dtype_attr(op, a, "float32"));
   });
   add_fixed(t, "zeros", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return zeros(required_ints(op, a, "shape"), dtype_attr(op, a, "float32"));
+    return zeros(required_ints(op, a, "shape"), dtype_attr(op, a, "float32"), device_attr(op, a));
   });
   add_fixed(t, "ones", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return ones(required_ints(op, a, "shape"), dtype_attr(op, a, "float32"));
+    return ones(required_ints(op, a, "shape"), dtype_attr(op, a, "float32"), device_attr(op, a));
   });
   add_fixed(t, "full", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return full(required_ints(op, a, "shape"), a.number(op, "value"), dtype_attr(op, a, "float32"));
+    return full(required_ints(op, a, "shape"), a.number(op, "value"), dtype_attr(op, a, "float32"),
+                device_attr(op, a));
   });
   add_fixed(t, "arange", 0, [](const char* op, const Inputs&, const Attrs& a) {
     return arange(a.number(op, "start"), a.number(op, "end"), a.number(op, "step"),
-                  dtype_attr(op, a, "float32"));
+                  dtype_attr(op, a, "float32"), device_attr(op, a));
   });
   add_fixed(t, "linspace", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return linspace(a.number(op, "start"), a.number(op, "end"), a.integer(op, "steps"));
+    return linspace(a.number(op, "start"), a.number(op, "end"), a.integer(op, "steps"), device_attr(op, a));
   });
   add_fixed(t, "eye", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return eye(a.integer(op, "n"), a.integer(op, "m", -1));
+    return eye(a.integer(op, "n"), a.integer(op, "m", -1), device_attr(op, a));
   });
   add_fixed(t, "rand", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return rand(required_ints(op, a, "shape"));
+    return rand(required_ints(op, a, "shape"), device_attr(op, a));
   });
   add_fixed(t, "randn", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return randn(required_ints(op, a, "shape"));
+    return randn(required_ints(op, a, "shape"), device_attr(op, a));
   });
   add_fixed(t, "randint", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return randint(a.integer(op, "low"), a.integer(op, "high"), required_ints(op, a, "shape"));
+    return randint(a.integer(op, "low"), a.integer(op, "high"), required_ints(op, a, "shape"), device_attr(op, a));
+  });
+  // Moving data between devices (t.to('webgpu' | 'cpu'), module.to(device)).
+  add_fixed(t, "to", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    if (!a.has("device")) fail(op, ": missing argument 'device'");
+    return to_device(in[0], device_attr(op, a));
   });
 }
 

@@ -36,7 +36,7 @@ Tensor raw_select(const Tensor& x, int64_t dim, int64_t i) {
 // The gradient of a narrow/slice: zeros of the input's shape with g written into the window.
 Tensor embed(const Tensor& g, const Shape& in_shape, int64_t dim, int64_t start, int64_t length,
              int64_t step) {
-  Tensor z = zeros(in_shape, DType::Float32);
+  Tensor z = zeros(in_shape, DType::Float32, g.device());
   copy_into(raw_narrow(z, dim, start, length, step), g);
   return z;
 }
@@ -262,7 +262,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     dtype = promote(dtype, xs[i].dtype());
     if (ref < 0 && !skipped(xs[i])) ref = int64_t(i);
   }
-  if (ref < 0) return Tensor::empty({0}, dtype);
+  if (ref < 0) return Tensor::empty({0}, dtype, xs[0].device());
   const Tensor& first = xs[ref];
   int64_t d = normalize_dim(dim, first.ndim(), "cat");
   Shape shape = first.shape();
@@ -297,7 +297,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     for (size_t i = 0; i < shapes.size(); ++i) {
       if (!float_in[i]) continue;
       bool empty1d = shapes[i].size() == 1 && shapes[i][0] == 0;
-      grads[i] = empty1d ? zeros(shapes[i]) : raw_narrow(g, d, starts[i], shapes[i][d]);
+      grads[i] = empty1d ? zeros(shapes[i], DType::Float32, g.device()) : raw_narrow(g, d, starts[i], shapes[i][d]);
     }
     return grads;
   });

@@ -24,8 +24,9 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, bool log_, const char* op) {
   const bool last = nd == 0 || d == nd - 1;
   Tensor xt = last ? as_contiguous(x) : contiguous_copy(swapped(x, d, nd - 1));
   const int64_t cols = nd == 0 ? 1 : x.shape()[d];
-  Tensor yt = Tensor::uninitialized(xt.shape());  // every row written
-  if (yt.numel() > 0) backend().softmax_rows_f32(xt.f32(), yt.f32(), yt.numel() / cols, cols, log_);
+  Tensor yt = Tensor::uninitialized(xt.shape(), DType::Float32, xt.device());  // every row written
+  if (yt.numel() > 0)
+    backend_for(xt.device()).softmax_rows_f32(xt.dev_f32(), yt.dev_f32(), yt.numel() / cols, cols, log_);
   Tensor out = last ? yt : contiguous_copy(swapped(yt, d, nd - 1));
   if (log_) {
     // d/dx: g − softmax · Σ g.

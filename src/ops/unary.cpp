@@ -14,15 +14,12 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-// out = f(x) over an int32 (or bool, read as 0/1) tensor, computed in int64 and truncated to
+// out = op(x) over an int32 (or bool, read as 0/1) tensor, computed in int64 and truncated to
 // int32 so that e.g. neg(INT32_MIN) wraps instead of being UB.
-template <class F>
-Tensor int_unary(const Tensor& x, F f) {
+Tensor int_unary(IntUnary op, const Tensor& x) {
   const Tensor xi = as_contiguous(x, DType::Int32);
-  Tensor out = Tensor::empty(x.shape(), DType::Int32);
-  const int32_t* px = xi.i32();
-  int32_t* po = out.i32();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) po[i] = static_cast<int32_t>(f(int64_t(px[i])));
+  Tensor out = Tensor::uninitialized(x.shape(), DType::Int32, x.device());
+  if (out.numel() > 0) backend_for(x.device()).unary_i32(op, xi.dev_i32(), out.dev_i32(), out.numel());
   return out;
 }
 
@@ -45,7 +42,7 @@ Tensor neg(const Tensor& x) {
   if (x.dtype() == DType::Bool)
     fail("neg: negation of a bool tensor is not supported (as in PyTorch); use a logical not "
          "instead");
-  if (x.dtype() == DType::Int32) return int_unary(x, [](int64_t v) { return -v; });
+  if (x.dtype() == DType::Int32) return int_unary(IntUnary::Neg, x);
   Tensor out = unary_f32(Unary::Neg, x);
   return record("neg", out, {x}, [](const Tensor& g) -> Grads { return {neg(g)}; });
 }
@@ -100,18 +97,18 @@ Tensor rsqrt(const Tensor& x) {
 
 Tensor abs(const Tensor& x) {
   if (x.dtype() == DType::Bool) return contiguous_copy(x);  // |b| = b
-  if (x.dtype() == DType::Int32) return int_unary(x, [](int64_t v) { return v < 0 ? -v : v; });
+  if (x.dtype() == DType::Int32) return int_unary(IntUnary::Abs, x);
   // sign(0) = 0: the gradient at 0 is 0, as PyTorch's.
   return float_unary("abs", Unary::Abs, x, [](const Tensor& x, const Tensor&) { return sign(x); });
 }
 
 Tensor sign(const Tensor& x) {
   if (x.dtype() == DType::Bool) return contiguous_copy(x);
-  if (x.dtype() == DType::Int32) return int_unary(x, [](int64_t v) { return (v > 0) - (v < 0); });
+  if (x.dtype() == DType::Int32) return int_unary(IntUnary::Sign, x);
   Tensor out = unary_f32(Unary::Sign, x);
   // Piecewise constant: gradient zero, still recorded so backward reaches through it.
-  return record("sign", out, {x}, [shape = x.shape()](const Tensor&) -> Grads {
-    return {Tensor::empty(shape)};
+  return record("sign", out, {x}, [shape = x.shape()](const Tensor& g) -> Grads {
+    return {zeros(shape, DType::Float32, g.device())};
   });
 }
 
@@ -131,7 +128,7 @@ Tensor erf(const Tensor& x) {
 }
 
 Tensor square(const Tensor& x) {
-  if (x.dtype() != DType::Float32) return int_unary(x, [](int64_t v) { return v * v; });
+  if (x.dtype() != DType::Float32) return int_unary(IntUnary::Square, x);
   return float_unary("square", Unary::Square, x,
                      [](const Tensor& x, const Tensor&) { return mul(x, f32_scalar(2)); });
 }

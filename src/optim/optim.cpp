@@ -7,6 +7,7 @@
 
 #include "core/copy.h"
 #include "core/error.h"
+#include "kernels/backend.h"
 #include "optim/optim_kernels.h"
 
 namespace sg::optim {
@@ -18,7 +19,7 @@ namespace {
 class InPlace {
  public:
   explicit InPlace(const Tensor& t) : target_(t), work_(as_contiguous(t)) {}
-  float* data() const { return work_.f32(); }
+  float* data() const { return work_.dev_f32(); }
   void finish() const {
     if (!work_.same(target_)) copy_into(target_, work_);
   }
@@ -49,7 +50,8 @@ void check_float_tensor(const char* op, size_t i, const char* what, const Tensor
                         const Tensor& param) {
   check(t.dtype() == DType::Float32, op, ": parameter ", i, ": ", what, " must be float32, got ",
         dtype_name(t.dtype()));
-  check(t.device() == Device::CPU, op, ": parameter ", i, ": ", what, " must be on the cpu");
+  check(t.device() == param.device(), op, ": parameter ", i, ": ", what, " must be on the parameter's device (",
+        device_name(param.device()), "), got ", device_name(t.device()));
   check(t.shape() == param.shape(), op, ": parameter ", i, ": ", what, " has shape ", t.shape(),
         ", expected the parameter's shape ", param.shape());
 }
@@ -59,7 +61,6 @@ void check_param(const char* op, size_t i, const Tensor& p) {
   check(p.dtype() == DType::Float32, op, ": parameter ", i,
         " must be float32 (only floating point tensors can be optimized), got ",
         dtype_name(p.dtype()));
-  check(p.device() == Device::CPU, op, ": parameter ", i, " must be on the cpu");
   check(p.is_leaf(), op, ": parameter ", i,
         " is not a leaf tensor (can't optimize a non-leaf Tensor)");
 }
@@ -105,11 +106,8 @@ void ensure_state(ParamState& st, const Tensor& p, const StateSpec& spec) {
   for (const StateEntry& e : spec.entries) {
     Tensor& t = st[e.key];
     if (t.defined()) continue;
-    t = Tensor::empty(p.shape());  // zero-filled
-    if (e.fill != 0) {
-      float* d = t.f32();
-      for (int64_t k = 0; k < t.numel(); ++k) d[k] = e.fill;
-    }
+    t = Tensor::empty(p.shape(), DType::Float32, p.device());  // zero-filled
+    if (e.fill != 0 && t.numel() > 0) backend_for(p.device()).fill(DType::Float32, e.fill, t.dev_raw(), t.numel());
   }
   if (spec.has_step) {
     Tensor& s = st["step"];
@@ -125,6 +123,9 @@ double bump_step(ParamState& st) {
 }
 
 float sign_of(bool maximize) { return maximize ? -1.0f : 1.0f; }
+
+// The update kernels of the parameter's device.
+const Backend& kernels_of(const Tensor& param) { return backend_for(param.device()); }
 
 // --------------------------------------------------------------------- options
 void check_sgd(const SGDOptions& o) {
@@ -210,10 +211,10 @@ void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params
     const Tensor g = as_contiguous(grads[i]);
     if (o.amsgrad) {
       InPlace vmax(st["max_exp_avg_sq"]);
-      simd::adam_f32(p.data(), g.f32(), m.data(), v.data(), vmax.data(), params[i].numel(), s);
+      kernels_of(params[i]).adam_step_f32(p.data(), g.dev_f32(), m.data(), v.data(), vmax.data(), params[i].numel(), s);
       vmax.finish();
     } else {
-      simd::adam_f32(p.data(), g.f32(), m.data(), v.data(), nullptr, params[i].numel(), s);
+      kernels_of(params[i]).adam_step_f32(p.data(), g.dev_f32(), m.data(), v.data(), nullptr, params[i].numel(), s);
     }
     p.finish();
     m.finish();
@@ -242,13 +243,13 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
     const Tensor g = as_contiguous(grads[i]);
     const int64_t n = params[i].numel();
     if (!s.has_momentum) {
-      simd::sgd_f32(p.data(), g.f32(), nullptr, n, s);
+      kernels_of(params[i]).sgd_step_f32(p.data(), g.dev_f32(), nullptr, n, s);
     } else {
       Tensor& buf = states[i]["momentum_buffer"];
       s.first = !buf.defined();
-      if (s.first) buf = Tensor::empty(params[i].shape());
+      if (s.first) buf = Tensor::empty(params[i].shape(), DType::Float32, params[i].device());
       InPlace b(buf);
-      simd::sgd_f32(p.data(), g.f32(), b.data(), n, s);
+      kernels_of(params[i]).sgd_step_f32(p.data(), g.dev_f32(), b.data(), n, s);
       b.finish();
     }
     p.finish();
@@ -289,8 +290,8 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     if (o.centered) ga.emplace(st["grad_avg"]);
     if (s.has_momentum) buf.emplace(st["momentum_buffer"]);
     const Tensor g = as_contiguous(grads[i]);
-    simd::rmsprop_f32(p.data(), g.f32(), sq.data(), ga ? ga->data() : nullptr,
-                      buf ? buf->data() : nullptr, params[i].numel(), s);
+    kernels_of(params[i]).rmsprop_step_f32(p.data(), g.dev_f32(), sq.data(), ga ? ga->data() : nullptr,
+                                           buf ? buf->data() : nullptr, params[i].numel(), s);
     p.finish();
     sq.finish();
     if (ga) ga->finish();
@@ -314,7 +315,7 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     s.neg_clr = static_cast<float>(-(o.lr / (1 + (step - 1) * o.lr_decay)));
     InPlace p(params[i]), sum(st["sum"]);
     const Tensor g = as_contiguous(grads[i]);
-    simd::adagrad_f32(p.data(), g.f32(), sum.data(), params[i].numel(), s);
+    kernels_of(params[i]).adagrad_step_f32(p.data(), g.dev_f32(), sum.data(), params[i].numel(), s);
     p.finish();
     sum.finish();
   }

@@ -1,0 +1,127 @@
+// The kernels every op needs besides float math: copies and casts between layouts, fills,
+// int32/bool arithmetic and comparisons, selection, indexing (gather/scatter), padding, the
+// reductions' group backward passes, and random fills. They exist so that op code never touches
+// tensor memory itself: a device whose memory the host cannot address (WebGPU) implements the
+// same methods, and every op then runs there unchanged.
+//
+// Backend (kernels/backend.h) inherits these. Each method has a default: the scalar loops of
+// kernels/reference (which both CPU backends share unless they override one). Pointers are
+// device pointers (Tensor::dev_*), contiguous unless a stride argument says otherwise.
+// A CPU kernel may throw sg::Error for data it rejects (an index out of range); a device that
+// runs asynchronously reports such errors at its next synchronization instead.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/rng.h"
+
+namespace sg {
+
+struct BroadcastPlan;
+enum class Reduce : uint8_t;
+
+// dst[i] = src[i] over `shape`, each read and written through its own element strides,
+// converted from src_dtype to dst_dtype (float → int32 truncates toward zero; anything nonzero
+// → true; bool reads as 0/1).
+struct StridedCopy {
+  std::vector<int64_t> shape, dst_strides, src_strides;
+  DType dst_dtype = DType::Float32, src_dtype = DType::Float32;
+};
+
+// Integer elementwise math: operands are int32 (callers cast bool to int32 first), computed in
+// int64 and stored as int32 (two's complement wrapping) or as bool (nonzero).
+enum class IntBinary : uint8_t { Add, Sub, Mul, Pow, Maximum, Minimum };
+enum class IntUnary : uint8_t { Neg, Abs, Sign, Square, Relu };
+// Comparisons in one dtype (callers promote both operands first); NaN compares false except ne.
+enum class Compare : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+
+// out = cond ? a : b over `shape` (out contiguous), each operand read through its strides
+// (0 along broadcast dims).
+struct SelectPlan {
+  std::vector<int64_t> shape, cond_strides, a_strides, b_strides;
+};
+
+// gather: out (contiguous, index's shape) takes x at offset walk(i) + index[i] · dim_stride,
+// where walk(i) is element i's offset under `walk_strides` (x's strides with the gathered dim's
+// zeroed). Indices must lie in [0, dim_size).
+struct GatherGeom {
+  std::vector<int64_t> index_shape, walk_strides;
+  int64_t dim = 0, dim_stride = 0, dim_size = 1;
+};
+
+// reflect/replicate padding: out[o] = x[map(o)] per dim, map(o) = o − left[d] folded back into
+// [0, in_shape[d]) by reflection (without repeating the edge) or by clamping.
+struct PadGeom {
+  std::vector<int64_t> out_shape, in_shape, in_strides, left;
+  bool reflect = false;
+};
+
+class DataKernels {
+ public:
+  virtual ~DataKernels() = default;
+
+  // ---- copies and creation ----
+  virtual void copy_strided(const StridedCopy& c, const void* src, void* dst) const;
+  virtual void fill(DType dtype, double value, void* dst, int64_t n) const;
+  // n values of Philox stream `at` (core/rng.h): uniform in [lo, hi) or normal (mean, std),
+  // word for word the values the host generator would give from that state.
+  virtual void random_uniform_f32(RngState at, float lo, float hi, float* dst, int64_t n) const;
+  virtual void random_normal_f32(RngState at, float mean, float std, float* dst, int64_t n) const;
+
+  // ---- int32 / bool math, comparisons, selection ----
+  virtual void binary_i32(IntBinary op, const BroadcastPlan& plan, const int32_t* a,
+                          const int32_t* b, DType out_dtype, void* out) const;
+  virtual void unary_i32(IntUnary op, const int32_t* x, int32_t* y, int64_t n) const;
+  virtual void compare(Compare op, DType dtype, const BroadcastPlan& plan, const void* a,
+                       const void* b, uint8_t* out) const;
+  virtual void select(DType dtype, const SelectPlan& plan, const uint8_t* cond, const void* a,
+                      const void* b, void* out) const;
+
+  // ---- reductions of [outer, r, inner] beyond the float32 ones ----
+  // Sum/Prod of int32 → int32 (wrapping); Max/Min of int32 or bool keep the dtype.
+  virtual void reduce_int(Reduce op, DType dtype, const void* x, int64_t outer, int64_t r,
+                          int64_t inner, void* out) const;
+  // Index (in [0, r)) of the first max/min per group; a NaN wins at once (PyTorch's rule).
+  virtual void arg_reduce(bool is_max, DType dtype, const void* x, int64_t outer, int64_t r,
+                          int64_t inner, int32_t* out) const;
+  // dx[o, j, i] = g[o, i] · w where w splits 1 equally between the elements equal to y[o, i]
+  // (NaN ties NaN); with use_abs, |x| is compared and the share carries sign(x) (the inf-norms).
+  virtual void extreme_backward_f32(bool use_abs, const float* x, const float* y, const float* g,
+                                    int64_t outer, int64_t r, int64_t inner, float* dx) const;
+  // dx[o, j, i] = g[o, i] · the product of the other elements of the group (zeros exact).
+  virtual void prod_backward_f32(const float* x, const float* g, int64_t outer, int64_t r,
+                                 int64_t inner, float* dx) const;
+  // The p-norm's (0 < p < inf, p != 1 allowed) derivative times g; 0 where the norm y is 0.
+  virtual void norm_backward_f32(double p, const float* x, const float* y, const float* g,
+                                 int64_t outer, int64_t r, int64_t inner, float* dx) const;
+
+  // ---- indexing ----
+  // Throws sg::Error(before + i + after) for the first of the n indices i outside [lo, hi) that
+  // is not `allowed` (an ignore_index); ops call it before any kernel reads through the
+  // indices, which assume them valid.
+  virtual void check_indices(const int32_t* idx, int64_t n, int64_t lo, int64_t hi, int64_t allowed,
+                             const std::string& before, const std::string& after) const;
+  // out[o, j, :] = x[o, idx[j], :] for idx of n entries in [0, size) (rows of inner elements of
+  // elem_bytes bytes).
+  virtual void index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size,
+                            int64_t inner, const int32_t* idx, int64_t n, void* out) const;
+  // The adjoint: out[o, idx[j], :] += g[o, j, :] (out is [outer, size, inner], not cleared).
+  virtual void index_add_f32(const float* g, int64_t outer, int64_t n, int64_t inner,
+                             const int32_t* idx, int64_t size, float* out) const;
+  virtual void gather(size_t elem_bytes, const GatherGeom& g, const void* x, const int32_t* idx,
+                      void* out) const;
+  // The adjoint of gather into a contiguous float32 `out` (walk_strides are out's, the dim's
+  // zeroed): out[walk(i) + idx[i] · dim_stride] += src[i]. out is not cleared.
+  virtual void scatter_add_f32(const GatherGeom& g, const float* src, const int32_t* idx,
+                               float* out) const;
+
+  // ---- padding ----
+  virtual void pad_mapped(size_t elem_bytes, const PadGeom& g, const void* x, void* out) const;
+  // dx (contiguous in_shape, not cleared) += g (contiguous out_shape) along the same maps.
+  virtual void pad_mapped_backward_f32(const PadGeom& g, const float* grad, float* dx) const;
+};
+
+}  // namespace sg
