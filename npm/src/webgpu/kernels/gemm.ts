@@ -1,0 +1,107 @@
+// C = act(alpha · op(A) · op(B) + beta · C + bias[j]): tiles of 32 × 32 of C per workgroup of
+// 8 × 8 invocations (4 × 4 each), A and B staged through workgroup memory 16 deep; transposed
+// operands are read through their strides, never copied. Twin of
+// src/kernels/reference/gemm.cpp (which accumulates in double: tolerance 1e-4).
+import { Params } from '../params.js';
+import { UNARY } from './math.js';
+import { operand, type KernelFn } from './common.js';
+import { MATH } from './math.js';
+import { prelude } from './prelude.js';
+
+const TILE = 32;
+const DEPTH = 16;
+
+// GemmAct (None, Relu, GeluErf, GeluTanh) as the unary op it applies.
+const ACT = ['x', UNARY[16], UNARY[20], UNARY[21]];
+
+function code(transA: boolean, transB: boolean, act: number): string {
+  // Element (row i, depth p) of op(A) and (depth p, col j) of op(B), through the leading dims.
+  const aAt = transA ? 'pu(6u) + p * pu(7u) + i' : 'pu(6u) + i * pu(7u) + p';
+  const bAt = transB ? 'pu(8u) + j * pu(9u) + p' : 'pu(8u) + p * pu(9u) + j';
+  return /* wgsl */ `
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+${prelude(4)}
+${MATH}
+var<workgroup> ta: array<f32, ${TILE * DEPTH}>;  // [TILE rows][DEPTH]
+var<workgroup> tb: array<f32, ${DEPTH * TILE}>;  // [DEPTH][TILE cols]
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let m = pu(0u); let n = pu(1u); let k = pu(2u);
+  let row0 = wg.y * ${TILE}u;
+  let col0 = wg.x * ${TILE}u;
+  var acc: array<f32, 16>;
+  for (var q = 0u; q < 16u; q++) { acc[q] = 0.0; }
+  for (var p0 = 0u; p0 < k; p0 += ${DEPTH}u) {
+    // 512 values of each tile, 8 per invocation.
+    for (var e = 0u; e < 8u; e++) {
+      let t = lid * 8u + e;
+      let r = t / ${DEPTH}u; let d = t % ${DEPTH}u;
+      let i = row0 + r; let p = p0 + d;
+      ta[t] = select(0.0, A[${aAt}], i < m && p < k);
+      let d2 = t / ${TILE}u; let c = t % ${TILE}u;
+      let j = col0 + c; let p2 = p0 + d2;
+      tb[t] = select(0.0, B[${bAt.replace(/\bp\b/g, 'p2')}], j < n && p2 < k);
+    }
+    workgroupBarrier();
+    for (var d = 0u; d < ${DEPTH}u; d++) {
+      var av: array<f32, 4>;
+      for (var s = 0u; s < 4u; s++) { av[s] = ta[(l.y * 4u + s) * ${DEPTH}u + d]; }
+      for (var t = 0u; t < 4u; t++) {
+        let bv = tb[d * ${TILE}u + l.x * 4u + t];
+        for (var s = 0u; s < 4u; s++) { acc[s * 4u + t] += av[s] * bv; }
+      }
+    }
+    workgroupBarrier();
+  }
+  let alpha = pf(3u); let beta = pf(4u);
+  for (var s = 0u; s < 4u; s++) {
+    let i = row0 + l.y * 4u + s;
+    if (i >= m) { continue; }
+    for (var t = 0u; t < 4u; t++) {
+      let j = col0 + l.x * 4u + t;
+      if (j >= n) { continue; }
+      let at = pu(10u) + i * pu(11u) + j;
+      var v = alpha * acc[s * 4u + t];
+      if (beta != 0.0) { v += beta * C[at]; }
+      if (pu(13u) != 0u) { v += BIAS[pu(12u) + j]; }
+      let x = v;
+      let p = 0.0;
+      C[at] = ${ACT[act]};
+    }
+  }
+}
+`;
+}
+
+export const gemm: Record<string, KernelFn> = {
+  gemm_f32(ctx, a) {
+    const transA = a.flag(), transB = a.flag();
+    const m = a.num(), n = a.num(), k = a.num(), alpha = a.num();
+    const A = operand(ctx, a);
+    const lda = a.num();
+    const B = operand(ctx, a);
+    const ldb = a.num(), beta = a.num();
+    const bias = operand(ctx, a);
+    const act = a.num();
+    const C = operand(ctx, a);
+    const ldc = a.num();
+    const p = new Params()
+      .u(m).u(n).u(k).f(alpha).f(beta).u(0)
+      .u(A.at).u(lda).u(B.at).u(ldb).u(C.at).u(ldc).u(bias.at).u(bias.none ? 0 : 1);
+    const gx = Math.ceil(n / TILE), gy = Math.ceil(m / TILE);
+    const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
+    if (gx > maxDim || gy > maxDim) throw new Error(`webgpu: matmul of ${m} × ${n} is larger than one dispatch allows`);
+    ctx.dispatch2d(
+      { key: `gemm${+transA}${+transB}${act}`, access: ['read', 'read', 'read', 'write'], code: () => code(transA, transB, act) },
+      [A.buffer, B.buffer, bias.buffer, C.buffer],
+      p,
+      gx,
+      gy,
+    );
+  },
+};
