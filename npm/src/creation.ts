@@ -1,12 +1,15 @@
 // Tensor creation: sg.tensor from numbers, booleans, nested arrays and TypedArrays, and the
 // factories (zeros, ones, full, arange, linspace, eye, rand, randn, randint, *Like).
-import type { DType, TensorHandle } from './embind.js';
+import type { DType, Device, TensorHandle } from './embind.js';
+import { placeOn } from './webgpu/device.js';
 import { mod, handleFrom, heapBuffer } from './module.js';
 import { checkOptions, describe, isInteger, isOptionsObject, numberArg, shapeArgs, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
 
 export interface TensorOptions {
   dtype?: DType;
+  /** 'cpu' or 'webgpu'; default: the default device (webgpu after init({ backend: 'webgpu' })). */
+  device?: Device;
   requiresGrad?: boolean;
   /** Required for TypedArray data; for arrays it reshapes (same number of elements). */
   shape?: readonly number[];
@@ -14,6 +17,8 @@ export interface TensorOptions {
 
 export interface CreationOptions {
   dtype?: DType;
+  /** 'cpu' or 'webgpu'; default: the default device (for *Like: the tensor's device). */
+  device?: Device;
   requiresGrad?: boolean;
 }
 
@@ -23,7 +28,8 @@ export type TensorData = NestedInput | Float32Array | Float64Array | Int32Array 
 
 const DTYPES = ['float32', 'int32', 'bool'] as const;
 const isShape = { check: (v: unknown) => Array.isArray(v) && v.every((s) => isInteger(s) && s >= 0), expected: 'an array of non-negative integers' };
-const creationSpec: Spec = { dtype: DTYPES, requiresGrad: 'boolean' };
+const DEVICES = ['cpu', 'webgpu'] as const;
+const creationSpec: Spec = { dtype: DTYPES, requiresGrad: 'boolean', device: DEVICES };
 
 function isTypedArray(v: unknown): v is ArrayLike<number> & ArrayBufferView {
   return ArrayBuffer.isView(v) && !(v instanceof DataView);
@@ -89,9 +95,9 @@ function flattenNested(data: readonly unknown[]): { shape: number[]; values: (nu
   return { shape, values };
 }
 
-/** Sets requiresGrad, then wraps; the handle is deleted if that fails. */
-function finish(h: TensorHandle, requiresGrad: boolean | undefined): Tensor {
-  const t = new Tensor(h);
+/** Moves to `device` (default: the default device), sets requiresGrad, then wraps; the handle is deleted if that fails. */
+function finish(h: TensorHandle, requiresGrad: boolean | undefined, device?: Device): Tensor {
+  const t = new Tensor(placeOn(h, device));
   if (requiresGrad) {
     try {
       t.requiresGrad = true;
@@ -129,7 +135,7 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
       detached.delete();
     }
     const h = castHandle(copy, o.dtype);
-    return finish(o.shape ? reshapeHandle(h, o.shape) : h, o.requiresGrad);
+    return finish(o.shape ? reshapeHandle(h, o.shape) : h, o.requiresGrad, o.device ?? data.device);
   }
   let shape: number[];
   let values: ArrayLike<number | boolean>;
@@ -160,7 +166,7 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
     }
     shape = o.shape.slice();
   }
-  return finish(handleFrom(convert('tensor', values, dtype), shape, dtype), o.requiresGrad);
+  return finish(handleFrom(convert('tensor', values, dtype), shape, dtype), o.requiresGrad, o.device);
 }
 
 function typedDType(data: ArrayBufferView): DType {
@@ -193,7 +199,7 @@ function shapeAndOptions(fn: string, args: readonly unknown[], spec: Spec = crea
 }
 
 function factory(op: string, shape: number[], o: Partial<CreationOptions>, attrs: Record<string, number | string | number[] | undefined> = {}): Tensor {
-  return finish(mod().callOp(op, [], { shape, dtype: o.dtype, ...attrs })[0]!, o.requiresGrad);
+  return finish(mod().callOp(op, [], { shape, dtype: o.dtype, device: o.device, ...attrs })[0]!, o.requiresGrad, o.device);
 }
 
 type ShapeAndOpts = [shape: readonly number[], options?: CreationOptions] | number[] | [...number[], CreationOptions];
@@ -219,7 +225,7 @@ export function full(shape: readonly number[] | number, value: number | boolean,
     const h = mod().empty(s, 'float32'); // validates the size before anything is filled
     const n = numelOf(s);
     if (n > 0) new Float32Array(heapBuffer(), h.dataPtr(), n).fill(NaN);
-    return finish(h, o.requiresGrad);
+    return finish(h, o.requiresGrad, o.device);
   }
   return factory('full', s, { ...o, dtype }, { value: Number(value) });
 }
@@ -232,7 +238,7 @@ export function arange(start: number, end?: number | CreationOptions, step?: num
   args.forEach((v, i) => numberArg('arange', ['start', 'end', 'step'][i]!, v));
   const [s, e, st] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
   if (st === 0) throw new Error('arange: step must be nonzero');
-  return finish(mod().callOp('arange', [], { start: s, end: e, step: st, dtype: o.dtype })[0]!, o.requiresGrad);
+  return finish(mod().callOp('arange', [], { start: s, end: e, step: st, dtype: o.dtype, device: o.device })[0]!, o.requiresGrad, o.device);
 }
 
 export function linspace(start: number, end: number, steps: number, opts?: CreationOptions): Tensor {
@@ -240,7 +246,7 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
   numberArg('linspace', 'end', end);
   if (!isInteger(steps) || steps < 0) throw new Error(`linspace: expected 'steps' to be a non-negative integer, got ${describe(steps)}`);
   const o = checkOptions<CreationOptions>('linspace', opts, creationSpec);
-  return finish(castHandle(mod().callOp('linspace', [], { start, end, steps })[0]!, o.dtype), o.requiresGrad);
+  return finish(castHandle(mod().callOp('linspace', [], { start, end, steps, device: o.device })[0]!, o.dtype), o.requiresGrad, o.device);
 }
 
 export function eye(n: number, m?: number | CreationOptions, opts?: CreationOptions): Tensor {
@@ -251,21 +257,21 @@ export function eye(n: number, m?: number | CreationOptions, opts?: CreationOpti
   if (!isInteger(n) || n < 0) throw new Error(`eye: expected 'n' to be a non-negative integer, got ${describe(n)}`);
   if (m !== undefined && (!isInteger(m) || m < 0)) throw new Error(`eye: expected 'm' to be a non-negative integer, got ${describe(m)}`);
   const o = checkOptions<CreationOptions>('eye', opts, creationSpec);
-  return finish(castHandle(mod().callOp('eye', [], { n, m: m as number | undefined })[0]!, o.dtype), o.requiresGrad);
+  return finish(castHandle(mod().callOp('eye', [], { n, m: m as number | undefined, device: o.device })[0]!, o.dtype), o.requiresGrad, o.device);
 }
 
-const randomSpec: Spec = { dtype: ['float32'], requiresGrad: 'boolean' };
+const randomSpec: Spec = { dtype: ['float32'], requiresGrad: 'boolean', device: DEVICES };
 
 /** Uniform [0, 1) samples from the global generator (see manualSeed). */
 export function rand(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('rand', args, randomSpec);
-  return finish(mod().callOp('rand', [], { shape })[0]!, o.requiresGrad);
+  return finish(mod().callOp('rand', [], { shape, device: o.device })[0]!, o.requiresGrad, o.device);
 }
 
 /** Standard normal samples from the global generator. */
 export function randn(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('randn', args, randomSpec);
-  return finish(mod().callOp('randn', [], { shape })[0]!, o.requiresGrad);
+  return finish(mod().callOp('randn', [], { shape, device: o.device })[0]!, o.requiresGrad, o.device);
 }
 
 /** int32 samples in [low, high); randint(high, shape) means low = 0. */
@@ -281,8 +287,8 @@ export function randint(low: number, high: number | readonly number[], shape?: r
   if (!isInteger(high)) throw new Error(`randint: expected 'high' to be an integer, got ${describe(high)}`);
   if (!Array.isArray(shape)) throw new Error(`randint: expected 'shape' to be an array of integers, got ${describe(shape)}`);
   const [s] = shapeAndOptions('randint', [shape]);
-  const o = checkOptions<CreationOptions>('randint', opts, { dtype: DTYPES });
-  return new Tensor(castHandle(mod().callOp('randint', [], { low, high, shape: s })[0]!, o.dtype));
+  const o = checkOptions<CreationOptions>('randint', opts, { dtype: DTYPES, device: DEVICES });
+  return new Tensor(placeOn(castHandle(mod().callOp('randint', [], { low, high, shape: s, device: o.device })[0]!, o.dtype), o.device));
 }
 
 function likeOptions(fn: string, t: unknown, opts: unknown): [Tensor, Partial<CreationOptions>] {
@@ -292,25 +298,25 @@ function likeOptions(fn: string, t: unknown, opts: unknown): [Tensor, Partial<Cr
 
 export function zerosLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('zerosLike', t, opts);
-  return factory('zeros', x.shape, { ...o, dtype: o.dtype ?? x.dtype });
+  return factory('zeros', x.shape, { ...o, dtype: o.dtype ?? x.dtype, device: o.device ?? x.device });
 }
 
 export function onesLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('onesLike', t, opts);
-  return factory('ones', x.shape, { ...o, dtype: o.dtype ?? x.dtype });
+  return factory('ones', x.shape, { ...o, dtype: o.dtype ?? x.dtype, device: o.device ?? x.device });
 }
 
 export function fullLike(t: Tensor, value: number, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('fullLike', t, opts);
-  return full(x.shape, value, { ...o, dtype: o.dtype ?? x.dtype });
+  return full(x.shape, value, { ...o, dtype: o.dtype ?? x.dtype, device: o.device ?? x.device });
 }
 
 export function randLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('randLike', t, opts);
-  return rand(x.shape, o);
+  return rand(x.shape, { ...o, device: o.device ?? x.device });
 }
 
 export function randnLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('randnLike', t, opts);
-  return randn(x.shape, o);
+  return randn(x.shape, { ...o, device: o.device ?? x.device });
 }

@@ -45,6 +45,9 @@ export interface MemoryStats {
   /** Bytes the caching allocator keeps for reuse (freed tensor buffers), and their count. */
   cachedBytes: number;
   cachedBlocks: number;
+  /** WebGPU storages and their bytes (not in storages/bytes). */
+  deviceStorages?: number;
+  deviceBytes?: number;
 }
 
 export interface SimdgradModule {
@@ -68,6 +71,14 @@ export interface SimdgradModule {
   shutdownThreads(): void;
   maxThreads(): number;
   parallelJobs(): number;
+  // WebGPU device (bindings/webgpu_runtime.cpp; npm/src/webgpu/).
+  webgpuRegister(runtime: object): void;
+  webgpuUnregister(): void;
+  webgpuRunThen(id: number): void;
+  webgpuTakeError(): string;
+  webgpuForgetThens(): void;
+  setDefaultDevice(device: Device): void;
+  getDefaultDevice(): Device;
   // Heap views: replaced when memory grows, so read them right before each use.
   HEAPU8: Uint8Array;
   HEAP32?: Int32Array;

@@ -35,6 +35,12 @@ export function onCreate(t: Owned, h: TensorHandle): void {
   if (top) top.add(t);
 }
 
+/** Called when a tensor takes a new handle in place of its old one (Tensor._moveTo). */
+export function onReplace(t: Owned, h: TensorHandle): void {
+  registry?.unregister(t);
+  registry?.register(t, h, t);
+}
+
 /** Called once by Tensor.dispose(), before the handle is deleted. */
 export function onDispose(t: Owned): void {
   live--;
@@ -110,6 +116,10 @@ export function dispose(value: unknown): void {
 }
 
 export interface MemoryInfo {
+  /** Bytes of live WebGPU tensor storage (not in `bytes`; sg.webgpuStats() has the GPU buffers). */
+  gpuBytes: number;
+  /** Live WebGPU storages (not in `storages`). */
+  gpuStorages: number;
   /** Live JS Tensor objects (created and not yet disposed or collected). */
   tensors: number;
   /** Bytes of live C++ storage (views share their base's storage). */
@@ -139,7 +149,17 @@ export interface MemoryInfo {
 export function memory(): MemoryInfo {
   const m = mod();
   const s = m.memoryStats();
-  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: heapBuffer().byteLength, heapUsed: s.heapUsed, cachedBytes: s.cachedBytes };
+  return {
+    tensors: live,
+    bytes: s.bytes,
+    storages: s.storages,
+    peakBytes: s.peakBytes,
+    heapBytes: heapBuffer().byteLength,
+    heapUsed: s.heapUsed,
+    cachedBytes: s.cachedBytes,
+    gpuBytes: s.deviceBytes ?? 0,
+    gpuStorages: s.deviceStorages ?? 0,
+  };
 }
 
 /**

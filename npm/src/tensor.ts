@@ -3,7 +3,8 @@
 // Every op of ops.ts is installed on the prototype from the same table that gives the
 // functional form, so methods and functions cannot drift; their types are merged in below.
 import type { DType, Device, TensorHandle } from './embind.js';
-import { onCreate, onDispose } from './memory.js';
+import { onCreate, onDispose, onReplace } from './memory.js';
+import { movedLeaf, readAsync } from './webgpu/device.js';
 import { readHandle, type TypedData } from './module.js';
 import { describe, intArg } from './options.js';
 import type { OpMethods } from './ops.js';
@@ -158,42 +159,49 @@ export class Tensor {
 
   /** A copy of the elements (row-major): Float32Array, Int32Array, or Uint8Array for bool. */
   dataSync(): TypedData {
+    this.readableHere('dataSync');
     return readHandle(this.handle);
   }
 
-  /** Same as dataSync(); the only way to read on devices that compute asynchronously. */
+  /** Same as dataSync() on every device: the only way to read a GPU tensor (it waits for the GPU). */
   async data(): Promise<TypedData> {
-    return this.dataSync();
+    return readAsync(this.handle);
+  }
+
+  /** Same as toArray() on every device: the only way to read a GPU tensor that way. */
+  async array(): Promise<NestedArray> {
+    return nest(await this.data(), this.shape, this.dtype === 'bool');
+  }
+
+  /** Synchronous reads need the data in wasm memory: a GPU tensor's is read with await. */
+  private readableHere(fn: string): void {
+    const d = this.handle.device();
+    if (d !== 'cpu') {
+      throw new Error(
+        `${fn}: this tensor is on '${d}', whose data can only be read asynchronously: ` +
+          `use \`await t.data()\` or \`await t.array()\` (or move it with t.to('cpu') and await sg.sync())`,
+      );
+    }
   }
 
   /** The single element of a one-element tensor (bool gives 0/1). */
   item(): number {
     const h = this.handle;
     if (h.numel() !== 1) throw new Error(`item: expected a tensor with one element, got shape [${this.shape.join(', ')}]`);
+    this.readableHere('item');
     return h.item();
   }
 
   /** Nested arrays of numbers (booleans for bool tensors); a 0-d tensor gives a number. */
   toArray(): NestedArray {
-    const flat = this.dataSync();
-    const isBool = this.dtype === 'bool';
-    const shape = this.shape;
-    let pos = 0;
-    const build = (d: number): NestedArray => {
-      if (d === shape.length) {
-        const v = flat[pos++]!;
-        return isBool ? v !== 0 : v;
-      }
-      const out: NestedArray[] = new Array(shape[d]!);
-      for (let i = 0; i < shape[d]!; i++) out[i] = build(d + 1);
-      return out;
-    };
-    return build(0);
+    this.readableHere('toArray');
+    return nest(this.dataSync(), this.shape, this.dtype === 'bool');
   }
 
   toString(): string {
     if (this._h === null) return 'Tensor(disposed)';
     const grad = this.requiresGrad ? ', requiresGrad=true' : '';
+    if (this.device !== 'cpu') return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}, device=${this.device}${grad})`;
     if (this.numel > 100) return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}${grad})`;
     const fmt = (v: NestedArray): string =>
       Array.isArray(v) ? `[${v.map(fmt).join(', ')}]` : typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v);
@@ -211,11 +219,11 @@ export class Tensor {
   /** A tensor of another dtype ('float32' | 'int32' | 'bool'), or this data on a device ('cpu'). Always a new Tensor. */
   to(target: DType | Device): Tensor {
     if (target === 'cpu' || target === 'webgpu') {
-      if (target !== this.device) throw new Error(`to: device '${target}' is not available (tensors live on '${this.device}')`);
-      return new Tensor(this.handle.share());
+      if (target === this.device) return new Tensor(this.handle.share());
+      return run('to', 'to', [['input', this]], { device: target });
     }
     if (target !== 'float32' && target !== 'int32' && target !== 'bool') {
-      throw new Error(`to: expected a dtype ('float32', 'int32', 'bool') or a device ('cpu'), got ${describe(target)}`);
+      throw new Error(`to: expected a dtype ('float32', 'int32', 'bool') or a device ('cpu', 'webgpu'), got ${describe(target)}`);
     }
     if (target === this.dtype) return new Tensor(this.handle.share());
     return run('to', 'cast', [['input', this]], { dtype: target });
@@ -269,6 +277,27 @@ export class Tensor {
   // ---- lifetime ----
 
   /** Frees this tensor's handle (views and graphs keep their data alive). Idempotent. */
+  /** @internal Moves this tensor's data to `device` in place, keeping it a leaf (module.to). */
+  _moveTo(device: Device): void {
+    const old = this.handle;
+    if (old.device() === device) return;
+    const moved = movedLeaf(old, device);
+    const grad = old.grad();
+    if (grad) {
+      try {
+        const g = movedLeaf(grad, device);
+        moved.setGrad(g);
+        g.delete();
+      } finally {
+        grad.delete();
+      }
+    }
+    this._h = moved;
+    this._grad = null;
+    onReplace(this, moved);
+    old.delete();
+  }
+
   dispose(): void {
     const h = this._h;
     if (h === null) return;
@@ -281,6 +310,21 @@ export class Tensor {
   [Symbol.dispose](): void {
     this.dispose();
   }
+}
+
+/** Flat row-major values as nested arrays of `shape` (booleans for bool). */
+function nest(flat: TypedData, shape: number[], isBool: boolean): NestedArray {
+  let pos = 0;
+  const build = (d: number): NestedArray => {
+    if (d === shape.length) {
+      const v = flat[pos++]!;
+      return isBool ? v !== 0 : v;
+    }
+    const out: NestedArray[] = new Array(shape[d]!);
+    for (let i = 0; i < shape[d]!; i++) out[i] = build(d + 1);
+    return out;
+  };
+  return build(0);
 }
 
 // console.log / util.inspect in Node show the short summary.

@@ -502,13 +502,15 @@ export class Module implements Internals {
     return { missingKeys: missing, unexpectedKeys: unexpected };
   }
 
-  /** Moves the module to a device: only 'cpu' exists in this version (modules live there already). */
+  /**
+   * Moves every parameter and buffer (and any .grad) to `device` ('cpu' | 'webgpu') in place:
+   * the Tensor objects stay the same, so optimizers made before keep working. Returns this.
+   */
   to(device: string): this {
-    if (device === 'cpu' || device === 'float32') return this;
-    if (device === 'webgpu') {
-      throw new Error("to: device 'webgpu' is not available for modules in this version of simdgrad (parameters live on 'cpu')");
-    }
-    throw new Error(`to: expected a device ('cpu'), got ${describe(device)}`);
+    if (device === 'float32') return this;
+    if (device !== 'cpu' && device !== 'webgpu') throw new Error(`to: expected a device ('cpu' or 'webgpu'), got ${describe(device)}`);
+    for (const t of [...this.parameters(), ...this.buffers()]) t._moveTo(device);
+    return this;
   }
 
   /** copy.deepcopy(module): a new module of the same class with cloned parameters and buffers. */

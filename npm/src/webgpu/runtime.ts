@@ -77,6 +77,10 @@ export class WebGpuRuntime {
     );
     this.context = this.makeContext();
     this.checks = new Checks(this);
+    // Validation and out-of-memory errors arrive later and untied to a call: sync() reports them.
+    device.addEventListener?.('uncapturederror', (e: { error?: { message?: string } }) => {
+      this.pendingErrors.push(`webgpu: ${e.error?.message ?? 'GPU error'}`);
+    });
     device.lost.then((info) => {
       this.lostMessage = `webgpu: the device was lost (${info.reason || 'unknown reason'}${info.message ? `: ${info.message}` : ''}); ` +
         "call init({ backend: 'webgpu' }) again for a new one (CPU tensors are unaffected)";

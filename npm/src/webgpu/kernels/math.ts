@@ -4,8 +4,9 @@
 // (shader compilers may assume finite math for comparisons).
 export const MATH = /* wgsl */ `
 const NAN_BITS = 0x7fc00000u;
-fn nan_f() -> f32 { return bitcast<f32>(NAN_BITS); }
-fn inf_f() -> f32 { return bitcast<f32>(0x7f800000u); }
+// Through a variable: a constant NaN or infinity is a WGSL compile error.
+fn nan_f() -> f32 { var b = NAN_BITS; return bitcast<f32>(b); }
+fn inf_f() -> f32 { var b = 0x7f800000u; return bitcast<f32>(b); }
 fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
 
