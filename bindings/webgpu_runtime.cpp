@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "core/copy.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "glue.h"
@@ -148,6 +149,13 @@ void register_runtime(val js) { sg::register_device(std::make_shared<Runtime>(st
 void unregister_runtime() { sg::unregister_device(sg::Device::WebGPU); }
 void set_default_device(std::string name) { sg::set_default_device(sg::device_from_name(name)); }
 std::string default_device() { return sg::device_name(sg::default_device()); }
+// dst ← src in place, same device (loadStateDict and nn.init write device tensors this way).
+void copy_into(TensorHandle& dst, const TensorHandle& src) {
+  if (dst.t.device() != src.t.device())
+    sg::fail("copyInto: expected both tensors on one device, got ", sg::device_name(dst.t.device()), " and ",
+             sg::device_name(src.t.device()));
+  sg::copy_into(dst.t, src.t);
+}
 // Drops the continuations of downloads a lost device will never answer (their tensors stay
 // pending; a new device starts clean).
 void forget_thens() {
@@ -164,8 +172,9 @@ EMSCRIPTEN_BINDINGS(simdgrad_webgpu) {
   emscripten::function("webgpuTakeError", &take_then_error);
   emscripten::function("webgpuForgetThens", &forget_thens);
   emscripten::function("setDefaultDevice", guarded<&set_default_device>);
+  emscripten::function("copyInto", guarded<&copy_into>);
   emscripten::function("getDefaultDevice", guarded<&default_device>);
-  install_stack_guards("webgpuRegister,webgpuUnregister,setDefaultDevice,getDefaultDevice");
+  install_stack_guards("webgpuRegister,webgpuUnregister,setDefaultDevice,getDefaultDevice,copyInto");
 }
 
 }  // namespace sgjs::webgpu

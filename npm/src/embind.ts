@@ -79,6 +79,7 @@ export interface SimdgradModule {
   webgpuForgetThens(): void;
   setDefaultDevice(device: Device): void;
   getDefaultDevice(): Device;
+  copyInto(dst: TensorHandle, src: TensorHandle): void;
   // Heap views: replaced when memory grows, so read them right before each use.
   HEAPU8: Uint8Array;
   HEAP32?: Int32Array;

@@ -16,7 +16,8 @@ import { keep } from '../memory.js';
 import { mod } from '../module.js';
 import { checkOptions, describe } from '../options.js';
 import { Tensor } from '../tensor.js';
-import { writeInto } from './tensor_data.js';
+import { copyTensorInto, writeInto } from './tensor_data.js';
+import { placeOn } from '../webgpu/device.js';
 
 /**
  * A Tensor that is a module parameter: a leaf with requiresGrad true (by default), sharing
@@ -50,9 +51,9 @@ export class Parameter extends Tensor {
     }
   }
 
-  /** @internal A new float32 parameter of `shape`, zero-filled (the init functions fill it). */
+  /** @internal A new float32 parameter of `shape` on the default device, zero-filled (the init functions fill it). */
   static empty(shape: readonly number[]): Parameter {
-    const t = new Tensor(mod().empty(shape.slice(), 'float32'));
+    const t = new Tensor(placeOn(mod().empty(shape.slice(), 'float32'), undefined));
     try {
       return new Parameter(t);
     } finally {
@@ -497,8 +498,15 @@ export class Module implements Internals {
       throw new Error(`loadStateDict: Error(s) in loading state_dict for ${this.constructor.name}:\n\t${problems.join('\n\t')}`);
     }
     // Read every source before writing any destination: entries may alias each other.
-    const data = copies.map(([, src]) => src.dataSync());
-    copies.forEach(([dst], i) => writeInto('loadStateDict', dst, data[i]!));
+    if (copies.some(([dst, src]) => dst.device !== 'cpu' || src.device !== 'cpu')) {
+      // On a device: clones first (sources may alias destinations), then copies there.
+      const clones = copies.map(([, src]) => src.clone());
+      copies.forEach(([dst], i) => copyTensorInto(dst, clones[i]!));
+      for (const c of clones) c.dispose();
+    } else {
+      const data = copies.map(([, src]) => src.dataSync());
+      copies.forEach(([dst], i) => writeInto('loadStateDict', dst, data[i]!));
+    }
     return { missingKeys: missing, unexpectedKeys: unexpected };
   }
 

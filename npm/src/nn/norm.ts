@@ -10,6 +10,7 @@ import { countArg } from './args.js';
 import { ones_, zeros_ } from './init.js';
 import { Module, Parameter } from './module.js';
 import { writeInto } from './tensor_data.js';
+import { placeOn } from '../webgpu/device.js';
 
 export interface BatchNormModuleOptions {
   eps?: number;
@@ -20,7 +21,7 @@ export interface BatchNormModuleOptions {
 }
 
 function filled(shape: number[], dtype: 'float32' | 'int32', value: number): Tensor {
-  const t = new Tensor(mod().empty(shape, dtype));
+  const t = new Tensor(placeOn(mod().empty(shape, dtype), undefined));
   if (value !== 0) writeInto('norm', t, new Float64Array(t.numel).fill(value));
   return t;
 }

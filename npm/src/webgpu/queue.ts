@@ -74,7 +74,8 @@ export class CommandQueue {
 
   constructor(
     private device: DeviceLike,
-    private onBarrier: (b: Barrier) => Promise<void>,
+    /** Lands a download's bytes, then gives its continuation (run synchronously here). */
+    private onBarrier: (b: Barrier) => Promise<() => void>,
     private onError: (e: unknown) => void,
   ) {
     this.uniforms = new BufferPool(device, Usage.UNIFORM | Usage.COPY_DST, 'simdgrad uniforms');
@@ -131,13 +132,16 @@ export class CommandQueue {
     return this.pump();
   }
 
-  /** Submits closed segments from the front until a barrier's continuation must run first. */
+  /**
+   * Submits closed segments from the front, at once up to the first download barrier; past it
+   * the rest waits (asynchronously) for the download's bytes and its continuation.
+   */
   pump(): Promise<void> {
-    if (this.pumping) return this.pumping;
+    // A landing in progress ends by pumping again.
+    if (this.pumping) return this.pumping.then(() => this.pump());
+    while (this.closed.length && !this.closed[0]!.barrier) this.trySubmit(this.closed.shift()!);
     if (this.closed.length === 0) return Promise.resolve();
-    this.pumping = this.run().finally(() => {
-      this.pumping = null;
-    });
+    this.pumping = this.landFront();
     return this.pumping;
   }
 
@@ -165,30 +169,39 @@ export class CommandQueue {
     for (const f of seg.afterSubmit) f();
   }
 
-  private async run(): Promise<void> {
-    while (this.closed.length) {
-      const seg = this.closed.shift()!;
-      try {
-        this.submit(seg);
-      } catch (e) {
-        this.onError(e);
-        continue;
-      }
-      if (!seg.barrier) continue;
-      // The continuation's own work runs before every segment closed after the download.
+  private trySubmit(seg: Segment): void {
+    try {
+      this.submit(seg);
+    } catch (e) {
+      this.onError(e);
+    }
+  }
+
+  /** Submits the front segment (it ends with a barrier), lands the download, runs its continuation. */
+  private async landFront(): Promise<void> {
+    const seg = this.closed.shift()!;
+    this.trySubmit(seg);
+    let continuation: (() => void) | null = null;
+    try {
+      continuation = await this.onBarrier(seg.barrier!);
+    } catch (e) {
+      this.onError(e);
+    }
+    if (continuation) {
+      // The continuation's own work runs before every segment closed after the download (work
+      // the program encoded while the bytes were on their way included).
       const mine = new Segment(this.device);
       this.inContinuation = mine;
       try {
-        await this.onBarrier(seg.barrier);
+        continuation();
       } catch (e) {
         this.onError(e);
       } finally {
         this.inContinuation = null;
       }
-      if (!mine.empty) {
-        if (mine.barrier) throw new Error('webgpu: internal error: a download inside a download continuation');
-        this.closed.unshift(mine);
-      }
+      if (!mine.empty) this.closed.unshift(mine);
     }
+    this.pumping = null;
+    await this.pump();
   }
 }

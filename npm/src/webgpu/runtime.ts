@@ -195,6 +195,7 @@ export class WebGpuRuntime {
   /** Submits everything, waits for every download, and throws the first error the GPU side reported. */
   async sync(): Promise<void> {
     if (this.lostMessage) throw new Error(this.lostMessage);
+    this.checks.collect();
     await this.queue.flush();
     await this.checks.settle();
     if (this.lostMessage) throw new Error(this.lostMessage);
@@ -321,16 +322,16 @@ export class WebGpuRuntime {
   }
 
   /** A download's bytes into the heap, then its continuation in wasm. */
-  private async land(b: Barrier): Promise<void> {
+  private async land(b: Barrier): Promise<() => void> {
     await Promise.all(b.readbacks.map((r) => r.buffer.mapAsync(MAP_READ, 0, Math.ceil((r.skip + r.bytes) / 4) * 4)));
-    if (this.lostMessage) return;
+    if (this.lostMessage) return () => {};
     for (const r of b.readbacks) {
       const bytes = new Uint8Array(r.buffer.getMappedRange(0, Math.ceil((r.skip + r.bytes) / 4) * 4), r.skip, r.bytes);
       this.wasm.HEAPU8.set(bytes, r.dst); // a fresh view: the heap may have grown
       r.buffer.unmap();
       this.readbacks.give(r.buffer);
     }
-    this.wasm.webgpuRunThen(b.thenId);
+    return () => this.wasm.webgpuRunThen(b.thenId);
   }
 }
 

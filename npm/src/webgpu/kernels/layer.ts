@@ -12,10 +12,10 @@ const i = (name: string, buffer: BufferLike) => ({ name, type: 'i32', buffer });
 // Per row r: m (max), lse (log Σ exp) of X's row at xb, for the losses.
 const ROW_LSE = /* wgsl */ `
   var m = -inf_f();
-  for (var j = lane; j < C; j += ${ROW}u) { m = maximum_f(m, X[xb + j]); }
+  for (var j = lane; j < C; j += STRIDE) { m = maximum_f(m, X[xb + j]); }
   m = wg_max(lane, m);
   var se = 0.0;
-  for (var j = lane; j < C; j += ${ROW}u) { se += exp(X[xb + j] - m); }
+  for (var j = lane; j < C; j += STRIDE) { se += exp(X[xb + j] - m); }
   let lse = m + log(wg_sum(lane, se));
 `;
 // w_c (1 without a weight tensor).
@@ -37,7 +37,7 @@ export const layer: Record<string, KernelFn> = {
   ${ROW_LSE}
   let eps = pf(5u);
   var s = 0.0;
-  for (var j = lane; j < C; j += ${ROW}u) { s += wc(j) * (X[xb + j] - lse); }
+  for (var j = lane; j < C; j += STRIDE) { s += wc(j) * (X[xb + j] - lse); }
   s = wg_sum(lane, s);
   if (lane == 0u) {
     let wy = wc(u32(tr));
@@ -45,7 +45,7 @@ export const layer: Record<string, KernelFn> = {
     if (eps > 0.0) { v -= eps / f32(C) * s; }
     L[pu(6u) + row] = select(v, 0.0, ignored);
     LW[pu(7u) + row] = select(wy, 0.0, ignored);
-  }`, W);
+  }`, W, C);
   },
 
   cross_entropy_backward_f32(ctx, a) {
@@ -61,18 +61,18 @@ export const layer: Record<string, KernelFn> = {
   let tr = select(T[pu(3u) + row], 0, ignored);
   ${ROW_LSE}
   var wtot = 0.0;
-  for (var j = lane; j < C; j += ${ROW}u) { wtot += wc(j); }
+  for (var j = lane; j < C; j += STRIDE) { wtot += wc(j); }
   wtot = wg_sum(lane, wtot);
   let eps = pf(5u);
-  let smooth = eps / f32(C);
+  let sm = eps / f32(C);
   let wy = wc(u32(tr));
-  let av = (1.0 - eps) * wy + smooth * wtot;
+  let av = (1.0 - eps) * wy + sm * wtot;
   let sr = S[pu(6u) + row];
-  for (var j = lane; j < C; j += ${ROW}u) {
-    var v = sr * (av * exp(X[xb + j] - lse) - smooth * wc(j));
+  for (var j = lane; j < C; j += STRIDE) {
+    var v = sr * (av * exp(X[xb + j] - lse) - sm * wc(j));
     if (j == u32(tr)) { v -= sr * (1.0 - eps) * wy; }
     DX[db + j] = select(v, 0.0, ignored);
-  }`, W);
+  }`, W, C);
   },
 
   cross_entropy_probs_f32(ctx, a) {
@@ -87,9 +87,9 @@ export const layer: Record<string, KernelFn> = {
   ${ROW_LSE}
   let eps = pf(5u);
   var v = 0.0;
-  for (var j = lane; j < C; j += ${ROW}u) { v -= wc(j) * ((1.0 - eps) * Q[qb + j] + eps / f32(C)) * (X[xb + j] - lse); }
+  for (var j = lane; j < C; j += STRIDE) { v -= wc(j) * ((1.0 - eps) * Q[qb + j] + eps / f32(C)) * (X[xb + j] - lse); }
   v = wg_sum(lane, v);
-  if (lane == 0u) { L[pu(6u) + row] = v; }`, W);
+  if (lane == 0u) { L[pu(6u) + row] = v; }`, W, C);
   },
 
   cross_entropy_probs_backward_f32(ctx, a) {
@@ -105,15 +105,15 @@ export const layer: Record<string, KernelFn> = {
   let db = pu(7u) + row * C;
   ${ROW_LSE}
   let eps = pf(5u);
-  let smooth = eps / f32(C);
+  let sm = eps / f32(C);
   var av = 0.0;
-  for (var j = lane; j < C; j += ${ROW}u) { av += wc(j) * ((1.0 - eps) * Q[qb + j] + smooth); }
+  for (var j = lane; j < C; j += STRIDE) { av += wc(j) * ((1.0 - eps) * Q[qb + j] + sm); }
   av = wg_sum(lane, av);
   let sr = S[pu(6u) + row];
-  for (var j = lane; j < C; j += ${ROW}u) {
-    DX[db + j] = sr * (av * exp(X[xb + j] - lse) - wc(j) * ((1.0 - eps) * Q[qb + j] + smooth));
+  for (var j = lane; j < C; j += STRIDE) {
+    DX[db + j] = sr * (av * exp(X[xb + j] - lse) - wc(j) * ((1.0 - eps) * Q[qb + j] + sm));
     if (pu(10u) != 0u) { DQ[pu(4u) + row * C + j] = -sr * (1.0 - eps) * wc(j) * (X[xb + j] - lse); }
-  }`, W);
+  }`, W, C);
   },
 
   nll_f32(ctx, a) {
@@ -151,12 +151,12 @@ export const layer: Record<string, KernelFn> = {
   let N = pu(2u); let S = pu(3u); let C = pu(0u);
   let M = N * S;
   var s = 0.0;
-  for (var e = lane; e < M; e += ${ROW}u) { s += X[pu(1u) + ((e / S) * C + row) * S + e % S]; }
+  for (var e = lane; e < M; e += STRIDE) { s += X[pu(1u) + ((e / S) * C + row) * S + e % S]; }
   let mu = wg_sum(lane, s) / f32(M);
   var q = 0.0;
-  for (var e = lane; e < M; e += ${ROW}u) { let d = X[pu(1u) + ((e / S) * C + row) * S + e % S] - mu; q += d * d; }
+  for (var e = lane; e < M; e += STRIDE) { let d = X[pu(1u) + ((e / S) * C + row) * S + e % S] - mu; q += d * d; }
   let vr = wg_sum(lane, q) / f32(M);
-  if (lane == 0u) { MEAN[pu(5u) + row] = mu; VAR[pu(6u) + row] = vr; RSTD[pu(7u) + row] = 1.0 / sqrt(vr + pf(4u)); }`);
+  if (lane == 0u) { MEAN[pu(5u) + row] = mu; VAR[pu(6u) + row] = vr; RSTD[pu(7u) + row] = 1.0 / sqrt(vr + pf(4u)); }`, '', N * S);
   },
 
   batch_norm_apply_f32(ctx, a) {
@@ -188,7 +188,7 @@ export const layer: Record<string, KernelFn> = {
   let M = N * S;
   let mu = MEAN[pu(5u) + row]; let rs = RSTD[pu(6u) + row];
   var a = 0.0; var b = 0.0;
-  for (var e = lane; e < M; e += ${ROW}u) {
+  for (var e = lane; e < M; e += STRIDE) {
     let at = ((e / S) * C + row) * S + e % S;
     let q = G[pu(4u) + at];
     a += q; b += q * ((X[pu(1u) + at] - mu) * rs);
@@ -200,10 +200,10 @@ export const layer: Record<string, KernelFn> = {
   var k = rs;
   if (pu(11u) != 0u) { k = k * WT[pu(7u) + row]; }
   let mg = sa / f32(M); let mgx = sb / f32(M);
-  for (var e = lane; e < M; e += ${ROW}u) {
+  for (var e = lane; e < M; e += STRIDE) {
     let at = ((e / S) * C + row) * S + e % S;
     DX[pu(10u) + at] = k * (G[pu(4u) + at] - mg - (X[pu(1u) + at] - mu) * rs * mgx);
-  }`);
+  }`, '', N * S);
   },
 
   sgd_step_f32(ctx, a) {

@@ -37,9 +37,19 @@ fn wg_max(lane: u32, v: f32) -> f32 {
 }
 `;
 
+// Rows up to this long are reduced by one invocation each (no barriers: SwiftShader runs
+// barrier-heavy kernels slowly, and a row of a few classes does not need a workgroup).
+const SERIAL_COLS = 256;
+
+const SERIAL_REDUCE = /* wgsl */ `
+fn wg_sum(lane: u32, v: f32) -> f32 { return v; }
+fn wg_max(lane: u32, v: f32) -> f32 { return v; }
+`;
+
 /**
- * Dispatches one workgroup of ROW lanes per row: in `body`, `row` (uniform) and `lane` are
- * defined; the bindings are declared by name.
+ * Dispatches the per-row kernel `body`: one workgroup of ROW lanes per row for long rows, one
+ * invocation per row for rows of at most SERIAL_COLS. In `body`, `row` and `lane` are defined,
+ * loops over a row step by STRIDE from `lane`, and wg_sum/wg_max combine the lanes.
  */
 export function perRow(
   ctx: KernelContext,
@@ -49,21 +59,52 @@ export function perRow(
   rows: number,
   body: string,
   extra = '',
+  cols = Infinity,
 ): void {
   if (rows <= 0) return;
+  const serial = cols <= SERIAL_COLS;
+  const decls = () =>
+    binds
+      .map((b, i) => `@group(0) @binding(${i}) var<storage, ${b.write ? 'read_write' : 'read'}> ${b.name}: array<${b.type}>;\n`)
+      .join('') +
+    prelude(binds.length) +
+    MATH +
+    extra;
+  if (serial) {
+    ctx.dispatch(
+      {
+        key: `${key}|serial`,
+        access: binds.map((b) => (b.write ? 'write' : 'read')),
+        code: () =>
+          decls() +
+          SERIAL_REDUCE +
+          /* wgsl */ `
+const STRIDE = 1u;
+@compute @workgroup_size(${ROW})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let row = flat_id(wg, nwg, lid, ${ROW}u);
+  let lane = 0u;
+  if (row >= pu(0u)) { return; }
+${body}
+}
+`,
+      },
+      binds.map((b) => b.buffer),
+      params,
+      Math.ceil(rows / ROW),
+    );
+    return;
+  }
   ctx.dispatch(
     {
       key,
       access: binds.map((b) => (b.write ? 'write' : 'read')),
       code: () =>
-        binds
-          .map((b, i) => `@group(0) @binding(${i}) var<storage, ${b.write ? 'read_write' : 'read'}> ${b.name}: array<${b.type}>;\n`)
-          .join('') +
-        prelude(binds.length) +
-        MATH +
+        decls() +
         WG_REDUCE +
-        extra +
         /* wgsl */ `
+const STRIDE = ${ROW}u;
 @compute @workgroup_size(${ROW})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lane: u32) {
@@ -95,9 +136,9 @@ export const reduce: Record<string, KernelFn> = {
       perRow(ctx, 'sum_rows', [f('X', x.buffer), f('Y', out.buffer, true)], p, outer, /* wgsl */ `
   let base = pu(1u) + row * pu(2u);
   var acc = 0.0;
-  for (var j = lane; j < pu(2u); j += ${ROW}u) { acc += X[base + j]; }
+  for (var j = lane; j < pu(2u); j += STRIDE) { acc += X[base + j]; }
   let s = wg_sum(lane, acc);
-  if (lane == 0u) { Y[pu(4u) + row] = s; }`);
+  if (lane == 0u) { Y[pu(4u) + row] = s; }`, '', r);
       return;
     }
     run(ctx, `reduce${op}`, [f('X', x.buffer), f('Y', out.buffer, true)], p, outer * inner, /* wgsl */ `
@@ -121,15 +162,15 @@ export const reduce: Record<string, KernelFn> = {
   let xb = pu(1u) + row * pu(3u);
   let yb = pu(2u) + row * pu(3u);
   var m = -inf_f();
-  for (var j = lane; j < pu(3u); j += ${ROW}u) { m = maximum_f(m, X[xb + j]); }
+  for (var j = lane; j < pu(3u); j += STRIDE) { m = maximum_f(m, X[xb + j]); }
   m = wg_max(lane, m);
   var s = 0.0;
-  for (var j = lane; j < pu(3u); j += ${ROW}u) { s += exp(X[xb + j] - m); }
+  for (var j = lane; j < pu(3u); j += STRIDE) { s += exp(X[xb + j] - m); }
   s = wg_sum(lane, s);
   ${log ? 'let ls = log(s);' : ''}
-  for (var j = lane; j < pu(3u); j += ${ROW}u) {
+  for (var j = lane; j < pu(3u); j += STRIDE) {
     Y[yb + j] = ${log ? 'X[xb + j] - m - ls' : 'exp(X[xb + j] - m) / s'};
-  }`);
+  }`, '', cols);
   },
 
   logsumexp_rows_f32(ctx, a) {
@@ -139,13 +180,13 @@ export const reduce: Record<string, KernelFn> = {
     perRow(ctx, 'logsumexp', [f('X', x.buffer), f('Y', out.buffer, true)], p, rows, /* wgsl */ `
   let xb = pu(1u) + row * pu(3u);
   var m = -inf_f();
-  for (var j = lane; j < pu(3u); j += ${ROW}u) { m = maximum_f(m, X[xb + j]); }
+  for (var j = lane; j < pu(3u); j += STRIDE) { m = maximum_f(m, X[xb + j]); }
   m = wg_max(lane, m);
   if (is_inf(m)) { m = 0.0; }
   var s = 0.0;
-  for (var j = lane; j < pu(3u); j += ${ROW}u) { s += exp(X[xb + j] - m); }
+  for (var j = lane; j < pu(3u); j += STRIDE) { s += exp(X[xb + j] - m); }
   s = wg_sum(lane, s);
-  if (lane == 0u) { Y[pu(2u) + row] = select(m + log(s), -inf_f(), s == 0.0); }`);
+  if (lane == 0u) { Y[pu(2u) + row] = select(m + log(s), -inf_f(), s == 0.0); }`, '', cols);
   },
 
   reduce_int(ctx, a) {
