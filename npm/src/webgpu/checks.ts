@@ -39,11 +39,16 @@ export class Checks {
     const slot = this.used.length;
     this.used.push({ before, after, isIndex });
     const p = new Params().u(n).u(x.at);
-    if (isIndex) p.i(a.num()).i(a.num()).i(a.num()); // lo, hi, allowed
-    else p.f(a.num()).f(a.num()).u(0); // lo, hi
-    p.u(2 * slot);
+    if (isIndex) {
+      // Bounds as int32 (the C++ side may pass int64 limits): lo, the largest valid index, allowed.
+      const lo = a.num(), hi = a.num(), allowed = a.num();
+      const clamp = (v: number) => Math.min(Math.max(v, -2147483648), 2147483647);
+      const allowedFits = allowed >= -2147483648 && allowed <= 2147483647;
+      p.i(clamp(lo)).i(clamp(hi - 1)).i(allowedFits ? allowed : 0).u(allowedFits ? 1 : 0);
+    } else p.f(a.num()).f(a.num()).u(0).u(0); // lo, hi
+    p.u(2 * slot); // word 6
     const type = isIndex ? 'i32' : 'f32';
-    const bad = isIndex ? '(v < pi(2u) || v >= pi(3u)) && v != pi(4u)' : '!(v >= pf(2u) && v <= pf(3u)) || is_nan(v)';
+    const bad = isIndex ? '(v < pi(2u) || v > pi(3u)) && !(pu(5u) != 0u && v == pi(4u))' : '!(v >= pf(2u) && v <= pf(3u)) || is_nan(v)';
     const binds = [
       { name: 'X', type, buffer: x.buffer },
       { name: 'SLOT', type: 'atomic<u32>', buffer: this.slots, write: true },
@@ -52,12 +57,12 @@ export class Checks {
     run(ctx, `${name}_find`, binds, p, n, /* wgsl */ `
   if (id >= pu(0u)) { return; }
   let v = X[pu(1u) + id];
-  if (${bad}) { atomicMax(&SLOT[pu(5u)], pu(0u) - id); }`);
+  if (${bad}) { atomicMax(&SLOT[pu(6u)], pu(0u) - id); }`);
     // Pass 2: its value.
     run(ctx, `${name}_value`, binds, p, 1, /* wgsl */ `
   if (id != 0u) { return; }
-  let k = atomicLoad(&SLOT[pu(5u)]);
-  if (k != 0u) { atomicStore(&SLOT[pu(5u) + 1u], bitcast<u32>(X[pu(1u) + pu(0u) - k])); }`);
+  let k = atomicLoad(&SLOT[pu(6u)]);
+  if (k != 0u) { atomicStore(&SLOT[pu(6u) + 1u], bitcast<u32>(X[pu(1u) + pu(0u) - k])); }`);
   }
 
   /** Encodes the read of every slot used so far (their results arrive after the next submit). */

@@ -78,7 +78,11 @@ export async function sync(): Promise<void> {
 
 /** A copy of a handle's elements on any device (GPU tensors come down first). */
 export async function readAsync(h: TensorHandle): Promise<TypedData> {
-  if (h.device() === 'cpu') return readHandle(h);
+  if (h.device() === 'cpu') {
+    // A CPU tensor may still be arriving from the GPU (t.to('cpu')): wait for it then.
+    if (runtime) await runtime.sync();
+    return readHandle(h);
+  }
   const detached = h.detach();
   let host: TensorHandle;
   try {

@@ -67,11 +67,15 @@ export const random: Record<string, KernelFn> = {
     p.f(mean).f(std).u(dst.at).u(n);
     run(ctx, 'rand_normal', [{ name: 'Y', type: 'f32', buffer: dst.buffer, write: true }], p, Math.ceil(n / 2), /* wgsl */ `
   if (id >= pu(0u)) { return; }
-  let u1 = (f32(word(2u * id)) + 1.0) * 2.3283064365386963e-10;
-  let u2 = f32(word(2u * id + 1u)) * 2.3283064365386963e-10;
-  let r = sqrt(-2.0 * log(min(u1, 1.0)));
-  let theta = 6.283185307179586 * u2;
-  Y[pu(7u) + 2u * id] = pf(5u) + pf(6u) * r * cos(theta);
-  if (2u * id + 1u < pu(8u)) { Y[pu(7u) + 2u * id + 1u] = pf(5u) + pf(6u) * r * sin(theta); }`, PHILOX);
+  // u1 = (w + 1)·2^-32 in (0, 1]; near 1, log(u1) comes from 1 − u1 = ~w·2^-32 (exact in u32).
+  let w = word(2u * id);
+  var lu: f32;
+  if (w >= 0x80000000u) { lu = log1p_f(-f32(~w) * 2.3283064365386963e-10); }
+  else { lu = log(f32(w + 1u) * 2.3283064365386963e-10); }
+  let r = sqrt(-2.0 * lu);
+  let theta = 6.283185307179586 * (f32(word(2u * id + 1u)) * 2.3283064365386963e-10);
+  let sc = sincos_f(theta);
+  Y[pu(7u) + 2u * id] = pf(5u) + pf(6u) * r * sc.y;
+  if (2u * id + 1u < pu(8u)) { Y[pu(7u) + 2u * id + 1u] = pf(5u) + pf(6u) * r * sc.x; }`, PHILOX);
   },
 };
