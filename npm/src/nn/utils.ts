@@ -7,7 +7,8 @@ import { mod } from '../module.js';
 import { functionOps } from '../ops.js';
 import { checkOptions, describe, numberArg } from '../options.js';
 import { Tensor } from '../tensor.js';
-import { writeInto } from './tensor_data.js';
+import { copyTensorInto, writeInto } from './tensor_data.js';
+import { noGrad } from '../autograd.js';
 
 // The clipping functions of bindings/io_optim.cpp.
 interface ClipBindings {
@@ -86,6 +87,16 @@ export function vectorToParameters(vec: Tensor, parameters: Iterable<Tensor>): v
   const params = tensorList(fn, parameters);
   const total = params.reduce((n, p) => n + p.numel, 0);
   if (total !== vec.numel) throw new Error(`${fn}: the vector has ${vec.numel} elements, the parameters ${total}`);
+  if (vec.device !== 'cpu' || params.some((p) => p.device !== 'cpu')) {
+    // On a GPU the slices are copied there.
+    let at = 0;
+    for (const p of params) {
+      const n = p.numel;
+      tidy(() => noGrad(() => copyTensorInto(p, vec.narrow(0, at, n).reshape(p.shape))));
+      at += n;
+    }
+    return;
+  }
   const data = vec.dataSync();
   let at = 0;
   for (const p of params) {
