@@ -23,7 +23,7 @@ import { functionOps, ops } from './ops.js';
 import { F } from './functional.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
-import { load, loadMetadata, save } from './io.js';
+import { load, loadMetadata, save, saveAsync } from './io.js';
 import { data } from './data.js';
 import { datasets } from './datasets/mnist.js';
 import { describe, isInteger } from './options.js';
@@ -166,6 +166,7 @@ export function createApi() {
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
     optim,
     save,
+    saveAsync,
     load,
     loadMetadata,
     data,

@@ -70,7 +70,8 @@ export class Checks {
     if (!this.slots || this.used.length === 0) return;
     const used = this.used;
     this.used = [];
-    const bytes = used.length * 8;
+    // The whole slot buffer, whatever number of slots was used: one readback size class.
+    const bytes = SLOTS * 8;
     const rb = this.rt.readbacks.take(bytes);
     const enc = this.rt.queue.current.copyEncoder();
     enc.copyBufferToBuffer(this.slots, 0, rb, 0, bytes);
