@@ -112,6 +112,26 @@ test('every op, layer and loss gives the reference values and gradients on wasm 
   assert.deepEqual(failures, []);
 });
 
+test('both GEMM variants (workgroup tiles for GPUs, registers for CPU-emulated adapters) give the reference products', { skip: gpu ? false : why }, async () => {
+  const { activeRuntime } = await import('../../npm/dist/esm/webgpu/device.js');
+  const prefs = activeRuntime().prefs;
+  const chosen = prefs.gemm;
+  const errors = [];
+  try {
+    for (const variant of ['tiled', 'direct']) {
+      prefs.gemm = variant;
+      for (const c of CASES.filter((r) => ['matmul', 'linear', 'bilinear'].includes(r.op))) {
+        const want = await runCase(c, 'reference');
+        const diff = compare(want, await runCase(c, 'webgpu'), c.tol);
+        if (diff) errors.push(`${c.name} (${variant} GEMM): ${diff}`);
+      }
+    }
+  } finally {
+    prefs.gemm = chosen;
+  }
+  assert.deepEqual(errors, []);
+});
+
 test('every optimizer step updates parameters as the reference does', { skip: gpu ? false : why }, async () => {
   const errors = [];
   for (const [name, options] of OPTIMIZERS) {

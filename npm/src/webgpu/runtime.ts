@@ -11,6 +11,7 @@ import { CommandQueue, type Barrier, type Readback } from './queue.js';
 import { KernelCache, type KernelSpec } from './kernel_cache.js';
 import { Params } from './params.js';
 import { KERNELS, type KernelContext } from './kernels/index.js';
+import type { KernelPrefs } from './kernels/common.js';
 import { Checks } from './checks.js';
 import { isSupported } from './coverage.js';
 
@@ -75,6 +76,7 @@ export class WebGpuRuntime {
       (b) => this.land(b),
       (e) => this.pendingErrors.push(messageOf(e)),
     );
+    this.prefs = { gemm: isCpuAdapter(adapter) ? 'direct' : 'tiled' };
     this.context = this.makeContext();
     this.checks = new Checks(this);
     // Validation and out-of-memory errors arrive later and untied to a call: sync() reports them.
@@ -198,6 +200,7 @@ export class WebGpuRuntime {
     this.checks.collect();
     await this.queue.flush();
     await this.checks.settle();
+    await this.device.queue.onSubmittedWorkDone(); // every kernel done, its errors in
     if (this.lostMessage) throw new Error(this.lostMessage);
     const thenError = this.wasm.webgpuTakeError();
     const first = this.pendingErrors.shift() ?? (thenError || this.checks.takeError());
@@ -231,6 +234,8 @@ export class WebGpuRuntime {
 
   // ------------------------------------------------------------------ for the kernels
   readonly context: KernelContext;
+  /** Kernel variants: SwiftShader and other CPU-emulated adapters get the barrier-free GEMM. */
+  readonly prefs: KernelPrefs;
 
 
   private makeContext(): KernelContext {
@@ -246,6 +251,7 @@ export class WebGpuRuntime {
       copy: (src, srcOffset, dst, dstOffset, bytes) => this.copyBytes(src, srcOffset, dst, dstOffset, bytes),
       clear: (b) => this.queue.current.copyEncoder().clearBuffer(b),
       limits: this.device.limits,
+      prefs: this.prefs,
     };
   }
 
@@ -357,6 +363,13 @@ export class ArgReader {
     this.i += n;
     return out;
   }
+}
+
+/** Whether the adapter is a GPU emulated on the CPU (SwiftShader, lavapipe, a fallback adapter). */
+function isCpuAdapter(adapter: AdapterLike): boolean {
+  const info = adapter.info ?? {};
+  const text = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.device ?? ''} ${info.description ?? ''}`.toLowerCase();
+  return (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true || /swiftshader|llvmpipe|lavapipe|cpu/.test(text);
 }
 
 function messageOf(e: unknown): string {

@@ -15,6 +15,13 @@ export interface KernelContext {
   copy(src: BufferLike, srcOffset: number, dst: BufferLike, dstOffset: number, bytes: number): void;
   clear(b: BufferLike): void;
   limits: Record<string, number>;
+  /** Kernel variants chosen for the adapter (runtime.ts). */
+  prefs: KernelPrefs;
+}
+
+export interface KernelPrefs {
+  /** 'tiled' (workgroup memory; GPUs) or 'direct' (registers only; CPU-emulated adapters) */
+  gemm: 'tiled' | 'direct';
 }
 
 /** A kernel handler: reads its arguments in the order bindings/webgpu_backend.cpp wrote them. */

@@ -78,6 +78,55 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 `;
 }
 
+// The same product without workgroup memory: each invocation keeps its 4 × 4 block in four
+// vec4 accumulators and reads A and B straight from memory. Preferred on CPU-emulated adapters
+// (SwiftShader), where a workgroup barrier is a fiber switch and memory is the CPU's cache.
+function directCode(transA: boolean, transB: boolean, act: number): string {
+  const aAt = (i: string) => (transA ? `pu(6u) + p * pu(7u) + ${i}` : `pu(6u) + ${i} * pu(7u) + p`);
+  const bAt = (j: string) => (transB ? `pu(8u) + ${j} * pu(9u) + p` : `pu(8u) + p * pu(9u) + ${j}`);
+  return /* wgsl */ `
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+${prelude(4)}
+${MATH}
+fn store(i: u32, j: u32, acc: f32) {
+  if (i >= pu(0u) || j >= pu(1u)) { return; }
+  let at = pu(10u) + i * pu(11u) + j;
+  var v = pf(3u) * acc;
+  if (pf(4u) != 0.0) { v += pf(4u) * C[at]; }
+  if (pu(13u) != 0u) { v += BIAS[pu(12u) + j]; }
+  let x = v;
+  let p = 0.0;
+  C[at] = ${ACT[act]};
+}
+@compute @workgroup_size(8, 8)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let m = pu(0u); let n = pu(1u); let k = pu(2u);
+  let i0 = wg.y * ${TILE}u + l.y * 4u;
+  let j0 = wg.x * ${TILE}u + l.x * 4u;
+  if (i0 >= m || j0 >= n) { return; }
+  // Rows and columns past the edge read the last valid one (their results are not stored).
+  let r0 = i0; let r1 = min(i0 + 1u, m - 1u); let r2 = min(i0 + 2u, m - 1u); let r3 = min(i0 + 3u, m - 1u);
+  let c0 = j0; let c1 = min(j0 + 1u, n - 1u); let c2 = min(j0 + 2u, n - 1u); let c3 = min(j0 + 3u, n - 1u);
+  var a0 = vec4<f32>(0.0); var a1 = vec4<f32>(0.0); var a2 = vec4<f32>(0.0); var a3 = vec4<f32>(0.0);
+  for (var p = 0u; p < k; p++) {
+    let b = vec4<f32>(B[${bAt('c0')}], B[${bAt('c1')}], B[${bAt('c2')}], B[${bAt('c3')}]);
+    a0 += A[${aAt('r0')}] * b;
+    a1 += A[${aAt('r1')}] * b;
+    a2 += A[${aAt('r2')}] * b;
+    a3 += A[${aAt('r3')}] * b;
+  }
+  let rows = array<vec4<f32>, 4>(a0, a1, a2, a3);
+  for (var s = 0u; s < 4u; s++) {
+    let v = rows[s];
+    store(i0 + s, j0, v.x); store(i0 + s, j0 + 1u, v.y); store(i0 + s, j0 + 2u, v.z); store(i0 + s, j0 + 3u, v.w);
+  }
+}
+`;
+}
+
 export const gemm: Record<string, KernelFn> = {
   gemm_f32(ctx, a) {
     const transA = a.flag(), transB = a.flag();
@@ -96,8 +145,13 @@ export const gemm: Record<string, KernelFn> = {
     const gx = Math.ceil(n / TILE), gy = Math.ceil(m / TILE);
     const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
     if (gx > maxDim || gy > maxDim) throw new Error(`webgpu: matmul of ${m} × ${n} is larger than one dispatch allows`);
+    const direct = ctx.prefs.gemm === 'direct';
     ctx.dispatch2d(
-      { key: `gemm${+transA}${+transB}${act}`, access: ['read', 'read', 'read', 'write'], code: () => code(transA, transB, act) },
+      {
+        key: `gemm${direct ? 'direct' : 'tiled'}${+transA}${+transB}${act}`,
+        access: ['read', 'read', 'read', 'write'],
+        code: () => (direct ? directCode : code)(transA, transB, act),
+      },
       [A.buffer, B.buffer, bias.buffer, C.buffer],
       p,
       gx,
