@@ -354,3 +354,35 @@ test(
     sg.dispose([w, x, gp, gp2]);
   },
 );
+
+// ---- the playground demo ----
+
+test("the playground's L1/L2 controls add sg.penalties.l1 and l2 of every weight matrix to the loss", async () => {
+  const { createTrainer } = await import('../../demos/web/playground/trainer.js');
+  const config = { dataset: 'xor', noise: 0.1, depth: 2, width: 6, activation: 'tanh', optimizer: 'sgd', lr: 0.01, l1: 0.001, l2: 0.01, seed: 1 };
+  const calls = { l1: [], l2: [] };
+  const originals = { l1: P.l1, l2: P.l2 };
+  for (const name of ['l1', 'l2']) {
+    P[name] = (w, options) => {
+      const r = originals[name](w, options);
+      calls[name].push({ lambda: options.lambda, shape: w.shape, value: r.item(), expected: sg.tidy(() => (name === 'l1' ? w.abs() : w.square()).sum().item() * options.lambda) });
+      return r;
+    };
+  }
+  let trainer;
+  try {
+    trainer = createTrainer(sg, config);
+    const total = trainer.step();
+    const { dataLoss } = trainer.report();
+    // Three weight matrices (2→6, 6→6, 6→2), biases excluded.
+    assert.deepEqual(calls.l1.map((c) => c.shape), [[6, 2], [6, 6], [2, 6]]);
+    assert.deepEqual(calls.l2.map((c) => c.shape), [[6, 2], [6, 6], [2, 6]]);
+    assert.ok(calls.l1.every((c) => c.lambda === 0.001) && calls.l2.every((c) => c.lambda === 0.01));
+    for (const c of [...calls.l1, ...calls.l2]) close(c.value, c.expected, 1e-6);
+    const penalties = [...calls.l1, ...calls.l2].reduce((s, c) => s + c.value, 0);
+    close(total, dataLoss + penalties, 1e-5);
+  } finally {
+    Object.assign(P, originals);
+    trainer?.dispose();
+  }
+});
