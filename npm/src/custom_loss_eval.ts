@@ -110,7 +110,9 @@ async function run<D>(entry: LossEntry<D>, list: Tensor[], data: D, inputs: Read
   let promise: PromiseLike<unknown> | null = null;
   try {
     if (entry.async === true) {
-      promise = Promise.resolve(withMode(() => entry.fn(list, data)));
+      // The mode covers the synchronous call only: kept across the await, concurrent entries
+      // would restore each other's modes out of order (and code running meanwhile would see it).
+      promise = Promise.resolve(withMode(() => ({ result: entry.fn(list, data) })).result);
     } else {
       out = withMode(() =>
         tidy(() => {

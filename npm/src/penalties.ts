@@ -84,11 +84,16 @@ function distributions(fn: string, name: string, v: unknown): Tensor {
   return t;
 }
 
-function sameShape(fn: string, a: [string, Tensor], b: [string, Tensor]): void {
-  const [sa, sb] = [a[1].shape, b[1].shape];
-  if (sa.length !== sb.length || sa.some((s, i) => s !== sb[i])) {
-    throw new Error(`${fn}: expected '${a[0]}' and '${b[0]}' of the same shape, got [${sa.join(', ')}] and [${sb.join(', ')}]`);
+/** The checked arguments of a divergence: two distribution tensors of one shape, and the reduction. */
+function divergenceArgs(fn: string, logP: unknown, logQ: unknown, options: unknown): [Tensor, Tensor, DivergenceReduction] {
+  const p = distributions(fn, 'logP', logP);
+  const q = distributions(fn, 'logQ', logQ);
+  const [sp, sq] = [p.shape, q.shape];
+  if (sp.length !== sq.length || sp.some((s, i) => s !== sq[i])) {
+    throw new Error(`${fn}: expected 'logP' and 'logQ' of the same shape, got [${sp.join(', ')}] and [${sq.join(', ')}]`);
   }
+  const o = checkOptions<DivergenceOptions>(fn, options, { reduction: REDUCTIONS });
+  return [p, q, o.reduction ?? 'batchmean'];
 }
 
 // ---- shared pieces ----
@@ -159,27 +164,19 @@ function elasticNet(t: Tensor, options?: ElasticNetOptions): Tensor {
  * exact with logSoftmax, i.e. through logsumexp, so logits are accepted too).
  */
 function klDivergence(logP: Tensor, logQ: Tensor, options?: DivergenceOptions): Tensor {
-  const fn = 'penalties.klDivergence';
-  const p = distributions(fn, 'logP', logP);
-  const q = distributions(fn, 'logQ', logQ);
-  sameShape(fn, ['logP', p], ['logQ', q]);
-  const o = checkOptions<DivergenceOptions>(fn, options, { reduction: REDUCTIONS });
-  return tidy(() => reduceDistributions(expectedLogRatio(p.logSoftmax(-1), q.logSoftmax(-1)), p.shape, o.reduction ?? 'batchmean'));
+  const [p, q, reduction] = divergenceArgs('penalties.klDivergence', logP, logQ, options);
+  return tidy(() => reduceDistributions(expectedLogRatio(p.logSoftmax(-1), q.logSoftmax(-1)), p.shape, reduction));
 }
 
 /** JS(P, Q) = ½·KL(P ‖ M) + ½·KL(Q ‖ M), M = (P + Q)/2 (log M by logsumexp); in [0, ln 2]. */
 function jsDivergence(logP: Tensor, logQ: Tensor, options?: DivergenceOptions): Tensor {
-  const fn = 'penalties.jsDivergence';
-  const p = distributions(fn, 'logP', logP);
-  const q = distributions(fn, 'logQ', logQ);
-  sameShape(fn, ['logP', p], ['logQ', q]);
-  const o = checkOptions<DivergenceOptions>(fn, options, { reduction: REDUCTIONS });
+  const [p, q, reduction] = divergenceArgs('penalties.jsDivergence', logP, logQ, options);
   return tidy(() => {
     const lp = p.logSoftmax(-1);
     const lq = q.logSoftmax(-1);
     const lm = functionOps.stack([lp, lq], 0).logsumexp(0).sub(Math.LN2);
     const rows = expectedLogRatio(lp, lm).add(expectedLogRatio(lq, lm)).mul(0.5);
-    return reduceDistributions(rows, p.shape, o.reduction ?? 'batchmean');
+    return reduceDistributions(rows, p.shape, reduction);
   });
 }
 

@@ -259,6 +259,18 @@ forEachBackend('async regularizers run concurrently and are awaited', async () =
   assert.deepEqual(neg(r.weights[0]), [2, 2]);
 });
 
+forEachBackend('the grad mode is as it was after a call with concurrent async regularizers, whichever method', async () => {
+  const reg = (name, ms) => CL.regularizer(name, 1, async (lps) => {
+    await sleep(ms);
+    return sg.tidy(() => [lps[0].square().sum(), {}]);
+  }, { async: true });
+  for (const gradMethod of ['numerical', 'symbolic']) {
+    const r = await linearized([[1, 2]], { regularizers: [reg('a', 5), reg('b', 15)], gradMethod });
+    within(r.weights[0], [-4, -8], gradMethod === 'symbolic' ? 0 : 1e-3, gradMethod);
+    assert.equal(sg.isGradEnabled(), true, `${gradMethod}: grad mode restored`);
+  }
+});
+
 forEachBackend('failures name the regularizer and the reason; no weights are returned', async () => {
   const x = [[1, 2, 3]];
   const slow = CL.regularizer('slow', 1, async (lps) => {
