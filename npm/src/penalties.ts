@@ -290,8 +290,10 @@ function orthogonality(w: Tensor, options?: OrthogonalityOptions): Tensor {
 // ---- gradient penalty ----
 
 /**
- * ∂Σfn(x)/∂x as a tensor that is itself differentiable (its graph kept). This is the one piece
- * that needs double backward; enabling gradientPenalty means implementing it.
+ * ∂Σfn(x)/∂x as a tensor that is itself differentiable (its graph kept), so that the penalty's
+ * backward reaches the parameters fn reads (a critic's weights). This is the one piece that needs
+ * double backward; enabling gradientPenalty means implementing it with that API, e.g. the
+ * gradient of fn(x).sum() with respect to x taken with { createGraph: true }.
  */
 function differentiableInputGradient(fn: string, _f: (x: Tensor) => Tensor, _x: Tensor): Tensor {
   throw new Error(

@@ -174,8 +174,10 @@ for (const [method, tol] of [['symbolic', 1e-5], ['numerical', 1e-3], ['hybrid',
         const l2 = lps.map((lp) => sg.penalties.l2(lp.exp(), { lambda: 1 })).reduce((a, b) => a.add(b));
         const total = s.baseLoss(lps, s.data)[0].add(entropy.mul(0.1)).add(l2.mul(0.05));
         total.backward();
-        return total.item();
+        return total;
       });
+      const directValue = await values(direct);
+      direct.dispose();
       const expected = await parameterGrads(s.model);
 
       s.model.zeroGrad();
@@ -192,7 +194,7 @@ for (const [method, tol] of [['symbolic', 1e-5], ['numerical', 1e-3], ['hybrid',
       const result = await CL.forwardBackwardCustom(CL.localClient(s.model, s.tokensToLogprobs), s.data, options);
       const got = await parameterGrads(s.model);
       got.forEach((g, i) => within(g, expected[i], tol, `parameter ${i}`));
-      close(result.metrics.loss_total, direct, 1e-5);
+      close(result.metrics.loss_total, directValue, 1e-5);
       assert.deepEqual(result.metrics.base_loss.custom, { tokens: 5 });
       assert.deepEqual(Object.keys(result.metrics.regularizers), ['entropy', 'l2']);
     } finally {
@@ -423,4 +425,65 @@ test('the Node example (demos/node/custom_loss.mjs) runs two steps and prints th
   assert.match(r.stdout, /step\s+2 /);
   assert.match(r.stdout, /regularizers\.entropy/);
   assert.match(r.stdout, /protocol vs direct autograd: max \|Δgrad\| = /);
+});
+
+// ---- types ----
+
+test('the .d.ts types of sg.penalties, sg.customLoss and sg.telemetry type-check a use and reject misuse (tsc --strict)', async () => {
+  const { mkdtempSync, mkdirSync, symlinkSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { spawnSync } = await import('node:child_process');
+  const npm = new URL('../../npm/', import.meta.url).pathname;
+  const dir = mkdtempSync(join(tmpdir(), 'simdgrad-types-'));
+  try {
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(npm, join(dir, 'node_modules', 'simdgrad'), 'dir');
+    writeFileSync(join(dir, 'use.ts'), `
+import { init, Tensor, type Regularizer, type LinearizeResult, type CustomLossTelemetry, type RegularizerEvent, type Lambda } from 'simdgrad';
+const sg = await init();
+const w = sg.randn([3, 4]);
+const lambda: Lambda = sg.tensor(0.1);
+const penalties: Tensor[] = [
+  sg.penalties.l1(w, { lambda: 0.1 }), sg.penalties.l2(w, { lambda }), sg.penalties.elasticNet(w, { l1Ratio: 0.2 }),
+  sg.penalties.klDivergence(w, w, { reduction: 'batchmean' }), sg.penalties.jsDivergence(w, w),
+  sg.penalties.entropy(w, { mode: 'minimize', reduction: 'none' }),
+  sg.penalties.orthogonality(w, { mode: 'spectral', lambda, powerIterations: 5 }),
+];
+// @ts-expect-error an unknown mode
+sg.penalties.entropy(w, { mode: 'max' });
+// @ts-expect-error lambda is a number or a Tensor
+sg.penalties.l2(w, { lambda: '0.1' });
+// @ts-expect-error fn maps a tensor to a tensor
+sg.penalties.gradientPenalty((x: number) => x, w);
+interface Batch { x: Tensor; targets: number[] }
+const batch: Batch = { x: w, targets: [1, 2, 0] };
+const reg: Regularizer<Batch> = sg.customLoss.regularizer<Batch>('l1', 0.01, (lps, data) => [lps[0]!.abs().sum(), { n: data.targets.length }]);
+const slow = sg.customLoss.regularizer('remote', 1, async (lps) => lps[0]!.sum(), { async: true, timeoutMs: 100 });
+const r: LinearizeResult = await sg.customLoss.linearize([w], batch, { regularizers: [reg], gradMethod: 'symbolic' });
+const t: CustomLossTelemetry = r.telemetry;
+const numbers: number[] = [t.loss_total, t.regularizer_total, t.regularizers.l1!.contribution, t.gradient_duration_ms, r.lossTotal];
+const weights: Tensor[] = r.weights;
+// @ts-expect-error an unknown gradient method
+await sg.customLoss.linearize([w], batch, { gradMethod: 'finite' });
+const model = new sg.nn.Linear(4, 3);
+const client = sg.customLoss.localClient(model, (m, d: Batch) => [m.forward(d.x).logSoftmax(-1)]);
+const result = await sg.customLoss.forwardBackwardCustom(client, batch, { baseLoss: (lps) => lps[0]!.sum(), regularizers: [reg, slow] });
+const merged: number[] = [result.loss, result.metrics.loss, result.metrics.loss_total];
+const method: 'numerical' | 'symbolic' | 'hybrid' = result.metrics.gradient_method;
+const off: () => void = sg.telemetry.on('regularizer', (e: RegularizerEvent) => console.log(e.regularizer, e.contribution));
+sg.telemetry.on('gradient', (e) => console.log(e.method, e.duration_ms.toFixed(1)));
+// @ts-expect-error an unknown event
+sg.telemetry.on('loss', () => {});
+off();
+sg.dispose([penalties, weights]);
+console.log(numbers, merged, method);
+`);
+    const tsc = new URL('../../npm/node_modules/.bin/tsc', import.meta.url).pathname;
+    const r = spawnSync(tsc, ['--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'use.ts'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
