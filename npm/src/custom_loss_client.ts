@@ -2,7 +2,16 @@
 // forwardBackward on the client with the weights; and localClient, the same protocol served by
 // a local model, so that it runs (and is tested against direct autograd) in one process.
 import { enableGrad, noGrad } from './autograd.js';
-import { customLossCore, tensorList, type CustomLossTelemetry, type LinearizeOptions } from './custom_loss.js';
+import {
+  customLossCore,
+  tensorList,
+  type AsyncLossFn,
+  type CustomLossTelemetry,
+  type LinearizeOptions,
+  type LinearizeResult,
+  type Regularizer,
+  type RegularizerOptions,
+} from './custom_loss.js';
 import { dispose, tidy } from './memory.js';
 import { describe, isOptionsObject } from './options.js';
 import { Tensor } from './tensor.js';
@@ -21,6 +30,9 @@ export interface TrainingClient<D = unknown, R extends ForwardBackwardResult = F
   forward(data: D): Promise<Tensor[]>;
   forwardBackward(data: D, weights: Tensor[]): Promise<R>;
 }
+
+/** What localClient's forwardBackward resolves to: the value of −Σ w·logprob. (A type, not an interface: it must fit ForwardBackwardResult's index signature.) */
+export type LocalResult = { loss: number; metrics: { loss: number } };
 
 /** forwardBackwardCustom's result: the client's, with the telemetry merged into `metrics`. */
 export type CustomForwardBackwardResult<R extends ForwardBackwardResult> = Omit<R, 'metrics'> & {
@@ -71,7 +83,7 @@ function logprobsOf<M, D>(fn: string, tokensToLogprobs: (model: M, data: D) => T
  * model's parameters (accumulating into .grad, as backward does), resolving to
  * `{ loss, metrics: { loss } }` with that weighted cross-entropy's value.
  */
-function localClient<M, D>(model: M, tokensToLogprobs: (model: M, data: D) => Tensor[]): TrainingClient<D, { loss: number; metrics: { loss: number } }> {
+function localClient<M, D>(model: M, tokensToLogprobs: (model: M, data: D) => Tensor[]): TrainingClient<D, LocalResult> {
   const fn = 'customLoss.localClient';
   if (model === null || model === undefined) throw new Error(`${fn}: expected 'model', got ${describe(model)}`);
   if (typeof tokensToLogprobs !== 'function') throw new Error(`${fn}: expected 'tokensToLogprobs' to be a function (model, data) => Tensor[], got ${describe(tokensToLogprobs)}`);
@@ -104,5 +116,20 @@ function localClient<M, D>(model: M, tokensToLogprobs: (model: M, data: D) => Te
   };
 }
 
-/** sg.customLoss. */
-export const customLoss = { ...customLossCore, forwardBackwardCustom, localClient };
+/** sg.customLoss: custom losses trained through a service's weighted cross-entropy. */
+export interface CustomLoss {
+  /** A named, weighted term: fn(logprobsList, data) → [loss, metrics] (a Promise of it with { async: true }). */
+  regularizer<D = unknown>(name: string, weight: number, fn: AsyncLossFn<D>, options?: RegularizerOptions): Regularizer<D>;
+  /** weights[i] = −∂total/∂logprobsList[i], total = baseLoss + Σ weightₖ·regularizerₖ, with the telemetry. */
+  linearize<D = unknown>(logprobsList: Tensor[], data: D, options?: LinearizeOptions<D>): Promise<LinearizeResult>;
+  /** client.forward → linearize → client.forwardBackward(weights); the telemetry merged into result.metrics. */
+  forwardBackwardCustom<D, R extends ForwardBackwardResult>(
+    client: TrainingClient<D, R>,
+    data: D,
+    options?: LinearizeOptions<D>,
+  ): Promise<CustomForwardBackwardResult<R>>;
+  /** A TrainingClient served by a local model: tokensToLogprobs(model, data) gives its log-probabilities. */
+  localClient<M, D>(model: M, tokensToLogprobs: (model: M, data: D) => Tensor[]): TrainingClient<D, LocalResult>;
+}
+
+export const customLoss: CustomLoss = { ...customLossCore, forwardBackwardCustom, localClient };

@@ -145,5 +145,5 @@ export type {
   LossResult,
   Metrics,
 } from './custom_loss.js';
-export type { ForwardBackwardResult, TrainingClient, CustomForwardBackwardResult } from './custom_loss_client.js';
-export type { GradMethod, RegularizerEvent, GradientEvent, TelemetryEvents, TelemetryEvent } from './telemetry.js';
+export type { ForwardBackwardResult, TrainingClient, CustomForwardBackwardResult, LocalResult, CustomLoss } from './custom_loss_client.js';
+export type { GradMethod, RegularizerEvent, GradientEvent, TelemetryEvents, TelemetryEvent, Telemetry } from './telemetry.js';

@@ -317,8 +317,27 @@ function gradientPenalty(fn: (x: Tensor) => Tensor, x: Tensor, options?: Gradien
   });
 }
 
-/** sg.penalties. */
-export const penalties = {
+/** sg.penalties: each returns a differentiable tensor (0-d unless reduction 'none') on its input's device. */
+export interface Penalties {
+  /** λ·Σ|t| (lambda default 0.01). */
+  l1(t: Tensor, options?: LambdaOptions): Tensor;
+  /** λ·Σt² (lambda default 0.01). */
+  l2(t: Tensor, options?: LambdaOptions): Tensor;
+  /** λ·(r·Σ|t| + (1 − r)·Σt²), r = l1Ratio (default 0.5). */
+  elasticNet(t: Tensor, options?: ElasticNetOptions): Tensor;
+  /** KL(P ‖ Q) along the last dim of log-probabilities (or logits), reduction default 'batchmean'. */
+  klDivergence(logP: Tensor, logQ: Tensor, options?: DivergenceOptions): Tensor;
+  /** ½·KL(P ‖ M) + ½·KL(Q ‖ M), M = (P + Q)/2, along the last dim; in [0, ln 2]. */
+  jsDivergence(logP: Tensor, logQ: Tensor, options?: DivergenceOptions): Tensor;
+  /** −H(softmax(logits)) along the last dim for mode 'maximize' (default), H for 'minimize'. */
+  entropy(logits: Tensor, options?: EntropyOptions): Tensor;
+  /** λ·‖W Wᵀ − I‖²_F ('soft', default) or λ·(σ_max(W) − 1)² ('spectral'); W read as [rows, rest]. */
+  orthogonality(w: Tensor, options?: OrthogonalityOptions): Tensor;
+  /** (‖∂fn/∂x‖₂ − target)² per sample, averaged: needs double backward, not available yet (throws). */
+  gradientPenalty(fn: (x: Tensor) => Tensor, x: Tensor, options?: GradientPenaltyOptions): Tensor;
+}
+
+export const penalties: Penalties = {
   l1,
   l2,
   elasticNet,
@@ -328,5 +347,3 @@ export const penalties = {
   orthogonality,
   gradientPenalty,
 };
-
-export type Penalties = typeof penalties;

@@ -59,4 +59,9 @@ export function emit<E extends TelemetryEvent>(event: E, payload: TelemetryEvent
 }
 
 /** sg.telemetry. */
-export const telemetry = { on };
+export interface Telemetry {
+  /** Calls handler with every later `event` of sg.customLoss; returns the function that unsubscribes it. */
+  on<E extends TelemetryEvent>(event: E, handler: (payload: TelemetryEvents[E]) => void): () => void;
+}
+
+export const telemetry: Telemetry = { on };
