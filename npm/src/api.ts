@@ -30,6 +30,9 @@ import { describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 import { version } from './version.js';
 import { isThreadedModule, stopThreads } from './threads.js';
+import { penalties } from './penalties.js';
+import { customLoss } from './custom_loss_client.js';
+import { telemetry } from './telemetry.js';
 
 export type Backend = 'wasm' | 'reference' | 'webgpu';
 
@@ -162,6 +165,10 @@ export function createApi() {
     loadMetadata,
     data,
     datasets,
+    // penalties and custom losses (API.md: Penalties and custom losses)
+    penalties,
+    customLoss,
+    telemetry,
   };
 }
 
