@@ -31,6 +31,9 @@ import { Tensor } from './tensor.js';
 import { version } from './version.js';
 import { isThreadedModule, stopThreads } from './threads.js';
 import { activeRuntime, defaultToCpu, startWebGpu, sync, webgpuCoverage, webgpuStats } from './webgpu/device.js';
+import { penalties } from './penalties.js';
+import { customLoss } from './custom_loss_client.js';
+import { telemetry } from './telemetry.js';
 
 export type Backend = 'wasm' | 'reference' | 'webgpu';
 
@@ -171,6 +174,10 @@ export function createApi() {
     loadMetadata,
     data,
     datasets,
+    // penalties and custom losses (API.md: Penalties and custom losses)
+    penalties,
+    customLoss,
+    telemetry,
   };
 }
 

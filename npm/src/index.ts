@@ -138,3 +138,29 @@ export type {
 export type { SaveOptions, BytesLike } from './io.js';
 export type { Dataset, DataLoaderOptions } from './data.js';
 export type { MnistOptions, MnistSplit } from './datasets/mnist.js';
+export type {
+  Lambda,
+  LambdaOptions,
+  ElasticNetOptions,
+  DivergenceReduction,
+  DivergenceOptions,
+  EntropyOptions,
+  OrthogonalityOptions,
+  GradientPenaltyOptions,
+  Penalties,
+} from './penalties.js';
+export type {
+  RegularizerOptions,
+  Regularizer,
+  GradFn,
+  LinearizeOptions,
+  RegularizerTelemetry,
+  CustomLossTelemetry,
+  LinearizeResult,
+  LossFn,
+  AsyncLossFn,
+  LossResult,
+  Metrics,
+} from './custom_loss.js';
+export type { ForwardBackwardResult, TrainingClient, CustomForwardBackwardResult, LocalResult, CustomLoss } from './custom_loss_client.js';
+export type { GradMethod, RegularizerEvent, GradientEvent, TelemetryEvents, TelemetryEvent, Telemetry } from './telemetry.js';
