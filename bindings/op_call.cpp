@@ -87,8 +87,8 @@ sg::Attrs read_attrs(size_t end) {
   return attrs;
 }
 
-std::vector<sg::Tensor> read_inputs(const std::string& op, size_t n) {
-  std::vector<sg::Tensor> inputs;
+// Fills `inputs` (kept between calls, so that its buffer is allocated once) from ids[0..n).
+void read_inputs(const std::string& op, size_t n, std::vector<sg::Tensor>& inputs) {
   inputs.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const int32_t id = g_ids[i];
@@ -100,8 +100,22 @@ std::vector<sg::Tensor> read_inputs(const std::string& op, size_t n) {
       sg::fail(op, ": inputs[", i, "]: ", id, " is not a live tensor handle (a disposed tensor?)");
     }
   }
-  return inputs;
 }
+
+// The inputs of the outermost call in progress, in a vector kept between calls (its buffer is
+// allocated once); emptied when the call ends, so they keep no tensor alive. A call made while
+// another runs (an op that calls JavaScript, which calls an op) uses a vector of its own.
+std::vector<sg::Tensor> g_inputs;
+int g_depth = 0;
+struct InputsOfThisCall {
+  std::vector<sg::Tensor> own;
+  std::vector<sg::Tensor>& inputs = g_depth == 0 ? g_inputs : own;
+  InputsOfThisCall() { ++g_depth; }
+  ~InputsOfThisCall() {
+    inputs.clear();
+    --g_depth;
+  }
+};
 
 // Puts each result into the handle table: ids[0..n) the ids (0 for an undefined result),
 // ids[n..2n) their dtype codes (-1 for none), so JS knows a result's dtype without asking.
@@ -198,8 +212,9 @@ EMSCRIPTEN_KEEPALIVE int sg_call_op(int op, int n_inputs, int n_words) {
         static_cast<size_t>(n_words) > g_words.size())
       sg::fail("callOp: malformed call (", n_inputs, " inputs, ", n_words, " words)");
     const std::string& name = names[static_cast<size_t>(op)];
-    const std::vector<sg::Tensor> inputs = read_inputs(name, static_cast<size_t>(n_inputs));
-    return write_outputs(sg::call_op(name, inputs, read_attrs(static_cast<size_t>(n_words))));
+    InputsOfThisCall call;
+    read_inputs(name, static_cast<size_t>(n_inputs), call.inputs);
+    return write_outputs(sg::call_op(name, call.inputs, read_attrs(static_cast<size_t>(n_words))));
   });
 }
 

@@ -93,19 +93,19 @@ export function runList(fn: string, opName: string, operands: Operand[], attrs?:
 }
 
 /** run for an op of one operand, without the operand list when it is a live Tensor (the common case). */
-export function run1(fn: string, opName: string, name: string, input: TensorLike, attrs?: Attrs | null): Tensor {
+export function run1(fn: string, op: H.OpRef, name: string, input: TensorLike, attrs?: Attrs | null): Tensor {
   if (input instanceof Tensor && !input.isDisposed) {
-    return new Tensor(H.callOp1(opName, [input.handle], attrs), H.lastResultDType());
+    return new Tensor(H.callOp1(op, [input.handle], attrs), H.lastResultDType());
   }
-  return run(fn, opName, [[name, input]], attrs);
+  return run(fn, op.name, [[name, input]], attrs);
 }
 
 /** run for an op of two operands, without the operand list when both are live Tensors. */
-export function run2(fn: string, opName: string, nameA: string, a: TensorLike, nameB: string, b: TensorLike): Tensor {
+export function run2(fn: string, op: H.OpRef, nameA: string, a: TensorLike, nameB: string, b: TensorLike): Tensor {
   if (a instanceof Tensor && b instanceof Tensor && !a.isDisposed && !b.isDisposed) {
-    return new Tensor(H.callOp1(opName, [a.handle, b.handle]), H.lastResultDType());
+    return new Tensor(H.callOp1(op, [a.handle, b.handle]), H.lastResultDType());
   }
-  return run(fn, opName, [[nameA, a], [nameB, b]]);
+  return run(fn, op.name, [[nameA, a], [nameB, b]]);
 }
 
 /** Unwraps a required tensor argument (no numbers), with an error naming it. */

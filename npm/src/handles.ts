@@ -78,6 +78,25 @@ function opId(name: string): number {
   return id;
 }
 
+/** An op name with its id cached: hot call sites make one once and skip the name lookup. */
+export class OpRef {
+  private id = -1;
+  private generation = -1;
+  constructor(readonly name: string) {}
+
+  /** @internal */
+  resolve(): number {
+    if (this.generation !== moduleGeneration()) {
+      this.id = opId(this.name);
+      this.generation = moduleGeneration();
+    }
+    return this.id;
+  }
+}
+
+/** An op, by name or by a prepared OpRef. */
+export type Op = string | OpRef;
+
 /** Writes s as [length, UTF-16 code units...] at words[at]; returns the end. */
 function writeString(s: string, at: number): number {
   const w = words(at + 1 + s.length);
@@ -103,9 +122,8 @@ const STRING = 2;
 const LIST = 3;
 
 /** Encodes attrs into words[0..): [key id, tag, value...] per attribute; returns the count of words. */
-function writeAttrs(op: string, attrs: Attrs | null | undefined): number {
+function writeAttrs(op: string, attrs: Attrs): number {
   let at = 0;
-  if (attrs === null || attrs === undefined) return 0;
   for (const key in attrs) {
     const v = attrs[key];
     if (v === undefined || v === null) continue;
@@ -135,22 +153,22 @@ function writeAttrs(op: string, attrs: Attrs | null | undefined): number {
   return at;
 }
 
-/** Runs op `name`; returns the count of results, whose ids and dtype codes are in ids()[0..2n). */
-function invoke(name: string, inputs: ArrayLike<number>, attrs: Attrs | null | undefined): number {
-  const op = opId(name);
-  const nWords = writeAttrs(name, attrs);
+/** Runs an op; returns the count of results, whose ids and dtype codes are in ids()[0..2n). */
+function invoke(op: Op, inputs: ArrayLike<number>, attrs: Attrs | null | undefined): number {
+  const id = typeof op === 'string' ? opId(op) : op.resolve();
+  const nWords = attrs === null || attrs === undefined ? 0 : writeAttrs(typeof op === 'string' ? op : op.name, attrs);
   const n = inputs.length;
   const v = ids(n);
   for (let i = 0; i < n; i++) v[i] = inputs[i]!;
-  return ok(raw().call_op(op, n, nWords));
+  return ok(raw().call_op(id, n, nWords));
 }
 
 /**
- * Runs op `name` (the registry's names, bindings/README.md) on tensor ids (0 passes an absent
- * optional tensor) with its attributes; returns the result ids, owned by the caller.
+ * Runs an op (by its registry name, bindings/README.md, or an OpRef) on tensor ids (0 passes an
+ * absent optional tensor) with its attributes; returns the result ids, owned by the caller.
  */
-export function callOp(name: string, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle[] {
-  const n = invoke(name, inputs, attrs);
+export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle[] {
+  const n = invoke(op, inputs, attrs);
   const v = ids(n);
   const out: TensorHandle[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = v[i]!;
@@ -158,8 +176,8 @@ export function callOp(name: string, inputs: ArrayLike<number>, attrs?: Attrs | 
 }
 
 /** callOp for an op with one result: its id (the owner is the caller) and dtype. */
-export function callOp1(name: string, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle {
-  const n = invoke(name, inputs, attrs);
+export function callOp1(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle {
+  const n = invoke(op, inputs, attrs);
   const v = ids(2 * n);
   for (let i = 1; i < n; i++) if (v[i]) releaseHandle(v[i]!);
   lastDType = DTYPES[v[n]!];

@@ -10,7 +10,35 @@ import type { TensorHandle } from './embind.js';
 import { releaseHandle } from './handles.js';
 import { heapBuffer, mod } from './module.js';
 
-type Scope = Set<Owned>;
+/**
+ * A tidy scope: the tensors made in it, in creation order (an array: a Set's add and delete
+ * cost more than a small op's whole JS side). One that leaves before the scope ends (disposed,
+ * kept) stays in the list with another owner; the list is compacted before such entries pile up.
+ */
+export class Scope {
+  items: Owned[] = [];
+  private gone = 0;
+  private closed = false;
+
+  add(t: Owned): void {
+    this.items.push(t);
+    t.owner = this;
+  }
+
+  /** Called once t.owner is no longer this scope. */
+  left(): void {
+    if (++this.gone > 1024 && this.gone * 2 > this.items.length && !this.closed) {
+      this.items = this.items.filter((t) => t.owner === this);
+      this.gone = 0;
+    }
+  }
+
+  /** The tensors still owned; the scope is over (no more compaction). */
+  close(): Owned[] {
+    this.closed = true;
+    return this.items;
+  }
+}
 
 /** What this file needs of a tensor. */
 export interface Owned {
@@ -52,27 +80,24 @@ export function onCreate(t: Owned): void {
   live++;
   const top = scopes[scopes.length - 1];
   if (top === undefined) register(t);
-  else {
-    top.add(t);
-    t.owner = top;
-  }
+  else top.add(t);
 }
 
 /** Called once by Tensor.dispose(), before the handle is released. */
 export function onDispose(t: Owned): void {
   live--;
   const owner = t.owner;
-  if (owner === 'registry') registry!.unregister(t);
-  else if (owner !== null) owner.delete(t);
   t.owner = null;
+  if (owner === 'registry') registry!.unregister(t);
+  else if (owner !== null) owner.left();
 }
 
 /** Marks a tensor so that no enclosing tidy() disposes it (it leaves its scope for good). */
 export function keep<T extends Owned>(t: T): T {
   const owner = t.owner;
   if (owner !== null && owner !== 'registry') {
-    owner.delete(t);
     register(t);
+    owner.left();
   }
   return t;
 }
@@ -101,7 +126,7 @@ export function tidy<T>(name: string, fn: () => T): T;
 export function tidy<T>(a: string | (() => T), b?: () => T): T {
   const fn = typeof a === 'function' ? a : b;
   if (typeof fn !== 'function') throw new Error(`tidy: expected a function (or a name and a function), got ${typeof a === 'string' ? typeof b : typeof a}`);
-  const scope: Scope = new Set();
+  const scope = new Scope();
   scopes.push(scope);
   let result: T;
   try {
@@ -125,13 +150,11 @@ export function tidy<T>(a: string | (() => T), b?: () => T): T {
 /** Disposes the scope's tensors except those returned, which pass to the enclosing scope (or the registry). */
 function release(scope: Scope, returned: Set<unknown> | null): void {
   const parent = scopes[scopes.length - 1];
-  for (const t of scope) {
+  for (const t of scope.close()) {
+    if (t.owner !== scope) continue;
     if (returned === null || !returned.has(t)) t.dispose();
     else if (parent === undefined) register(t);
-    else {
-      parent.add(t);
-      t.owner = parent;
-    }
+    else parent.add(t);
   }
 }
 

@@ -4,7 +4,7 @@
 // C++ op validates shapes and dtypes and reports errors.
 import type { Attrs } from './embind.js';
 import { run, run1, run2, runList, tensorArg, type TensorLike } from './call.js';
-import { handleFrom } from './handles.js';
+import { handleFrom, OpRef } from './handles.js';
 import {
   boolArg,
   checkOptions,
@@ -144,9 +144,15 @@ function required(fn: string, name: string, v: TensorLike): TensorLike {
   return v;
 }
 
-const unary = (name: string) => (input: TensorLike): Tensor => run1(name, name, 'input', required(name, 'input', input));
-const binary = (name: string, second = 'other') => (input: TensorLike, other: TensorLike): Tensor =>
-  run2(name, name, 'input', required(name, 'input', input), second, required(name, second, other));
+const unary = (name: string) => {
+  const op = new OpRef(name);
+  return (input: TensorLike): Tensor => run1(name, op, 'input', required(name, 'input', input));
+};
+const binary = (name: string, second = 'other') => {
+  const op = new OpRef(name);
+  return (input: TensorLike, other: TensorLike): Tensor =>
+    run2(name, op, 'input', required(name, 'input', input), second, required(name, second, other));
+};
 
 function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}): Tensor {
   return run(name, name, [['input', input]], { dim: dimsArg(name, dim), keepdim: boolArg(name, 'keepdim', keepdim, false), ...extra });
