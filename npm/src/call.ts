@@ -22,11 +22,6 @@ function scalarDType(v: number, partner: DType | undefined): DType {
   return partner === 'float32' ? 'float32' : 'int32';
 }
 
-/** A 0-d tensor holding a number operand (NaN included), as a handle id the caller releases. */
-export function scalarHandle(value: number | boolean, dtype: DType): TensorHandle {
-  return H.scalarHandle(value, dtype);
-}
-
 /** The widest dtype of the tensor operands (float32 > int32 > bool): numbers follow it. */
 function partnerDType(operands: readonly Operand[]): DType | undefined {
   let partner: DType | undefined;

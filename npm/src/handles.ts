@@ -175,17 +175,22 @@ export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null):
   return out;
 }
 
-/** callOp for an op with one result: its id (the owner is the caller) and dtype. */
+/**
+ * callOp for the first result only (any others are released): its id, owned by the caller. Its
+ * dtype is then lastResultDType(), until the next call.
+ */
 export function callOp1(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle {
   const n = invoke(op, inputs, attrs);
   const v = ids(2 * n);
-  for (let i = 1; i < n; i++) if (v[i]) releaseHandle(v[i]!);
+  const id = n > 0 ? v[0]! : 0;
   lastDType = DTYPES[v[n]!];
-  return v[0]!;
+  for (let i = 1; i < n; i++) if (v[i]) releaseHandle(v[i]!);
+  if (id === 0) throw new Error(`${typeof op === 'string' ? op : op.name}: the op returned no tensor`);
+  return id;
 }
 
 let lastDType: DType | undefined;
-/** The dtype of the result callOp1 just returned. */
+/** The dtype of the result callOp1 returned last (C++ sends it with the id: no extra call). */
 export function lastResultDType(): DType | undefined {
   return lastDType;
 }
