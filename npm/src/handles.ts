@@ -15,7 +15,7 @@ import { heapBuffer, ids, mod, moduleGeneration, raw, stringAt, takeError, words
 const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
 const DEVICES: readonly Device[] = ['cpu', 'webgpu'];
 
-export function dtypeCode(d: DType): number {
+function dtypeCode(d: DType): number {
   return d === 'float32' ? 0 : d === 'int32' ? 1 : d === 'bool' ? 2 : -1;
 }
 

@@ -1,6 +1,8 @@
 // The loaded wasm module and its memory: the module object, its plain exports resolved to the
 // wasm functions themselves, the heap buffer, and the scratch area through which handles.ts
-// passes a call's arguments and results (bindings/README.md). Nothing above handles.ts uses it.
+// passes a call's arguments and results (bindings/README.md). Everything that concerns a tensor
+// goes through handles.ts; the rest of the JS layer calls only the module-wide Embind functions
+// here (mod(): backends, seeds, memory stats, threads, optimizer steps, safetensors).
 import type { RawExports, SimdgradModule } from './embind.js';
 import { sharedHeapBuffer } from './threads.js';
 
