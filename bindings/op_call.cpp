@@ -26,8 +26,8 @@ const std::vector<std::string>& op_table() {
   return names;
 }
 
-// Attribute value tags (npm/src/handles.ts writes them).
-enum Tag { kNumber = 0, kBool = 1, kString = 2, kList = 3 };
+// Attribute value tags (npm/src/handles.ts writes them), as the words hold them.
+constexpr double kNumber = 0, kBool = 1, kString = 2, kList = 3;
 
 void append_utf8(std::string& out, uint32_t c) {
   if (c < 0x80) {
