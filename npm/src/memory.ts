@@ -11,9 +11,9 @@ import { releaseHandle } from './handles.js';
 import { heapBuffer, mod } from './module.js';
 
 /**
- * A tidy scope: the tensors made in it, in creation order (an array: a Set's add and delete
- * cost more than a small op's whole JS side). One that leaves before the scope ends (disposed,
- * kept) stays in the list with another owner; the list is compacted before such entries pile up.
+ * A tidy scope: the tensors made in it, in creation order (an array: a push per op is cheaper
+ * than a Set's add and delete). One that leaves before the scope ends (disposed, kept) stays in
+ * the list with another owner; the list is compacted before such entries pile up.
  */
 export class Scope {
   items: Owned[] = [];
