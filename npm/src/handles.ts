@@ -307,14 +307,23 @@ export function readItem(id: TensorHandle): number {
 }
 
 /**
+ * The byte address of a contiguous tensor's element 0 in the wasm heap, for library code that
+ * works on the data in place (heap views made right away: growth kills them). Announced to the
+ * observer as a write.
+ */
+export function handleDataPtr(id: TensorHandle): number {
+  notify('write', id);
+  return ok(raw().data_ptr(id));
+}
+
+/**
  * Copies `values` (row-major, already converted: numbers for float32/int32, 0/1 for bool) into
  * a contiguous tensor's storage. ArrayLike so that number[] and TypedArrays copy directly.
  */
 export function writeHandle(id: TensorHandle, values: ArrayLike<number>): void {
-  notify('write', id);
   const n = values.length;
   if (n === 0) return;
-  typedView(handleDType(id), ok(raw().data_ptr(id)), n).set(values);
+  typedView(handleDType(id), handleDataPtr(id), n).set(values);
 }
 
 /** A new contiguous tensor of `shape`/`dtype` holding `values` (see writeHandle). */

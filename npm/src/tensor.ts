@@ -141,6 +141,11 @@ export class Tensor implements Owned {
     return new Tensor(H.callOp1('transpose', [this.handle], { dim0: 0, dim1: 1 }), this._dtype);
   }
 
+  /** Whether the elements lie in memory in row-major order without gaps (PyTorch's is_contiguous); views may not. */
+  isContiguous(): boolean {
+    return H.isContiguousHandle(this.handle);
+  }
+
   /** The shape, or one size (dim may be negative). */
   size(): number[];
   size(dim: number): number;

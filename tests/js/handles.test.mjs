@@ -97,6 +97,21 @@ test('the heap growing inside a call: results and later calls read fresh views',
   });
 });
 
+test('isContiguous: views may be strided, contiguous() makes a row-major copy', () => {
+  sg.tidy(() => {
+    const x = sg.tensor([[1, 2, 3], [4, 5, 6]]);
+    assert.equal(x.isContiguous(), true);
+    const t = x.transpose(0, 1);
+    assert.equal(t.isContiguous(), false);
+    assert.equal(t.contiguous().isContiguous(), true);
+    assert.equal(x.slice(1, 0, 3, 2).isContiguous(), false);
+    assert.equal(x.reshape(3, 2).isContiguous(), true);
+    const d = sg.tensor([1]);
+    d.dispose();
+    throwsWith(() => d.isContiguous(), 'Tensor is disposed');
+  });
+});
+
 test('attributes of every kind reach the op; a wrong kind names the op and the attribute', () => {
   sg.tidy(() => {
     const x = sg.tensor([[1, -2], [3, -4]]);
