@@ -150,11 +150,13 @@ void unregister_runtime() { sg::unregister_device(sg::Device::WebGPU); }
 void set_default_device(std::string name) { sg::set_default_device(sg::device_from_name(name)); }
 std::string default_device() { return sg::device_name(sg::default_device()); }
 // dst ← src in place, same device (loadStateDict and nn.init write device tensors this way).
-void copy_into(TensorHandle& dst, const TensorHandle& src) {
-  if (dst.t.device() != src.t.device())
-    sg::fail("copyInto: expected both tensors on one device, got ", sg::device_name(dst.t.device()), " and ",
-             sg::device_name(src.t.device()));
-  sg::copy_into(dst.t, src.t);
+void copy_into(int32_t dst_id, int32_t src_id) {
+  const sg::Tensor& dst = get(dst_id, "copyInto: dst");
+  const sg::Tensor& src = get(src_id, "copyInto: src");
+  if (dst.device() != src.device())
+    sg::fail("copyInto: expected both tensors on one device, got ", sg::device_name(dst.device()), " and ",
+             sg::device_name(src.device()));
+  sg::copy_into(dst, src);
 }
 // Drops the continuations of downloads a lost device will never answer (their tensors stay
 // pending; a new device starts clean).

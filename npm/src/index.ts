@@ -106,7 +106,8 @@ export function createInit(
 }
 
 export { Tensor } from './tensor.js';
-export type { NestedArray, BackwardOptions, GradHook } from './tensor.js';
+export type { NestedArray } from './tensor.js';
+export type { BackwardOptions, GradHook } from './autograd.js';
 export type { Simdgrad, Backend, Features } from './api.js';
 export type { TensorLike } from './call.js';
 export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './embind.js';
@@ -114,7 +115,7 @@ export type { WebGpuStats, WebGpuCoverage } from './webgpu/device.js';
 export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './creation.js';
 export type { MemoryInfo } from './memory.js';
 export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './ops.js';
-export type { TypedData } from './module.js';
+export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
 export type {
   ParamGroup,

@@ -1,7 +1,8 @@
 // The JS API's side of the WebGPU device: starting it (init({ backend: 'webgpu', gpu })),
 // placing new tensors, asynchronous reads, sg.sync(), statistics and coverage.
 import type { Device, SimdgradModule, TensorHandle } from '../embind.js';
-import { mod, readHandle, type TypedData } from '../module.js';
+import { mod } from '../module.js';
+import * as H from '../handles.js';
 import { consoleRef } from '../env.js';
 import type { GPULike } from './gpu_types.js';
 import { WebGpuRuntime, type WebGpuStats } from './runtime.js';
@@ -63,11 +64,11 @@ export function defaultDevice(): Device {
 /** The handle on `device` (default: the default device), taking ownership of `h`. */
 export function placeOn(h: TensorHandle, device: Device | undefined): TensorHandle {
   const target = device ?? defaultDevice();
-  if (h.device() === target) return h;
+  if (H.handleDevice(h) === target) return h;
   try {
-    return mod().callOp('to', [h], { device: target })[0]!;
+    return H.callOp1('to', [h], { device: target });
   } finally {
-    h.delete();
+    H.releaseHandle(h);
   }
 }
 
@@ -77,37 +78,37 @@ export async function sync(): Promise<void> {
 }
 
 /** A copy of a handle's elements on any device (GPU tensors come down first). */
-export async function readAsync(h: TensorHandle): Promise<TypedData> {
-  if (h.device() === 'cpu') {
+export async function readAsync(h: TensorHandle): Promise<H.TypedData> {
+  if (H.handleDevice(h) === 'cpu') {
     // A CPU tensor may still be arriving from the GPU (t.to('cpu')): wait for it then.
     if (runtime) await runtime.sync();
-    return readHandle(h);
+    return H.readHandle(h);
   }
-  const detached = h.detach();
+  const detached = H.detachHandle(h);
   let host: TensorHandle;
   try {
-    host = mod().callOp('to', [detached], { device: 'cpu' })[0]!;
+    host = H.callOp1('to', [detached], { device: 'cpu' });
   } finally {
-    detached.delete();
+    H.releaseHandle(detached);
   }
   try {
     await runtime!.sync();
-    return readHandle(host);
+    return H.readHandle(host);
   } finally {
-    host.delete();
+    H.releaseHandle(host);
   }
 }
 
 /** A leaf copy of `h` on `device` that keeps requiresGrad (module.to moves parameters so). */
 export function movedLeaf(h: TensorHandle, device: Device): TensorHandle {
-  const detached = h.detach();
+  const detached = H.detachHandle(h);
   let moved: TensorHandle;
   try {
-    moved = mod().callOp('to', [detached], { device })[0]!;
+    moved = H.callOp1('to', [detached], { device });
   } finally {
-    detached.delete();
+    H.releaseHandle(detached);
   }
-  if (h.requiresGrad()) moved.setRequiresGrad(true);
+  if (H.requiresGradHandle(h)) H.setRequiresGradHandle(moved, true);
   return moved;
 }
 
