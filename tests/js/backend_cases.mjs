@@ -85,6 +85,8 @@ add('argmax', 'argmax', [t3], (sg, a) => a.argmax(1));
 add('argmin int32', 'argmin', [xi], (sg, a) => a.argmin());
 add('matmul', 'matmul', [f([2, 3, 4]), f([4, 5])], (sg, a, c) => a.matmul(c), R);
 add('matmul batched', 'matmul', [f([2, 3, 4]), f([2, 4, 5], -1, 1, 9)], (sg, a, c) => a.matmul(c), R);
+// Broadcast batch dims: B's offsets repeat (0, 1, 0, 1, ...), so the GPU's batched dispatches split.
+add('matmul broadcast batch', 'matmul', [f([3, 1, 4, 5]), f([2, 5, 6], -1, 1, 9)], (sg, a, c) => a.matmul(c), R);
 add('matmul 1-D', 'matmul', [f([4]), f([4, 5])], (sg, a, c) => a.matmul(c), R);
 add('matmul transposed tiles', 'matmul', [f([37, 45], -1, 1, 21), f([33, 45], -1, 1, 22)], (sg, a, c) => a.matmul(c.T), R);
 add('reshape', 'reshape', [t3], (sg, a) => a.reshape([4, -1]));

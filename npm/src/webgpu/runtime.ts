@@ -11,6 +11,7 @@ import { CommandQueue, type Barrier, type Readback } from './queue.js';
 import { KernelCache, type KernelSpec } from './kernel_cache.js';
 import { Params } from './params.js';
 import { KERNELS, type KernelContext } from './kernels/index.js';
+import { flushGemm } from './kernels/gemm.js';
 import type { KernelPrefs } from './kernels/common.js';
 import { Checks } from './checks.js';
 import { isSupported } from './coverage.js';
@@ -109,6 +110,7 @@ export class WebGpuRuntime {
             `(maxStorageBufferBindingSize/maxBufferSize: ${this.maxBinding} bytes); keep it on the cpu or split it`,
         );
       }
+      this.encodeHeld();
       const buffer = this.tensors.take(Math.max(bytes, 4));
       if (zero) this.queue.current.copyEncoder().clearBuffer(buffer);
       const id = this.freeIds.pop() ?? this.nextId++;
@@ -137,6 +139,7 @@ export class WebGpuRuntime {
   upload(id: number, offset: number, data: Uint8Array): number {
     return this.guard(1, () => {
       this.checkAlive();
+      this.encodeHeld();
       const staged = this.queue.stage(data);
       this.copyBytes(staged, 0, this.buffer(id), offset, data.length);
       this.afterWork();
@@ -147,6 +150,7 @@ export class WebGpuRuntime {
   download(thenId: number, flat: number[]): number {
     return this.guard(1, () => {
       this.checkAlive();
+      this.encodeHeld();
       const readbacks: Readback[] = [];
       const enc = this.queue.current.copyEncoder();
       for (let i = 0; i < flat.length; i += 4) {
@@ -169,6 +173,7 @@ export class WebGpuRuntime {
       this.checkAlive();
       const kernel = KERNELS[name];
       if (!kernel) throw new Error(`webgpu: internal error: no WGSL kernel '${name}' (the op should have run on wasm)`);
+      if (name !== 'gemm_f32') this.encodeHeld(); // a run of products stays held to be batched
       kernel(this.context, new ArgReader(args));
       this.afterWork();
       return 0;
@@ -178,6 +183,7 @@ export class WebGpuRuntime {
   check(name: string, args: Float64Array, before: string, after: string): number {
     return this.guard(1, () => {
       this.checkAlive();
+      this.encodeHeld();
       this.checks.encode(name, new ArgReader(args), before, after);
       return 0;
     });
@@ -197,6 +203,7 @@ export class WebGpuRuntime {
   /** Submits everything, waits for every download, and throws the first error the GPU side reported. */
   async sync(): Promise<void> {
     if (this.lostMessage) throw new Error(this.lostMessage);
+    this.encodeHeld();
     this.checks.collect();
     await this.queue.flush();
     await this.checks.settle();
@@ -210,7 +217,9 @@ export class WebGpuRuntime {
 
   /** Submits the work encoded so far (at the end of an optimizer step), without waiting. */
   submit(): void {
-    if (!this.lost) void this.queue.flush();
+    if (this.lost) return;
+    this.encodeHeld();
+    void this.queue.flush();
   }
 
   stats(): WebGpuStats {
@@ -243,6 +252,7 @@ export class WebGpuRuntime {
       buffer: (id) => this.buffer(id),
       dispatch: (spec, buffers, params, groups) => this.dispatch(spec, buffers, params, groups),
       dispatch2d: (spec, buffers, params, gx, gy) => this.dispatch2d(spec, buffers, params, gx, gy),
+      dispatch3d: (spec, buffers, params, gx, gy, gz) => this.dispatch2d(spec, buffers, params, gx, gy, gz),
       temp: (bytes) => {
         const b = this.tensors.take(bytes);
         this.queue.current.afterSubmit.push(() => this.tensors.give(b));
@@ -269,9 +279,9 @@ export class WebGpuRuntime {
     else this.dispatch2d(spec, buffers, params, maxDim, Math.ceil(groups / maxDim));
   }
 
-  /** Encodes one dispatch of gx × gy workgroups. */
-  dispatch2d(spec: KernelSpec, buffers: BufferLike[], params: Params, gx: number, gy: number): void {
-    if (gx <= 0 || gy <= 0) return;
+  /** Encodes one dispatch of gx × gy (× gz) workgroups. */
+  dispatch2d(spec: KernelSpec, buffers: BufferLike[], params: Params, gx: number, gy: number, gz = 1): void {
+    if (gx <= 0 || gy <= 0 || gz <= 0) return;
     const seg = this.queue.current;
     // A buffer bound for writing may not be bound again in the same dispatch: the other
     // bindings read a copy (an in-place op over views of one storage).
@@ -294,7 +304,7 @@ export class WebGpuRuntime {
     const pass = seg.computePass();
     pass.setPipeline(pipeline.pipeline);
     pass.setBindGroup(0, group);
-    pass.dispatchWorkgroups(gx, gy);
+    pass.dispatchWorkgroups(gx, gy, gz);
     seg.dispatches++;
     this.dispatchCount++;
   }
@@ -311,7 +321,15 @@ export class WebGpuRuntime {
 
   // ------------------------------------------------------------------ internals
   private afterWork(): void {
-    if (this.queue.current.dispatches >= MAX_DISPATCHES_PER_SEGMENT) void this.queue.flush();
+    if (this.queue.current.dispatches >= MAX_DISPATCHES_PER_SEGMENT) {
+      this.encodeHeld();
+      void this.queue.flush();
+    }
+  }
+
+  /** Encodes the products the GEMM kernel holds back to batch (kernels/gemm.ts). */
+  private encodeHeld(): void {
+    flushGemm(this.context);
   }
 
   private checkAlive(): void {

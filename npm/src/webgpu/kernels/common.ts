@@ -10,6 +10,7 @@ export interface KernelContext {
   buffer(id: number): BufferLike;
   dispatch(spec: KernelSpec, buffers: BufferLike[], params: Params, groups: number): void;
   dispatch2d(spec: KernelSpec, buffers: BufferLike[], params: Params, gx: number, gy: number): void;
+  dispatch3d(spec: KernelSpec, buffers: BufferLike[], params: Params, gx: number, gy: number, gz: number): void;
   /** A scratch buffer for this batch of commands. */
   temp(bytes: number): BufferLike;
   copy(src: BufferLike, srcOffset: number, dst: BufferLike, dstOffset: number, bytes: number): void;

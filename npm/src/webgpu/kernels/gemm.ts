@@ -4,7 +4,9 @@
 // src/kernels/reference/gemm.cpp (which accumulates in double: tolerance 1e-4).
 import { Params } from '../params.js';
 import { UNARY } from './math.js';
-import { operand, type KernelFn } from './common.js';
+import { operand, type KernelContext, type KernelFn } from './common.js';
+import type { KernelSpec } from '../kernel_cache.js';
+import type { BufferLike } from '../gpu_types.js';
 import { MATH } from './math.js';
 import { prelude } from './prelude.js';
 
@@ -16,8 +18,8 @@ const ACT = ['x', UNARY[16], UNARY[20], UNARY[21]];
 
 function code(transA: boolean, transB: boolean, act: number): string {
   // Element (row i, depth p) of op(A) and (depth p, col j) of op(B), through the leading dims.
-  const aAt = transA ? 'pu(6u) + p * pu(7u) + i' : 'pu(6u) + i * pu(7u) + p';
-  const bAt = transB ? 'pu(8u) + j * pu(9u) + p' : 'pu(8u) + p * pu(9u) + j';
+  const aAt = transA ? 'ao + p * pu(7u) + i' : 'ao + i * pu(7u) + p';
+  const bAt = transB ? 'bo + j * pu(9u) + p' : 'bo + p * pu(9u) + j';
   return /* wgsl */ `
 @group(0) @binding(0) var<storage, read> A: array<f32>;
 @group(0) @binding(1) var<storage, read> B: array<f32>;
@@ -32,6 +34,8 @@ var<workgroup> tb: array<f32, ${DEPTH * TILE}>;  // [DEPTH][TILE cols]
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let m = pu(0u); let n = pu(1u); let k = pu(2u);
+  // Matrix wg.z of a batch: A, B and C advance by their strides (words 14–16).
+  let ao = pu(6u) + wg.z * pu(14u); let bo = pu(8u) + wg.z * pu(15u); let co = pu(10u) + wg.z * pu(16u);
   let row0 = wg.y * ${TILE}u;
   let col0 = wg.x * ${TILE}u;
   var acc: array<f32, 16>;
@@ -65,7 +69,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     for (var t = 0u; t < 4u; t++) {
       let j = col0 + l.x * 4u + t;
       if (j >= n) { continue; }
-      let at = pu(10u) + i * pu(11u) + j;
+      let at = co + i * pu(11u) + j;
       var v = alpha * acc[s * 4u + t];
       if (beta != 0.0) { v += beta * C[at]; }
       if (pu(13u) != 0u) { v += BIAS[pu(12u) + j]; }
@@ -82,8 +86,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 // vec4 accumulators and reads A and B straight from memory. Preferred on CPU-emulated adapters
 // (SwiftShader), where a workgroup barrier is a fiber switch and memory is the CPU's cache.
 function directCode(transA: boolean, transB: boolean, act: number): string {
-  const aAt = (i: string) => (transA ? `pu(6u) + p * pu(7u) + ${i}` : `pu(6u) + ${i} * pu(7u) + p`);
-  const bAt = (j: string) => (transB ? `pu(8u) + ${j} * pu(9u) + p` : `pu(8u) + p * pu(9u) + ${j}`);
+  const aAt = (i: string) => (transA ? `ao + p * pu(7u) + ${i}` : `ao + ${i} * pu(7u) + p`);
+  const bAt = (j: string) => (transB ? `bo + ${j} * pu(9u) + p` : `bo + p * pu(9u) + ${j}`);
   return /* wgsl */ `
 @group(0) @binding(0) var<storage, read> A: array<f32>;
 @group(0) @binding(1) var<storage, read> B: array<f32>;
@@ -91,9 +95,9 @@ function directCode(transA: boolean, transB: boolean, act: number): string {
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 ${prelude(4)}
 ${MATH}
-fn store(i: u32, j: u32, acc: f32) {
+fn store(co: u32, i: u32, j: u32, acc: f32) {
   if (i >= pu(0u) || j >= pu(1u)) { return; }
-  let at = pu(10u) + i * pu(11u) + j;
+  let at = co + i * pu(11u) + j;
   var v = pf(3u) * acc;
   if (pf(4u) != 0.0) { v += pf(4u) * C[at]; }
   if (pu(13u) != 0u) { v += BIAS[pu(12u) + j]; }
@@ -104,6 +108,7 @@ fn store(i: u32, j: u32, acc: f32) {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let m = pu(0u); let n = pu(1u); let k = pu(2u);
+  let ao = pu(6u) + wg.z * pu(14u); let bo = pu(8u) + wg.z * pu(15u); let co = pu(10u) + wg.z * pu(16u);
   let i0 = wg.y * ${TILE}u + l.y * 4u;
   let j0 = wg.x * ${TILE}u + l.x * 4u;
   if (i0 >= m || j0 >= n) { return; }
@@ -121,10 +126,65 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   let rows = array<vec4<f32>, 4>(a0, a1, a2, a3);
   for (var s = 0u; s < 4u; s++) {
     let v = rows[s];
-    store(i0 + s, j0, v.x); store(i0 + s, j0 + 1u, v.y); store(i0 + s, j0 + 2u, v.z); store(i0 + s, j0 + 3u, v.w);
+    store(co, i0 + s, j0, v.x); store(co, i0 + s, j0 + 1u, v.y); store(co, i0 + s, j0 + 2u, v.z); store(co, i0 + s, j0 + 3u, v.w);
   }
 }
 `;
+}
+
+// Consecutive products of one shape whose operands advance by constant strides (a batched
+// matmul calls gemm once per matrix) are held back and dispatched as one batch, matrix i in
+// workgroup z = i. Anything else the runtime encodes flushes the batch first (flushGemm).
+interface Pending {
+  key: string; // everything but the offsets
+  spec: KernelSpec;
+  buffers: BufferLike[];
+  words: Uint32Array; // the first product's parameters
+  gx: number;
+  gy: number;
+  at: number[][]; // [a, b, c] offsets of each product
+}
+
+const pending = new WeakMap<KernelContext, Pending>();
+
+/** Dispatches the held-back products (called by the runtime before any other work). */
+export function flushGemm(ctx: KernelContext): void {
+  const b = pending.get(ctx);
+  if (!b) return;
+  pending.delete(ctx);
+  // Split where the strides change (every stride constant within one dispatch).
+  let start = 0;
+  while (start < b.at.length) {
+    let end = start + 1;
+    const stride = (i: number, k: number) => b.at[i]![k]! - b.at[i - 1]![k]!;
+    if (end < b.at.length) {
+      end++;
+      while (end < b.at.length && [0, 1, 2].every((k) => stride(end, k) === stride(start + 1, k))) end++;
+    }
+    const count = Math.min(end - start, ctx.limits.maxComputeWorkgroupsPerDimension);
+    const p = new Params();
+    p.words.set(b.words);
+    p.length = 17;
+    const [a0, b0, c0] = b.at[start]!;
+    p.words[6] = a0!;
+    p.words[8] = b0!;
+    p.words[10] = c0!;
+    for (let k = 0; k < 3; k++) p.words[14 + k] = count > 1 ? stride(start + 1, k) : 0;
+    ctx.dispatch3d(b.spec, b.buffers, p, b.gx, b.gy, count);
+    start += count;
+  }
+}
+
+const ids = new WeakMap<BufferLike, number>();
+let nextId = 1;
+function bufferKey(buffers: BufferLike[]): string {
+  return buffers
+    .map((b) => {
+      let id = ids.get(b);
+      if (id === undefined) ids.set(b, (id = nextId++));
+      return id;
+    })
+    .join(',');
 }
 
 export const gemm: Record<string, KernelFn> = {
@@ -146,16 +206,23 @@ export const gemm: Record<string, KernelFn> = {
     const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
     if (gx > maxDim || gy > maxDim) throw new Error(`webgpu: matmul of ${m} × ${n} is larger than one dispatch allows`);
     const direct = ctx.prefs.gemm === 'direct';
-    ctx.dispatch2d(
-      {
-        key: `gemm${direct ? 'direct' : 'tiled'}${+transA}${+transB}${act}`,
-        access: ['read', 'read', 'read', 'write'],
-        code: () => (direct ? directCode : code)(transA, transB, act),
-      },
-      [A.buffer, B.buffer, bias.buffer, C.buffer],
-      p,
-      gx,
-      gy,
-    );
+    const spec: KernelSpec = {
+      key: `gemm${direct ? 'direct' : 'tiled'}${+transA}${+transB}${act}`,
+      access: ['read', 'read', 'read', 'write'],
+      code: () => (direct ? directCode : code)(transA, transB, act),
+    };
+    const buffers = [A.buffer, B.buffer, bias.buffer, C.buffer];
+    // The batch key: the kernel, the buffers (by identity, through an id map) and every word but the offsets.
+    const words = Array.from(p.words.subarray(0, 14));
+    words[6] = words[8] = words[10] = 0;
+    // A missing bias binds a scratch buffer that is never read: it does not split a batch.
+    const key = `${spec.key}|${words.join(',')}|${bufferKey(bias.none ? [A.buffer, B.buffer, C.buffer] : buffers)}`;
+    const held = pending.get(ctx);
+    if (held && held.key === key && held.at.length < 65535) {
+      held.at.push([A.at, B.at, C.at]);
+      return;
+    }
+    flushGemm(ctx);
+    pending.set(ctx, { key, spec, buffers, words: p.words.slice(0, 17), gx, gy, at: [[A.at, B.at, C.at]] });
   },
 };
