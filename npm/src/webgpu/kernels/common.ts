@@ -99,6 +99,20 @@ export interface Binding {
   buffer: BufferLike;
 }
 
+/** WGSL declarations of `binds` at bindings 0..n−1. */
+export function declare(binds: { name: string; type: string; write?: boolean }[]): string {
+  return binds
+    .map((b, i) => `@group(0) @binding(${i}) var<storage, ${b.write ? 'read_write' : 'read'}> ${b.name}: array<${b.type}>;\n`)
+    .join('');
+}
+
+/** Row-major strides of a contiguous tensor of `shape`. */
+export function contiguousStrides(shape: number[]): number[] {
+  const s = new Array(shape.length).fill(1);
+  for (let d = shape.length - 2; d >= 0; d--) s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
 /**
  * Dispatches a kernel of one invocation per item: `items` invocations in workgroups of `size`,
  * the bindings declared by name in order, `params` (word 0 should hold `items` for the usual
@@ -120,9 +134,7 @@ export function run(
       key,
       access: binds.map((b) => (b.write ? 'write' : 'read')),
       code: () =>
-        binds
-          .map((b, i) => `@group(0) @binding(${i}) var<storage, ${b.write ? 'read_write' : 'read'}> ${b.name}: array<${b.type}>;\n`)
-          .join('') +
+        declare(binds) +
         prelude(binds.length) +
         MATH +
         extra +

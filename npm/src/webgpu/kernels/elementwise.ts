@@ -80,12 +80,6 @@ function strided(
 // Offsets of operand k inside a strided kernel: IN_k at word 2 + k, strides at 24 + 8k.
 const off = (k: number) => `u32(i32(pu(${2 + k}u)) + strided(id, ${24 + 8 * k}u))`;
 
-const contiguous = (shape: number[]) => {
-  const s = new Array(shape.length).fill(1);
-  for (let d = shape.length - 2; d >= 0; d--) s[d] = s[d + 1] * shape[d + 1];
-  return s;
-};
-
 export const elementwise: Record<string, KernelFn> = {
   unary_f32(ctx, a) {
     const op = a.num();
@@ -194,5 +188,3 @@ fn ipow(base0: i32, e0: i32) -> i32 {
   return r;
 }
 `;
-
-export { contiguous };

@@ -13,6 +13,15 @@ import { prelude } from './prelude.js';
 const TILE = 32;
 const DEPTH = 16;
 
+// Both GEMM kernels' bindings: A, B, the bias (n floats; a flag says when there is none) and C.
+const HEADER = /* wgsl */ `
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+${prelude(4)}
+${MATH}`;
+
 // GemmAct (None, Relu, GeluErf, GeluTanh) as the unary op it applies.
 const ACT = ['x', UNARY[16], UNARY[20], UNARY[21]];
 
@@ -21,12 +30,7 @@ function code(transA: boolean, transB: boolean, act: number): string {
   const aAt = transA ? 'ao + p * pu(7u) + i' : 'ao + i * pu(7u) + p';
   const bAt = transB ? 'bo + j * pu(9u) + p' : 'bo + p * pu(9u) + j';
   return /* wgsl */ `
-@group(0) @binding(0) var<storage, read> A: array<f32>;
-@group(0) @binding(1) var<storage, read> B: array<f32>;
-@group(0) @binding(2) var<storage, read> BIAS: array<f32>;
-@group(0) @binding(3) var<storage, read_write> C: array<f32>;
-${prelude(4)}
-${MATH}
+${HEADER}
 var<workgroup> ta: array<f32, ${TILE * DEPTH}>;  // [TILE rows][DEPTH]
 var<workgroup> tb: array<f32, ${DEPTH * TILE}>;  // [DEPTH][TILE cols]
 
@@ -89,12 +93,7 @@ function directCode(transA: boolean, transB: boolean, act: number): string {
   const aAt = (i: string) => (transA ? `ao + p * pu(7u) + ${i}` : `ao + ${i} * pu(7u) + p`);
   const bAt = (j: string) => (transB ? `bo + ${j} * pu(9u) + p` : `bo + p * pu(9u) + ${j}`);
   return /* wgsl */ `
-@group(0) @binding(0) var<storage, read> A: array<f32>;
-@group(0) @binding(1) var<storage, read> B: array<f32>;
-@group(0) @binding(2) var<storage, read> BIAS: array<f32>;
-@group(0) @binding(3) var<storage, read_write> C: array<f32>;
-${prelude(4)}
-${MATH}
+${HEADER}
 fn store(co: u32, i: u32, j: u32, acc: f32) {
   if (i >= pu(0u) || j >= pu(1u)) { return; }
   let at = co + i * pu(11u) + j;

@@ -4,18 +4,12 @@
 // writes (every index of the line, in order), so repeated indices add up as on the CPU.
 import { Params } from '../params.js';
 import { byteRead, byteWrite } from './prelude.js';
-import { coalesce, operand, pad8, run, STRIDED, type KernelFn } from './common.js';
+import { coalesce, contiguousStrides, operand, pad8, run, STRIDED, type KernelFn } from './common.js';
 
 const elemType = (bytes: number, write = false) => (bytes === 1 ? (write ? 'atomic<u32>' : 'u32') : 'f32');
 const moveElem = (bytes: number, dst: string, src: string) =>
   bytes === 1 ? `OUT_set_byte(${dst}, X_byte(${src}));` : `OUT[${dst}] = X[${src}];`;
 const byteHelpers = (bytes: number) => (bytes === 1 ? byteRead('X') + byteWrite('OUT') : '');
-
-function contiguousStrides(shape: number[]): number[] {
-  const s = new Array(shape.length).fill(1);
-  for (let d = shape.length - 2; d >= 0; d--) s[d] = s[d + 1] * shape[d + 1];
-  return s;
-}
 
 export const indexing: Record<string, KernelFn> = {
   index_select(ctx, a) {

@@ -5,7 +5,7 @@
 import { Params } from '../params.js';
 import { MATH } from './math.js';
 import { prelude } from './prelude.js';
-import { operand, run, type KernelContext, type KernelFn } from './common.js';
+import { declare, operand, run, type KernelContext, type KernelFn } from './common.js';
 import { BOOL, F32, byteRead } from './prelude.js';
 
 export const ROW = 64; // invocations per row workgroup
@@ -64,9 +64,7 @@ export function perRow(
   if (rows <= 0) return;
   const serial = cols <= SERIAL_COLS;
   const decls = () =>
-    binds
-      .map((b, i) => `@group(0) @binding(${i}) var<storage, ${b.write ? 'read_write' : 'read'}> ${b.name}: array<${b.type}>;\n`)
-      .join('') +
+    declare(binds) +
     prelude(binds.length) +
     MATH +
     extra;
