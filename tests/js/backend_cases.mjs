@@ -108,6 +108,8 @@ add('gather', 'gather', [t3, i([2, 2, 4], [0, 2, 1, 1, 2, 2, 0, 1, 1, 0, 0, 2, 2
 add('pad constant', 'pad', [t3], (sg, a) => sg.pad(a, [1, 2, 0, 1], { value: 0.5 }));
 add('pad reflect', 'pad', [t3], (sg, a) => sg.pad(a, [2, 1], { mode: 'reflect' }));
 add('pad replicate', 'pad', [t3], (sg, a) => sg.pad(a, [1, 2, 2, 0], { mode: 'replicate' }));
+add('pad reflect 2-D', 'pad', [img], (sg, a) => sg.pad(a, [1, 2, 2, 1], { mode: 'reflect' }));
+add('pad replicate wide', 'pad', [f([2, 3], -1, 1, 7)], (sg, a) => sg.pad(a, [4, 5, 3, 0], { mode: 'replicate' }));
 // Layers.
 add('linear', 'linear', [f([4, 3]), f([5, 3], -1, 1, 8), f([5], -1, 1, 9)], (sg, a, w, c) => sg.F.linear(a, w, c), R);
 add('linear relu', 'linear', [f([4, 3]), f([5, 3], -1, 1, 8), f([5], -1, 1, 9)], (sg, a, w, c) => sg.F.linear(a, w, c, { activation: 'relu' }), R);

@@ -100,6 +100,9 @@ export function buildCases(sg) {
     { n: 'zeros with an unknown option', call: () => sg.zeros([2], { dtyp: 'int32' }), err: ["zeros: unknown option 'dtyp'", /expected one of: dtype, requiresGrad/] },
     { n: 'zeros with dtype float64', call: () => sg.zeros([2], { dtype: 'float64' }), err: ['zeros', /'dtype'/, /'float32', 'int32', 'bool'/, /'float64'/] },
     { n: 'zeros int32 with requiresGrad', call: () => sg.zeros([2], { dtype: 'int32', requiresGrad: true }), err: ['requiresGrad', /float32/, /got int32/] },
+    { n: "zeros on device 'gpu'", call: () => sg.zeros([2], { device: 'gpu' }), err: ['zeros', /'device'/, /'cpu', 'webgpu'/, /'gpu'/] },
+    { n: "tensor on device 'cuda'", call: () => sg.tensor([1, 2], { device: 'cuda' }), err: ['tensor', /'device'/, /'cpu', 'webgpu'/, /'cuda'/] },
+    { n: "randn on device 0", call: () => sg.randn([2], { device: 0 }), err: ['randn', /'device'/, /'cpu', 'webgpu'/] },
     { n: 'ones with requiresGrad "yes"', call: () => sg.ones([2], { requiresGrad: 'yes' }), err: ['ones', /'requiresGrad'/, /boolean/, /'yes'/] },
     { n: 'ones with a stray number after the shape array', call: () => sg.ones([2], 7), err: ['ones', /shape of integers/, /\[\[2\], 7\]/] },
     { n: 'full with a string value', call: () => sg.full([2], 'a'), err: ['full', /'value'/, /number/, /'a'/] },
@@ -216,6 +219,7 @@ export function buildCases(sg) {
     { n: 'lt of mismatched shapes', make: () => ({ a: x22() }), call: ({ a }) => a.lt(sg.ones([2, 2, 3])), err: ['lt', /\[2, 2\]/, /\[2, 2, 3\]/] },
     { n: 'ge with a string', make: () => ({ a: x22() }), call: ({ a }) => a.ge('1'), err: ['ge', /'other'/, /'1'/] },
     { n: "to('float64')", make: () => ({ a: x22() }), call: ({ a }) => a.to('float64'), err: [/^to: /, /'float32', 'int32', 'bool'/, /'float64'/], ok: ({ a }) => same(a.to('int32'), [[1, 2], [3, 4]]) },
+    { n: "to('gpu')", make: () => ({ a: x22() }), call: ({ a }) => a.to('gpu'), err: [/^to: /, /a device \('cpu', 'webgpu'\)/, /'gpu'/] },
     { n: "to('webgpu') (not available)", make: () => ({ a: x22() }), call: ({ a }) => a.to('webgpu'), err: [/^to: /, /'webgpu' is not available/, /init\(\{ backend: 'webgpu' \}\)/] },
   ]);
 

@@ -13,8 +13,6 @@ const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
   ['avgPool1d', 'pooling kernels are not behind the Backend interface yet'],
   ['avgPool2d', 'pooling kernels are not behind the Backend interface yet'],
   ['adaptiveAvgPool2d', 'pooling kernels are not behind the Backend interface yet'],
-  // pad_mapped_backward_f32 (reflect/replicate gradients) has no WGSL kernel yet.
-  ['pad', 'no WGSL kernel for the reflect/replicate padding gradient yet'],
 ]);
 
 export function isSupported(op: string): boolean {

@@ -130,4 +130,68 @@ export const indexing: Record<string, KernelFn> = {
   }
   ${moveElem(eb, 'pu(3u) + id', 'u32(src)')}`, byteHelpers(eb));
   },
+
+  // The adjoint of pad_mapped: dx[i] += Σ grad[o] over the output positions o that read i. Each
+  // invocation owns one dx element and walks the combinations of, per dim, the output indices
+  // that map to its index (one inside, up to three with reflection, a run at a replicated edge).
+  pad_mapped_backward_f32(ctx, a) {
+    const outShape = a.list(), inShape = a.list(), left = a.list();
+    const reflect = a.flag();
+    const g = operand(ctx, a), dx = operand(ctx, a);
+    const total = inShape.reduce((p, v) => p * v, 1);
+    if (total === 0 || outShape.reduce((p, v) => p * v, 1) === 0) return;
+    if (outShape.length > 8) throw new Error('webgpu: pad of more than 8 dims is not supported by the WebGPU kernels');
+    const p = new Params().u(total).u(outShape.length).u(g.at).u(dx.at).u(reflect ? 1 : 0);
+    while (p.length < 16) p.u(0);
+    p.ints(pad8(outShape)).ints(pad8(left)).ints(pad8(inShape));
+    run(ctx, 'pad_backward',
+      [{ name: 'G', type: 'f32', buffer: g.buffer }, { name: 'DX', type: 'f32', buffer: dx.buffer, write: true }],
+      p, total, /* wgsl */ `
+  if (id >= pu(0u)) { return; }
+  let nd = pu(1u);
+  var want: array<i32, 8>; // this element's index per dim
+  var o: array<i32, 8>;    // the current output index per dim
+  var rem = id;
+  for (var k = 0u; k < nd; k++) {
+    let d = nd - 1u - k;
+    want[d] = i32(rem % pu(32u + d));
+    rem = rem / pu(32u + d);
+  }
+  // First candidate of every dim; none in some dim: no output reads this element.
+  for (var d = 0u; d < nd; d++) {
+    o[d] = next_candidate(d, 0, want[d]);
+    if (o[d] < 0) { return; }
+  }
+  var acc = 0.0;
+  loop {
+    var at = 0;
+    for (var d = 0u; d < nd; d++) { at = at * pi(16u + d) + o[d]; }
+    acc += G[pu(2u) + u32(at)];
+    // Odometer over the candidates, innermost dim first.
+    var d = i32(nd) - 1;
+    loop {
+      if (d < 0) { break; }
+      let nxt = next_candidate(u32(d), o[d] + 1, want[d]);
+      if (nxt >= 0) { o[d] = nxt; break; }
+      o[d] = next_candidate(u32(d), 0, want[d]);
+      d -= 1;
+    }
+    if (d < 0) { break; }
+  }
+  DX[pu(3u) + id] += acc;`, /* wgsl */ `
+// The input index output index o of dim d reads (pad_mapped's map).
+fn source(d: u32, o: i32) -> i32 {
+  let size = pi(32u + d);
+  var i = o - pi(24u + d);
+  if (pu(4u) != 0u) { if (i < 0) { i = -i; } else if (i >= size) { i = 2 * (size - 1) - i; } }
+  else { i = clamp(i, 0, size - 1); }
+  return i;
+}
+// The first output index ≥ start of dim d that reads input index want, or −1.
+fn next_candidate(d: u32, start: i32, want: i32) -> i32 {
+  for (var q = start; q < pi(16u + d); q++) { if (source(d, q) == want) { return q; } }
+  return -1;
+}
+`);
+  },
 };
