@@ -296,4 +296,83 @@ export const layer: Record<string, KernelFn> = {
   let stdv = sqrt(sv) + pf(6u);
   P[pu(1u) + id] = P[pu(1u) + id] + (pf(7u) * gv) / stdv;`);
   },
+
+  adadelta_step_f32(ctx, a) {
+    const pp = operand(ctx, a), g = operand(ctx, a), sq = operand(ctx, a), acc = operand(ctx, a);
+    const n = a.num();
+    const p = new Params().u(n).u(pp.at).u(g.at).u(sq.at).u(acc.at);
+    for (let k = 0; k < 6; k++) p.f(a.num()); // 5..10: sign, wd, rho, 1-rho, eps, neg_lr
+    p.u(a.num()); // 11: has_wd
+    run(ctx, 'adadelta', [f('P', pp.buffer, true), f('G', g.buffer), f('SQ', sq.buffer, true), f('ACC', acc.buffer, true)], p, n, /* wgsl */ `
+  if (id >= pu(0u)) { return; }
+  var gv = G[pu(2u) + id] * pf(5u);
+  if (pu(11u) != 0u) { gv = gv + pf(6u) * P[pu(1u) + id]; }
+  let sq = SQ[pu(3u) + id] * pf(7u) + (pf(8u) * gv) * gv;
+  SQ[pu(3u) + id] = sq;
+  let delta = sqrt(ACC[pu(4u) + id] + pf(9u)) / sqrt(sq + pf(9u)) * gv;
+  ACC[pu(4u) + id] = ACC[pu(4u) + id] * pf(7u) + (pf(8u) * delta) * delta;
+  P[pu(1u) + id] = P[pu(1u) + id] + pf(10u) * delta;`);
+  },
+
+  adamax_step_f32(ctx, a) {
+    const pp = operand(ctx, a), g = operand(ctx, a), m = operand(ctx, a), u = operand(ctx, a);
+    const n = a.num();
+    const p = new Params().u(n).u(pp.at).u(g.at).u(m.at).u(u.at);
+    for (let k = 0; k < 7; k++) p.f(a.num()); // 5..11: sign, wd, beta1, 1-beta1, beta2, eps, neg_clr
+    p.u(a.num()); // 12: has_wd
+    run(ctx, 'adamax', [f('P', pp.buffer, true), f('G', g.buffer), f('M', m.buffer, true), f('U', u.buffer, true)], p, n, /* wgsl */ `
+  if (id >= pu(0u)) { return; }
+  var gv = G[pu(2u) + id] * pf(5u);
+  if (pu(12u) != 0u) { gv = gv + pf(6u) * P[pu(1u) + id]; }
+  let mv = M[pu(3u) + id] * pf(7u) + pf(8u) * gv;
+  let uv = maximum_f(U[pu(4u) + id] * pf(9u), abs(gv) + pf(10u));
+  M[pu(3u) + id] = mv;
+  U[pu(4u) + id] = uv;
+  P[pu(1u) + id] = P[pu(1u) + id] + (pf(11u) * mv) / uv;`);
+  },
+
+  nadam_step_f32(ctx, a) {
+    const pp = operand(ctx, a), g = operand(ctx, a), m = operand(ctx, a), v = operand(ctx, a);
+    const n = a.num();
+    const p = new Params().u(n).u(pp.at).u(g.at).u(m.at).u(v.at);
+    moments(a, p); // 5..11
+    for (let k = 0; k < 3; k++) p.f(a.num()); // 12..14: bc2, grad_coef, avg_coef
+    run(ctx, 'nadam', [f('P', pp.buffer, true), f('G', g.buffer), f('M', m.buffer, true), f('V', v.buffer, true)], p, n, MOMENTS + /* wgsl */ `
+  let denom = sqrt(V[pu(4u) + id] / pf(12u)) + pf(10u);
+  let pv = P[pu(1u) + id] + (pf(13u) * gv) / denom;
+  P[pu(1u) + id] = pv + (pf(14u) * M[pu(3u) + id]) / denom;`);
+  },
+
+  radam_step_f32(ctx, a) {
+    const pp = operand(ctx, a), g = operand(ctx, a), m = operand(ctx, a), v = operand(ctx, a);
+    const n = a.num();
+    const p = new Params().u(n).u(pp.at).u(g.at).u(m.at).u(v.at);
+    moments(a, p); // 5..11
+    for (let k = 0; k < 4; k++) p.f(a.num()); // 12..15: bc1, lr, bc2_sqrt, rect
+    p.u(a.num()); // 16: rectified
+    run(ctx, 'radam', [f('P', pp.buffer, true), f('G', g.buffer), f('M', m.buffer, true), f('V', v.buffer, true)], p, n, MOMENTS + /* wgsl */ `
+  let step = (M[pu(3u) + id] / pf(12u)) * pf(13u);
+  if (pu(16u) != 0u) {
+    let adaptive = (1.0 / (sqrt(V[pu(4u) + id]) + pf(10u))) * pf(14u);
+    P[pu(1u) + id] = P[pu(1u) + id] - (step * adaptive) * pf(15u);
+  } else {
+    P[pu(1u) + id] = P[pu(1u) + id] - step;
+  }`);
+  },
 };
+
+// NAdam's and RAdam's shared moments (optim_scalars.h MomentsScalars): words 5..11 are wd,
+// beta1, 1 − beta1, beta2, 1 − beta2, eps, has_wd.
+function moments(a: Parameters<KernelFn>[1], p: Params): void {
+  for (let k = 0; k < 6; k++) p.f(a.num());
+  p.u(a.num());
+}
+
+// The start of both kernels: the bounds check, g (with weight decay), m and v updated.
+const MOMENTS = /* wgsl */ `
+  if (id >= pu(0u)) { return; }
+  var gv = G[pu(2u) + id];
+  if (pu(11u) != 0u) { gv = gv + pf(5u) * P[pu(1u) + id]; }
+  M[pu(3u) + id] = M[pu(3u) + id] * pf(6u) + pf(7u) * gv;
+  V[pu(4u) + id] = V[pu(4u) + id] * pf(8u) + (pf(9u) * gv) * gv;
+`;
