@@ -11,6 +11,7 @@ import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
 import * as losses from './loss_modules.js';
 import { Module, Parameter } from './module.js';
 import { BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm } from './norm.js';
+import { GRU, GRUCell, LSTM, LSTMCell, RNN, RNNCell } from './rnn.js';
 import { AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d } from './pool.js';
 import {
   generateSquareSubsequentMask,
@@ -75,6 +76,13 @@ export const nn = {
   Sequential,
   ModuleList,
   ModuleDict,
+  // recurrent layers
+  RNN,
+  LSTM,
+  GRU,
+  RNNCell,
+  LSTMCell,
+  GRUCell,
   // attention and transformers
   MultiheadAttention,
   TransformerEncoderLayer,
