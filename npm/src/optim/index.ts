@@ -1,9 +1,13 @@
 // sg.optim: the optimizers (each step one C++ call per param group) and sg.optim.lrScheduler.
+import { Adadelta } from './adadelta.js';
 import { Adagrad } from './adagrad.js';
 import { Adam } from './adam.js';
+import { Adamax } from './adamax.js';
 import { AdamW } from './adamw.js';
 import { CosineAnnealingLR, ExponentialLR, LinearLR, LRScheduler, MultiStepLR, OneCycleLR, ReduceLROnPlateau, StepLR } from './lr_scheduler.js';
+import { NAdam } from './nadam.js';
 import { Optimizer } from './optimizer.js';
+import { RAdam } from './radam.js';
 import { RMSprop } from './rmsprop.js';
 import { SGD } from './sgd.js';
 
@@ -25,10 +29,14 @@ export const optim = {
   AdamW,
   RMSprop,
   Adagrad,
+  Adadelta,
+  Adamax,
+  NAdam,
+  RAdam,
   lrScheduler,
 };
 
-export { Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad };
+export { Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam };
 export { LRScheduler, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR, OneCycleLR, ReduceLROnPlateau };
 export type { ParamGroup, ParamGroupInput, ParamsInput, ParamState, OptimizerStateDict } from './optimizer.js';
 export type { SGDOptions } from './sgd.js';
@@ -36,6 +44,10 @@ export type { AdamOptions } from './adam.js';
 export type { AdamWOptions } from './adamw.js';
 export type { RMSpropOptions } from './rmsprop.js';
 export type { AdagradOptions } from './adagrad.js';
+export type { AdadeltaOptions } from './adadelta.js';
+export type { AdamaxOptions } from './adamax.js';
+export type { NAdamOptions } from './nadam.js';
+export type { RAdamOptions } from './radam.js';
 export type {
   SchedulerState,
   StepLROptions,
