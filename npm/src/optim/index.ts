@@ -5,6 +5,7 @@ import { Adam } from './adam.js';
 import { Adamax } from './adamax.js';
 import { AdamW } from './adamw.js';
 import { CosineAnnealingLR, ExponentialLR, LinearLR, LRScheduler, MultiStepLR, OneCycleLR, ReduceLROnPlateau, StepLR } from './lr_scheduler.js';
+import { LBFGS } from './lbfgs.js';
 import { NAdam } from './nadam.js';
 import { Optimizer } from './optimizer.js';
 import { RAdam } from './radam.js';
@@ -33,10 +34,11 @@ export const optim = {
   Adamax,
   NAdam,
   RAdam,
+  LBFGS,
   lrScheduler,
 };
 
-export { Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam };
+export { Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS };
 export { LRScheduler, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR, OneCycleLR, ReduceLROnPlateau };
 export type { ParamGroup, ParamGroupInput, ParamsInput, ParamState, OptimizerStateDict } from './optimizer.js';
 export type { SGDOptions } from './sgd.js';
@@ -48,6 +50,7 @@ export type { AdadeltaOptions } from './adadelta.js';
 export type { AdamaxOptions } from './adamax.js';
 export type { NAdamOptions } from './nadam.js';
 export type { RAdamOptions } from './radam.js';
+export type { LBFGSOptions } from './lbfgs.js';
 export type {
   SchedulerState,
   StepLROptions,
