@@ -7,6 +7,9 @@ import { AdamW } from './adamw.js';
 import { CosineAnnealingLR, ExponentialLR, LinearLR, LRScheduler, MultiStepLR, OneCycleLR, ReduceLROnPlateau, StepLR } from './lr_scheduler.js';
 import { LBFGS } from './lbfgs.js';
 import { NAdam } from './nadam.js';
+import { ChainedScheduler, SequentialLR } from './lr_scheduler_compose.js';
+import { CosineAnnealingWarmRestarts, CyclicLR } from './lr_scheduler_cyclic.js';
+import { ConstantLR, LambdaLR, MultiplicativeLR, PolynomialLR } from './lr_scheduler_factor.js';
 import { Optimizer } from './optimizer.js';
 import { RAdam } from './radam.js';
 import { RMSprop } from './rmsprop.js';
@@ -21,6 +24,14 @@ export const lrScheduler = {
   LinearLR,
   OneCycleLR,
   ReduceLROnPlateau,
+  LambdaLR,
+  MultiplicativeLR,
+  ConstantLR,
+  PolynomialLR,
+  CosineAnnealingWarmRestarts,
+  CyclicLR,
+  SequentialLR,
+  ChainedScheduler,
 };
 
 export const optim = {
@@ -40,6 +51,10 @@ export const optim = {
 
 export { Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS };
 export { LRScheduler, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR, OneCycleLR, ReduceLROnPlateau };
+export { LambdaLR, MultiplicativeLR, ConstantLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR, SequentialLR, ChainedScheduler };
+export type { LrLambda, ConstantLROptions, PolynomialLROptions } from './lr_scheduler_factor.js';
+export type { CosineAnnealingWarmRestartsOptions, CyclicLROptions, CyclicMode } from './lr_scheduler_cyclic.js';
+export type { SequentialLROptions } from './lr_scheduler_compose.js';
 export type { ParamGroup, ParamGroupInput, ParamsInput, ParamState, OptimizerStateDict } from './optimizer.js';
 export type { SGDOptions } from './sgd.js';
 export type { AdamOptions } from './adam.js';
