@@ -102,6 +102,12 @@ export const nn = {
   BCEWithLogitsLoss: losses.BCEWithLogitsLoss,
   KLDivLoss: losses.KLDivLoss,
   CosineEmbeddingLoss: losses.CosineEmbeddingLoss,
+  TripletMarginLoss: losses.TripletMarginLoss,
+  MarginRankingLoss: losses.MarginRankingLoss,
+  HingeEmbeddingLoss: losses.HingeEmbeddingLoss,
+  MultiLabelSoftMarginLoss: losses.MultiLabelSoftMarginLoss,
+  PoissonNLLLoss: losses.PoissonNLLLoss,
+  GaussianNLLLoss: losses.GaussianNLLLoss,
   // namespaces
   init,
   utils,
