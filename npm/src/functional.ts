@@ -7,6 +7,7 @@ import type { Attrs } from './embind.js';
 import { run, tensorArg, type Operand, type TensorLike } from './call.js';
 import { tensor, zeros } from './creation.js';
 import { tidy } from './memory.js';
+import { interpolate } from './nn/interpolate.js';
 import {
   gaussianNllLoss,
   hingeEmbeddingLoss,
@@ -644,6 +645,7 @@ export const F = {
   oneHot,
   normalize,
   scaledDotProductAttention,
+  interpolate,
   // losses
   crossEntropy,
   nllLoss,

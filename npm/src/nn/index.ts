@@ -7,6 +7,7 @@ import { Conv1d, Conv2d, ConvTranspose2d } from './conv.js';
 import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
 import { init } from './init.js';
+import { Upsample, UpsamplingBilinear2d, UpsamplingNearest2d } from './interpolate.js';
 import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
 import * as losses from './loss_modules.js';
 import { Module, Parameter } from './module.js';
@@ -50,6 +51,9 @@ export const nn = {
   Dropout,
   Dropout2d,
   Embedding,
+  Upsample,
+  UpsamplingNearest2d,
+  UpsamplingBilinear2d,
   // activations
   ReLU: act.ReLU,
   ReLU6: act.ReLU6,
