@@ -2,7 +2,7 @@
 import { F } from '../functional.js';
 import * as act from './activation_modules.js';
 import { MultiheadAttention } from './attention.js';
-import { ModuleDict, ModuleList, Sequential } from './container.js';
+import { ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential } from './container.js';
 import { Conv1d, Conv2d, ConvTranspose2d } from './conv.js';
 import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
@@ -17,6 +17,7 @@ import { AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, 
 import {
   generateSquareSubsequentMask,
   PositionalEncoding,
+  Transformer,
   TransformerDecoder,
   TransformerDecoderLayer,
   TransformerEncoder,
@@ -80,6 +81,8 @@ export const nn = {
   Sequential,
   ModuleList,
   ModuleDict,
+  ParameterList,
+  ParameterDict,
   // recurrent layers
   RNN,
   LSTM,
@@ -93,6 +96,7 @@ export const nn = {
   TransformerDecoderLayer,
   TransformerEncoder,
   TransformerDecoder,
+  Transformer,
   PositionalEncoding,
   generateSquareSubsequentMask,
   // losses
