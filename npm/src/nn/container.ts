@@ -315,8 +315,13 @@ export class ParameterDict extends Module {
   set(key: string, value: Parameter | Tensor): this {
     if (typeof key !== 'string') throw new Error(`ParameterDict.set: expected a string key, got ${describe(key)}`);
     const p = parameterArg('ParameterDict.set', value, `'${key}'`);
-    if (this._parameters.has(key)) (this as unknown as Record<string, unknown>)[key] = p;
-    else this.registerParameter(key, p);
+    try {
+      if (this._parameters.has(key)) (this as unknown as Record<string, unknown>)[key] = p;
+      else this.registerParameter(key, p);
+    } catch (e) {
+      if (p !== value) p.dispose(); // the wrapper made for a plain Tensor
+      throw e;
+    }
     return this;
   }
 

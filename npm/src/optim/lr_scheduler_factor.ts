@@ -48,6 +48,8 @@ export class LambdaLR extends LRScheduler {
 
   constructor(optimizer: Optimizer, lrLambda: LrLambda | LrLambda[] | { lrLambda: LrLambda | LrLambda[]; lastEpoch?: number }, options?: { lastEpoch?: number }) {
     const [lambdas, lastEpoch] = lambdaArgs('LambdaLR', optimizer, lrLambda, options);
+    // The first step's factors, checked before anything is written to the optimizer.
+    for (const f of lambdas) factor('LambdaLR', f, (lastEpoch ?? -1) + 1);
     super('LambdaLR', optimizer, lastEpoch);
     this.lrLambdas = lambdas;
     this.initialStep();
