@@ -330,24 +330,43 @@ void check_adadelta(const AdadeltaOptions& o) {
   check_non_negative("Adadelta", "weight_decay value", o.weight_decay);
 }
 
-// Adamax's, NAdam's and RAdam's common checks (Adam's, on plain numbers).
-void check_betas(const char* op, double lr, double eps, double beta1, double beta2,
-                 double weight_decay) {
-  check_non_negative(op, "learning rate", lr);
-  check_non_negative(op, "epsilon value", eps);
-  check_hyper(beta1 >= 0 && beta1 < 1, op, "beta parameter at index 0:", beta1);
-  check_hyper(beta2 >= 0 && beta2 < 1, op, "beta parameter at index 1:", beta2);
-  check_non_negative(op, "weight_decay value", weight_decay);
+// Adamax's, NAdam's and RAdam's common checks (Adam's, without amsgrad).
+void check_betas(const char* op, const BetasOptions& o) {
+  check_non_negative(op, "learning rate", o.lr);
+  check_non_negative(op, "epsilon value", o.eps);
+  check_hyper(o.beta1 >= 0 && o.beta1 < 1, op, "beta parameter at index 0:", o.beta1);
+  check_hyper(o.beta2 >= 0 && o.beta2 < 1, op, "beta parameter at index 1:", o.beta2);
+  check_non_negative(op, "weight_decay value", o.weight_decay);
 }
-void check_adamax(const AdamaxOptions& o) {
-  check_betas("Adamax", o.lr, o.eps, o.beta1, o.beta2, o.weight_decay);
-}
+void check_adamax(const AdamaxOptions& o) { check_betas("Adamax", o); }
 void check_nadam(const NAdamOptions& o) {
-  check_betas("NAdam", o.lr, o.eps, o.beta1, o.beta2, o.weight_decay);
+  check_betas("NAdam", o);
   check_non_negative("NAdam", "momentum_decay value", o.momentum_decay);
 }
-void check_radam(const RAdamOptions& o) {
-  check_betas("RAdam", o.lr, o.eps, o.beta1, o.beta2, o.weight_decay);
+void check_radam(const RAdamOptions& o) { check_betas("RAdam", o); }
+
+// Runs kernel(p, g, a, b, n, s) on a parameter, its grad and two of its state entries, in place.
+template <class Kernel, class Scalars>
+void update_in_place(Kernel kernel, const Tensor& param, const Tensor& grad, ParamState& st,
+                     const char* a, const char* b, const Scalars& s) {
+  InPlace p(param), x(st[a]), y(st[b]);
+  const Tensor g = as_contiguous(grad);
+  kernel(p.data(), g.f32(), x.data(), y.data(), param.numel(), s);
+  p.finish();
+  x.finish();
+  y.finish();
+}
+
+MomentsScalars moments_scalars(const BetasOptions& o) {
+  MomentsScalars s;
+  s.has_weight_decay = o.weight_decay != 0;
+  s.weight_decay = static_cast<float>(o.weight_decay);
+  s.beta1 = static_cast<float>(o.beta1);
+  s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
+  s.beta2 = static_cast<float>(o.beta2);
+  s.one_minus_beta2 = static_cast<float>(1 - o.beta2);
+  s.eps = static_cast<float>(o.eps);
+  return s;
 }
 
 StateSpec adadelta_spec() { return StateSpec{{{"square_avg", 0}, {"acc_delta", 0}}}; }
@@ -392,12 +411,7 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
     s.one_minus_rho = static_cast<float>(1 - o.rho);
     s.eps = static_cast<float>(o.eps);
     s.neg_lr = static_cast<float>(-o.lr);
-    InPlace p(params[i]), sq(st["square_avg"]), acc(st["acc_delta"]);
-    const Tensor g = as_contiguous(grads[i]);
-    simd::adadelta_f32(p.data(), g.f32(), sq.data(), acc.data(), params[i].numel(), s);
-    p.finish();
-    sq.finish();
-    acc.finish();
+    update_in_place(simd::adadelta_f32, params[i], grads[i], st, "square_avg", "acc_delta", s);
   }
 }
 
@@ -418,12 +432,7 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
     s.beta2 = static_cast<float>(o.beta2);
     s.eps = static_cast<float>(o.eps);
     s.neg_clr = static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, step))));
-    InPlace p(params[i]), m(st["exp_avg"]), u(st["exp_inf"]);
-    const Tensor g = as_contiguous(grads[i]);
-    simd::adamax_f32(p.data(), g.f32(), m.data(), u.data(), params[i].numel(), s);
-    p.finish();
-    m.finish();
-    u.finish();
+    update_in_place(simd::adamax_f32, params[i], grads[i], st, "exp_avg", "exp_inf", s);
   }
 }
 
@@ -444,22 +453,11 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     mu_product = mu_product * static_cast<float>(mu);
     const float mu_product_next = (mu_product * static_cast<float>(mu)) * static_cast<float>(mu_next);
     NadamScalars s;
-    s.has_weight_decay = o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.beta1 = static_cast<float>(o.beta1);
-    s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
-    s.beta2 = static_cast<float>(o.beta2);
-    s.one_minus_beta2 = static_cast<float>(1 - o.beta2);
+    s.moments = moments_scalars(o);
     s.bias_correction2 = static_cast<float>(1 - std::pow(o.beta2, step));
-    s.eps = static_cast<float>(o.eps);
     s.grad_coef = static_cast<float>(-o.lr * (1 - mu) / (1 - static_cast<double>(mu_product)));
     s.avg_coef = static_cast<float>(-o.lr * mu_next / (1 - static_cast<double>(mu_product_next)));
-    InPlace p(params[i]), m(st["exp_avg"]), v(st["exp_avg_sq"]);
-    const Tensor g = as_contiguous(grads[i]);
-    simd::nadam_f32(p.data(), g.f32(), m.data(), v.data(), params[i].numel(), s);
-    p.finish();
-    m.finish();
-    v.finish();
+    update_in_place(simd::nadam_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
   }
 }
 
@@ -477,27 +475,16 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     const double rho_inf = 2 / (1 - o.beta2) - 1;
     const double rho_t = rho_inf - 2 * step * std::pow(o.beta2, step) / bias_correction2;
     RadamScalars s;
-    s.has_weight_decay = o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.beta1 = static_cast<float>(o.beta1);
-    s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
-    s.beta2 = static_cast<float>(o.beta2);
-    s.one_minus_beta2 = static_cast<float>(1 - o.beta2);
+    s.moments = moments_scalars(o);
     s.bias_correction1 = static_cast<float>(bias_correction1);
     s.lr = static_cast<float>(o.lr);
-    s.eps = static_cast<float>(o.eps);
     s.rectified = rho_t > 5;
     if (s.rectified) {
       s.rect = static_cast<float>(std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
                                             ((rho_inf - 4) * (rho_inf - 2) * rho_t)));
       s.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
     }
-    InPlace p(params[i]), m(st["exp_avg"]), v(st["exp_avg_sq"]);
-    const Tensor g = as_contiguous(grads[i]);
-    simd::radam_f32(p.data(), g.f32(), m.data(), v.data(), params[i].numel(), s);
-    p.finish();
-    m.finish();
-    v.finish();
+    update_in_place(simd::radam_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
   }
 }
 
@@ -558,33 +545,29 @@ AdadeltaOptions adadelta_options(const Attrs& a) {
   o.maximize = a.flag("Adadelta", "maximize", false);
   return o;
 }
+// lr, beta1, beta2, eps, weightDecay into o (whose lr already holds the default).
+void read_betas(const char* op, const Attrs& a, BetasOptions& o) {
+  o.lr = a.number(op, "lr", o.lr);
+  o.beta1 = a.number(op, "beta1", o.beta1);
+  o.beta2 = a.number(op, "beta2", o.beta2);
+  o.eps = a.number(op, "eps", o.eps);
+  o.weight_decay = a.number(op, "weightDecay", o.weight_decay);
+}
 AdamaxOptions adamax_options(const Attrs& a) {
   AdamaxOptions o;
-  o.lr = a.number("Adamax", "lr", 2e-3);
-  o.beta1 = a.number("Adamax", "beta1", 0.9);
-  o.beta2 = a.number("Adamax", "beta2", 0.999);
-  o.eps = a.number("Adamax", "eps", 1e-8);
-  o.weight_decay = a.number("Adamax", "weightDecay", 0);
+  read_betas("Adamax", a, o);
   o.maximize = a.flag("Adamax", "maximize", false);
   return o;
 }
 NAdamOptions nadam_options(const Attrs& a) {
   NAdamOptions o;
-  o.lr = a.number("NAdam", "lr", 2e-3);
-  o.beta1 = a.number("NAdam", "beta1", 0.9);
-  o.beta2 = a.number("NAdam", "beta2", 0.999);
-  o.eps = a.number("NAdam", "eps", 1e-8);
-  o.weight_decay = a.number("NAdam", "weightDecay", 0);
-  o.momentum_decay = a.number("NAdam", "momentumDecay", 4e-3);
+  read_betas("NAdam", a, o);
+  o.momentum_decay = a.number("NAdam", "momentumDecay", o.momentum_decay);
   return o;
 }
 RAdamOptions radam_options(const Attrs& a) {
   RAdamOptions o;
-  o.lr = a.number("RAdam", "lr", 1e-3);
-  o.beta1 = a.number("RAdam", "beta1", 0.9);
-  o.beta2 = a.number("RAdam", "beta2", 0.999);
-  o.eps = a.number("RAdam", "eps", 1e-8);
-  o.weight_decay = a.number("RAdam", "weightDecay", 0);
+  read_betas("RAdam", a, o);
   return o;
 }
 

@@ -75,31 +75,26 @@ struct AdadeltaOptions {
   bool maximize = false;
 };
 
-struct AdamaxOptions {
-  double lr = 2e-3;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double weight_decay = 0;
-  bool maximize = false;
-};
-
-struct NAdamOptions {  // PyTorch 1.13's NAdam has no maximize
-  double lr = 2e-3;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double weight_decay = 0;
-  double momentum_decay = 4e-3;
-};
-
-struct RAdamOptions {  // PyTorch 1.13's RAdam has no maximize
+// Adamax's, NAdam's and RAdam's options besides their own: Adam's, without amsgrad.
+struct BetasOptions {
   double lr = 1e-3;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
   double weight_decay = 0;
 };
+
+struct AdamaxOptions : BetasOptions {
+  AdamaxOptions() { lr = 2e-3; }
+  bool maximize = false;
+};
+
+struct NAdamOptions : BetasOptions {  // PyTorch 1.13's NAdam has no maximize
+  NAdamOptions() { lr = 2e-3; }
+  double momentum_decay = 4e-3;
+};
+
+struct RAdamOptions : BetasOptions {};  // PyTorch 1.13's RAdam has no maximize
 
 // params, grads (undefined = skip) and states are parallel lists of the same length. Every
 // argument is validated (PyTorch's constructor checks on the options; dtypes and shapes of

@@ -249,27 +249,26 @@ void Adamax(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
   });
 }
 
-// Adam's two moments (NAdam, RAdam): m = m·β1 + (1 − β1)·g, v = v·β2 + ((1 − β2)·g)·g.
-HWY_INLINE void Moments(DF d, VF gv, float beta1, float one_minus_beta1, float beta2,
-                        float one_minus_beta2, float* m_at, float* v_at, VF& m, VF& v) {
-  m = AddScaled(d, hn::Mul(hn::LoadU(d, m_at), hn::Set(d, beta1)), one_minus_beta1, gv);
-  v = hn::Add(hn::Mul(hn::LoadU(d, v_at), hn::Set(d, beta2)),
-              hn::Mul(hn::Mul(hn::Set(d, one_minus_beta2), gv), gv));
-  hn::StoreU(m, d, m_at);
-  hn::StoreU(v, d, v_at);
+// Adam's moments of one vector (MomentsScalars): g (with weight decay) into gv, the new m and v
+// stored and returned.
+HWY_INLINE void Moments(DF d, const MomentsScalars& s, float* const* at, VF& gv, VF& m, VF& v) {
+  gv = hn::LoadU(d, at[1]);
+  if (s.has_weight_decay) gv = AddScaled(d, gv, s.weight_decay, hn::LoadU(d, at[0]));
+  m = AddScaled(d, hn::Mul(hn::LoadU(d, at[2]), hn::Set(d, s.beta1)), s.one_minus_beta1, gv);
+  v = hn::Add(hn::Mul(hn::LoadU(d, at[3]), hn::Set(d, s.beta2)),
+              hn::Mul(hn::Mul(hn::Set(d, s.one_minus_beta2), gv), gv));
+  hn::StoreU(m, d, at[2]);
+  hn::StoreU(v, d, at[3]);
 }
 
 void Nadam(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
            const NadamScalars& s) {
   float* bufs[4] = {p, const_cast<float*>(g), exp_avg, exp_avg_sq};
   ForEachVector(bufs, n, [&](DF d, float* const* at) {
-    VF pv = hn::LoadU(d, at[0]);
-    VF gv = hn::LoadU(d, at[1]);
-    if (s.has_weight_decay) gv = AddScaled(d, gv, s.weight_decay, pv);
-    VF m, v;
-    Moments(d, gv, s.beta1, s.one_minus_beta1, s.beta2, s.one_minus_beta2, at[2], at[3], m, v);
-    const VF denom = hn::Add(hn::Sqrt(hn::Div(v, hn::Set(d, s.bias_correction2))), hn::Set(d, s.eps));
-    pv = hn::Add(pv, hn::Div(hn::Mul(hn::Set(d, s.grad_coef), gv), denom));
+    VF gv, m, v;
+    Moments(d, s.moments, at, gv, m, v);
+    const VF denom = hn::Add(hn::Sqrt(hn::Div(v, hn::Set(d, s.bias_correction2))), hn::Set(d, s.moments.eps));
+    VF pv = hn::Add(hn::LoadU(d, at[0]), hn::Div(hn::Mul(hn::Set(d, s.grad_coef), gv), denom));
     pv = hn::Add(pv, hn::Div(hn::Mul(hn::Set(d, s.avg_coef), m), denom));
     hn::StoreU(pv, d, at[0]);
   });
@@ -279,18 +278,15 @@ void Radam(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t 
            const RadamScalars& s) {
   float* bufs[4] = {p, const_cast<float*>(g), exp_avg, exp_avg_sq};
   ForEachVector(bufs, n, [&](DF d, float* const* at) {
-    const VF pv = hn::LoadU(d, at[0]);
-    VF gv = hn::LoadU(d, at[1]);
-    if (s.has_weight_decay) gv = AddScaled(d, gv, s.weight_decay, pv);
-    VF m, v;
-    Moments(d, gv, s.beta1, s.one_minus_beta1, s.beta2, s.one_minus_beta2, at[2], at[3], m, v);
+    VF gv, m, v;
+    Moments(d, s.moments, at, gv, m, v);
     VF step = hn::Mul(hn::Div(m, hn::Set(d, s.bias_correction1)), hn::Set(d, s.lr));
     if (s.rectified) {
-      const VF adaptive = hn::Mul(hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Sqrt(v), hn::Set(d, s.eps))),
+      const VF adaptive = hn::Mul(hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Sqrt(v), hn::Set(d, s.moments.eps))),
                                   hn::Set(d, s.bias_correction2_sqrt));
       step = hn::Mul(hn::Mul(step, adaptive), hn::Set(d, s.rect));
     }
-    hn::StoreU(hn::Sub(pv, step), d, at[0]);
+    hn::StoreU(hn::Sub(hn::LoadU(d, at[0]), step), d, at[0]);
   });
 }
 

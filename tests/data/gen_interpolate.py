@@ -7,19 +7,14 @@ respect to the input (R fixed random, written too). Sizes and scales are chosen 
 special cases (output = input, output = 2·input) and its rounding of sizes and coordinates
 (scales that are not exact in float32, downsampling, alignCorners, recomputeScaleFactor).
 """
-import json
-import os
-
 import torch
 import torch.nn.functional as F
+from ref_json import enc, write
 
 torch.manual_seed(5)
 TORCH_NAMES = {"size": "size", "scaleFactor": "scale_factor", "mode": "mode", "alignCorners": "align_corners",
                "recomputeScaleFactor": "recompute_scale_factor"}
 
-
-def enc(t):
-    return {"shape": list(t.shape), "data": [float("%.9g" % v) for v in t.detach().reshape(-1).tolist()]}
 
 
 def case(name, shape, options):
@@ -54,12 +49,7 @@ def main():
         case("area 2-D", [1, 2, 6, 7], {"size": [3, 2], "mode": "area"}),
         case("area 1-D scale", [2, 2, 9], {"scaleFactor": 0.5, "mode": "area"}),
     ]
-    out = {"generator": "tests/data/gen_interpolate.py, torch " + torch.__version__, "cases": cases}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "interpolate_ref.json")
-    with open(path, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", path, os.path.getsize(path), "bytes")
+    write("gen_interpolate.py", "interpolate_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":

@@ -11,21 +11,13 @@ Each case calls opt.step(closure) STEPS times and records, after each call, the 
     the time: its .grad is None when the closure leaves it out), strong Wolfe, historySize 2.
 The JS test writes the same closures with simdgrad ops.
 """
-import json
-import os
-
 import torch
 import torch.nn.functional as F
+from ref_json import f32, flat, write
 
 STEPS = 4
 
 
-def f32(x):
-    return float(f"{x:.9g}")
-
-
-def flat(t):
-    return [f32(v) for v in t.detach().reshape(-1).tolist()]
 
 
 def trajectory(params, closure, options, steps):
@@ -109,12 +101,7 @@ def main():
     cases.append(run("quadratic, strong Wolfe, historySize 2, a parameter without grad", quadratic,
                      {"line_search_fn": "strong_wolfe", "history_size": 2, "max_iter": 6}))
 
-    out = {"generator": "tests/data/gen_lbfgs.py, torch " + torch.__version__, "cases": cases}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lbfgs_ref.json")
-    with open(path, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", path, os.path.getsize(path), "bytes")
+    write("gen_lbfgs.py", "lbfgs_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":

@@ -9,12 +9,10 @@ Each case: the function (simdgrad's sg.F name), its tensor arguments, the camelC
 the result, and the gradients of Σ result·R (R a fixed random tensor of the result's shape,
 written too) with respect to every floating argument that is not a label.
 """
-import json
-import os
-
 import torch
 import torch.nn.functional as F
 from torchvision.ops import sigmoid_focal_loss
+from ref_json import enc, write
 
 torch.manual_seed(99)
 
@@ -31,9 +29,6 @@ FUNCTIONS = {
     "sigmoidFocalLoss": sigmoid_focal_loss,
 }
 
-
-def enc(t):
-    return {"shape": list(t.shape), "data": [float("%.9g" % v) for v in t.detach().reshape(-1).tolist()]}
 
 
 def case(name, fn, args, differentiable, options=None, weight=None):
@@ -92,12 +87,7 @@ def main():
         case("sigmoid focal alpha 0.7 gamma 1.5 soft targets", "sigmoidFocalLoss", [logits, torch.rand(4, 5)], [0, 1],
              {"alpha": 0.7, "gamma": 1.5, "reduction": "mean"}),
     ]
-    out = {"generator": "tests/data/gen_losses_more.py, torch " + torch.__version__, "cases": cases}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "losses_more_ref.json")
-    with open(path, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", path, os.path.getsize(path), "bytes")
+    write("gen_losses_more.py", "losses_more_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":

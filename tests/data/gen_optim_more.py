@@ -12,10 +12,8 @@ and at step 7 with the default 0.999). Every case records the parameters after e
 the final state (float32 values). "groups" cases put the two parameters in two param groups
 with their own options. The single-tensor code paths are used (foreach=False).
 """
-import json
-import os
-
 import torch
+from ref_json import f32, flat, write
 
 STEPS = 10
 SHAPES = [[2, 9], [5]]
@@ -50,12 +48,6 @@ def kwargs_of(options):
     return {TORCH_NAMES[k]: (tuple(v) if k == "betas" else v) for k, v in options.items()}
 
 
-def f32(x):
-    return float(f"{x:.9g}")
-
-
-def flat(t):
-    return [f32(x) for x in t.detach().reshape(-1).tolist()]
 
 
 def main():
@@ -85,18 +77,12 @@ def main():
             state.append(entries)
         cases.append({"name": name, "algorithm": algorithm, "options": options, "groups": groups,
                       "trajectory": trajectory, "final_state": state})
-    out = {
-        "generator": "tests/data/gen_optim_more.py, torch " + torch.__version__,
+    write("gen_optim_more.py", "optim_more_ref.json", {
         "shapes": SHAPES,
         "init": [flat(p) for p in init],
         "grads": [[None if (i, k) == NONE_AT else flat(g) for i, g in enumerate(gs)] for k, gs in enumerate(grads)],
         "cases": cases,
-    }
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "optim_more_ref.json")
-    with open(path, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", path, os.path.getsize(path), "bytes")
+    })
 
 
 if __name__ == "__main__":

@@ -9,20 +9,14 @@ loadStateDict), the forward inputs (input and, when given, the initial states), 
 L = Σ out·R_out + Σ h_n·R_h [+ Σ c_n·R_c] (R fixed random tensors, also written) with respect
 to the input, the initial states and every parameter. Floats have 9 significant digits.
 """
-import json
-import os
-
 import torch
 import torch.nn as nn
+from ref_json import enc, write
 
 torch.manual_seed(1313)
 TORCH_NAMES = {"numLayers": "num_layers", "bias": "bias", "batchFirst": "batch_first", "dropout": "dropout",
                "bidirectional": "bidirectional", "projSize": "proj_size", "nonlinearity": "nonlinearity"}
 
-
-def enc(t):
-    d = t.detach().float()
-    return {"shape": list(d.shape), "data": [float("%.9g" % v) for v in d.reshape(-1).tolist()]}
 
 
 def layer_case(name, cls, input_size, hidden_size, opts, input_shape, states=False, mode="eval"):
@@ -113,12 +107,7 @@ def main():
         cell_case("GRUCell", "GRUCell", 4, 5, {}, [3, 4], states=True),
         cell_case("GRUCell unbatched", "GRUCell", 3, 4, {}, [3], states=True),
     ]
-    out = {"generator": "tests/data/gen_rnn.py, torch " + torch.__version__, "cases": cases}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rnn_ref.json")
-    with open(path, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", path, os.path.getsize(path), "bytes")
+    write("gen_rnn.py", "rnn_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":

@@ -11,11 +11,9 @@ named (LAMBDAS, written identically in the JS test); composite schedulers list t
 (made first, in order, on the same optimizer). A case with "epochs" calls step(epoch) with those
 (fractional) epochs instead (CosineAnnealingWarmRestarts). Options are simdgrad's camelCase names.
 """
-import json
-import os
-
 import torch
 from torch.optim import lr_scheduler as L
+from ref_json import write
 
 STEPS = 40
 
@@ -125,12 +123,7 @@ def main():
         if kind == "CyclicLR" and c["options"].get("cycleMomentum", True):
             out["momenta"] = momenta
         cases.append(out)
-    result = {"generator": "tests/data/gen_schedulers_more.py, torch " + torch.__version__, "cases": cases}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schedulers_more_ref.json")
-    with open(path, "w") as f:
-        json.dump(result, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", path, os.path.getsize(path), "bytes")
+    write("gen_schedulers_more.py", "schedulers_more_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":

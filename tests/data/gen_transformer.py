@@ -8,11 +8,9 @@ tgt, the masks (a causal tgt mask, a key padding mask), the output, and the grad
 Σ out·R with respect to src, tgt and a few parameters. Dropout is 0 and the module in training
 mode, so PyTorch takes its regular (not the inference fast) path.
 """
-import json
-import os
-
 import torch
 import torch.nn as nn
+from ref_json import enc, write
 
 torch.manual_seed(21)
 TORCH_NAMES = {"dModel": "d_model", "nhead": "nhead", "numEncoderLayers": "num_encoder_layers",
@@ -22,9 +20,6 @@ TORCH_NAMES = {"dModel": "d_model", "nhead": "nhead", "numEncoderLayers": "num_e
 GRAD_PARAMS = ["encoder.layers.0.self_attn.in_proj_weight", "encoder.norm.weight", "decoder.layers.0.multihead_attn.out_proj.weight",
                "decoder.layers.0.linear2.bias", "decoder.norm.bias"]
 
-
-def enc(t):
-    return {"shape": list(t.shape), "data": [float("%.9g" % v) for v in t.detach().float().reshape(-1).tolist()]}
 
 
 def case(name, options, src_shape, tgt_shape, masks):
@@ -62,12 +57,7 @@ def main():
                                                           "layerNormEps": 1e-6}, [2, 5, 8], [2, 3, 8], ["tgtMask", "srcKeyPaddingMask"]),
         case("one encoder layer, three decoder layers", {**base, "numEncoderLayers": 1, "numDecoderLayers": 3}, [3, 1, 8], [6, 1, 8], []),
     ]
-    out = {"generator": "tests/data/gen_transformer.py, torch " + torch.__version__, "cases": cases}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "transformer_ref.json")
-    with open(path, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-        f.write("\n")
-    print("wrote", path, os.path.getsize(path), "bytes")
+    write("gen_transformer.py", "transformer_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":

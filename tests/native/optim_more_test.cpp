@@ -61,17 +61,17 @@ TEST_CASE("optim more: SIMD kernels agree with their scalar twins, tails include
       twins_agree(start, [&](bool simd, float* p, float* a, float* b) {
         (simd ? simd::adamax_f32 : ref::adamax_f32)(p, g.data(), a, b, n, am);
       });
+      MomentsScalars mo;
+      mo.has_weight_decay = y, mo.weight_decay = 0.1f, mo.beta1 = 0.9f, mo.one_minus_beta1 = 0.1f;
+      mo.beta2 = 0.999f, mo.one_minus_beta2 = 0.001f, mo.eps = 1e-8f;
       NadamScalars na;
-      na.has_weight_decay = y, na.weight_decay = 0.1f, na.beta1 = 0.9f, na.one_minus_beta1 = 0.1f;
-      na.beta2 = 0.999f, na.one_minus_beta2 = 0.001f, na.bias_correction2 = 0.003f, na.eps = 1e-8f;
-      na.grad_coef = -0.011f, na.avg_coef = -0.02f;
+      na.moments = mo, na.bias_correction2 = 0.003f, na.grad_coef = -0.011f, na.avg_coef = -0.02f;
       twins_agree(start, [&](bool simd, float* p, float* a, float* b) {
         (simd ? simd::nadam_f32 : ref::nadam_f32)(p, g.data(), a, b, n, na);
       });
       RadamScalars ra;
-      ra.has_weight_decay = y, ra.weight_decay = 0.1f, ra.beta1 = 0.9f, ra.one_minus_beta1 = 0.1f;
-      ra.beta2 = 0.999f, ra.one_minus_beta2 = 0.001f, ra.bias_correction1 = 0.52f, ra.lr = 0.01f;
-      ra.bias_correction2_sqrt = 0.08f, ra.eps = 1e-8f, ra.rect = 0.03f, ra.rectified = x;
+      ra.moments = mo, ra.bias_correction1 = 0.52f, ra.lr = 0.01f;
+      ra.bias_correction2_sqrt = 0.08f, ra.rect = 0.03f, ra.rectified = x;
       twins_agree(start, [&](bool simd, float* p, float* a, float* b) {
         (simd ? simd::radam_f32 : ref::radam_f32)(p, g.data(), a, b, n, ra);
       });
