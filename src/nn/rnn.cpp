@@ -328,9 +328,9 @@ RnnMode rnn_mode_of(const char* op, const std::string& name) {
   fail(op, ": expected mode to be one of 'lstm', 'gru', 'rnn_tanh', 'rnn_relu', got '", name, "'");
 }
 
-std::vector<Tensor> rnn_layer(RnnMode mode, const Tensor& x, const Tensor& h0, const Tensor& c0,
-                              const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
-                              const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
+Tensor rnn_layer_packed(RnnMode mode, const Tensor& x, const Tensor& h0, const Tensor& c0,
+                        const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                        const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
   const Geometry g = check_args(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse);
   const bool lstm = mode == RnnMode::Lstm;
   Saved s;
@@ -365,18 +365,24 @@ std::vector<Tensor> rnn_layer(RnnMode mode, const Tensor& x, const Tensor& h0, c
   const bool need_x = wants(x), need_h0 = wants(h0), need_c0 = wants(c0),
              need_w_ih = wants(w_ih), need_w_hh = wants(w_hh),
              need_b = wants(b_ih) || wants(b_hh), need_w_hr = wants(w_hr);
-  const Tensor packed = record(kOp, s.packed, {x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr},
-                               [=](const Tensor& grad) -> std::vector<Tensor> {
-                                 Grads d = layer_backward(g, s, grad, need_x, need_h0, need_c0,
-                                                          need_w_ih, need_w_hh, need_b, need_w_hr);
-                                 return {d.dx, d.dh0, d.dc0, d.dw_ih, d.dw_hh, d.db_ih, d.db_hh,
-                                         d.dw_hr};
-                               });
-  const int64_t last = reverse ? 0 : g.T - 1;
-  const Tensor output = reshape(narrow(packed, 0, 0, rows * g.P), {g.T, g.B, g.P});
+  return record(kOp, s.packed, {x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr},
+                [=](const Tensor& grad) -> std::vector<Tensor> {
+                  Grads d = layer_backward(g, s, grad, need_x, need_h0, need_c0, need_w_ih,
+                                           need_w_hh, need_b, need_w_hr);
+                  return {d.dx, d.dh0, d.dc0, d.dw_ih, d.dw_hh, d.db_ih, d.db_hh, d.dw_hr};
+                });
+}
+
+std::vector<Tensor> rnn_layer(RnnMode mode, const Tensor& x, const Tensor& h0, const Tensor& c0,
+                              const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                              const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
+  const Tensor packed = rnn_layer_packed(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse);
+  const int64_t T = x.shape()[0], B = x.shape()[1], P = w_hh.shape()[1];
+  const int64_t H = w_ih.shape()[0] / gate_count(mode), last = reverse ? 0 : T - 1;
+  const Tensor output = reshape(narrow(packed, 0, 0, T * B * P), {T, B, P});
   std::vector<Tensor> result{output, squeeze(narrow(output, 0, last, 1), 0)};
-  if (lstm) {
-    const Tensor cells = reshape(narrow(packed, 0, rows * g.P, rows * g.H), {g.T, g.B, g.H});
+  if (mode == RnnMode::Lstm) {
+    const Tensor cells = reshape(narrow(packed, 0, T * B * P, T * B * H), {T, B, H});
     result.push_back(squeeze(narrow(cells, 0, last, 1), 0));
   }
   return result;

@@ -36,4 +36,12 @@ std::vector<Tensor> rnn_layer(RnnMode mode, const Tensor& x, const Tensor& h0, c
                               const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                               const Tensor& b_hh, const Tensor& w_hr, bool reverse);
 
+// The same as one tensor, the single result of the registry op 'rnnLayer': flat float32
+// [T·B·P (+ T·B·H for LSTM)], the outputs [T, B, P] row-major, then (LSTM) every step's cell
+// state [T, B, H]. One result keeps the op to one output whose gradient arrives once (the
+// views of rnn_layer are taken by the caller: the JS layer, or rnn_layer above).
+Tensor rnn_layer_packed(RnnMode mode, const Tensor& x, const Tensor& h0, const Tensor& c0,
+                        const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                        const Tensor& b_hh, const Tensor& w_hr, bool reverse);
+
 }  // namespace sg

@@ -4,7 +4,7 @@
 // (every parameter U(±1/√hiddenSize)), arguments and results. Each layer and direction runs as
 // one C++ op over the whole sequence (op 'rnnLayer', src/nn/rnn.h): one graph node per layer,
 // whatever the sequence length.
-import { runList } from '../call.js';
+import { run } from '../call.js';
 import { zeros } from '../creation.js';
 import { F } from '../functional.js';
 import { tidy } from '../memory.js';
@@ -29,9 +29,12 @@ interface LayerWeights {
   wHr: Tensor | null;
 }
 
-/** One layer, one direction: [output [T, B, P], hN [B, P], cN [B, H] (LSTM)]. */
+/**
+ * One layer, one direction: [output [T, B, P], hN [B, P], cN [B, H] (LSTM)], views of the op's
+ * one flat result (the outputs, then the LSTM's cell states; src/nn/rnn.h).
+ */
 function runLayer(fn: string, mode: CellMode, x: Tensor, h0: Tensor, c0: Tensor | null, w: LayerWeights, reverse: boolean): Tensor[] {
-  return runList(
+  const packed = run(
     fn,
     'rnnLayer',
     [
@@ -46,6 +49,14 @@ function runLayer(fn: string, mode: CellMode, x: Tensor, h0: Tensor, c0: Tensor 
     ],
     { mode, reverse },
   );
+  const [T, B] = x.shape as [number, number];
+  const P = w.wHh.shape[1]!;
+  const H = w.wIh.shape[0]! / GATES[mode];
+  const last = reverse ? 0 : T - 1;
+  const output = packed.narrow(0, 0, T * B * P).view([T, B, P]);
+  const result = [output, output.narrow(0, last, 1).squeeze(0)];
+  if (mode === 'lstm') result.push(packed.narrow(0, T * B * P, T * B * H).view([T, B, H]).narrow(0, last, 1).squeeze(0));
+  return result;
 }
 
 /** PyTorch's reset_parameters of RNNBase and RNNCellBase. */
