@@ -352,7 +352,7 @@ void update_in_place(Kernel kernel, const Tensor& param, const Tensor& grad, Par
                      const char* a, const char* b, const Scalars& s) {
   InPlace p(param), x(st[a]), y(st[b]);
   const Tensor g = as_contiguous(grad);
-  kernel(p.data(), g.f32(), x.data(), y.data(), param.numel(), s);
+  (kernels_of(param).*kernel)(p.data(), g.dev_f32(), x.data(), y.data(), param.numel(), s);
   p.finish();
   x.finish();
   y.finish();
@@ -388,7 +388,7 @@ void check_mu_product(size_t i, const ParamState& st) {
 Tensor& ensure_mu_product(ParamState& st) {
   Tensor& t = st["mu_product"];
   if (!t.defined()) {
-    t = Tensor::empty({});
+    t = Tensor::empty({});  // a host scalar, as 'step'
     *t.f32() = 1.0f;
   }
   return t;
@@ -412,7 +412,7 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
     s.one_minus_rho = static_cast<float>(1 - o.rho);
     s.eps = static_cast<float>(o.eps);
     s.neg_lr = static_cast<float>(-o.lr);
-    update_in_place(simd::adadelta_f32, params[i], grads[i], st, "square_avg", "acc_delta", s);
+    update_in_place(&LayerKernels::adadelta_step_f32, params[i], grads[i], st, "square_avg", "acc_delta", s);
   }
 }
 
@@ -433,7 +433,7 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
     s.beta2 = static_cast<float>(o.beta2);
     s.eps = static_cast<float>(o.eps);
     s.neg_clr = static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, step))));
-    update_in_place(simd::adamax_f32, params[i], grads[i], st, "exp_avg", "exp_inf", s);
+    update_in_place(&LayerKernels::adamax_step_f32, params[i], grads[i], st, "exp_avg", "exp_inf", s);
   }
 }
 
@@ -458,7 +458,7 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     s.bias_correction2 = static_cast<float>(1 - std::pow(o.beta2, step));
     s.grad_coef = static_cast<float>(-o.lr * (1 - mu) / (1 - static_cast<double>(mu_product)));
     s.avg_coef = static_cast<float>(-o.lr * mu_next / (1 - static_cast<double>(mu_product_next)));
-    update_in_place(simd::nadam_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
+    update_in_place(&LayerKernels::nadam_step_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
   }
 }
 
@@ -485,7 +485,7 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                                             ((rho_inf - 4) * (rho_inf - 2) * rho_t)));
       s.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
     }
-    update_in_place(simd::radam_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
+    update_in_place(&LayerKernels::radam_step_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
   }
 }
 

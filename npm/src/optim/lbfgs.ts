@@ -7,6 +7,7 @@ import { noGrad, enableGrad } from '../autograd.js';
 import { zeros } from '../creation.js';
 import { keep, tidy } from '../memory.js';
 import { mod } from '../module.js';
+import { handleDataPtr, shareHandle } from '../handles.js';
 import { functionOps } from '../ops.js';
 import { describe, isInteger, isOptionsObject } from '../options.js';
 import { Tensor } from '../tensor.js';
@@ -81,8 +82,8 @@ function maxAbs(a: Tensor): number {
 function assign(dst: Tensor, src: Tensor): void {
   const s = src.contiguous();
   const bytes = 4 * dst.numel;
-  const at = dst.handle.dataPtr();
-  const from = s.handle.dataPtr();
+  const at = handleDataPtr(dst.handle);
+  const from = handleDataPtr(s.handle);
   mod().HEAPU8.copyWithin(at, from, from + bytes);
 }
 
@@ -97,7 +98,7 @@ export class LBFGS extends Optimizer {
     super(algorithm(isInteger(maxIter) && maxIter > 0 ? Math.floor((maxIter * 5) / 4) : 25), params, options);
     if (this.paramGroups.length !== 1) throw new Error("LBFGS: doesn't support per-parameter options (parameter groups)");
     for (const [i, p] of this.params.entries()) {
-      if (!p.handle.isContiguous()) throw new Error(`LBFGS: params[${i}] is a strided view; L-BFGS writes parameters in place and needs contiguous ones`);
+      if (!p.isContiguous()) throw new Error(`LBFGS: params[${i}] is a strided view; L-BFGS writes parameters in place and needs contiguous ones`);
     }
   }
 
@@ -275,7 +276,7 @@ export class LBFGS extends Optimizer {
    */
   override stateDict(): OptimizerStateDict {
     const base = super.stateDict();
-    const share = (t: Tensor) => new Tensor(t.handle.share());
+    const share = (t: Tensor) => new Tensor(shareHandle(t.handle));
     const s = this.lbfgs;
     const entry: Record<string, unknown> = { func_evals: s.func_evals, n_iter: s.n_iter };
     if (s.d) {
