@@ -303,4 +303,45 @@ void Backend::adagrad_step_f32(float* p, const float* g, float* sum, int64_t n,
                                .num(s.sign).num(s.weight_decay).num(s.eps).num(s.neg_clr).flag(s.has_weight_decay));
 }
 
+void Backend::adadelta_step_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                                const sg::optim::AdadeltaScalars& s) const {
+  if (n == 0) return;
+  call("adadelta_step_f32", args()
+                                .buf(p).buf(g).buf(square_avg).buf(acc_delta).num(n)
+                                .num(s.sign).num(s.weight_decay).num(s.rho).num(s.one_minus_rho).num(s.eps)
+                                .num(s.neg_lr).flag(s.has_weight_decay));
+}
+
+void Backend::adamax_step_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                              const sg::optim::AdamaxScalars& s) const {
+  if (n == 0) return;
+  call("adamax_step_f32", args()
+                              .buf(p).buf(g).buf(exp_avg).buf(exp_inf).num(n)
+                              .num(s.sign).num(s.weight_decay).num(s.beta1).num(s.one_minus_beta1).num(s.beta2)
+                              .num(s.eps).num(s.neg_clr).flag(s.has_weight_decay));
+}
+
+namespace {
+void moments(Args& a, const sg::optim::MomentsScalars& m) {
+  a.num(m.weight_decay).num(m.beta1).num(m.one_minus_beta1).num(m.beta2).num(m.one_minus_beta2).num(m.eps);
+  a.flag(m.has_weight_decay);
+}
+}  // namespace
+
+void Backend::nadam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                             const sg::optim::NadamScalars& s) const {
+  if (n == 0) return;
+  Args a = args().buf(p).buf(g).buf(exp_avg).buf(exp_avg_sq).num(n);
+  moments(a, s.moments);
+  call("nadam_step_f32", a.num(s.bias_correction2).num(s.grad_coef).num(s.avg_coef));
+}
+
+void Backend::radam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                             const sg::optim::RadamScalars& s) const {
+  if (n == 0) return;
+  Args a = args().buf(p).buf(g).buf(exp_avg).buf(exp_avg_sq).num(n);
+  moments(a, s.moments);
+  call("radam_step_f32", a.num(s.bias_correction1).num(s.lr).num(s.bias_correction2_sqrt).num(s.rect).flag(s.rectified));
+}
+
 }  // namespace sgjs::webgpu

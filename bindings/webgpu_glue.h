@@ -138,6 +138,14 @@ class Backend final : public sg::Backend {
                         const sg::optim::RmspropScalars& s) const override;
   void adagrad_step_f32(float* p, const float* g, float* sum, int64_t n,
                         const sg::optim::AdagradScalars& s) const override;
+  void adadelta_step_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                         const sg::optim::AdadeltaScalars& s) const override;
+  void adamax_step_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                       const sg::optim::AdamaxScalars& s) const override;
+  void nadam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                      const sg::optim::NadamScalars& s) const override;
+  void radam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                      const sg::optim::RadamScalars& s) const override;
 
  private:
   // Sends one kernel call to the JS runtime; throws sg::Error with its message on failure.

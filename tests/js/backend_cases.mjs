@@ -152,6 +152,10 @@ add('maxPool2d padded', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 3, { st
 add('avgPool1d', 'avgPool1d', [f([2, 3, 7])], (sg, a) => sg.F.avgPool1d(a, 3), R);
 add('avgPool2d', 'avgPool2d', [img], (sg, a) => sg.F.avgPool2d(a, 2, { ceilMode: true }), R);
 add('adaptiveAvgPool2d', 'adaptiveAvgPool2d', [img], (sg, a) => sg.F.adaptiveAvgPool2d(a, [2, 3]), R);
+// Recurrent layers (op rnnLayer), parameters drawn from one seed on every backend.
+add('LSTM', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.LSTM(4, 3).forward(x)[0], R, { random: true });
+add('GRU bidirectional', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.GRU(4, 3, { bidirectional: true }).forward(x)[0], R, { random: true });
+add('RNN relu', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.RNN(4, 3, { nonlinearity: 'relu' }).forward(x)[0], R, { random: true });
 // Random and creation ops (random ones compare the same seed's draws).
 add('dropout', 'dropout', [f([4, 6])], (sg, a) => sg.F.dropout(a, 0.3), E, { random: true });
 add('dropout2d', 'dropout2d', [img], (sg, a) => sg.F.dropout2d(a, 0.5), E, { random: true });
@@ -181,4 +185,9 @@ export const OPTIMIZERS = [
   ['RMSprop', { lr: 0.01 }],
   ['RMSprop', { lr: 0.01, centered: true, momentum: 0.9, weightDecay: 0.1 }],
   ['Adagrad', { lr: 0.1, lrDecay: 0.01, weightDecay: 0.1 }],
+  ['Adadelta', { lr: 1, weightDecay: 0.1 }],
+  ['Adamax', { lr: 0.01, weightDecay: 0.1 }],
+  ['NAdam', { lr: 0.01, weightDecay: 0.1 }],
+  ['RAdam', { lr: 0.01 }],
+  ['RAdam', { lr: 0.01, weightDecay: 0.1 }],
 ];

@@ -62,6 +62,13 @@ test('each op without a WGSL kernel warned once, naming itself', { skip }, () =>
   assert.deepEqual(others, []);
 });
 
+test('every registry op has a row in the matrix', { skip }, () => {
+  const covered = new Set(CASES.map((c) => c.op));
+  const c = sg.webgpuCoverage();
+  const ops = [...c.withKernel, ...c.withoutKernel.map((r) => r.op)];
+  assert.deepEqual(ops.filter((op) => !covered.has(op)), [], 'ops without a case in backend_cases.mjs');
+});
+
 test('the matrix file', { skip }, () => {
   const dir = new URL('../../build/', import.meta.url);
   mkdirSync(dir, { recursive: true });

@@ -98,16 +98,23 @@ export async function runMatrix(sg) {
     for (const backend of BACKENDS) {
       const device = use(sg, backend);
       const p = sg.tensor(lcg(37, -1, 1, 5), { shape: [37], device, requiresGrad: true });
-      const opt = new sg.optim[name]([p], options);
-      for (let step = 0; step < 3; step++) {
-        p.grad = sg.tensor(lcg(37, -1, 1, 50 + step), { shape: [37], device });
-        opt.step();
+      try {
+        const opt = new sg.optim[name]([p], options);
+        for (let step = 0; step < 3; step++) {
+          p.grad = sg.tensor(lcg(37, -1, 1, 50 + step), { shape: [37], device });
+          opt.step();
+        }
+        results[backend] = Array.from(await p.data());
+        opt.dispose?.();
+      } catch (e) {
+        failures.push(`${name} ${JSON.stringify(options)} on ${backend}: threw ${e.message}`);
+        mark(`optim.${name}`, backend, 'error');
+      } finally {
+        p.dispose();
       }
-      results[backend] = Array.from(await p.data());
-      opt.dispose?.();
-      p.dispose();
     }
     for (const backend of BACKENDS) {
+      if (!results.reference || !results[backend]) continue;
       const diff = compare([results.reference], [results[backend]], 2e-6);
       if (diff) failures.push(`${name} ${JSON.stringify(options)} on ${backend}: ${diff}`);
       mark(`optim.${name}`, backend, diff ? 'differs' : 'kernel');

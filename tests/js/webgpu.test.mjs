@@ -197,6 +197,17 @@ test('a tensor larger than one GPU buffer allows is an Error before anything is 
   assert.deepEqual(sg.tensor([1, 2]).device, 'webgpu');
 });
 
+test('what needs synchronous reads says so on GPU tensors (LBFGS, save, clipGradNorm_ errorIfNonfinite)', { skip }, async () => {
+  const p = sg.tensor([1, -2], { requiresGrad: true });
+  throws(() => new sg.optim.LBFGS([p]), /LBFGS: params\[0\] is on webgpu/, /asynchronously/, /model\.to\('cpu'\)/);
+  p.grad = sg.tensor([3, 4]);
+  throws(() => sg.nn.utils.clipGradNorm_([p], 1, { errorIfNonfinite: true }), /clipGradNorm_: errorIfNonfinite/);
+  assert.ok(Number.isNaN(sg.nn.utils.clipGradNorm_([p], 1))); // clipped on the GPU; the norm stays there
+  const g = await p.grad.array(); // [3, 4] · 1 / (‖[3, 4]‖ + 1e-6) = [0.6, 0.8]
+  assert.ok(Math.abs(g[0] - 0.6) < 1e-6 && Math.abs(g[1] - 0.8) < 1e-6, `clipped grad ${g}`);
+  throws(() => sg.save({ p }), /save: 'p' is a webgpu tensor/, /saveAsync/);
+});
+
 test('webgpuCoverage lists every op, with or without a kernel and why', { skip }, () => {
   const c = sg.webgpuCoverage();
   assert.ok(c.withKernel.includes('matmul') && c.withKernel.includes('crossEntropy') && c.withKernel.includes('linear'));

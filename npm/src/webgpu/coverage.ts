@@ -13,6 +13,7 @@ const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
   ['avgPool1d', 'pooling kernels are not behind the Backend interface yet'],
   ['avgPool2d', 'pooling kernels are not behind the Backend interface yet'],
   ['adaptiveAvgPool2d', 'pooling kernels are not behind the Backend interface yet'],
+  ['rnnLayer', 'the recurrent cell math still reads tensor memory itself (not through the Backend)'],
 ]);
 
 export function isSupported(op: string): boolean {

@@ -320,14 +320,14 @@ export const layer: Record<string, KernelFn> = {
     const p = new Params().u(n).u(pp.at).u(g.at).u(m.at).u(u.at);
     for (let k = 0; k < 7; k++) p.f(a.num()); // 5..11: sign, wd, beta1, 1-beta1, beta2, eps, neg_clr
     p.u(a.num()); // 12: has_wd
-    run(ctx, 'adamax', [f('P', pp.buffer, true), f('G', g.buffer), f('M', m.buffer, true), f('U', u.buffer, true)], p, n, /* wgsl */ `
+    run(ctx, 'adamax', [f('P', pp.buffer, true), f('G', g.buffer), f('M', m.buffer, true), f('UINF', u.buffer, true)], p, n, /* wgsl */ `
   if (id >= pu(0u)) { return; }
   var gv = G[pu(2u) + id] * pf(5u);
   if (pu(12u) != 0u) { gv = gv + pf(6u) * P[pu(1u) + id]; }
   let mv = M[pu(3u) + id] * pf(7u) + pf(8u) * gv;
-  let uv = maximum_f(U[pu(4u) + id] * pf(9u), abs(gv) + pf(10u));
+  let uv = maximum_f(UINF[pu(4u) + id] * pf(9u), abs(gv) + pf(10u));
   M[pu(3u) + id] = mv;
-  U[pu(4u) + id] = uv;
+  UINF[pu(4u) + id] = uv;
   P[pu(1u) + id] = P[pu(1u) + id] + (pf(11u) * mv) / uv;`);
   },
 
