@@ -3,7 +3,7 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer:
 #   bash scripts/fuzz.sh [seconds=30] [extra libFuzzer flags...]
 # Builds build/fuzz/fuzz_safetensors from tests/fuzz/fuzz_safetensors.cpp (clang++, -O1, only
-# the sources the reader needs: src/io, src/core, src/autograd), then runs it for `seconds`
+# the library compiled with the same sanitizers), then runs it for `seconds`
 # from the seed corpus tests/fuzz/corpus/safetensors. The seeds are read-only: new inputs go to
 # build/fuzz/corpus. Any crash, leak, sanitizer report or unexpected exception fails the run;
 # the input that caused it is saved as build/fuzz/crash-* (replay: build/fuzz/fuzz_safetensors FILE).
@@ -19,13 +19,38 @@ bin=$out/fuzz_safetensors
 seeds=tests/fuzz/corpus/safetensors
 mkdir -p "$out/corpus"
 
-sources=(tests/fuzz/fuzz_safetensors.cpp src/io/*.cpp src/core/*.cpp src/autograd/*.cpp)
-# Rebuild only when a source or header it may include changed.
-if [ ! -x "$bin" ] || [ -n "$(find tests/fuzz/fuzz_safetensors.cpp src/io src/core src/autograd "$0" -newer "$bin" -print -quit)" ]; then
+# The reader copies through the backend (core/copy.cpp → backend_for), so the whole library is
+# linked: src/ compiled once into build/fuzz/obj (one object per file, rebuilt when its source or
+# any header is newer, both cores at once), archived, and the linker keeps what the reader uses.
+# One static Highway target (AVX2), as in the ASan stage: the sanitizers look at our loops.
+flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+       -fno-sanitize-recover=undefined -DHWY_COMPILE_ONLY_STATIC -march=haswell -maes -Isrc)
+objs=$out/obj
+mkdir -p "$objs"
+newest_header=$(find src -name '*.h' -printf '%T@\n' | sort -n | tail -1)
+stale=()
+while IFS= read -r src; do
+  obj=$objs/$(echo "$src" | tr / _).o
+  if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || \
+     awk -v h="$newest_header" -v o="$(stat -c %Y "$obj")" 'BEGIN { exit !(h > o) }'; then
+    stale+=("$src")
+  fi
+done < <(find src -name '*.cpp' | sort)
+if [ ${#stale[@]} -gt 0 ]; then
+  echo "== fuzz: compiling ${#stale[@]} library sources"
+  export FUZZ_FLAGS="${flags[*]}" FUZZ_OBJS="$objs"
+  printf '%s\n' "${stale[@]}" | xargs -P "$(nproc)" -I{} sh -c \
+    'clang++ $FUZZ_FLAGS -c "$1" -o "$FUZZ_OBJS/$(echo "$1" | tr / _).o"' _ {}
+  rm -f "$out/libsimdgrad_fuzz.a"
+fi
+if [ ! -f "$out/libsimdgrad_fuzz.a" ]; then
+  # Objects of sources that no longer exist are left out: only today's sources are archived.
+  mapfile -t current < <(find src -name '*.cpp' | sort | while read -r s; do echo "$objs/$(echo "$s" | tr / _).o"; done)
+  ar rcs "$out/libsimdgrad_fuzz.a" "${current[@]}"
+fi
+if [ ! -x "$bin" ] || [ "$out/libsimdgrad_fuzz.a" -nt "$bin" ] || [ tests/fuzz/fuzz_safetensors.cpp -nt "$bin" ] || [ "$0" -nt "$bin" ]; then
   echo "== fuzz: building $bin"
-  clang++ -std=c++20 -O1 -g -fno-omit-frame-pointer \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -Isrc "${sources[@]}" -o "$bin"
+  clang++ "${flags[@]/fuzzer-no-link/fuzzer}" tests/fuzz/fuzz_safetensors.cpp "$out/libsimdgrad_fuzz.a" -lhwy -o "$bin"
 fi
 
 echo "== fuzz: ${seconds} s from $(find "$seeds" -type f | wc -l) seeds"
