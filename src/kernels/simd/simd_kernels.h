@@ -27,6 +27,11 @@ void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx);
 // The Highway target the kernels dispatch to now, and its float32 lane count (tests size their
 // inputs around the vector tails with it).
 int64_t lanes_f32();
+// The GEMM tile in use: "5x8" or "6x8" in wasm (chosen at the first GEMM by the engine's
+// instruction set, see gemm-inl.h), "native" in native builds (per Highway target).
+const char* gemm_tile_name();
+// Tests: force the wasm tile (5 or 6 rows; anything else: choose again). No effect natively.
+void set_wasm_tile_rows(int rows);
 const char* target_name();
 
 }  // namespace sg::simd

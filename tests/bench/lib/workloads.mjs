@@ -23,6 +23,7 @@ function matmul(n, variant) {
     group: 'matmul',
     desc: `${expr}, ${n}×${n} float32` + (variant === 'nn' ? '' : ' (transposed operand as a view / flag)'),
     flops: 2 * n ** 3,
+    peakLine: true,
     iters: big ? { warmup: 1, min: 5, max: 5 } : { warmup: 3, min: 10, max: n <= 256 ? 200 : 60 },
     tol: 1e-4,
     data: () => ({ a: normal(n * n, 1), b: normal(n * n, 2) }),
@@ -44,6 +45,30 @@ function matmul(n, variant) {
     },
   };
 }
+
+// The first layer of mlp_train as a plain product: [128, 784] · [784, 256].
+const mlpProduct = {
+  name: 'matmul_mlp',
+  group: 'matmul',
+  desc: 'A·B, [128, 784]·[784, 256] float32 (the MLP\'s first layer)',
+  flops: 2 * 128 * 784 * 256,
+  peakLine: true,
+  iters: { warmup: 3, min: 10, max: 200 },
+  tol: 1e-4,
+  data: () => ({ a: normal(128 * 784, 40), b: normal(784 * 256, 41) }),
+  sg(sg, d) {
+    const a = sg.tensor(d.a, { shape: [128, 784] });
+    const b = sg.tensor(d.b, { shape: [784, 256] });
+    const mm = () => sg.matmul(a, b);
+    return { step: () => void mm(), check: () => mm().dataSync(), dispose: () => sg.dispose([a, b]) };
+  },
+  tf(tf, d) {
+    const a = tf.tensor2d(d.a, [128, 784]);
+    const b = tf.tensor2d(d.b, [784, 256]);
+    const mm = () => tf.matMul(a, b);
+    return { step: () => void mm(), check: () => mm().dataSync(), dispose: () => tf.dispose([a, b]) };
+  },
+};
 
 // -------------------------------------------------------------- elementwise (1M)
 const ELEMS = 1 << 20;
@@ -202,6 +227,7 @@ const cnnForward = {
   group: 'train',
   desc: 'CNN forward only (no grad), batch 64 → logits',
   flops: CNN_FWD_FLOPS,
+  peakLine: true,
   iters: { warmup: 3, min: 10, max: 40 },
   tol: 1e-4,
   needs: CNN_NEEDS,
@@ -221,6 +247,7 @@ const cnnTrain = {
   group: 'train',
   desc: 'CNN train step, batch 64: forward, cross-entropy, backward, Adam step',
   flops: 3 * CNN_FWD_FLOPS,
+  peakLine: true,
   iters: { warmup: 3, min: 10, max: 40 },
   tol: 1e-4,
   needs: [...CNN_NEEDS, 'optim.Adam', 'F.crossEntropy'],
@@ -315,6 +342,7 @@ const attention = {
 
 export const WORKLOADS = [
   ...[128, 256, 512, 1024].flatMap((n) => ['nn', 'tn', 'nt'].map((v) => matmul(n, v))),
+  mlpProduct,
   mlp,
   cnnForward,
   cnnTrain,
