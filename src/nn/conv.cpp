@@ -1,10 +1,11 @@
 // conv1d / conv2d / conv_transpose2d: argument checks with PyTorch's rules, output sizes, and
-// the autograd wiring. The arithmetic is the three GEMM paths of conv_gemm.h:
-//   conv2d            forward = forward path,     dx = input-grad path, dW = weight-grad path
-//   conv_transpose2d  forward = input-grad path,  dx = forward path,    dW = weight-grad path
+// the autograd wiring. The arithmetic is the backend's three convolution methods:
+//   conv2d            forward = conv2d_f32,                dx = backward_data, dW = backward_weight
+//   conv_transpose2d  forward = backward_data (with bias), dx = conv2d_f32,    dW = backward_weight
 // (a transposed convolution is the input-gradient of the convolution that maps its output
 // back onto its input). 1-d and unbatched inputs share the 2-d code: their buffers already
-// have the layout of [N, C, 1, L] / [1, C, H, W].
+// have the layout of [N, C, 1, L] / [1, C, H, W]. This file only checks, allocates and records:
+// tensor memory is touched by the backend alone.
 #include "nn/conv.h"
 
 #include <algorithm>
@@ -14,7 +15,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
-#include "nn/conv_gemm.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -190,15 +191,6 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
   return s;
 }
 
-// y[n, o, ...] += b[o] over a [N, O, S] buffer.
-void add_channel_bias(float* y, const float* b, int64_t N, int64_t O, int64_t S) {
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t o = 0; o < O; ++o) {
-      float* row = y + (n * O + o) * S;
-      for (int64_t i = 0; i < S; ++i) row[i] += b[o];
-    }
-}
-
 // Σ of g [N, O, S...] over everything but the channel dim → [O].
 // db [O] = Σ over images and positions of g [N, O, S] (contiguous): per-row sums to [N, O],
 // then the column sums over N, both straight reductions (sum over dims {0, 2} would first copy
@@ -212,25 +204,29 @@ Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
   return db;
 }
 
-Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a) {
+// Forward convolution of any dims, with ReLU optionally fused into the backend's write-back
+// (its backward then goes through the output: y > 0 exactly where the pre-activation is).
+Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a,
+               GemmAct act) {
   const Setup s = setup(op, nd, false, x, w, b, a);
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_forward_f32 writes all of it
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_f32 writes all of it
   Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
-  conv_forward_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
+  backend().conv2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, act, out.f32());
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy) {
-    Tensor gc = as_contiguous(gy, DType::Float32);
+  return record(op, out, {x, w, b}, [g, xc, wc, out, act, need_x, need_w, need_b, op](const Tensor& gy) {
+    Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, out, as_contiguous(gy, DType::Float32), op)
+                                     : as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
-      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
-      conv_input_grad_f32(g, gc.f32(), wc.f32(), dx.f32());
+      dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
+      backend().conv2d_backward_data_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32());
     }
     if (need_w) {
-      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
-      conv_weight_grad_f32(g, xc.f32(), gc.f32(), dw.f32());
+      dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
+      backend().conv2d_backward_weight_f32(g, xc.f32(), gc.f32(), dw.f32());
     }
     if (need_b) db = bias_grad(gc, g.N, g.O);
     return std::vector<Tensor>{dx, dw, db};
@@ -241,12 +237,15 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
 
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride, const ConvPadding& padding,
               const Ints& dilation, int64_t groups) {
-  return conv_nd("conv1d", 1, x, w, b, Args{stride, dilation, {0}, padding, groups});
+  return conv_nd("conv1d", 1, x, w, b, Args{stride, dilation, {0}, padding, groups}, GemmAct::None);
 }
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride, const ConvPadding& padding,
-              const Ints& dilation, int64_t groups) {
-  return conv_nd("conv2d", 2, x, w, b, Args{stride, dilation, {0}, padding, groups});
+              const Ints& dilation, int64_t groups, const std::string& activation) {
+  GemmAct act = GemmAct::None;
+  if (activation == "relu") act = GemmAct::Relu;
+  else check(activation == "none", "conv2d: expected activation to be 'none' or 'relu', got '", activation, "'");
+  return conv_nd("conv2d", 2, x, w, b, Args{stride, dilation, {0}, padding, groups}, act);
 }
 
 Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride,
@@ -256,21 +255,21 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
   // g describes the convolution from this op's output back to its input.
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_input_grad_f32 writes all of it
-  conv_input_grad_f32(g, xc.f32(), wc.f32(), out.f32());
-  if (b.defined()) add_channel_bias(out.f32(), as_contiguous(b).f32(), g.N, g.C, g.H * g.W);
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_backward_data_f32 writes all of it
+  const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
+  backend().conv2d_backward_data_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy) {
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
-      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
-      conv_forward_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32());
+      dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
+      backend().conv2d_f32(g, gc.f32(), wc.f32(), nullptr, GemmAct::None, dx.f32());
     }
     if (need_w) {
-      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
-      conv_weight_grad_f32(g, gc.f32(), xc.f32(), dw.f32());
+      dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
+      backend().conv2d_backward_weight_f32(g, gc.f32(), xc.f32(), dw.f32());
     }
     if (need_b) db = bias_grad(gc, g.N, g.C);
     return std::vector<Tensor>{dx, dw, db};

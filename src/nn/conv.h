@@ -30,10 +30,12 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b = Tensor(),
               const std::vector<int64_t>& stride = {1}, const ConvPadding& padding = {0},
               const std::vector<int64_t>& dilation = {1}, int64_t groups = 1);
 
-// x [N, C, H, W] or [C, H, W]; w [O, C/groups, kH, kW]; b [O] or undefined.
+// x [N, C, H, W] or [C, H, W]; w [O, C/groups, kH, kW]; b [O] or undefined. activation
+// "relu" applies ReLU in the backend's write-back (the values and gradients of relu(conv2d)).
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = Tensor(),
               const std::vector<int64_t>& stride = {1}, const ConvPadding& padding = {0},
-              const std::vector<int64_t>& dilation = {1}, int64_t groups = 1);
+              const std::vector<int64_t>& dilation = {1}, int64_t groups = 1,
+              const std::string& activation = "none");
 
 // The adjoint of conv2d: x [N, C, H, W] or [C, H, W]; w [C, O/groups, kH, kW]; b [O] or
 // undefined. Output size (H−1)·stride − 2·padding + dilation·(k−1) + output_padding + 1, where

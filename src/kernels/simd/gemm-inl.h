@@ -405,6 +405,16 @@ HWY_INLINE float* Scratch(std::vector<float>& buf, int64_t n) {
   return buf.data() + (aligned - at) / sizeof(float);
 }
 
+// The packed panels of one thread, shared by every instantiation of GemmBlocked (one GEMM
+// runs at a time on a thread, so they never overlap).
+struct GemmScratch {
+  std::vector<float> a, b;
+};
+inline GemmScratch& ThreadGemmScratch() {
+  thread_local GemmScratch scratch;
+  return scratch;
+}
+
 // The blocked product with MR-row tiles; pack_b(p0, kc, j0, nc, nr, dst) supplies the B
 // panels (DenseB for a plain GEMM). Scratch is per thread and reused across calls.
 template <int MR, class PackBFn>
@@ -417,9 +427,9 @@ void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
   const int64_t kc_max = (g.k + kblocks - 1) / kblocks;
   const int64_t nc_max = (std::min(kNC, g.n) + nr - 1) / nr * nr;  // whole panels
   const int64_t mc_max = std::min(kMC, (g.m + MR - 1) / MR * MR);
-  thread_local std::vector<float> buf_b, buf_a;
-  float* pack_b_buf = Scratch(buf_b, nc_max * kc_max);
-  float* pack_a = Scratch(buf_a, mc_max * kc_max);
+  GemmScratch& scratch = ThreadGemmScratch();
+  float* pack_b_buf = Scratch(scratch.b, nc_max * kc_max);
+  float* pack_a = Scratch(scratch.a, mc_max * kc_max);
   HWY_ALIGN float tile[MR * kMaxNR];
   for (int64_t j0 = 0; j0 < g.n; j0 += kNC) {
     const int64_t nc = std::min(kNC, g.n - j0);

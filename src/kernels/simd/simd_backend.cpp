@@ -53,6 +53,18 @@ class SimdBackend final : public Backend {
   void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx) const override {
     simd::col2im_f32(g, col, ld, dx);
   }
+  void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                  float* y) const override {
+    simd::conv2d_f32(g, x, w, bias, act, y);
+  }
+  void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias,
+                                float* dx) const override {
+    simd::conv2d_backward_data_f32(g, dy, w, bias, dx);
+  }
+  void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy,
+                                  float* dw) const override {
+    simd::conv2d_backward_weight_f32(g, x, dy, dw);
+  }
 };
 
 }  // namespace
