@@ -33,27 +33,50 @@ namespace sg {
 namespace simd {
 namespace HWY_NAMESPACE {
 
+// The short runs below (an output row: often 7–28 floats; a panel row: 8) must stay inline
+// loads and stores: clang turns a copy loop, vector loads and stores included, into a call of
+// the library's memcpy, which costs more than the copy on runs this short (measured: 12 % of
+// the bench CNN's forward). no_builtin forbids that in the packers (and so in everything
+// inlined into them).
+#if defined(__clang__)
+#define SG_NO_MEMCPY __attribute__((no_builtin("memcpy", "memset", "memmove")))
+#else
+#define SG_NO_MEMCPY
+#endif
+
 // out[0, n) = 0.
-HWY_INLINE void Zero(float* out, int64_t n) {
+SG_NO_MEMCPY HWY_INLINE void ZeroRun(float* out, int64_t n) {
   const DF d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(hn::Zero(d), d, out + i);
-  for (; i < n; ++i) out[i] = 0.0f;
+  if (n >= N) {
+    for (int64_t i = 0; i + N <= n; i += N) hn::StoreU(hn::Zero(d), d, out + i);
+    hn::StoreU(hn::Zero(d), d, out + n - N);  // the tail, overlapping
+    return;
+  }
+  for (int64_t i = 0; i < N; ++i)
+    if (i < n) out[i] = 0.0f;
 }
 
-// out[0, n) = src[0, n).
-HWY_INLINE void Copy(const float* src, float* out, int64_t n) {
+// out[t] = src[t] for t in [lo, hi), 0 elsewhere in [0, n).
+SG_NO_MEMCPY HWY_INLINE void CopyRun(const float* src, int64_t lo, int64_t hi, int64_t n, float* out) {
   const DF d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(hn::LoadU(d, src + i), d, out + i);
-  for (; i < n; ++i) out[i] = src[i];
+  if (n >= N && hi - lo >= N && lo <= N && n - hi <= N) {
+    // The usual row (padding narrower than a vector): zero both ends with one store each,
+    // then copy [lo, hi) in whole vectors, the last one shifted back to end at hi.
+    hn::StoreU(hn::Zero(d), d, out);
+    hn::StoreU(hn::Zero(d), d, out + n - N);
+    int64_t t = lo;
+    for (; t + N <= hi; t += N) hn::StoreU(hn::LoadU(d, src + t), d, out + t);
+    if (t < hi) hn::StoreU(hn::LoadU(d, src + hi - N), d, out + hi - N);
+    return;
+  }
+  for (int64_t t = 0; t < n; ++t) out[t] = t >= lo && t < hi ? src[t] : 0.0f;
 }
 
-// col[p][j0, j1) of one image's group (x: its Cg channels) → out[0, j1 − j0): runs of one
-// output row at a time, each a zero prefix, a copy and a zero suffix.
-HWY_INLINE void ColSegment(const ConvGeom& g, const float* x, int64_t p, int64_t j0, int64_t j1, float* out) {
+// col[p][j0, j1) of one image's group (x: its Cg channels) → out[0, j1 − j0), one output row
+// at a time.
+SG_NO_MEMCPY HWY_INLINE void ColSegment(const ConvGeom& g, const float* x, int64_t p, int64_t j0, int64_t j1, float* out) {
   const int64_t taps = g.kH * g.kW;
   const int64_t c = p / taps, ki = p % taps / g.kW, kj = p % g.kW;
   const int64_t off_h = ki * g.dH - g.pH, off_w = kj * g.dW - g.pW;
@@ -64,18 +87,16 @@ HWY_INLINE void ColSegment(const ConvGeom& g, const float* x, int64_t p, int64_t
     const int64_t run = std::min(g.oW - ow, j1 - j);
     const int64_t ih = oh * g.sH + off_h;
     if (ih < 0 || ih >= g.H) {
-      Zero(out, run);
+      ZeroRun(out, run);
     } else {
       const float* src = xc + ih * g.W + off_w;  // src[ow · sW] is output column ow's input
       const int64_t lo = std::clamp<int64_t>(rw.lo - ow, 0, run);
       const int64_t hi = std::clamp<int64_t>(rw.hi - ow, lo, run);
-      Zero(out, lo);
       if (g.sW == 1) {
-        Copy(src + ow + lo, out + lo, hi - lo);
+        CopyRun(src + ow, lo, hi, run, out);
       } else {
-        for (int64_t t = lo; t < hi; ++t) out[t] = src[(ow + t) * g.sW];
+        for (int64_t t = 0; t < run; ++t) out[t] = t >= lo && t < hi ? src[(ow + t) * g.sW] : 0.0f;
       }
-      Zero(out + hi, run - hi);
     }
     out += run;
     j += run;
@@ -93,7 +114,8 @@ struct ImageB {
   const ConvGeom& g;
   const float* x;
   int64_t j_base;
-  void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr, float* HWY_RESTRICT dst) const {
+  SG_NO_MEMCPY void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr,
+                                float* HWY_RESTRICT dst) const {
     const DF d;
     const int64_t N = static_cast<int64_t>(hn::Lanes(d));
     float* row = RowScratch(nc);
@@ -117,7 +139,8 @@ struct ImageB {
 struct ImageBt {
   const ConvGeom& g;
   const float* x;
-  void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr, float* HWY_RESTRICT dst) const {
+  SG_NO_MEMCPY void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr,
+                                float* HWY_RESTRICT dst) const {
     float* rows_buf = RowScratch(nr * kc);
     const float* rows[kMaxNR];
     for (int64_t jp = 0; jp < nc; jp += nr) {
@@ -131,6 +154,125 @@ struct ImageBt {
     }
   }
 };
+
+// ------------------------------------------------------------- stride 1, read in place
+// With stride 1, output (oh, ow) reads xpad[c][oh + ki·dH][ow + kj·dW] of the image padded to
+// Hp = oH + dH·(kH − 1) rows of Wp = oW + dW·(kW − 1) columns (xpad[c][r][s] =
+// x[c][r − pH][s − pW], zero outside; a negative pH crops). Over the flattened grid
+// j' = oh·Wp + ow, row p = (c, ki, kj) of the column matrix is then the contiguous run at
+// xpad + c·Hp·Wp + ki·dH·Wp + kj·dW: the microkernel reads B in place (MicrokernelRows) and
+// only the weights are packed. Grid columns ow ≥ oW are computed and dropped (Wp − oW of
+// every Wp: 2 of 16 for the bench CNN's 14-wide layer), which costs less than packing the
+// column matrix (9× the image for a 3×3 kernel) in runs of one output row.
+struct PaddedGrid {
+  int64_t Hp, Wp, plane, Lp, slack;
+};
+
+PaddedGrid GridOf(const ConvGeom& g) {
+  PaddedGrid pg;
+  pg.Hp = g.oH + g.dH * (g.kH - 1);
+  pg.Wp = g.oW + g.dW * (g.kW - 1);
+  pg.plane = pg.Hp * pg.Wp;
+  pg.Lp = g.oH * pg.Wp;
+  // The last tile reads up to NR grid columns past Lp, and the grid column ow + kj·dW of the
+  // last row up to dW·(kW − 1) past the plane: zeros after the last channel's plane.
+  pg.slack = g.dW * (g.kW - 1) + kMaxNR;
+  return pg;
+}
+
+// xpad of the Cg channels at x (one image's group) → out [Cg · plane + slack].
+SG_NO_MEMCPY void PadImage(const ConvGeom& g, const PaddedGrid& pg, const float* x, float* out) {
+  const int64_t cols_lo = std::clamp<int64_t>(g.pW, 0, pg.Wp), cols_hi = std::clamp<int64_t>(g.pW + g.W, cols_lo, pg.Wp);
+  for (int64_t c = 0; c < g.Cg(); ++c)
+    for (int64_t r = 0; r < pg.Hp; ++r) {
+      float* dst = out + c * pg.plane + r * pg.Wp;
+      const int64_t ih = r - g.pH;
+      if (ih < 0 || ih >= g.H) ZeroRun(dst, pg.Wp);
+      else CopyRun(x + (c * g.H + ih) * g.W - g.pW, cols_lo, cols_hi, pg.Wp, dst);
+    }
+  ZeroRun(out + g.Cg() * pg.plane, pg.slack);
+}
+
+// y [Og, L] of one image's group from its padded image: every depth block of the packed
+// weights (panels of MR rows, block p0 at packed_w + Og_pad · p0) against the grid columns,
+// the write-back split at output rows (grid columns past oW dropped).
+template <int MR>
+void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const float* packed_w, const float* const* rows,
+                     const float* row_bias, GemmAct act, float* y) {
+  const DF d;
+  const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
+  const int64_t K = g.K(), L = g.L(), Og = g.Og(), Og_pad = (Og + MR - 1) / MR * MR;
+  const int64_t kblocks = (K + kKC - 1) / kKC, kc_max = (K + kblocks - 1) / kblocks;
+  HWY_ALIGN float tile[(MR + 1) * kMaxNR];
+  for (int64_t p0 = 0; p0 < K; p0 += kc_max) {
+    const int64_t kc = std::min(kc_max, K - p0);
+    Epilogue e{1.0f, 0.0f, p0 == 0, p0 + kc >= K, act, nullptr, nullptr};
+    for (int64_t j0 = 0; j0 < pg.Lp; j0 += kNC) {
+      const int64_t j1 = std::min(pg.Lp, j0 + kNC);
+      for (int64_t ip = 0; ip < Og; ip += MR) {
+        const int64_t h = std::min<int64_t>(MR, Og - ip);
+        const float* ap = packed_w + Og_pad * p0 + ip * kc;
+        e.row_bias = row_bias ? row_bias + ip : nullptr;
+        for (int64_t jp = j0; jp < j1; jp += nr) {
+          RowKernels<MR>::Run(h, kc, ap, rows + p0, jp, tile);
+          // The tile's grid columns [jp, jp + nr), one output row at a time.
+          for (int64_t jj = jp, end = std::min(jp + nr, pg.Lp); jj < end;) {
+            const int64_t oh = jj / pg.Wp, ow = jj % pg.Wp;
+            const int64_t seg_end = std::min(end, (oh + 1) * pg.Wp);
+            if (ow < g.oW)
+              WriteBack<MR>(tile + (jj - jp), y + ip * L + oh * g.oW + ow, L, h,
+                            std::min(seg_end, oh * pg.Wp + g.oW) - jj, e);
+            jj = seg_end;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The stride-1 forward convolution over the batch (threads over images).
+template <int MR>
+void ConvPadded(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
+  const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
+  const int64_t Og_pad = (Og + MR - 1) / MR * MR, taps = g.kH * g.kW;
+  const PaddedGrid pg = GridOf(g);
+  // The weights of every group, packed once: block p0 of group gi at packed + gi·Og_pad·K + Og_pad·p0.
+  std::vector<float> packed_buf;
+  float* packed = Scratch(packed_buf, g.groups * Og_pad * K);
+  const int64_t kblocks = (K + kKC - 1) / kKC, kc_max = (K + kblocks - 1) / kblocks;
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    const GemmArgs ga{false, false, Og, 0, K, 1.0f, 0.0f, w + gi * Og * K, K, nullptr, 0,
+                      nullptr, nullptr, GemmAct::None, nullptr, 0};
+    for (int64_t p0 = 0; p0 < K; p0 += kc_max)
+      PackA<MR>(ga, 0, Og, p0, std::min(kc_max, K - p0), packed + gi * Og_pad * K + Og_pad * p0);
+  }
+  // Row p of every group's column matrix: its offset in the padded image.
+  std::vector<int64_t> offsets(static_cast<size_t>(K));
+  for (int64_t p = 0; p < K; ++p) {
+    const int64_t c = p / taps, ki = p % taps / g.kW, kj = p % g.kW;
+    offsets[size_t(p)] = c * pg.plane + ki * g.dH * pg.Wp + kj * g.dW;
+  }
+  parallel_for(0, g.N, std::max<int64_t>(1, (g.N + num_threads() - 1) / num_threads()), [&](int64_t lo, int64_t hi) {
+    thread_local std::vector<float> pad_buf;
+    thread_local std::vector<const float*> rows;
+    float* xpad = Scratch(pad_buf, Cg * pg.plane + pg.slack);
+    rows.resize(static_cast<size_t>(K));
+    for (int64_t p = 0; p < K; ++p) rows[size_t(p)] = xpad + offsets[size_t(p)];
+    for (int64_t n = lo; n < hi; ++n)
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        PadImage(g, pg, x + (n * g.C + gi * Cg) * HW, xpad);
+        ConvPaddedGroup<MR>(g, pg, packed + gi * Og_pad * K, rows.data(), bias ? bias + gi * Og : nullptr, act,
+                            y + (n * g.O + gi * Og) * L);
+      }
+  });
+}
+
+// Stride 1, not pointwise, and enough images to keep every thread busy (the in-place path
+// splits images only).
+bool UsePadded(const ConvGeom& g) {
+  return g.sH == 1 && g.sW == 1 && g.K() > 0 && g.L() > 0 &&
+         g.N >= (in_parallel_region() ? 1 : num_threads());
+}
 
 bool IsPointwise(const ConvGeom& g) {
   return g.kH == 1 && g.kW == 1 && g.sH == 1 && g.sW == 1 && g.pH == 0 && g.pW == 0 && g.oH == g.H && g.oW == g.W;
@@ -152,6 +294,12 @@ void ConvForward(const ConvGeom& g, const float* x, const float* w, const float*
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   if (g.N == 0 || g.O == 0 || L == 0) return;
   const bool pointwise = IsPointwise(g);
+  if (!pointwise && UsePadded(g)) {
+#if HWY_TARGET == HWY_WASM
+    if (wasm_tile_rows() == 5) return ConvPadded<5>(g, x, w, bias, act, y);
+#endif
+    return ConvPadded<kMaxMR>(g, x, w, bias, act, y);
+  }
   const Split split = SplitWork(g.N, L);
   const int64_t items = g.N * split.per_image;
   parallel_for(0, items, std::max<int64_t>(1, items / std::max(1, num_threads())), [&](int64_t lo, int64_t hi) {
@@ -220,7 +368,7 @@ void ConvBackwardDataCol2im(const ConvGeom& g, const float* dy, const float* w, 
     for (int64_t n = lo; n < hi; ++n)
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         float* dxg = dx + (n * g.C + gi * Cg) * HW;
-        Zero(dxg, Cg * HW);
+        std::fill(dxg, dxg + Cg * HW, 0.0f);
         if (Og == 0 || K == 0) continue;
         const GemmArgs ga{true, false, K, L, Og, 1.0f, 0.0f, w + gi * Og * K, K, dy + (n * g.O + gi * Og) * L, L,
                           nullptr, nullptr, GemmAct::None, dcol, L};

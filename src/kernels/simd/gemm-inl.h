@@ -247,14 +247,14 @@ struct DenseB {
 };
 
 // ------------------------------------------------------------------------------ microkernel
-// One depth step: acc[i][v] += ap[i] · bp[v·N .. v·N+N).
-template <int MR, int NV>
+// One depth step: acc[i][v] += ap[i] · bp[v·N .. v·N+N) (bp aligned unless kUnaligned).
+template <int MR, int NV, bool kUnaligned = false>
 HWY_INLINE void Step(DF d, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                      VF (&acc)[MR][NV]) {
   const size_t N = hn::Lanes(d);
   VF b[NV];
   HWY_UNROLL(16)
-  for (int v = 0; v < NV; ++v) b[v] = hn::Load(d, bp + v * N);
+  for (int v = 0; v < NV; ++v) b[v] = kUnaligned ? hn::LoadU(d, bp + v * N) : hn::Load(d, bp + v * N);
   HWY_UNROLL(16)
   for (int i = 0; i < MR; ++i) {
     const VF a = hn::Set(d, ap[i]);
@@ -331,15 +331,58 @@ struct Kernels {
   }
 };
 
-// One value of the write-back before the activation (the vector path's arithmetic, lane by lane).
-HWY_INLINE float EpilogueScalar(const Epilogue& e, float acc, float c, int64_t i, int64_t j) {
-  if (!e.first) return c + e.alpha * acc;
-  float out = e.alpha * acc;
-  if (e.beta != 0.0f) out += e.beta * c;
-  if (e.bias) out += e.bias[j];
-  if (e.row_bias) out += e.row_bias[i];
-  return out;
+// The microkernel with B read in place instead of packed: B's row p is the NR floats at
+// rows[p] + col (any alignment). The convolutions use it on a zero-padded copy of the image,
+// where every row of the column matrix is a contiguous run (conv.cpp).
+template <int MR, int PW>
+HWY_NOINLINE void MicrokernelRows(int64_t kc, const float* HWY_RESTRICT ap, const float* const* rows,
+                                  int64_t col, float* HWY_RESTRICT tile) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const int64_t nr = static_cast<int64_t>(kNV * N);
+  VF acc[MR][kNV];
+  HWY_UNROLL(16)
+  for (int i = 0; i < MR; ++i) {
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) acc[i][v] = hn::Zero(d);
+  }
+  const float* const* const rows_end = rows + kc;
+#if HWY_TARGET == HWY_WASM
+#pragma clang loop unroll(disable)
+#endif
+  for (; rows != rows_end; ++rows) {
+    Step<MR, kNV, true>(d, ap, *rows + col, acc);
+    ap += PW;
+  }
+  HWY_UNROLL(16)
+  for (int i = 0; i < MR; ++i) {
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) hn::Store(acc[i][v], d, tile + i * nr + v * N);
+  }
 }
+
+// MicrokernelRows in the three heights of Kernels (and for the same reason behind volatile
+// pointers in wasm).
+template <int PW>
+struct RowKernels {
+  using Fn = void (*)(int64_t, const float*, const float* const*, int64_t, float*);
+  static constexpr int kMid = Kernels<PW>::kMid;
+#if HWY_TARGET == HWY_WASM
+  static inline Fn volatile full = &MicrokernelRows<PW, PW>;
+  static inline Fn volatile mid = &MicrokernelRows<kMid, PW>;
+  static inline Fn volatile two = &MicrokernelRows<2, PW>;
+#else
+  static constexpr Fn full = &MicrokernelRows<PW, PW>;
+  static constexpr Fn mid = &MicrokernelRows<kMid, PW>;
+  static constexpr Fn two = &MicrokernelRows<2, PW>;
+#endif
+  static HWY_INLINE void Run(int64_t h, int64_t kc, const float* ap, const float* const* rows, int64_t col,
+                             float* tile) {
+    if (h <= 2) two(kc, ap, rows, col, tile);
+    else if (h <= kMid) mid(kc, ap, rows, col, tile);
+    else full(kc, ap, rows, col, tile);
+  }
+};
 
 // C[0:h, 0:w] (ldc apart) ⟵ epilogue of the tile (MR × NR floats); h ≤ MR, w ≤ NR.
 template <int MR>
@@ -382,17 +425,39 @@ HWY_INLINE void WriteBack(float* HWY_RESTRICT tile, float* HWY_RESTRICT c, int64
     }
     return;
   }
-  // A partial tile: the values in place in the tile, the activation over whole vectors of it
-  // (lanes past w are garbage, never stored), then the h × w block copied out.
-  for (int64_t i = 0; i < h; ++i)
-    for (int64_t j = 0; j < w; ++j)
-      tile[i * nr + j] = EpilogueScalar(e, tile[i * nr + j], c[i * ldc + j], i, j);
-  if (act != GemmAct::None)
-    for (int64_t i = 0; i < h; ++i)
-      for (int v = 0; v < kNV; ++v)
-        hn::Store(Activate(d, hn::Load(d, tile + i * nr + v * N), act), d, tile + i * nr + v * N);
-  for (int64_t i = 0; i < h; ++i)
-    for (int64_t j = 0; j < w; ++j) c[i * ldc + j] = tile[i * nr + j];
+  // A partial tile (w < NR columns; the tile may start anywhere inside a larger one, as the
+  // convolutions' write-back splits tiles at output rows, so its reads are unaligned and may
+  // run past w): C's w values of each row are gathered into a row buffer, the epilogue runs
+  // on whole vectors, and w values go back to C.
+  const VF va = hn::Set(d, e.alpha), vb = hn::Set(d, e.beta);
+  HWY_ALIGN float c_row[kMaxNR] = {};
+  HWY_ALIGN float out_row[kMaxNR];
+  HWY_ALIGN float bias_row[kMaxNR];
+  const bool read_c = !e.first || e.beta != 0.0f;
+  if (e.first && e.bias)  // only w of the bias exist
+    for (int64_t j = 0; j < nr; ++j) bias_row[j] = j < w ? e.bias[j] : 0.0f;
+  for (int64_t i = 0; i < h; ++i) {
+    float* row = c + i * ldc;
+    if (read_c)
+      for (int64_t j = 0; j < nr; ++j) c_row[j] = j < w ? row[j] : 0.0f;
+    const VF rb = e.row_bias ? hn::Set(d, e.row_bias[i]) : hn::Zero(d);
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) {
+      const VF acc = hn::LoadU(d, tile + i * nr + v * N);
+      VF out;
+      if (!e.first) {
+        out = hn::MulAdd(va, acc, hn::Load(d, c_row + v * N));
+      } else {
+        out = hn::Mul(va, acc);
+        if (e.beta != 0.0f) out = hn::MulAdd(vb, hn::Load(d, c_row + v * N), out);
+        if (e.bias) out = hn::Add(out, hn::Load(d, bias_row + v * N));
+        if (e.row_bias) out = hn::Add(out, rb);
+      }
+      hn::Store(act == GemmAct::None ? out : Activate(d, out, act), d, out_row + v * N);
+    }
+    for (int64_t j = 0; j < nr; ++j)  // predicated: a plain copy loop would become a memcpy call
+      if (j < w) row[j] = out_row[j];
+  }
 }
 
 // ------------------------------------------------------------------------------ driver
@@ -430,7 +495,7 @@ void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
   GemmScratch& scratch = ThreadGemmScratch();
   float* pack_b_buf = Scratch(scratch.b, nc_max * kc_max);
   float* pack_a = Scratch(scratch.a, mc_max * kc_max);
-  HWY_ALIGN float tile[MR * kMaxNR];
+  HWY_ALIGN float tile[(MR + 1) * kMaxNR];
   for (int64_t j0 = 0; j0 < g.n; j0 += kNC) {
     const int64_t nc = std::min(kNC, g.n - j0);
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
