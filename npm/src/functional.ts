@@ -23,6 +23,11 @@ export interface ConvOptions {
   dilation?: Size;
   groups?: number;
 }
+/** F.conv2d's options: those of every convolution plus a ReLU applied as the output is written. */
+export interface Conv2dOptions extends ConvOptions {
+  /** 'relu': the values and gradients of F.relu after F.conv2d, in one pass. */
+  activation?: 'none' | 'relu';
+}
 export interface ConvTransposeOptions {
   stride?: Size;
   padding?: Size;
@@ -182,13 +187,15 @@ function bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias?: Tensor 
 const convSpec: Spec = { stride: sizeSpec, padding: convPadding, dilation: sizeSpec, groups: 'positiveInteger' };
 
 function conv(name: string, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, options: unknown): Tensor {
-  const o = checkOptions<ConvOptions>(name, options, convSpec);
+  const spec = name === 'conv2d' ? { ...convSpec, activation: ['none', 'relu'] } : convSpec;
+  const o = checkOptions<Conv2dOptions>(name, options, spec);
   const padding = typeof o.padding === 'string' ? o.padding : sizeAttr(o.padding as Size | undefined);
   return run(name, name, layerOperands(name, input, weight, bias), {
     stride: sizeAttr(o.stride),
     padding,
     dilation: sizeAttr(o.dilation),
     groups: o.groups,
+    ...(o.activation === undefined ? {} : { activation: o.activation }),
   });
 }
 
@@ -196,7 +203,7 @@ function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: C
   return conv('conv1d', input, weight, bias, options);
 }
 
-function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor {
+function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv2dOptions): Tensor {
   return conv('conv2d', input, weight, bias, options);
 }
 

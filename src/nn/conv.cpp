@@ -204,6 +204,17 @@ Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
   return db;
 }
 
+// Runs a backend call; an Error from it (a scratch buffer too large for the backend's method)
+// gets the op's name in front.
+template <class F>
+void with_op_name(const char* op, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    fail(op, ": ", e.what());
+  }
+}
+
 // Forward convolution of any dims, with ReLU optionally fused into the backend's write-back
 // (its backward then goes through the output: y > 0 exactly where the pre-activation is).
 Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a,
@@ -213,7 +224,7 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
   Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_f32 writes all of it
   Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
-  backend().conv2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, act, out.f32());
+  with_op_name(op, [&] { backend().conv2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, act, out.f32()); });
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   return record(op, out, {x, w, b}, [g, xc, wc, out, act, need_x, need_w, need_b, op](const Tensor& gy) {
@@ -222,11 +233,11 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
     Tensor dx, dw, db;
     if (need_x) {
       dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
-      backend().conv2d_backward_data_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32());
+      with_op_name(op, [&] { backend().conv2d_backward_data_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32()); });
     }
     if (need_w) {
       dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
-      backend().conv2d_backward_weight_f32(g, xc.f32(), gc.f32(), dw.f32());
+      with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, xc.f32(), gc.f32(), dw.f32()); });
     }
     if (need_b) db = bias_grad(gc, g.N, g.O);
     return std::vector<Tensor>{dx, dw, db};
@@ -257,19 +268,21 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
   Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_backward_data_f32 writes all of it
   const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
-  backend().conv2d_backward_data_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
+  with_op_name(op, [&] {
+    backend().conv2d_backward_data_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
+  });
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy) {
+  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b, op](const Tensor& gy) {
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
       dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
-      backend().conv2d_f32(g, gc.f32(), wc.f32(), nullptr, GemmAct::None, dx.f32());
+      with_op_name(op, [&] { backend().conv2d_f32(g, gc.f32(), wc.f32(), nullptr, GemmAct::None, dx.f32()); });
     }
     if (need_w) {
       dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
-      backend().conv2d_backward_weight_f32(g, gc.f32(), xc.f32(), dw.f32());
+      with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, gc.f32(), xc.f32(), dw.f32()); });
     }
     if (need_b) db = bias_grad(gc, g.N, g.C);
     return std::vector<Tensor>{dx, dw, db};

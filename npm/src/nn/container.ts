@@ -5,6 +5,7 @@ import { F } from '../functional.js';
 import { tidy } from '../memory.js';
 import { describe, intArg } from '../options.js';
 import { GELU, ReLU } from './activation_modules.js';
+import { Conv2d } from './conv.js';
 import { Linear } from './linear.js';
 import { Module } from './module.js';
 
@@ -21,6 +22,12 @@ function fusedActivation(lin: Module, act: Module | undefined): 'relu' | 'gelu' 
   if (Object.getPrototypeOf(act) === ReLU.prototype) return 'relu';
   if (Object.getPrototypeOf(act) === GELU.prototype) return (act as GELU).approximate === 'tanh' ? 'gelu_tanh' : 'gelu';
   return null;
+}
+
+/** Whether children `conv`, `act` are exactly nn.Conv2d then nn.ReLU (as fusedActivation's rule). */
+function fusedConvRelu(conv: Module, act: Module | undefined): boolean {
+  return !!act && Object.getPrototypeOf(conv) === Conv2d.prototype && Object.getPrototypeOf(act) === ReLU.prototype &&
+    !own(conv, 'forward') && !own(conv, 'forwardRelu') && !own(act, 'forward');
 }
 
 function moduleArg(fn: string, m: unknown, what: string): Module {
@@ -129,7 +136,8 @@ export class Sequential extends IndexedModules {
 
   /**
    * Feeds the input through every child; the intermediate results are freed. A Linear followed
-   * by a ReLU or GELU runs as one fused F.linear (see fusedActivation).
+   * by a ReLU or GELU runs as one fused F.linear (see fusedActivation), a Conv2d followed by a
+   * ReLU as one F.conv2d with activation 'relu'.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   forward(input: any): any {
@@ -141,6 +149,8 @@ export class Sequential extends IndexedModules {
         if (activation) {
           const lin = mods[i++] as Linear;
           x = F.linear(x, lin.weight, lin.bias, { activation });
+        } else if (fusedConvRelu(mods[i]!, mods[i + 1])) {
+          x = (mods[i++] as Conv2d).forwardRelu(x);
         } else {
           x = mods[i]!.forward(x);
         }

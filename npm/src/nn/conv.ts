@@ -95,8 +95,8 @@ abstract class ConvNd extends Module {
     resetKaiming(this.weight, this.bias);
   }
 
-  protected conv(fn: 'conv1d' | 'conv2d', input: Tensor): Tensor {
-    const opts = { stride: this.stride, dilation: this.dilation, groups: this.groups };
+  protected conv(fn: 'conv1d' | 'conv2d', input: Tensor, activation?: 'relu'): Tensor {
+    const opts = { stride: this.stride, dilation: this.dilation, groups: this.groups, ...(activation ? { activation } : {}) };
     if (this.paddingMode === 'zeros') return F[fn](input, this.weight, this.bias, { ...opts, padding: this.padding });
     const padded = F.pad(input, this.reversedPadding, { mode: this.paddingMode });
     try {
@@ -138,6 +138,14 @@ export class Conv2d extends ConvNd {
 
   forward(input: Tensor): Tensor {
     return this.conv('conv2d', input);
+  }
+
+  /**
+   * @internal nn.Sequential's fused Conv2d + ReLU: this layer then F.relu, with ReLU applied
+   * as the convolution writes its output (the values and gradients of the two).
+   */
+  forwardRelu(input: Tensor): Tensor {
+    return this.conv('conv2d', input, 'relu');
   }
 }
 

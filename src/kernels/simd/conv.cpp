@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/error.h"
 #include "core/parallel.h"
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/simd/simd_kernels.h"
@@ -155,6 +156,14 @@ struct ImageBt {
   }
 };
 
+// A scratch buffer's size, checked in 64 bits before it is allocated: in wasm32 a size_t past
+// 2^32 would wrap and the kernel would write past the buffer.
+void CheckScratch(const char* what, int64_t a, int64_t b) {
+  constexpr int64_t kLimit = int64_t(1) << 29;  // 2 GiB of floats: more than a wasm heap holds
+  if (a < 0 || b < 0 || (b != 0 && a > kLimit / b))
+    fail("cannot allocate the ", what, " of ", a, " x ", b, " floats: too large");
+}
+
 // ------------------------------------------------------------- stride 1, read in place
 // With stride 1, output (oh, ow) reads xpad[c][oh + ki·dH][ow + kj·dW] of the image padded to
 // Hp = oH + dH·(kH − 1) rows of Wp = oW + dW·(kW − 1) columns (xpad[c][r][s] =
@@ -236,6 +245,8 @@ void ConvPadded(const ConvGeom& g, const float* x, const float* w, const float* 
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const int64_t Og_pad = (Og + MR - 1) / MR * MR, taps = g.kH * g.kW;
   const PaddedGrid pg = GridOf(g);
+  CheckScratch("padded image", Cg, pg.plane + pg.slack);
+  CheckScratch("packed weights", g.groups * Og_pad, K);
   // The weights of every group, packed once: block p0 of group gi at packed + gi·Og_pad·K + Og_pad·p0.
   std::vector<float> packed_buf;
   float* packed = Scratch(packed_buf, g.groups * Og_pad * K);
@@ -361,6 +372,7 @@ void ConvBackwardWeight(const ConvGeom& g, const float* x, const float* dy, floa
 // dx for any stride: dcol = W_gᵀ · dy_n, then col2im, image by image (threads over images).
 void ConvBackwardDataCol2im(const ConvGeom& g, const float* dy, const float* w, float* dx) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
+  CheckScratch("column buffer", K, L);
   const Im2colGeom ig{Cg, g.H, g.W, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, g.oH, g.oW};
   parallel_for(0, g.N, 1, [&](int64_t lo, int64_t hi) {
     thread_local std::vector<float> buf;
