@@ -34,16 +34,8 @@ namespace sg {
 namespace simd {
 namespace HWY_NAMESPACE {
 
-// The short runs below (an output row: often 7–28 floats; a panel row: 8) must stay inline
-// loads and stores: clang turns a copy loop, vector loads and stores included, into a call of
-// the library's memcpy, which costs more than the copy on runs this short (measured: 12 % of
-// the bench CNN's forward). no_builtin forbids that in the packers (and so in everything
-// inlined into them).
-#if defined(__clang__)
-#define SG_NO_MEMCPY __attribute__((no_builtin("memcpy", "memset", "memmove")))
-#else
-#define SG_NO_MEMCPY
-#endif
+// The short runs below (an output row: often 7–28 floats) are written with vector stores and
+// kept free of library calls (SG_NO_MEMCPY, gemm-inl.h).
 
 // out[0, n) = 0.
 SG_NO_MEMCPY HWY_INLINE void ZeroRun(float* out, int64_t n) {
@@ -206,7 +198,7 @@ SG_NO_MEMCPY void PadImage(const ConvGeom& g, const PaddedGrid& pg, const float*
 // weights (panels of MR rows, block p0 at packed_w + Og_pad · p0) against the grid columns,
 // the write-back split at output rows (grid columns past oW dropped).
 template <int MR>
-void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const float* packed_w, const float* const* rows,
+SG_NO_MEMCPY void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const float* packed_w, const float* const* rows,
                      const float* row_bias, GemmAct act, float* y) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
@@ -241,7 +233,7 @@ void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const float* packe
 
 // The stride-1 forward convolution over the batch (threads over images).
 template <int MR>
-void ConvPadded(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
+SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const int64_t Og_pad = (Og + MR - 1) / MR * MR, taps = g.kH * g.kW;
   const PaddedGrid pg = GridOf(g);
