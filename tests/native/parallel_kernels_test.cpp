@@ -1,7 +1,7 @@
 // The SIMD backend split over 2, 3 and 4 threads (kernels/parallel_kernels.h, simd/conv.cpp)
 // against the same backend on one thread, on odd sizes above the split thresholds:
-// elementwise ops, softmax, logsumexp and the convolution's forward and data-gradient passes
-// must be bit-identical; reductions, GEMM and the weight gradient equal within float
+// elementwise ops, softmax, logsumexp, max pooling, the optimizer updates and the
+// convolution's forward and data-gradient passes must be bit-identical; reductions, GEMM and the weight gradient equal within float
 // tolerance (they sum in another order). Each case also checks
 // that the pool really ran jobs, so a split that silently stayed serial fails here.
 // Also built into simdgrad_tsan_tests (ThreadSanitizer).
@@ -18,6 +18,7 @@
 #include "core/parallel.h"
 #include "kernels/backend.h"
 #include "kernels/parallel_kernels.h"
+#include "optim/optim_kernels.h"
 #include "test_util.h"
 
 namespace {
@@ -263,4 +264,52 @@ TEST_CASE("parallel kernels: convolution forward, input and weight gradients spl
   auto fwd1 = [&](float* y) { S().conv2d_f32(h, x1.data(), w1.data(), nullptr, sg::GemmAct::None, y); };
   const std::vector<float> y_one = run_with(1, size_t(h.O * h.L()), fwd1);
   CHECK(run_with(2, size_t(h.O * h.L()), fwd1) == y_one);
+}
+
+TEST_CASE("parallel kernels: max pool and its backward split over planes are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  // 3·37 planes of 23 × 29: the 2×2/2 kernel (odd width: a border column) and a 3×3 window
+  // with stride 2, padding 1 and dilation 1 (the general path).
+  for (const sg::PoolGeom& g : {sg::PoolGeom{111, 23, 29, 11, 14, 2, 2, 2, 2, 0, 0, 1, 1},
+                                sg::PoolGeom{111, 23, 29, 12, 15, 3, 3, 2, 2, 1, 1, 1, 1}}) {
+    std::vector<float> x = uniform(g.P * g.H * g.W, -1.0f, 1.0f, 30);
+    x[17] = std::numeric_limits<float>::quiet_NaN();
+    const size_t ny = size_t(g.P * g.oH * g.oW), nx = x.size();
+    const std::vector<float> dy = uniform(int64_t(ny), -1.0f, 1.0f, 31);
+    std::vector<int32_t> idx(ny);
+    auto fwd = [&](float* y) { S().max_pool2d_f32(g, x.data(), y, idx.data()); };
+    const std::vector<float> y1 = run_with(1, ny, fwd);
+    const std::vector<int32_t> idx1 = idx;
+    auto bwd = [&](float* dx) { S().max_pool2d_backward_f32(g, dy.data(), idx1.data(), dx); };
+    const std::vector<float> dx1 = run_with(1, nx, bwd);
+    for (int t = 2; t <= 4; ++t) {
+      INFO("threads " << t << " kernel " << g.kH);
+      CHECK(bit_mismatches(run_with(t, ny, fwd), y1) == 0);
+      CHECK(idx == idx1);
+      CHECK(bit_mismatches(run_with(t, nx, bwd), dx1) == 0);
+    }
+  }
+}
+
+TEST_CASE("parallel kernels: optimizer updates split over the buffer are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  const int64_t n = 100003;  // past the split threshold, not a multiple of any chunk
+  const std::vector<float> p0 = uniform(n, -1.0f, 1.0f, 40), g = uniform(n, -1.0f, 1.0f, 41);
+  const std::vector<float> m0 = uniform(n, -0.1f, 0.1f, 42), v0 = uniform(n, 0.0f, 0.1f, 43);
+  sg::optim::AdamScalars a;
+  a.beta1 = 0.9f, a.one_minus_beta1 = 0.1f, a.beta2 = 0.999f, a.one_minus_beta2 = 0.001f;
+  a.bias_correction2_sqrt = 0.3f, a.eps = 1e-8f, a.neg_step_size = -1e-3f, a.amsgrad = true;
+  a.decoupled = true, a.decay = 0.99f;
+  sg::optim::SgdScalars s;
+  s.has_momentum = true, s.momentum = 0.9f, s.neg_lr = -0.1f, s.has_weight_decay = true, s.weight_decay = 0.01f;
+  // Every buffer the update writes, concatenated: p, m, v, vmax (Adam), then p, buf (SGD).
+  auto run = [&](float* out) {
+    std::vector<float> p = p0, m = m0, v = v0, vmax = v0, buf = m0, q = p0;
+    sg::optim::simd::adam_f32(p.data(), g.data(), m.data(), v.data(), vmax.data(), n, a);
+    sg::optim::simd::sgd_f32(q.data(), g.data(), buf.data(), n, s);
+    for (const std::vector<float>* b : {&p, &m, &v, &vmax, &q, &buf}) out = std::copy(b->begin(), b->end(), out);
+  };
+  const std::vector<float> one = run_with(1, size_t(6 * n), run);
+  for (int t = 2; t <= 4; ++t) {
+    INFO("threads " << t);
+    CHECK(bit_mismatches(run_with(t, size_t(6 * n), run), one) == 0);
+  }
 }

@@ -41,11 +41,11 @@ class SimdBackend final : public Backend {
               c, ldc);
   }
   void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const override {
-    simd::max_pool2d_f32(g, x, y, idx);
+    par::max_pool2d(simd::max_pool2d_f32, g, x, y, idx);
   }
   void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx,
                                float* dx) const override {
-    simd::max_pool2d_backward_f32(g, dy, idx, dx);
+    par::max_pool2d_backward(simd::max_pool2d_backward_f32, g, dy, idx, dx);
   }
   void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld) const override {
     simd::im2col_f32(g, x, col, ld);
