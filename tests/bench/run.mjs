@@ -14,7 +14,8 @@ import path from 'node:path';
 import { BENCH_DIR, SG_ENTRY } from './lib/libs.mjs';
 import { kindSlug, machineInfo, machineLine } from './lib/machine.mjs';
 import { measureSimd128Peak } from './lib/peak.mjs';
-import { goals, goalsText, table } from './lib/report.mjs';
+import { goals, goalsText, table, torchText } from './lib/report.mjs';
+import { runTorch, torchAvailable } from './lib/torch.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 function parseArgs(argv) {
@@ -91,6 +92,22 @@ for (const [i, w] of selected.entries()) {
   results.push(r);
   process.stderr.write(`${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 }
+// PyTorch 1.13 natively, right after the workers, for the workloads that name a twin.
+const torchKinds = [...new Set(selected.filter((w) => w.torch).map((w) => w.torch))];
+if (torchKinds.length && !opts.quick) {
+  const have = torchAvailable();
+  for (const r of results) {
+    const w = selected.find((x) => x.name === r.name);
+    if (!w?.torch) continue;
+    if (!have) {
+      r.torch = { error: `PyTorch not importable by /usr/bin/python3 (apt-get install python3-torch)` };
+      continue;
+    }
+    process.stderr.write(`PyTorch twin of ${r.name} (1 and 2 threads) ... `);
+    r.torch = { 1: runTorch(w.torch, 1), 2: runTorch(w.torch, 2) };
+    process.stderr.write('done\n');
+  }
+}
 const loadEnd = os.loadavg()[0];
 const env = results.find((r) => r.env?.simdgrad && r.env?.tfjs)?.env ?? results.find((r) => r.env)?.env ?? {};
 
@@ -115,6 +132,8 @@ console.log('peak MB: live tensor bytes at their highest (simdgrad: sg.memory().
 const tb = table(results);
 console.log(tb.text);
 if (tb.notes.length) console.log(`\n${tb.notes.map((n) => `- ${n}`).join('\n')}`);
+const tt = torchText(results);
+if (tt) console.log(`\n${tt}`);
 const gs = goals(results);
 // With --only, list just the goals that the selected workloads measure.
 const gText = goalsText(opts.only ? gs.filter((g) => g.value != null) : gs);
@@ -136,6 +155,7 @@ if (opts.save && !opts.quick) {
     '```',
     tb.text,
     ...(tb.notes.length ? ['', ...tb.notes.map((n) => `- ${n}`)] : []),
+    ...(tt ? ['', tt] : []),
     '',
     gText,
     '```',

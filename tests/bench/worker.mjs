@@ -96,6 +96,7 @@ for (const s of sides.filter((x) => x.key !== 'sgBaseline')) {
     drop(s, e);
   }
 }
+if (w.torch && checks.sg) result.sgLoss = checks.sg[0];  // compared with the PyTorch twin's
 if (checks.sg && checks.tf) {
   const diff = relDiff(checks.sg, checks.tf);
   result.check = { relDiff: diff, tol: w.tol, ok: diff <= w.tol };

@@ -103,11 +103,43 @@ export function goals(results) {
   const fwd = med(by.cnn_train?.tf?.forwardOnly ? by.cnn_train.tf : by.cnn_forward?.tf);
   const rel = train && fwd ? train / fwd : null;
   add('CNN: simdgrad train step ≤ 2.5× tfjs forward', rel, 2.5, rel <= 2.5);
+  const gpt = by.gpt_train;
+  const gptRel = med(gpt?.sg) && gpt?.torch?.[1]?.cpu_ms ? med(gpt.sg) / gpt.torch[1].cpu_ms : null;
+  add('GPT train step: simdgrad ≤ 3× PyTorch 1.13 (1 thread)', gptRel, 3, gptRel <= 3);
+  // Transcendental ops: elements per ns, forward and backward (the backward kernel's rate is
+  // the forward + backward run minus the forward run).
+  for (const op of ['gelu', 'tanh', 'sigmoid', 'exp']) {
+    const f = med(by[`${op}_1M`]?.sg), fb = med(by[`${op}_fwd_bwd_1M`]?.sg);
+    const n = 2 ** 20;
+    const fwd = f ? n / (f * 1e6) : null;
+    const bwd = f && fb && fb > f ? n / ((fb - f) * 1e6) : null;
+    add(`${op} forward: ≥ 1 element/ns`, fwd, 1, fwd >= 1, '/ns');
+    add(`${op} backward: ≥ 1 element/ns`, bwd, 1, bwd >= 1, '/ns');
+  }
   for (const [name, label, target] of [['mlp_train', 'MLP train step', 7], ['attention_fwd_bwd', 'attention fwd+bwd', 8], ['exp_1M', 'exp 1M', 4], ['add_1M', 'add 1M', 1], ['mul_1M', 'mul 1M', 1], ['sum_1M', 'sum 1M', 1]]) {
     const r = ratioOf(by[name] ?? {});
     add(`${label}: tfjs/simdgrad ≥ ${target}×`, r, target, r >= target);
   }
   return out;
+}
+
+/** simdgrad against its PyTorch twin (workloads with r.torch), CPU-time medians. */
+export function torchText(results) {
+  const lines = [];
+  for (const r of results.filter((x) => x.torch)) {
+    if (r.torch.error) {
+      lines.push(`${r.name}: PyTorch twin not run: ${r.torch.error}`);
+      continue;
+    }
+    const t1 = r.torch[1], t2 = r.torch[2];
+    const sg = med(r.sg);
+    const fmt = (t) => (t?.error ? `error: ${t.error}` : `${num(t.cpu_ms)} ms CPU (wall ${num(t.wall_ms)})`);
+    lines.push(`${r.name} vs PyTorch ${t1?.torch ?? ''} natively (torch/gpt_step.py, same machine, right after the workers; BLAS: ${t1?.blas ?? '?'}; OPENBLAS_CORETYPE=${process.env.OPENBLAS_CORETYPE ?? 'unset'}):`);
+    lines.push(`  simdgrad 1 thread ${num(sg)} ms; PyTorch 1 thread ${fmt(t1)}, 2 threads ${fmt(t2)}`);
+    if (sg && t1?.cpu_ms) lines.push(`  simdgrad / PyTorch (1 thread): ${(sg / t1.cpu_ms).toFixed(2)}×; first loss: simdgrad ${r.sgLoss?.toFixed(6) ?? '—'}, PyTorch ${t1.loss0?.toFixed(6)}`);
+    lines.push('  (2 threads on both sides: node tests/bench/threads.mjs --only gpt_train)');
+  }
+  return lines.join('\n');
 }
 
 export function goalsText(gs) {
