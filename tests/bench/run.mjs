@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // simdgrad vs TensorFlow.js (wasm backend): `npm run bench` (from npm/ or tests/bench/).
 //   node tests/bench/run.mjs [--only REGEX] [--quick] [--out FILE]
-//     --only   run the workloads whose name matches REGEX (e.g. 'matmul_512|mlp')
+//     --only   run the workloads whose name matches REGEX (e.g. 'matmul_512|mlp'; 'native_gemm'
+//              is the native GEMM line against OpenBLAS, run when build/bench is built)
 //     --quick  1 warm-up + 3 timed runs each: a smoke test of the harness, not a measurement
 //     --out    also write the full JSON report to FILE
 //     --save   also write the table to results/<machine kind>.md (CPU, date, table, goals)
@@ -16,6 +17,7 @@ import { kindSlug, machineInfo, machineLine } from './lib/machine.mjs';
 import { measureSimd128Peak } from './lib/peak.mjs';
 import { goals, goalsText, table, torchText } from './lib/report.mjs';
 import { runTorch, torchAvailable } from './lib/torch.mjs';
+import { nativeGemm, nativeText } from './lib/native.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 function parseArgs(argv) {
@@ -75,7 +77,7 @@ function runWorker(name, opts) {
 const opts = parseArgs(process.argv.slice(2));
 preflight();
 const selected = WORKLOADS.filter((w) => !opts.only || opts.only.test(w.name));
-if (!selected.length) throw new Error(`bench: no workload matches ${opts.only}`);
+if (!selected.length && !opts.only.test('native_gemm')) throw new Error(`bench: no workload matches ${opts.only}`);
 
 const machine = machineInfo();
 const cpu = machine.model;
@@ -108,6 +110,8 @@ if (torchKinds.length && !opts.quick) {
     process.stderr.write('done\n');
   }
 }
+// The native GEMM line (when build/bench is built), unless --only selects other workloads.
+const native = opts.quick || (opts.only && !opts.only.test('native_gemm')) ? null : nativeGemm();
 const loadEnd = os.loadavg()[0];
 const env = results.find((r) => r.env?.simdgrad && r.env?.tfjs)?.env ?? results.find((r) => r.env)?.env ?? {};
 
@@ -134,7 +138,9 @@ console.log(tb.text);
 if (tb.notes.length) console.log(`\n${tb.notes.map((n) => `- ${n}`).join('\n')}`);
 const tt = torchText(results);
 if (tt) console.log(`\n${tt}`);
-const gs = goals(results);
+const nt = native ? nativeText(native) : '';
+if (nt) console.log(`\n${nt}`);
+const gs = goals(results, native);
 // With --only, list just the goals that the selected workloads measure.
 const gText = goalsText(opts.only ? gs.filter((g) => g.value != null) : gs);
 console.log(`\n${gText}\n`);
@@ -156,6 +162,7 @@ if (opts.save && !opts.quick) {
     tb.text,
     ...(tb.notes.length ? ['', ...tb.notes.map((n) => `- ${n}`)] : []),
     ...(tt ? ['', tt] : []),
+    ...(nt ? ['', nt] : []),
     '',
     gText,
     '```',
@@ -174,6 +181,7 @@ const report = {
   tfjs: t ?? null,
   results: results.map(({ env: _env, ...r }) => r),
   goals: gs,
+  native,
 };
 if (opts.out) writeFileSync(opts.out, JSON.stringify(report, null, 2) + '\n');
 console.log(JSON.stringify(report));

@@ -73,7 +73,7 @@ export function table(results) {
 }
 
 /** The tuning goals of the benchmark issues: reported, never asserted. */
-export function goals(results) {
+export function goals(results, native = null) {
   const by = Object.fromEntries(results.map((r) => [r.name, r]));
   const out = [];
   const add = (goal, value, target, met, unit = '×') => out.push({ goal, value, target, met: value == null ? null : met, unit });
@@ -103,6 +103,10 @@ export function goals(results) {
   const fwd = med(by.cnn_train?.tf?.forwardOnly ? by.cnn_train.tf : by.cnn_forward?.tf);
   const rel = train && fwd ? train / fwd : null;
   add('CNN: simdgrad train step ≤ 2.5× tfjs forward', rel, 2.5, rel <= 2.5);
+  for (const n of [512, 1024]) {
+    const x = native?.sizes?.[n]?.ratio ?? null;
+    add(`native GEMM ${n}: ≥ 80 % of single-threaded OpenBLAS`, x, 0.8, x >= 0.8, '');
+  }
   const gpt = by.gpt_train;
   const gptRel = med(gpt?.sg) && gpt?.torch?.[1]?.cpu_ms ? med(gpt.sg) / gpt.torch[1].cpu_ms : null;
   add('GPT train step: simdgrad ≤ 3× PyTorch 1.13 (1 thread)', gptRel, 3, gptRel <= 3);
