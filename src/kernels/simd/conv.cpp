@@ -158,13 +158,14 @@ void CheckScratch(const char* what, int64_t a, int64_t b) {
 
 // ------------------------------------------------------------- stride 1, read in place
 // With stride 1, output (oh, ow) reads xpad[c][oh + ki·dH][ow + kj·dW] of the image padded to
-// Hp = oH + dH·(kH − 1) rows of Wp = oW + dW·(kW − 1) columns (xpad[c][r][s] =
-// x[c][r − pH][s − pW], zero outside; a negative pH crops). Over the flattened grid
+// Hp = oH + dH·(kH − 1) rows of Wp ≥ oW + dW·(kW − 1) columns, Wp a multiple of the tile
+// width (xpad[c][r][s] = x[c][r − pH][s − pW], zero outside; a negative pH crops). Over the flattened grid
 // j' = oh·Wp + ow, row p = (c, ki, kj) of the column matrix is then the contiguous run at
 // xpad + c·Hp·Wp + ki·dH·Wp + kj·dW: the microkernel reads B in place (MicrokernelRows) and
-// only the weights are packed. Grid columns ow ≥ oW are computed and dropped (Wp − oW of
-// every Wp: 2 of 16 for the bench CNN's 14-wide layer), which costs less than packing the
-// column matrix (9× the image for a 3×3 kernel) in runs of one output row.
+// only the weights are packed. The output is computed on the grid too, in whole tiles, and
+// its valid columns copied out (ConvPaddedGroup). Grid columns ow ≥ oW are computed and dropped (Wp − oW of
+// every Wp: 2 of 16 and 4 of 32 for the bench CNN's two layers), which costs less than
+// packing the column matrix (9× the image for a 3×3 kernel) in runs of one output row.
 struct PaddedGrid {
   int64_t Hp, Wp, plane, Lp, slack;
 };
@@ -172,7 +173,10 @@ struct PaddedGrid {
 PaddedGrid GridOf(const ConvGeom& g) {
   PaddedGrid pg;
   pg.Hp = g.oH + g.dH * (g.kH - 1);
-  pg.Wp = g.oW + g.dW * (g.kW - 1);
+  // Rows of whole tiles: a tile then never straddles two output rows (one write-back per
+  // tile, the last of each row partial); the extra grid columns cost less than split tiles.
+  const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(DF()));
+  pg.Wp = (g.oW + g.dW * (g.kW - 1) + nr - 1) / nr * nr;
   pg.plane = pg.Hp * pg.Wp;
   pg.Lp = g.oH * pg.Wp;
   // The last tile reads up to NR grid columns past Lp, and the grid column ow + kj·dW of the
@@ -194,20 +198,52 @@ SG_NO_MEMCPY void PadImage(const ConvGeom& g, const PaddedGrid& pg, const float*
   ZeroRun(out + g.Cg() * pg.plane, pg.slack);
 }
 
+// dst[r][0, oW) = act(src[r][0, oW)) for rows r < rows of src (Wp apart) and dst (oW apart):
+// the grid's columns past oW dropped, the activation applied on the way (a compile-time one:
+// each loop holds only its own activation's code).
+template <GemmAct kAct>
+SG_NO_MEMCPY void CompactRowsWith(const float* src, int64_t Wp, float* dst, int64_t oW, int64_t rows) {
+  const DF d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t r = 0; r < rows; ++r, src += Wp, dst += oW) {
+    if (oW >= N) {  // whole vectors, the last one shifted back to end at oW
+      int64_t j = 0;
+      for (; j + N <= oW; j += N) hn::StoreU(Activate(d, hn::LoadU(d, src + j), kAct), d, dst + j);
+      if (j < oW) hn::StoreU(Activate(d, hn::LoadU(d, src + oW - N), kAct), d, dst + oW - N);
+    } else {  // a row narrower than a vector: the grid row has ≥ N floats to read
+      HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)];
+      hn::Store(Activate(d, hn::LoadU(d, src), kAct), d, buf);
+      for (int64_t j = 0; j < N; ++j)
+        if (j < oW) dst[j] = buf[j];
+    }
+  }
+}
+
+void CompactRows(const float* src, int64_t Wp, float* dst, int64_t oW, int64_t rows, GemmAct act) {
+  switch (act) {
+    case GemmAct::None: return CompactRowsWith<GemmAct::None>(src, Wp, dst, oW, rows);
+    case GemmAct::Relu: return CompactRowsWith<GemmAct::Relu>(src, Wp, dst, oW, rows);
+    case GemmAct::GeluErf: return CompactRowsWith<GemmAct::GeluErf>(src, Wp, dst, oW, rows);
+    case GemmAct::GeluTanh: return CompactRowsWith<GemmAct::GeluTanh>(src, Wp, dst, oW, rows);
+  }
+}
+
 // y [Og, L] of one image's group from its padded image: every depth block of the packed
 // weights (panels of MR rows, block p0 at packed_w + Og_pad · p0) against the grid columns,
-// the write-back split at output rows (grid columns past oW dropped).
+// whole tiles written into `grid` [Og, Lp] (never a partial tile: Lp is a multiple of the
+// tile width), then the valid columns of every grid row copied to y with the activation.
 template <int MR>
-SG_NO_MEMCPY void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const float* packed_w, const float* const* rows,
-                     const float* row_bias, GemmAct act, float* y) {
+SG_NO_MEMCPY void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const float* packed_w,
+                                  const float* const* rows, const float* row_bias, GemmAct act, float* grid,
+                                  float* y) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
-  const int64_t K = g.K(), L = g.L(), Og = g.Og(), Og_pad = (Og + MR - 1) / MR * MR;
+  const int64_t K = g.K(), Og = g.Og(), Og_pad = (Og + MR - 1) / MR * MR;
   const int64_t kblocks = (K + kKC - 1) / kKC, kc_max = (K + kblocks - 1) / kblocks;
-  HWY_ALIGN float tile[(MR + 1) * kMaxNR];
+  HWY_ALIGN float tile[MR * kMaxNR];
   for (int64_t p0 = 0; p0 < K; p0 += kc_max) {
     const int64_t kc = std::min(kc_max, K - p0);
-    Epilogue e{1.0f, 0.0f, p0 == 0, p0 + kc >= K, act, nullptr, nullptr};
+    Epilogue e{1.0f, 0.0f, p0 == 0, nullptr, nullptr};
     for (int64_t j0 = 0; j0 < pg.Lp; j0 += kNC) {
       const int64_t j1 = std::min(pg.Lp, j0 + kNC);
       for (int64_t ip = 0; ip < Og; ip += MR) {
@@ -216,19 +252,12 @@ SG_NO_MEMCPY void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const
         e.row_bias = row_bias ? row_bias + ip : nullptr;
         for (int64_t jp = j0; jp < j1; jp += nr) {
           RowKernels<MR>::Run(h, kc, ap, rows + p0, jp, tile);
-          // The tile's grid columns [jp, jp + nr), one output row at a time.
-          for (int64_t jj = jp, end = std::min(jp + nr, pg.Lp); jj < end;) {
-            const int64_t oh = jj / pg.Wp, ow = jj % pg.Wp;
-            const int64_t seg_end = std::min(end, (oh + 1) * pg.Wp);
-            if (ow < g.oW)
-              WriteBack<MR>(tile + (jj - jp), y + ip * L + oh * g.oW + ow, L, h,
-                            std::min(seg_end, oh * pg.Wp + g.oW) - jj, e);
-            jj = seg_end;
-          }
+          WriteBack<MR>(tile, grid + ip * pg.Lp + jp, pg.Lp, h, nr, e);
         }
       }
     }
   }
+  CompactRows(grid, pg.Wp, y, g.oW, Og * g.oH, act);
 }
 
 // The stride-1 forward convolution over the batch (threads over images).
@@ -239,6 +268,7 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
   const PaddedGrid pg = GridOf(g);
   CheckScratch("padded image", Cg, pg.plane + pg.slack);
   CheckScratch("packed weights", g.groups * Og_pad, K);
+  CheckScratch("output grid", Og, pg.Lp);
   // The weights of every group, packed once: block p0 of group gi at packed + gi·Og_pad·K + Og_pad·p0.
   std::vector<float> packed_buf;
   float* packed = Scratch(packed_buf, g.groups * Og_pad * K);
@@ -256,16 +286,17 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
     offsets[size_t(p)] = c * pg.plane + ki * g.dH * pg.Wp + kj * g.dW;
   }
   parallel_for(0, g.N, std::max<int64_t>(1, (g.N + num_threads() - 1) / num_threads()), [&](int64_t lo, int64_t hi) {
-    thread_local std::vector<float> pad_buf;
+    thread_local std::vector<float> pad_buf, grid_buf;
     thread_local std::vector<const float*> rows;
     float* xpad = Scratch(pad_buf, Cg * pg.plane + pg.slack);
+    float* grid = Scratch(grid_buf, Og * pg.Lp);
     rows.resize(static_cast<size_t>(K));
     for (int64_t p = 0; p < K; ++p) rows[size_t(p)] = xpad + offsets[size_t(p)];
     for (int64_t n = lo; n < hi; ++n)
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         PadImage(g, pg, x + (n * g.C + gi * Cg) * HW, xpad);
         ConvPaddedGroup<MR>(g, pg, packed + gi * Og_pad * K, rows.data(), bias ? bias + gi * Og : nullptr, act,
-                            y + (n * g.O + gi * Og) * L);
+                            grid, y + (n * g.O + gi * Og) * L);
       }
   });
 }
