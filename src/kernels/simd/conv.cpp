@@ -260,11 +260,49 @@ SG_NO_MEMCPY void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const
   CompactRows(grid, pg.Wp, y, g.oW, Og * g.oH, act);
 }
 
+// The offset of row p = (c, ki, kj) of a group's column matrix in its padded image.
+int64_t GridOffset(const ConvGeom& g, const PaddedGrid& pg, int64_t p) {
+  const int64_t taps = g.kH * g.kW;
+  const int64_t c = p / taps, ki = p % taps / g.kW, kj = p % g.kW;
+  return c * pg.plane + ki * g.dH * pg.Wp + kj * g.dW;
+}
+
+// Weight gradient, stride 1: op(B) = colᵀ [L, K] with col's rows read from the padded image:
+// row j over positions [p0, p0 + kc) is a run of plain copies, oW floats per output row
+// (no padding to build: the padded image holds the zeros).
+struct GridBt {
+  const ConvGeom& g;
+  const PaddedGrid& pg;
+  const float* xpad;
+  SG_NO_MEMCPY void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr,
+                                float* HWY_RESTRICT dst) const {
+    float* rows_buf = RowScratch(nr * kc);
+    const float* rows[kMaxNR];
+    for (int64_t jp = 0; jp < nc; jp += nr) {
+      const int64_t w = std::min(nr, nc - jp);
+      for (int64_t r = 0; r < w; ++r) {
+        const float* src = xpad + GridOffset(g, pg, j0 + jp + r);
+        float* out = rows_buf + r * kc;
+        int64_t oh = p0 / g.oW, ow = p0 % g.oW;
+        for (int64_t q = p0; q < p0 + kc; ow = 0, ++oh) {
+          const int64_t run = std::min(g.oW - ow, p0 + kc - q);
+          CopyRun(src + oh * pg.Wp + ow, 0, run, run, out);
+          out += run;
+          q += run;
+        }
+        rows[r] = rows_buf + r * kc;
+      }
+      for (int64_t r = w; r < nr; ++r) rows[r] = rows[w - 1];
+      PackTransposed(rows, w, nr, kc, dst + jp * kc);
+    }
+  }
+};
+
 // The stride-1 forward convolution over the batch (threads over images).
 template <int MR>
 SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
-  const int64_t Og_pad = (Og + MR - 1) / MR * MR, taps = g.kH * g.kW;
+  const int64_t Og_pad = (Og + MR - 1) / MR * MR;
   const PaddedGrid pg = GridOf(g);
   CheckScratch("padded image", Cg, pg.plane + pg.slack);
   CheckScratch("packed weights", g.groups * Og_pad, K);
@@ -281,10 +319,7 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
   }
   // Row p of every group's column matrix: its offset in the padded image.
   std::vector<int64_t> offsets(static_cast<size_t>(K));
-  for (int64_t p = 0; p < K; ++p) {
-    const int64_t c = p / taps, ki = p % taps / g.kW, kj = p % g.kW;
-    offsets[size_t(p)] = c * pg.plane + ki * g.dH * pg.Wp + kj * g.dW;
-  }
+  for (int64_t p = 0; p < K; ++p) offsets[size_t(p)] = GridOffset(g, pg, p);
   parallel_for(0, g.N, std::max<int64_t>(1, (g.N + num_threads() - 1) / num_threads()), [&](int64_t lo, int64_t hi) {
     thread_local std::vector<float> pad_buf, grid_buf;
     thread_local std::vector<const float*> rows;
@@ -370,16 +405,28 @@ void ConvBackwardWeight(const ConvGeom& g, const float* x, const float* dy, floa
   const int64_t per = (g.N + threads - 1) / threads, pieces = (g.N + per - 1) / per;
   // Piece 0 sums into dw, the others into buffers of their own, added at the end.
   std::vector<float> partial(static_cast<size_t>((pieces - 1) * size));
+  // Stride 1: col's rows come from a padded copy of each image (GridBt), as in the forward.
+  const bool padded = !pointwise && g.sH == 1 && g.sW == 1;
+  const PaddedGrid pg = GridOf(g);
+  if (padded) CheckScratch("padded image", Cg, pg.plane + pg.slack);
   parallel_for(0, g.N, per, [&](int64_t lo, int64_t hi) {
     float* out = lo == 0 ? dw : partial.data() + (lo / per - 1) * size;
+    thread_local std::vector<float> pad_buf;
+    float* xpad = padded ? Scratch(pad_buf, Cg * pg.plane + pg.slack) : nullptr;
     for (int64_t n = lo; n < hi; ++n)
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         const float* xg = x + (n * g.C + gi * Cg) * HW;
         // dW_g [Og, K] (+)= dy_g [Og, L] · col(x_g)ᵀ; the first image overwrites.
         const GemmArgs ga{false, true, Og, K, L, 1.0f, n == lo ? 0.0f : 1.0f, dy + (n * g.O + gi * Og) * L, L,
                           xg, L, nullptr, nullptr, GemmAct::None, out + gi * Og * K, K};
-        if (pointwise) GemmWithTile(ga, DenseB{ga});  // col(x_g)ᵀ = x_gᵀ: B stored [K, L]
-        else GemmWithTile(ga, ImageBt{g, xg});
+        if (pointwise) {
+          GemmWithTile(ga, DenseB{ga});  // col(x_g)ᵀ = x_gᵀ: B stored [K, L]
+        } else if (padded) {
+          PadImage(g, pg, xg, xpad);
+          GemmWithTile(ga, GridBt{g, pg, xpad});
+        } else {
+          GemmWithTile(ga, ImageBt{g, xg});
+        }
       }
   });
   for (int64_t p = 1; p < pieces; ++p) {

@@ -476,7 +476,7 @@ HWY_INLINE void WriteBack(float* HWY_RESTRICT tile, float* HWY_RESTRICT c, int64
   const VF va = hn::Set(d, e.alpha), vb = hn::Set(d, e.beta);
   HWY_ALIGN float c_row[kMaxNR] = {};
   HWY_ALIGN float out_row[kMaxNR];
-  HWY_ALIGN float bias_row[kMaxNR];
+  HWY_ALIGN float bias_row[kMaxNR] = {};
   const bool read_c = !e.first || e.beta != 0.0f;
   if (e.first && e.bias)  // only w of the bias exist
     for (int64_t j = 0; j < nr; ++j) bias_row[j] = j < w ? e.bias[j] : 0.0f;
