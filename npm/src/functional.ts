@@ -199,6 +199,26 @@ function conv(name: string, input: Tensor, weight: Tensor, bias: Tensor | null |
   });
 }
 
+/**
+ * @internal nn.Sequential's fused Conv2d + ReLU + MaxPool2d (nn/container.ts): maxPool2d(relu(
+ * conv2d(...))) as one op, whose convolution output is pooled as it is computed and not kept.
+ * The options were checked by the modules that hold them.
+ */
+export function conv2dReluMaxPool2d(input: Tensor, weight: Tensor, bias: Tensor | null, conv: ConvOptions, poolKernel: Size, pool: MaxPoolOptions): Tensor {
+  const padding = typeof conv.padding === 'string' ? conv.padding : sizeAttr(conv.padding as Size | undefined);
+  return run('conv2d', 'conv2dReluMaxPool2d', layerOperands('conv2d', input, weight, bias), {
+    stride: sizeAttr(conv.stride),
+    padding,
+    dilation: sizeAttr(conv.dilation),
+    groups: conv.groups,
+    poolKernelSize: sizeAttr(poolKernel),
+    poolStride: sizeAttr(pool.stride),
+    poolPadding: sizeAttr(pool.padding),
+    poolDilation: sizeAttr(pool.dilation),
+    poolCeilMode: pool.ceilMode,
+  });
+}
+
 function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor {
   return conv('conv1d', input, weight, bias, options);
 }

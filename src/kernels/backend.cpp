@@ -49,6 +49,13 @@ void Backend::conv2d_backward_weight_f32(const ConvGeom& g, const float* x, cons
   ref::conv2d_backward_weight_f32(g, x, dy, dw);
 }
 
+void Backend::conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                                   GemmAct act, const PoolGeom& pool, float* y, int32_t* idx) const {
+  std::vector<float> z(static_cast<size_t>(g.N * g.O * g.L()));
+  conv2d_f32(g, x, w, bias, act, z.data());
+  max_pool2d_f32(pool, z.data(), y, idx);
+}
+
 const Backend& backend() {
   if (!g_active) g_active = &simd_backend();
   return *g_active;

@@ -127,6 +127,12 @@ class Backend {
   // dw [O, C/groups, kH, kW] = the gradient of conv2d's w for x and dy.
   virtual void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy,
                                           float* dw) const;
+  // conv2d_f32 then max_pool2d_f32 of its output (pool: over the N·O planes of oH × oW), into
+  // y and idx as max_pool2d_f32 writes them; the convolution's own output is not kept. The
+  // default runs the two methods over a scratch buffer; the SIMD backend pools stride-1
+  // convolutions straight from the block it computes.
+  virtual void conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                                    GemmAct act, const PoolGeom& pool, float* y, int32_t* idx) const;
   // ---- end of the convolution block -------------------------------------------------------
 };
 

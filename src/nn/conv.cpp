@@ -15,6 +15,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "nn/pool.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
@@ -215,6 +216,23 @@ void with_op_name(const char* op, F&& f) {
   }
 }
 
+// The backward of a convolution whose output gradient is gc (after its activation): the
+// gradients of x, w and b that conv_nd's node returns.
+std::vector<Tensor> conv_backward(const char* op, const ConvGeom& g, const Tensor& xc, const Tensor& wc,
+                                  const Tensor& gc, bool need_x, bool need_w, bool need_b) {
+  Tensor dx, dw, db;
+  if (need_x) {
+    dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
+    with_op_name(op, [&] { backend().conv2d_backward_data_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32()); });
+  }
+  if (need_w) {
+    dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
+    with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, xc.f32(), gc.f32(), dw.f32()); });
+  }
+  if (need_b) db = bias_grad(gc, g.N, g.O);
+  return {dx, dw, db};
+}
+
 // Forward convolution of any dims, with ReLU optionally fused into the backend's write-back
 // (its backward then goes through the output: y > 0 exactly where the pre-activation is).
 Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a,
@@ -230,21 +248,44 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
   return record(op, out, {x, w, b}, [g, xc, wc, out, act, need_x, need_w, need_b, op](const Tensor& gy) {
     Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, out, as_contiguous(gy, DType::Float32), op)
                                      : as_contiguous(gy, DType::Float32);
-    Tensor dx, dw, db;
-    if (need_x) {
-      dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
-      with_op_name(op, [&] { backend().conv2d_backward_data_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32()); });
-    }
-    if (need_w) {
-      dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
-      with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, xc.f32(), gc.f32(), dw.f32()); });
-    }
-    if (need_b) db = bias_grad(gc, g.N, g.O);
-    return std::vector<Tensor>{dx, dw, db};
+    return conv_backward(op, g, xc, wc, gc, need_x, need_w, need_b);
   });
 }
 
 }  // namespace
+
+Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride,
+                              const ConvPadding& padding, const Ints& dilation, int64_t groups, const Ints& pool_kernel,
+                              const Ints& pool_stride, const Ints& pool_padding, const Ints& pool_dilation,
+                              bool ceil_mode) {
+  const char* op = "conv2d_relu_max_pool2d";
+  const Setup s = setup("conv2d", 2, false, x, w, b, Args{stride, dilation, {0}, padding, groups});
+  const ConvGeom g = s.geom;
+  const MaxPool2dPlan pool =
+      max_pool2d_plan("max_pool2d", s.out_shape, pool_kernel, pool_stride, pool_padding, pool_dilation, ceil_mode);
+  check(g.oH * g.oW <= INT32_MAX, op, ": a plane of ", g.oH * g.oW, " elements is too large");
+  Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
+  const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
+  Tensor out = Tensor::uninitialized(pool.out_shape);  // every window is written
+  Tensor idx = Tensor::uninitialized(pool.out_shape, DType::Int32);
+  if (out.numel() > 0)
+    with_op_name(op, [&] {
+      backend().conv2d_maxpool2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, GemmAct::Relu,
+                                     pool.geom, out.f32(), idx.i32());
+    });
+  const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
+  const Shape conv_shape = s.out_shape;
+  const PoolGeom pg = pool.geom;
+  return record(op, out, {x, w, b}, [=](const Tensor& gy) {
+    // max_pool2d(relu(z)) = relu(max_pool2d(z)) with the same argmax wherever the max is
+    // positive; where it is not, ReLU's gradient is 0 either way. So: ReLU's backward at the
+    // pooled output, then the pool's scatter to the convolution's output grid.
+    const Tensor gr = binary_f32(Binary::ReluBackward, out, as_contiguous(gy, DType::Float32), op);
+    Tensor gz = Tensor::uninitialized(conv_shape);  // the scatter writes all of it (zeros included)
+    if (gz.numel() > 0) backend().max_pool2d_backward_f32(pg, gr.f32(), idx.i32(), gz.f32());
+    return conv_backward(op, g, xc, wc, gz, need_x, need_w, need_b);
+  });
+}
 
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride, const ConvPadding& padding,
               const Ints& dilation, int64_t groups) {

@@ -256,6 +256,19 @@ Tensor avg_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
 
 }  // namespace
 
+MaxPool2dPlan max_pool2d_plan(const char* op, const Shape& shape, const Ints& kernel, const Ints& stride,
+                              const Ints& padding, const Ints& dilation, bool ceil_mode) {
+  check(shape.size() == 3 || shape.size() == 4, op, ": expected a 3-D (unbatched) or 4-D (batched) input [N, C, H, W], got shape ",
+        shape);
+  const Ints in(shape.end() - 2, shape.end());
+  const Window w = sliding(op, 2, in, kernel, stride, padding, dilation, ceil_mode);
+  const Geom2 g = geom2(2, w);
+  const int64_t P = numel_of(Shape(shape.begin(), shape.end() - 2));
+  Shape out(shape.begin(), shape.end() - 2);
+  out.insert(out.end(), w.out.begin(), w.out.end());
+  return {PoolGeom{P, in[0], in[1], g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW}, out};
+}
+
 Tensor max_pool1d(const Tensor& x, const Ints& kernel_size, const Ints& stride, const Ints& padding,
                   const Ints& dilation, bool ceil_mode) {
   return max_pool("max_pool1d", 1, x, kernel_size, stride, padding, dilation, ceil_mode);

@@ -204,13 +204,18 @@ test('F.conv2d with activation relu: values and gradients of F.relu after F.conv
   });
 });
 
-test('nn.Sequential runs Conv2d + ReLU fused, with the values and gradients of the two children', () => {
+test('nn.Sequential runs Conv2d + ReLU (+ MaxPool2d) fused, with the values and gradients of the children', () => {
   sg.tidy(() => {
     sg.manualSeed(10);
     const { nn } = sg;
+    // Conv2d + ReLU + MaxPool2d (one op, pooled as computed), then Conv2d + ReLU alone (a
+    // reflect-padded one: F.conv2d with activation 'relu'), then a stride-2 pool after a
+    // conv + ReLU (the composed path), then the head.
     const model = new nn.Sequential(
       new nn.Conv2d(2, 5, 3, { padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2),
-      new nn.Conv2d(5, 4, 3, { paddingMode: 'reflect', padding: 1 }), new nn.ReLU(), new nn.Flatten(), new nn.Linear(4 * 4 * 4, 3));
+      new nn.Conv2d(5, 4, 3, { paddingMode: 'reflect', padding: 1 }), new nn.ReLU(),
+      new nn.Conv2d(4, 4, 3, { stride: 2, padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2, { ceilMode: true }),
+      new nn.Flatten(), new nn.Linear(4 * 1 * 1, 3));
     const x = sg.randn([3, 2, 8, 8]);
     const g = sg.randn([3, 3]);
     const run = (unfused) => {
@@ -229,11 +234,13 @@ test('nn.Sequential runs Conv2d + ReLU fused, with the values and gradients of t
     } finally {
       sg.F.conv2d = conv2d;
     }
-    assert.deepEqual(seen, ['relu', 'relu']);
+    // The first and third convolutions run with their pools (not through F.conv2d), the second
+    // with its ReLU fused.
+    assert.deepEqual(seen, ['relu']);
     const plain = run(true);
     fused.forEach((v, i) => close(v, plain[i], 1e-6, `output/gradient ${i}`));
     // An instance's own forward is always called.
-    const patched = new nn.Sequential(new nn.Conv2d(2, 3, 3), new nn.ReLU());
+    const patched = new nn.Sequential(new nn.Conv2d(2, 3, 3), new nn.ReLU(), new nn.MaxPool2d(2));
     patched.get(0).forward = (h) => h.mul(0);
     assert.ok(patched.forward(x).toArray().flat(3).every((v) => v === 0), 'own forward');
     for (const m of [model, patched]) m.dispose();

@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -158,6 +160,50 @@ TEST_CASE("kernels simd conv2d: forward, data and weight gradients vs reference"
       compare(geom(1, 2, 30, 25, 3, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
       // Empty batch: nothing written, the weight gradient zero.
       compare(geom(0, 3, 5, 5, 4, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
+    });
+  }
+  sg::simd::set_wasm_tile_rows(0);
+}
+
+TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equals conv2d then max_pool2d") {
+  // The same SIMD convolution either way, so the values must be identical, and so must the
+  // argmax wherever the max is positive (NaN in the input included). The fused path pools
+  // before the ReLU, so where every value of a window is ≤ 0 its argmax may differ from the
+  // first of ReLU's zeros (ReLU's gradient is 0 there either way).
+  std::vector<int> tiles = {0};
+#ifdef __EMSCRIPTEN__
+  tiles = {5, 6};
+#endif
+  for (int rows : tiles) {
+    if (rows) sg::simd::set_wasm_tile_rows(rows);
+    sgtest::each_target([&] {
+      unsigned seed = 300;
+      for (const ConvGeom& g : {geom(2, 3, 14, 14, 7, 1, 3, 3, 1, 1, 1), geom(3, 1, 28, 28, 16, 1, 3, 3, 1, 1, 1),
+                                geom(2, 4, 9, 11, 5, 1, 3, 3, 1, 0, 1), geom(2, 6, 8, 8, 4, 2, 3, 3, 1, 1, 2)}) {
+        for (const sg::PoolGeom base : {sg::PoolGeom{0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 1, 1},
+                                        sg::PoolGeom{0, 0, 0, 0, 0, 3, 3, 2, 2, 0, 0, 1, 1}}) {
+          sg::PoolGeom p = base;
+          p.P = g.N * g.O, p.H = g.oH, p.W = g.oW;
+          p.oH = (g.oH - (p.kH - 1) - 1) / p.sH + 1;
+          p.oW = (g.oW - (p.kW - 1) - 1) / p.sW + 1;
+          INFO("conv " << g.N << "x" << g.C << "x" << g.H << "x" << g.W << " -> " << g.O << " pool k" << p.kH);
+          std::mt19937 rng(seed++);
+          V x = random(g.N * g.C * g.H * g.W, rng), w = random(g.O * g.Cg() * g.kH * g.kW, rng), b = random(g.O, rng);
+          x[5] = std::numeric_limits<float>::quiet_NaN();
+          const size_t ny = size_t(p.P * p.oH * p.oW);
+          V z(size_t(g.N * g.O * g.L())), want(ny, 7.0f), got(ny, 7.0f);
+          std::vector<int32_t> want_idx(ny, -5), got_idx(ny, -5);
+          S().conv2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, z.data());
+          S().max_pool2d_f32(p, z.data(), want.data(), want_idx.data());
+          S().conv2d_maxpool2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, p, got.data(), got_idx.data());
+          CHECK(std::memcmp(got.data(), want.data(), ny * sizeof(float)) == 0);
+          int64_t idx_differ = 0, positive = 0;
+          for (size_t i = 0; i < ny; ++i)
+            if (!(want[i] <= 0.0f)) ++positive, idx_differ += got_idx[i] != want_idx[i];  // > 0 or NaN
+          CHECK(idx_differ == 0);
+          CHECK(positive > int64_t(ny) / 4);  // (the comparison covers most windows)
+        }
+      }
     });
   }
   sg::simd::set_wasm_tile_rows(0);

@@ -6,6 +6,7 @@ import { tidy } from '../memory.js';
 import { describe, intArg } from '../options.js';
 import { GELU, ReLU } from './activation_modules.js';
 import { Conv2d } from './conv.js';
+import { MaxPool2d } from './pool.js';
 import { Linear } from './linear.js';
 import { Module } from './module.js';
 
@@ -28,6 +29,12 @@ function fusedActivation(lin: Module, act: Module | undefined): 'relu' | 'gelu' 
 function fusedConvRelu(conv: Module, act: Module | undefined): boolean {
   return !!act && Object.getPrototypeOf(conv) === Conv2d.prototype && Object.getPrototypeOf(act) === ReLU.prototype &&
     !own(conv, 'forward') && !own(conv, 'forwardRelu') && !own(act, 'forward');
+}
+
+/** Whether a fused Conv2d + ReLU is followed by exactly nn.MaxPool2d and the three run as one op. */
+function fusedConvReluPool(conv: Module, pool: Module | undefined): pool is MaxPool2d {
+  return !!pool && Object.getPrototypeOf(pool) === MaxPool2d.prototype && !own(pool, 'forward') &&
+    (conv as Conv2d).paddingMode === 'zeros' && !own(conv, 'forwardReluMaxPool');
 }
 
 function moduleArg(fn: string, m: unknown, what: string): Module {
@@ -137,7 +144,8 @@ export class Sequential extends IndexedModules {
   /**
    * Feeds the input through every child; the intermediate results are freed. A Linear followed
    * by a ReLU or GELU runs as one fused F.linear (see fusedActivation), a Conv2d followed by a
-   * ReLU as one F.conv2d with activation 'relu'.
+   * ReLU as one F.conv2d with activation 'relu', and one followed by a ReLU and a MaxPool2d as
+   * one op that pools the convolution's output as it is computed.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   forward(input: any): any {
@@ -150,7 +158,15 @@ export class Sequential extends IndexedModules {
           const lin = mods[i++] as Linear;
           x = F.linear(x, lin.weight, lin.bias, { activation });
         } else if (fusedConvRelu(mods[i]!, mods[i + 1])) {
-          x = (mods[i++] as Conv2d).forwardRelu(x);
+          const conv = mods[i] as Conv2d;
+          const pool = mods[i + 2];
+          if (fusedConvReluPool(conv, pool)) {
+            x = conv.forwardReluMaxPool(x, pool.kernelSize, pool.options);
+            i += 2;
+          } else {
+            x = conv.forwardRelu(x);
+            i += 1;
+          }
         } else {
           x = mods[i]!.forward(x);
         }

@@ -2,7 +2,7 @@
 // (transposed: [in, out/groups, ...kernel]), bias [out], PyTorch's default initialization.
 // paddingMode 'reflect' / 'replicate' pads with F.pad first and convolves without padding,
 // as PyTorch does; 'circular' is not supported.
-import { F } from '../functional.js';
+import { conv2dReluMaxPool2d, F, type MaxPoolOptions, type Size } from '../functional.js';
 import { checkOptions, isInteger, type OptionSpec } from '../options.js';
 import type { Tensor } from '../tensor.js';
 import { countArg, tupleArg } from './args.js';
@@ -146,6 +146,15 @@ export class Conv2d extends ConvNd {
    */
   forwardRelu(input: Tensor): Tensor {
     return this.conv('conv2d', input, 'relu');
+  }
+
+  /**
+   * @internal nn.Sequential's fused Conv2d + ReLU + MaxPool2d (zero padding mode only): the
+   * max pool of this layer's ReLU output, pooled as the convolution computes it.
+   */
+  forwardReluMaxPool(input: Tensor, poolKernel: Size, pool: MaxPoolOptions): Tensor {
+    const opts = { stride: this.stride, dilation: this.dilation, groups: this.groups, padding: this.padding };
+    return conv2dReluMaxPool2d(input, this.weight, this.bias, opts, poolKernel, pool);
   }
 }
 

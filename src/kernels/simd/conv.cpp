@@ -228,14 +228,14 @@ void CompactRows(const float* src, int64_t Wp, float* dst, int64_t oW, int64_t r
   }
 }
 
-// y [Og, L] of one image's group from its padded image: every depth block of the packed
+// grid [Og, Lp] of one image's group from its padded image: every depth block of the packed
 // weights (panels of MR rows, block p0 at packed_w + Og_pad · p0) against the grid columns,
-// whole tiles written into `grid` [Og, Lp] (never a partial tile: Lp is a multiple of the
-// tile width), then the valid columns of every grid row copied to y with the activation.
+// in whole tiles (never a partial one: Lp is a multiple of the tile width). Nothing else in
+// this function: with the epilogues (compaction, pooling) in it, V8 compiled its tile loop
+// worse (measured: the bench CNN's forward 25 % slower).
 template <int MR>
-SG_NO_MEMCPY void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const float* packed_w,
-                                  const float* const* rows, const float* row_bias, GemmAct act, float* grid,
-                                  float* y) {
+HWY_NOINLINE void ConvGridTiles(const ConvGeom& g, const PaddedGrid& pg, const float* packed_w,
+                                const float* const* rows, const float* row_bias, float* grid) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
   const int64_t K = g.K(), Og = g.Og(), Og_pad = (Og + MR - 1) / MR * MR;
@@ -257,7 +257,67 @@ SG_NO_MEMCPY void ConvPaddedGroup(const ConvGeom& g, const PaddedGrid& pg, const
       }
     }
   }
-  CompactRows(grid, pg.Wp, y, g.oW, Og * g.oH, act);
+}
+
+// The pool kernel behind a volatile pointer: inlined into PoolGrid by Binaryen (a
+// single-caller function), V8 compiled it there 4× slower (measured: the bench CNN's forward
+// 30 % slower than pooling in a separate call).
+using PoolFn = void (*)(const PoolGeom&, const float*, float*, int32_t*);
+inline PoolFn volatile pool_kernel = &max_pool2d_f32;
+
+// The activated grid's max pool (windows inside the valid columns: ConvPoolsOnGrid) into y
+// [Og, poH, poW], idx its argmax as positions in the oH × oW output plane.
+SG_NO_MEMCPY void PoolGrid(const ConvGeom& g, const PaddedGrid& pg, float* grid, GemmAct act, const PoolGeom& pool,
+                           float* y, int32_t* idx) {
+  const int64_t Og = g.Og();
+  PoolGeom on_grid = pool;
+  on_grid.P = Og;
+  on_grid.W = pg.Wp;
+  pool_kernel(on_grid, grid, y, idx);
+  // A monotone activation (ReLU) commutes with the max: applied to the pooled values, a
+  // quarter of the grid for 2×2 windows. (Where a window's max is ≤ 0 the argmax may then
+  // differ from pooling ReLU's zeros, but ReLU's gradient is 0 there either way.)
+  ActivateRows(y, 0, 1, Og * pool.oH * pool.oW, act);
+  // Grid position h·Wp + w → plane position h·oW + w = idx − h·(Wp − oW), in vectors: the
+  // argmax row h of a window lies within (kH − 1)·dH rows below its first row h0, so h − h0
+  // counts the thresholds t·Wp (t ≥ 1) that idx − h0·Wp reaches. (A scalar loop with a
+  // division, or a search, per element took 4× the pool kernel's own time in wasm.)
+  const hn::ScalableTag<int32_t> di;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(di));
+  const int32_t wp = static_cast<int32_t>(pg.Wp), shrink = static_cast<int32_t>(pg.Wp - g.oW);
+  const int32_t span = static_cast<int32_t>((pool.kH - 1) * pool.dH);
+  const int64_t row = pool.oW, rows = Og * pool.oH;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t h0 = static_cast<int32_t>(r % pool.oH * pool.sH);
+    const auto base = hn::Set(di, h0 * wp);
+    const auto fix0 = hn::Set(di, h0 * shrink);
+    int32_t* out = idx + r * row;
+    auto remap = [&](hn::Vec<decltype(di)> v) {
+      const auto rest = hn::Sub(v, base);
+      auto fix = fix0;
+      for (int32_t t = 1; t <= span; ++t)
+        fix = hn::IfThenElse(hn::Gt(rest, hn::Set(di, t * wp - 1)), hn::Add(fix, hn::Set(di, shrink)), fix);
+      return hn::IfThenElse(hn::Lt(v, hn::Zero(di)), v, hn::Sub(v, fix));  // −1 (no input) stays
+    };
+    int64_t j = 0;
+    for (; j + N <= row; j += N) hn::StoreU(remap(hn::LoadU(di, out + j)), di, out + j);
+    if (j < row) {
+      HWY_ALIGN int32_t buf[HWY_MAX_BYTES / sizeof(int32_t)] = {};
+      for (int64_t k = 0; k < N; ++k)
+        if (j + k < row) buf[k] = out[j + k];
+      hn::Store(remap(hn::Load(di, buf)), di, buf);
+      for (int64_t k = 0; k < N; ++k)
+        if (j + k < row) out[j + k] = buf[k];
+    }
+  }
+}
+
+// Whether max pooling over the convolution's oH × oW output can read the padded grid instead:
+// no pool padding, and every window inside the valid rows and columns (the grid's extra
+// columns are never read).
+bool ConvPoolsOnGrid(const ConvGeom& g, const PoolGeom& p) {
+  return p.pH == 0 && p.pW == 0 && p.oH > 0 && p.oW > 0 && (p.oH - 1) * p.sH + (p.kH - 1) * p.dH < g.oH &&
+         (p.oW - 1) * p.sW + (p.kW - 1) * p.dW < g.oW;
 }
 
 // The offset of row p = (c, ki, kj) of a group's column matrix in its padded image.
@@ -299,8 +359,11 @@ struct GridBt {
 };
 
 // The stride-1 forward convolution over the batch (threads over images).
+// With `pool` (ConvPoolsOnGrid), y and idx receive the max pool of the activated output instead
+// of the output itself.
 template <int MR>
-SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
+SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y,
+                             const PoolGeom* pool = nullptr, int32_t* idx = nullptr) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const int64_t Og_pad = (Og + MR - 1) / MR * MR;
   const PaddedGrid pg = GridOf(g);
@@ -330,8 +393,14 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
     for (int64_t n = lo; n < hi; ++n)
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         PadImage(g, pg, x + (n * g.C + gi * Cg) * HW, xpad);
-        ConvPaddedGroup<MR>(g, pg, packed + gi * Og_pad * K, rows.data(), bias ? bias + gi * Og : nullptr, act,
-                            grid, y + (n * g.O + gi * Og) * L);
+        ConvGridTiles<MR>(g, pg, packed + gi * Og_pad * K, rows.data(), bias ? bias + gi * Og : nullptr, grid);
+        // The group's output: its valid grid columns with the activation, or their max pool.
+        if (!pool) {
+          CompactRows(grid, pg.Wp, y + (n * g.O + gi * Og) * L, g.oW, Og * g.oH, act);
+        } else {
+          const int64_t at = (n * g.O + gi * Og) * pool->oH * pool->oW;
+          PoolGrid(g, pg, grid, act, *pool, y + at, idx + at);
+        }
       }
   });
 }
@@ -393,6 +462,22 @@ void ConvForward(const ConvGeom& g, const float* x, const float* w, const float*
       }
     }
   });
+}
+
+// conv2d_maxpool2d_f32 for the stride-1 convolutions whose pool reads the grid; false: the
+// caller composes the two methods instead.
+bool ConvMaxPool(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                 const PoolGeom& pool, float* y, int32_t* idx) {
+  if (act != GemmAct::None && act != GemmAct::Relu) return false;  // (pooled before the activation)
+  if (IsPointwise(g) || !UsePadded(g) || !ConvPoolsOnGrid(g, pool) || pool.P != g.N * g.O) return false;
+#if HWY_TARGET == HWY_WASM
+  if (wasm_tile_rows() == 5) {
+    ConvPadded<5>(g, x, w, bias, act, y, &pool, idx);
+    return true;
+  }
+#endif
+  ConvPadded<kMaxMR>(g, x, w, bias, act, y, &pool, idx);
+  return true;
 }
 
 void ConvBackwardWeight(const ConvGeom& g, const float* x, const float* dy, float* dw) {
@@ -506,6 +591,7 @@ namespace simd {
 HWY_EXPORT(ConvForward);
 HWY_EXPORT(ConvBackwardData);
 HWY_EXPORT(ConvBackwardWeight);
+HWY_EXPORT(ConvMaxPool);
 
 void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
   HWY_DYNAMIC_DISPATCH(ConvForward)(g, x, w, bias, act, y);
@@ -517,6 +603,11 @@ void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w
 
 void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy, float* dw) {
   HWY_DYNAMIC_DISPATCH(ConvBackwardWeight)(g, x, dy, dw);
+}
+
+bool conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                          const PoolGeom& pool, float* y, int32_t* idx) {
+  return HWY_DYNAMIC_DISPATCH(ConvMaxPool)(g, x, w, bias, act, pool, y, idx);
 }
 
 }  // namespace simd

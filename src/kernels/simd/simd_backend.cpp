@@ -65,6 +65,11 @@ class SimdBackend final : public Backend {
                                   float* dw) const override {
     simd::conv2d_backward_weight_f32(g, x, dy, dw);
   }
+  void conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                            const PoolGeom& pool, float* y, int32_t* idx) const override {
+    if (!simd::conv2d_maxpool2d_f32(g, x, w, bias, act, pool, y, idx))
+      Backend::conv2d_maxpool2d_f32(g, x, w, bias, act, pool, y, idx);
+  }
 };
 
 }  // namespace

@@ -27,6 +27,10 @@ void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx);
 void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y);
 void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias, float* dx);
 void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy, float* dw);
+// The fused conv + max pool where the SIMD path pools its own output (stride-1 convolutions
+// whose windows lie inside the output); false: not handled, compose the two methods.
+bool conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                          const PoolGeom& pool, float* y, int32_t* idx);
 
 // The Highway target the kernels dispatch to now, and its float32 lane count (tests size their
 // inputs around the vector tails with it).
