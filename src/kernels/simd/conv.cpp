@@ -28,44 +28,12 @@
 
 #include "hwy/highway.h"
 #include "kernels/simd/gemm-inl.h"
+#include "kernels/simd/rows-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sg {
 namespace simd {
 namespace HWY_NAMESPACE {
-
-// The short runs below (an output row: often 7–28 floats) are written with vector stores and
-// kept free of library calls (SG_NO_MEMCPY, gemm-inl.h).
-
-// out[0, n) = 0.
-SG_NO_MEMCPY HWY_INLINE void ZeroRun(float* out, int64_t n) {
-  const DF d;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  if (n >= N) {
-    for (int64_t i = 0; i + N <= n; i += N) hn::StoreU(hn::Zero(d), d, out + i);
-    hn::StoreU(hn::Zero(d), d, out + n - N);  // the tail, overlapping
-    return;
-  }
-  for (int64_t i = 0; i < N; ++i)
-    if (i < n) out[i] = 0.0f;
-}
-
-// out[t] = src[t] for t in [lo, hi), 0 elsewhere in [0, n).
-SG_NO_MEMCPY HWY_INLINE void CopyRun(const float* src, int64_t lo, int64_t hi, int64_t n, float* out) {
-  const DF d;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  if (n >= N && hi - lo >= N && lo <= N && n - hi <= N) {
-    // The usual row (padding narrower than a vector): zero both ends with one store each,
-    // then copy [lo, hi) in whole vectors, the last one shifted back to end at hi.
-    hn::StoreU(hn::Zero(d), d, out);
-    hn::StoreU(hn::Zero(d), d, out + n - N);
-    int64_t t = lo;
-    for (; t + N <= hi; t += N) hn::StoreU(hn::LoadU(d, src + t), d, out + t);
-    if (t < hi) hn::StoreU(hn::LoadU(d, src + hi - N), d, out + hi - N);
-    return;
-  }
-  for (int64_t t = 0; t < n; ++t) out[t] = t >= lo && t < hi ? src[t] : 0.0f;
-}
 
 // col[p][j0, j1) of one image's group (x: its Cg channels) → out[0, j1 − j0), one output row
 // at a time.
@@ -128,23 +96,32 @@ struct ImageB {
   }
 };
 
-// Weight gradient: op(B) = colᵀ [L, K] of one image's group: op(B)'s column j is row j of col.
+// The weight gradient's B panels: op(B) = colᵀ [L, K], so op(B)'s column j is row j of col.
+// row(j, out) writes col's row j over positions [p0, p0 + kc); each panel's nr rows are
+// then transposed into it.
+template <class RowFn>
+SG_NO_MEMCPY HWY_INLINE void PackColRows(int64_t kc, int64_t j0, int64_t nc, int64_t nr, float* HWY_RESTRICT dst,
+                                         const RowFn& row) {
+  float* rows_buf = RowScratch(nr * kc);
+  const float* rows[kMaxNR];
+  for (int64_t jp = 0; jp < nc; jp += nr) {
+    const int64_t w = std::min(nr, nc - jp);
+    for (int64_t r = 0; r < w; ++r) {
+      row(j0 + jp + r, rows_buf + r * kc);
+      rows[r] = rows_buf + r * kc;
+    }
+    for (int64_t r = w; r < nr; ++r) rows[r] = rows[w - 1];
+    PackTransposed(rows, w, nr, kc, dst + jp * kc);
+  }
+}
+
+// Weight gradient, any stride: col's rows built from the image (with their padding).
 struct ImageBt {
   const ConvGeom& g;
   const float* x;
   SG_NO_MEMCPY void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr,
                                 float* HWY_RESTRICT dst) const {
-    float* rows_buf = RowScratch(nr * kc);
-    const float* rows[kMaxNR];
-    for (int64_t jp = 0; jp < nc; jp += nr) {
-      const int64_t w = std::min(nr, nc - jp);
-      for (int64_t r = 0; r < w; ++r) {
-        ColSegment(g, x, j0 + jp + r, p0, p0 + kc, rows_buf + r * kc);
-        rows[r] = rows_buf + r * kc;
-      }
-      for (int64_t r = w; r < nr; ++r) rows[r] = rows[w - 1];
-      PackTransposed(rows, w, nr, kc, dst + jp * kc);
-    }
+    PackColRows(kc, j0, nc, nr, dst, [&](int64_t j, float* out) { ColSegment(g, x, j, p0, p0 + kc, out); });
   }
 };
 
@@ -251,7 +228,7 @@ HWY_NOINLINE void ConvGridTiles(const ConvGeom& g, const PaddedGrid& pg, const f
         const float* ap = packed_w + Og_pad * p0 + ip * kc;
         e.row_bias = row_bias ? row_bias + ip : nullptr;
         for (int64_t jp = j0; jp < j1; jp += nr) {
-          RowKernels<MR>::Run(h, kc, ap, rows + p0, jp, tile);
+          Kernels<MR>::rows.Run(h, kc, ap, rows + p0, jp, tile);
           WriteBack<MR>(tile, grid + ip * pg.Lp + jp, pg.Lp, h, nr, e);
         }
       }
@@ -336,25 +313,16 @@ struct GridBt {
   const float* xpad;
   SG_NO_MEMCPY void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr,
                                 float* HWY_RESTRICT dst) const {
-    float* rows_buf = RowScratch(nr * kc);
-    const float* rows[kMaxNR];
-    for (int64_t jp = 0; jp < nc; jp += nr) {
-      const int64_t w = std::min(nr, nc - jp);
-      for (int64_t r = 0; r < w; ++r) {
-        const float* src = xpad + GridOffset(g, pg, j0 + jp + r);
-        float* out = rows_buf + r * kc;
-        int64_t oh = p0 / g.oW, ow = p0 % g.oW;
-        for (int64_t q = p0; q < p0 + kc; ow = 0, ++oh) {
-          const int64_t run = std::min(g.oW - ow, p0 + kc - q);
-          CopyRun(src + oh * pg.Wp + ow, 0, run, run, out);
-          out += run;
-          q += run;
-        }
-        rows[r] = rows_buf + r * kc;
+    PackColRows(kc, j0, nc, nr, dst, [&](int64_t j, float* out) {
+      const float* src = xpad + GridOffset(g, pg, j);
+      int64_t oh = p0 / g.oW, ow = p0 % g.oW;
+      for (int64_t q = p0; q < p0 + kc; ow = 0, ++oh) {
+        const int64_t run = std::min(g.oW - ow, p0 + kc - q);
+        CopyRun(src + oh * pg.Wp + ow, 0, run, run, out);
+        out += run;
+        q += run;
       }
-      for (int64_t r = w; r < nr; ++r) rows[r] = rows[w - 1];
-      PackTransposed(rows, w, nr, kc, dst + jp * kc);
-    }
+    });
   }
 };
 

@@ -55,19 +55,12 @@
 
 #include "hwy/highway.h"
 #include "kernels/backend.h"
+#include "kernels/simd/simd_kernels.h"  // SG_NO_MEMCPY
 #include "kernels/simd/vec_math-inl.h"
 
 #ifndef SG_KERNELS_SIMD_GEMM_ARGS_ONCE_
 #define SG_KERNELS_SIMD_GEMM_ARGS_ONCE_
-// For the packing routines: clang turns a copy loop, vector loads and stores included, into a
-// call of the library's memcpy, which costs more than the copy on runs this short (8 floats
-// of a panel row; measured: 9 % of a [128, 784]·[784, 256] product in wasm, 12 % of the bench
-// CNN's forward). no_builtin forbids that in a function and what is inlined into it.
-#if defined(__clang__)
-#define SG_NO_MEMCPY __attribute__((no_builtin("memcpy", "memset", "memmove")))
-#else
-#define SG_NO_MEMCPY
-#endif
+
 namespace sg::simd {
 // The call's arguments, shared by every target's code (hence outside HWY_NAMESPACE).
 struct GemmArgs {
@@ -306,6 +299,25 @@ HWY_INLINE void Step(DF d, const float* HWY_RESTRICT ap, const float* HWY_RESTRI
   }
 }
 
+// The accumulators of an MR-row tile: zeroed, and stored to the tile buffer (rows NR apart).
+template <int MR>
+HWY_INLINE void ZeroAcc(DF d, VF (&acc)[MR][kNV]) {
+  HWY_UNROLL(16)
+  for (int i = 0; i < MR; ++i) {
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) acc[i][v] = hn::Zero(d);
+  }
+}
+template <int MR>
+HWY_INLINE void StoreAcc(DF d, const VF (&acc)[MR][kNV], float* HWY_RESTRICT tile) {
+  const size_t N = hn::Lanes(d);
+  HWY_UNROLL(16)
+  for (int i = 0; i < MR; ++i) {
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) hn::Store(acc[i][v], d, tile + (i * kNV + v) * N);
+  }
+}
+
 // tile[i · NR + j] = Σ_p ap[p · PW + i] · bp[p · NR + j]: an A panel times a B panel, kept in
 // registers over the whole depth and stored once. The write-back to C happens outside, so
 // this function holds nothing but the loop.
@@ -315,14 +327,9 @@ template <int MR, int PW>
 HWY_NOINLINE void Microkernel(int64_t kc, const float* HWY_RESTRICT ap,
                               const float* HWY_RESTRICT bp, float* HWY_RESTRICT tile) {
   const DF d;
-  const size_t N = hn::Lanes(d);
-  const int64_t nr = static_cast<int64_t>(kNV * N);
+  const int64_t nr = static_cast<int64_t>(kNV * hn::Lanes(d));
   VF acc[MR][kNV];
-  HWY_UNROLL(16)
-  for (int i = 0; i < MR; ++i) {
-    HWY_UNROLL(16)
-    for (int v = 0; v < kNV; ++v) acc[i][v] = hn::Zero(d);
-  }
+  ZeroAcc<MR>(d, acc);
   // In wasm, rolled: clang hoists every load of an unrolled body to its top, where V8 then
   // spills several accumulators per step (measured: 2.5–8 spills per step unrolled, 1 rolled).
   // Counted by the B pointer: one add fewer per step than a separate counter (42
@@ -335,44 +342,8 @@ HWY_NOINLINE void Microkernel(int64_t kc, const float* HWY_RESTRICT ap,
     Step<MR, kNV>(d, ap, bp, acc);
     ap += PW;
   }
-  HWY_UNROLL(16)
-  for (int i = 0; i < MR; ++i) {
-    HWY_UNROLL(16)
-    for (int v = 0; v < kNV; ++v) hn::Store(acc[i][v], d, tile + i * nr + v * N);
-  }
+  StoreAcc<MR>(d, acc, tile);
 }
-
-// The kernels for an A panel of PW rows: the full one and two narrower ones for a partial
-// last panel (M not a multiple of PW: conv channel counts such as 16 or 32 leave a few rows,
-// which the full kernel would multiply as zeros).
-//
-// In wasm each microkernel must stay a function of its own: V8 unrolls small loops nested in
-// other loops (up to 5 copies) and its unrolled copies spill accumulators (measured: 4–6
-// spills per step inlined, 1 alone), and Binaryen inlines any function with a single caller
-// whatever its noinline attribute says. A call through a volatile pointer is the one thing
-// neither can see through; it costs one indirect call per kc-step tile.
-template <int PW>
-struct Kernels {
-  using Fn = void (*)(int64_t, const float*, const float*, float*);
-  static constexpr int kMid = PW <= 6 ? 4 : 6;  // rows of the middle kernel
-  static_assert(kMid < PW, "the middle kernel is narrower than the full one");
-#if HWY_TARGET == HWY_WASM
-  static inline Fn volatile full = &Microkernel<PW, PW>;
-  static inline Fn volatile mid = &Microkernel<kMid, PW>;
-  static inline Fn volatile two = &Microkernel<2, PW>;
-#else
-  static constexpr Fn full = &Microkernel<PW, PW>;
-  static constexpr Fn mid = &Microkernel<kMid, PW>;
-  static constexpr Fn two = &Microkernel<2, PW>;
-#endif
-  // The tile of an A panel with h ≤ PW real rows: the narrowest kernel that covers them
-  // (rows of the tile past the kernel's are left as they were; the write-back reads h rows).
-  static HWY_INLINE void Run(int64_t h, int64_t kc, const float* ap, const float* bp, float* tile) {
-    if (h <= 2) two(kc, ap, bp, tile);
-    else if (h <= kMid) mid(kc, ap, bp, tile);
-    else full(kc, ap, bp, tile);
-  }
-};
 
 // The microkernel with B read in place instead of packed: B's row p is the NR floats at
 // rows[p] + col (any alignment). The convolutions use it on a zero-padded copy of the image,
@@ -381,14 +352,8 @@ template <int MR, int PW>
 HWY_NOINLINE void MicrokernelRows(int64_t kc, const float* HWY_RESTRICT ap, const float* const* rows,
                                   int64_t col, float* HWY_RESTRICT tile) {
   const DF d;
-  const size_t N = hn::Lanes(d);
-  const int64_t nr = static_cast<int64_t>(kNV * N);
   VF acc[MR][kNV];
-  HWY_UNROLL(16)
-  for (int i = 0; i < MR; ++i) {
-    HWY_UNROLL(16)
-    for (int v = 0; v < kNV; ++v) acc[i][v] = hn::Zero(d);
-  }
+  ZeroAcc<MR>(d, acc);
   const float* const* const rows_end = rows + kc;
 #if HWY_TARGET == HWY_WASM
 #pragma clang loop unroll(disable)
@@ -397,34 +362,46 @@ HWY_NOINLINE void MicrokernelRows(int64_t kc, const float* HWY_RESTRICT ap, cons
     Step<MR, kNV, true>(d, ap, *rows + col, acc);
     ap += PW;
   }
-  HWY_UNROLL(16)
-  for (int i = 0; i < MR; ++i) {
-    HWY_UNROLL(16)
-    for (int v = 0; v < kNV; ++v) hn::Store(acc[i][v], d, tile + i * nr + v * N);
-  }
+  StoreAcc<MR>(d, acc, tile);
 }
 
-// MicrokernelRows in the three heights of Kernels (and for the same reason behind volatile
-// pointers in wasm).
-template <int PW>
-struct RowKernels {
-  using Fn = void (*)(int64_t, const float*, const float* const*, int64_t, float*);
-  static constexpr int kMid = Kernels<PW>::kMid;
+// The three heights of a microkernel family (Microkernel, MicrokernelRows) for an A panel of
+// PW rows: the full one and two narrower ones for a partial last panel (M not a multiple of
+// PW: conv channel counts such as 16 or 32 leave a few rows, which the full kernel would
+// multiply as zeros).
+//
+// In wasm each microkernel must stay a function of its own: V8 unrolls small loops nested in
+// other loops (up to 5 copies) and its unrolled copies spill accumulators (measured: 4–6
+// spills per step inlined, 1 alone), and Binaryen inlines any function with a single caller
+// whatever its noinline attribute says. A call through a volatile pointer is the one thing
+// neither can see through; it costs one indirect call per kc-step tile.
+template <class Fn, int kMid>
+struct KernelHeights {
 #if HWY_TARGET == HWY_WASM
-  static inline Fn volatile full = &MicrokernelRows<PW, PW>;
-  static inline Fn volatile mid = &MicrokernelRows<kMid, PW>;
-  static inline Fn volatile two = &MicrokernelRows<2, PW>;
+  Fn volatile full, mid, two;
 #else
-  static constexpr Fn full = &MicrokernelRows<PW, PW>;
-  static constexpr Fn mid = &MicrokernelRows<kMid, PW>;
-  static constexpr Fn two = &MicrokernelRows<2, PW>;
+  Fn full, mid, two;
 #endif
-  static HWY_INLINE void Run(int64_t h, int64_t kc, const float* ap, const float* const* rows, int64_t col,
-                             float* tile) {
-    if (h <= 2) two(kc, ap, rows, col, tile);
-    else if (h <= kMid) mid(kc, ap, rows, col, tile);
-    else full(kc, ap, rows, col, tile);
+  // The tile of an A panel with h ≤ PW real rows: the narrowest kernel that covers them
+  // (rows of the tile past the kernel's are left as they were; the write-back reads h rows).
+  template <class... Args>
+  HWY_INLINE void Run(int64_t h, Args... args) const {
+    if (h <= 2) two(args...);
+    else if (h <= kMid) mid(args...);
+    else full(args...);
   }
+};
+
+template <int PW>
+struct Kernels {
+  static constexpr int kMid = PW <= 6 ? 4 : 6;  // rows of the middle kernel
+  static_assert(kMid < PW, "the middle kernel is narrower than the full one");
+  using PackedFn = void (*)(int64_t, const float*, const float*, float*);
+  using RowsFn = void (*)(int64_t, const float*, const float* const*, int64_t, float*);
+  static inline KernelHeights<PackedFn, kMid> packed{&Microkernel<PW, PW>, &Microkernel<kMid, PW>,
+                                                     &Microkernel<2, PW>};
+  static inline KernelHeights<RowsFn, kMid> rows{&MicrokernelRows<PW, PW>, &MicrokernelRows<kMid, PW>,
+                                                 &MicrokernelRows<2, PW>};
 };
 
 // C[0:h, 0:w] (ldc apart) ⟵ epilogue of the tile (MR × NR floats); h ≤ MR, w ≤ NR.
@@ -558,7 +535,7 @@ SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
           float* crow = g.c + (i0 + ip) * g.ldc + j0;
           e.row_bias = g.row_bias ? g.row_bias + i0 + ip : nullptr;
           for (int64_t jp = 0; jp < nc; jp += nr) {
-            Kernels<MR>::Run(h, kc, ap, pack_b_buf + jp * kc, tile);
+            Kernels<MR>::packed.Run(h, kc, ap, pack_b_buf + jp * kc, tile);
             e.bias = g.bias ? g.bias + j0 + jp : nullptr;
             WriteBack<MR>(tile, crow + jp, g.ldc, h, std::min(nr, nc - jp), e);
           }

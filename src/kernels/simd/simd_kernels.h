@@ -5,6 +5,17 @@
 
 #include "kernels/backend.h"
 
+// For copy kernels of short runs: clang turns a copy loop, vector loads and stores included, into
+// a call of the library's memcpy (memset for zeroing), which costs more than the copy on runs
+// this short (8 floats of a GEMM panel row, an output row of 7–28: measured 9 % of a
+// [128, 784]·[784, 256] product in wasm, 12 % of the bench CNN's forward). no_builtin forbids
+// that in a function and in what is inlined into it.
+#if defined(__clang__)
+#define SG_NO_MEMCPY __attribute__((no_builtin("memcpy", "memset", "memmove")))
+#else
+#define SG_NO_MEMCPY
+#endif
+
 namespace sg::simd {
 
 void unary_f32(Unary op, float param, const float* x, float* y, int64_t n);
