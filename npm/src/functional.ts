@@ -33,6 +33,11 @@ export interface ConvOptions {
   dilation?: Size;
   groups?: number;
 }
+/** F.conv2d's options: those of every convolution plus a ReLU applied as the output is written. */
+export interface Conv2dOptions extends ConvOptions {
+  /** 'relu': the values and gradients of F.relu after F.conv2d, in one pass. */
+  activation?: 'none' | 'relu';
+}
 export interface ConvTransposeOptions {
   stride?: Size;
   padding?: Size;
@@ -193,13 +198,35 @@ function bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias?: Tensor 
 const convSpec: Spec = { stride: sizeSpec, padding: convPadding, dilation: sizeSpec, groups: 'positiveInteger' };
 
 function conv(name: string, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, options: unknown): Tensor {
-  const o = checkOptions<ConvOptions>(name, options, convSpec);
+  const spec = name === 'conv2d' ? { ...convSpec, activation: ['none', 'relu'] } : convSpec;
+  const o = checkOptions<Conv2dOptions>(name, options, spec);
   const padding = typeof o.padding === 'string' ? o.padding : sizeAttr(o.padding as Size | undefined);
   return run(name, name, layerOperands(name, input, weight, bias), {
     stride: sizeAttr(o.stride),
     padding,
     dilation: sizeAttr(o.dilation),
     groups: o.groups,
+    ...(o.activation === undefined ? {} : { activation: o.activation }),
+  });
+}
+
+/**
+ * @internal nn.Sequential's fused Conv2d + ReLU + MaxPool2d (nn/container.ts): maxPool2d(relu(
+ * conv2d(...))) as one op, whose convolution output is pooled as it is computed and not kept.
+ * The options were checked by the modules that hold them.
+ */
+export function conv2dReluMaxPool2d(input: Tensor, weight: Tensor, bias: Tensor | null, conv: ConvOptions, poolKernel: Size, pool: MaxPoolOptions): Tensor {
+  const padding = typeof conv.padding === 'string' ? conv.padding : sizeAttr(conv.padding as Size | undefined);
+  return run('conv2d', 'conv2dReluMaxPool2d', layerOperands('conv2d', input, weight, bias), {
+    stride: sizeAttr(conv.stride),
+    padding,
+    dilation: sizeAttr(conv.dilation),
+    groups: conv.groups,
+    poolKernelSize: sizeAttr(poolKernel),
+    poolStride: sizeAttr(pool.stride),
+    poolPadding: sizeAttr(pool.padding),
+    poolDilation: sizeAttr(pool.dilation),
+    poolCeilMode: pool.ceilMode,
   });
 }
 
@@ -207,7 +234,7 @@ function conv1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: C
   return conv('conv1d', input, weight, bias, options);
 }
 
-function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvOptions): Tensor {
+function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv2dOptions): Tensor {
   return conv('conv2d', input, weight, bias, options);
 }
 

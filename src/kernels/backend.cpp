@@ -35,6 +35,28 @@ void Backend::col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, floa
   ref::col2im_f32(g, col, ld, dx);
 }
 
+void Backend::conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                         GemmAct act, float* y) const {
+  ref::conv2d_f32(g, x, w, bias, act, y);
+}
+
+void Backend::conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w,
+                                       const float* bias, float* dx) const {
+  ref::conv2d_backward_data_f32(g, dy, w, bias, dx);
+}
+
+void Backend::conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy,
+                                         float* dw) const {
+  ref::conv2d_backward_weight_f32(g, x, dy, dw);
+}
+
+void Backend::conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                                   GemmAct act, const PoolGeom& pool, float* y, int32_t* idx) const {
+  std::vector<float> z(static_cast<size_t>(g.N * g.O * g.L()));
+  conv2d_f32(g, x, w, bias, act, z.data());
+  max_pool2d_f32(pool, z.data(), y, idx);
+}
+
 const Backend& backend() {
   if (!g_active) g_active = &simd_backend();
   return *g_active;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "kernels/conv_geom.h"
 #include "kernels/data_kernels.h"
 #include "kernels/layer_kernels.h"
 
@@ -113,6 +114,31 @@ class Backend : public DataKernels, public LayerKernels {
   // The adjoint: dx [C, H, W] += every col entry at the position it was read from (padding
   // entries dropped). dx is not cleared.
   virtual void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx) const;
+
+  // ---- Convolution: conv2d forward and both backward passes (issue 12) -------------------
+  // Whole batches, every group, raw contiguous float32 buffers in PyTorch's layouts (x
+  // [N, C, H, W], w [O, C/groups, kH, kW], y [N, O, oH, oW]); conv1d is H = kH = 1 and
+  // conv_transpose2d is conv2d_backward_data with its own bias. The defaults are the scalar
+  // reference (kernels/reference/conv.cpp, double accumulators), which the reference backend
+  // uses; the SIMD backend overrides them with GEMMs whose panels are packed straight from
+  // the image. All three overwrite their output.
+  // y = act(conv(x, w) + bias[o]) (bias: O floats or nullptr; act: None or Relu).
+  virtual void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                          GemmAct act, float* y) const;
+  // dx [N, C, H, W] = the gradient of conv2d's x for dy [N, O, oH, oW], + bias[c] (C floats
+  // or nullptr: conv_transpose2d's bias).
+  virtual void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w,
+                                        const float* bias, float* dx) const;
+  // dw [O, C/groups, kH, kW] = the gradient of conv2d's w for x and dy.
+  virtual void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy,
+                                          float* dw) const;
+  // conv2d_f32 then max_pool2d_f32 of its output (pool: over the N·O planes of oH × oW), into
+  // y and idx as max_pool2d_f32 writes them; the convolution's own output is not kept. The
+  // default runs the two methods over a scratch buffer; the SIMD backend pools stride-1
+  // convolutions straight from the block it computes.
+  virtual void conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                                    GemmAct act, const PoolGeom& pool, float* y, int32_t* idx) const;
+  // ---- end of the convolution block -------------------------------------------------------
 };
 
 const Backend& backend();                  // the active CPU backend

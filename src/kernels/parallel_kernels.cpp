@@ -94,6 +94,34 @@ void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int
   });
 }
 
+// Plane ranges of a pool: at least kMinChunk input elements per piece.
+template <class F>
+void over_planes(const PoolGeom& g, F&& run) {
+  const int64_t plane = std::max<int64_t>(g.H * g.W, 1);
+  if (!threaded() || g.P < 2 || g.P * plane < kMinElementwise) return run(g, 0);
+  const int64_t chunk = chunk_size(g.P, std::max<int64_t>(1, kMinChunk / plane), 1, 2);
+  parallel_for(0, g.P, chunk, [&](int64_t lo, int64_t hi) {
+    PoolGeom piece = g;
+    piece.P = hi - lo;
+    run(piece, lo);
+  });
+}
+
+void max_pool2d(PoolFn f, const PoolGeom& g, const float* x, float* y, int32_t* idx) {
+  const int64_t in = g.H * g.W, out = g.oH * g.oW;
+  over_planes(g, [&](const PoolGeom& piece, int64_t p0) { f(piece, x + p0 * in, y + p0 * out, idx + p0 * out); });
+}
+
+void max_pool2d_backward(PoolBackwardFn f, const PoolGeom& g, const float* dy, const int32_t* idx, float* dx) {
+  const int64_t in = g.H * g.W, out = g.oH * g.oW;
+  over_planes(g, [&](const PoolGeom& piece, int64_t p0) { f(piece, dy + p0 * out, idx + p0 * out, dx + p0 * in); });
+}
+
+void elementwise(int64_t n, FunctionRef fn) {
+  if (!threaded() || n < kMinElementwise) return fn(0, n);
+  parallel_for(0, n, chunk_size(n, kMinChunk, kAlign, 2), fn);
+}
+
 void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
           GemmAct act, float* c, int64_t ldc) {

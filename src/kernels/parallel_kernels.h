@@ -15,10 +15,13 @@
 //                        tolerance).
 //   gemm                 row blocks of C (column blocks when M is small), each one call of the
 //                        kernel with offset operands: equal within float tolerance.
+//   max pool, backward   plane ranges (every plane computed as on one thread): bit-identical.
+//   (The convolutions split themselves: kernels/simd/conv.cpp.)
 // The kernels must be reentrant (no shared scratch; gemm's packing buffers are thread_local).
 #pragma once
 #include <cstdint>
 
+#include "core/parallel.h"
 #include "kernels/backend.h"
 
 namespace sg::par {
@@ -38,6 +41,9 @@ using LogsumexpFn = void (*)(const float*, float*, int64_t, int64_t);
 using GemmFn = void (*)(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
                         const float*, int64_t, float, const float*, GemmAct, float*, int64_t);
 
+using PoolFn = void (*)(const PoolGeom&, const float*, float*, int32_t*);
+using PoolBackwardFn = void (*)(const PoolGeom&, const float*, const int32_t*, float*);
+
 void unary(UnaryFn f, Unary op, float param, const float* x, float* y, int64_t n);
 void binary(BinaryFn f, Binary op, const BroadcastPlan& plan, const float* a, const float* b,
             float* out);
@@ -45,6 +51,12 @@ void reduce(ReduceFn f, Reduce op, const float* x, int64_t outer, int64_t r, int
             float* out);
 void softmax_rows(SoftmaxFn f, const float* x, float* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int64_t cols);
+void max_pool2d(PoolFn f, const PoolGeom& g, const float* x, float* y, int32_t* idx);
+void max_pool2d_backward(PoolBackwardFn f, const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
+// Runs fn(lo, hi) over ranges of [0, n) (one call of [0, n) when n < min_elements total or on
+// one thread), cut at multiples of 64 elements: for kernels that are elementwise over n
+// (the optimizers' updates), whose every element is computed alike wherever the cut falls.
+void elementwise(int64_t n, FunctionRef fn);
 void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
           GemmAct act, float* c, int64_t ldc);

@@ -1,10 +1,11 @@
 // conv1d / conv2d / conv_transpose2d: argument checks with PyTorch's rules, output sizes, and
-// the autograd wiring. The arithmetic is the three GEMM paths of conv_gemm.h:
-//   conv2d            forward = forward path,     dx = input-grad path, dW = weight-grad path
-//   conv_transpose2d  forward = input-grad path,  dx = forward path,    dW = weight-grad path
+// the autograd wiring. The arithmetic is the backend's three convolution methods:
+//   conv2d            forward = conv2d_f32,                dx = backward_data, dW = backward_weight
+//   conv_transpose2d  forward = backward_data (with bias), dx = conv2d_f32,    dW = backward_weight
 // (a transposed convolution is the input-gradient of the convolution that maps its output
 // back onto its input). 1-d and unbatched inputs share the 2-d code: their buffers already
-// have the layout of [N, C, 1, L] / [1, C, H, W].
+// have the layout of [N, C, 1, L] / [1, C, H, W]. This file only checks, allocates and records:
+// tensor memory is touched by the backend alone.
 #include "nn/conv.h"
 
 #include <algorithm>
@@ -14,7 +15,8 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
-#include "nn/conv_gemm.h"
+#include "nn/pool.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -190,15 +192,6 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
   return s;
 }
 
-// y[n, o, ...] += b[o] over a [N, O, S] buffer.
-void add_channel_bias(float* y, const float* b, int64_t N, int64_t O, int64_t S) {
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t o = 0; o < O; ++o) {
-      float* row = y + (n * O + o) * S;
-      for (int64_t i = 0; i < S; ++i) row[i] += b[o];
-    }
-}
-
 // Σ of g [N, O, S...] over everything but the channel dim → [O].
 // db [O] = Σ over images and positions of g [N, O, S] (contiguous): per-row sums to [N, O],
 // then the column sums over N, both straight reductions (sum over dims {0, 2} would first copy
@@ -212,41 +205,99 @@ Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
   return db;
 }
 
-Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a) {
+// Runs a backend call; an Error from it (a scratch buffer too large for the backend's method)
+// gets the op's name in front.
+template <class F>
+void with_op_name(const char* op, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    fail(op, ": ", e.what());
+  }
+}
+
+// The backward of a convolution whose output gradient is gc (after its activation): the
+// gradients of x, w and b that conv_nd's node returns.
+std::vector<Tensor> conv_backward(const char* op, const ConvGeom& g, const Tensor& xc, const Tensor& wc,
+                                  const Tensor& gc, bool need_x, bool need_w, bool need_b) {
+  Tensor dx, dw, db;
+  if (need_x) {
+    dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
+    with_op_name(op, [&] { backend().conv2d_backward_data_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32()); });
+  }
+  if (need_w) {
+    dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
+    with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, xc.f32(), gc.f32(), dw.f32()); });
+  }
+  if (need_b) db = bias_grad(gc, g.N, g.O);
+  return {dx, dw, db};
+}
+
+// Forward convolution of any dims, with ReLU optionally fused into the backend's write-back
+// (its backward then goes through the output: y > 0 exactly where the pre-activation is).
+Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a,
+               GemmAct act) {
   const Setup s = setup(op, nd, false, x, w, b, a);
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_forward_f32 writes all of it
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_f32 writes all of it
   Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
-  conv_forward_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
+  with_op_name(op, [&] { backend().conv2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, act, out.f32()); });
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy) {
-    Tensor gc = as_contiguous(gy, DType::Float32);
-    Tensor dx, dw, db;
-    if (need_x) {
-      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
-      conv_input_grad_f32(g, gc.f32(), wc.f32(), dx.f32());
-    }
-    if (need_w) {
-      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
-      conv_weight_grad_f32(g, xc.f32(), gc.f32(), dw.f32());
-    }
-    if (need_b) db = bias_grad(gc, g.N, g.O);
-    return std::vector<Tensor>{dx, dw, db};
+  return record(op, out, {x, w, b}, [g, xc, wc, out, act, need_x, need_w, need_b, op](const Tensor& gy) {
+    Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, out, as_contiguous(gy, DType::Float32), op)
+                                     : as_contiguous(gy, DType::Float32);
+    return conv_backward(op, g, xc, wc, gc, need_x, need_w, need_b);
   });
 }
 
 }  // namespace
 
+Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride,
+                              const ConvPadding& padding, const Ints& dilation, int64_t groups, const Ints& pool_kernel,
+                              const Ints& pool_stride, const Ints& pool_padding, const Ints& pool_dilation,
+                              bool ceil_mode) {
+  const char* op = "conv2d_relu_max_pool2d";
+  const Setup s = setup("conv2d", 2, false, x, w, b, Args{stride, dilation, {0}, padding, groups});
+  const ConvGeom g = s.geom;
+  const MaxPool2dPlan pool =
+      max_pool2d_plan("max_pool2d", s.out_shape, pool_kernel, pool_stride, pool_padding, pool_dilation, ceil_mode);
+  check(g.oH * g.oW <= INT32_MAX, op, ": a plane of ", g.oH * g.oW, " elements is too large");
+  Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
+  const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
+  Tensor out = Tensor::uninitialized(pool.out_shape);  // every window is written
+  Tensor idx = Tensor::uninitialized(pool.out_shape, DType::Int32);
+  if (out.numel() > 0)
+    with_op_name(op, [&] {
+      backend().conv2d_maxpool2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, GemmAct::Relu,
+                                     pool.geom, out.f32(), idx.i32());
+    });
+  const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
+  const Shape conv_shape = s.out_shape;
+  const PoolGeom pg = pool.geom;
+  return record(op, out, {x, w, b}, [=](const Tensor& gy) {
+    // max_pool2d(relu(z)) = relu(max_pool2d(z)) with the same argmax wherever the max is
+    // positive; where it is not, ReLU's gradient is 0 either way. So: ReLU's backward at the
+    // pooled output, then the pool's scatter to the convolution's output grid.
+    const Tensor gr = binary_f32(Binary::ReluBackward, out, as_contiguous(gy, DType::Float32), op);
+    Tensor gz = Tensor::uninitialized(conv_shape);  // the scatter writes all of it (zeros included)
+    if (gz.numel() > 0) backend().max_pool2d_backward_f32(pg, gr.f32(), idx.i32(), gz.f32());
+    return conv_backward(op, g, xc, wc, gz, need_x, need_w, need_b);
+  });
+}
+
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride, const ConvPadding& padding,
               const Ints& dilation, int64_t groups) {
-  return conv_nd("conv1d", 1, x, w, b, Args{stride, dilation, {0}, padding, groups});
+  return conv_nd("conv1d", 1, x, w, b, Args{stride, dilation, {0}, padding, groups}, GemmAct::None);
 }
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride, const ConvPadding& padding,
-              const Ints& dilation, int64_t groups) {
-  return conv_nd("conv2d", 2, x, w, b, Args{stride, dilation, {0}, padding, groups});
+              const Ints& dilation, int64_t groups, const std::string& activation) {
+  GemmAct act = GemmAct::None;
+  if (activation == "relu") act = GemmAct::Relu;
+  else check(activation == "none", "conv2d: expected activation to be 'none' or 'relu', got '", activation, "'");
+  return conv_nd("conv2d", 2, x, w, b, Args{stride, dilation, {0}, padding, groups}, act);
 }
 
 Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const Ints& stride,
@@ -256,21 +307,23 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
   // g describes the convolution from this op's output back to its input.
   const ConvGeom g = s.geom;
   Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::uninitialized(s.out_shape);  // conv_input_grad_f32 writes all of it
-  conv_input_grad_f32(g, xc.f32(), wc.f32(), out.f32());
-  if (b.defined()) add_channel_bias(out.f32(), as_contiguous(b).f32(), g.N, g.C, g.H * g.W);
+  Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_backward_data_f32 writes all of it
+  const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
+  with_op_name(op, [&] {
+    backend().conv2d_backward_data_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
+  });
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy) {
+  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b, op](const Tensor& gy) {
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
-      dx = Tensor::uninitialized(xc.shape());  // written in full by the conv kernel
-      conv_forward_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32());
+      dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
+      with_op_name(op, [&] { backend().conv2d_f32(g, gc.f32(), wc.f32(), nullptr, GemmAct::None, dx.f32()); });
     }
     if (need_w) {
-      dw = Tensor::uninitialized(wc.shape());  // zeroed, then accumulated, by the kernel
-      conv_weight_grad_f32(g, gc.f32(), xc.f32(), dw.f32());
+      dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
+      with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, gc.f32(), xc.f32(), dw.f32()); });
     }
     if (need_b) db = bias_grad(gc, g.N, g.C);
     return std::vector<Tensor>{dx, dw, db};

@@ -30,10 +30,22 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b = Tensor(),
               const std::vector<int64_t>& stride = {1}, const ConvPadding& padding = {0},
               const std::vector<int64_t>& dilation = {1}, int64_t groups = 1);
 
-// x [N, C, H, W] or [C, H, W]; w [O, C/groups, kH, kW]; b [O] or undefined.
+// x [N, C, H, W] or [C, H, W]; w [O, C/groups, kH, kW]; b [O] or undefined. activation
+// "relu" applies ReLU in the backend's write-back (the values and gradients of relu(conv2d)).
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b = Tensor(),
               const std::vector<int64_t>& stride = {1}, const ConvPadding& padding = {0},
-              const std::vector<int64_t>& dilation = {1}, int64_t groups = 1);
+              const std::vector<int64_t>& dilation = {1}, int64_t groups = 1,
+              const std::string& activation = "none");
+
+// max_pool2d(relu(conv2d(x, w, b))) as one op (nn.Sequential's Conv2d + ReLU + MaxPool2d): the
+// convolution's output is pooled as it is computed and not kept; the gradients are those of
+// the three ops one after the other. Convolution arguments as conv2d's, pool ones as
+// max_pool2d's (an empty pool_stride means the kernel size).
+Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& b, const std::vector<int64_t>& stride,
+                              const ConvPadding& padding, const std::vector<int64_t>& dilation, int64_t groups,
+                              const std::vector<int64_t>& pool_kernel, const std::vector<int64_t>& pool_stride,
+                              const std::vector<int64_t>& pool_padding, const std::vector<int64_t>& pool_dilation,
+                              bool ceil_mode);
 
 // The adjoint of conv2d: x [N, C, H, W] or [C, H, W]; w [C, O/groups, kH, kW]; b [O] or
 // undefined. Output size (H−1)·stride − 2·padding + dilation·(k−1) + output_padding + 1, where

@@ -66,7 +66,16 @@ void register_conv_pool_ops(std::map<std::string, OpInfo>& t) {
   });
   add(t, "conv2d", 2, 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return conv2d(in[0], in[1], optional_input(in, 2), ints_or(op, a, "stride", {1}), conv_padding(op, a),
-                  ints_or(op, a, "dilation", {1}), a.integer(op, "groups", 1));
+                  ints_or(op, a, "dilation", {1}), a.integer(op, "groups", 1), a.str(op, "activation", "none"));
+  });
+  // nn.Sequential's fused Conv2d + ReLU + MaxPool2d: conv2d's attributes, then the pool's as
+  // poolKernelSize, poolStride, poolPadding, poolDilation, poolCeilMode.
+  add(t, "conv2dReluMaxPool2d", 2, 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return conv2d_relu_max_pool2d(in[0], in[1], optional_input(in, 2), ints_or(op, a, "stride", {1}),
+                                  conv_padding(op, a), ints_or(op, a, "dilation", {1}), a.integer(op, "groups", 1),
+                                  required_ints(op, a, "poolKernelSize"), a.ints(op, "poolStride"),
+                                  ints_or(op, a, "poolPadding", {0}), ints_or(op, a, "poolDilation", {1}),
+                                  a.flag(op, "poolCeilMode", false));
   });
   add(t, "convTranspose2d", 2, 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return conv_transpose2d(in[0], in[1], optional_input(in, 2), ints_or(op, a, "stride", {1}),

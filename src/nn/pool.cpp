@@ -15,6 +15,7 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "kernels/backend.h"
 
 namespace sg {
@@ -177,10 +178,12 @@ struct BoxGeom {
   Boxes rows, cols;
 };
 
-// y[p, i, j] = Σ x over the box / (count_i · count_j); an empty box gives 0 (as PyTorch).
-void box_mean_forward(const BoxGeom& g, const float* x, float* y) {
+// y[p, i, j] = Σ x over the box / (count_i · count_j), for planes p0 ≤ p < p1; an empty box
+// gives 0 (as PyTorch).
+void box_mean_forward(const BoxGeom& g, const float* x, float* y, int64_t p0, int64_t p1) {
   const size_t oH = g.rows.start.size(), oW = g.cols.start.size();
-  for (int64_t p = 0; p < g.P; ++p) {
+  y += p0 * int64_t(oH * oW);
+  for (int64_t p = p0; p < p1; ++p) {
     const float* xp = x + p * g.H * g.W;
     for (size_t i = 0; i < oH; ++i)
       for (size_t j = 0; j < oW; ++j) {
@@ -197,10 +200,11 @@ void box_mean_forward(const BoxGeom& g, const float* x, float* y) {
   }
 }
 
-// dx (zeroed) += dy / divisor over each box.
-void box_mean_backward(const BoxGeom& g, const float* dy, float* dx) {
+// dx (zeroed) += dy / divisor over each box, for planes p0 ≤ p < p1.
+void box_mean_backward(const BoxGeom& g, const float* dy, float* dx, int64_t p0, int64_t p1) {
   const size_t oH = g.rows.start.size(), oW = g.cols.start.size();
-  for (int64_t p = 0; p < g.P; ++p) {
+  dy += p0 * int64_t(oH * oW);
+  for (int64_t p = p0; p < p1; ++p) {
     float* dp = dx + p * g.H * g.W;
     for (size_t i = 0; i < oH; ++i)
       for (size_t j = 0; j < oW; ++j) {
@@ -214,14 +218,27 @@ void box_mean_backward(const BoxGeom& g, const float* dy, float* dx) {
   }
 }
 
+// Planes are independent: ranges of them go to the threads (each plane is computed as on
+// one thread, so the result does not depend on the thread count). At least ~16K input
+// elements per piece: waking a thread costs microseconds.
+template <class F>
+void over_planes(const BoxGeom& g, F&& f) {
+  const int64_t plane = std::max<int64_t>(g.H * g.W, 1);
+  parallel_for(0, g.P, std::max<int64_t>(chunk_size(g.P, 1, 1, 2), (int64_t(1) << 14) / plane), f);
+}
+
 Tensor box_mean(const char* op, const Tensor& x, const Planes& pl, const BoxGeom& g, const Shape& shape) {
   Tensor out = Tensor::uninitialized(shape);  // every box is written
-  box_mean_forward(g, pl.x.f32(), out.f32());
+  const float* xp = pl.x.f32();
+  float* yp = out.f32();
+  over_planes(g, [&](int64_t p0, int64_t p1) { box_mean_forward(g, xp, yp, p0, p1); });
   const Shape x_shape = x.shape();
   return record(op, out, {x}, [g, x_shape](const Tensor& gy) {
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx = Tensor::empty(x_shape);
-    box_mean_backward(g, gc.f32(), dx.f32());
+    const float* dyp = gc.f32();
+    float* dxp = dx.f32();
+    over_planes(g, [&](int64_t p0, int64_t p1) { box_mean_backward(g, dyp, dxp, p0, p1); });
     return std::vector<Tensor>{dx};
   });
 }
@@ -238,6 +255,19 @@ Tensor avg_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
 }
 
 }  // namespace
+
+MaxPool2dPlan max_pool2d_plan(const char* op, const Shape& shape, const Ints& kernel, const Ints& stride,
+                              const Ints& padding, const Ints& dilation, bool ceil_mode) {
+  check(shape.size() == 3 || shape.size() == 4, op, ": expected a 3-D (unbatched) or 4-D (batched) input [N, C, H, W], got shape ",
+        shape);
+  const Ints in(shape.end() - 2, shape.end());
+  const Window w = sliding(op, 2, in, kernel, stride, padding, dilation, ceil_mode);
+  const Geom2 g = geom2(2, w);
+  const int64_t P = numel_of(Shape(shape.begin(), shape.end() - 2));
+  Shape out(shape.begin(), shape.end() - 2);
+  out.insert(out.end(), w.out.begin(), w.out.end());
+  return {PoolGeom{P, in[0], in[1], g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW}, out};
+}
 
 Tensor max_pool1d(const Tensor& x, const Ints& kernel_size, const Ints& stride, const Ints& padding,
                   const Ints& dilation, bool ceil_mode) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/backend.h"
 
 namespace sg {
 
@@ -20,6 +21,17 @@ Tensor max_pool1d(const Tensor& x, const std::vector<int64_t>& kernel_size,
 Tensor max_pool2d(const Tensor& x, const std::vector<int64_t>& kernel_size,
                   const std::vector<int64_t>& stride = {}, const std::vector<int64_t>& padding = {0},
                   const std::vector<int64_t>& dilation = {1}, bool ceil_mode = false);
+
+// max_pool2d's argument checks and geometry on an input of `shape` ([N, C, H, W] or [C, H, W]):
+// the backend's PoolGeom and the output shape, for ops that pool what they compute themselves
+// (conv2d_relu_max_pool2d).
+struct MaxPool2dPlan {
+  PoolGeom geom;
+  Shape out_shape;
+};
+MaxPool2dPlan max_pool2d_plan(const char* op, const Shape& shape, const std::vector<int64_t>& kernel_size,
+                              const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, bool ceil_mode);
 
 // Mean over each window. Divisor: with count_include_pad, the window's size clipped to the
 // padded input (a ceil_mode window past the padding counts only up to it); without, the

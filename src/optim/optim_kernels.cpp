@@ -5,6 +5,8 @@
 // tests' oracle).
 #include "optim/optim_kernels.h"
 
+#include "kernels/parallel_kernels.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -308,26 +310,37 @@ HWY_EXPORT(MaxAbs);
 HWY_EXPORT(Scale);
 HWY_EXPORT(Clamp);
 
+// The updates are elementwise: split over the threads (par::elementwise), every element
+// computed alike wherever the cut falls, so the result is bit-identical for any thread count.
 void sgd_f32(float* p, const float* g, float* buf, int64_t n, const SgdScalars& s) {
-  HWY_DYNAMIC_DISPATCH(Sgd)(p, g, buf, n, s);
+  par::elementwise(n, [&](int64_t lo, int64_t hi) {
+    HWY_DYNAMIC_DISPATCH(Sgd)(p + lo, g + lo, buf ? buf + lo : nullptr, hi - lo, s);
+  });
 }
 void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
               const AdamScalars& s) {
-  HWY_DYNAMIC_DISPATCH(Adam)(p, g, m, v, vmax, n, s);
+  par::elementwise(n, [&](int64_t lo, int64_t hi) {
+    HWY_DYNAMIC_DISPATCH(Adam)(p + lo, g + lo, m + lo, v + lo, vmax ? vmax + lo : nullptr, hi - lo, s);
+  });
 }
 void rmsprop_f32(float* p, const float* g, float* square_avg, float* grad_avg, float* buf,
                  int64_t n, const RmspropScalars& s) {
-  HWY_DYNAMIC_DISPATCH(Rmsprop)(p, g, square_avg, grad_avg, buf, n, s);
+  par::elementwise(n, [&](int64_t lo, int64_t hi) {
+    HWY_DYNAMIC_DISPATCH(Rmsprop)(p + lo, g + lo, square_avg + lo, grad_avg ? grad_avg + lo : nullptr,
+                                  buf ? buf + lo : nullptr, hi - lo, s);
+  });
 }
 void adagrad_f32(float* p, const float* g, float* sum, int64_t n, const AdagradScalars& s) {
-  HWY_DYNAMIC_DISPATCH(Adagrad)(p, g, sum, n, s);
+  par::elementwise(n, [&](int64_t lo, int64_t hi) { HWY_DYNAMIC_DISPATCH(Adagrad)(p + lo, g + lo, sum + lo, hi - lo, s); });
 }
 double sum_squares_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumSquares)(x, n); }
 double sum_abs_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumAbs)(x, n); }
 float max_abs_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxAbs)(x, n); }
-void scale_f32(float* x, int64_t n, float c) { HWY_DYNAMIC_DISPATCH(Scale)(x, n, c); }
+void scale_f32(float* x, int64_t n, float c) {
+  par::elementwise(n, [&](int64_t a, int64_t b) { HWY_DYNAMIC_DISPATCH(Scale)(x + a, b - a, c); });
+}
 void clamp_f32(float* x, int64_t n, float lo, float hi) {
-  HWY_DYNAMIC_DISPATCH(Clamp)(x, n, lo, hi);
+  par::elementwise(n, [&](int64_t a, int64_t b) { HWY_DYNAMIC_DISPATCH(Clamp)(x + a, b - a, lo, hi); });
 }
 
 HWY_EXPORT(Adadelta);

@@ -1,18 +1,24 @@
 #!/usr/bin/env node
 // simdgrad vs TensorFlow.js (wasm backend): `npm run bench` (from npm/ or tests/bench/).
 //   node tests/bench/run.mjs [--only REGEX] [--quick] [--out FILE]
-//     --only   run the workloads whose name matches REGEX (e.g. 'matmul_512|mlp')
+//     --only   run the workloads whose name matches REGEX (e.g. 'matmul_512|mlp'; 'native_gemm'
+//              is the native GEMM line against OpenBLAS, run when build/bench is built)
 //     --quick  1 warm-up + 3 timed runs each: a smoke test of the harness, not a measurement
 //     --out    also write the full JSON report to FILE
+//     --save   also write the table to results/<machine kind>.md (CPU, date, table, goals)
 // Each workload runs in its own node process (worker.mjs) with both libraries loaded,
 // alternating. Prints the table, the goal summary and, as its last line, one JSON line.
 //   --backend=webgpu runs webgpu.mjs instead (simdgrad on WebGPU next to wasm; its own flags).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BENCH_DIR, SG_ENTRY } from './lib/libs.mjs';
-import { goals, goalsText, table } from './lib/report.mjs';
+import { kindSlug, machineInfo, machineLine } from './lib/machine.mjs';
+import { measureSimd128Peak } from './lib/peak.mjs';
+import { goals, goalsText, table, torchText } from './lib/report.mjs';
+import { runTorch, torchAvailable } from './lib/torch.mjs';
+import { nativeGemm, nativeText } from './lib/native.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 if (process.argv.includes('--backend=webgpu')) {
@@ -22,14 +28,15 @@ if (process.argv.includes('--backend=webgpu')) {
 }
 
 function parseArgs(argv) {
-  const o = { only: null, quick: false, out: null };
+  const o = { only: null, quick: false, out: null, save: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
     else if (a === '--only') o.only = new RegExp(argv[++i]);
     else if (a === '--out') o.out = path.resolve(argv[++i]);
+    else if (a === '--save') o.save = true;
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node tests/bench/run.mjs [--only REGEX] [--quick] [--out FILE]');
+      console.log('usage: node tests/bench/run.mjs [--only REGEX] [--quick] [--out FILE] [--save]');
       console.log(`workloads: ${WORKLOADS.map((w) => w.name).join(' ')}`);
       process.exit(0);
     } else throw new Error(`bench: unknown argument '${a}' (try --help)`);
@@ -77,11 +84,15 @@ function runWorker(name, opts) {
 const opts = parseArgs(process.argv.slice(2));
 preflight();
 const selected = WORKLOADS.filter((w) => !opts.only || opts.only.test(w.name));
-if (!selected.length) throw new Error(`bench: no workload matches ${opts.only}`);
+if (!selected.length && !opts.only.test('native_gemm')) throw new Error(`bench: no workload matches ${opts.only}`);
 
-const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const machine = machineInfo();
+const cpu = machine.model;
 const cores = os.cpus().length;
 const loadStart = os.loadavg()[0];
+// The SIMD128 peak of this machine in this (parent) process, for the header; each GEMM and
+// convolution workload measures its own in its worker, right before its timed runs.
+const peak = opts.quick ? null : measureSimd128Peak({ budgetMs: 600 });
 const results = [];
 for (const [i, w] of selected.entries()) {
   const t0 = performance.now();
@@ -90,36 +101,94 @@ for (const [i, w] of selected.entries()) {
   results.push(r);
   process.stderr.write(`${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 }
+// PyTorch 1.13 natively, right after the workers, for the workloads that name a twin.
+const torchKinds = [...new Set(selected.filter((w) => w.torch).map((w) => w.torch))];
+if (torchKinds.length && !opts.quick) {
+  const have = torchAvailable();
+  for (const r of results) {
+    const w = selected.find((x) => x.name === r.name);
+    if (!w?.torch) continue;
+    if (!have) {
+      r.torch = { error: `PyTorch not importable by /usr/bin/python3 (apt-get install python3-torch)` };
+      continue;
+    }
+    process.stderr.write(`PyTorch twin of ${r.name} (1 and 2 threads) ... `);
+    r.torch = { 1: runTorch(w.torch, 1), 2: runTorch(w.torch, 2) };
+    process.stderr.write('done\n');
+  }
+}
+// The native GEMM line (when build/bench is built), unless --only selects other workloads.
+const native = opts.quick || (opts.only && !opts.only.test('native_gemm')) ? null : nativeGemm();
 const loadEnd = os.loadavg()[0];
 const env = results.find((r) => r.env?.simdgrad && r.env?.tfjs)?.env ?? results.find((r) => r.env)?.env ?? {};
 
 const busy = Math.max(loadStart, loadEnd) > cores * 0.75;
 console.log('\nsimdgrad vs TensorFlow.js, both single-threaded wasm SIMD in one node process, alternating iterations');
-console.log(`machine: ${cpu}, ${cores} cores, node ${process.version}; load average ${loadStart.toFixed(1)} at start, ${loadEnd.toFixed(1)} at end`);
+const header = [];
+header.push(`machine: ${machineLine(machine)}, node ${process.version}; load average ${loadStart.toFixed(1)} at start, ${loadEnd.toFixed(1)} at end`);
+if (peak) header.push(`SIMD128 peak: ${peak.gflops.toFixed(1)} GFLOP/s (${peak.chains} independent f32x4 mul+add chains, wasm, one core; GFLOP/s by chain count ${JSON.stringify(peak.byChains)})`);
+console.log(header.join('\n'));
 if (busy) console.log(`WARNING: the machine was busy (load > ${(cores * 0.75).toFixed(1)}): timings are noisy; compare medians, and rerun on an idle machine for tuning`);
 if (opts.quick) console.log('WARNING: --quick: 3 runs per workload, a smoke test of the harness, not a measurement');
 const s = env.simdgrad;
 const t = env.tfjs;
-console.log(s ? `simdgrad ${s.version}: backend ${s.backend}, features ${JSON.stringify(s.features)}` : 'simdgrad: did not load');
-console.log(t ? `tfjs ${t.version}: backend ${t.backend}, binary ${t.binary} (file read: ${t.binaryRead}), features ${JSON.stringify(t.features)}` : 'tfjs: did not load');
+const libLines = [
+  s ? `simdgrad ${s.version}: backend ${s.backend}, features ${JSON.stringify(s.features)}` : 'simdgrad: did not load',
+  t ? `tfjs ${t.version}: backend ${t.backend}, binary ${t.binary} (file read: ${t.binaryRead}), features ${JSON.stringify(t.features)}` : 'tfjs: did not load',
+];
+console.log(libLines.join('\n'));
 console.log('ms: process CPU time of one iteration (wall: its wall-clock median); tfjs/sg = tfjs median ÷ simdgrad median (> 1: simdgrad faster);');
+console.log('SIMD128 peak: measured in the workload\'s own process; sg/peak, tfjs/peak: GFLOP/s as a fraction of it (GEMM and convolution lines);');
 console.log('peak MB: live tensor bytes at their highest (simdgrad: sg.memory().peakBytes; tfjs: tf.profile peakBytes); heap MB: wasm memory size.\n');
 const tb = table(results);
 console.log(tb.text);
 if (tb.notes.length) console.log(`\n${tb.notes.map((n) => `- ${n}`).join('\n')}`);
-const gs = goals(results);
+const tt = torchText(results);
+if (tt) console.log(`\n${tt}`);
+const nt = native ? nativeText(native) : '';
+if (nt) console.log(`\n${nt}`);
+const gs = goals(results, native);
 // With --only, list just the goals that the selected workloads measure.
-console.log(`\n${goalsText(opts.only ? gs.filter((g) => g.value != null) : gs)}\n`);
+const gText = goalsText(opts.only ? gs.filter((g) => g.value != null) : gs);
+console.log(`\n${gText}\n`);
+if (opts.save && !opts.quick) {
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: BENCH_DIR, encoding: 'utf8' }).stdout?.trim() || 'unknown';
+  const file = path.join(BENCH_DIR, 'results', `${kindSlug(machine)}.md`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const md = [
+    `# ${machine.model}: \`npm run bench\``,
+    '',
+    `- CPU: ${machineLine(machine)}`,
+    `- date: ${new Date().toISOString()}, simdgrad commit ${commit}, node ${process.version}`,
+    `- load average ${loadStart.toFixed(1)} at start, ${loadEnd.toFixed(1)} at end${busy ? ' (busy machine: noisy)' : ''}`,
+    ...(peak ? [`- SIMD128 peak (header process): ${peak.gflops.toFixed(1)} GFLOP/s`] : []),
+    ...libLines.map((l) => `- ${l}`),
+    `- command: \`node tests/bench/run.mjs${opts.only ? ` --only '${opts.only.source}'` : ''} --save\``,
+    '',
+    '```',
+    tb.text,
+    ...(tb.notes.length ? ['', ...tb.notes.map((n) => `- ${n}`)] : []),
+    ...(tt ? ['', tt] : []),
+    ...(nt ? ['', nt] : []),
+    '',
+    gText,
+    '```',
+    '',
+  ].join('\n');
+  writeFileSync(file, md);
+  console.log(`results written to ${path.relative(process.cwd(), file)}`);
+}
 
 const report = {
   bench: 'simdgrad-vs-tfjs',
   date: new Date().toISOString(),
   quick: opts.quick,
-  machine: { cpu, cores, node: process.version, loadavgStart: loadStart, loadavgEnd: loadEnd },
+  machine: { ...machine, cpu, loadavgStart: loadStart, loadavgEnd: loadEnd, simd128Peak: peak },
   simdgrad: s ?? null,
   tfjs: t ?? null,
   results: results.map(({ env: _env, ...r }) => r),
   goals: gs,
+  native,
 };
 if (opts.out) writeFileSync(opts.out, JSON.stringify(report, null, 2) + '\n');
 console.log(JSON.stringify(report));

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { relDiff } from './lib/data.mjs';
 import { loadSimdgrad, loadTfjs, tfjsHeapBytes } from './lib/libs.mjs';
+import { measureSimd128Peak } from './lib/peak.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const [name, optsJson = '{}'] = process.argv.slice(2);
@@ -18,7 +19,7 @@ if (!w) {
 const gc = globalThis.gc ?? (() => {});
 const errText = (e) => String(e?.stack ?? e).split('\n').slice(0, 3).join(' | ');
 
-const result = { name: w.name, group: w.group, desc: w.desc, flops: w.flops, sg: {}, tf: {}, notes: [] };
+const result = { name: w.name, group: w.group, desc: w.desc, flops: w.flops, peakLine: !!w.peakLine, sg: {}, tf: {}, notes: [] };
 const libs = {};
 try {
   libs.sg = await loadSimdgrad();
@@ -95,6 +96,7 @@ for (const s of sides.filter((x) => x.key !== 'sgBaseline')) {
     drop(s, e);
   }
 }
+if (w.torch && checks.sg) result.sgLoss = checks.sg[0];  // compared with the PyTorch twin's
 if (checks.sg && checks.tf) {
   const diff = relDiff(checks.sg, checks.tf);
   result.check = { relDiff: diff, tol: w.tol, ok: diff <= w.tol };
@@ -119,6 +121,9 @@ for (let i = 0; i < it.warmup || (performance.now() - warmStart < it.warmupMs &&
   }
 }
 gc();
+// The machine's SIMD128 limit in this process, right before the timed runs: GEMM and
+// convolution lines are also given as a fraction of it (report.mjs).
+if (w.peakLine && !opts.quick) result.peak = measureSimd128Peak({ budgetMs: 300 });
 const sgMem0 = libs.sg && sides.some((s) => s.key === 'sg') ? libs.sg.sg.memory() : null;
 const tfMem0 = libs.tf && sides.some((s) => s.key === 'tf') ? libs.tf.tf.memory() : null;
 const started = performance.now();

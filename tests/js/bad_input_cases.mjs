@@ -166,12 +166,13 @@ export function buildCases(sg) {
     { n: 'replicate pad to 2**32 + 5 (would wrap a 32-bit size)', make: () => ({ a: sg.ones([1]) }), call: ({ a }) => sg.pad(a, [2 ** 31, 2 ** 31 + 4], { mode: 'replicate' }), err: ['pad', tooBig, /4294967301/] },
     { n: 'replicate pad of an empty tensor to [0, 2**32 + 5]', make: () => ({ a: sg.zeros([0, 1]) }), call: ({ a }) => sg.pad(a, [2 ** 31, 2 ** 31 + 4], { mode: 'replicate' }), err: ['pad', /too large/, /4294967301/] },
     {
-      // Run in a child process: before the size check in src/nn/conv_gemm.cpp the int64
-      // product wrapped in wasm32 and the module trapped.
-      n: 'conv2d whose im2col buffer needs 2**32 floats (in a child process)',
-      call: () => inChild('sg.F.conv2d(sg.zeros(1, 1, 511, 511), sg.zeros(1, 1, 256, 256))'),
-      err: ['conv2d', tooBig],
-      child: true,
+      // A strided data gradient (conv_transpose2d's forward) builds its column matrix, here
+      // 2**30 floats: refused before anything is allocated (in wasm32 the size would wrap).
+      n: 'convTranspose2d whose column buffer needs 2**30 floats',
+      make: () => ({ x: sg.zeros(1, 1, 128, 128), w: sg.zeros(1, 1, 256, 256) }),
+      call: ({ x, w }) => F.convTranspose2d(x, w, null, { stride: 2 }),
+      err: ['convTranspose2d', tooBig, /65536 x 16384/],
+      ok: () => same(F.convTranspose2d(sg.ones(1, 1, 1, 1), sg.ones(1, 1, 2, 2), null, { stride: 2 }), [[[[1, 1], [1, 1]]]]),
     },
     { n: 'a huge tensor from a 1-element add (broadcast result)', make: () => ({ a: sg.ones([1]) }), call: ({ a }) => a.expand(2 ** 31).add(1), err: ['add', tooBig, /2147483648/] },
   ]);

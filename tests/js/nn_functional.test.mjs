@@ -23,7 +23,7 @@ test('unknown and mistyped options are Errors', () => {
   sg.tidy(() => {
     const x = sg.randn([1, 2, 5, 5]);
     const w = sg.randn([3, 2, 3, 3]);
-    throwsWith(() => sg.F.conv2d(x, w, null, { strides: 2 }), "conv2d: unknown option 'strides' (expected one of: stride, padding, dilation, groups)");
+    throwsWith(() => sg.F.conv2d(x, w, null, { strides: 2 }), "conv2d: unknown option 'strides' (expected one of: stride, padding, dilation, groups, activation)");
     throwsWith(() => sg.F.conv2d(x, w, null, { padding: 'full' }), "conv2d: option 'padding' must be an integer, an array of integers, 'same' or 'valid', got 'full'");
     throwsWith(() => sg.F.maxPool2d(x, 2, { ceil_mode: true }), "maxPool2d: unknown option 'ceil_mode'");
     throwsWith(() => sg.F.maxPool2d(x, 2, { returnIndices: true }), 'maxPool2d: returnIndices is not supported');
@@ -179,6 +179,71 @@ test('F.linear with activation: values and gradients of the separate activation 
     }
     throwsWith(() => sg.F.linear(x0, w0, b0, { activation: 'tanh' }), "linear: option 'activation' must be one of 'none', 'relu', 'gelu', 'gelu_tanh', got 'tanh'");
     throwsWith(() => sg.F.linear(x0, w0, b0, { act: 'relu' }), "linear: unknown option 'act' (expected one of: activation)");
+  });
+});
+
+test('F.conv2d with activation relu: values and gradients of F.relu after F.conv2d', () => {
+  sg.tidy(() => {
+    sg.manualSeed(6);
+    // Stride 1 (the in-place path) and stride 2 (the packed one), with and without bias.
+    for (const [stride, padding, bias] of [[1, 1, true], [2, 0, false], [1, 'same', true]]) {
+      const x0 = sg.randn([3, 4, 9, 8]), w0 = sg.randn([6, 4, 3, 3]).mul(0.3), b0 = bias ? sg.randn([6]) : null;
+      const grads = (fused) => {
+        const x = x0.detach().requiresGrad_(), w = w0.detach().requiresGrad_(), b = b0 ? b0.detach().requiresGrad_() : null;
+        const y = fused ? sg.F.conv2d(x, w, b, { stride, padding, activation: 'relu' }) : sg.F.relu(sg.F.conv2d(x, w, b, { stride, padding }));
+        y.mul(y.detach().add(0.5)).sum().backward();
+        return [y, x.grad, w.grad, ...(b ? [b.grad] : [])];
+      };
+      const [fused, plain] = [grads(true), grads(false)];
+      assert.ok(plain[0].toArray().flat(3).some((v) => v === 0), 'some outputs are clipped by the ReLU');
+      fused.forEach((t, i) => close(t.toArray(), plain[i].toArray(), 1e-6, `stride ${stride} ${['y', 'dx', 'dw', 'db'][i]}`));
+    }
+    const x = sg.randn([1, 1, 4, 4]), w = sg.randn([1, 1, 3, 3]);
+    throwsWith(() => sg.F.conv2d(x, w, null, { activation: 'gelu' }), "conv2d: option 'activation' must be one of 'none', 'relu', got 'gelu'");
+    throwsWith(() => sg.F.conv1d(x.reshape([1, 4, 4]), sg.randn([1, 4, 3]), null, { activation: 'relu' }), "conv1d: unknown option 'activation'");
+  });
+});
+
+test('nn.Sequential runs Conv2d + ReLU (+ MaxPool2d) fused, with the values and gradients of the children', () => {
+  sg.tidy(() => {
+    sg.manualSeed(10);
+    const { nn } = sg;
+    // Conv2d + ReLU + MaxPool2d (one op, pooled as computed), then Conv2d + ReLU alone (a
+    // reflect-padded one: F.conv2d with activation 'relu'), then a stride-2 pool after a
+    // conv + ReLU (the composed path), then the head.
+    const model = new nn.Sequential(
+      new nn.Conv2d(2, 5, 3, { padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2),
+      new nn.Conv2d(5, 4, 3, { paddingMode: 'reflect', padding: 1 }), new nn.ReLU(),
+      new nn.Conv2d(4, 4, 3, { stride: 2, padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2, { ceilMode: true }),
+      new nn.Flatten(), new nn.Linear(4 * 1 * 1, 3));
+    const x = sg.randn([3, 2, 8, 8]);
+    const g = sg.randn([3, 3]);
+    const run = (unfused) => {
+      model.zeroGrad();
+      const xr = x.detach().requiresGrad_();
+      const y = unfused ? [...model.children()].reduce((h, m) => m.forward(h), xr) : model.forward(xr);
+      y.mul(g).sum().backward();
+      return [y.toArray(), xr.grad.toArray(), ...model.parameters().map((p) => p.grad.toArray())];
+    };
+    const seen = [];
+    const conv2d = sg.F.conv2d;
+    sg.F.conv2d = (...args) => (seen.push(args[3]?.activation ?? 'none'), conv2d(...args));
+    let fused;
+    try {
+      fused = run(false);
+    } finally {
+      sg.F.conv2d = conv2d;
+    }
+    // The first and third convolutions run with their pools (not through F.conv2d), the second
+    // with its ReLU fused.
+    assert.deepEqual(seen, ['relu']);
+    const plain = run(true);
+    fused.forEach((v, i) => close(v, plain[i], 1e-6, `output/gradient ${i}`));
+    // An instance's own forward is always called.
+    const patched = new nn.Sequential(new nn.Conv2d(2, 3, 3), new nn.ReLU(), new nn.MaxPool2d(2));
+    patched.get(0).forward = (h) => h.mul(0);
+    assert.ok(patched.forward(x).toArray().flat(3).every((v) => v === 0), 'own forward');
+    for (const m of [model, patched]) m.dispose();
   });
 });
 

@@ -745,4 +745,23 @@ TEST_CASE("kernels simd gemm: transpose variants, odd sizes, alpha/beta, bias, p
   });
 }
 
+TEST_CASE("kernels simd gemm: every wasm tile (5 and 6 rows) on odd sizes and remainders") {
+  // The wasm build picks its tile by the engine's instruction set (gemm-inl.h); both must be
+  // right whichever this machine picks. Natively set_wasm_tile_rows changes nothing and this
+  // repeats part of the case above on the dispatched target.
+  unsigned seed = 5000;
+  for (int rows : {5, 6}) {
+    sg::simd::set_wasm_tile_rows(rows);
+    INFO("tile rows " << rows << " (" << sg::simd::gemm_tile_name() << ")");
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (const auto& s : std::vector<std::array<int64_t, 3>>{
+                 {1, 1, 1}, {4, 9, 7}, {5, 16, 3}, {6, 17, 9}, {11, 33, 65}, {16, 19, 9}, {32, 17, 40},
+                 {83, 40, 300}, {128, 70, 129}})
+          check_gemm(ta, tb, s[0], s[1], s[2], 1.0f, 0.5f, true, 1, seed++, GemmAct::Relu);
+    check_gemm(false, false, 201, 1030, 300, 0.75f, 0.0f, true, 0, seed++);
+  }
+  sg::simd::set_wasm_tile_rows(0);  // back to the engine's choice
+}
+
 }  // namespace

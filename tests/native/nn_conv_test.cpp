@@ -18,6 +18,7 @@
 #include "test_util.h"
 #include "kernels/backend.h"
 #include "nn/conv.h"
+#include "nn/pool.h"
 #include "ops/ops.h"
 #include "ops/registry.h"
 
@@ -378,4 +379,58 @@ TEST_CASE("conv: registry rows (attrs, null bias, padding strings)") {
   strpad.set("padding", std::string("same"));
   check_error([&] { call_op("convTranspose2d", {x, zeros({2, 3, 3, 3})}, strpad); },
               "convTranspose2d: expected 'padding' to be a number or an array of integers, got a string");
+}
+
+// ------------------------------------------------- conv2d + ReLU + max_pool2d as one op
+
+TEST_CASE("conv: conv2d_relu_max_pool2d equals max_pool2d(relu(conv2d)) in values and gradients") {
+  struct Case {
+    const char* name;
+    Shape xs, ws;
+    Ints stride;
+    ConvPadding padding;
+    Ints pool_kernel, pool_stride, pool_padding;
+    bool ceil;
+  };
+  const std::vector<Case> cases = {
+      // Stride 1 with the 2×2 pool: the SIMD backend pools its own output grid.
+      {"3x3 pad 1, pool 2", {3, 2, 8, 10}, {5, 2, 3, 3}, {1}, {1}, {2}, {}, {0}, false},
+      {"odd output (last row and column dropped), pool 2", {2, 3, 7, 9}, {4, 3, 3, 3}, {1}, {1}, {2}, {}, {0}, false},
+      {"pool 3 stride 2, overlapping windows", {2, 2, 9, 9}, {3, 2, 3, 3}, {1}, {1}, {3}, {2}, {0}, false},
+      // Pool padding, ceil_mode and a strided convolution: the composition of the two methods.
+      {"pool padding 1", {2, 2, 8, 8}, {3, 2, 3, 3}, {1}, {1}, {3}, {2}, {1}, false},
+      {"pool ceil_mode", {2, 2, 7, 7}, {3, 2, 3, 3}, {1}, {0}, {2}, {}, {0}, true},
+      {"conv stride 2", {2, 2, 11, 11}, {3, 2, 3, 3}, {2}, {1}, {2}, {}, {0}, false},
+      {"unbatched, same padding", {2, 6, 6}, {4, 2, 2, 2}, {1}, "same", {2}, {}, {0}, false},
+  };
+  on_each_backend([&] {
+    for (const Case& c : cases) {
+      CAPTURE(c.name);
+      auto run = [&](bool fused) {
+        Tensor x = leaf(c.xs, -1, 1, 31), w = leaf(c.ws, -1, 1, 32), b = leaf({c.ws[0]}, -0.5, 0.5, 33);
+        Tensor y = fused ? conv2d_relu_max_pool2d(x, w, b, c.stride, c.padding, {1}, 1, c.pool_kernel, c.pool_stride,
+                                                  c.pool_padding, {1}, c.ceil)
+                         : max_pool2d(relu(conv2d(x, w, b, c.stride, c.padding)), c.pool_kernel, c.pool_stride,
+                                      c.pool_padding, {1}, c.ceil);
+        Tensor r = leaf(y.shape(), -1, 1, 34, false);
+        sum(mul(y, r)).backward();
+        return std::vector<Tensor>{y, x.grad(), w.grad(), b.grad()};
+      };
+      const std::vector<Tensor> fused = run(true), plain = run(false);
+      for (size_t i = 0; i < fused.size(); ++i) {
+        REQUIRE(fused[i].shape() == plain[i].shape());
+        int64_t differ = 0;
+        for (int64_t j = 0; j < fused[i].numel(); ++j) differ += fused[i].at(j) != plain[i].at(j);
+        CHECK_MESSAGE(differ == 0, "output/gradient " << i << ": " << differ << " values differ");
+      }
+    }
+  });
+}
+
+TEST_CASE("conv: gradcheck of conv2d_relu_max_pool2d") {
+  on_each_backend([] {
+    gradcheck("conv2d_relu_max_pool2d", [](auto& t) {
+      return conv2d_relu_max_pool2d(t[0], t[1], t[2], {1}, {1}, {1}, 1, {2}, {}, {0}, {1}, false);
+    }, {leaf({2, 2, 4, 6}, -1, 1, 41), leaf({3, 2, 3, 3}, -1, 1, 42), leaf({3}, -0.3, 0.3, 43)});
+  });
 }

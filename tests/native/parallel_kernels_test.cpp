@@ -1,7 +1,8 @@
-// The SIMD backend split over 2, 3 and 4 threads (kernels/parallel_kernels.h, conv_gemm.cpp)
+// The SIMD backend split over 2, 3 and 4 threads (kernels/parallel_kernels.h, simd/conv.cpp)
 // against the same backend on one thread, on odd sizes above the split thresholds:
-// elementwise ops, softmax and logsumexp must be bit-identical; reductions, GEMM and
-// convolution equal within float tolerance (they sum in another order). Each case also checks
+// elementwise ops, softmax, logsumexp, max pooling, the optimizer updates and the
+// convolution's forward and data-gradient passes must be bit-identical; reductions, GEMM and the weight gradient equal within float
+// tolerance (they sum in another order). Each case also checks
 // that the pool really ran jobs, so a split that silently stayed serial fails here.
 // Also built into simdgrad_tsan_tests (ThreadSanitizer).
 #include <doctest/doctest.h>
@@ -17,7 +18,7 @@
 #include "core/parallel.h"
 #include "kernels/backend.h"
 #include "kernels/parallel_kernels.h"
-#include "nn/conv_gemm.h"
+#include "optim/optim_kernels.h"
 #include "test_util.h"
 
 namespace {
@@ -213,10 +214,9 @@ TEST_CASE("parallel kernels: gemm (with and without bias and activation) in row 
   }
 }
 
-TEST_CASE("parallel kernels: convolution forward, input and weight gradients split over chunks of the batch" * doctest::skip(!sg::threads_supported())) {
+TEST_CASE("parallel kernels: convolution forward, input and weight gradients split over the batch" * doctest::skip(!sg::threads_supported())) {
   sg::ConvGeom g;
-  // 19 images of 899 positions: chunks of 8 images (conv_gemm.cpp batches ~1 MiB of columns
-  // into one GEMM), so 3 chunks to deal out to the threads.
+  // 19 images of 899 positions, dealt out to the threads image by image.
   g.N = 19;
   g.C = 8;
   g.H = 31;
@@ -232,20 +232,28 @@ TEST_CASE("parallel kernels: convolution forward, input and weight gradients spl
   const std::vector<float> bias = uniform(g.O, -1.0f, 1.0f, 12);
   const std::vector<float> dy = uniform(g.N * g.O * g.L(), -1.0f, 1.0f, 13);
   const size_t ny = size_t(g.N * g.O * g.L()), nx = x.size(), nw = w.size();
-  auto fwd = [&](float* y) { sg::conv_forward_f32(g, x.data(), w.data(), bias.data(), y); };
-  auto dx = [&](float* out) { sg::conv_input_grad_f32(g, dy.data(), w.data(), out); };
-  auto dw = [&](float* out) { sg::conv_weight_grad_f32(g, x.data(), dy.data(), out); };
+  auto fwd = [&](float* y) { S().conv2d_f32(g, x.data(), w.data(), bias.data(), sg::GemmAct::Relu, y); };
+  auto dx = [&](float* out) { S().conv2d_backward_data_f32(g, dy.data(), w.data(), nullptr, out); };
+  auto dw = [&](float* out) { S().conv2d_backward_weight_f32(g, x.data(), dy.data(), out); };
+  // Stride 2 takes the other data-gradient path (GEMM, then col2im).
+  sg::ConvGeom s2 = g;
+  s2.sH = s2.sW = 2;
+  s2.oH = 16;
+  s2.oW = 15;
+  const std::vector<float> dy2 = uniform(s2.N * s2.O * s2.L(), -1.0f, 1.0f, 16);
+  auto dx2 = [&](float* out) { S().conv2d_backward_data_f32(s2, dy2.data(), w.data(), bias.data(), out); };
   const std::vector<float> y1 = run_with(1, ny, fwd), dx1 = run_with(1, nx, dx), dw1 = run_with(1, nw, dw);
-  // Each output sums K = 36 (forward) or Og·9 = 72 (dx) products of values ≤ 1: the γ_k bound.
-  // dw sums N·L = 17081 products; its γ_k bound says nothing, so: 1e-5 of Σ|a||b| ≤ 17081,
-  // about 200 float roundings of values of size ~130 (a lost or doubled image moves it by ~10).
+  const std::vector<float> dx21 = run_with(1, nx, dx2);
+  // dw sums N·L = 17081 products: 1e-5 of Σ|a||b| ≤ 17081, about 200 float roundings of values
+  // of size ~130 (a lost or doubled image moves it by ~10).
   for (int t = 2; t <= 4; ++t) {
     INFO("threads " << t);
-    CHECK(tol_mismatches(run_with(t, ny, fwd), y1, [](size_t) { return 40 * 1.2e-7 * 40; }) == 0);
-    CHECK(tol_mismatches(run_with(t, nx, dx), dx1, [](size_t) { return 80 * 1.2e-7 * 80; }) == 0);
+    CHECK(run_with(t, ny, fwd) == y1);  // every output by the same GEMM code: bit-identical
+    CHECK(run_with(t, nx, dx) == dx1);
+    CHECK(run_with(t, nx, dx2) == dx21);
     CHECK(tol_mismatches(run_with(t, nw, dw), dw1, [](size_t) { return 1e-5 * 17081; }) == 0);
   }
-  // One image: the batch is not split, the per-image GEMM is (by rows: 32 output channels).
+  // One image: its columns are split instead (32 output channels, 899 positions).
   sg::ConvGeom h = g;
   h.N = 1;
   h.C = 64;
@@ -253,8 +261,55 @@ TEST_CASE("parallel kernels: convolution forward, input and weight gradients spl
   h.groups = 1;
   const std::vector<float> x1 = uniform(h.C * h.H * h.W, -1.0f, 1.0f, 14);
   const std::vector<float> w1 = uniform(h.O * h.C * 9, -1.0f, 1.0f, 15);
-  auto fwd1 = [&](float* y) { sg::conv_forward_f32(h, x1.data(), w1.data(), nullptr, y); };
+  auto fwd1 = [&](float* y) { S().conv2d_f32(h, x1.data(), w1.data(), nullptr, sg::GemmAct::None, y); };
   const std::vector<float> y_one = run_with(1, size_t(h.O * h.L()), fwd1);
-  CHECK(tol_mismatches(run_with(2, size_t(h.O * h.L()), fwd1), y_one,
-                       [](size_t) { return 578 * 1.2e-7 * 576; }) == 0);
+  CHECK(run_with(2, size_t(h.O * h.L()), fwd1) == y_one);
+}
+
+TEST_CASE("parallel kernels: max pool and its backward split over planes are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  // 3·37 planes of 23 × 29: the 2×2/2 kernel (odd width: a border column) and a 3×3 window
+  // with stride 2, padding 1 and dilation 1 (the general path).
+  for (const sg::PoolGeom& g : {sg::PoolGeom{111, 23, 29, 11, 14, 2, 2, 2, 2, 0, 0, 1, 1},
+                                sg::PoolGeom{111, 23, 29, 12, 15, 3, 3, 2, 2, 1, 1, 1, 1}}) {
+    std::vector<float> x = uniform(g.P * g.H * g.W, -1.0f, 1.0f, 30);
+    x[17] = std::numeric_limits<float>::quiet_NaN();
+    const size_t ny = size_t(g.P * g.oH * g.oW), nx = x.size();
+    const std::vector<float> dy = uniform(int64_t(ny), -1.0f, 1.0f, 31);
+    std::vector<int32_t> idx(ny);
+    auto fwd = [&](float* y) { S().max_pool2d_f32(g, x.data(), y, idx.data()); };
+    const std::vector<float> y1 = run_with(1, ny, fwd);
+    const std::vector<int32_t> idx1 = idx;
+    auto bwd = [&](float* dx) { S().max_pool2d_backward_f32(g, dy.data(), idx1.data(), dx); };
+    const std::vector<float> dx1 = run_with(1, nx, bwd);
+    for (int t = 2; t <= 4; ++t) {
+      INFO("threads " << t << " kernel " << g.kH);
+      CHECK(bit_mismatches(run_with(t, ny, fwd), y1) == 0);
+      CHECK(idx == idx1);
+      CHECK(bit_mismatches(run_with(t, nx, bwd), dx1) == 0);
+    }
+  }
+}
+
+TEST_CASE("parallel kernels: optimizer updates split over the buffer are bit-identical on 1..4 threads" * doctest::skip(!sg::threads_supported())) {
+  const int64_t n = 100003;  // past the split threshold, not a multiple of any chunk
+  const std::vector<float> p0 = uniform(n, -1.0f, 1.0f, 40), g = uniform(n, -1.0f, 1.0f, 41);
+  const std::vector<float> m0 = uniform(n, -0.1f, 0.1f, 42), v0 = uniform(n, 0.0f, 0.1f, 43);
+  sg::optim::AdamScalars a;
+  a.beta1 = 0.9f, a.one_minus_beta1 = 0.1f, a.beta2 = 0.999f, a.one_minus_beta2 = 0.001f;
+  a.bias_correction2_sqrt = 0.3f, a.eps = 1e-8f, a.neg_step_size = -1e-3f, a.amsgrad = true;
+  a.decoupled = true, a.decay = 0.99f;
+  sg::optim::SgdScalars s;
+  s.has_momentum = true, s.momentum = 0.9f, s.neg_lr = -0.1f, s.has_weight_decay = true, s.weight_decay = 0.01f;
+  // Every buffer the update writes, concatenated: p, m, v, vmax (Adam), then p, buf (SGD).
+  auto run = [&](float* out) {
+    std::vector<float> p = p0, m = m0, v = v0, vmax = v0, buf = m0, q = p0;
+    sg::optim::simd::adam_f32(p.data(), g.data(), m.data(), v.data(), vmax.data(), n, a);
+    sg::optim::simd::sgd_f32(q.data(), g.data(), buf.data(), n, s);
+    for (const std::vector<float>* b : {&p, &m, &v, &vmax, &q, &buf}) out = std::copy(b->begin(), b->end(), out);
+  };
+  const std::vector<float> one = run_with(1, size_t(6 * n), run);
+  for (int t = 2; t <= 4; ++t) {
+    INFO("threads " << t);
+    CHECK(bit_mismatches(run_with(t, size_t(6 * n), run), one) == 0);
+  }
 }

@@ -5,6 +5,8 @@ import { F } from '../functional.js';
 import { tidy } from '../memory.js';
 import { describe, intArg } from '../options.js';
 import { GELU, ReLU } from './activation_modules.js';
+import { Conv2d } from './conv.js';
+import { MaxPool2d } from './pool.js';
 import { Linear } from './linear.js';
 import { Tensor } from '../tensor.js';
 import { Module, Parameter } from './module.js';
@@ -22,6 +24,18 @@ function fusedActivation(lin: Module, act: Module | undefined): 'relu' | 'gelu' 
   if (Object.getPrototypeOf(act) === ReLU.prototype) return 'relu';
   if (Object.getPrototypeOf(act) === GELU.prototype) return (act as GELU).approximate === 'tanh' ? 'gelu_tanh' : 'gelu';
   return null;
+}
+
+/** Whether children `conv`, `act` are exactly nn.Conv2d then nn.ReLU (as fusedActivation's rule). */
+function fusedConvRelu(conv: Module, act: Module | undefined): boolean {
+  return !!act && Object.getPrototypeOf(conv) === Conv2d.prototype && Object.getPrototypeOf(act) === ReLU.prototype &&
+    !own(conv, 'forward') && !own(conv, 'forwardRelu') && !own(act, 'forward');
+}
+
+/** Whether a fused Conv2d + ReLU is followed by exactly nn.MaxPool2d and the three run as one op. */
+function fusedConvReluPool(conv: Module, pool: Module | undefined): pool is MaxPool2d {
+  return !!pool && Object.getPrototypeOf(pool) === MaxPool2d.prototype && !own(pool, 'forward') &&
+    (conv as Conv2d).paddingMode === 'zeros' && !own(conv, 'forwardReluMaxPool');
 }
 
 function moduleArg(fn: string, m: unknown, what: string): Module {
@@ -130,7 +144,9 @@ export class Sequential extends IndexedModules {
 
   /**
    * Feeds the input through every child; the intermediate results are freed. A Linear followed
-   * by a ReLU or GELU runs as one fused F.linear (see fusedActivation).
+   * by a ReLU or GELU runs as one fused F.linear (see fusedActivation), a Conv2d followed by a
+   * ReLU as one F.conv2d with activation 'relu', and one followed by a ReLU and a MaxPool2d as
+   * one op that pools the convolution's output as it is computed.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   forward(input: any): any {
@@ -142,6 +158,16 @@ export class Sequential extends IndexedModules {
         if (activation) {
           const lin = mods[i++] as Linear;
           x = F.linear(x, lin.weight, lin.bias, { activation });
+        } else if (fusedConvRelu(mods[i]!, mods[i + 1])) {
+          const conv = mods[i] as Conv2d;
+          const pool = mods[i + 2];
+          if (fusedConvReluPool(conv, pool)) {
+            x = conv.forwardReluMaxPool(x, pool.kernelSize, pool.options);
+            i += 2;
+          } else {
+            x = conv.forwardRelu(x);
+            i += 1;
+          }
         } else {
           x = mods[i]!.forward(x);
         }

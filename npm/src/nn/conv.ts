@@ -2,7 +2,7 @@
 // (transposed: [in, out/groups, ...kernel]), bias [out], PyTorch's default initialization.
 // paddingMode 'reflect' / 'replicate' pads with F.pad first and convolves without padding,
 // as PyTorch does; 'circular' is not supported.
-import { F } from '../functional.js';
+import { conv2dReluMaxPool2d, F, type MaxPoolOptions, type Size } from '../functional.js';
 import { checkOptions, isInteger, type OptionSpec } from '../options.js';
 import type { Tensor } from '../tensor.js';
 import { countArg, tupleArg } from './args.js';
@@ -95,8 +95,8 @@ abstract class ConvNd extends Module {
     resetKaiming(this.weight, this.bias);
   }
 
-  protected conv(fn: 'conv1d' | 'conv2d', input: Tensor): Tensor {
-    const opts = { stride: this.stride, dilation: this.dilation, groups: this.groups };
+  protected conv(fn: 'conv1d' | 'conv2d', input: Tensor, activation?: 'relu'): Tensor {
+    const opts = { stride: this.stride, dilation: this.dilation, groups: this.groups, ...(activation ? { activation } : {}) };
     if (this.paddingMode === 'zeros') return F[fn](input, this.weight, this.bias, { ...opts, padding: this.padding });
     const padded = F.pad(input, this.reversedPadding, { mode: this.paddingMode });
     try {
@@ -138,6 +138,23 @@ export class Conv2d extends ConvNd {
 
   forward(input: Tensor): Tensor {
     return this.conv('conv2d', input);
+  }
+
+  /**
+   * @internal nn.Sequential's fused Conv2d + ReLU: this layer then F.relu, with ReLU applied
+   * as the convolution writes its output (the values and gradients of the two).
+   */
+  forwardRelu(input: Tensor): Tensor {
+    return this.conv('conv2d', input, 'relu');
+  }
+
+  /**
+   * @internal nn.Sequential's fused Conv2d + ReLU + MaxPool2d (zero padding mode only): the
+   * max pool of this layer's ReLU output, pooled as the convolution computes it.
+   */
+  forwardReluMaxPool(input: Tensor, poolKernel: Size, pool: MaxPoolOptions): Tensor {
+    const opts = { stride: this.stride, dilation: this.dilation, groups: this.groups, padding: this.padding };
+    return conv2dReluMaxPool2d(input, this.weight, this.bias, opts, poolKernel, pool);
   }
 }
 

@@ -20,6 +20,10 @@ void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
 void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);
 void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx);
+// The convolution methods of backend.h, from the definition (gather form, double sums).
+void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y);
+void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias, float* dx);
+void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy, float* dw);
 // The outputs o in [lo, hi) of a row whose input position o·s + off lies in [0, size).
 struct ValidRange {
   int64_t lo, hi;

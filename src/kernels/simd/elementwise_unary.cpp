@@ -21,18 +21,24 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
-// Full vectors two at a time (independent chains for the long transcendental latencies), then
-// one, then the tail through a zero-padded stack vector so no lane reads past the buffers.
+// Full vectors four at a time (independent chains for the long transcendental latencies: in
+// wasm, 4 per iteration ran GELU, tanh and sigmoid 10–35 % faster than 2, and 8 slower than 4,
+// on an AMD EPYC), then one, then the tail through a zero-padded stack vector so no lane reads
+// past the buffers.
 template <class F>
 HWY_INLINE void MapUnary(const float* x, float* y, int64_t n, const F& f) {
   const DF d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  for (; i + 2 * N <= n; i += 2 * N) {
+  for (; i + 4 * N <= n; i += 4 * N) {
     const VF v0 = hn::LoadU(d, x + i);
     const VF v1 = hn::LoadU(d, x + i + N);
+    const VF v2 = hn::LoadU(d, x + i + 2 * N);
+    const VF v3 = hn::LoadU(d, x + i + 3 * N);
     hn::StoreU(f(d, v0), d, y + i);
     hn::StoreU(f(d, v1), d, y + i + N);
+    hn::StoreU(f(d, v2), d, y + i + 2 * N);
+    hn::StoreU(f(d, v3), d, y + i + 3 * N);
   }
   for (; i + N <= n; i += N) hn::StoreU(f(d, hn::LoadU(d, x + i)), d, y + i);
   if (i < n) {

@@ -41,17 +41,34 @@ class SimdBackend final : public Backend {
               c, ldc);
   }
   void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const override {
-    simd::max_pool2d_f32(g, x, y, idx);
+    par::max_pool2d(simd::max_pool2d_f32, g, x, y, idx);
   }
   void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx,
                                float* dx) const override {
-    simd::max_pool2d_backward_f32(g, dy, idx, dx);
+    par::max_pool2d_backward(simd::max_pool2d_backward_f32, g, dy, idx, dx);
   }
   void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld) const override {
     simd::im2col_f32(g, x, col, ld);
   }
   void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx) const override {
     simd::col2im_f32(g, col, ld, dx);
+  }
+  void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                  float* y) const override {
+    simd::conv2d_f32(g, x, w, bias, act, y);
+  }
+  void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias,
+                                float* dx) const override {
+    simd::conv2d_backward_data_f32(g, dy, w, bias, dx);
+  }
+  void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy,
+                                  float* dw) const override {
+    simd::conv2d_backward_weight_f32(g, x, dy, dw);
+  }
+  void conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                            const PoolGeom& pool, float* y, int32_t* idx) const override {
+    if (!simd::conv2d_maxpool2d_f32(g, x, w, bias, act, pool, y, idx))
+      Backend::conv2d_maxpool2d_f32(g, x, w, bias, act, pool, y, idx);
   }
 };
 

@@ -5,6 +5,17 @@
 
 #include "kernels/backend.h"
 
+// For copy kernels of short runs: clang turns a copy loop, vector loads and stores included, into
+// a call of the library's memcpy (memset for zeroing), which costs more than the copy on runs
+// this short (8 floats of a GEMM panel row, an output row of 7–28: measured 9 % of a
+// [128, 784]·[784, 256] product in wasm, 12 % of the bench CNN's forward). no_builtin forbids
+// that in a function and in what is inlined into it.
+#if defined(__clang__)
+#define SG_NO_MEMCPY __attribute__((no_builtin("memcpy", "memset", "memmove")))
+#else
+#define SG_NO_MEMCPY
+#endif
+
 namespace sg::simd {
 
 void unary_f32(Unary op, float param, const float* x, float* y, int64_t n);
@@ -23,10 +34,23 @@ void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
 void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);
 void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx);
+// The convolution methods of backend.h (conv.cpp), split over the threads themselves.
+void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y);
+void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias, float* dx);
+void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy, float* dw);
+// The fused conv + max pool where the SIMD path pools its own output (stride-1 convolutions
+// whose windows lie inside the output); false: not handled, compose the two methods.
+bool conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
+                          const PoolGeom& pool, float* y, int32_t* idx);
 
 // The Highway target the kernels dispatch to now, and its float32 lane count (tests size their
 // inputs around the vector tails with it).
 int64_t lanes_f32();
+// The GEMM tile in use: "5x8" or "6x8" in wasm (chosen at the first GEMM by the engine's
+// instruction set, see gemm-inl.h), "native" in native builds (per Highway target).
+const char* gemm_tile_name();
+// Tests: force the wasm tile (5 or 6 rows; anything else: choose again). No effect natively.
+void set_wasm_tile_rows(int rows);
 const char* target_name();
 
 }  // namespace sg::simd

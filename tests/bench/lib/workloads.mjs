@@ -10,6 +10,7 @@
 // `flops` is nominal: 2·M·N·K per matrix product (convolutions counted the same way), ×3 for a
 // forward+backward step; elementwise ops and sum count 1 per element.
 import { labels, normal, permute, uniform } from './data.mjs';
+import { ADAMW, GPT, gptData, sgGpt } from './gpt.mjs';
 
 const f32 = (v) => Float32Array.of(v);
 
@@ -23,6 +24,7 @@ function matmul(n, variant) {
     group: 'matmul',
     desc: `${expr}, ${n}×${n} float32` + (variant === 'nn' ? '' : ' (transposed operand as a view / flag)'),
     flops: 2 * n ** 3,
+    peakLine: true,
     iters: big ? { warmup: 1, min: 5, max: 5 } : { warmup: 3, min: 10, max: n <= 256 ? 200 : 60 },
     tol: 1e-4,
     data: () => ({ a: normal(n * n, 1), b: normal(n * n, 2) }),
@@ -44,6 +46,30 @@ function matmul(n, variant) {
     },
   };
 }
+
+// The first layer of mlp_train as a plain product: [128, 784] · [784, 256].
+const mlpProduct = {
+  name: 'matmul_mlp',
+  group: 'matmul',
+  desc: 'A·B, [128, 784]·[784, 256] float32 (the MLP\'s first layer)',
+  flops: 2 * 128 * 784 * 256,
+  peakLine: true,
+  iters: { warmup: 3, min: 10, max: 200 },
+  tol: 1e-4,
+  data: () => ({ a: normal(128 * 784, 40), b: normal(784 * 256, 41) }),
+  sg(sg, d) {
+    const a = sg.tensor(d.a, { shape: [128, 784] });
+    const b = sg.tensor(d.b, { shape: [784, 256] });
+    const mm = () => sg.matmul(a, b);
+    return { step: () => void mm(), check: () => mm().dataSync(), dispose: () => sg.dispose([a, b]) };
+  },
+  tf(tf, d) {
+    const a = tf.tensor2d(d.a, [128, 784]);
+    const b = tf.tensor2d(d.b, [784, 256]);
+    const mm = () => tf.matMul(a, b);
+    return { step: () => void mm(), check: () => mm().dataSync(), dispose: () => tf.dispose([a, b]) };
+  },
+};
 
 // -------------------------------------------------------------- elementwise (1M)
 const ELEMS = 1 << 20;
@@ -202,6 +228,7 @@ const cnnForward = {
   group: 'train',
   desc: 'CNN forward only (no grad), batch 64 → logits',
   flops: CNN_FWD_FLOPS,
+  peakLine: true,
   iters: { warmup: 3, min: 10, max: 40 },
   tol: 1e-4,
   needs: CNN_NEEDS,
@@ -221,6 +248,7 @@ const cnnTrain = {
   group: 'train',
   desc: 'CNN train step, batch 64: forward, cross-entropy, backward, Adam step',
   flops: 3 * CNN_FWD_FLOPS,
+  peakLine: true,
   iters: { warmup: 3, min: 10, max: 40 },
   tol: 1e-4,
   needs: [...CNN_NEEDS, 'optim.Adam', 'F.crossEntropy'],
@@ -382,8 +410,86 @@ const chain = {
   },
 };
 
+// ---------------------------------------------------------------- GPT train step
+// nanoGPT's model.py (lib/gpt.mjs): compared with PyTorch 1.13 natively (torch/gpt_step.py,
+// run by run.mjs after the workers); tfjs has no such model here.
+const GPT_FLOPS = (() => {
+  const { layers, embd: C, block: T, batch: B, vocab: V } = GPT;
+  const perLayer = 2 * B * T * (C * 3 * C + C * C + 2 * C * 4 * C) + 2 * 2 * B * T * T * C;
+  return 3 * (layers * perLayer + 2 * B * T * C * V);
+})();
+const gptTrain = {
+  name: 'gpt_train',
+  group: 'train',
+  desc: "nanoGPT model.py, 2 layers × 4 heads × 64, context 64, batch 8, vocab 65: forward, cross-entropy, backward, AdamW",
+  flops: GPT_FLOPS,
+  torch: 'gpt',
+  iters: { warmup: 3, min: 10, max: 40 },
+  tol: 1e-4,
+  needs: ['nn.Module', 'nn.Linear', 'nn.LayerNorm', 'nn.Embedding', 'nn.GELU', 'nn.ModuleList', 'optim.AdamW', 'F.crossEntropy'],
+  data: gptData,
+  sg(sg, d) {
+    const model = sgGpt(sg);
+    loadParams(sg, model, d.params);
+    const opt = new sg.optim.AdamW(model.parameters(), { lr: ADAMW.lr, betas: ADAMW.betas, eps: ADAMW.eps, weightDecay: ADAMW.weightDecay });
+    const idx = sg.tensor(d.idx, { shape: [GPT.batch, GPT.block] });
+    const targets = sg.tensor(d.targets, { shape: [GPT.batch, GPT.block] });
+    return {
+      step() {
+        opt.zeroGrad();
+        const l = model.forward(idx, targets);
+        l.backward();
+        opt.step();
+      },
+      check: () => f32(sg.noGrad(() => model.forward(idx, targets).item())),
+      dispose: () => {
+        opt.zeroGrad();
+        sg.dispose([idx, targets, model.pos, ...[...model.transformer.h.children()].map((b) => b.attn.mask), ...model.parameters()]);
+      },
+    };
+  },
+  tf: () => ({ unsupported: 'compared with PyTorch 1.13 natively instead (torch/gpt_step.py)' }),
+};
+
+// ------------------------------------------- transcendental elementwise ops (1M)
+// Forward, and forward + backward through autograd (the backward kernel's rate is the
+// difference): the goal is ≥ 1 element per ns for each.
+function transcendental(op, withBackward) {
+  const call = { gelu: (sg, x) => sg.gelu(x), tanh: (sg, x) => sg.tanh(x), sigmoid: (sg, x) => sg.sigmoid(x), exp: (sg, x) => sg.exp(x) }[op];
+  return {
+    name: withBackward ? `${op}_fwd_bwd_1M` : `${op}_1M`,
+    group: 'elementwise',
+    desc: `${op} over 2^20 float32${withBackward ? ', forward + backward (autograd)' : ''}`,
+    flops: withBackward ? 2 * ELEMS : ELEMS,
+    iters: { warmup: 5, min: 20, max: 200 },
+    tol: 1e-5,
+    data: () => ({ a: normal(ELEMS, 3), g: normal(ELEMS, 5) }),
+    sg(sg, d) {
+      const a = sg.tensor(d.a, { shape: [ELEMS], requiresGrad: withBackward });
+      const g = sg.tensor(d.g, { shape: [ELEMS] });
+      const step = withBackward
+        ? () => {
+          call(sg, a).backward(g);
+          a.grad = null;
+        }
+        : () => void call(sg, a);
+      return { step, check: () => sg.noGrad(() => call(sg, a).dataSync()), dispose: () => sg.dispose([a, g]) };
+    },
+    tf(tf, d) {
+      const fn = { tanh: tf.tanh, sigmoid: tf.sigmoid, exp: tf.exp }[op];
+      if (!fn) return { unsupported: `tfjs has no ${op} op` };
+      const a = tf.tensor1d(d.a);
+      const g = tf.tensor1d(d.g);
+      if (!withBackward) return { step: () => void fn(a), check: () => fn(a).dataSync(), dispose: () => tf.dispose([a, g]) };
+      const grad = tf.grad((x) => fn(x));
+      return { step: () => void grad(a, g), check: () => fn(a).dataSync(), dispose: () => tf.dispose([a, g]) };
+    },
+  };
+}
+
 export const WORKLOADS = [
   ...[128, 256, 512, 1024].flatMap((n) => ['nn', 'tn', 'nt'].map((v) => matmul(n, v))),
+  mlpProduct,
   mlp,
   cnnForward,
   cnnTrain,
@@ -391,4 +497,7 @@ export const WORKLOADS = [
   ...['add', 'mul', 'exp', 'sum'].map(elementwise),
   smallAdd,
   chain,
+  ...['gelu', 'tanh', 'sigmoid'].map((op) => transcendental(op, false)),
+  ...['gelu', 'tanh', 'sigmoid', 'exp'].map((op) => transcendental(op, true)),
+  gptTrain,
 ];

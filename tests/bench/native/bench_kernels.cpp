@@ -2,12 +2,14 @@
 // simdgrad's SIMD backend (Highway, dynamic dispatch: AVX2/AVX-512 here) against
 // single-threaded OpenBLAS for GEMM, and against plain compiler-vectorized loops for the
 // elementwise ops and the sum (BLAS has no exp/add/mul kernels of that shape).
+// OpenBLAS is loaded at run time (dlopen of libopenblas.so.0: the runtime package
+// libopenblas0-pthread is enough, no headers); without it there are no OpenBLAS rows.
 //   cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DSG_BENCH=ON && cmake --build build/bench -j2
 //   build/bench/simdgrad_bench_native [--benchmark_filter=gemm] [--benchmark_min_time=0.2]
 // Names: <who>_<what>/<N>/<variant>, variant 0 = A·B, 1 = Aᵀ·B, 2 = A·Bᵀ. GFLOPS = 2·N³ per GEMM,
 // 1 per element otherwise.
 #include <benchmark/benchmark.h>
-
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -19,14 +21,33 @@
 #include "kernels/backend.h"
 #include "ops/ops.h"
 
-#ifdef SG_BENCH_OPENBLAS
-#include <cblas.h>
-// Declared again in case the cblas.h found is netlib's (Debian's alternatives) rather than
-// OpenBLAS's own: the symbols come from libopenblas either way.
-extern "C" void openblas_set_num_threads(int);
-extern "C" char* openblas_get_corename(void);
-extern "C" char* openblas_get_config(void);
-#endif
+// The few OpenBLAS entry points used, looked up in libopenblas.so.0 (CBLAS's enum values are
+// fixed by the standard: RowMajor 101, NoTrans 111, Trans 112).
+struct OpenBlas {
+  using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float,
+                         float*, int);
+  Sgemm sgemm = nullptr;
+  void (*set_num_threads)(int) = nullptr;
+  char* (*get_corename)() = nullptr;
+  char* (*get_config)() = nullptr;
+  bool loaded() const { return sgemm && set_num_threads && get_corename && get_config; }
+};
+
+OpenBlas load_openblas() {
+  OpenBlas o;
+  void* lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return o;
+  o.sgemm = reinterpret_cast<OpenBlas::Sgemm>(dlsym(lib, "cblas_sgemm"));
+  o.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
+  o.get_corename = reinterpret_cast<char* (*)()>(dlsym(lib, "openblas_get_corename"));
+  o.get_config = reinterpret_cast<char* (*)()>(dlsym(lib, "openblas_get_config"));
+  return o;
+}
+
+const OpenBlas& openblas() {
+  static const OpenBlas o = load_openblas();
+  return o;
+}
 
 namespace {
 
@@ -81,22 +102,19 @@ void sg_matmul_op(benchmark::State& state) {
   set_flops(state, 2.0 * n * n * n);
 }
 
-#ifdef SG_BENCH_OPENBLAS
 void openblas_sgemm(benchmark::State& state) {
   const int64_t n = state.range(0);
   auto a = filled(n * n, 1), b = filled(n * n, 2);
   std::vector<float> c(static_cast<size_t>(n * n));
-  const auto ta = trans_a(state) ? CblasTrans : CblasNoTrans;
-  const auto tb = trans_b(state) ? CblasTrans : CblasNoTrans;
+  const int ta = trans_a(state) ? 112 : 111, tb = trans_b(state) ? 112 : 111;
   const auto ni = static_cast<int>(n);
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, ta, tb, ni, ni, ni, 1.0f, a.data(), ni, b.data(), ni, 0.0f, c.data(), ni);
+    openblas().sgemm(101, ta, tb, ni, ni, ni, 1.0f, a.data(), ni, b.data(), ni, 0.0f, c.data(), ni);
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
   set_flops(state, 2.0 * n * n * n);
 }
-#endif
 
 void gemm_args(benchmark::internal::Benchmark* b) {
   for (int64_t n : {128, 256, 512, 1024})
@@ -153,9 +171,6 @@ void loop_elementwise(benchmark::State& state, Elem op) {
 }  // namespace
 
 BENCHMARK(sg_gemm)->Apply(gemm_args);
-#ifdef SG_BENCH_OPENBLAS
-BENCHMARK(openblas_sgemm)->Apply(gemm_args);
-#endif
 BENCHMARK(sg_matmul_op)->Apply(gemm_args);
 
 #define SG_ELEM(name, op)                                                             \
@@ -166,14 +181,13 @@ SG_ELEM(mul_1M, Elem::Mul);
 SG_ELEM(exp_1M, Elem::Exp);
 SG_ELEM(sum_1M, Elem::Sum);
 
-#ifdef SG_BENCH_OPENBLAS
 // OpenBLAS 0.3.21 (Debian 12) does not recognize recent Xeons and falls back to its SSE3
 // "Prescott" kernels, 4-5x slower than its AVX-512 ones. The core type is read when the
 // library loads, so when the user set none, run this program again with the best one the
 // CPU supports. An explicit OPENBLAS_CORETYPE is always respected.
 void pick_openblas_core(char** argv) {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
-  const std::string core = openblas_get_corename();
+  const std::string core = openblas().get_corename();
   const bool generic = core == "Prescott" || core == "Nehalem" || core == "Core2" || core == "Sandybridge";
   const char* better = nullptr;
   __builtin_cpu_init();
@@ -184,20 +198,20 @@ void pick_openblas_core(char** argv) {
   setenv("SG_BENCH_OPENBLAS_DETECTED", core.c_str(), 1);
   execv("/proc/self/exe", argv);  // returns only on failure: then go on with the slow core
 }
-#endif
 
 int main(int argc, char** argv) {
-#ifdef SG_BENCH_OPENBLAS
-  pick_openblas_core(argv);
-  openblas_set_num_threads(1);  // the yardstick is one core, like the wasm builds
-  std::string ctx = std::string(openblas_get_config()) + ", core " + openblas_get_corename() + ", 1 thread";
-  if (const char* detected = std::getenv("SG_BENCH_OPENBLAS_DETECTED")) {
-    ctx += std::string(" (OPENBLAS_CORETYPE set by this bench: OpenBLAS detected ") + detected + ")";
+  if (openblas().loaded()) {
+    pick_openblas_core(argv);
+    openblas().set_num_threads(1);  // the yardstick is one core, like the wasm builds
+    std::string ctx = std::string(openblas().get_config()) + ", core " + openblas().get_corename() + ", 1 thread";
+    if (const char* detected = std::getenv("SG_BENCH_OPENBLAS_DETECTED")) {
+      ctx += std::string(" (OPENBLAS_CORETYPE set by this bench: OpenBLAS detected ") + detected + ")";
+    }
+    benchmark::AddCustomContext("openblas", ctx);
+    benchmark::RegisterBenchmark("openblas_sgemm", openblas_sgemm)->Apply(gemm_args);
+  } else {
+    benchmark::AddCustomContext("openblas", "libopenblas.so.0 not found (apt-get install libopenblas0-pthread): no OpenBLAS rows");
   }
-  benchmark::AddCustomContext("openblas", ctx);
-#else
-  benchmark::AddCustomContext("openblas", "not found at configure time: no OpenBLAS rows");
-#endif
   benchmark::AddCustomContext("simdgrad backend", sg::simd_backend().name());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -1,0 +1,563 @@
+// The SIMD GEMM's building blocks and driver, shared by the dense GEMM (gemm.cpp) and the
+// convolutions (conv.cpp), which feed the same driver panels packed straight from an image.
+// Per-target header: included once per Highway target by foreach_target.h, hence the toggle
+// guard instead of #pragma once.
+//
+// C = alpha · op(A) · op(B) + beta · C (+ bias), row-major, GotoBLAS/BLIS-style:
+//   for jc (kNC columns) → for pc (kc ≤ kKC depth): pack op(B)[pc, jc] into column panels of NR
+//     → for ic (MC rows): pack op(A)[ic, pc] into row panels of MR
+//       → for each A panel → for each B panel: microkernel (MR × NR register tile), write-back.
+// The A panel is the operand kept in L1 and the B panels stream from L2, so consecutive
+// microkernels walk along MR rows of C left to right: a handful of sequential streams the
+// hardware prefetcher follows (walking down a column of tiles instead touches a cold line
+// of C on every row of every tile and stalls on it in the write-back).
+// Transposes are absorbed by the packing routines, each of which reads its operand in the
+// order it is stored: row-by-row copies when the panel layout matches, 4×4 in-register
+// transposes when it does not (op(A) row-major, op(B) given as Bᵀ), so no operand is ever
+// copied whole and Aᵀ·B and A·Bᵀ cost what A·B does. Packed panels are zero-padded, so the
+// microkernel always runs full tiles; the write-back clips partial ones.
+// Epilogue: the first depth block writes C = alpha·acc + beta·C + bias (beta = 0 never reads
+// C, which may hold NaN), later blocks add alpha·acc, so C is read and written once per depth
+// block and there is no separate beta or bias pass. The bias is per column (a linear layer's)
+// or per row (a convolution's output channels). The activation runs over each block of C
+// right after its last write-back, while it is in cache (ActivateRows).
+//
+// Tiles (MR rows × 2 vectors; the microkernel is load-splat: one broadcast load of A per row
+// and step, two vector loads of B):
+//   AVX-512 (32 registers): 12 rows (24 accumulators + 2 B + 1 broadcast, FMA).
+//   AVX2/SSE4 (16 registers, native): 6 rows (12 + 2 + 1 with FMA).
+//   wasm SIMD128: no FMA, so each product needs a temporary register besides the broadcast.
+//     V8 on x64 allocates 15 of the 16 xmm registers (xmm15 is its scratch): 6 rows need 16
+//     and V8 spills one accumulator to the stack on every step, a store-to-load round trip on
+//     the loop-carried dependency of that accumulator. 5 rows need 14 and spill nothing.
+//     Measured on an AMD EPYC (Zen 5, Node 20, one core, an L1-resident A panel against 512
+//     columns of B): 5×8 58 GFLOP/s, 6×8 33, 4×8 47, 3×12 52, 2×16 48 (SIMD128 peak of the
+//     same process: 67); the XNNPACK-style variant that loads 4 depth values of A and
+//     splats lanes with shuffles: 43–45 (a shuffle takes a vector ALU slot there, a
+//     broadcast load does not). On a Sapphire Rapids Xeon the previous tuning measured
+//     4×8, 5×8 and 6×8 within ±3 % (there the 3 vector ports, not the spill, are the limit).
+//     V8 on arm64 has 32 vector registers, where 6 rows do not spill. So the wasm build
+//     picks its tile at the first GEMM by the engine's instruction set, as XNNPACK does
+//     (x86: the sign of the NaN that inf − inf gives; x86 makes it negative): 5 rows on
+//     x86, 6 elsewhere. Every tile sums each C entry over p in the same order, so the choice
+//     never changes a result.
+#if defined(SG_KERNELS_SIMD_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef SG_KERNELS_SIMD_GEMM_INL_H_
+#undef SG_KERNELS_SIMD_GEMM_INL_H_
+#else
+#define SG_KERNELS_SIMD_GEMM_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "hwy/highway.h"
+#include "kernels/backend.h"
+#include "kernels/simd/simd_kernels.h"  // SG_NO_MEMCPY
+#include "kernels/simd/vec_math-inl.h"
+
+#ifndef SG_KERNELS_SIMD_GEMM_ARGS_ONCE_
+#define SG_KERNELS_SIMD_GEMM_ARGS_ONCE_
+
+namespace sg::simd {
+// The call's arguments, shared by every target's code (hence outside HWY_NAMESPACE).
+struct GemmArgs {
+  bool trans_a, trans_b;
+  int64_t m, n, k;
+  float alpha, beta;
+  const float* a;
+  int64_t lda;
+  const float* b;  // unused when the caller packs op(B) itself (convolutions)
+  int64_t ldb;
+  const float* bias;      // n values added to every row of C, or nullptr
+  const float* row_bias;  // m values, bias[i] added to row i of C, or nullptr
+  GemmAct act;            // applied to C after the last depth block
+  float* c;
+  int64_t ldc;
+};
+// Rows of the wasm tile (5 or 6, see the header comment); 0 = not chosen yet.
+int wasm_tile_rows();
+}  // namespace sg::simd
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace sg {
+namespace simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+constexpr int kNV = 2;          // vectors per tile row: NR = kNV · lanes
+constexpr int64_t kKC = 256;  // depth of one block: an A panel of MR × kKC floats stays in L1
+constexpr int64_t kNC = 512;  // columns of one packed B block (kKC × kNC floats = 512 KiB, L2)
+#if HWY_CAP_GE512
+constexpr int kMaxMR = 12;  // 32 vector registers
+#else
+constexpr int kMaxMR = 6;  // 16 vector registers
+#endif
+// The widest B panel of this target (NR floats).
+constexpr int64_t kMaxNR = kNV * HWY_MAX_BYTES / sizeof(float);
+
+// What the write-back does with one tile (see the header comment).
+// (The activation is not part of it: ActivateRows applies it to a finished block of C.)
+struct Epilogue {
+  float alpha, beta;
+  bool first;               // first depth block: overwrite (with beta · C) instead of accumulate
+  const float* bias;        // the tile's first column in the bias vector, or nullptr
+  const float* row_bias;    // the tile's first row in the row-bias vector, or nullptr
+};
+
+// The fused activation, with the unary kernels' functions (the same values as an unfused op).
+HWY_INLINE VF Activate(DF d, VF v, GemmAct act) {
+  switch (act) {
+    case GemmAct::Relu: return ReluF(d, v);
+    case GemmAct::GeluErf: return GeluErfF(d, v);
+    case GemmAct::GeluTanh: return GeluTanhF(d, v);
+    case GemmAct::None: break;
+  }
+  return v;
+}
+
+// act over h rows of w floats (ldc apart), once the block of C they hold is final (still in
+// cache: the drivers call it right after the block's last write-back). Out of the write-back,
+// and one loop per activation: with the switch over every activation inlined into the
+// write-back (GELU's polynomials and constants with it), V8 spilled the write-back's registers
+// on every tile (measured: 62 % of a 1-channel 3×3 convolution's time in the write-back, 35 %
+// less without it; wasm, AMD EPYC).
+template <GemmAct kAct>
+HWY_NOINLINE void ActivateRowsWith(float* c, int64_t ldc, int64_t h, int64_t w) {
+  const DF d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < h; ++i) {
+    float* row = c + i * ldc;
+    int64_t j = 0;
+    for (; j + N <= w; j += N) hn::StoreU(Activate(d, hn::LoadU(d, row + j), kAct), d, row + j);
+    if (j < w) {  // the tail through a stack vector (no lane past w is read or written)
+      HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+      for (int64_t k = 0; k < N; ++k)
+        if (j + k < w) buf[k] = row[j + k];
+      hn::Store(Activate(d, hn::Load(d, buf), kAct), d, buf);
+      for (int64_t k = 0; k < N; ++k)
+        if (j + k < w) row[j + k] = buf[k];
+    }
+  }
+}
+
+inline void ActivateRows(float* c, int64_t ldc, int64_t h, int64_t w, GemmAct act) {
+  switch (act) {
+    case GemmAct::None: return;
+    case GemmAct::Relu: return ActivateRowsWith<GemmAct::Relu>(c, ldc, h, w);
+    case GemmAct::GeluErf: return ActivateRowsWith<GemmAct::GeluErf>(c, ldc, h, w);
+    case GemmAct::GeluTanh: return ActivateRowsWith<GemmAct::GeluTanh>(c, ldc, h, w);
+  }
+}
+
+// ------------------------------------------------------------------------------ packing
+#if HWY_TARGET != HWY_SCALAR
+using D4 = hn::CappedTag<float, 4>;  // 128-bit vectors for the 4×4 transposes
+
+// Four rows r0..r3 (4 floats each) → four columns, stored at out, out + step, ... .
+HWY_INLINE void Transpose4x4Store(D4 d4, const float* r0, const float* r1, const float* r2,
+                                  const float* r3, float* out, int64_t step) {
+  const auto v0 = hn::LoadU(d4, r0), v1 = hn::LoadU(d4, r1);
+  const auto v2 = hn::LoadU(d4, r2), v3 = hn::LoadU(d4, r3);
+  const auto t0 = hn::InterleaveLower(d4, v0, v1);  // a0 b0 a1 b1
+  const auto t1 = hn::InterleaveLower(d4, v2, v3);  // c0 d0 c1 d1
+  const auto t2 = hn::InterleaveUpper(d4, v0, v1);  // a2 b2 a3 b3
+  const auto t3 = hn::InterleaveUpper(d4, v2, v3);  // c2 d2 c3 d3
+  hn::StoreU(hn::ConcatLowerLower(d4, t1, t0), d4, out);
+  hn::StoreU(hn::ConcatUpperUpper(d4, t1, t0), d4, out + step);
+  hn::StoreU(hn::ConcatLowerLower(d4, t3, t2), d4, out + 2 * step);
+  hn::StoreU(hn::ConcatUpperUpper(d4, t3, t2), d4, out + 3 * step);
+}
+
+// Two rows r0, r1 (4 floats each) → four pairs at out, out + step, ... .
+HWY_INLINE void Transpose2x4Store(D4 d4, const float* r0, const float* r1, float* out,
+                                  int64_t step) {
+  const hn::Half<D4> d2;
+  const auto v0 = hn::LoadU(d4, r0), v1 = hn::LoadU(d4, r1);
+  const auto lo = hn::InterleaveLower(d4, v0, v1);  // a0 b0 a1 b1
+  const auto hi = hn::InterleaveUpper(d4, v0, v1);  // a2 b2 a3 b3
+  hn::StoreU(hn::LowerHalf(d2, lo), d2, out);
+  hn::StoreU(hn::UpperHalf(d2, lo), d2, out + step);
+  hn::StoreU(hn::LowerHalf(d2, hi), d2, out + 2 * step);
+  hn::StoreU(hn::UpperHalf(d2, hi), d2, out + 3 * step);
+}
+#endif
+
+// rows[0..h) (each contiguous along p, h ≤ width) → dst[p · width + r], p < kc, rows h..width
+// zero: the transposing copy both packers need (op(A) row-major, op(B) given as Bᵀ).
+SG_NO_MEMCPY HWY_INLINE void PackTransposed(const float* const* rows, int64_t h, int64_t width, int64_t kc,
+                               float* HWY_RESTRICT dst) {
+  int64_t p = 0;
+#if HWY_TARGET != HWY_SCALAR
+  if (h == width) {
+    const D4 d4;
+    for (; p + 4 <= kc; p += 4) {
+      int64_t r = 0;
+      for (; r + 4 <= width; r += 4)
+        Transpose4x4Store(d4, rows[r] + p, rows[r + 1] + p, rows[r + 2] + p, rows[r + 3] + p,
+                          dst + p * width + r, width);
+      if (r + 2 <= width) {
+        Transpose2x4Store(d4, rows[r] + p, rows[r + 1] + p, dst + p * width + r, width);
+        r += 2;
+      }
+      for (; r < width; ++r)
+        for (int64_t q = 0; q < 4; ++q) dst[(p + q) * width + r] = rows[r][p + q];
+    }
+  }
+#endif
+  for (int64_t r = 0; r < width; ++r) {  // the depth tail, and every partial panel
+    if (r < h) {
+      for (int64_t q = p; q < kc; ++q) dst[q * width + r] = rows[r][q];
+    } else {
+      for (int64_t q = p; q < kc; ++q) dst[q * width + r] = 0.0f;
+    }
+  }
+}
+
+// Rows p0..p0+kc of a matrix stored with the panel's orientation (ld apart; `total` values
+// from each, contiguous) → panels of `width`: dst[q / width][p][q % width] for q < total,
+// the last panel zero-padded. Row by row, so every source line is read once (going panel
+// by panel instead reads each line once per panel it feeds, and with ld a multiple of 4 KiB
+// every line of a panel maps to the same L1 set, so nothing survives to the next panel).
+SG_NO_MEMCPY HWY_INLINE void PackStraight(const float* src, int64_t ld, int64_t total, int64_t width,
+                             int64_t kc, float* HWY_RESTRICT dst) {
+  const DF d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t full = total / width * width;  // columns in whole panels
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* row = src + p * ld;
+    if (width % N == 0) {
+      for (int64_t q = 0; q < full; q += width) {
+        float* out = dst + q * kc + p * width;
+        for (int64_t j = 0; j < width; j += N) hn::StoreU(hn::LoadU(d, row + q + j), d, out + j);
+      }
+    } else {
+      for (int64_t q = 0; q < full; q += width)
+        for (int64_t j = 0; j < width; ++j) dst[q * kc + p * width + j] = row[q + j];
+    }
+    if (full < total) {
+      float* out = dst + full * kc + p * width;
+      for (int64_t j = 0; j < width; ++j) out[j] = full + j < total ? row[full + j] : 0.0f;
+    }
+  }
+}
+
+// op(A)[i0 : i0+mc, p0 : p0+kc] → panels of MR rows: dst[panel][p][MR], zero-padded.
+template <int MR>
+SG_NO_MEMCPY HWY_INLINE void PackA(const GemmArgs& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                      float* HWY_RESTRICT dst) {
+  if (g.trans_a) {  // A stored K×M: op(A)'s column p is row p of A
+    PackStraight(g.a + p0 * g.lda + i0, g.lda, mc, MR, kc, dst);
+    return;
+  }
+  for (int64_t ip = 0; ip < mc; ip += MR) {  // rows of op(A) are contiguous: transpose
+    const int64_t h = std::min<int64_t>(MR, mc - ip);
+    const float* rows[MR];
+    for (int64_t r = 0; r < MR; ++r) rows[r] = g.a + (i0 + ip + std::min(r, h - 1)) * g.lda + p0;
+    PackTransposed(rows, h, MR, kc, dst + ip * kc);
+  }
+}
+
+// op(B)[p0 : p0+kc, j0 : j0+nc] → panels of nr columns: dst[panel][p][nr], zero-padded.
+// The dense B operand of a plain GEMM; convolutions pass packers of their own to GemmBlocked.
+struct DenseB {
+  const GemmArgs& g;
+  SG_NO_MEMCPY void operator()(int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr,
+                                float* HWY_RESTRICT dst) const {
+    if (!g.trans_b) {  // rows of B are contiguous in j
+      PackStraight(g.b + p0 * g.ldb + j0, g.ldb, nc, nr, kc, dst);
+      return;
+    }
+    for (int64_t jp = 0; jp < nc; jp += nr) {  // B stored N×K: op(B)'s column j is row j of B
+      const int64_t w = std::min(nr, nc - jp);
+      const float* rows[kMaxNR];
+      for (int64_t r = 0; r < nr; ++r) rows[r] = g.b + (j0 + jp + std::min(r, w - 1)) * g.ldb + p0;
+      PackTransposed(rows, w, nr, kc, dst + jp * kc);
+    }
+  }
+};
+
+// ------------------------------------------------------------------------------ microkernel
+// One depth step: acc[i][v] += ap[i] · bp[v·N .. v·N+N) (bp aligned unless kUnaligned).
+template <int MR, int NV, bool kUnaligned = false>
+HWY_INLINE void Step(DF d, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                     VF (&acc)[MR][NV]) {
+  const size_t N = hn::Lanes(d);
+  VF b[NV];
+  HWY_UNROLL(16)
+  for (int v = 0; v < NV; ++v) b[v] = kUnaligned ? hn::LoadU(d, bp + v * N) : hn::Load(d, bp + v * N);
+  HWY_UNROLL(16)
+  for (int i = 0; i < MR; ++i) {
+    const VF a = hn::Set(d, ap[i]);
+    HWY_UNROLL(16)
+    for (int v = 0; v < NV; ++v) acc[i][v] = hn::MulAdd(a, b[v], acc[i][v]);
+  }
+}
+
+// The accumulators of an MR-row tile: zeroed, and stored to the tile buffer (rows NR apart).
+template <int MR>
+HWY_INLINE void ZeroAcc(DF d, VF (&acc)[MR][kNV]) {
+  HWY_UNROLL(16)
+  for (int i = 0; i < MR; ++i) {
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) acc[i][v] = hn::Zero(d);
+  }
+}
+template <int MR>
+HWY_INLINE void StoreAcc(DF d, const VF (&acc)[MR][kNV], float* HWY_RESTRICT tile) {
+  const size_t N = hn::Lanes(d);
+  HWY_UNROLL(16)
+  for (int i = 0; i < MR; ++i) {
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) hn::Store(acc[i][v], d, tile + (i * kNV + v) * N);
+  }
+}
+
+// tile[i · NR + j] = Σ_p ap[p · PW + i] · bp[p · NR + j]: an A panel times a B panel, kept in
+// registers over the whole depth and stored once. The write-back to C happens outside, so
+// this function holds nothing but the loop.
+// MR rows of an A panel packed PW wide (MR < PW: the partial last panel of a block, where
+// the rows past MR are zero padding that need no arithmetic).
+template <int MR, int PW>
+HWY_NOINLINE void Microkernel(int64_t kc, const float* HWY_RESTRICT ap,
+                              const float* HWY_RESTRICT bp, float* HWY_RESTRICT tile) {
+  const DF d;
+  const int64_t nr = static_cast<int64_t>(kNV * hn::Lanes(d));
+  VF acc[MR][kNV];
+  ZeroAcc<MR>(d, acc);
+  // In wasm, rolled: clang hoists every load of an unrolled body to its top, where V8 then
+  // spills several accumulators per step (measured: 2.5–8 spills per step unrolled, 1 rolled).
+  // Counted by the B pointer: one add fewer per step than a separate counter (42
+  // instructions per step in V8 instead of 44).
+  const float* const bend = bp + kc * nr;
+#if HWY_TARGET == HWY_WASM
+#pragma clang loop unroll(disable)
+#endif
+  for (; bp != bend; bp += nr) {
+    Step<MR, kNV>(d, ap, bp, acc);
+    ap += PW;
+  }
+  StoreAcc<MR>(d, acc, tile);
+}
+
+// The microkernel with B read in place instead of packed: B's row p is the NR floats at
+// rows[p] + col (any alignment). The convolutions use it on a zero-padded copy of the image,
+// where every row of the column matrix is a contiguous run (conv.cpp).
+template <int MR, int PW>
+HWY_NOINLINE void MicrokernelRows(int64_t kc, const float* HWY_RESTRICT ap, const float* const* rows,
+                                  int64_t col, float* HWY_RESTRICT tile) {
+  const DF d;
+  VF acc[MR][kNV];
+  ZeroAcc<MR>(d, acc);
+  const float* const* const rows_end = rows + kc;
+#if HWY_TARGET == HWY_WASM
+#pragma clang loop unroll(disable)
+#endif
+  for (; rows != rows_end; ++rows) {
+    Step<MR, kNV, true>(d, ap, *rows + col, acc);
+    ap += PW;
+  }
+  StoreAcc<MR>(d, acc, tile);
+}
+
+// The three heights of a microkernel family (Microkernel, MicrokernelRows) for an A panel of
+// PW rows: the full one and two narrower ones for a partial last panel (M not a multiple of
+// PW: conv channel counts such as 16 or 32 leave a few rows, which the full kernel would
+// multiply as zeros).
+//
+// In wasm each microkernel must stay a function of its own: V8 unrolls small loops nested in
+// other loops (up to 5 copies) and its unrolled copies spill accumulators (measured: 4–6
+// spills per step inlined, 1 alone), and Binaryen inlines any function with a single caller
+// whatever its noinline attribute says. A call through a volatile pointer is the one thing
+// neither can see through; it costs one indirect call per kc-step tile.
+template <class Fn, int kMid>
+struct KernelHeights {
+#if HWY_TARGET == HWY_WASM
+  Fn volatile full, mid, two;
+#else
+  Fn full, mid, two;
+#endif
+  // The tile of an A panel with h ≤ PW real rows: the narrowest kernel that covers them
+  // (rows of the tile past the kernel's are left as they were; the write-back reads h rows).
+  template <class... Args>
+  HWY_INLINE void Run(int64_t h, Args... args) const {
+    if (h <= 2) two(args...);
+    else if (h <= kMid) mid(args...);
+    else full(args...);
+  }
+};
+
+template <int PW>
+struct Kernels {
+  static constexpr int kMid = PW <= 6 ? 4 : 6;  // rows of the middle kernel
+  static_assert(kMid < PW, "the middle kernel is narrower than the full one");
+  using PackedFn = void (*)(int64_t, const float*, const float*, float*);
+  using RowsFn = void (*)(int64_t, const float*, const float* const*, int64_t, float*);
+  static inline KernelHeights<PackedFn, kMid> packed{&Microkernel<PW, PW>, &Microkernel<kMid, PW>,
+                                                     &Microkernel<2, PW>};
+  static inline KernelHeights<RowsFn, kMid> rows{&MicrokernelRows<PW, PW>, &MicrokernelRows<kMid, PW>,
+                                                 &MicrokernelRows<2, PW>};
+};
+
+// C[0:h, 0:w] (ldc apart) ⟵ epilogue of the tile (MR × NR floats); h ≤ MR, w ≤ NR.
+template <int MR>
+HWY_INLINE void WriteBack(float* HWY_RESTRICT tile, float* HWY_RESTRICT c, int64_t ldc,
+                          int64_t h, int64_t w, const Epilogue& e) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const int64_t nr = static_cast<int64_t>(kNV * N);
+  if (w == nr) {  // full width: whole vectors (h ≤ MR rows)
+    const VF va = hn::Set(d, e.alpha);
+    if (!e.first) {  // C += alpha · acc
+      for (int i = 0; i < h; ++i) {
+        float* row = c + i * ldc;
+        HWY_UNROLL(16)
+        for (int v = 0; v < kNV; ++v) {
+          const VF acc = hn::Load(d, tile + i * nr + v * N);
+          const VF out = hn::MulAdd(va, acc, hn::LoadU(d, row + v * N));
+          hn::StoreU(out, d, row + v * N);
+        }
+      }
+      return;
+    }
+    // First depth block: C = alpha · acc (+ beta · C) (+ bias).
+    VF bias[kNV];
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) bias[v] = e.bias ? hn::LoadU(d, e.bias + v * N) : hn::Zero(d);
+    const VF vb = hn::Set(d, e.beta);
+    const bool scaled = e.alpha != 1.0f;  // (1·acc is acc: one multiply less per vector)
+    for (int i = 0; i < h; ++i) {
+      float* row = c + i * ldc;
+      const VF rb = e.row_bias ? hn::Set(d, e.row_bias[i]) : hn::Zero(d);
+      HWY_UNROLL(16)
+      for (int v = 0; v < kNV; ++v) {
+        const VF acc = hn::Load(d, tile + i * nr + v * N);
+        VF out = scaled ? hn::Mul(va, acc) : acc;
+        if (e.beta != 0.0f) out = hn::MulAdd(vb, hn::LoadU(d, row + v * N), out);
+        if (e.bias) out = hn::Add(out, bias[v]);
+        if (e.row_bias) out = hn::Add(out, rb);
+        hn::StoreU(out, d, row + v * N);
+      }
+    }
+    return;
+  }
+  // A partial tile (w < NR columns; the tile may start anywhere inside a larger one, as the
+  // convolutions' write-back splits tiles at output rows, so its reads are unaligned and may
+  // run past w): C's w values of each row are gathered into a row buffer, the epilogue runs
+  // on whole vectors, and w values go back to C.
+  const VF va = hn::Set(d, e.alpha), vb = hn::Set(d, e.beta);
+  HWY_ALIGN float c_row[kMaxNR] = {};
+  HWY_ALIGN float out_row[kMaxNR];
+  HWY_ALIGN float bias_row[kMaxNR] = {};
+  const bool read_c = !e.first || e.beta != 0.0f;
+  if (e.first && e.bias)  // only w of the bias exist
+    for (int64_t j = 0; j < nr; ++j) bias_row[j] = j < w ? e.bias[j] : 0.0f;
+  for (int64_t i = 0; i < h; ++i) {
+    float* row = c + i * ldc;
+    if (read_c)
+      for (int64_t j = 0; j < nr; ++j) c_row[j] = j < w ? row[j] : 0.0f;
+    const VF rb = e.row_bias ? hn::Set(d, e.row_bias[i]) : hn::Zero(d);
+    HWY_UNROLL(16)
+    for (int v = 0; v < kNV; ++v) {
+      const VF acc = hn::LoadU(d, tile + i * nr + v * N);
+      VF out;
+      if (!e.first) {
+        out = hn::MulAdd(va, acc, hn::Load(d, c_row + v * N));
+      } else {
+        out = hn::Mul(va, acc);
+        if (e.beta != 0.0f) out = hn::MulAdd(vb, hn::Load(d, c_row + v * N), out);
+        if (e.bias) out = hn::Add(out, hn::Load(d, bias_row + v * N));
+        if (e.row_bias) out = hn::Add(out, rb);
+      }
+      hn::Store(out, d, out_row + v * N);
+    }
+    for (int64_t j = 0; j < nr; ++j)  // predicated: a plain copy loop would become a memcpy call
+      if (j < w) row[j] = out_row[j];
+  }
+}
+
+// ------------------------------------------------------------------------------ driver
+// A buffer of at least n floats aligned for Load (vector<float> only guarantees 16 bytes).
+HWY_INLINE float* Scratch(std::vector<float>& buf, int64_t n) {
+  constexpr size_t kAlign = HWY_MAX_BYTES / sizeof(float);
+  if (buf.size() < static_cast<size_t>(n) + kAlign) buf.resize(static_cast<size_t>(n) + kAlign);
+  const uintptr_t at = reinterpret_cast<uintptr_t>(buf.data());
+  const uintptr_t aligned = (at + HWY_MAX_BYTES - 1) & ~uintptr_t(HWY_MAX_BYTES - 1);
+  return buf.data() + (aligned - at) / sizeof(float);
+}
+
+// The packed panels of one thread, shared by every instantiation of GemmBlocked (one GEMM
+// runs at a time on a thread, so they never overlap).
+struct GemmScratch {
+  std::vector<float> a, b;
+};
+inline GemmScratch& ThreadGemmScratch() {
+  thread_local GemmScratch scratch;
+  return scratch;
+}
+
+// The blocked product with MR-row tiles; pack_b(p0, kc, j0, nc, nr, dst) supplies the B
+// panels (DenseB for a plain GEMM). Scratch is per thread and reused across calls.
+template <int MR, class PackBFn>
+SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
+  const DF d;
+  const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kMC = 16 * MR;  // rows of one packed A block (≤ 192 × kKC floats, L2)
+  // Depth blocks of (nearly) equal size: K = 300 runs as 150 + 150, not 256 + 44.
+  const int64_t kblocks = (g.k + kKC - 1) / kKC;
+  const int64_t kc_max = (g.k + kblocks - 1) / kblocks;
+  const int64_t nc_max = (std::min(kNC, g.n) + nr - 1) / nr * nr;  // whole panels
+  const int64_t mc_max = std::min(kMC, (g.m + MR - 1) / MR * MR);
+  GemmScratch& scratch = ThreadGemmScratch();
+  float* pack_b_buf = Scratch(scratch.b, nc_max * kc_max);
+  float* pack_a = Scratch(scratch.a, mc_max * kc_max);
+  HWY_ALIGN float tile[(MR + 1) * kMaxNR];
+  for (int64_t j0 = 0; j0 < g.n; j0 += kNC) {
+    const int64_t nc = std::min(kNC, g.n - j0);
+    for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
+      const int64_t kc = std::min(kc_max, g.k - p0);
+      pack_b(p0, kc, j0, nc, nr, pack_b_buf);
+      Epilogue e{g.alpha, g.beta, p0 == 0, nullptr, nullptr};
+      const bool last = p0 + kc >= g.k;
+      for (int64_t i0 = 0; i0 < g.m; i0 += kMC) {
+        const int64_t mc = std::min(kMC, g.m - i0);
+        PackA<MR>(g, i0, mc, p0, kc, pack_a);
+        // One A panel against every B panel: the A panel stays in L1 and the tiles walk
+        // along MR rows of C (see the header comment).
+        for (int64_t ip = 0; ip < mc; ip += MR) {
+          const float* ap = pack_a + ip * kc;
+          const int64_t h = std::min<int64_t>(MR, mc - ip);
+          float* crow = g.c + (i0 + ip) * g.ldc + j0;
+          e.row_bias = g.row_bias ? g.row_bias + i0 + ip : nullptr;
+          for (int64_t jp = 0; jp < nc; jp += nr) {
+            Kernels<MR>::packed.Run(h, kc, ap, pack_b_buf + jp * kc, tile);
+            e.bias = g.bias ? g.bias + j0 + jp : nullptr;
+            WriteBack<MR>(tile, crow + jp, g.ldc, h, std::min(nr, nc - jp), e);
+          }
+          if (last) ActivateRows(crow, g.ldc, h, nc, g.act);
+        }
+      }
+    }
+  }
+}
+
+// GemmBlocked with this target's tile (in wasm: the one chosen for the engine).
+template <class PackBFn>
+void GemmWithTile(const GemmArgs& g, const PackBFn& pack_b) {
+#if HWY_TARGET == HWY_WASM
+  if (wasm_tile_rows() == 5) return GemmBlocked<5>(g, pack_b);
+#endif
+  GemmBlocked<kMaxMR>(g, pack_b);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace simd
+}  // namespace sg
+HWY_AFTER_NAMESPACE();
+
+#endif  // SG_KERNELS_SIMD_GEMM_INL_H_ toggle
