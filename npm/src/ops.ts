@@ -156,7 +156,7 @@ function variance(name: string, input: TensorLike, a: unknown, b: unknown, c: un
 }
 
 /** An index operand: a tensor as is, or a plain integer array made into an int32 tensor. */
-function indexOperand(fn: string, index: unknown): Tensor {
+export function indexOperand(fn: string, index: unknown): Tensor {
   if (index instanceof Tensor) return index;
   if (Array.isArray(index)) {
     const shape: number[] = [];
@@ -188,7 +188,7 @@ function maskOperand(fn: string, mask: unknown): Tensor {
 }
 
 /** Runs f with a temporary tensor made from a plain array, disposing it afterwards. */
-function withTemp<T>(original: unknown, made: Tensor, f: (t: Tensor) => T): T {
+export function withTemp<T>(original: unknown, made: Tensor, f: (t: Tensor) => T): T {
   try {
     return f(made);
   } finally {
@@ -408,14 +408,17 @@ export const functionOps = {
   },
 };
 
-// Install every op as a Tensor method sharing the function above.
-for (const name of Object.keys(ops) as (keyof OpFunctions)[]) {
-  const f = ops[name] as (...args: unknown[]) => unknown;
-  Object.defineProperty(Tensor.prototype, name, {
-    value: function (this: Tensor, ...args: unknown[]) {
-      return f(this, ...args);
-    },
-    writable: true,
-    configurable: true,
-  });
+/** Installs every function of an op table as a Tensor method sharing it (`this` first). */
+export function installMethods(table: object): void {
+  for (const [name, fn] of Object.entries(table)) {
+    const f = fn as (...args: unknown[]) => unknown;
+    Object.defineProperty(Tensor.prototype, name, {
+      value: function (this: Tensor, ...args: unknown[]) {
+        return f(this, ...args);
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
 }
+installMethods(ops);
