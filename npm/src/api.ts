@@ -18,6 +18,7 @@ import {
   zerosLike,
 } from './creation.js';
 import { dispose, emptyCache, keep, memory, tidy } from './memory.js';
+import * as H from './handles.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
 import { moreFunctionOps, moreOps } from './ops_more.js';
@@ -100,12 +101,12 @@ export function manualSeed(seed: number): void {
 }
 
 export function isGradEnabled(): boolean {
-  return mod().isGradEnabled();
+  return H.isGradEnabled();
 }
 
 export function setGradEnabled(enabled: boolean): void {
   if (typeof enabled !== 'boolean') throw new Error(`setGradEnabled: expected a boolean, got ${describe(enabled)}`);
-  mod().setGradEnabled(enabled);
+  H.setGradEnabled(enabled);
 }
 
 export function isTensor(x: unknown): x is Tensor {

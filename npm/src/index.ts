@@ -90,7 +90,8 @@ export function createInit(
 }
 
 export { Tensor } from './tensor.js';
-export type { NestedArray, BackwardOptions, GradHook } from './tensor.js';
+export type { NestedArray } from './tensor.js';
+export type { BackwardOptions, GradHook } from './autograd.js';
 export type { Simdgrad, Backend, Features } from './api.js';
 export type { TensorLike } from './call.js';
 export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './embind.js';
@@ -107,7 +108,7 @@ export type {
   BernoulliOptions,
   MultinomialOptions,
 } from './ops_more.js';
-export type { TypedData } from './module.js';
+export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
 export type {
   ParamGroup,

@@ -3,7 +3,7 @@
 // running_var ones, num_batches_tracked int32 0) and train/eval behaviour. Running stats are
 // updated in place by the C++ op.
 import { F } from '../functional.js';
-import { mod } from '../module.js';
+import { emptyHandle } from '../handles.js';
 import { checkOptions, describe, isInteger } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { countArg } from './args.js';
@@ -20,7 +20,7 @@ export interface BatchNormModuleOptions {
 }
 
 function filled(shape: number[], dtype: 'float32' | 'int32', value: number): Tensor {
-  const t = new Tensor(mod().empty(shape, dtype));
+  const t = new Tensor(emptyHandle(shape, dtype), dtype);
   if (value !== 0) writeInto('norm', t, new Float64Array(t.numel).fill(value));
   return t;
 }
