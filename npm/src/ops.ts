@@ -144,11 +144,13 @@ function required(fn: string, name: string, v: TensorLike): TensorLike {
   return v;
 }
 
-const unary = (name: string) => {
+/** A one-operand op by name (the fast path for live Tensors). */
+export const unary = (name: string) => {
   const op = new OpRef(name);
   return (input: TensorLike): Tensor => run1(name, op, 'input', required(name, 'input', input));
 };
-const binary = (name: string, second = 'other') => {
+/** A two-operand op by name; `second` names the second operand in errors. */
+export const binary = (name: string, second = 'other') => {
   const op = new OpRef(name);
   return (input: TensorLike, other: TensorLike): Tensor =>
     run2(name, op, 'input', required(name, 'input', input), second, required(name, second, other));

@@ -5,7 +5,7 @@
 // turns JS arguments into callOp operands and attrs, the C++ op validates and reports errors.
 import type { Attrs } from './embind.js';
 import { run, runList, type TensorLike } from './call.js';
-import { indexOperand, installMethods, withTemp, type Dim, type IndexLike } from './ops.js';
+import { binary, indexOperand, installMethods, unary, withTemp, type Dim, type IndexLike } from './ops.js';
 import { boolArg, checkOptions, describe, dimsArg, intArg, isInteger, shapeArgs } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -104,10 +104,6 @@ declare module './tensor.js' {
 
 // ---- helpers ----
 
-const unary = (name: string) => (input: TensorLike): Tensor => run(name, name, [['input', input]]);
-const binary = (name: string) => (input: TensorLike, other: TensorLike): Tensor =>
-  run(name, name, [['input', input], ['other', other]]);
-
 function optionalInt(fn: string, name: string, v: unknown, fallback: number): number {
   return v === undefined || v === null ? fallback : intArg(fn, name, v);
 }
@@ -199,7 +195,7 @@ export const moreOps: MoreOpFunctions = {
   tril: (input, diagonal) => run('tril', 'tril', [['input', input]], { diagonal: optionalInt('tril', 'diagonal', diagonal, 0) }),
   triu: (input, diagonal) => run('triu', 'triu', [['input', input]], { diagonal: optionalInt('triu', 'diagonal', diagonal, 0) }),
   diag: (input, diagonal) => run('diag', 'diag', [['input', input]], { diagonal: optionalInt('diag', 'diagonal', diagonal, 0) }),
-  outer: (input, vec2) => run('outer', 'outer', [['input', input], ['vec2', vec2]]),
+  outer: binary('outer', 'vec2'),
   flip: (input, ...dims) => run('flip', 'flip', [['input', input]], { dims: intList('flip', 'dims', dims) }),
   roll(input, shifts, dims) {
     const d = dims === undefined || dims === null ? undefined : integers('roll', 'dims', dims);
