@@ -7,6 +7,16 @@ import type { Attrs } from './embind.js';
 import { run, tensorArg, type Operand, type TensorLike } from './call.js';
 import { tensor, zeros } from './creation.js';
 import { tidy } from './memory.js';
+import { interpolate } from './nn/interpolate.js';
+import {
+  gaussianNllLoss,
+  hingeEmbeddingLoss,
+  marginRankingLoss,
+  multilabelSoftMarginLoss,
+  poissonNllLoss,
+  sigmoidFocalLoss,
+  tripletMarginLoss,
+} from './nn/loss_functions.js';
 import { functionOps, ops } from './ops.js';
 import { checkOptions, describe, intArg, isInteger, isOptionsObject, numberArg, type OptionSpec, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
@@ -638,6 +648,7 @@ export const F = {
   oneHot,
   normalize,
   scaledDotProductAttention,
+  interpolate,
   // losses
   crossEntropy,
   nllLoss,
@@ -649,6 +660,13 @@ export const F = {
   binaryCrossEntropyWithLogits,
   klDiv,
   cosineEmbeddingLoss,
+  tripletMarginLoss,
+  marginRankingLoss,
+  hingeEmbeddingLoss,
+  multilabelSoftMarginLoss,
+  poissonNllLoss,
+  gaussianNllLoss,
+  sigmoidFocalLoss,
 };
 
 export type Functional = typeof F;

@@ -121,6 +121,11 @@ export type {
   AdamWOptions,
   RMSpropOptions,
   AdagradOptions,
+  AdadeltaOptions,
+  AdamaxOptions,
+  NAdamOptions,
+  RAdamOptions,
+  LBFGSOptions,
   SchedulerState,
   StepLROptions,
   MultiStepLROptions,
@@ -128,7 +133,23 @@ export type {
   LinearLROptions,
   OneCycleLROptions,
   ReduceLROnPlateauOptions,
+  LrLambda,
+  ConstantLROptions,
+  PolynomialLROptions,
+  CosineAnnealingWarmRestartsOptions,
+  CyclicLROptions,
+  CyclicMode,
+  SequentialLROptions,
 } from './optim/index.js';
+export type { RNNBaseOptions, RNNOptions, LSTMOptions, Nonlinearity } from './nn/rnn.js';
+export type { InterpolateMode, InterpolateOptions } from './nn/interpolate.js';
+export type { TransformerOptions, TransformerForwardOptions } from './nn/transformer.js';
+export type {
+  TripletMarginLossOptions,
+  PoissonNllLossOptions,
+  GaussianNllLossOptions,
+  SigmoidFocalLossOptions,
+} from './nn/loss_functions.js';
 export type { SaveOptions, BytesLike } from './io.js';
 export type { Dataset, DataLoaderOptions } from './data.js';
 export type { MnistOptions, MnistSplit } from './datasets/mnist.js';

@@ -14,6 +14,7 @@
 // that no tensor or byte leaked from the failed call, then `ok` and a global sanity check.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { addBreadthCases } from './bad_input_cases_breadth.mjs';
 
 const ENTRY = new URL('../../npm/dist/index.mjs', import.meta.url).href;
 
@@ -834,6 +835,8 @@ export function buildCases(sg) {
     { n: 'save with non-string metadata', make: () => ({ a: x22() }), call: ({ a }) => sg.save({ a }, { metadata: { n: 1 } }), err: ['save', /'metadata'/, /string values/], ok: ({ a }) => same(sg.load(sg.save({ a })).a, [[1, 2], [3, 4]]) },
     { n: 'save with an unknown option', make: () => ({ a: x22() }), call: ({ a }) => sg.save({ a }, { meta: {} }), err: ["save: unknown option 'meta'", /metadata/] },
   ]);
+
+  addBreadthCases(sg, add, { same, linear, withStep });
 
   return rows;
 }

@@ -57,6 +57,8 @@ export interface Algorithm {
   defaults: Record<string, unknown>;
   /** The state-dict keys a parameter's state may hold. */
   stateKeys: readonly string[];
+  /** The keys among stateKeys holding one number (default ['step']; NAdam adds 'mu_product'). */
+  scalarStateKeys?: readonly string[];
   /** PyTorch's constructor checks on one group's complete hyper-parameters; throws. */
   validate(h: Record<string, unknown>): void;
   /** The group's hyper-parameters as the C++ side reads them (Adam's betas → beta1, beta2). */
@@ -307,8 +309,8 @@ export abstract class Optimizer {
           throw new Error(`${name}: state[${key}] has an unknown entry '${k}' (${this.algo.name} keeps: ${this.algo.stateKeys.join(', ')})`);
         }
         if (!(t instanceof Tensor) || t.isDisposed) throw new Error(`${name}: state[${key}].${k} must be a Tensor, got ${describe(t)}`);
-        if (k === 'step') {
-          if (t.numel !== 1 || t.dtype === 'bool') throw new Error(`${name}: state[${key}].step must be a one-element number tensor, got ${describe(t)}`);
+        if ((this.algo.scalarStateKeys ?? ['step']).includes(k)) {
+          if (t.numel !== 1 || t.dtype === 'bool') throw new Error(`${name}: state[${key}].${k} must be a one-element number tensor, got ${describe(t)}`);
         } else {
           const ps = p.shape;
           const ts = t.shape;
