@@ -49,11 +49,24 @@ std::vector<IndexItem> index_items(const char* op, const Attrs& a) {
   for (size_t i = 0; i < flat.size(); i += 4) {
     IndexItem it;
     switch (flat[i]) {
-      case 0: it.kind = IndexItem::Kind::All; break;
-      case 1: it.kind = IndexItem::Kind::At, it.at = flat[i + 1]; break;
-      case 2: it.kind = IndexItem::Kind::Range, it.start = flat[i + 1], it.end = flat[i + 2], it.step = flat[i + 3]; break;
-      case 3: it.kind = IndexItem::Kind::Ellipsis; break;
-      default: fail(op, ": unknown item kind ", flat[i], " in 'items' (expected 0 to 3)");
+      case 0:
+        it.kind = IndexItem::Kind::All;
+        break;
+      case 1:
+        it.kind = IndexItem::Kind::At;
+        it.at = flat[i + 1];
+        break;
+      case 2:
+        it.kind = IndexItem::Kind::Range;
+        it.start = flat[i + 1];
+        it.end = flat[i + 2];
+        it.step = flat[i + 3];
+        break;
+      case 3:
+        it.kind = IndexItem::Kind::Ellipsis;
+        break;
+      default:
+        fail(op, ": unknown item kind ", flat[i], " in 'items' (expected 0 to 3)");
     }
     items.push_back(it);
   }

@@ -62,7 +62,8 @@ Tensor index(const Tensor& x, const std::vector<IndexItem>& items) {
     ++d;
     ++src;
   }
-  return out;
+  // Nothing narrowed (x.index(), x.index('...')): still a view of x, as x[...] is in PyTorch.
+  return out.same(x) ? reshape(x, x.shape()) : out;
 }
 
 }  // namespace sg

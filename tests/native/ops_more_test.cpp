@@ -241,6 +241,8 @@ TEST_CASE("ops_more: select and index are views with slice semantics") {
   CHECK(index(x, {{K::At, 1}}).shape() == Shape{3, 4});
   CHECK(index(x, {{K::Range, 0, -9, 99}}).shape() == Shape{2, 3, 4});
   CHECK(index(x, {{K::Ellipsis}}).shape() == Shape{2, 3, 4});
+  CHECK_FALSE(index(x, {}).same(x));  // a view of x, not x itself
+  CHECK(index(x, {}).impl()->storage == x.impl()->storage);
   CHECK(index(x, {{K::Range, 0, 0, 1}, {K::Ellipsis}, {K::At, 0}}).shape() == Shape{1, 3});
   sgtest::on_each_backend([] {
     gradcheck("select", [](Ins& in) { return select(in[0], 0, 1); }, {leaf({2, 3}, -1, 1, 51)});
