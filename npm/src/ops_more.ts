@@ -5,7 +5,7 @@
 // turns JS arguments into callOp operands and attrs, the C++ op validates and reports errors.
 import type { Attrs } from './embind.js';
 import { run, runList, type TensorLike } from './call.js';
-import { binary, indexOperand, installMethods, unary, withTemp, type Dim, type IndexLike } from './ops.js';
+import { binary, deviceOf, indexOperand, installMethods, unary, withTemp, type Dim, type IndexLike } from './ops.js';
 import { boolArg, checkOptions, describe, dimsArg, intArg, isInteger, shapeArgs } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -182,13 +182,13 @@ export const moreOps: MoreOpFunctions = {
   },
   scatter(input, dim, index, src) {
     const d = intArg('scatter', 'dim', dim);
-    return withTemp(index, indexOperand('scatter', index), (ix) =>
+    return withTemp(index, indexOperand('scatter', index, deviceOf(input)), (ix) =>
       run('scatter', 'scatter', [['input', input], ['index', ix], ['src', src]], { dim: d }),
     );
   },
   scatterAdd(input, dim, index, src) {
     const d = intArg('scatterAdd', 'dim', dim);
-    return withTemp(index, indexOperand('scatterAdd', index), (ix) =>
+    return withTemp(index, indexOperand('scatterAdd', index, deviceOf(input)), (ix) =>
       run('scatterAdd', 'scatterAdd', [['input', input], ['index', ix], ['src', src]], { dim: d }),
     );
   },
