@@ -21,6 +21,7 @@ import { dispose, emptyCache, keep, memory, tidy } from './memory.js';
 import * as H from './handles.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
+import { moreFunctionOps, moreOps } from './ops_more.js';
 import { F } from './functional.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
@@ -147,6 +148,8 @@ export function createApi() {
     // ops
     ...ops,
     ...functionOps,
+    ...moreOps,
+    ...moreFunctionOps,
     // memory
     tidy,
     keep,

@@ -234,7 +234,10 @@ export function full(shape: readonly number[] | number, value: number | boolean,
   return factory('full', s, { ...o, dtype }, { value: Number(value) });
 }
 
-/** arange(end) or arange(start, end, step = 1); float32 unless opts.dtype says otherwise. */
+/**
+ * arange(end) or arange(start, end, step = 1). As PyTorch infers an integer dtype from integer
+ * arguments: int32 when start, end and step are all integers, float32 otherwise; opts.dtype wins.
+ */
 export function arange(start: number, end?: number | CreationOptions, step?: number | CreationOptions, opts?: CreationOptions): Tensor {
   const args: unknown[] = [start, end, step, opts].filter((v) => v !== undefined);
   const o = checkOptions<CreationOptions>('arange', isOptionsObject(args[args.length - 1]) ? args.pop() : undefined, creationSpec);
@@ -242,7 +245,11 @@ export function arange(start: number, end?: number | CreationOptions, step?: num
   args.forEach((v, i) => numberArg('arange', ['start', 'end', 'step'][i]!, v));
   const [s, e, st] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
   if (st === 0) throw new Error('arange: step must be nonzero');
-  return finish(H.callOp1('arange', [], { start: s, end: e, step: st, dtype: o.dtype, device: o.device }), o.requiresGrad, undefined, o.device);
+  const dtype = o.dtype ?? ([s, e, st].every(Number.isInteger) ? 'int32' : 'float32');
+  if (o.requiresGrad && dtype !== 'float32') {
+    throw new Error(`arange: integer arguments give an int32 tensor (as in PyTorch), which cannot require gradients; pass { dtype: 'float32' }`);
+  }
+  return finish(H.callOp1('arange', [], { start: s, end: e, step: st, dtype, device: o.device }), o.requiresGrad, undefined, o.device);
 }
 
 export function linspace(start: number, end: number, steps: number, opts?: CreationOptions): Tensor {

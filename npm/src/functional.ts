@@ -441,13 +441,16 @@ function hardtanh(input: TensorLike, options?: { minVal?: number; maxVal?: numbe
   const lo = o.minVal ?? -1;
   const hi = o.maxVal ?? 1;
   if (lo > hi) throw new Error(`hardtanh: expected minVal <= maxVal, got minVal ${lo} and maxVal ${hi}`);
-  return ops.clamp(input, lo, hi);
+  // Not clamp: hardtanh's gradient is 0 at the bounds themselves (PyTorch's hardtanh_backward).
+  return run('hardtanh', 'hardtanh', [['input', input]], { minVal: lo, maxVal: hi });
 }
 
-const relu6 = (input: TensorLike): Tensor => ops.clamp(input, 0, 6);
+const relu6 = (input: TensorLike): Tensor => hardtanh(input, { minVal: 0, maxVal: 6 });
 const logsigmoid = (input: TensorLike): Tensor => tidy(() => ops.softplus(ops.neg(input)).neg());
 const mish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.softplus(input).tanh()));
-const hardsigmoid = (input: TensorLike): Tensor => tidy(() => ops.clamp(ops.add(input, 3), 0, 6).div(6));
+// hardtanh (not clamp) so that the gradient is 0 at ±3, as PyTorch's hardsigmoid_backward; hardswish's
+// clamp gives PyTorch's values there (−0.5 and 1.5).
+const hardsigmoid = (input: TensorLike): Tensor => tidy(() => hardtanh(ops.add(input, 3), { minVal: 0, maxVal: 6 }).div(6));
 const hardswish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.clamp(ops.add(input, 3), 0, 6).div(6)));
 const softsign = (input: TensorLike): Tensor => tidy(() => ops.div(input, ops.abs(input).add(1)));
 const softmin = (input: TensorLike, dim: number): Tensor => tidy(() => ops.softmax(ops.neg(input), intArg('softmin', 'dim', dim)));

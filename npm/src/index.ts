@@ -115,6 +115,16 @@ export type { WebGpuStats, WebGpuCoverage } from './webgpu/device.js';
 export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './creation.js';
 export type { MemoryInfo } from './memory.js';
 export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './ops.js';
+export type {
+  MoreOpFunctions,
+  MoreOpMethods,
+  IndexItem,
+  SortOptions,
+  SortResult,
+  TopkOptions,
+  BernoulliOptions,
+  MultinomialOptions,
+} from './ops_more.js';
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
 export type {

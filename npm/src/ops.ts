@@ -145,11 +145,13 @@ function required(fn: string, name: string, v: TensorLike): TensorLike {
   return v;
 }
 
-const unary = (name: string) => {
+/** A one-operand op by name (the fast path for live Tensors). */
+export const unary = (name: string) => {
   const op = new OpRef(name);
   return (input: TensorLike): Tensor => run1(name, op, 'input', required(name, 'input', input));
 };
-const binary = (name: string, second = 'other') => {
+/** A two-operand op by name; `second` names the second operand in errors. */
+export const binary = (name: string, second = 'other') => {
   const op = new OpRef(name);
   return (input: TensorLike, other: TensorLike): Tensor =>
     run2(name, op, 'input', required(name, 'input', input), second, required(name, second, other));
@@ -170,11 +172,11 @@ function variance(name: string, input: TensorLike, a: unknown, b: unknown, c: un
 
 /** An index operand: a tensor as is, or a plain integer array made into an int32 tensor. */
 /** An index or mask made from a plain array goes to the device of the tensor it indexes. */
-function deviceOf(v: unknown): Device | undefined {
+export function deviceOf(v: unknown): Device | undefined {
   return v instanceof Tensor ? v.device : undefined;
 }
 
-function indexOperand(fn: string, index: unknown, device?: Device): Tensor {
+export function indexOperand(fn: string, index: unknown, device?: Device): Tensor {
   if (index instanceof Tensor) return index;
   if (Array.isArray(index)) {
     const shape: number[] = [];
@@ -206,7 +208,7 @@ function maskOperand(fn: string, mask: unknown, device?: Device): Tensor {
 }
 
 /** Runs f with a temporary tensor made from a plain array, disposing it afterwards. */
-function withTemp<T>(original: unknown, made: Tensor, f: (t: Tensor) => T): T {
+export function withTemp<T>(original: unknown, made: Tensor, f: (t: Tensor) => T): T {
   try {
     return f(made);
   } finally {
@@ -426,14 +428,17 @@ export const functionOps = {
   },
 };
 
-// Install every op as a Tensor method sharing the function above.
-for (const name of Object.keys(ops) as (keyof OpFunctions)[]) {
-  const f = ops[name] as (...args: unknown[]) => unknown;
-  Object.defineProperty(Tensor.prototype, name, {
-    value: function (this: Tensor, ...args: unknown[]) {
-      return f(this, ...args);
-    },
-    writable: true,
-    configurable: true,
-  });
+/** Installs every function of an op table as a Tensor method sharing it (`this` first). */
+export function installMethods(table: object): void {
+  for (const [name, fn] of Object.entries(table)) {
+    const f = fn as (...args: unknown[]) => unknown;
+    Object.defineProperty(Tensor.prototype, name, {
+      value: function (this: Tensor, ...args: unknown[]) {
+        return f(this, ...args);
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
 }
+installMethods(ops);

@@ -37,6 +37,11 @@ enum class IntBinary : uint8_t { Add, Sub, Mul, Pow, Maximum, Minimum };
 enum class IntUnary : uint8_t { Neg, Abs, Sign, Square, Relu };
 // Comparisons in one dtype (callers promote both operands first); NaN compares false except ne.
 enum class Compare : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+// Float math beyond Backend::unary_f32's set (rounding, the rest of trigonometry): evaluated in
+// double and rounded once; Round is half to even (PyTorch's round).
+enum class MathFn : uint8_t { Floor, Ceil, Round, Trunc, Tan, Atan, Asin, Acos, Sinh, Cosh };
+// Cumulative scans along a dim (cumsum, cumprod).
+enum class Scan : uint8_t { Sum, Prod };
 
 // out = cond ? a : b over `shape` (out contiguous), each operand read through its strides
 // (0 along broadcast dims).
@@ -122,6 +127,53 @@ class DataKernels {
   virtual void pad_mapped(size_t elem_bytes, const PadGeom& g, const void* x, void* out) const;
   // dx (contiguous in_shape, not cleared) += g (contiguous out_shape) along the same maps.
   virtual void pad_mapped_backward_f32(const PadGeom& g, const float* grad, float* dx) const;
+
+  // ---- more float math (kernels/reference/data_math.cpp) ----
+  virtual void math_f32(MathFn fn, const float* x, float* y, int64_t n) const;
+  // out = atan2(a, b) over plan.shape (out contiguous), as Backend::binary_f32 reads operands.
+  virtual void atan2_f32(const BroadcastPlan& plan, const float* a, const float* b, float* out) const;
+
+  // ---- scans, sorting (kernels/reference/data_scan.cpp, data_sort.cpp) ----
+  // x viewed as [outer, r, inner] (float32 or int32) → out of the same shape and dtype:
+  // out[o, j, i] = x[o, 0, i] ⊕ … ⊕ x[o, j, i] (reverse: x[o, j, i] ⊕ … ⊕ x[o, r−1, i]). Float
+  // scans accumulate in double and round each output (PyTorch's CPU kernels); int32 wraps.
+  virtual void scan(Scan op, DType dtype, bool reverse, const void* x, int64_t outer, int64_t r,
+                    int64_t inner, void* out) const;
+  // The gradient of cumprod along r, exact where x has zeros: dx[j] = (x[0]⋯x[j−1]) · S[j] with
+  // S[j] = g[j] + x[j+1] · S[j+1] (S[r−1] = g[r−1]), in double.
+  virtual void cumprod_backward_f32(const float* x, const float* g, int64_t outer, int64_t r,
+                                    int64_t inner, float* dx) const;
+  // The positions (in [0, r)) of the first k of the r values of each [o, :, i] group of x
+  // (float32, int32 or bool) in stable sorted order, ascending or descending, into out
+  // [outer, k, inner]. NaN sorts above every number (last ascending, first descending).
+  virtual void argsort(DType dtype, const void* x, int64_t outer, int64_t r, int64_t inner, bool descending,
+                       int64_t k, int32_t* out) const;
+
+  // ---- scatter (kernels/reference/data_scatter.cpp) ----
+  // gather's adjoints into a contiguous `out` (walk_strides are out's, the dim's zeroed), src
+  // contiguous of index_shape: out[walk(i) + idx[i] · dim_stride] = src[i] (the last write in
+  // row-major order wins), or += for scatter_add_i32 (wrapping).
+  virtual void scatter(size_t elem_bytes, const GatherGeom& g, const void* src, const int32_t* idx,
+                       void* out) const;
+  virtual void scatter_add_i32(const GatherGeom& g, const int32_t* src, const int32_t* idx, int32_t* out) const;
+
+  // ---- sampling (kernels/reference/data_sample.cpp) ----
+  // Throws sg::Error naming `op` unless each of the `rows` rows of `cats` weights is a
+  // distribution multinomial can draw `samples` from: weights finite and ≥ 0, a positive sum,
+  // and without replacement at least `samples` nonzero weights.
+  virtual void check_distribution(const float* w, int64_t rows, int64_t cats, int64_t samples, bool replacement,
+                                  const std::string& op) const;
+  // out [rows, samples] int32: categories drawn with probability w / Σw per row, from Philox
+  // stream `at` (multinomial_words(...) words). With replacement: one word per draw, inverse CDF
+  // in double. Without: one word per category, E = −log u exponential keys, the `samples` largest
+  // w / E in decreasing order (the exponential race, PyTorch's method).
+  virtual void multinomial(RngState at, const float* w, int64_t rows, int64_t cats, int64_t samples,
+                           bool replacement, int32_t* out) const;
 };
+
+// Words of the random stream multinomial uses.
+inline uint64_t multinomial_words(int64_t rows, int64_t cats, int64_t samples, bool replacement) {
+  return uint64_t(rows) * uint64_t(replacement ? samples : cats);
+}
 
 }  // namespace sg

@@ -74,6 +74,8 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
   const int64_t C = x.shape()[lead];
   const Ints in(x.shape().begin() + lead + 1, x.shape().end());
   const Ints k(w.shape().begin() + 2, w.shape().end());
+  for (int64_t e : k)
+    check(e > 0, op, ": expected a weight with positive kernel sizes [", kernel_text, "], got shape ", w.shape());
 
   // Channels. The message shows the input shape the weight asks for.
   int64_t O;

@@ -22,6 +22,7 @@ const std::map<std::string, OpInfo>& table() {
     register_layer_ops(m);
     register_loss_ops(m);
     register_optim_ops(m);
+    register_more_ops(m);
     register_rnn_ops(m);
     return m;
   }();

@@ -34,6 +34,18 @@ async function main(): Promise<void> {
   const kept = sg.tidy(() => x.add(1).mul(2));
   sg.noGrad(() => x.mul(2)).dispose();
 
+  // the more ops (ops_more.ts): methods typed through the Tensor augmentation, results typed
+  const { values, indices }: { values: Tensor; indices: Tensor } = x.sort(1, { descending: true });
+  const top: Tensor = sg.topk(x, 2).values;
+  const last: Tensor = x.index(null, -1).cumsum(0).flip(0).roll(1).repeat(2);
+  const prod: Tensor = sg.einsum('ij,kj->ik', x, x).tril(-1).diag();
+  const picks: Tensor = sg.multinomial(sg.ones([4]), 2, { replacement: true });
+  const flags: Tensor = x.gt(1).logicalAnd(x.lt(5)).any(1);
+
+  // @ts-expect-error sort's flags go in an options object
+  x.sort(1, true);
+  // @ts-expect-error index items are numbers, null, '...' or ranges
+  x.index('last');
   // @ts-expect-error softmax needs a numeric dim
   x.softmax('last');
   // @ts-expect-error unknown dtype

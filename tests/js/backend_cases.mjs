@@ -110,6 +110,42 @@ add('pad reflect', 'pad', [t3], (sg, a) => sg.pad(a, [2, 1], { mode: 'reflect' }
 add('pad replicate', 'pad', [t3], (sg, a) => sg.pad(a, [1, 2, 2, 0], { mode: 'replicate' }));
 add('pad reflect 2-D', 'pad', [img], (sg, a) => sg.pad(a, [1, 2, 2, 1], { mode: 'reflect' }));
 add('pad replicate wide', 'pad', [f([2, 3], -1, 1, 7)], (sg, a) => sg.pad(a, [4, 5, 3, 0], { mode: 'replicate' }));
+// The ops of ops_more.ts.
+for (const op of ['floor', 'ceil', 'round', 'trunc', 'tan', 'atan', 'asin', 'acos', 'sinh', 'cosh', 'logicalNot']) {
+  add(op, op, [s], (sg, a) => a[op]());
+}
+add('round int32', 'round', [xi], (sg, a) => a.round());
+add('atan2', 'atan2', [s, row], (sg, a, c) => sg.atan2(a, c));
+add('hardtanh', 'hardtanh', [s], (sg, a) => sg.F.hardtanh(a, { minVal: -0.5, maxVal: 0.5 }));
+for (const op of ['logicalAnd', 'logicalOr', 'logicalXor']) add(op, op, [s, mask], (sg, a, m) => a[op](m));
+add('any', 'any', [s], (sg, a) => a.any(1));
+add('all int32', 'all', [xi], (sg, a) => a.all());
+add('cumsum', 'cumsum', [t3], (sg, a) => a.cumsum(1));
+add('cumsum int32', 'cumsum', [xi], (sg, a) => a.cumsum(0));
+add('cumprod', 'cumprod', [t3], (sg, a) => a.cumprod(-1), R);
+add('sort', 'sort', [t3], (sg, a) => { const r = a.sort(1, { descending: true }); return [r.values, r.indices]; });
+add('argsort int32', 'argsort', [xi], (sg, a) => a.argsort(0));
+add('topk', 'topk', [t3], (sg, a) => { const r = a.topk(2); return [r.values, r.indices]; });
+add('scatter', 'scatter', [x, f([2, 4], -1, 1, 7)], (sg, a, c) => a.scatter(0, [[1, 0, 1], [0, 1, 1]], c));
+add('scatterAdd', 'scatterAdd', [x, s], (sg, a, c) => a.scatterAdd(0, [[1, 0, 1], [0, 1, 1]], c));
+add('scatterAdd int32', 'scatterAdd', [xi, xi], (sg, a, c) => a.scatterAdd(1, [[1, 0, 1], [0, 1, 1]], c));
+add('tril', 'tril', [t3], (sg, a) => a.tril(-1));
+add('triu int32', 'triu', [xi], (sg, a) => a.triu(1));
+add('diag of a vector', 'diag', [row], (sg, a) => a.diag(1));
+add('diag of a matrix', 'diag', [x], (sg, a) => a.diag(-1));
+add('outer', 'outer', [row, f([2])], (sg, a, c) => sg.outer(a, c));
+add('einsum', 'einsum', [t3, f([4, 2], -1, 1, 8)], (sg, a, c) => sg.einsum('bij,jk->bki', a, c), R);
+add('einsum diagonal', 'einsum', [f([3, 3])], (sg, a) => sg.einsum('ii->i', a));
+add('flip', 'flip', [t3], (sg, a) => a.flip(0, 2));
+add('roll', 'roll', [t3], (sg, a) => a.roll([1, -1], [2, 0]));
+add('repeat', 'repeat', [x], (sg, a) => a.repeat(2, 1, 2));
+add('tile int32', 'tile', [xi], (sg, a) => a.tile(2));
+add('select', 'select', [t3], (sg, a) => a.select(1, -1));
+add('index', 'index', [t3], (sg, a) => a.index(null, -1, [1, null, 2]));
+add('bernoulli', 'bernoulli', [f([3, 5], 0, 1, 5)], (sg, a) => a.bernoulli(), 0, { random: true });
+add('bernoulli p', 'bernoulli', [f([4])], (sg, a) => a.bernoulli(0.4), 0, { random: true });
+add('multinomial', 'multinomial', [f([2, 5], 0, 1, 6)], (sg, a) => sg.multinomial(a, 3), 0, { random: true });
+add('multinomial replacement', 'multinomial', [f([5], 0, 1, 7)], (sg, a) => sg.multinomial(a, 8, { replacement: true }), 0, { random: true });
 // Layers.
 add('linear', 'linear', [f([4, 3]), f([5, 3], -1, 1, 8), f([5], -1, 1, 9)], (sg, a, w, c) => sg.F.linear(a, w, c), R);
 add('linear relu', 'linear', [f([4, 3]), f([5, 3], -1, 1, 8), f([5], -1, 1, 9)], (sg, a, w, c) => sg.F.linear(a, w, c, { activation: 'relu' }), R);

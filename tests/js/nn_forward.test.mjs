@@ -103,7 +103,7 @@ test('Linear and Conv2d by hand', () => {
     // 1x1x3x3 input of 1..9, all-ones 2x2 kernel, bias 1: window sums + 1.
     const conv = new sg.nn.Conv2d(1, 1, 2);
     conv.loadStateDict({ weight: sg.ones([1, 1, 2, 2]), bias: sg.tensor([1]) });
-    close(conv(sg.arange(1, 10).reshape(1, 1, 3, 3)).toArray(), [[[[13, 17], [25, 29]]]]);
+    close(conv(sg.arange(1, 10, { dtype: 'float32' }).reshape(1, 1, 3, 3)).toArray(), [[[[13, 17], [25, 29]]]]);
     lin.dispose();
     conv.dispose();
   });

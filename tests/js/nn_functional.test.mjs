@@ -117,7 +117,7 @@ test('composite activations match their closed forms', () => {
     close(sg.F.glu(sg.tensor([[1, 2, 0, -1]])).toArray(), [[1 / 2, 2 / (1 + Math.E)]], 1e-6);
     const n = sg.F.normalize(sg.tensor([[3, 4], [0, 0]]));
     close(n.toArray(), [[0.6, 0.8], [0, 0]], 1e-6);
-    close(sg.F.adaptiveAvgPool1d(sg.arange(6).reshape(1, 1, 6), 3).toArray(), [[[0.5, 2.5, 4.5]]], 1e-6);
+    close(sg.F.adaptiveAvgPool1d(sg.arange(6, { dtype: 'float32' }).reshape(1, 1, 6), 3).toArray(), [[[0.5, 2.5, 4.5]]], 1e-6);
   });
 });
 

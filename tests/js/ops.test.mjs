@@ -170,7 +170,7 @@ test('matmul: 1-D, 2-D and batched with broadcast batch dims', scoped(() => {
   assert.deepEqual(out.toArray(), [mm(A, B), mm(A, B).map((r) => r.map((v) => -v))]);
   // [2,1,2,3] @ [3,3,2] → [2,3,2,2]
   const left = sg.ones([2, 1, 2, 3]);
-  const right = sg.arange(18).reshape(3, 3, 2);
+  const right = sg.arange(18, { dtype: 'float32' }).reshape(3, 3, 2);
   const r = left.matmul(right);
   assert.deepEqual(r.shape, [2, 3, 2, 2]);
   // column sums of each [3,2] block of arange

@@ -199,6 +199,43 @@ std::vector<Case> all_cases() {
   add("pad", {t3}, attrs({{"pads", V{1, 2, 0, 1}}, {"value", 0.5}}), "constant");
   add("pad", {t3}, attrs({{"pads", V{2, 1}}, {"mode", std::string("reflect")}}), "reflect");
   add("pad", {t3}, attrs({{"pads", V{1, 2, 2, 0}}, {"mode", std::string("replicate")}}), "replicate");
+  // ops_more.h
+  for (const char* op : {"floor", "ceil", "round", "trunc", "tan", "atan", "asin", "acos", "sinh", "cosh", "logicalNot"})
+    add(op, {s});
+  add("round", {xi}, {}, "int32");
+  add("atan2", {s, row});
+  add("hardtanh", {s}, attrs({{"minVal", -0.5}, {"maxVal", 0.5}}));
+  for (const char* op : {"logicalAnd", "logicalOr", "logicalXor"}) add(op, {s, mask});
+  add("any", {s}, attrs({{"dim", V{1}}}));
+  add("all", {xi});
+  add("cumsum", {t3}, attrs({{"dim", 1.0}}));
+  add("cumsum", {xi}, attrs({{"dim", 0.0}}), "int32");
+  add("cumprod", {t3}, attrs({{"dim", -1.0}}));
+  add("sort", {t3}, attrs({{"dim", 1.0}, {"descending", true}}));
+  add("argsort", {xi}, attrs({{"dim", 0.0}}));
+  add("topk", {t3}, attrs({{"k", 2.0}}));
+  const Tensor sidx = ints({2, 3}, {1, 0, 1, 0, 1, 1});
+  add("scatter", {x, sidx, f({2, 4}, -1, 1, 7)}, attrs({{"dim", 0.0}}));
+  add("scatterAdd", {x, sidx, s}, attrs({{"dim", 0.0}}));
+  add("scatterAdd", {xi, sidx, xi}, attrs({{"dim", 1.0}}), "int32");
+  add("tril", {t3}, attrs({{"diagonal", -1.0}}));
+  add("triu", {xi}, attrs({{"diagonal", 1.0}}), "int32");
+  add("diag", {row}, attrs({{"diagonal", 1.0}}), "of a vector");
+  add("diag", {x}, attrs({{"diagonal", -1.0}}), "of a matrix");
+  add("outer", {row, f({2})});
+  add("einsum", {t3, f({4, 2}, -1, 1, 8)}, attrs({{"equation", std::string("bij,jk->bki")}}));
+  add("einsum", {f({3, 3})}, attrs({{"equation", std::string("ii->i")}}), "diagonal");
+  add("flip", {t3}, attrs({{"dims", V{0, 2}}}));
+  add("roll", {t3}, attrs({{"shifts", V{1, -1}}, {"dims", V{2, 0}}}));
+  add("repeat", {x}, attrs({{"repeats", V{2, 1, 2}}}));
+  add("tile", {xi}, attrs({{"repeats", V{2}}}));
+  add("select", {t3}, attrs({{"dim", 1.0}, {"index", -1.0}}));
+  add("index", {t3}, attrs({{"items", V{0, 0, 0, 1, 1, -1, 0, 1, 2, 1, 9, 2}}}));
+  cs.push_back({"bernoulli", "bernoulli", {f({3, 5}, 0, 1, 5)}, {}, true});
+  cs.push_back({"bernoulli p", "bernoulli", {f({4})}, attrs({{"p", 0.4}}), true});
+  cs.push_back({"multinomial", "multinomial", {f({2, 5}, 0, 1, 6)}, attrs({{"numSamples", 3.0}}), true});
+  cs.push_back({"multinomial replacement", "multinomial", {f({5}, 0, 1, 7)},
+                attrs({{"numSamples", 8.0}, {"replacement", true}}), true});
   // Layers.
   const Tensor img = f({2, 3, 5, 5}, -1, 1, 12);
   add("linear", {f({4, 3}), f({5, 3}, -1, 1, 8), f({5}, -1, 1, 9)});

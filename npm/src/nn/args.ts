@@ -8,11 +8,13 @@ export function countArg(fn: string, name: string, v: unknown, min = 0): number 
   return v;
 }
 
-/** A size for `n` spatial dims: a number (repeated) or an array of n integers. */
-export function tupleArg(fn: string, name: string, v: unknown, n: number): number[] {
-  if (isInteger(v)) return new Array<number>(n).fill(v);
-  if (Array.isArray(v) && v.every(isInteger) && (v.length === n || v.length === 1)) return v.length === n ? v.slice() : new Array<number>(n).fill(v[0]);
-  throw new Error(`${fn}: expected '${name}' to be an integer or an array of ${n} integers, got ${describe(v)}`);
+/** A size for `n` spatial dims: a number (repeated) or an array of n integers, each at least `min`. */
+export function tupleArg(fn: string, name: string, v: unknown, n: number, min = -Infinity): number[] {
+  const ok = (e: unknown): e is number => isInteger(e) && e >= min;
+  const bound = min === -Infinity ? '' : ` >= ${min}`;
+  if (ok(v)) return new Array<number>(n).fill(v);
+  if (Array.isArray(v) && v.every(ok) && (v.length === n || v.length === 1)) return v.length === n ? v.slice() : new Array<number>(n).fill(v[0]);
+  throw new Error(`${fn}: expected '${name}' to be an integer${bound} or an array of ${n} integers${bound}, got ${describe(v)}`);
 }
 
 /**

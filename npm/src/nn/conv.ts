@@ -62,13 +62,13 @@ abstract class ConvNd extends Module {
     if ((o.paddingMode as string) === 'circular') throw new Error(`${name}: paddingMode 'circular' is not supported (use 'zeros', 'reflect' or 'replicate')`);
     this.inChannels = countArg(name, 'inChannels', inChannels, 1);
     this.outChannels = countArg(name, 'outChannels', outChannels, 1);
-    this.kernelSize = tupleArg(name, 'kernelSize', kernelSize, dims);
-    this.stride = tupleArg(name, 'stride', o.stride ?? 1, dims);
-    this.dilation = tupleArg(name, 'dilation', o.dilation ?? 1, dims);
+    this.kernelSize = tupleArg(name, 'kernelSize', kernelSize, dims, 1);
+    this.stride = tupleArg(name, 'stride', o.stride ?? 1, dims, 1);
+    this.dilation = tupleArg(name, 'dilation', o.dilation ?? 1, dims, 1);
     this.groups = o.groups ?? 1;
     this.paddingMode = o.paddingMode ?? 'zeros';
     const padding = o.padding ?? 0;
-    this.padding = typeof padding === 'string' ? padding : tupleArg(name, 'padding', padding, dims);
+    this.padding = typeof padding === 'string' ? padding : tupleArg(name, 'padding', padding, dims, 0);
     if (this.inChannels % this.groups !== 0) throw new Error(`${name}: inChannels (${this.inChannels}) must be divisible by groups (${this.groups})`);
     if (this.outChannels % this.groups !== 0) throw new Error(`${name}: outChannels (${this.outChannels}) must be divisible by groups (${this.groups})`);
     if (this.padding === 'same' && this.stride.some((s) => s !== 1)) {
@@ -184,11 +184,11 @@ export class ConvTranspose2d extends Module {
     });
     this.inChannels = countArg(name, 'inChannels', inChannels, 1);
     this.outChannels = countArg(name, 'outChannels', outChannels, 1);
-    this.kernelSize = tupleArg(name, 'kernelSize', kernelSize, 2);
-    this.stride = tupleArg(name, 'stride', o.stride ?? 1, 2);
-    this.padding = tupleArg(name, 'padding', o.padding ?? 0, 2);
-    this.outputPadding = tupleArg(name, 'outputPadding', o.outputPadding ?? 0, 2);
-    this.dilation = tupleArg(name, 'dilation', o.dilation ?? 1, 2);
+    this.kernelSize = tupleArg(name, 'kernelSize', kernelSize, 2, 1);
+    this.stride = tupleArg(name, 'stride', o.stride ?? 1, 2, 1);
+    this.padding = tupleArg(name, 'padding', o.padding ?? 0, 2, 0);
+    this.outputPadding = tupleArg(name, 'outputPadding', o.outputPadding ?? 0, 2, 0);
+    this.dilation = tupleArg(name, 'dilation', o.dilation ?? 1, 2, 1);
     this.groups = o.groups ?? 1;
     if (this.inChannels % this.groups !== 0) throw new Error(`${name}: inChannels (${this.inChannels}) must be divisible by groups (${this.groups})`);
     if (this.outChannels % this.groups !== 0) throw new Error(`${name}: outChannels (${this.outChannels}) must be divisible by groups (${this.groups})`);
