@@ -18,4 +18,16 @@ class NoGradGuard {
   bool prev_;
 };
 
+// Turns recording on for a scope (backward with create_graph runs the formulas under one).
+class EnableGradGuard {
+ public:
+  EnableGradGuard() : prev_(grad_enabled()) { set_grad_enabled(true); }
+  ~EnableGradGuard() { set_grad_enabled(prev_); }
+  EnableGradGuard(const EnableGradGuard&) = delete;
+  EnableGradGuard& operator=(const EnableGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
 }  // namespace sg
