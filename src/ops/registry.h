@@ -55,5 +55,6 @@ void register_layer_ops(std::map<std::string, OpInfo>& table);      // nn/layer_
 void register_loss_ops(std::map<std::string, OpInfo>& table);       // nn/loss_registry.cpp
 void register_optim_ops(std::map<std::string, OpInfo>& table);      // optim/optim_registry.cpp
 void register_rnn_ops(std::map<std::string, OpInfo>& table);        // nn/rnn_registry.cpp
+void register_inplace_ops(std::map<std::string, OpInfo>& table);    // ops/inplace_registry.cpp
 
 }  // namespace sg
