@@ -212,6 +212,53 @@ Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
   return db;
 }
 
+// ---- double backward: the convolution of geometry g and its two gradient maps as recorded ops,
+// each differentiated through the others (while a gradient is recorded; PyTorch's
+// _convolution_double_backward). in = conv's input side, out = its output side.
+Tensor conv_out_rec(const ConvGeom& g, const Tensor& in, const Tensor& w, const Shape& out_shape);
+Tensor conv_in_rec(const ConvGeom& g, const Tensor& out_grad, const Tensor& w, const Shape& in_shape);
+Tensor conv_w_rec(const ConvGeom& g, const Tensor& in, const Tensor& out_grad, const Shape& w_shape);
+
+// in ↦ conv(in, w).
+Tensor conv_out_rec(const ConvGeom& g, const Tensor& in, const Tensor& w, const Shape& out_shape) {
+  const Tensor ic = as_contiguous(in, DType::Float32), wc = as_contiguous(w, DType::Float32);
+  Tensor y = Tensor::uninitialized(out_shape);
+  conv_forward_f32(g, ic.f32(), wc.f32(), nullptr, y.f32());
+  return record("conv", y, {in, w}, {in, w}, [g](const Tensor& gg, const SavedTensors& s) {
+    return std::vector<Tensor>{s[0].requires_grad() ? conv_in_rec(g, gg, s[1], s[0].shape()) : Tensor(),
+                               s[1].requires_grad() ? conv_w_rec(g, s[0], gg, s[1].shape()) : Tensor()};
+  });
+}
+
+// out_grad ↦ conv's input gradient (the transposed convolution).
+Tensor conv_in_rec(const ConvGeom& g, const Tensor& out_grad, const Tensor& w, const Shape& in_shape) {
+  const Tensor oc = as_contiguous(out_grad, DType::Float32), wc = as_contiguous(w, DType::Float32);
+  Tensor dx = Tensor::uninitialized(in_shape);
+  conv_input_grad_f32(g, oc.f32(), wc.f32(), dx.f32());
+  return record("convInputGrad", dx, {out_grad, w}, {out_grad, w}, [g](const Tensor& gg, const SavedTensors& s) {
+    return std::vector<Tensor>{s[0].requires_grad() ? conv_out_rec(g, gg, s[1], s[0].shape()) : Tensor(),
+                               s[1].requires_grad() ? conv_w_rec(g, gg, s[0], s[1].shape()) : Tensor()};
+  });
+}
+
+// (in, out_grad) ↦ conv's weight gradient.
+Tensor conv_w_rec(const ConvGeom& g, const Tensor& in, const Tensor& out_grad, const Shape& w_shape) {
+  const Tensor ic = as_contiguous(in, DType::Float32), oc = as_contiguous(out_grad, DType::Float32);
+  Tensor dw = Tensor::uninitialized(w_shape);
+  conv_weight_grad_f32(g, ic.f32(), oc.f32(), dw.f32());
+  return record("convWeightGrad", dw, {in, out_grad}, {in, out_grad}, [g](const Tensor& gg, const SavedTensors& s) {
+    return std::vector<Tensor>{s[0].requires_grad() ? conv_in_rec(g, s[1], gg, s[0].shape()) : Tensor(),
+                               s[1].requires_grad() ? conv_out_rec(g, s[0], gg, s[1].shape()) : Tensor()};
+  });
+}
+
+// bias_grad through ops: Σ over every dim but the channel dim 1.
+Tensor bias_grad_rec(const Tensor& g) {
+  Dims dims{0};
+  for (int64_t d = 2; d < g.ndim(); ++d) dims.push_back(d);
+  return sum(g, dims);
+}
+
 Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const Tensor& b, const Args& a) {
   const Setup s = setup(op, nd, false, x, w, b, a);
   const ConvGeom g = s.geom;
@@ -221,7 +268,11 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
   conv_forward_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy) {
+  return record(op, out, {x, w, b}, {x, w}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy, const SavedTensors& s) {
+    if (recording_backward({gy, s[0], s[1]}))
+      return std::vector<Tensor>{need_x ? conv_in_rec(g, gy, s[1], s[0].shape()) : Tensor(),
+                                 need_w ? conv_w_rec(g, s[0], gy, s[1].shape()) : Tensor(),
+                                 need_b ? bias_grad_rec(gy) : Tensor()};
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {
@@ -261,7 +312,13 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
   if (b.defined()) add_channel_bias(out.f32(), as_contiguous(b).f32(), g.N, g.C, g.H * g.W);
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy) {
+  return record(op, out, {x, w, b}, {x, w}, [g, xc, wc, need_x, need_w, need_b](const Tensor& gy, const SavedTensors& s) {
+    // This op is the conv's input-gradient map: its gradients are the conv itself and the
+    // weight gradient with the roles of input and output swapped.
+    if (recording_backward({gy, s[0], s[1]}))
+      return std::vector<Tensor>{need_x ? conv_out_rec(g, gy, s[1], s[0].shape()) : Tensor(),
+                                 need_w ? conv_w_rec(g, gy, s[0], s[1].shape()) : Tensor(),
+                                 need_b ? bias_grad_rec(gy) : Tensor()};
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx, dw, db;
     if (need_x) {

@@ -16,6 +16,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "ops/ops.h"
 
 namespace sg {
 namespace {
@@ -135,7 +136,13 @@ Tensor max_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx = Tensor::uninitialized(x_shape);  // the kernel writes all of it (zeros included)
     if (dx.numel() > 0) backend().max_pool2d_backward_f32(pg, gc.f32(), idx.i32(), dx.f32());
-    return std::vector<Tensor>{dx};
+    // Recorded: the adjoint reads each window's argmax again (nothing for a padding-only window).
+    return std::vector<Tensor>{linear_grad("maxPoolBackward", gy, dx, [idx, pg](const Tensor& gg) {
+      const Tensor at = reshape(idx, {pg.P, pg.oH * pg.oW});
+      const Tensor inside = ge(at, scalar_tensor(0.0, DType::Int32));
+      const Tensor picked = gather(reshape(gg, {pg.P, pg.H * pg.W}), 1, where(inside, at, scalar_tensor(0.0, DType::Int32)));
+      return reshape(mul(picked, cast(inside, DType::Float32)), idx.shape());
+    })};
   });
 }
 
@@ -214,16 +221,24 @@ void box_mean_backward(const BoxGeom& g, const float* dy, float* dx) {
   }
 }
 
-Tensor box_mean(const char* op, const Tensor& x, const Planes& pl, const BoxGeom& g, const Shape& shape) {
+// The box means of x (any layout) as a recorded op; its backward is linear, and, recorded, has
+// the box means again as its own backward.
+Tensor box_mean_of(const char* op, const Tensor& x, const BoxGeom& g, const Shape& shape) {
+  const Tensor xc = as_contiguous(x, DType::Float32);
   Tensor out = Tensor::uninitialized(shape);  // every box is written
-  box_mean_forward(g, pl.x.f32(), out.f32());
+  box_mean_forward(g, xc.f32(), out.f32());
   const Shape x_shape = x.shape();
-  return record(op, out, {x}, [g, x_shape](const Tensor& gy) {
+  return record(op, out, {x}, [op, g, x_shape, shape](const Tensor& gy) {
     Tensor gc = as_contiguous(gy, DType::Float32);
     Tensor dx = Tensor::empty(x_shape);
     box_mean_backward(g, gc.f32(), dx.f32());
-    return std::vector<Tensor>{dx};
+    return std::vector<Tensor>{
+        linear_grad("avgPoolBackward", gy, dx, [op, g, shape](const Tensor& gg) { return box_mean_of(op, gg, g, shape); })};
   });
+}
+
+Tensor box_mean(const char* op, const Tensor& x, const Planes&, const BoxGeom& g, const Shape& shape) {
+  return box_mean_of(op, x, g, shape);
 }
 
 Tensor avg_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, const Ints& stride,

@@ -8,8 +8,12 @@
 
 #include "autograd/engine.h"
 #include "gradcheck.h"
+#include "nn/conv.h"
+#include "nn/embedding.h"
 #include "nn/linear.h"
+#include "nn/loss.h"
 #include "nn/norm.h"
+#include "nn/pool.h"
 #include "ops/ops.h"
 
 using sg::Tensor;
@@ -167,4 +171,64 @@ TEST_CASE("double backward: linear and the normalization layers") {
   gradgradcheck("instanceNorm",
                 [](In& in) { return sg::instance_norm(in[0], Tensor(), Tensor(), in[1], in[2], true, 0.1, 1e-5); },
                 {img(), per_c(40), per_c(41)});
+}
+
+TEST_CASE("double backward: losses") {
+  const auto in = [] { return leaf({3, 4}, -1, 1, 50); };
+  const auto tg = [] { return leaf({3, 4}, -1, 1, 51); };
+  const auto sq = [](const Tensor& t) { return sg::square(t); };  // l1 is piecewise linear
+  gradgradcheck("mseLoss", [](In& v) { return sg::mse_loss(v[0], v[1]); }, {in(), tg()});
+  gradgradcheck("l1Loss", [sq](In& v) { return sg::l1_loss(sq(v[0]), v[1], "sum"); }, {in(), tg()});
+  gradgradcheck("smoothL1Loss", [](In& v) { return sg::smooth_l1_loss(v[0], v[1], "mean", 0.5); }, {in(), tg()});
+  gradgradcheck("huberLoss", [](In& v) { return sg::huber_loss(v[0], v[1], "none", 0.7); }, {in(), tg()});
+  gradgradcheck("klDiv", [](In& v) { return sg::kl_div(sg::log_softmax(v[0], 1), sg::softmax(v[1], 1), "batchmean"); },
+                {in(), tg()});
+  gradgradcheck("klDiv log target",
+                [](In& v) { return sg::kl_div(sg::log_softmax(v[0], 1), sg::log_softmax(v[1], 1), "sum", true); },
+                {in(), tg()});
+  gradgradcheck("binaryCrossEntropy", [](In& v) { return sg::binary_cross_entropy(sg::sigmoid(v[0]), sg::sigmoid(v[1])); },
+                {in(), tg()});
+  // Weights get no gradient (as in PyTorch): constants here.
+  const Tensor pos_weight = leaf({4}, 0.5, 2, 52, false);
+  gradgradcheck("binaryCrossEntropyWithLogits",
+                [pos_weight](In& v) { return sg::binary_cross_entropy_with_logits(v[0], sg::sigmoid(v[1]), Tensor(), pos_weight); },
+                {in(), tg()});
+  Tensor idx = Tensor::empty({3}, sg::DType::Int32);
+  idx.i32()[0] = 2, idx.i32()[1] = 0, idx.i32()[2] = 3;
+  gradgradcheck("crossEntropy", [idx](In& v) { return sg::cross_entropy(v[0], idx); }, {in()});
+  Tensor ignored = sg::clone(idx);
+  ignored.i32()[1] = -100;
+  gradgradcheck("crossEntropy weighted, smoothed, ignoring a row",
+                [ignored](In& v) { return sg::cross_entropy(v[0], ignored, sg::full({4}, 0.5), -100, "mean", 0.2); },
+                {in()});
+  gradgradcheck("crossEntropy probabilities", [](In& v) { return sg::cross_entropy(v[0], sg::softmax(v[1], 1)); },
+                {in(), tg()});
+  gradgradcheck("crossEntropy [N, C, d]", [](In& v) {
+    Tensor t = Tensor::empty({2, 3}, sg::DType::Int32);
+    for (int i = 0; i < 6; ++i) t.i32()[i] = i % 4;
+    return sg::cross_entropy(v[0], t, Tensor(), -100, "sum", 0.1);
+  }, {leaf({2, 4, 3}, -1, 1, 53)});
+  gradgradcheck("nllLoss", [idx](In& v) { return sg::nll_loss(sg::log_softmax(v[0], 1), idx); }, {in()});
+}
+
+TEST_CASE("double backward: convolution, pooling, embedding") {
+  gradgradcheck("conv2d", [](In& v) { return sg::conv2d(v[0], v[1], v[2], {2}, {1}); },
+                {leaf({2, 2, 4, 4}, -1, 1, 60), leaf({3, 2, 3, 3}, -1, 1, 61), leaf({3}, -1, 1, 62)});
+  gradgradcheck("conv2d grouped, dilated", [](In& v) { return sg::conv2d(v[0], v[1], Tensor(), {1}, {1}, {2}, 2); },
+                {leaf({1, 2, 5, 5}, -1, 1, 63), leaf({4, 1, 2, 2}, -1, 1, 64)});
+  gradgradcheck("conv1d", [](In& v) { return sg::conv1d(v[0], v[1], v[2], {1}, {1}); },
+                {leaf({2, 2, 5}, -1, 1, 65), leaf({3, 2, 3}, -1, 1, 66), leaf({3}, -1, 1, 67)});
+  gradgradcheck("convTranspose2d", [](In& v) { return sg::conv_transpose2d(v[0], v[1], v[2], {2}, {1}); },
+                {leaf({1, 2, 3, 3}, -1, 1, 68), leaf({2, 3, 3, 3}, -1, 1, 69), leaf({3}, -1, 1, 70)});
+  // Pooling is linear (max pooling piecewise): squared so that its second derivative is not 0.
+  gradgradcheck("maxPool2d", [](In& v) { return sg::square(sg::max_pool2d(v[0], {2}, {2}, {1})); },
+                {leaf({1, 2, 5, 5}, -1, 1, 71)});
+  gradgradcheck("maxPool1d", [](In& v) { return sg::square(sg::max_pool1d(v[0], {3}, {2})); }, {leaf({2, 2, 7}, -1, 1, 72)});
+  gradgradcheck("avgPool2d", [](In& v) { return sg::square(sg::avg_pool2d(v[0], {3}, {2}, {1})); },
+                {leaf({1, 2, 5, 5}, -1, 1, 73)});
+  gradgradcheck("adaptiveAvgPool2d", [](In& v) { return sg::square(sg::adaptive_avg_pool2d(v[0], {2, 3})); },
+                {leaf({1, 2, 5, 4}, -1, 1, 74)});
+  Tensor idx = Tensor::empty({2, 3}, sg::DType::Int32);
+  for (int i = 0; i < 6; ++i) idx.i32()[i] = (i * 2) % 5;
+  gradgradcheck("embedding", [idx](In& v) { return sg::square(sg::embedding(v[0], idx, 2)); }, {leaf({5, 3}, -1, 1, 75)});
 }
