@@ -14,6 +14,7 @@
 #include "nn/loss.h"
 #include "nn/norm.h"
 #include "nn/pool.h"
+#include "nn/rnn.h"
 #include "ops/ops.h"
 
 using sg::Tensor;
@@ -231,4 +232,23 @@ TEST_CASE("double backward: convolution, pooling, embedding") {
   Tensor idx = Tensor::empty({2, 3}, sg::DType::Int32);
   for (int i = 0; i < 6; ++i) idx.i32()[i] = (i * 2) % 5;
   gradgradcheck("embedding", [idx](In& v) { return sg::square(sg::embedding(v[0], idx, 2)); }, {leaf({5, 3}, -1, 1, 75)});
+}
+
+TEST_CASE("double backward: recurrent layers") {
+  const auto run = [](sg::RnnMode mode, bool proj) {
+    return [mode, proj](In& v) {
+      return sg::rnn_layer_packed(mode, v[0], v[1], mode == sg::RnnMode::Lstm ? v[2] : Tensor(), v[3], v[4], v[5], v[6],
+                                  proj ? v[7] : Tensor(), false);
+    };
+  };
+  // T = 3, B = 2, inputs of 3, hidden 2 (LSTM with a projection to 1).
+  gradgradcheck("lstm with projection", run(sg::RnnMode::Lstm, true),
+                {leaf({3, 2, 3}, -1, 1, 80), leaf({2, 1}, -1, 1, 81), leaf({2, 2}, -1, 1, 82), leaf({8, 3}, -1, 1, 83),
+                 leaf({8, 1}, -1, 1, 84), leaf({8}, -1, 1, 85), leaf({8}, -1, 1, 86), leaf({1, 2}, -1, 1, 87)});
+  gradgradcheck("gru", run(sg::RnnMode::Gru, false),
+                {leaf({3, 2, 3}, -1, 1, 88), leaf({2, 2}, -1, 1, 89), Tensor(), leaf({6, 3}, -1, 1, 90),
+                 leaf({6, 2}, -1, 1, 91), leaf({6}, -1, 1, 92), leaf({6}, -1, 1, 93)});
+  gradgradcheck("rnn tanh", run(sg::RnnMode::RnnTanh, false),
+                {leaf({3, 2, 3}, -1, 1, 94), leaf({2, 2}, -1, 1, 95), Tensor(), leaf({2, 3}, -1, 1, 96),
+                 leaf({2, 2}, -1, 1, 97), Tensor(), Tensor()});
 }
