@@ -401,8 +401,8 @@ test("the playground's L1/L2 controls add sg.penalties.l1 and l2 of every weight
   let trainer;
   try {
     trainer = createTrainer(sg, config);
-    const total = trainer.step();
-    const { dataLoss } = trainer.report();
+    const total = await trainer.step(); // the demo's trainers read with await (GPU tensors)
+    const { dataLoss } = await trainer.report();
     // Three weight matrices (2→6, 6→6, 6→2), biases excluded.
     assert.deepEqual(calls.l1.map((c) => c.shape), [[6, 2], [6, 6], [2, 6]]);
     assert.deepEqual(calls.l2.map((c) => c.shape), [[6, 2], [6, 6], [2, 6]]);

@@ -9,7 +9,9 @@ import { Tensor } from '../tensor.js';
 import { countArg } from './args.js';
 import { ones_, zeros_ } from './init.js';
 import { Module, Parameter } from './module.js';
-import { writeInto } from './tensor_data.js';
+import { copyTensorInto, writeInto } from './tensor_data.js';
+import { tidy } from '../memory.js';
+import { placeOn } from '../webgpu/device.js';
 
 export interface BatchNormModuleOptions {
   eps?: number;
@@ -20,7 +22,7 @@ export interface BatchNormModuleOptions {
 }
 
 function filled(shape: number[], dtype: 'float32' | 'int32', value: number): Tensor {
-  const t = new Tensor(emptyHandle(shape, dtype), dtype);
+  const t = new Tensor(placeOn(emptyHandle(shape, dtype), undefined), dtype);
   if (value !== 0) writeInto('norm', t, new Float64Array(t.numel).fill(value));
   return t;
 }
@@ -105,9 +107,17 @@ abstract class BatchNormNd extends NormBase {
     }
     let factor = this.momentum ?? 0;
     let tracked: number | null = null;
+    let countOnDevice = false;
     if (this.training && this.trackRunningStats && this.num_batches_tracked) {
-      tracked = this.num_batches_tracked.item() + 1;
-      factor = this.momentum === null ? 1 / tracked : this.momentum;
+      if (this.num_batches_tracked.device === 'cpu') {
+        tracked = this.num_batches_tracked.item() + 1;
+        factor = this.momentum === null ? 1 / tracked : this.momentum;
+      } else if (this.momentum === null) {
+        throw new Error(
+          `${name}: momentum null (a cumulative average) reads num_batches_tracked every step, which a GPU cannot answer synchronously; ` +
+            'give a momentum, or keep the module on the cpu',
+        );
+      } else countOnDevice = true;
     }
     const useBatchStats = this.training || (this.running_mean === null && this.running_var === null);
     const useRunning = !this.training || this.trackRunningStats;
@@ -118,6 +128,10 @@ abstract class BatchNormNd extends NormBase {
     });
     // Counted only once the op succeeded: a failed forward leaves the module as it was.
     if (tracked !== null) writeInto('BatchNorm', this.num_batches_tracked!, [tracked]);
+    if (countOnDevice) {
+      const n = this.num_batches_tracked!;
+      tidy(() => copyTensorInto(n, n.add(1))); // counted on the GPU, no read
+    }
     return out;
   }
 }

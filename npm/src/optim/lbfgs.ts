@@ -99,6 +99,12 @@ export class LBFGS extends Optimizer {
     if (this.paramGroups.length !== 1) throw new Error("LBFGS: doesn't support per-parameter options (parameter groups)");
     for (const [i, p] of this.params.entries()) {
       if (!p.isContiguous()) throw new Error(`LBFGS: params[${i}] is a strided view; L-BFGS writes parameters in place and needs contiguous ones`);
+      if (p.device !== 'cpu') {
+        throw new Error(
+          `LBFGS: params[${i}] is on ${p.device}: L-BFGS reads the loss and the gradients at every iteration, which a GPU ` +
+            "answers only asynchronously; train it on the cpu (model.to('cpu')) or use another optimizer",
+        );
+      }
     }
   }
 

@@ -10,6 +10,7 @@ import { keep } from '../memory.js';
 import { mod } from '../module.js';
 import { checkOptions, describe, isOptionsObject, type Spec } from '../options.js';
 import { Tensor } from '../tensor.js';
+import { submitWork } from '../webgpu/device.js';
 
 /** One optimizer state entry per name (PyTorch's optimizer.state[p]): 'step', 'exp_avg', ... */
 export type ParamState = Record<string, Tensor>;
@@ -222,6 +223,8 @@ export abstract class Optimizer {
     for (const group of this.paramGroups) {
       this.withStates(group, (handles, states) => mod().optimStep(this.algo.name, handles, states, this.attrsOf(group)));
     }
+    // A training step's GPU work goes to the queue here, in one submit, without waiting.
+    submitWork();
     this.stepCount++;
     return result;
   }
