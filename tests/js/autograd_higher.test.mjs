@@ -3,6 +3,7 @@
 // Values are closed forms; PyTorch references for double backward are in penalties.test.mjs
 // (gradientPenalty) and the native gradgradchecks (tests/native/autograd_double_test.cpp).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import test from 'node:test';
 
 import { sg, close, throwsWith } from './helpers.mjs';
@@ -121,3 +122,47 @@ test('a 24,000-node graph is freed by tidy without overflowing the stack, memory
   assert.equal(sg.memory().tensors, before.tensors);
   x.dispose();
 });
+
+// ---- against PyTorch: loss, gradient and Hessian-vector product of small models ----
+
+const REF = JSON.parse(readFileSync(new URL('../data/higher_order_ref.json', import.meta.url), 'utf8'));
+
+const models = {
+  mlp: ([w1, b1, w2, b2], [x, y]) => sg.F.crossEntropy(sg.F.linear(sg.F.linear(x, w1, b1).tanh(), w2, b2), y),
+  cnn: ([k, kb, w, b], [x, y]) => {
+    const h = sg.F.maxPool2d(sg.F.conv2d(x, k, kb, { padding: 1 }).relu(), 2);
+    return sg.F.crossEntropy(sg.F.linear(h.flatten(1), w, b), y, { labelSmoothing: 0.1 });
+  },
+  normGelu: ([g, b, w], [x, t]) => sg.F.mseLoss(sg.F.linear(sg.F.gelu(sg.F.layerNorm(x, [4], g, b)), w), t),
+  lstm: ([m], [x]) => {
+    const [out] = m.forward(x);
+    return out.square().mean().add(out.sum());
+  },
+};
+
+// The parameters as leaves: a model's, for the LSTM (loaded with the case's values under
+// PyTorch's names), else fresh tensors.
+function leaves(c) {
+  if (c.model !== 'lstm') return { params: c.params.map((p) => sg.tensor(p, { requiresGrad: true })) };
+  const m = new sg.nn.LSTM(3, 2);
+  const names = ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0'];
+  m.loadStateDict(Object.fromEntries(names.map((n, i) => [n, sg.tensor(c.params[i])])));
+  return { params: names.map((n) => m[n]), model: m };
+}
+
+for (const c of REF.cases) {
+  test(`double backward of a small ${c.model} equals PyTorch's Hessian-vector product`, () => {
+    sg.tidy(() => {
+      const { params, model } = leaves(c);
+      const data = c.data.map((d, i) => (c.model !== 'normGelu' && c.model !== 'lstm' && i === 1 ? sg.tensor(d, { dtype: 'int32' }) : sg.tensor(d)));
+      const loss = models[c.model](model ? [model] : params, data);
+      close(loss.item(), c.loss, 1e-5, 'loss');
+      const g = sg.autograd.grad(loss, params, { createGraph: true });
+      g.forEach((gi, k) => close(gi.toArray(), c.grads[k], 1e-4, `grad ${k}`));
+      const dot = g.map((gi, k) => gi.mul(sg.tensor(c.v[k])).sum()).reduce((a, b) => a.add(b));
+      const hv = sg.autograd.grad(dot, params);
+      hv.forEach((h, k) => close(h.toArray(), c.hv[k], 2e-4, `Hv ${k}`));
+      return null;
+    });
+  });
+}
