@@ -52,10 +52,12 @@ Tensor owned(const Tensor& g) {
 }
 
 struct Backward {
+  Backward(bool retain, bool create) : retain_graph(retain), create_graph(create) {}
+
   bool retain_graph;
   // Build a graph of the gradients (backward with create_graph): formulas run with grad mode on,
   // and sums go through differentiable ops.
-  bool create_graph = false;
+  bool create_graph;
   // compute_grads mode: capture instead of accumulating.
   bool capture = false;
   std::unordered_map<const void*, Tensor> captured;  // keyed by Node* or TensorImpl*
@@ -207,13 +209,13 @@ Tensor seed_gradient(const Tensor& root, const Tensor& grad_output, bool create_
 }  // namespace
 
 void run_backward(const Tensor& root, const Tensor& grad_output, bool retain_graph, bool create_graph) {
-  Backward b{retain_graph, create_graph};
+  Backward b(retain_graph, create_graph);
   b.run(root, seed_gradient(root, grad_output, create_graph));
 }
 
 std::vector<Tensor> compute_grads(const Tensor& root, const Tensor& grad_output,
                                   const std::vector<Tensor>& inputs, bool retain_graph, bool create_graph) {
-  Backward b{retain_graph, create_graph};
+  Backward b(retain_graph, create_graph);
   b.capture = true;
   for (const Tensor& t : inputs) {
     check(t.requires_grad(), "grad: every input must require grad");

@@ -26,6 +26,26 @@ test('backward({ createGraph: true }) records .grad, which differentiates again'
   sg.dispose([x, y, g]);
 });
 
+test('createGraph steps keep memory flat once each .grad is set to null', () => {
+  const w = sg.tensor([0.5, -1, 2], { requiresGrad: true });
+  const before = sg.memory();
+  for (let i = 0; i < 5; i++) {
+    sg.tidy(() => {
+      w.pow(3).sum().backward({ createGraph: true });
+      const g = w.grad; // refers to the graph, which refers to w: cleared below
+      w.grad = null;
+      g.square().sum().backward();
+      close(w.grad.toArray(), [0.5, -1, 2].map((v) => 2 * 3 * v * v * 6 * v), 1e-5);
+      w.grad = null;
+      return null;
+    });
+  }
+  const after = sg.memory();
+  assert.equal(after.tensors, before.tensors);
+  assert.equal(after.bytes, before.bytes);
+  w.dispose();
+});
+
 test('sg.grad of sg.grad (and a third order), valueAndGrad inside grad', () => {
   const x = sg.tensor([0.5, -1, 2]);
   const f = (t) => t.sin().sum();
