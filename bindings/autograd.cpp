@@ -31,14 +31,14 @@ void register_hook(int32_t id, val fn) {
   t.register_hook(js_hook(fn));
 }
 
-void backward(int32_t id, int32_t grad, bool retain_graph) {
-  get(id, "backward").backward(get_or_null(grad, "backward: grad"), retain_graph);
+void backward(int32_t id, int32_t grad, bool retain_graph, bool create_graph) {
+  get(id, "backward").backward(get_or_null(grad, "backward: grad"), retain_graph, create_graph);
 }
 
-val compute_grads(int32_t root, int32_t grad, val inputs, bool retain_graph) {
+val compute_grads(int32_t root, int32_t grad, val inputs, bool retain_graph, bool create_graph) {
   return handle_array(sg::compute_grads(get(root, "computeGrads: root"),
                                         get_or_null(grad, "computeGrads: grad"),
-                                        tensor_list(inputs, "computeGrads: inputs"), retain_graph));
+                                        tensor_list(inputs, "computeGrads: inputs"), retain_graph, create_graph));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // The `sg` object that init() resolves to: every public function in one place.
-import { enableGrad, grad, noGrad, valueAndGrad } from './autograd.js';
+import { enableGrad, grad, gradOf, noGrad, valueAndGrad } from './autograd.js';
+import { gradcheck, gradgradcheck } from './gradcheck.js';
+import './inplace.js';  // the in-place Tensor methods (add_, mul_, fill_, ...)
 import {
   arange,
   eye,
@@ -167,6 +169,8 @@ export function createApi() {
     setGradEnabled,
     grad,
     valueAndGrad,
+    // torch.autograd's functions: grad (with createGraph for higher-order gradients), gradcheck
+    autograd: { grad: gradOf, gradcheck, gradgradcheck },
     // nn (API.md: nn, Functional and losses)
     nn,
     F,

@@ -8,7 +8,14 @@ import { checkOptions, describe, isInteger, isOptionsObject } from './options.js
 import { Tensor } from './tensor.js';
 
 export interface BackwardOptions {
+  /** Keep the graph's saved tensors for another backward (default: createGraph, as PyTorch). */
   retainGraph?: boolean;
+  /**
+   * Record the gradients too, so they can be differentiated again (higher-order gradients).
+   * Each .grad then carries a graph: set it to null (or zeroGrad({ setToNone: true })) before the
+   * next step, or use sg.autograd.grad, which fills no .grad.
+   */
+  createGraph?: boolean;
 }
 
 /** What registerHook accepts: gets the gradient, returns a replacement or nothing. */
@@ -44,7 +51,8 @@ export function backward(t: Tensor, gradOutput?: Tensor | number | null | Backwa
     options = gradOutput as BackwardOptions;
     gradOutput = undefined;
   }
-  const o = checkOptions<BackwardOptions>('backward', options, { retainGraph: 'boolean' });
+  const o = checkOptions<BackwardOptions>('backward', options, { retainGraph: 'boolean', createGraph: 'boolean' });
+  const createGraph = o.createGraph ?? false;
   const h = t.handle;
   let gh: TensorHandle = 0;
   let temp = false;
@@ -56,7 +64,7 @@ export function backward(t: Tensor, gradOutput?: Tensor | number | null | Backwa
     throw new Error(`backward: expected gradOutput to be a Tensor, a number or undefined, got ${describe(gradOutput)}`);
   }
   try {
-    withHookCleanup(() => H.backwardHandle(h, gh, o.retainGraph ?? false));
+    withHookCleanup(() => H.backwardHandle(h, gh, o.retainGraph ?? createGraph, createGraph));
   } finally {
     if (temp) H.releaseHandle(gh);
   }
@@ -158,11 +166,17 @@ function valueAndGradImpl(name: string, fn: unknown, argnums: unknown): (...args
       if (!(a instanceof Tensor)) throw new Error(`${name}: argument ${i} must be a Tensor to differentiate with respect to, got ${describe(a)}`);
       if (a.dtype !== 'float32') throw new Error(`${name}: argument ${i} must be a float32 Tensor to differentiate with respect to, got ${a.dtype}`);
     }
+    // Inside another differentiation (sg.grad of sg.grad), an argument that requires grad is
+    // followed through a recorded copy, and the gradient is recorded too, so the outer one can
+    // differentiate it.
+    const createGraph = H.isGradEnabled() && idx.some((i) => (args[i] as Tensor).requiresGrad);
     return enableGrad(() =>
       tidy(() => {
         // Fresh leaves sharing the arguments' data, so the caller's tensors and graphs are untouched.
         const inputs = idx.map((i) => {
-          const leaf = (args[i] as Tensor).detach();
+          const a = args[i] as Tensor;
+          if (createGraph && a.requiresGrad) return a.clone();
+          const leaf = a.detach();
           leaf.requiresGrad = true;
           return leaf;
         });
@@ -177,11 +191,12 @@ function valueAndGradImpl(name: string, fn: unknown, argnums: unknown): (...args
             out.handle,
             0,
             inputs.map((t) => t.handle),
-            false,
+            createGraph,
+            createGraph,
           ),
         );
         const grads = hs.map((h) => new Tensor(h));
-        const value = out.detach();
+        const value = createGraph ? out : out.detach();
         return [value, single ? grads[0]! : grads] as [Tensor, Tensor | Tensor[]];
       }),
     );
@@ -211,4 +226,61 @@ export function valueAndGrad(
   argnums?: number | readonly number[],
 ): (...args: any[]) => [Tensor, Tensor | Tensor[]] {
   return valueAndGradImpl('valueAndGrad', fn, argnums);
+}
+
+export interface GradOfOptions {
+  /** The gradient of `output` (required unless it has one element; a number for a one-element output). */
+  gradOutput?: Tensor | number;
+  /** Keep the graph for another backward (default: createGraph). */
+  retainGraph?: boolean;
+  /** Record the gradients, so they can be differentiated again (higher-order gradients). */
+  createGraph?: boolean;
+}
+
+/**
+ * torch.autograd.grad: d output / d inputs (each a float32 Tensor that requires grad, leaf or
+ * not), leaving every .grad untouched. An input the output does not depend on gets zeros.
+ */
+export function gradOf(output: Tensor, inputs: Tensor, options?: GradOfOptions): Tensor;
+export function gradOf(output: Tensor, inputs: readonly Tensor[], options?: GradOfOptions): Tensor[];
+export function gradOf(output: Tensor, inputs: Tensor | readonly Tensor[], options?: GradOfOptions): Tensor | Tensor[] {
+  const name = 'autograd.grad';
+  if (!(output instanceof Tensor)) throw new Error(`${name}: expected output to be a Tensor, got ${describe(output)}`);
+  if (!output.requiresGrad) throw new Error(`${name}: the output does not require grad and has no grad_fn`);
+  const list = inputs instanceof Tensor ? [inputs] : inputs;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new Error(`${name}: expected inputs to be a Tensor or a non-empty array of Tensors, got ${describe(inputs)}`);
+  }
+  list.forEach((t: unknown, i: number) => {
+    if (!(t instanceof Tensor)) throw new Error(`${name}: input ${i} must be a Tensor, got ${describe(t)}`);
+    if (!t.requiresGrad) throw new Error(`${name}: input ${i} does not require grad`);
+  });
+  const o = checkOptions<GradOfOptions>(name, options, {
+    gradOutput: { check: (v) => v instanceof Tensor || (typeof v === 'number' && Number.isFinite(v)), expected: 'a Tensor or a finite number' },
+    retainGraph: 'boolean',
+    createGraph: 'boolean',
+  });
+  const createGraph = o.createGraph ?? false;
+  let gh: TensorHandle = 0;
+  let temp = false;
+  if (o.gradOutput instanceof Tensor) gh = o.gradOutput.handle;
+  else if (typeof o.gradOutput === 'number') {
+    gh = H.scalarHandle(o.gradOutput, 'float32');
+    temp = true;
+  }
+  try {
+    const hs = withHookCleanup(() =>
+      H.computeGradHandles(
+        output.handle,
+        gh,
+        list.map((t: Tensor) => t.handle),
+        o.retainGraph ?? createGraph,
+        createGraph,
+      ),
+    );
+    const grads = hs.map((h) => new Tensor(h));
+    return inputs instanceof Tensor ? grads[0]! : grads;
+  } finally {
+    if (temp) H.releaseHandle(gh);
+  }
 }

@@ -70,8 +70,8 @@ export interface SimdgradModule {
   // Autograd calls that may run JS hooks (bindings/autograd.cpp).
   /** fn gets a new id on the gradient (the caller of fn releases it) and returns an id, undefined or an error message. */
   registerHook(id: TensorHandle, fn: (grad: TensorHandle) => TensorHandle | undefined | string): void;
-  backward(id: TensorHandle, grad: TensorHandle, retainGraph: boolean): void;
-  computeGrads(root: TensorHandle, grad: TensorHandle, inputs: TensorHandle[], retainGraph: boolean): TensorHandle[];
+  backward(id: TensorHandle, grad: TensorHandle, retainGraph: boolean, createGraph: boolean): void;
+  computeGrads(root: TensorHandle, grad: TensorHandle, inputs: TensorHandle[], retainGraph: boolean, createGraph: boolean): TensorHandle[];
   setBackend(name: string): void;
   getBackend(): string;
   manualSeed(n: number): void;

@@ -377,15 +377,21 @@ export function detachHandle(id: TensorHandle): TensorHandle {
 }
 
 /** Runs backward from `id` (grad 0: implicit one for a one-element tensor); hooks may run JS. */
-export function backwardHandle(id: TensorHandle, grad: TensorHandle, retainGraph: boolean): void {
+export function backwardHandle(id: TensorHandle, grad: TensorHandle, retainGraph: boolean, createGraph = false): void {
   notify('backward', id);
-  mod().backward(id, grad, retainGraph);
+  mod().backward(id, grad, retainGraph, createGraph);
 }
 
-/** torch.autograd.grad: new ids on d root / d inputs[i]. */
-export function computeGradHandles(root: TensorHandle, grad: TensorHandle, inputs: TensorHandle[], retainGraph: boolean): TensorHandle[] {
+/** torch.autograd.grad: new ids on d root / d inputs[i] (recorded themselves with createGraph). */
+export function computeGradHandles(
+  root: TensorHandle,
+  grad: TensorHandle,
+  inputs: TensorHandle[],
+  retainGraph: boolean,
+  createGraph = false,
+): TensorHandle[] {
   notify('computeGrads', root);
-  return mod().computeGrads(root, grad, inputs, retainGraph);
+  return mod().computeGrads(root, grad, inputs, retainGraph, createGraph);
 }
 
 /**

@@ -107,7 +107,8 @@ export function createInit(
 
 export { Tensor } from './tensor.js';
 export type { NestedArray } from './tensor.js';
-export type { BackwardOptions, GradHook } from './autograd.js';
+export type { BackwardOptions, GradHook, GradOfOptions } from './autograd.js';
+export type { CheckedFn, GradcheckOptions, GradgradcheckOptions } from './gradcheck.js';
 export type { Simdgrad, Backend, Features } from './api.js';
 export type { TensorLike } from './call.js';
 export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './embind.js';

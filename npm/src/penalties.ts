@@ -3,7 +3,7 @@
 // so the result lives on the input's device and every backend computes the same thing. The
 // constants they need (an identity, the power iteration's start) are made on the host and moved
 // to the input's device with `to(device)`.
-import { noGrad } from './autograd.js';
+import { enableGrad, gradOf, noGrad } from './autograd.js';
 import { eye, tensor } from './creation.js';
 import { consoleRef } from './env.js';
 import { tidy } from './memory.js';
@@ -290,15 +290,20 @@ function orthogonality(w: Tensor, options?: OrthogonalityOptions): Tensor {
 // ---- gradient penalty ----
 
 /**
- * ∂Σfn(x)/∂x as a tensor that is itself differentiable (its graph kept), so that the penalty's
- * backward reaches the parameters fn reads (a critic's weights). This is the one piece that needs
- * double backward; enabling gradientPenalty means implementing it with that API, e.g. the
- * gradient of fn(x).sum() with respect to x taken with { createGraph: true }.
+ * ∂Σfn(x)/∂x as a tensor that is itself differentiable (recorded with createGraph), so that the
+ * penalty's backward reaches the parameters fn reads (a critic's weights) and, when x requires
+ * grad, x's own history.
  */
-function differentiableInputGradient(fn: string, _f: (x: Tensor) => Tensor, _x: Tensor): Tensor {
-  throw new Error(
-    `${fn}: needs double backward (the gradient of a gradient, backward({ createGraph: true })), which this version of simdgrad does not have yet`,
-  );
+function differentiableInputGradient(fn: string, f: (x: Tensor) => Tensor, x: Tensor): Tensor {
+  return enableGrad(() => {
+    const input = x.requiresGrad ? x : x.detach().requiresGrad_(true);
+    const out: unknown = f(input);
+    if (!(out instanceof Tensor) || out.dtype !== 'float32') {
+      throw new Error(`${fn}: expected 'fn' to return a float32 Tensor, got ${out instanceof Tensor ? out.dtype : describe(out)}`);
+    }
+    if (!out.requiresGrad) return input.detach().mul(0);  // fn(x) does not depend on x: a zero gradient
+    return gradOf(out.sum(), input, { createGraph: true });
+  });
 }
 
 /**
@@ -333,7 +338,7 @@ export interface Penalties {
   entropy(logits: Tensor, options?: EntropyOptions): Tensor;
   /** λ·‖W Wᵀ − I‖²_F ('soft', default) or λ·(σ_max(W) − 1)² ('spectral'); W read as [rows, rest]. */
   orthogonality(w: Tensor, options?: OrthogonalityOptions): Tensor;
-  /** (‖∂fn/∂x‖₂ − target)² per sample, averaged: needs double backward, not available yet (throws). */
+  /** (‖∂fn/∂x‖₂ − target)² per sample, averaged (WGAN-GP), through double backward. */
   gradientPenalty(fn: (x: Tensor) => Tensor, x: Tensor, options?: GradientPenaltyOptions): Tensor;
 }
 

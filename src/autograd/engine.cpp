@@ -1,5 +1,6 @@
 #include "autograd/engine.h"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -8,6 +9,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "ops/ops.h"
 
 namespace sg {
 
@@ -50,11 +52,20 @@ Tensor owned(const Tensor& g) {
 }
 
 struct Backward {
+  Backward(bool retain, bool create) : retain_graph(retain), create_graph(create) {}
+
   bool retain_graph;
+  // Build a graph of the gradients (backward with create_graph): formulas run with grad mode on,
+  // and sums go through differentiable ops.
+  bool create_graph;
   // compute_grads mode: capture instead of accumulating.
   bool capture = false;
   std::unordered_map<const void*, Tensor> captured;  // keyed by Node* or TensorImpl*
   std::unordered_set<const void*> wanted;
+
+  Tensor sum(const Tensor& a, const Tensor& b) const { return create_graph ? add(a, b) : add_same_shape(a, b); }
+  // A gradient kept past the backward call (see owned()); with a graph, a recorded clone.
+  Tensor kept(const Tensor& g) const { return create_graph ? clone(g) : owned(g); }
 
   void to_leaf(const std::shared_ptr<TensorImpl>& leaf, Tensor g) {
     g = run_hooks(leaf->hooks, g);
@@ -65,19 +76,44 @@ struct Backward {
     Tensor holder(leaf);
     check(g.shape() == holder.shape(), "backward: internal error, gradient of shape ", g.shape(),
           " for a leaf of shape ", holder.shape());
-    leaf->grad = leaf->grad ? add_same_shape(Tensor(leaf->grad), g).ptr() : owned(g).ptr();
+    leaf->grad = leaf->grad ? sum(Tensor(leaf->grad), g).ptr() : kept(g).ptr();
   }
 
-  static void accumulate(Tensor& slot, const Tensor& g) {
-    slot = slot.defined() ? add_same_shape(slot, g) : g;
+  void accumulate(Tensor& slot, const Tensor& g) const { slot = slot.defined() ? sum(slot, g) : g; }
+
+  // compute_grads: the nodes worth running are those from which a wanted tensor is reached
+  // (PyTorch's autograd.grad does not run the rest of the graph either).
+  std::unordered_set<Node*> useful;
+  void find_useful(Node* root) {
+    // Post-order over the graph: a node is useful when one of its edges reaches a wanted leaf or
+    // a wanted or useful node.
+    std::unordered_set<Node*> seen{root};
+    std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->next.size()) {
+        Node* child = n->next[i++].node.get();
+        if (child && seen.insert(child).second) stack.push_back({child, 0});
+        continue;
+      }
+      bool reaches = false;
+      for (const Edge& e : n->next)
+        reaches = reaches || (e.leaf && wanted.count(e.leaf.get())) ||
+                  (e.node && (wanted.count(e.node.get()) || useful.count(e.node.get())));
+      if (reaches) useful.insert(n);
+      stack.pop_back();
+    }
   }
 
   void run(const Tensor& root, Tensor grad) {
     NoGradGuard no_grad;
+    std::optional<EnableGradGuard> with_graph;
+    if (create_graph) with_graph.emplace();
     if (root.is_leaf()) {
       to_leaf(root.ptr(), grad);
       return;
     }
+    if (capture) find_useful(root.grad_fn().get());
     // Count, for each reachable node, how many edges lead into it.
     std::unordered_map<Node*, int> deps;
     std::vector<Node*> stack{root.grad_fn().get()};
@@ -95,30 +131,37 @@ struct Backward {
     std::unordered_map<Node*, Tensor> pending;
     pending[root.grad_fn().get()] = grad;
     std::vector<std::shared_ptr<Node>> ready{root.grad_fn()};
-    std::vector<std::shared_ptr<Node>> done;
     while (!ready.empty()) {
       std::shared_ptr<Node> node = ready.back();
       ready.pop_back();
       auto slot = pending.find(node.get());
-      if (slot == pending.end()) {
-        // Every path into this node delivered no gradient: it does not run, but the nodes
-        // below it must still learn that this path is done.
+      if (slot == pending.end() || (capture && !useful.count(node.get()))) {
+        // Every path into this node delivered no gradient (or, for compute_grads, nothing wanted
+        // lies below it): it does not run, but the nodes below it must still learn that this
+        // path is done.
+        if (slot != pending.end()) {
+          Tensor g = run_hooks(node->hooks, slot->second);
+          pending.erase(slot);
+          if (wanted.count(node.get())) accumulate(captured[node.get()], g);
+        }
         for (const Edge& e : node->next)
           if (e.node && --deps[e.node.get()] == 0) ready.push_back(e.node);
         continue;
       }
       Tensor g = run_hooks(node->hooks, slot->second);
       pending.erase(slot);
-      if (auto out = node->retained.lock(); out && !capture) out->grad = owned(g).ptr();
+      if (auto out = node->retained.lock(); out && !capture) out->grad = kept(g).ptr();
       if (capture && wanted.count(node.get())) accumulate(captured[node.get()], g);
       if (node->released())
         fail("backward: trying to backward through the graph a second time (through '", node->name,
              "'); its saved tensors were freed by the first backward. Pass { retainGraph: true } "
              "to the first backward to keep them");
-      std::vector<Tensor> grads = node->fn(g);
+      std::vector<Tensor> grads = node->apply(g, node);
       check(grads.size() == node->next.size(), "backward: internal error, '", node->name,
             "' returned ", grads.size(), " gradients for ", node->next.size(), " inputs");
-      done.push_back(node);
+      // A node runs once per backward: without retain_graph its saved tensors go now (as in
+      // PyTorch), so that activations nothing else holds are freed while backward goes on.
+      if (!retain_graph) node->release();
       for (size_t i = 0; i < grads.size(); ++i) {
         const Edge& e = node->next[i];
         if (e.leaf) {
@@ -132,8 +175,6 @@ struct Backward {
         if (--deps[e.node.get()] == 0) ready.push_back(e.node);
       }
     }
-    if (!retain_graph)
-      for (auto& n : done) n->release();
   }
 };
 
@@ -144,7 +185,9 @@ Tensor filled(const Shape& shape, double v, Device d) {
   return t;
 }
 
-Tensor seed_gradient(const Tensor& root, const Tensor& grad_output) {
+// The gradient backward starts from. With create_graph a given one keeps its own graph (a
+// gradient may itself depend on tensors that require grad, as in PyTorch).
+Tensor seed_gradient(const Tensor& root, const Tensor& grad_output, bool create_graph) {
   check(root.requires_grad(), "backward: the tensor does not require grad and has no grad_fn");
   if (!grad_output.defined()) {
     check(root.numel() == 1, "backward: a gradient must be given for a non-scalar output of shape ",
@@ -159,26 +202,27 @@ Tensor seed_gradient(const Tensor& root, const Tensor& grad_output) {
           device_name(root.device()), ", got one on ", device_name(grad_output.device()));
     return filled(root.shape(), grad_output.item(), root.device());
   }
+  if (create_graph && grad_output.requires_grad()) return contiguous(grad_output);
   return as_contiguous(grad_output, DType::Float32);
 }
 
 }  // namespace
 
-void run_backward(const Tensor& root, const Tensor& grad_output, bool retain_graph) {
-  Backward b{retain_graph};
-  b.run(root, seed_gradient(root, grad_output));
+void run_backward(const Tensor& root, const Tensor& grad_output, bool retain_graph, bool create_graph) {
+  Backward b(retain_graph, create_graph);
+  b.run(root, seed_gradient(root, grad_output, create_graph));
 }
 
 std::vector<Tensor> compute_grads(const Tensor& root, const Tensor& grad_output,
-                                  const std::vector<Tensor>& inputs, bool retain_graph) {
-  Backward b{retain_graph};
+                                  const std::vector<Tensor>& inputs, bool retain_graph, bool create_graph) {
+  Backward b(retain_graph, create_graph);
   b.capture = true;
   for (const Tensor& t : inputs) {
     check(t.requires_grad(), "grad: every input must require grad");
     b.wanted.insert(t.is_leaf() ? static_cast<const void*>(t.impl())
                                 : static_cast<const void*>(t.grad_fn().get()));
   }
-  b.run(root, seed_gradient(root, grad_output));
+  b.run(root, seed_gradient(root, grad_output, create_graph));
   std::vector<Tensor> out;
   for (const Tensor& t : inputs) {
     const void* key = t.is_leaf() ? static_cast<const void*>(t.impl())

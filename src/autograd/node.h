@@ -2,6 +2,7 @@
 // Every node has exactly one output tensor (multi-output ops are built from single-output ones),
 // so tensor hooks and retain_grad of a non-leaf live here.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -11,9 +12,24 @@
 
 namespace sg {
 
-// Gets the gradient of the node's output, returns one gradient per input, each of that
-// input's shape (an undefined Tensor where the input gets none).
+// A formula that captured what it needs: gets the gradient of the node's output, returns one
+// gradient per input, each of that input's shape (an undefined Tensor where the input gets none).
 using BackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output)>;
+
+// The tensors a formula saved, in the order it gave them to record() (PyTorch's ctx.saved_tensors).
+using SavedTensors = std::vector<Tensor>;
+// A formula that reads its tensors from `saved`: the engine checks that none was changed in place
+// since, and while it builds a graph of the gradient (backward with create_graph) hands a saved
+// output back joined to its graph, so the formula's result can be differentiated again.
+using SavedBackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output, const SavedTensors& saved)>;
+
+// One saved tensor: the storage version it was saved at, and whether it is the node's output
+// (kept graph-free in the node, so that saving an output makes no reference cycle).
+struct SavedVariable {
+  Tensor tensor;
+  uint32_t version = 0;
+  bool is_output = false;
+};
 
 // Where an input's gradient goes: into another node, or into a leaf's .grad.
 struct Edge {
@@ -25,16 +41,33 @@ struct Edge {
 class Node {
  public:
   Node(std::string name, std::vector<Edge> next, BackwardFn fn)
-      : name(std::move(name)), next(std::move(next)), fn(std::move(fn)) {}
+      : name(std::move(name)), next(std::move(next)), fn_(std::move(fn)) {}
+  Node(std::string name, std::vector<Edge> next, std::vector<SavedVariable> saved, SavedBackwardFn fn)
+      : name(std::move(name)), next(std::move(next)), saved_fn_(std::move(fn)), saved_(std::move(saved)) {}
+  // Frees the graph below iteratively: a chain of 100,000 nodes must not nest as many
+  // destructor calls (the wasm stack overflows long before).
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
 
   std::string name;
   std::vector<Edge> next;  // one per input, in the op's input order
-  BackwardFn fn;           // empty after release(): saved tensors are gone
   std::vector<Hook> hooks;
   std::weak_ptr<TensorImpl> retained;  // the output, when retain_grad() was called on it
 
-  void release() { fn = nullptr; }
-  bool released() const { return !fn; }
+  // Runs the formula on the gradient of the output. `self` is this node: a saved output rejoins
+  // the graph through it when grad mode is on (the engine turns it on only to create a graph).
+  // Throws when a saved tensor was modified in place after it was saved.
+  std::vector<Tensor> apply(const Tensor& grad_output, const std::shared_ptr<Node>& self) const;
+
+  // Frees the formula and its saved tensors (after a backward without retain_graph).
+  void release();
+  bool released() const { return !fn_ && !saved_fn_; }
+
+ private:
+  BackwardFn fn_;
+  SavedBackwardFn saved_fn_;
+  std::vector<SavedVariable> saved_;
 };
 
 }  // namespace sg

@@ -1,9 +1,21 @@
 // How an op joins the graph:
 //   Tensor out = ...forward...;
-//   return record("mul", out, {a, b}, [a, b](const Tensor& g) { return {mul(g, b), mul(g, a)}; });
+//   return record("mul", out, {a, b}, {a, b}, [](const Tensor& g, const SavedTensors& s) -> Grads {
+//     return {mul(g, s[1]), mul(g, s[0])};
+//   });
 // When grad mode is on and an input requires grad, the result is an alias of `out` that
-// carries the new node; `out` itself stays graph-free, so the backward lambda may capture it
-// (saving an output never makes a reference cycle).
+// carries the new node; `out` itself stays graph-free, so it may be saved (saving an output
+// never makes a reference cycle).
+//
+// The formula gets its tensors from `saved` (the third list), never by capturing them: the
+// engine then refuses a saved tensor that an in-place op changed since (PyTorch's version
+// check), and, when the gradient itself is being differentiated (backward with create_graph),
+// hands a saved `out` back joined to the graph. Formulas compute through differentiable ops
+// whenever recording_backward() says the gradient is being recorded; a fused kernel or a raw
+// backend call (which records nothing) is a fast path for the other case only.
+//
+// The older form record(name, out, inputs, fn), whose formula captures its tensors, still
+// works (no version check; a captured `out` does not rejoin the graph).
 #pragma once
 #include <initializer_list>
 #include <vector>
@@ -16,5 +28,25 @@ bool any_requires_grad(std::initializer_list<Tensor> inputs);
 bool any_requires_grad(const std::vector<Tensor>& inputs);
 
 Tensor record(const char* name, const Tensor& out, const std::vector<Tensor>& inputs, BackwardFn fn);
+Tensor record(const char* name, const Tensor& out, const std::vector<Tensor>& inputs, const SavedTensors& saved,
+              SavedBackwardFn fn);
+
+// Inside a backward formula: whether its result is being recorded for a further derivative
+// (backward with create_graph, the engine leaves grad mode on) and one of `tensors` (the
+// gradient and the saved tensors the formula uses) requires grad. Then the formula must compute
+// through differentiable ops.
+bool recording_backward(std::initializer_list<Tensor> tensors);
+
+// The gradient `result` = L(g) of an op whose backward is a linear map of g alone, computed by
+// a kernel that records nothing (index_add for indexSelect, a zero-padded copy for narrow; max
+// pooling's scatter to the argmax, whose choice is piecewise constant in the input). While the
+// gradient is recorded, `result` joins the graph with the adjoint of L as its backward: the op's
+// own forward map, applied to the incoming gradient (itself recorded, so this goes on to any
+// order).
+template <class Adjoint>
+Tensor linear_grad(const char* name, const Tensor& g, const Tensor& result, Adjoint adjoint) {
+  if (!recording_backward({g})) return result;
+  return record(name, result, {g}, [adjoint](const Tensor& gg) { return std::vector<Tensor>{adjoint(gg)}; });
+}
 
 }  // namespace sg

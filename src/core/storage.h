@@ -43,12 +43,23 @@ class Storage {
   bool pending() const { return pending_; }
   void set_pending(bool p) { pending_ = p; }
 
+  // PyTorch's version counter, shared by every view of the storage: in-place ops bump it, and
+  // autograd compares it with the version a backward formula saved a tensor at (autograd/node.h).
+  uint32_t version() const { return version_; }
+  void bump_version() { ++version_; }
+  // Set once a view of this storage joined the autograd graph: in-place ops that would record
+  // a node on such storage are refused (a view's history cannot be rebased cleanly here).
+  bool graph_view() const { return graph_view_; }
+  void set_graph_view() { graph_view_ = true; }
+
  private:
   void* data_;
   size_t nbytes_;
   size_t capacity_;  // the allocator's size class (≥ nbytes)
   Device device_;
   bool pending_ = false;
+  bool graph_view_ = false;
+  uint32_t version_ = 0;
   std::shared_ptr<DeviceRuntime> runtime_;  // null on the CPU
 };
 

@@ -167,8 +167,8 @@ void Tensor::register_hook(Hook hook) {
   else impl_->grad_fn->hooks.push_back(std::move(hook));
 }
 
-void Tensor::backward(const Tensor& grad_output, bool retain_graph) const {
-  run_backward(*this, grad_output, retain_graph);
+void Tensor::backward(const Tensor& grad_output, bool retain_graph, bool create_graph) const {
+  run_backward(*this, grad_output, retain_graph, create_graph);
 }
 
 Tensor Tensor::detach() const { return view_of(*this, shape(), strides(), offset()); }

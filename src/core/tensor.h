@@ -89,7 +89,7 @@ class Tensor {
   void retain_grad();              // non-leaf: keep .grad after backward
   void register_hook(Hook hook);
   // Gradient of every leaf this tensor depends on, accumulated into their .grad.
-  void backward(const Tensor& grad_output = Tensor(), bool retain_graph = false) const;
+  void backward(const Tensor& grad_output = Tensor(), bool retain_graph = false, bool create_graph = false) const;
   // Same data, cut from the graph.
   Tensor detach() const;
 

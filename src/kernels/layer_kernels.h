@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/box_geom.h"
 #include "kernels/optim_scalars.h"
 
 namespace sg {
@@ -18,6 +19,13 @@ namespace sg {
 class LayerKernels {
  public:
   virtual ~LayerKernels() = default;
+
+  // ---- average pooling (kernels/box_geom.h) ----
+  // y [P, oH, oW] = the box means of x [P, H, W] (an empty box gives 0, as PyTorch); accumulated
+  // in double.
+  virtual void box_mean_f32(const BoxGeom& g, const float* x, float* y) const;
+  // dx [P, H, W] = the adjoint: each dy spread evenly over its box (dx overwritten).
+  virtual void box_mean_backward_f32(const BoxGeom& g, const float* dy, float* dx) const;
 
   // ---- batch norm (training) over x [N, C, S] per channel c, M = N·S values ----
   // mean[c] and the biased variance var[c] (accumulated in double), rstd[c] = 1/√(var + eps).

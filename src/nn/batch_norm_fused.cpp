@@ -53,7 +53,14 @@ Tensor batch_norm_training_fused(const char* op, const Tensor& x, const Tensor& 
   const bool need_x = x.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
   const Shape w_shape = weight.defined() ? weight.shape() : Shape{}, b_shape = bias.defined() ? bias.shape() : Shape{};
-  return record(op, y, {x, weight, bias}, [=](const Tensor& g) {
+  return record(op, y, {x, weight, bias}, {x, weight}, [=](const Tensor& g, const SavedTensors& s) {
+    if (recording_backward({g, s[0], s[1]})) {
+      std::vector<Tensor> d = batch_norm_training_grads_ops(g, s[0], s[1], eps);
+      if (!need_x) d[0] = Tensor();
+      if (!need_w) d[1] = Tensor();
+      if (!need_b) d[2] = Tensor();
+      return d;
+    }
     const Backend& kb = backend_for(dev);
     const Tensor gc = as_contiguous(g, DType::Float32);
     const Tensor sum_g = Tensor::uninitialized({C}, DType::Float32, dev);

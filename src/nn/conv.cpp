@@ -194,17 +194,25 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
   return s;
 }
 
-// Σ of g [N, O, S...] over everything but the channel dim → [O].
 // db [O] = Σ over images and positions of g [N, O, S] (contiguous): per-row sums to [N, O],
 // then the column sums over N, both straight reductions (sum over dims {0, 2} would first copy
 // g into [O, N·S] order).
 Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
+  const Device dev = g.device();
+  const Backend& be = backend_for(dev);
   const int64_t S = g.numel() / std::max<int64_t>(N * O, 1);
-  Tensor rows = Tensor::uninitialized({N * O});
-  Tensor db = Tensor::uninitialized({O});
-  if (N * O > 0) backend().reduce_f32(Reduce::Sum, g.f32(), N * O, S, 1, rows.f32());
-  if (O > 0) backend().reduce_f32(Reduce::Sum, rows.f32(), 1, N, O, db.f32());
+  Tensor rows = Tensor::uninitialized({N * O}, DType::Float32, dev);
+  Tensor db = Tensor::uninitialized({O}, DType::Float32, dev);
+  if (N * O > 0) be.reduce_f32(Reduce::Sum, g.dev_f32(), N * O, S, 1, rows.dev_f32());
+  if (O > 0) be.reduce_f32(Reduce::Sum, rows.dev_f32(), 1, N, O, db.dev_f32());
   return db;
+}
+
+// bias_grad through ops (while a gradient is recorded): Σ over every dim but the channel dim 1.
+Tensor bias_grad_rec(const Tensor& g) {
+  Dims dims{0};
+  for (int64_t d = 2; d < g.ndim(); ++d) dims.push_back(d);
+  return sum(g, dims);
 }
 
 // Runs a backend call; an Error from it (a scratch buffer too large for the backend's method)
@@ -218,21 +226,95 @@ void with_op_name(const char* op, F&& f) {
   }
 }
 
-// The backward of a convolution whose output gradient is gc (after its activation): the
-// gradients of x, w and b that conv_nd's node returns.
-std::vector<Tensor> conv_backward(const char* op, const ConvGeom& g, const Tensor& xc, const Tensor& wc,
-                                  const Tensor& gc, bool need_x, bool need_w, bool need_b) {
-  Tensor dx, dw, db;
-  if (need_x) {
-    dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
-    with_op_name(op, [&] { backend().conv2d_backward_data_f32(g, gc.f32(), wc.f32(), nullptr, dx.f32()); });
-  }
-  if (need_w) {
-    dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
-    with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, xc.f32(), gc.f32(), dw.f32()); });
-  }
-  if (need_b) db = bias_grad(gc, g.N, g.O);
-  return {dx, dw, db};
+const float* opt_f32(const Tensor& t) { return t.defined() ? t.dev_f32() : nullptr; }
+
+// ---- the backend's three convolution methods, on the device of their tensors (graph-free;
+// each allocates and returns its output) ----
+// out = act(conv(in, w) + bias).
+Tensor run_conv(const char* op, const ConvGeom& g, const Tensor& in, const Tensor& w, const Tensor& bias, GemmAct act,
+                const Shape& out_shape) {
+  const Device dev = in.device();
+  const Tensor ic = as_contiguous(in, DType::Float32), wc = as_contiguous(w, DType::Float32);
+  const Tensor bc = bias.defined() ? as_contiguous(bias, DType::Float32) : Tensor();
+  Tensor y = Tensor::uninitialized(out_shape, DType::Float32, dev);  // written in full by the backend
+  with_op_name(op, [&] { backend_for(dev).conv2d_f32(g, ic.dev_f32(), wc.dev_f32(), opt_f32(bc), act, y.dev_f32()); });
+  return y;
+}
+
+// The input gradient of conv for out_grad (= the transposed convolution), + bias per channel.
+Tensor run_conv_data(const char* op, const ConvGeom& g, const Tensor& out_grad, const Tensor& w, const Tensor& bias,
+                     const Shape& in_shape) {
+  const Device dev = out_grad.device();
+  const Tensor oc = as_contiguous(out_grad, DType::Float32), wc = as_contiguous(w, DType::Float32);
+  const Tensor bc = bias.defined() ? as_contiguous(bias, DType::Float32) : Tensor();
+  Tensor dx = Tensor::uninitialized(in_shape, DType::Float32, dev);  // written in full by the backend
+  with_op_name(op, [&] {
+    backend_for(dev).conv2d_backward_data_f32(g, oc.dev_f32(), wc.dev_f32(), opt_f32(bc), dx.dev_f32());
+  });
+  return dx;
+}
+
+// The weight gradient of conv for its input and out_grad.
+Tensor run_conv_weight(const char* op, const ConvGeom& g, const Tensor& in, const Tensor& out_grad,
+                       const Shape& w_shape) {
+  const Device dev = in.device();
+  const Tensor ic = as_contiguous(in, DType::Float32), oc = as_contiguous(out_grad, DType::Float32);
+  Tensor dw = Tensor::uninitialized(w_shape, DType::Float32, dev);  // written in full by the backend
+  with_op_name(op, [&] { backend_for(dev).conv2d_backward_weight_f32(g, ic.dev_f32(), oc.dev_f32(), dw.dev_f32()); });
+  return dw;
+}
+
+// ---- double backward: the convolution of geometry g and its two gradient maps as recorded ops,
+// each differentiated through the others (while a gradient is recorded; PyTorch's
+// _convolution_double_backward). in = conv's input side, out = its output side.
+Tensor conv_out_rec(const ConvGeom& g, const Tensor& in, const Tensor& w, const Shape& out_shape);
+Tensor conv_in_rec(const ConvGeom& g, const Tensor& out_grad, const Tensor& w, const Shape& in_shape);
+Tensor conv_w_rec(const ConvGeom& g, const Tensor& in, const Tensor& out_grad, const Shape& w_shape);
+
+// in ↦ conv(in, w).
+Tensor conv_out_rec(const ConvGeom& g, const Tensor& in, const Tensor& w, const Shape& out_shape) {
+  Tensor y = run_conv("conv", g, in, w, Tensor(), GemmAct::None, out_shape);
+  return record("conv", y, {in, w}, {in, w}, [g](const Tensor& gg, const SavedTensors& s) {
+    return std::vector<Tensor>{s[0].requires_grad() ? conv_in_rec(g, gg, s[1], s[0].shape()) : Tensor(),
+                               s[1].requires_grad() ? conv_w_rec(g, s[0], gg, s[1].shape()) : Tensor()};
+  });
+}
+
+// out_grad ↦ conv's input gradient (the transposed convolution).
+Tensor conv_in_rec(const ConvGeom& g, const Tensor& out_grad, const Tensor& w, const Shape& in_shape) {
+  Tensor dx = run_conv_data("convInputGrad", g, out_grad, w, Tensor(), in_shape);
+  return record("convInputGrad", dx, {out_grad, w}, {out_grad, w}, [g](const Tensor& gg, const SavedTensors& s) {
+    return std::vector<Tensor>{s[0].requires_grad() ? conv_out_rec(g, gg, s[1], s[0].shape()) : Tensor(),
+                               s[1].requires_grad() ? conv_w_rec(g, gg, s[0], s[1].shape()) : Tensor()};
+  });
+}
+
+// (in, out_grad) ↦ conv's weight gradient.
+Tensor conv_w_rec(const ConvGeom& g, const Tensor& in, const Tensor& out_grad, const Shape& w_shape) {
+  Tensor dw = run_conv_weight("convWeightGrad", g, in, out_grad, w_shape);
+  return record("convWeightGrad", dw, {in, out_grad}, {in, out_grad}, [g](const Tensor& gg, const SavedTensors& s) {
+    return std::vector<Tensor>{s[0].requires_grad() ? conv_in_rec(g, s[1], gg, s[0].shape()) : Tensor(),
+                               s[1].requires_grad() ? conv_out_rec(g, s[0], gg, s[1].shape()) : Tensor()};
+  });
+}
+
+// ReLU's backward at its output y: gy where y > 0. Recorded (y's mask as a constant: ReLU's
+// second derivative is 0) while a gradient is recorded.
+Tensor relu_grad(const char* op, const Tensor& y, const Tensor& gy) {
+  if (recording_backward({gy})) return mul(gy, cast(gt(y, scalar_tensor(0.0)), DType::Float32));
+  return binary_f32(Binary::ReluBackward, y, as_contiguous(gy, DType::Float32), op);
+}
+
+// The gradients of x, w and b of a convolution whose output gradient is gz (after its
+// activation), recorded while a gradient is being recorded.
+std::vector<Tensor> conv_backward(const char* op, const ConvGeom& g, const Tensor& gz, const SavedTensors& s,
+                                  bool need_x, bool need_w, bool need_b) {
+  if (recording_backward({gz, s[0], s[1]}))
+    return {need_x ? conv_in_rec(g, gz, s[1], s[0].shape()) : Tensor(),
+            need_w ? conv_w_rec(g, s[0], gz, s[1].shape()) : Tensor(), need_b ? bias_grad_rec(gz) : Tensor()};
+  const Tensor xc = s[0].detach(), wc = s[1].detach(), gc = as_contiguous(gz, DType::Float32);
+  return {need_x ? run_conv_data(op, g, gc, wc, Tensor(), xc.shape()) : Tensor(),
+          need_w ? run_conv_weight(op, g, xc, gc, wc.shape()) : Tensor(), need_b ? bias_grad(gc, g.N, g.O) : Tensor()};
 }
 
 // Forward convolution of any dims, with ReLU optionally fused into the backend's write-back
@@ -241,16 +323,12 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
                GemmAct act) {
   const Setup s = setup(op, nd, false, x, w, b, a);
   const ConvGeom g = s.geom;
-  Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_f32 writes all of it
-  Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
-  with_op_name(op, [&] { backend().conv2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, act, out.f32()); });
-
+  Tensor out = run_conv(op, g, x.detach(), w.detach(), b.defined() ? b.detach() : Tensor(), act, s.out_shape);
+  const Tensor y = out.detach();  // the output without its node (no reference cycle)
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, out, act, need_x, need_w, need_b, op](const Tensor& gy) {
-    Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, out, as_contiguous(gy, DType::Float32), op)
-                                     : as_contiguous(gy, DType::Float32);
-    return conv_backward(op, g, xc, wc, gc, need_x, need_w, need_b);
+  return record(op, out, {x, w, b}, {x, w}, [g, y, act, need_x, need_w, need_b, op](const Tensor& gy, const SavedTensors& sv) {
+    const Tensor gz = act == GemmAct::Relu ? relu_grad(op, y, gy) : gy;
+    return conv_backward(op, g, gz, sv, need_x, need_w, need_b);
   });
 }
 
@@ -266,26 +344,26 @@ Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& b,
   const MaxPool2dPlan pool =
       max_pool2d_plan("max_pool2d", s.out_shape, pool_kernel, pool_stride, pool_padding, pool_dilation, ceil_mode);
   check(g.oH * g.oW <= INT32_MAX, op, ": a plane of ", g.oH * g.oW, " elements is too large");
-  Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
-  Tensor out = Tensor::uninitialized(pool.out_shape);  // every window is written
-  Tensor idx = Tensor::uninitialized(pool.out_shape, DType::Int32);
+  const Device dev = x.device();
+  const Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
+  const Tensor bc = b.defined() ? as_contiguous(b).detach() : Tensor();
+  Tensor out = Tensor::uninitialized(pool.out_shape, DType::Float32, dev);  // every window is written
+  const Tensor idx = Tensor::uninitialized(pool.out_shape, DType::Int32, dev);
   if (out.numel() > 0)
     with_op_name(op, [&] {
-      backend().conv2d_maxpool2d_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, GemmAct::Relu,
-                                     pool.geom, out.f32(), idx.i32());
+      backend_for(dev).conv2d_maxpool2d_f32(g, xc.dev_f32(), wc.dev_f32(), opt_f32(bc), GemmAct::Relu, pool.geom,
+                                            out.dev_f32(), idx.dev_i32());
     });
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape conv_shape = s.out_shape;
   const PoolGeom pg = pool.geom;
-  return record(op, out, {x, w, b}, [=](const Tensor& gy) {
+  const Tensor y = out.detach();
+  return record(op, out, {x, w, b}, {x, w}, [=](const Tensor& gy, const SavedTensors& sv) {
     // max_pool2d(relu(z)) = relu(max_pool2d(z)) with the same argmax wherever the max is
     // positive; where it is not, ReLU's gradient is 0 either way. So: ReLU's backward at the
     // pooled output, then the pool's scatter to the convolution's output grid.
-    const Tensor gr = binary_f32(Binary::ReluBackward, out, as_contiguous(gy, DType::Float32), op);
-    Tensor gz = Tensor::uninitialized(conv_shape);  // the scatter writes all of it (zeros included)
-    if (gz.numel() > 0) backend().max_pool2d_backward_f32(pg, gr.f32(), idx.i32(), gz.f32());
-    return conv_backward(op, g, xc, wc, gz, need_x, need_w, need_b);
+    const Tensor gz = max_pool_backward(pg, idx, relu_grad(op, y, gy), conv_shape);
+    return conv_backward(op, g, gz, sv, need_x, need_w, need_b);
   });
 }
 
@@ -308,27 +386,19 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
   const Setup s = setup(op, 2, true, x, w, b, Args{stride, dilation, output_padding, ConvPadding(padding), groups});
   // g describes the convolution from this op's output back to its input.
   const ConvGeom g = s.geom;
-  Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
-  Tensor out = Tensor::uninitialized(s.out_shape);  // conv2d_backward_data_f32 writes all of it
-  const Tensor bc = b.defined() ? as_contiguous(b) : Tensor();
-  with_op_name(op, [&] {
-    backend().conv2d_backward_data_f32(g, xc.f32(), wc.f32(), bc.defined() ? bc.f32() : nullptr, out.f32());
-  });
-
+  Tensor out = run_conv_data(op, g, x.detach(), w.detach(), b.defined() ? b.detach() : Tensor(), s.out_shape);
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, [g, xc, wc, need_x, need_w, need_b, op](const Tensor& gy) {
-    Tensor gc = as_contiguous(gy, DType::Float32);
-    Tensor dx, dw, db;
-    if (need_x) {
-      dx = Tensor::uninitialized(xc.shape());  // written in full by the backend
-      with_op_name(op, [&] { backend().conv2d_f32(g, gc.f32(), wc.f32(), nullptr, GemmAct::None, dx.f32()); });
-    }
-    if (need_w) {
-      dw = Tensor::uninitialized(wc.shape());  // written in full by the backend
-      with_op_name(op, [&] { backend().conv2d_backward_weight_f32(g, gc.f32(), xc.f32(), dw.f32()); });
-    }
-    if (need_b) db = bias_grad(gc, g.N, g.C);
-    return std::vector<Tensor>{dx, dw, db};
+  return record(op, out, {x, w, b}, {x, w}, [g, need_x, need_w, need_b, op](const Tensor& gy, const SavedTensors& sv) {
+    // This op is the conv's input-gradient map: its gradients are the conv itself and the
+    // weight gradient with the roles of input and output swapped.
+    if (recording_backward({gy, sv[0], sv[1]}))
+      return std::vector<Tensor>{need_x ? conv_out_rec(g, gy, sv[1], sv[0].shape()) : Tensor(),
+                                 need_w ? conv_w_rec(g, gy, sv[0], sv[1].shape()) : Tensor(),
+                                 need_b ? bias_grad_rec(gy) : Tensor()};
+    const Tensor gc = as_contiguous(gy, DType::Float32), xc = sv[0].detach(), wc = sv[1].detach();
+    return std::vector<Tensor>{need_x ? run_conv(op, g, gc, wc, Tensor(), GemmAct::None, xc.shape()) : Tensor(),
+                               need_w ? run_conv_weight(op, g, gc, xc, wc.shape()) : Tensor(),
+                               need_b ? bias_grad(gc, g.N, g.C) : Tensor()};
   });
 }
 

@@ -62,7 +62,17 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
       // The padding row gets no gradient: only its own lookups added to it.
       if (pad) kb.fill(DType::Float32, 0.0, dw.dev_f32() + *pad * d, d);
     }
-    return std::vector<Tensor>{dw, Tensor()};
+    // Recorded: the adjoint looks the rows up again (none for the padding index).
+    const Shape g_shape = g.shape();
+    return std::vector<Tensor>{linear_grad("embeddingBackward", g, dw, [idx, pad, d, g_shape](const Tensor& gg) {
+                                 const Tensor flat = reshape(idx, {idx.numel()});
+                                 Tensor rows = index_select(gg, 0, flat);
+                                 if (pad)
+                                   rows = mul(rows, unsqueeze(cast(ne(flat, scalar_tensor(double(*pad), DType::Int32)),
+                                                                   DType::Float32), 1));
+                                 return reshape(rows, g_shape);
+                               }),
+                               Tensor()};
   });
 }
 

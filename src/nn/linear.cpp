@@ -48,6 +48,20 @@ GemmAct activation_of(const std::string& name) {
   fail("linear: expected activation to be one of 'none', 'relu', 'gelu', 'gelu_tanh', got '", name, "'");
 }
 
+// linear's gradients through differentiable ops (while a gradient is recorded): through the
+// fused ReLU's mask first, then dX = G·W, dW = Gᵀ·X, db = Σ_rows G.
+std::vector<Tensor> linear_grads_ops(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor& y, bool relu,
+                                     bool need_b) {
+  const Tensor gy = relu ? where(gt(y, f32_scalar(0)), g, f32_scalar(0)) : g;
+  const int64_t out_f = w.shape()[0], in_f = w.shape()[1];
+  const Tensor g2 = reshape(gy, {-1, out_f});
+  Tensor dx, dw, db;
+  if (x.requires_grad()) dx = matmul(gy, w);
+  if (w.requires_grad()) dw = matmul(transpose(g2, 0, 1), reshape(x, {-1, in_f}));
+  if (need_b) db = sum(g2, {0});
+  return {dx, dw, db};
+}
+
 }  // namespace
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::string& activation) {
@@ -88,7 +102,8 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape x_shape = x.shape(), w_shape = w.shape();
-  return record(op, y, {x, w, b}, [=](const Tensor& g) {
+  return record(op, y, {x, w, b}, {x, w, y}, [=](const Tensor& g, const SavedTensors& s) {
+    if (recording_backward({g, s[0], s[1]})) return linear_grads_ops(g, s[0], s[1], s[2], act == GemmAct::Relu, need_b);
     // Through the fused ReLU first: g · (y > 0), as relu's backward (y > 0 exactly where its input is).
     const Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, y, as_contiguous(g, DType::Float32), op)
                                            : as_contiguous(g, DType::Float32);  // [rows, out]

@@ -73,7 +73,13 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                        dx = mul(gw, div(sub(x, t), clamp(mul(x, sub(num(1.0), x)), 1e-12, std::nullopt)));
                      if (need[1]) dt = mul(gw, sub(log_1mx, log_x));
                      return std::vector<Tensor>{dx, dt, Tensor()};
-                   });
+                   },
+                   [](const std::vector<Tensor>& in) {
+                     const Tensor &x = in[0], &t = in[1];
+                     const Tensor per = sub(mul(sub(t, num(1.0)), clamped_log(sub(num(1.0), x))), mul(t, clamped_log(x)));
+                     return in[2].defined() ? mul(per, in[2]) : per;
+                   },
+                   {false, false, true});
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -112,7 +118,15 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                        dt = pw.defined() ? mul(gw, sub(mul(sub(pw, num(1.0)), sp_neg), x)) : neg(mul(gw, x));
                      }
                      return std::vector<Tensor>{dx, dt, Tensor(), Tensor()};
-                   });
+                   },
+                   [](const std::vector<Tensor>& in) {
+                     const Tensor &x = in[0], &t = in[1], &w = in[2], &pw = in[3];
+                     const Tensor lw = pw.defined() ? add(num(1.0), mul(sub(pw, num(1.0)), t)) : Tensor();
+                     const Tensor sp = softplus_neg(x);
+                     const Tensor per = add(mul(sub(num(1.0), t), x), lw.defined() ? mul(lw, sp) : sp);
+                     return w.defined() ? mul(per, w) : per;
+                   },
+                   {false, false, true, true});
 }
 
 Tensor cosine_embedding_loss(const Tensor& x1, const Tensor& x2, const Tensor& y, double margin,

@@ -11,11 +11,13 @@
 #include <cmath>
 #include <vector>
 
+#include "autograd/composite.h"
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
 #include "autograd/grad_mode.h"
 #include "kernels/backend.h"
+#include "nn/embedding.h"
 #include "nn/loss.h"
 #include "nn/loss_common.h"
 #include "ops/elementwise.h"
@@ -105,6 +107,35 @@ Tensor row_scales(const Tensor& g, Reduction r, const Tensor& denom, int64_t row
   return contiguous_copy(expand(reshape(v, {1}), {rows}));
 }
 
+// ---- the same losses through differentiable ops, for double backward (autograd/composite.h) ----
+
+// to_rows through recorded ops.
+Tensor rows_recorded(const Tensor& x, const Rows& l) {
+  if (!l.permuted) return reshape(x, {l.rows, l.classes});
+  Dims perm{0};
+  for (int64_t d = 2; d < x.ndim(); ++d) perm.push_back(d);
+  perm.push_back(1);
+  return reshape(contiguous(permute(x, perm)), {l.rows, l.classes});
+}
+
+// The kernels' target distribution q [R, C] of index targets: (1 − ε)·w_y at the target class
+// plus ε/C·w_c everywhere, 0 for an ignored row (w = 1 without weights).
+Tensor index_target_weights(const Tensor& target, const Tensor& w, int64_t ignore_index, double eps, int64_t C) {
+  const Tensor t = reshape(target, {target.numel()});
+  const Tensor valid = ne(t, scalar_tensor(double(ignore_index), DType::Int32));
+  const Tensor safe = where(valid, t, scalar_tensor(0.0, DType::Int32));
+  const Tensor onehot = cast(one_hot(safe, C), DType::Float32);
+  const Tensor wy = w.defined() ? index_select(w, 0, safe) : ones({t.numel()}, DType::Float32, t.device());
+  Tensor q = mul(onehot, unsqueeze(mul(wy, scalar_tensor(1.0 - eps)), 1));
+  if (eps > 0) q = add(q, w.defined() ? mul(w, scalar_tensor(eps / double(C))) : scalar_tensor(eps / double(C)));
+  return mul(q, unsqueeze(cast(valid, DType::Float32), 1));
+}
+
+// −Σ_c q_rc·v_rc per row, reduced as the node reduces ([R] rows of the target shape).
+Tensor weighted_rows(const Tensor& q, const Tensor& v, Reduction red, const Tensor& denom, const Rows& l) {
+  return reduce_rows(neg(sum(mul(q, v), {1})), red, denom, l.target_shape);
+}
+
 Tensor cross_entropy_indices(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                              Reduction red, double eps, const Rows& l) {
   const char* op = "crossEntropy";
@@ -123,7 +154,13 @@ Tensor cross_entropy_indices(const Tensor& input, const Tensor& target, const Te
     denom = sum(wt);
     out = reduce_rows(loss, red, denom, l.target_shape);
   }
-  return record(op, out, {input, target, weight}, [=](const Tensor& g) {
+  return record(op, out, {input, target, weight}, {input}, [=](const Tensor& g, const SavedTensors& saved) {
+    if (recording_backward({g, saved[0]})) {
+      const Tensor q = index_target_weights(t, w, ignore_index, eps, C);
+      return composite_vjp(g, {saved[0], Tensor(), Tensor()}, [&](const std::vector<Tensor>& in) {
+        return weighted_rows(q, log_softmax(rows_recorded(in[0], l), 1), red, denom, l);
+      });
+    }
     NoGradGuard no_grad;
     const Tensor s = row_scales(g, red, denom, l.rows);
     Tensor dx = Tensor::uninitialized({l.rows, C}, DType::Float32, dev);
@@ -154,7 +191,15 @@ Tensor cross_entropy_probs(const Tensor& input, const Tensor& target, const Tens
     out = reduce_rows(loss, red, denom, l.target_shape);
   }
   const bool need_t = target.requires_grad();
-  return record(op, out, {input, target, weight}, [=](const Tensor& g) {
+  return record(op, out, {input, target, weight}, {input, target}, [=](const Tensor& g, const SavedTensors& saved) {
+    if (recording_backward({g, saved[0], saved[1]})) {
+      return composite_vjp(g, {saved[0], saved[1], Tensor()}, [&](const std::vector<Tensor>& in) {
+        // q = w_c·((1 − ε)·target + ε/C)
+        Tensor qt = add(mul(rows_recorded(in[1], l), scalar_tensor(1.0 - eps)), scalar_tensor(eps / double(C)));
+        if (w.defined()) qt = mul(qt, w);
+        return weighted_rows(qt, log_softmax(rows_recorded(in[0], l), 1), red, denom, l);
+      });
+    }
     NoGradGuard no_grad;
     const Tensor s = row_scales(g, red, denom, l.rows);
     Tensor dx = Tensor::uninitialized({l.rows, C}, DType::Float32, dev);
@@ -210,7 +255,13 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
     denom = sum(wt);
     out = reduce_rows(loss, red, denom, l.target_shape);
   }
-  return record(op, out, {input, target, weight}, [=](const Tensor& g) {
+  return record(op, out, {input, target, weight}, {input}, [=](const Tensor& g, const SavedTensors& saved) {
+    if (recording_backward({g, saved[0]})) {
+      const Tensor q = index_target_weights(t, w, ignore_index, 0.0, C);
+      return composite_vjp(g, {saved[0], Tensor(), Tensor()}, [&](const std::vector<Tensor>& in) {
+        return weighted_rows(q, rows_recorded(in[0], l), red, denom, l);
+      });
+    }
     NoGradGuard no_grad;
     const Tensor s = row_scales(g, red, denom, l.rows);
     Tensor dx = Tensor::empty({l.rows, C}, DType::Float32, dev);  // zero-filled

@@ -1,6 +1,7 @@
 // The reductions and the one-node elementwise loss shared by the loss files (loss_common.h).
 #include "nn/loss_common.h"
 
+#include "autograd/composite.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/error.h"
@@ -45,7 +46,7 @@ void check_float(const char* op, const Tensor& t, const char* what) {
 }
 
 Tensor loss_node(const char* op, const Tensor& per, Reduction r, int64_t batch, const std::vector<Tensor>& inputs,
-                 LossGrads grads) {
+                 LossGrads grads, PerElement per_of, std::vector<bool> constant) {
   Tensor out;
   {
     NoGradGuard no_grad;
@@ -59,7 +60,13 @@ Tensor loss_node(const char* op, const Tensor& per, Reduction r, int64_t batch, 
   }
   const Shape per_shape = per.shape();
   const int64_t n = per.numel();
-  return record(op, out, inputs, [=](const Tensor& g) {
+  return record(op, out, inputs, inputs, [=](const Tensor& g, const SavedTensors& saved) {
+    if (per_of && grad_enabled() && (g.requires_grad() || any_requires_grad(saved))) {
+      std::vector<Tensor> in = saved;
+      for (size_t i = 0; i < constant.size() && i < in.size(); ++i)
+        if (constant[i] && in[i].defined()) in[i] = in[i].detach();
+      return composite_vjp(g, in, [&](const std::vector<Tensor>& xs) { return reduce_loss(per_of(xs), r, batch); });
+    }
     std::vector<Tensor> gs = grads(per_element_grad(g, r, n, batch), need);
     gs.resize(need.size());
     for (size_t i = 0; i < gs.size(); ++i) {

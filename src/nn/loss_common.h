@@ -28,10 +28,16 @@ void check_float(const char* op, const Tensor& t, const char* what);
 // one per input of the node; undefined where need[i] is false or the input has none.
 using LossGrads = std::function<std::vector<Tensor>(const Tensor& gl, const std::vector<bool>& need)>;
 
+// The per-element loss as a function of the node's inputs, written with differentiable ops.
+using PerElement = std::function<Tensor(const std::vector<Tensor>& inputs)>;
+
 // One graph node `op` over `inputs` whose output is `per` (the per-element loss, computed
 // unrecorded, of shape `per.shape()`) reduced by r; grads' results are broadcast to the
-// per-element shape and summed to each input's shape.
+// per-element shape and summed to each input's shape. While a gradient is recorded (double
+// backward), the gradients come from per_of (the same loss from the saved inputs, recorded)
+// instead, when it is given; inputs marked in `constant` (weights PyTorch gives no gradient) are
+// not differentiated there either.
 Tensor loss_node(const char* op, const Tensor& per, Reduction r, int64_t batch, const std::vector<Tensor>& inputs,
-                 LossGrads grads);
+                 LossGrads grads, PerElement per_of = nullptr, std::vector<bool> constant = {});
 
 }  // namespace sg::loss_detail

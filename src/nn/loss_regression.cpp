@@ -29,7 +29,7 @@ Tensor checked_diff(const char* op, const Tensor& input, const Tensor& target) {
 // An elementwise loss of d = input − target whose derivative in d is dloss(d): the input
 // gets gl·dloss(d), the target its negative.
 Tensor diff_loss(const char* op, const Tensor& input, const Tensor& target, Reduction r,
-                 const std::function<Tensor(const Tensor&)>& loss_of,
+                 std::function<Tensor(const Tensor&)> loss_of,
                  std::function<Tensor(const Tensor&)> dloss) {
   Tensor d, per;
   {
@@ -37,10 +37,13 @@ Tensor diff_loss(const char* op, const Tensor& input, const Tensor& target, Redu
     d = checked_diff(op, input, target);
     per = loss_of(d);
   }
-  return loss_node(op, per, r, 1, {input, target}, [d, dloss](const Tensor& gl, const std::vector<bool>& need) {
-    Tensor gd = mul(gl, dloss(d));
-    return std::vector<Tensor>{need[0] ? gd : Tensor(), need[1] ? neg(gd) : Tensor()};
-  });
+  return loss_node(
+      op, per, r, 1, {input, target},
+      [d, dloss](const Tensor& gl, const std::vector<bool>& need) {
+        Tensor gd = mul(gl, dloss(d));
+        return std::vector<Tensor>{need[0] ? gd : Tensor(), need[1] ? neg(gd) : Tensor()};
+      },
+      [loss_of](const std::vector<Tensor>& in) { return loss_of(sub(in[0], in[1])); });
 }
 
 }  // namespace
@@ -118,7 +121,11 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& redu
       };
     }
   }
-  return loss_node(op, per, r, batch, {input, target}, grads);
+  return loss_node(op, per, r, batch, {input, target}, grads, [log_target](const std::vector<Tensor>& in) {
+    const Tensor &x = in[0], &t = in[1];
+    if (log_target) return mul(exp(t), sub(t, x));
+    return sub(where(eq(t, num(0.0)), num(0.0), mul(t, log(t))), mul(t, x));
+  });
 }
 
 }  // namespace sg

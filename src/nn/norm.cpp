@@ -80,14 +80,26 @@ void update_running(const Tensor& running, const Tensor& batch, double momentum)
   copy_into(running, add(mul(running, num(1.0 - momentum)), mul(reshape(batch, running.shape()), num(momentum))));
 }
 
+// x̂ and how dx̂ becomes dx, for one input. Computed unrecorded by the forward; computed again,
+// recorded, from the saved input when a gradient is being recorded (double backward), so that
+// dx is differentiable with respect to x too.
+struct Normalized {
+  Tensor xhat;
+  DxOf dx_of;
+};
+using Normalize = std::function<Normalized(const Tensor& x)>;
+
 // y = x̂·w + b as one node `op` over {x, w, b}. w and b (either may be undefined) broadcast
-// against x̂ through `view`; dx_of turns dx̂ = g·w into dx.
-Tensor affine_node(const char* op, const Tensor& x, const Tensor& xhat, const Tensor& w, const Tensor& b,
-                   const Shape& view, DxOf dx_of) {
+// against x̂ through `view`.
+Tensor affine_node(const char* op, const Tensor& x, const Tensor& w, const Tensor& b, const Shape& view,
+                   const Normalize& normalize) {
+  Normalized n;
+  Tensor y;
   const Tensor wv = w.defined() ? reshape(w.detach(), view) : Tensor();
-  Tensor y = xhat;
   {
     NoGradGuard no_grad;
+    n = normalize(x);
+    y = n.xhat;
     if (w.defined()) y = mul(y, wv);
     if (b.defined()) y = add(y, reshape(b.detach(), view));
     if (!w.defined() && !b.defined()) y = clone(y);  // never hand out x̂, which backward keeps
@@ -95,13 +107,36 @@ Tensor affine_node(const char* op, const Tensor& x, const Tensor& xhat, const Te
   const bool need_x = x.requires_grad(), need_w = w.defined() && w.requires_grad(),
              need_b = b.defined() && b.requires_grad();
   const Shape w_shape = w.defined() ? w.shape() : Shape{}, b_shape = b.defined() ? b.shape() : Shape{};
-  return record(op, y, {x, w, b}, [=](const Tensor& g) {
+  return record(op, y, {x, w, b}, {x, w}, [=](const Tensor& g, const SavedTensors& s) {
+    Normalized m = n;
+    Tensor wm = wv;
+    if (recording_backward({g, s[0], s[1]})) {
+      m = normalize(s[0]);
+      if (w.defined()) wm = reshape(s[1], view);
+    }
     Tensor dx, dw, db;
-    if (need_x) dx = dx_of(wv.defined() ? mul(g, wv) : g);
-    if (need_w) dw = reshape(sum_to(mul(g, xhat), view), w_shape);
+    if (need_x) dx = m.dx_of(wm.defined() ? mul(g, wm) : g);
+    if (need_w) dw = reshape(sum_to(mul(g, m.xhat), view), w_shape);
     if (need_b) db = reshape(sum_to(g, view), b_shape);
     return std::vector<Tensor>{dx, dw, db};
   });
+}
+
+// x̂ with statistics over st's reduced dims (batch norm in training, layer, group and instance
+// norm).
+Normalized batch_statistics(const Tensor& x, const Stats& st, double eps) {
+  Tensor mu = st.mean_of(x);
+  Tensor rstd = rsqrt(add(st.biased_var(x, mu), num(eps)));
+  Tensor xhat = mul(sub(x, mu), rstd);
+  return {xhat, [xhat, rstd, st](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, st); }};
+}
+
+// x̂ with fixed (running) statistics.
+Normalized fixed_statistics(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                            const Shape& view, double eps) {
+  Tensor rstd = rsqrt(add(reshape(running_var, view), num(eps)));
+  Tensor xhat = mul(sub(x, reshape(running_mean, view)), rstd);
+  return {xhat, [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); }};
 }
 
 }  // namespace
@@ -122,17 +157,24 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     return batch_norm_training_fused(op, x, running_mean, running_var, weight, bias, momentum, eps);
   }
   const Shape view = channel_view(c, x.ndim());
-  Tensor xhat, rstd;
-  DxOf dx_of;
-  {
-    NoGradGuard no_grad;
-    check(running_mean.defined() && running_var.defined(), op,
-          ": runningMean and runningVar must be given in eval mode (training false)");
-    rstd = rsqrt(add(reshape(running_var, view), num(eps)));
-    xhat = mul(sub(x, reshape(running_mean, view)), rstd);
-    dx_of = [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); };
-  }
-  return affine_node(op, x, xhat, weight, bias, view, dx_of);
+  check(running_mean.defined() && running_var.defined(), op,
+        ": runningMean and runningVar must be given in eval mode (training false)");
+  return affine_node(op, x, weight, bias, view, [running_mean, running_var, view, eps](const Tensor& x) {
+    return fixed_statistics(x, running_mean, running_var, view, eps);
+  });
+}
+
+std::vector<Tensor> batch_norm_training_grads_ops(const Tensor& g, const Tensor& x, const Tensor& weight,
+                                                  double eps) {
+  const int64_t c = x.shape()[1];
+  const Shape view = channel_view(c, x.ndim());
+  const Normalized n = batch_statistics(x, Stats(x.shape(), dims_flags(x.ndim(), 2, x.ndim(), true)), eps);
+  const Tensor wv = weight.defined() ? reshape(weight, view) : Tensor();
+  Tensor dx, dw, db;
+  if (x.requires_grad()) dx = n.dx_of(wv.defined() ? mul(g, wv) : g);
+  if (weight.defined() && weight.requires_grad()) dw = reshape(sum_to(mul(g, n.xhat), view), {c});
+  db = reshape(sum_to(g, view), {c});
+  return {dx, dw, db};
 }
 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
@@ -149,16 +191,8 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   check_param(op, bias, "bias", normalized_shape);
   const Stats st(x.shape(), dims_flags(nd, nd - k, nd));
 
-  Tensor rstd, xhat;
-  {
-    NoGradGuard no_grad;
-    Tensor mu = st.mean_of(x);
-    rstd = rsqrt(add(st.biased_var(x, mu), num(eps)));
-    xhat = mul(sub(x, mu), rstd);
-  }
-  return affine_node(op, x, xhat, weight, bias, normalized_shape, [xhat, rstd, st](const Tensor& dxhat) {
-    return normalized_backward(dxhat, xhat, rstd, st);
-  });
+  return affine_node(op, x, weight, bias, normalized_shape,
+                     [st, eps](const Tensor& x) { return batch_statistics(x, st, eps); });
 }
 
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
@@ -175,18 +209,13 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   const Shape grouped{n, num_groups, (c / num_groups) * spatial};
   const Stats st(grouped, dims_flags(3, 2, 3));
 
-  Tensor rstd, xhat_g;
-  {
-    NoGradGuard no_grad;
-    Tensor xg = reshape(x, grouped);
-    Tensor mu = st.mean_of(xg);
-    rstd = rsqrt(add(st.biased_var(xg, mu), num(eps)));
-    xhat_g = mul(sub(xg, mu), rstd);
-  }
-  return affine_node(op, x, reshape(xhat_g, x_shape), weight, bias, channel_view(c, x.ndim()),
-                     [xhat_g, rstd, grouped, x_shape, st](const Tensor& dxhat) {
-                       return reshape(normalized_backward(reshape(dxhat, grouped), xhat_g, rstd, st), x_shape);
-                     });
+  return affine_node(op, x, weight, bias, channel_view(c, x.ndim()), [grouped, x_shape, st, eps](const Tensor& x) {
+    const Normalized n = batch_statistics(reshape(x, grouped), st, eps);
+    const DxOf grouped_dx = n.dx_of;
+    return Normalized{reshape(n.xhat, x_shape), [grouped_dx, grouped, x_shape](const Tensor& dxhat) {
+                        return reshape(grouped_dx(reshape(dxhat, grouped)), x_shape);
+                      }};
+  });
 }
 
 Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
@@ -201,32 +230,24 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
   const Shape view = channel_view(c, x.ndim());
   const Stats st(x.shape(), dims_flags(x.ndim(), 2, x.ndim()));
 
-  Tensor xhat, rstd;
-  DxOf dx_of;
-  {
-    NoGradGuard no_grad;
-    if (use_input_stats) {
-      const int64_t s = numel_of(Shape(x.shape().begin() + 2, x.shape().end()));
-      check(s > 1, op, ": Expected more than 1 spatial element when training, got input size ", x.shape());
-      Tensor mu = st.mean_of(x);  // [N, C, 1, ...]
-      Tensor var_b = st.biased_var(x, mu);
-      if (n > 0) {  // the running stats follow the batch mean of the per-instance statistics
-        update_running(running_mean, mean(reshape(mu, {n, c}), {0}), momentum);
-        update_running(running_var, mul(mean(reshape(var_b, {n, c}), {0}), num(double(s) / double(s - 1))),
-                       momentum);
-      }
-      rstd = rsqrt(add(var_b, num(eps)));
-      xhat = mul(sub(x, mu), rstd);
-      dx_of = [xhat, rstd, st](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, st); };
-    } else {
-      check(running_mean.defined() && running_var.defined(), op,
-            ": runningMean and runningVar must be given when useInputStats is false");
-      rstd = rsqrt(add(reshape(running_var, view), num(eps)));
-      xhat = mul(sub(x, reshape(running_mean, view)), rstd);
-      dx_of = [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); };
-    }
+  if (!use_input_stats) {
+    check(running_mean.defined() && running_var.defined(), op,
+          ": runningMean and runningVar must be given when useInputStats is false");
+    return affine_node(op, x, weight, bias, view, [running_mean, running_var, view, eps](const Tensor& x) {
+      return fixed_statistics(x, running_mean, running_var, view, eps);
+    });
   }
-  return affine_node(op, x, xhat, weight, bias, view, dx_of);
+  const int64_t s = numel_of(Shape(x.shape().begin() + 2, x.shape().end()));
+  check(s > 1, op, ": Expected more than 1 spatial element when training, got input size ", x.shape());
+  if (n > 0) {
+    // The running stats follow the batch mean of the per-instance statistics.
+    NoGradGuard no_grad;
+    Tensor mu = st.mean_of(x);  // [N, C, 1, ...]
+    Tensor var_b = st.biased_var(x, mu);
+    update_running(running_mean, mean(reshape(mu, {n, c}), {0}), momentum);
+    update_running(running_var, mul(mean(reshape(var_b, {n, c}), {0}), num(double(s) / double(s - 1))), momentum);
+  }
+  return affine_node(op, x, weight, bias, view, [st, eps](const Tensor& x) { return batch_statistics(x, st, eps); });
 }
 
 }  // namespace sg

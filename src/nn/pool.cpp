@@ -3,8 +3,8 @@
 // have H = 1). Average pools are "box means": each output averages a rectangle of the input
 // whose row range, column range and divisor factor per dim, so avg_pool and
 // adaptive_avg_pool differ only in how the per-dim windows are computed.
-// Max pooling runs through the backend's kernels (Backend::max_pool2d_f32 and its backward);
-// the box means are plain loops over contiguous float32 planes.
+// The arithmetic is the backend's (Backend::max_pool2d_f32, LayerKernels::box_mean_f32 and their
+// backwards) on the device of the input: this file checks, allocates and records.
 #include "nn/pool.h"
 
 #include <algorithm>
@@ -15,10 +15,26 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
-#include "core/parallel.h"
 #include "kernels/backend.h"
+#include "ops/ops.h"
 
 namespace sg {
+
+// dx = the max pool's adjoint of gy (each window's gradient to its argmax), on gy's device.
+Tensor max_pool_backward(const PoolGeom& pg, const Tensor& idx, const Tensor& gy, const Shape& x_shape) {
+  const Device dev = idx.device();
+  const Tensor gc = as_contiguous(gy, DType::Float32);
+  Tensor dx = Tensor::uninitialized(x_shape, DType::Float32, dev);  // the kernel writes all of it
+  if (dx.numel() > 0) backend_for(dev).max_pool2d_backward_f32(pg, gc.dev_f32(), idx.dev_i32(), dx.dev_f32());
+  // Recorded: the adjoint reads each window's argmax again (nothing for a padding-only window).
+  return linear_grad("maxPoolBackward", gy, dx, [idx, pg](const Tensor& gg) {
+    const Tensor at = reshape(idx, {pg.P, pg.oH * pg.oW});
+    const Tensor inside = ge(at, scalar_tensor(0.0, DType::Int32));
+    const Tensor picked = gather(reshape(gg, {pg.P, pg.H * pg.W}), 1, where(inside, at, scalar_tensor(0.0, DType::Int32)));
+    return reshape(mul(picked, cast(inside, DType::Float32)), idx.shape());
+  });
+}
+
 namespace {
 
 using Ints = std::vector<int64_t>;
@@ -127,119 +143,45 @@ Tensor max_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
   const Window w = sliding(op, nd, pl.in, kernel, stride, padding, dilation, ceil_mode);
   const Geom2 g = geom2(nd, w);
   const Shape shape = out_shape(pl, w.out);
-  Tensor out = Tensor::uninitialized(shape);  // every window is written
-  Tensor idx = Tensor::uninitialized(shape, DType::Int32);
+  const Device dev = x.device();
+  Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // every window is written
+  Tensor idx = Tensor::uninitialized(shape, DType::Int32, dev);
   const PoolGeom pg{pl.P, pl.H, pl.W, g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW};
-  if (out.numel() > 0) backend().max_pool2d_f32(pg, pl.x.f32(), out.f32(), idx.i32());
+  if (out.numel() > 0) backend_for(dev).max_pool2d_f32(pg, pl.x.dev_f32(), out.dev_f32(), idx.dev_i32());
   const Shape x_shape = x.shape();
   return record(op, out, {x}, [idx, x_shape, pg](const Tensor& gy) {
-    Tensor gc = as_contiguous(gy, DType::Float32);
-    Tensor dx = Tensor::uninitialized(x_shape);  // the kernel writes all of it (zeros included)
-    if (dx.numel() > 0) backend().max_pool2d_backward_f32(pg, gc.f32(), idx.i32(), dx.f32());
-    return std::vector<Tensor>{dx};
+    return std::vector<Tensor>{max_pool_backward(pg, idx, gy, x_shape)};
   });
 }
 
-// ---- box means (avg_pool, adaptive_avg_pool) ----
+// ---- box means (avg_pool, adaptive_avg_pool: kernels/box_geom.h) ----
 
-// Per output index along one dim: the input range [start, end) and the divisor factor.
-struct Boxes {
-  Ints start, end, count;
-};
-
-Boxes avg_boxes(int64_t in, int64_t k, int64_t s, int64_t p, int64_t out, bool count_include_pad) {
-  Boxes b;
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t lo = o * s - p, hi = std::min(lo + k, in + p);
-    const int64_t padded = hi - lo;  // the window clipped to the padded input
-    lo = std::max<int64_t>(lo, 0);
-    hi = std::min(hi, in);
-    b.start.push_back(lo);
-    b.end.push_back(hi);
-    b.count.push_back(count_include_pad ? padded : std::max<int64_t>(hi - lo, 0));
-  }
-  return b;
+BoxDim avg_dim(int64_t in, int64_t k, int64_t s, int64_t p, int64_t out, bool count_include_pad) {
+  BoxDim d;
+  d.in = in, d.out = out, d.k = k, d.s = s, d.p = p, d.count_include_pad = count_include_pad;
+  return d;
 }
 
-Boxes adaptive_boxes(int64_t in, int64_t out) {
-  Boxes b;
-  for (int64_t o = 0; o < out; ++o) {
-    b.start.push_back(o * in / out);
-    b.end.push_back(((o + 1) * in + out - 1) / out);
-    b.count.push_back(b.end.back() - b.start.back());
-  }
-  return b;
+BoxDim adaptive_dim(int64_t in, int64_t out) {
+  BoxDim d;
+  d.in = in, d.out = out, d.adaptive = true;
+  return d;
 }
 
-Boxes single_row() { return Boxes{{0}, {1}, {1}}; }
-
-struct BoxGeom {
-  int64_t P, H, W;
-  Boxes rows, cols;
-};
-
-// y[p, i, j] = Σ x over the box / (count_i · count_j), for planes p0 ≤ p < p1; an empty box
-// gives 0 (as PyTorch).
-void box_mean_forward(const BoxGeom& g, const float* x, float* y, int64_t p0, int64_t p1) {
-  const size_t oH = g.rows.start.size(), oW = g.cols.start.size();
-  y += p0 * int64_t(oH * oW);
-  for (int64_t p = p0; p < p1; ++p) {
-    const float* xp = x + p * g.H * g.W;
-    for (size_t i = 0; i < oH; ++i)
-      for (size_t j = 0; j < oW; ++j) {
-        const int64_t h0 = g.rows.start[i], h1 = g.rows.end[i], w0 = g.cols.start[j], w1 = g.cols.end[j];
-        if (h0 >= h1 || w0 >= w1) {
-          *y++ = 0.0f;
-          continue;
-        }
-        double acc = 0;
-        for (int64_t h = h0; h < h1; ++h)
-          for (int64_t w = w0; w < w1; ++w) acc += xp[h * g.W + w];
-        *y++ = static_cast<float>(acc / static_cast<double>(g.rows.count[i] * g.cols.count[j]));
-      }
-  }
-}
-
-// dx (zeroed) += dy / divisor over each box, for planes p0 ≤ p < p1.
-void box_mean_backward(const BoxGeom& g, const float* dy, float* dx, int64_t p0, int64_t p1) {
-  const size_t oH = g.rows.start.size(), oW = g.cols.start.size();
-  dy += p0 * int64_t(oH * oW);
-  for (int64_t p = p0; p < p1; ++p) {
-    float* dp = dx + p * g.H * g.W;
-    for (size_t i = 0; i < oH; ++i)
-      for (size_t j = 0; j < oW; ++j) {
-        const float gv = *dy++;
-        const int64_t h0 = g.rows.start[i], h1 = g.rows.end[i], w0 = g.cols.start[j], w1 = g.cols.end[j];
-        if (h0 >= h1 || w0 >= w1) continue;
-        const float share = static_cast<float>(gv / static_cast<double>(g.rows.count[i] * g.cols.count[j]));
-        for (int64_t h = h0; h < h1; ++h)
-          for (int64_t w = w0; w < w1; ++w) dp[h * g.W + w] += share;
-      }
-  }
-}
-
-// Planes are independent: ranges of them go to the threads (each plane is computed as on
-// one thread, so the result does not depend on the thread count). At least ~16K input
-// elements per piece: waking a thread costs microseconds.
-template <class F>
-void over_planes(const BoxGeom& g, F&& f) {
-  const int64_t plane = std::max<int64_t>(g.H * g.W, 1);
-  parallel_for(0, g.P, std::max<int64_t>(chunk_size(g.P, 1, 1, 2), (int64_t(1) << 14) / plane), f);
-}
-
-Tensor box_mean(const char* op, const Tensor& x, const Planes& pl, const BoxGeom& g, const Shape& shape) {
-  Tensor out = Tensor::uninitialized(shape);  // every box is written
-  const float* xp = pl.x.f32();
-  float* yp = out.f32();
-  over_planes(g, [&](int64_t p0, int64_t p1) { box_mean_forward(g, xp, yp, p0, p1); });
+// The box means of x (any layout, any device) as a recorded op; its backward is linear, and,
+// recorded, has the box means again as its own backward.
+Tensor box_mean_of(const char* op, const Tensor& x, const BoxGeom& g, const Shape& shape) {
+  const Device dev = x.device();
+  const Tensor xc = as_contiguous(x, DType::Float32);
+  Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // every box is written
+  if (out.numel() > 0) backend_for(dev).box_mean_f32(g, xc.dev_f32(), out.dev_f32());
   const Shape x_shape = x.shape();
-  return record(op, out, {x}, [g, x_shape](const Tensor& gy) {
-    Tensor gc = as_contiguous(gy, DType::Float32);
-    Tensor dx = Tensor::empty(x_shape);
-    const float* dyp = gc.f32();
-    float* dxp = dx.f32();
-    over_planes(g, [&](int64_t p0, int64_t p1) { box_mean_backward(g, dyp, dxp, p0, p1); });
-    return std::vector<Tensor>{dx};
+  return record(op, out, {x}, [op, g, x_shape, shape, dev](const Tensor& gy) {
+    const Tensor gc = as_contiguous(gy, DType::Float32);
+    Tensor dx = Tensor::uninitialized(x_shape, DType::Float32, dev);  // overwritten by the kernel
+    if (dx.numel() > 0) backend_for(dev).box_mean_backward_f32(g, gc.dev_f32(), dx.dev_f32());
+    return std::vector<Tensor>{
+        linear_grad("avgPoolBackward", gy, dx, [op, g, shape](const Tensor& gg) { return box_mean_of(op, gg, g, shape); })};
   });
 }
 
@@ -248,10 +190,9 @@ Tensor avg_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
   const Planes pl = planes(op, nd, x);
   const Window w = sliding(op, nd, pl.in, kernel, stride, padding, {1}, ceil_mode);
   const int l = nd - 1;
-  BoxGeom g{pl.P, pl.H, pl.W, single_row(),
-            avg_boxes(pl.W, w.k[l], w.s[l], w.p[l], w.out[l], count_include_pad)};
-  if (nd == 2) g.rows = avg_boxes(pl.H, w.k[0], w.s[0], w.p[0], w.out[0], count_include_pad);
-  return box_mean(op, x, pl, g, out_shape(pl, w.out));
+  BoxGeom g{pl.P, BoxDim::single(), avg_dim(pl.W, w.k[l], w.s[l], w.p[l], w.out[l], count_include_pad)};
+  if (nd == 2) g.rows = avg_dim(pl.H, w.k[0], w.s[0], w.p[0], w.out[0], count_include_pad);
+  return box_mean_of(op, x, g, out_shape(pl, w.out));
 }
 
 }  // namespace
@@ -294,8 +235,8 @@ Tensor adaptive_avg_pool2d(const Tensor& x, const Ints& output_size) {
   const Planes pl = planes(op, 2, x);
   const Ints out = per_dim(op, "outputSize", output_size, 2);
   check_each(op, "outputSize", out, 0);
-  BoxGeom g{pl.P, pl.H, pl.W, adaptive_boxes(pl.H, out[0]), adaptive_boxes(pl.W, out[1])};
-  return box_mean(op, x, pl, g, out_shape(pl, out));
+  const BoxGeom g{pl.P, adaptive_dim(pl.H, out[0]), adaptive_dim(pl.W, out[1])};
+  return box_mean_of(op, x, g, out_shape(pl, out));
 }
 
 }  // namespace sg

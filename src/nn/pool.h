@@ -22,6 +22,10 @@ Tensor max_pool2d(const Tensor& x, const std::vector<int64_t>& kernel_size,
                   const std::vector<int64_t>& stride = {}, const std::vector<int64_t>& padding = {0},
                   const std::vector<int64_t>& dilation = {1}, bool ceil_mode = false);
 
+// The gradient of a max pool's input for gy, from the argmax idx the forward wrote (on idx's
+// device); recorded (differentiable again) while a gradient is being recorded.
+Tensor max_pool_backward(const PoolGeom& pg, const Tensor& idx, const Tensor& gy, const Shape& x_shape);
+
 // max_pool2d's argument checks and geometry on an input of `shape` ([N, C, H, W] or [C, H, W]):
 // the backend's PoolGeom and the output shape, for ops that pool what they compute themselves
 // (conv2d_relu_max_pool2d).

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "autograd/composite.h"
+#include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
@@ -318,6 +320,47 @@ Grads layer_backward(const Geometry& g, const Saved& s, const Tensor& grad, bool
 
 bool wants(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
+// The layer written with differentiable ops, PyTorch's equations (gate order i, f, g, o for
+// LSTM; r, z, n for GRU): what the backward differentiates while a gradient is recorded
+// (double backward). inputs as rnn_layer_packed's; returns the same packed output.
+Tensor rnn_layer_ops(const Geometry& g, const std::vector<Tensor>& in) {
+  const Tensor &x = in[0], &h0 = in[1], &c0 = in[2], &w_ih = in[3], &w_hh = in[4], &b_ih = in[5], &b_hh = in[6],
+               &w_hr = in[7];
+  const int64_t H = g.H;
+  const auto part = [H](const Tensor& t, int64_t k) { return narrow(t, 1, k * H, H); };
+  Tensor xi = matmul(x, transpose(w_ih, 0, 1));  // [T, B, G·H]
+  if (b_ih.defined()) xi = add(xi, b_ih);
+  Tensor h = h0, c = c0;
+  std::vector<Tensor> hs(size_t(g.T)), cs(size_t(g.T));
+  for (int64_t step = 0; step < g.T; ++step) {
+    const int64_t t = g.time_of_step(step);
+    const Tensor xt = squeeze(narrow(xi, 0, t, 1), 0);
+    Tensor hh = matmul(h, transpose(w_hh, 0, 1));
+    if (b_hh.defined()) hh = add(hh, b_hh);
+    if (g.mode == RnnMode::Lstm) {
+      const Tensor gates = add(xt, hh);
+      const Tensor i = sigmoid(part(gates, 0)), f = sigmoid(part(gates, 1)), gg = tanh(part(gates, 2)),
+                   o = sigmoid(part(gates, 3));
+      c = add(mul(f, c), mul(i, gg));
+      const Tensor full = mul(o, tanh(c));
+      h = g.has_proj ? matmul(full, transpose(w_hr, 0, 1)) : full;
+      cs[size_t(t)] = c;
+    } else if (g.mode == RnnMode::Gru) {
+      const Tensor r = sigmoid(add(part(xt, 0), part(hh, 0)));
+      const Tensor z = sigmoid(add(part(xt, 1), part(hh, 1)));
+      const Tensor n = tanh(add(part(xt, 2), mul(r, part(hh, 2))));
+      h = add(mul(sub(scalar_tensor(1.0), z), n), mul(z, h));
+    } else {
+      const Tensor a = add(xt, hh);
+      h = g.mode == RnnMode::RnnTanh ? tanh(a) : relu(a);
+    }
+    hs[size_t(t)] = h;
+  }
+  const Tensor outputs = reshape(stack(hs, 0), {g.T * g.B * g.P});
+  if (g.mode != RnnMode::Lstm) return outputs;
+  return cat({outputs, reshape(stack(cs, 0), {g.T * g.B * g.H})}, 0);
+}
+
 }  // namespace
 
 RnnMode rnn_mode_of(const char* op, const std::string& name) {
@@ -365,8 +408,10 @@ Tensor rnn_layer_packed(RnnMode mode, const Tensor& x, const Tensor& h0, const T
   const bool need_x = wants(x), need_h0 = wants(h0), need_c0 = wants(c0),
              need_w_ih = wants(w_ih), need_w_hh = wants(w_hh),
              need_b = wants(b_ih) || wants(b_hh), need_w_hr = wants(w_hr);
-  return record(kOp, s.packed, {x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr},
-                [=](const Tensor& grad) -> std::vector<Tensor> {
+  return record(kOp, s.packed, {x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr}, {x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr},
+                [=](const Tensor& grad, const SavedTensors& in) -> std::vector<Tensor> {
+                  if (grad_enabled() && (grad.requires_grad() || any_requires_grad(in)))
+                    return composite_vjp(grad, in, [&g](const std::vector<Tensor>& xs) { return rnn_layer_ops(g, xs); });
                   Grads d = layer_backward(g, s, grad, need_x, need_h0, need_c0, need_w_ih,
                                            need_w_hh, need_b, need_w_hr);
                   return {d.dx, d.dh0, d.dc0, d.dw_ih, d.dw_hh, d.db_ih, d.db_hh, d.dw_hr};

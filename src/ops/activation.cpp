@@ -19,13 +19,49 @@ constexpr double kSeluAlpha = 1.6732632423543772;
 constexpr double kSeluScale = 1.0507009873554805;
 constexpr double kSoftplusKernelThreshold = 20.0;  // what Unary::Softplus switches to x at
 
-// y = op(x); dy/dx applied by a fused backward kernel fed with x (or y when on_output).
-Tensor fused(const char* name, Unary op, Binary backward_op, const Tensor& x, bool on_output) {
+// dy/dx of an activation as differentiable ops, from x (or y when the op saves its output).
+using Derivative = Tensor (*)(const Tensor& saved);
+
+// y = op(x); dy/dx applied by a fused backward kernel fed with x (or y when on_output), or,
+// while the gradient is recorded, as g ⊙ derivative(saved) through differentiable ops.
+Tensor fused(const char* name, Unary op, Binary backward_op, const Tensor& x, bool on_output, Derivative derivative) {
   Tensor out = unary_f32(op, x);
-  const Tensor saved = on_output ? out : x;
-  return record(name, out, {x}, [saved, backward_op, name](const Tensor& g) -> Grads {
-    return {binary_f32(backward_op, saved, g, name)};
-  });
+  return record(name, out, {x}, {on_output ? out : x},
+                [backward_op, name, derivative](const Tensor& g, const SavedTensors& s) -> Grads {
+                  if (recording_backward({g, s[0]})) return {mul(g, derivative(s[0]))};
+                  return {binary_f32(backward_op, s[0], g, name)};
+                });
+}
+
+const double kSqrt1_2 = 0.70710678118654752;   // 1/√2
+const double kInvSqrt2Pi = 0.3989422804014327;  // 1/√(2π)
+const double kSqrt2OverPi = 0.7978845608028654;  // √(2/π)
+const double kGeluTanhCubic = 0.044715;
+
+Tensor relu_derivative(const Tensor& x) { return cast(gt(x, f32_scalar(0)), DType::Float32); }
+// σ' = y (1 − y)
+Tensor sigmoid_derivative(const Tensor& y) { return mul(y, sub(f32_scalar(1), y)); }
+// tanh' = 1 − y²
+Tensor tanh_derivative(const Tensor& y) { return sub(f32_scalar(1), square(y)); }
+// silu' = σ(x) (1 + x (1 − σ(x)))
+Tensor silu_derivative(const Tensor& x) {
+  const Tensor s = sigmoid(x);
+  return mul(s, add(f32_scalar(1), mul(x, sub(f32_scalar(1), s))));
+}
+// gelu' = Φ(x) + x φ(x)
+Tensor gelu_erf_derivative(const Tensor& x) {
+  const Tensor cdf = mul(add(erf(mul(x, f32_scalar(kSqrt1_2))), f32_scalar(1)), f32_scalar(0.5));
+  const Tensor pdf = mul(exp(mul(square(x), f32_scalar(-0.5))), f32_scalar(kInvSqrt2Pi));
+  return add(cdf, mul(x, pdf));
+}
+// tanh approximation, u = √(2/π)(x + 0.044715 x³): ½(1 + tanh u) + ½ x (1 − tanh² u) u'
+Tensor gelu_tanh_derivative(const Tensor& x) {
+  const Tensor x2 = square(x);
+  const Tensor u = mul(add(x, mul(mul(x2, x), f32_scalar(kGeluTanhCubic))), f32_scalar(kSqrt2OverPi));
+  const Tensor t = tanh(u);
+  const Tensor du = mul(add(f32_scalar(1), mul(x2, f32_scalar(3 * kGeluTanhCubic))), f32_scalar(kSqrt2OverPi));
+  const Tensor half = f32_scalar(0.5);
+  return add(mul(add(f32_scalar(1), t), half), mul(mul(mul(x, half), sub(f32_scalar(1), square(t))), du));
 }
 
 }  // namespace
@@ -37,13 +73,13 @@ Tensor relu(const Tensor& x) {
     if (out.numel() > 0) backend_for(x.device()).unary_i32(IntUnary::Relu, xi.dev_i32(), out.dev_i32(), out.numel());
     return out;
   }
-  return fused("relu", Unary::Relu, Binary::ReluBackward, x, false);  // gradient 0 at 0
+  return fused("relu", Unary::Relu, Binary::ReluBackward, x, false, relu_derivative);  // gradient 0 at 0
 }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
   Tensor out = unary_f32(Unary::LeakyRelu, x, static_cast<float>(negative_slope));
-  return record("leakyRelu", out, {x}, [x, negative_slope](const Tensor& g) -> Grads {
-    return {where(gt(x, f32_scalar(0)), g, mul(g, f32_scalar(negative_slope)))};
+  return record("leakyRelu", out, {x}, {x}, [negative_slope](const Tensor& g, const SavedTensors& s) -> Grads {
+    return {where(gt(s[0], f32_scalar(0)), g, mul(g, f32_scalar(negative_slope)))};
   });
 }
 
@@ -74,51 +110,52 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
   const Tensor out = where(gt(xf, zero), xf.detach(), binary_f32(Binary::Mul, xf, wb, "prelu"));
   const Shape w_shape = weight.shape();
   const bool need_x = x.requires_grad(), need_w = weight.requires_grad();
-  return record("prelu", out, {x, weight},
-                [xf, wb, w_shape, need_x, need_w](const Tensor& g) -> Grads {
+  // The formula sees the weight through reshape (a recorded view), so that a recorded gradient
+  // reaches the weight too.
+  return record("prelu", out, {x, weight}, {xf, weight},
+                [wshape, w_shape, need_x, need_w](const Tensor& g, const SavedTensors& s) -> Grads {
+                  const Tensor &xf = s[0], wb = reshape(s[1], wshape);
                   const Tensor zero = f32_scalar(0);
                   const Tensor pos = gt(xf, zero);
                   Tensor gx, gw;
                   if (need_x) gx = where(pos, g, mul(g, wb));
-                  if (need_w) {
-                    Tensor s = as_contiguous(sum_to(where(pos, zero, mul(g, xf)), wb.shape()));
-                    gw = Tensor::view_of(s, w_shape, contiguous_strides(w_shape), s.offset());
-                  }
+                  if (need_w) gw = reshape(sum_to(where(pos, zero, mul(g, xf)), wb.shape()), w_shape);
                   return {gx, gw};
                 });
 }
 
 Tensor elu(const Tensor& x, double alpha) {
   Tensor out = unary_f32(Unary::Elu, x, static_cast<float>(alpha));
-  return record("elu", out, {x}, [x, out, alpha](const Tensor& g) -> Grads {
+  return record("elu", out, {x}, {x, out}, [alpha](const Tensor& g, const SavedTensors& s) -> Grads {
     // x ≤ 0: d/dx α(eˣ − 1) = αeˣ = out + α
-    return {where(gt(x, f32_scalar(0)), g, mul(g, add(out, f32_scalar(alpha))))};
+    return {where(gt(s[0], f32_scalar(0)), g, mul(g, add(s[1], f32_scalar(alpha))))};
   });
 }
 
 Tensor selu(const Tensor& x) {
   Tensor out = unary_f32(Unary::Selu, x);
-  return record("selu", out, {x}, [x, out](const Tensor& g) -> Grads {
+  return record("selu", out, {x}, {x, out}, [](const Tensor& g, const SavedTensors& s) -> Grads {
     // x > 0: scale; x ≤ 0: scale·α·eˣ = out + scale·α
-    return {where(gt(x, f32_scalar(0)), mul(g, f32_scalar(kSeluScale)),
-                  mul(g, add(out, f32_scalar(kSeluScale * kSeluAlpha))))};
+    return {where(gt(s[0], f32_scalar(0)), mul(g, f32_scalar(kSeluScale)),
+                  mul(g, add(s[1], f32_scalar(kSeluScale * kSeluAlpha))))};
   });
 }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
-  if (approximate == "none") return fused("gelu", Unary::GeluErf, Binary::GeluErfBackward, x, false);
+  if (approximate == "none")
+    return fused("gelu", Unary::GeluErf, Binary::GeluErfBackward, x, false, gelu_erf_derivative);
   if (approximate == "tanh")
-    return fused("gelu", Unary::GeluTanh, Binary::GeluTanhBackward, x, false);
+    return fused("gelu", Unary::GeluTanh, Binary::GeluTanhBackward, x, false, gelu_tanh_derivative);
   fail("gelu: expected approximate to be 'none' or 'tanh', got '", approximate, "'");
 }
 
 Tensor sigmoid(const Tensor& x) {
-  return fused("sigmoid", Unary::Sigmoid, Binary::SigmoidBackward, x, true);
+  return fused("sigmoid", Unary::Sigmoid, Binary::SigmoidBackward, x, true, sigmoid_derivative);
 }
 
-Tensor tanh(const Tensor& x) { return fused("tanh", Unary::Tanh, Binary::TanhBackward, x, true); }
+Tensor tanh(const Tensor& x) { return fused("tanh", Unary::Tanh, Binary::TanhBackward, x, true, tanh_derivative); }
 
-Tensor silu(const Tensor& x) { return fused("silu", Unary::Silu, Binary::SiluBackward, x, false); }
+Tensor silu(const Tensor& x) { return fused("silu", Unary::Silu, Binary::SiluBackward, x, false, silu_derivative); }
 
 // softplus(x) = log(1 + e^(βx))/β, and x itself where βx > threshold (PyTorch). The kernel
 // switches at 20; another threshold is applied on top (above 20 the two agree to float precision).
@@ -131,9 +168,9 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
                              f32_scalar(threshold));
     out = where(linear, xf.detach(), out);
   }
-  return record("softplus", out, {x}, [xf, beta, threshold](const Tensor& g) -> Grads {
+  return record("softplus", out, {x}, {xf}, [beta, threshold](const Tensor& g, const SavedTensors& s) -> Grads {
     // d/dx = sigmoid(βx) below the threshold, 1 above; sigmoid is exact at ±1e4.
-    const Tensor bx = mul(xf, f32_scalar(beta));
+    const Tensor bx = mul(s[0], f32_scalar(beta));
     return {where(gt(bx, f32_scalar(threshold)), g, mul(g, sigmoid(bx)))};
   });
 }

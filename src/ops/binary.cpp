@@ -71,14 +71,16 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   if (promote(a.dtype(), b.dtype()) != DType::Float32)
     return int_binary(IntBinary::Mul, a, b, "mul", DType::Int32);
   Tensor out = binary_f32(Binary::Mul, a, b, "mul");
-  return record("mul", out, {a, b}, [a, b, n = needs(a, b)](const Tensor& g) -> Grads {
+  return record("mul", out, {a, b}, {a, b}, [n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
+    const Tensor &a = s[0], &b = s[1];
     return {n.a ? sum_to(mul(g, b), n.sa) : Tensor(), n.b ? sum_to(mul(g, a), n.sb) : Tensor()};
   });
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = binary_f32(Binary::Div, a, b, "div");  // true division: ints give float32
-  return record("div", out, {a, b}, [b, out, n = needs(a, b)](const Tensor& g) -> Grads {
+  return record("div", out, {a, b}, {b, out}, [n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
+    const Tensor &b = s[0], &out = s[1];
     // d(a/b)/db = −a/b² = −out/b
     return {n.a ? sum_to(div(g, b), n.sa) : Tensor(),
             n.b ? sum_to(neg(div(mul(g, out), b)), n.sb) : Tensor()};
@@ -90,7 +92,8 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     return int_binary(IntBinary::Pow, a, b, "pow", DType::Int32);
   }
   Tensor out = binary_f32(Binary::Pow, a, b, "pow");
-  return record("pow", out, {a, b}, [a, b, out, n = needs(a, b)](const Tensor& g) -> Grads {
+  return record("pow", out, {a, b}, {a, b, out}, [n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
+    const Tensor &a = s[0], &b = s[1], &out = s[2];
     const Tensor zero = f32_scalar(0);
     Tensor ga, gb;
     if (n.a) {  // b·a^(b−1), and 0 where b == 0 (PyTorch: avoids 0·inf at a == 0)
@@ -117,7 +120,8 @@ Tensor extremum(const Tensor& a, const Tensor& b, bool is_max) {
     return int_binary(is_max ? IntBinary::Maximum : IntBinary::Minimum, a, b, name, dt);
   }
   Tensor out = binary_f32(is_max ? Binary::Maximum : Binary::Minimum, a, b, name);
-  return record(name, out, {a, b}, [a, b, is_max, n = needs(a, b)](const Tensor& g) -> Grads {
+  return record(name, out, {a, b}, {a, b}, [is_max, n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
+    const Tensor &a = s[0], &b = s[1];
     const Tensor zero = f32_scalar(0);
     const Tensor half_g = mul(g, f32_scalar(0.5));
     const Tensor tie = eq(a, b);
@@ -149,7 +153,8 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
   if (lo) out = binary_f32(Binary::Maximum, out, f32_scalar(*lo), "clamp");
   if (hi) out = binary_f32(Binary::Minimum, out, f32_scalar(*hi), "clamp");
   // Gradient 1 on [lo, hi] inclusive (PyTorch's clamp_backward), 0 outside and at NaN.
-  return record("clamp", out, {x}, [x, lo, hi](const Tensor& g) -> Grads {
+  return record("clamp", out, {x}, {x}, [lo, hi](const Tensor& g, const SavedTensors& s) -> Grads {
+    const Tensor& x = s[0];
     const Tensor zero = f32_scalar(0);
     Tensor gx = g;
     if (lo) gx = where(ge(x, f32_scalar(*lo)), gx, zero);

@@ -72,12 +72,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check(cond.dtype() == DType::Bool, "where: expected condition of dtype bool, got ",
         dtype_name(cond.dtype()));
   Tensor out = select(cond, a, b, "where");
-  return record("where", out, {cond, a, b},
-                [cond, sa = a.shape(), sb = b.shape(), na = a.requires_grad(),
-                 nb = b.requires_grad()](const Tensor& g) -> Grads {
+  // The gradient goes through where itself: recorded when it is differentiated again.
+  return record("where", out, {cond, a, b}, {cond},
+                [sa = a.shape(), sb = b.shape(), na = a.requires_grad(),
+                 nb = b.requires_grad()](const Tensor& g, const SavedTensors& s) -> Grads {
                   const Tensor zero = f32_scalar(0);
-                  return {Tensor(), na ? sum_to(select(cond, g, zero, "where"), sa) : Tensor(),
-                          nb ? sum_to(select(cond, zero, g, "where"), sb) : Tensor()};
+                  return {Tensor(), na ? sum_to(where(s[0], g, zero), sa) : Tensor(),
+                          nb ? sum_to(where(s[0], zero, g), sb) : Tensor()};
                 });
 }
 
@@ -88,8 +89,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
         "masked_fill: mask of shape ", mask.shape(), " cannot be broadcast to the input's shape ",
         x.shape());
   Tensor out = select(mask, scalar_of(value, x.dtype(), "masked_fill"), x, "masked_fill");
-  return record("maskedFill", out, {x, mask}, [mask](const Tensor& g) -> Grads {
-    return {select(mask, f32_scalar(0), g, "masked_fill"), Tensor()};
+  return record("maskedFill", out, {x, mask}, {mask}, [](const Tensor& g, const SavedTensors& s) -> Grads {
+    return {where(s[0], f32_scalar(0), g), Tensor()};
   });
 }
 

@@ -76,7 +76,9 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 
   Shape in_shape = x.shape();
   return record(op, out, {x, index}, [in_shape, d, ic](const Tensor& g) {
-    return Grads{index_add_into_zeros(g, in_shape, d, ic), Tensor()};
+    return Grads{linear_grad("indexSelectBackward", g, index_add_into_zeros(g, in_shape, d, ic),
+                             [d, ic](const Tensor& gg) { return index_select(gg, d, ic); }),
+                 Tensor()};
   });
 }
 
@@ -120,7 +122,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
     geom.dim_size = n ? in_shape[d] : 1;
     if (n) geom.walk_strides[d] = 0;
     if (gc.numel() > 0) backend_for(g.device()).scatter_add_f32(geom, gc.dev_f32(), ic.dev_i32(), grad.dev_f32());
-    return Grads{grad, Tensor()};
+    return Grads{linear_grad("gatherBackward", g, grad, [d, ic](const Tensor& gg) { return gather(gg, d, ic); }),
+                 Tensor()};
   });
 }
 

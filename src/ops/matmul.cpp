@@ -116,6 +116,24 @@ Tensor bmm(Tensor a, Tensor b) {
 
 }  // namespace
 
+namespace {
+
+// matmul's gradients through differentiable ops (while a gradient is recorded): dA = G·Bᵀ and
+// dB = Aᵀ·G on the operands promoted as the forward promoted them, summed back over broadcast
+// batch dims.
+std::vector<Tensor> matmul_grads_ops(const Tensor& g, const Tensor& a, const Tensor& b, bool need_a, bool need_b,
+                                     const Shape& full_shape) {
+  const Tensor a2 = a.ndim() == 1 ? unsqueeze(a, 0) : a;
+  const Tensor b2 = b.ndim() == 1 ? unsqueeze(b, 1) : b;
+  const Tensor g4 = reshape(g, full_shape);
+  Tensor da, db;
+  if (need_a) da = reshape(sum_to(matmul(g4, transpose(b2, -1, -2)), a2.shape()), a.shape());
+  if (need_b) db = reshape(sum_to(matmul(transpose(a2, -1, -2), g4), b2.shape()), b.shape());
+  return {da, db};
+}
+
+}  // namespace
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   check(a.defined() && b.defined(), "matmul: expected two tensors, got an undefined one");
   check(a.ndim() >= 1 && b.ndim() >= 1, "matmul: both arguments must be at least 1-D, got shapes ",
@@ -147,7 +165,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const Shape a_shape = a.shape(), b_shape = b.shape();
   // dA = G · Bᵀ and dB = Aᵀ · G (transposed views, read by gemm as they are), summed over
   // the batch dims each operand was broadcast along, then the 1-D promotions undone.
-  return record("matmul", out, {a, b}, [a2, b2, need_a, need_b, full_shape, a_shape, b_shape](const Tensor& g) {
+  return record("matmul", out, {a, b}, {a, b}, [a2, b2, need_a, need_b, full_shape, a_shape, b_shape](const Tensor& g, const SavedTensors& s) {
+    if (recording_backward({g, s[0], s[1]})) return matmul_grads_ops(g, s[0], s[1], need_a, need_b, full_shape);
     Tensor g4 = reshaped_view(as_contiguous(g, DType::Float32), full_shape);
     Tensor da, db;
     if (need_a) {

@@ -52,10 +52,10 @@ Tensor pad_constant(const Tensor& x, const Shape& out_shape, const std::vector<i
   Tensor out = full(out_shape, value, x.dtype(), x.device());
   copy_into(window(out, w, w.dst_start), window(x, w, w.src_start));
   Shape in_shape = x.shape();
-  return record("pad", out, {x}, [in_shape, w](const Tensor& g) {
+  return record("pad", out, {x}, [in_shape, w, pads](const Tensor& g) {
     Tensor grad = zeros(in_shape, DType::Float32, g.device());
     copy_into(window(grad, w, w.src_start), window(g, w, w.dst_start));
-    return Grads{grad};
+    return Grads{linear_grad("padBackward", g, grad, [pads](const Tensor& gg) { return pad(gg, pads); })};
   });
 }
 
@@ -85,13 +85,15 @@ Tensor pad_mapped(const Tensor& x, const Shape& out_shape, const std::vector<int
   geom.reflect = reflect;
   for (size_t j = 0; j < pads.size() / 2; ++j) geom.left[size_t(nd - 1 - int64_t(j))] = pads[2 * j];
   if (out.numel() > 0) backend_for(x.device()).pad_mapped(dtype_size(x.dtype()), geom, x.dev_raw(), out.dev_raw());
-  return record("pad", out, {x}, [geom](const Tensor& g) {
+  return record("pad", out, {x}, [geom, pads, reflect](const Tensor& g) {
     Tensor gc = as_contiguous(g, DType::Float32);
     Tensor grad = zeros(geom.in_shape, DType::Float32, g.device());
     PadGeom back = geom;
     back.in_strides = contiguous_strides(geom.in_shape);
     if (gc.numel() > 0) backend_for(g.device()).pad_mapped_backward_f32(back, gc.dev_f32(), grad.dev_f32());
-    return Grads{grad};
+    return Grads{linear_grad("padBackward", g, grad, [pads, reflect](const Tensor& gg) {
+      return pad(gg, pads, reflect ? "reflect" : "replicate");
+    })};
   });
 }
 

@@ -152,13 +152,54 @@ Tensor group_grad(const Tensor& x, const Tensor& out, const Tensor& g, const Pla
 
 Tensor expand_back(const Tensor& g, const Plan& p) { return expand(reshape(g, p.keep_shape), p.shape); }
 
+// ---- the same gradients through differentiable ops (while a gradient is recorded) ----
+
+// max/min (and with use_abs the inf-norms): g split equally between the elements equal to the
+// extreme, times sign(x) with use_abs. The choice of elements is piecewise constant in x.
+Tensor tie_shares(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p, bool use_abs) {
+  const Tensor hit = cast(eq(use_abs ? abs(x) : x, reshape(out, p.keep_shape)), DType::Float32);
+  Tensor share = div(hit, sum(hit, p.dims, true));
+  if (use_abs) share = mul(share, sign(x));
+  return mul(share, reshape(g, p.keep_shape));
+}
+
+// d prod / d x_j = prod / x_j, where x_j = 0: the product of the others when it is the only zero
+// of its group, else 0. prod's own formula handles the zeros, so this differentiates again.
+Tensor prod_grad_ops(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p) {
+  const Tensor zero = f32_scalar(0), one = f32_scalar(1);
+  const Tensor is_zero = eq(x, zero);
+  const Tensor nonzero = where(is_zero, one, x);
+  const Tensor zeros_in_group = sum(cast(is_zero, DType::Float32), p.dims, true);
+  const Tensor others_at_zero = where(eq(zeros_in_group, one), prod(nonzero, p.dims, true), zero);
+  const Tensor d = where(is_zero, others_at_zero, div(reshape(out, p.keep_shape), nonzero));
+  return mul(d, reshape(g, p.keep_shape));
+}
+
+// The p-norm's derivative times g, 0 where the norm is 0 (divisions kept finite there, so that
+// the recorded formula has finite derivatives too).
+Tensor norm_grad_ops(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p, double p_) {
+  if (std::isinf(p_)) return tie_shares(x, out, g, p, true);
+  const Tensor zero = f32_scalar(0), one = f32_scalar(1);
+  if (p_ == 0) return mul(mul(x, zero), reshape(g, p.keep_shape));  // 0, shaped as x
+  const Tensor y = reshape(out, p.keep_shape), gk = reshape(g, p.keep_shape);
+  const Tensor y_zero = eq(y, zero);
+  const Tensor y_safe = where(y_zero, one, y);
+  Tensor w;
+  if (p_ == 1) w = sign(x);
+  else if (p_ == 2) w = div(x, y_safe);
+  else w = where(eq(x, zero), zero, mul(sign(x), pow(div(abs(x), y_safe), f32_scalar(p_ - 1))));
+  return mul(where(y_zero, zero, w), gk);
+}
+
 Tensor extreme(const Tensor& x, const Dims& dims, bool keepdim, bool is_max) {
   const char* op = is_max ? "max" : "min";
   Plan p = make_plan(x.shape(), dims, keepdim, op);
   require_nonempty(p, op);
   if (x.dtype() != DType::Float32) return int_extreme(x, p, is_max);
   Tensor out = reduce_arranged(is_max ? Reduce::Max : Reduce::Min, arrange(x, p, DType::Float32), p);
-  return record(is_max ? "amax" : "amin", out, {x}, [x, out, p](const Tensor& g) {
+  return record(is_max ? "amax" : "amin", out, {x}, {x, out}, [p](const Tensor& g, const SavedTensors& s) {
+    const Tensor &x = s[0], &out = s[1];
+    if (recording_backward({g})) return std::vector<Tensor>{tie_shares(x, out, g, p, false)};
     return std::vector<Tensor>{group_grad(x, out, g, p, [&p](const Backend& be, const float* xp, const float* yp,
                                                              const float* gp, float* dp) {
       be.extreme_backward_f32(false, xp, yp, gp, p.outer, p.r, p.inner, dp);
@@ -205,7 +246,9 @@ Tensor prod(const Tensor& x, const Dims& dims, bool keepdim) {
   Plan p = make_plan(x.shape(), dims, keepdim, "prod");
   if (x.dtype() != DType::Float32) return int_fold(x, p, true);
   Tensor out = reduce_arranged(Reduce::Prod, arrange(x, p, DType::Float32), p);
-  return record("prod", out, {x}, [x, out, p](const Tensor& g) {
+  return record("prod", out, {x}, {x, out}, [p](const Tensor& g, const SavedTensors& s) {
+    const Tensor &x = s[0], &out = s[1];
+    if (recording_backward({g, x})) return std::vector<Tensor>{prod_grad_ops(x, out, g, p)};
     return std::vector<Tensor>{group_grad(x, out, g, p, [&p](const Backend& be, const float* xp, const float*,
                                                              const float* gp, float* dp) {
       be.prod_backward_f32(xp, gp, p.outer, p.r, p.inner, dp);
@@ -221,7 +264,8 @@ Tensor var(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
   Plan p = make_plan(x.shape(), dims, keepdim, "var");
   Tensor out = variance(x, p, unbiased);
   // d var / dx = 2 (x − mean) / divisor.
-  return record("var", out, {x}, [x, p, unbiased](const Tensor& g) {
+  return record("var", out, {x}, {x}, [p, unbiased](const Tensor& g, const SavedTensors& s) {
+    const Tensor& x = s[0];
     Tensor scale = scalar_tensor(2.0 / var_divisor(p, unbiased));
     Tensor dev = sub(x, mean(x, p.dims, true));
     return std::vector<Tensor>{mul(dev, reshape(mul(g, scale), p.keep_shape))};
@@ -234,7 +278,8 @@ Tensor std(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
   Tensor v = variance(x, p, unbiased);
   Tensor out = unary_f32(Unary::Sqrt, v);
   // d std / dx = (x − mean) / (divisor · std), and 0 where std = 0 (as PyTorch).
-  return record("std", out, {x}, [x, out, p, unbiased](const Tensor& g) {
+  return record("std", out, {x}, {x, out}, [p, unbiased](const Tensor& g, const SavedTensors& s) {
+    const Tensor &x = s[0], &out = s[1];
     const Tensor zero = f32_scalar(0);
     const Tensor scaled = div(g, mul(out, f32_scalar(var_divisor(p, unbiased))));
     const Tensor gs = where(eq(out, zero), zero, scaled);
@@ -254,8 +299,8 @@ Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
     else be.logsumexp_rows_f32(xc.dev_f32(), out.dev_f32(), p.outer, p.r);
   }
   // d lse / dx = softmax(x) = exp(x − lse).
-  return record("logsumexp", out, {x}, [x, out, p](const Tensor& g) {
-    Tensor sm = exp(sub(x, reshape(out, p.keep_shape)));
+  return record("logsumexp", out, {x}, {x, out}, [p](const Tensor& g, const SavedTensors& s) {
+    Tensor sm = exp(sub(s[0], reshape(s[1], p.keep_shape)));
     return std::vector<Tensor>{mul(sm, reshape(g, p.keep_shape))};
   });
 }
@@ -284,7 +329,9 @@ Tensor norm(const Tensor& x, double p_, const Dims& dims, bool keepdim) {
     Tensor s = reduce_arranged(Reduce::Sum, with_scalar(Binary::Pow, ax, float(p_)), p);
     out = with_scalar(Binary::Pow, s, float(1.0 / p_));
   }
-  return record("norm", out, {x}, [x, out, p, p_](const Tensor& g) {
+  return record("norm", out, {x}, {x, out}, [p, p_](const Tensor& g, const SavedTensors& s) {
+    const Tensor &x = s[0], &out = s[1];
+    if (recording_backward({g, x})) return std::vector<Tensor>{norm_grad_ops(x, out, g, p, p_)};
     return std::vector<Tensor>{group_grad(x, out, g, p, [&p, p_](const Backend& be, const float* xp,
                                                                  const float* yp, const float* gp, float* dp) {
       if (std::isinf(p_)) be.extreme_backward_f32(true, xp, yp, gp, p.outer, p.r, p.inner, dp);

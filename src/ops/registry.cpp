@@ -24,6 +24,7 @@ const std::map<std::string, OpInfo>& table() {
     register_optim_ops(m);
     register_more_ops(m);
     register_rnn_ops(m);
+    register_inplace_ops(m);
     return m;
   }();
   return t;

@@ -56,5 +56,6 @@ void register_loss_ops(std::map<std::string, OpInfo>& table);       // nn/loss_r
 void register_optim_ops(std::map<std::string, OpInfo>& table);      // optim/optim_registry.cpp
 void register_more_ops(std::map<std::string, OpInfo>& table);       // ops/registry_more.cpp
 void register_rnn_ops(std::map<std::string, OpInfo>& table);        // nn/rnn_registry.cpp
+void register_inplace_ops(std::map<std::string, OpInfo>& table);    // ops/inplace_registry.cpp
 
 }  // namespace sg

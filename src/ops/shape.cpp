@@ -225,7 +225,8 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   Tensor out = raw_narrow(x, d, start, length);
   Shape in_shape = x.shape();
   return record("narrow", out, {x}, [in_shape, d, start, length](const Tensor& g) {
-    return Grads{embed(g, in_shape, d, start, length, 1)};
+    return Grads{linear_grad("narrowBackward", g, embed(g, in_shape, d, start, length, 1),
+                             [d, start, length](const Tensor& gg) { return narrow(gg, d, start, length); })};
   });
 }
 
@@ -246,7 +247,8 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::op
   Tensor out = raw_narrow(x, d, s, length, step);
   Shape in_shape = x.shape();
   return record("slice", out, {x}, [in_shape, d, s, length, step](const Tensor& g) {
-    return Grads{embed(g, in_shape, d, s, length, step)};
+    return Grads{linear_grad("sliceBackward", g, embed(g, in_shape, d, s, length, step),
+                             [d, s, length, step](const Tensor& gg) { return slice(gg, d, s, s + length * step, step); })};
   });
 }
 
@@ -297,7 +299,8 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     for (size_t i = 0; i < shapes.size(); ++i) {
       if (!float_in[i]) continue;
       bool empty1d = shapes[i].size() == 1 && shapes[i][0] == 0;
-      grads[i] = empty1d ? zeros(shapes[i], DType::Float32, g.device()) : raw_narrow(g, d, starts[i], shapes[i][d]);
+      if (empty1d) grads[i] = zeros(shapes[i], DType::Float32, g.device());
+      else grads[i] = recording_backward({g}) ? narrow(g, d, starts[i], shapes[i][d]) : raw_narrow(g, d, starts[i], shapes[i][d]);
     }
     return grads;
   });
@@ -328,7 +331,8 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
   return record("stack", out, xs, [float_in, d](const Tensor& g) {
     Grads grads(float_in.size());
     for (size_t i = 0; i < float_in.size(); ++i)
-      if (float_in[i]) grads[i] = raw_select(g, d, int64_t(i));
+      if (float_in[i])
+        grads[i] = recording_backward({g}) ? squeeze(narrow(g, d, int64_t(i), 1), d) : raw_select(g, d, int64_t(i));
     return grads;
   });
 }

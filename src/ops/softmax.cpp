@@ -30,12 +30,13 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, bool log_, const char* op) {
   Tensor out = last ? yt : contiguous_copy(swapped(yt, d, nd - 1));
   if (log_) {
     // d/dx: g − softmax · Σ g.
-    return record(op, out, {x}, [out, d](const Tensor& g) {
-      return std::vector<Tensor>{sub(g, mul(exp(out), sum(g, {d}, true)))};
+    return record(op, out, {x}, {out}, [d](const Tensor& g, const SavedTensors& s) {
+      return std::vector<Tensor>{sub(g, mul(exp(s[0]), sum(g, {d}, true)))};
     });
   }
   // d/dx: y ⊙ (g − Σ g ⊙ y).
-  return record(op, out, {x}, [out, d](const Tensor& g) {
+  return record(op, out, {x}, {out}, [d](const Tensor& g, const SavedTensors& s) {
+    const Tensor& out = s[0];
     return std::vector<Tensor>{mul(out, sub(g, sum(mul(g, out), {d}, true)))};
   });
 }

@@ -27,8 +27,8 @@ Tensor int_unary(IntUnary op, const Tensor& x) {
 template <class D>
 Tensor float_unary(const char* name, Unary op, const Tensor& x, D deriv) {
   Tensor out = unary_f32(op, x);
-  return record(name, out, {x}, [x, out, deriv](const Tensor& g) -> Grads {
-    return {mul(g, deriv(x, out))};
+  return record(name, out, {x}, {x, out}, [deriv](const Tensor& g, const SavedTensors& s) -> Grads {
+    return {mul(g, deriv(s[0], s[1]))};
   });
 }
 
@@ -53,27 +53,27 @@ Tensor exp(const Tensor& x) {
 
 Tensor log(const Tensor& x) {
   Tensor out = unary_f32(Unary::Log, x);
-  return record("log", out, {x}, [x](const Tensor& g) -> Grads { return {div(g, x)}; });
+  return record("log", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads { return {div(g, s[0])}; });
 }
 
 Tensor log2(const Tensor& x) {
   Tensor out = unary_f32(Unary::Log2, x);
-  return record("log2", out, {x}, [x](const Tensor& g) -> Grads {
-    return {div(g, mul(x, f32_scalar(kLn2)))};
+  return record("log2", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads {
+    return {div(g, mul(s[0], f32_scalar(kLn2)))};
   });
 }
 
 Tensor log10(const Tensor& x) {
   Tensor out = unary_f32(Unary::Log10, x);
-  return record("log10", out, {x}, [x](const Tensor& g) -> Grads {
-    return {div(g, mul(x, f32_scalar(kLn10)))};
+  return record("log10", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads {
+    return {div(g, mul(s[0], f32_scalar(kLn10)))};
   });
 }
 
 Tensor log1p(const Tensor& x) {
   Tensor out = unary_f32(Unary::Log1p, x);
-  return record("log1p", out, {x}, [x](const Tensor& g) -> Grads {
-    return {div(g, add(x, f32_scalar(1)))};
+  return record("log1p", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads {
+    return {div(g, add(s[0], f32_scalar(1)))};
   });
 }
 
@@ -84,8 +84,8 @@ Tensor expm1(const Tensor& x) {
 
 Tensor sqrt(const Tensor& x) {
   Tensor out = unary_f32(Unary::Sqrt, x);
-  return record("sqrt", out, {x}, [out](const Tensor& g) -> Grads {
-    return {div(g, mul(out, f32_scalar(2)))};  // g / (2√x), PyTorch's form
+  return record("sqrt", out, {x}, {out}, [](const Tensor& g, const SavedTensors& s) -> Grads {
+    return {div(g, mul(s[0], f32_scalar(2)))};  // g / (2√x), PyTorch's form
   });
 }
 

@@ -97,7 +97,34 @@ for shape in ([3, 5], [4, 4], [6, 3], [4, 2, 2, 2]):
     s = torch.linalg.svdvals(w.reshape(w.shape[0], -1))
     cases[-1]["sigmaRatio"] = (s[1] / s[0]).item()
 
+
+
+# gradientPenalty (WGAN-GP) of a small critic, f(x) = act(x Wᵀ + b)·v, as in PyTorch's WGAN-GP
+# recipes: the input gradient taken with create_graph=True, the norm per sample, and the value's
+# gradients (through that gradient: double backward) with respect to x and the critic's weights.
+def critic(t, w, b, v, act):
+    h = F.linear(t, w, b) if act == "linear" else t @ w.T + b
+    h = torch.tanh(h) if act in ("tanh", "linear") else F.leaky_relu(h, 0.2)
+    return h @ v
+
+
+def gradient_penalty(t, w, b, v, act, target):
+    out = critic(t, w, b, v, act)
+    (g,) = torch.autograd.grad(out.sum(), t, create_graph=True)
+    norms = g.reshape(g.shape[0], -1).norm(2, dim=1) if t.dim() >= 2 else g.norm()
+    return ((norms - target) ** 2).mean()
+
+
+gp_cases = []
+for act, target, shape in (("tanh", 1.0, [4, 3]), ("leakyRelu", 0.5, [4, 3]), ("linear", 1.0, [2, 2, 3]), ("tanh", 0.0, [3])):
+    features = shape[-1]
+    inputs = [values(shape), values([5, features], -1.0, 1.0), values([5], -0.5, 0.5), values([5], -1.0, 1.0)]
+    c = case("gradientPenalty", lambda t, w, b, v, a=act, tg=target: gradient_penalty(t, w, b, v, a, tg), inputs,
+             {"target": target})
+    c["critic"] = act
+    gp_cases.append(c)
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "penalties_ref.json")
 with open(out, "w") as f:
-    json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
-print(f"wrote {len(cases)} cases to {out}")
+    json.dump({"torch": torch.__version__, "cases": cases, "gradientPenalty": gp_cases}, f, separators=(",", ":"))
+print(f"wrote {len(cases)} cases and {len(gp_cases)} gradientPenalty cases to {out}")

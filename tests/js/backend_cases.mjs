@@ -193,6 +193,29 @@ add('LSTM', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.LSTM(4, 3).forward(
 add('GRU bidirectional', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.GRU(4, 3, { bidirectional: true }).forward(x)[0], R, { random: true });
 add('RNN relu', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.RNN(4, 3, { nonlinearity: 'relu' }).forward(x)[0], R, { random: true });
 // Random and creation ops (random ones compare the same seed's draws).
+// In-place ops: input 0 (no grad) is changed and returned; with an operand that requires grad
+// the change is recorded (its history rebased onto the out-of-place op).
+add('add_ recorded', 'add_', [fb([2, 3], -1, 1, 30), row], (sg, a, c) => a.add_(c));
+add('sub_ alpha', 'sub_', [fb([2, 3], -1, 1, 31)], (sg, a) => a.sub_(0.5, { alpha: 2 }));
+add('mul_ by a scalar', 'mul_', [fb([2, 3], -1, 1, 32)], (sg, a) => a.mul_(-1.5));
+add('div_ recorded', 'div_', [fb([2, 3], -1, 1, 33), row], (sg, a, c) => a.div_(c));
+add('pow_', 'pow_', [fb([2, 3], 0.5, 2, 34), fb([3], 0, 2, 35)], (sg, a, c) => a.pow_(c));
+add('clamp_', 'clamp_', [fb([2, 3], -1, 1, 36)], (sg, a) => a.clamp_(-0.25, 0.5));
+add('maskedFill_', 'maskedFill_', [fb([2, 3], -1, 1, 37), mask], (sg, a, m) => a.maskedFill_(m, 9));
+add('addcmul_ recorded', 'addcmul_', [fb([2, 3], -1, 1, 38), s, row], (sg, a, c, d) => a.addcmul_(c, d, { value: 0.5 }));
+add('addcdiv_', 'addcdiv_', [fb([2, 3], -1, 1, 39), fb([2, 3], -1, 1, 40), fb([3], 1, 2, 41)], (sg, a, c, d) => a.addcdiv_(c, d, { value: -2 }));
+for (const op of ['neg_', 'exp_', 'log_', 'sqrt_', 'abs_', 'sigmoid_', 'tanh_', 'relu_']) add(op, op, [fb([2, 3], 0.25, 2, 42)], (sg, a) => a[op]());
+add('add_ int32', 'add_', [i([2, 3], [3, -2, 7, 0, -5, 2]), rowi], (sg, a, c) => a.add_(c));
+add('fill_', 'fill_', [fb([2, 3], -1, 1, 43)], (sg, a) => a.fill_(2.5));
+add('zero_', 'zero_', [fb([2, 3], -1, 1, 44)], (sg, a) => a.zero_());
+add('copy_ recorded', 'copy_', [fb([2, 3], -1, 1, 45), row], (sg, a, c) => a.copy_(c));
+add('copy_ float to int32', 'copy_', [i([2, 3], [1, 2, 3, 4, 5, 6]), fb([3], -3, 3, 46)], (sg, a, c) => a.copy_(c));
+add('in-place on a transposed view', 'add_', [fb([3, 2], -1, 1, 47)], (sg, a) => {
+  a.T.mul_(2).add_(1);
+  return a;
+});
+add('normal_', 'normal_', [fb([4, 6], 0, 0, 48)], (sg, a) => a.normal_(1, 0.5), E, { random: true });
+add('uniform_', 'uniform_', [fb([4, 6], 0, 0, 49)], (sg, a) => a.uniform_(-2, 3), E, { random: true });
 add('dropout', 'dropout', [f([4, 6])], (sg, a) => sg.F.dropout(a, 0.3), E, { random: true });
 add('dropout2d', 'dropout2d', [img], (sg, a) => sg.F.dropout2d(a, 0.5), E, { random: true });
 add('zeros', 'zeros', [], (sg) => sg.zeros([2, 3]));

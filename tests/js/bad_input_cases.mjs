@@ -498,6 +498,65 @@ export function buildCases(sg) {
     { n: 'an Error thrown inside noGrad restores grad mode', call: () => sg.noGrad(() => sg.zeros(2, 3).matmul(sg.zeros(4, 5))), err: ['matmul', /\[2, 3\]/, /\[4, 5\]/], ok: () => assert.equal(sg.isGradEnabled(), true) },
   ]);
 
+  // ------------------------------------------------------------------ in-place ops and higher-order autograd
+  add('inplace', [
+    { n: 'add_ on a leaf that requires grad', make: () => ({ w: leaf([1, 2, 3]) }), call: ({ w }) => w.add_(1), err: ['add_', /a leaf Variable that requires grad/, /noGrad/], ok: ({ w }) => { sg.noGrad(() => w.add_(1)); same(w, [2, 3, 4]); } },
+    { n: 'add_ of a float into an int32 tensor', make: () => ({ a: i32([1, 2]) }), call: ({ a }) => a.add_(0.5), err: ['add_', /result type float32/, /int32/], ok: ({ a }) => { a.add_(1); same(a, [2, 3]); } },
+    { n: 'add_ of an operand that would grow the tensor', make: () => ({ a: sg.tensor([1, 2, 3]) }), call: ({ a }) => a.add_(sg.ones([2, 3])), err: ['add_', /output with shape \[3\]/, /broadcast shape \[2, 3\]/], ok: ({ a }) => { a.add_(sg.ones([3])); same(a, [2, 3, 4]); } },
+    { n: 'add_ with an unknown option', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.add_(1, { alph: 2 }), err: ["add_: unknown option 'alph'", /alpha/] },
+    { n: 'sub_ with alpha NaN', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.sub_(1, { alpha: NaN }), err: ['sub_', /'alpha'/, /finite number/, /NaN/] },
+    { n: 'mul_ by a string', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.mul_('2'), err: ['mul_', /'other'/, /Tensor or a number/, /'2'/] },
+    { n: 'maskedFill_ with a float mask', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.maskedFill_(sg.tensor([1, 0]), 3), err: ['maskedFill_', /bool Tensor/, /float32/] },
+    { n: 'maskedFill_ with a mask that does not broadcast', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.maskedFill_(bools([true, false, true]), 3), err: ['maskedFill_', /\[3\]/, /\[2\]/] },
+    { n: 'clamp_ without bounds', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.clamp_(), err: ['clamp_', /'min' or 'max'/] },
+    { n: 'fill_ with a string', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.fill_('x'), err: ['fill_', /'value'/, /number/, /'x'/] },
+    { n: 'copy_ of a tensor that does not broadcast', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.copy_(sg.ones([3])), err: ['copy_', /\[3\]/, /\[2\]/] },
+    { n: 'normal_ on an int32 tensor', make: () => ({ a: i32([1, 2]) }), call: ({ a }) => a.normal_(), err: ['normal_', /float32/, /int32/] },
+    { n: 'normal_ with a negative std', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.normal_(0, -1), err: ['normal_', /std >= 0/, /-1/] },
+    { n: 'uniform_ with from > to', make: () => ({ a: sg.tensor([1, 2]) }), call: ({ a }) => a.uniform_(2, 1), err: ['uniform_', /from <= to/, /from 2/] },
+    { n: 'exp_ on an int32 tensor', make: () => ({ a: i32([1, 2]) }), call: ({ a }) => a.exp_(), err: ['exp_', /can't be cast/, /int32/] },
+    {
+      n: 'a recorded in-place change of a view of a graph tensor',
+      make: () => {
+        const w = leaf([[1, 2], [3, 4]]);
+        const h = w.mul(1);
+        return { w, h, v: h.T };
+      },
+      call: ({ v }) => v.add_(1),
+      err: ['add_', /a view in the autograd graph/, /clone\(\)/],
+      ok: ({ w, h }) => {
+        h.sum().backward();
+        same(w.grad, [[1, 1], [1, 1]]);
+      },
+    },
+    {
+      n: 'backward through a tensor changed in place after it was saved',
+      make: () => {
+        const w = leaf([1, 2, 3]);
+        const y = w.mul(2);
+        const z = y.mul(y);
+        y.add_(1);
+        return { w, z };
+      },
+      call: ({ z }) => z.sum().backward(),
+      err: ['backward', /modified by an inplace operation/, /\[float32 \[3\]\]/, /is at version 1; expected version 0/],
+      ok: ({ w }) => {
+        w.mul(w).sum().backward();
+        same(w.grad, [2, 4, 6]);
+      },
+    },
+    { n: 'backward with createGraph "yes"', make: graph, call: ({ y }) => y.sum().backward({ createGraph: 'yes' }), err: ['backward', /'createGraph'/, /boolean/, /'yes'/], ok: graphOk },
+    { n: 'autograd.grad with respect to a tensor without grad', make: graph, call: ({ y }) => sg.autograd.grad(y.sum(), sg.ones([3])), err: ['autograd.grad', /input 0 does not require grad/], ok: graphOk },
+    { n: 'autograd.grad of a tensor without grad', call: () => sg.autograd.grad(sg.ones([3]).sum(), [leaf([1])]), err: ['autograd.grad', /output does not require grad/] },
+    { n: 'autograd.grad with inputs as a number', make: graph, call: ({ y }) => sg.autograd.grad(y.sum(), 3), err: ['autograd.grad', /non-empty array of Tensors/, /got 3/], ok: graphOk },
+    { n: 'autograd.grad with gradOutput "1"', make: graph, call: ({ y, w }) => sg.autograd.grad(y.sum(), w, { gradOutput: '1' }), err: ['autograd.grad', /'gradOutput'/, /Tensor or a finite number/, /'1'/], ok: graphOk },
+    { n: 'gradcheck of a non-function', make: () => ({ w: leaf([1]) }), call: ({ w }) => sg.autograd.gradcheck('f', w), err: ['gradcheck', /function/, /'f'/] },
+    { n: 'gradcheck with no input requiring grad', call: () => sg.autograd.gradcheck((t) => t.exp(), sg.ones([2])), err: ['gradcheck', /no input requires grad/] },
+    { n: 'gradcheck with eps -1', make: () => ({ w: leaf([1]) }), call: ({ w }) => sg.autograd.gradcheck((t) => t.exp(), w, { eps: -1 }), err: ['gradcheck', /'eps'/, /positive number/, /-1/] },
+    { n: 'gradcheck of a function returning a number', make: () => ({ w: leaf([1]) }), call: ({ w }) => sg.autograd.gradcheck(() => 1, w), err: ['gradcheck', /fn must return a Tensor/, /got 1/] },
+    { n: 'gradgradcheck with gradOutputs of the wrong shape', make: () => ({ w: leaf([1, 2]) }), call: ({ w }) => sg.autograd.gradgradcheck((t) => t.exp(), w, { gradOutputs: sg.ones([3]) }), err: ['gradgradcheck', /gradOutputs\[0\]/, /\[2\]/, /\[3\]/] },
+  ]);
+
   // ------------------------------------------------------------------ nn layers
   add('nn', [
     { n: 'Linear(3, 2) on [4, 5]', make: () => ({ m: linear() }), call: ({ m }) => m.forward(sg.randn(4, 5)), err: ['linear', /\[4, 5\]/, /\[2, 3\]/, /5 != 3/], ok: ({ m }) => linearOk(m) },
@@ -771,7 +830,7 @@ export function buildCases(sg) {
     { n: 'orthogonality with powerIterations 0', make: w23, call: ({ w }) => P.orthogonality(w, { mode: 'spectral', powerIterations: 0 }), err: ['penalties.orthogonality', /'powerIterations'/, /positive integer/, /got 0/] },
     { n: 'orthogonality with powerIterations in soft mode', make: w23, call: ({ w }) => P.orthogonality(w, { powerIterations: 5 }), err: ['penalties.orthogonality', /'powerIterations'/, /'spectral' only/, /'soft'/] },
     { n: 'orthogonality with lambda a string', make: w23, call: ({ w }) => P.orthogonality(w, { lambda: '0.1' }), err: ['penalties.orthogonality', /'lambda'/, /number/, /'0\.1'/] },
-    { n: 'gradientPenalty (no double backward yet)', make: w23, call: ({ w }) => P.gradientPenalty((x) => x.square().sum(), w), err: ['penalties.gradientPenalty', /double backward/, /createGraph/] },
+    { n: 'gradientPenalty of a fn returning an int32 tensor', make: w23, call: ({ w }) => P.gradientPenalty((x) => x.int(), w), err: ['penalties.gradientPenalty', /'fn'/, /float32 Tensor/, /int32/], ok: ({ w }) => same(P.gradientPenalty((x) => x.square().sum(), w, { target: 0 }), (4 * (1 + 4 + 9) + 4 * (16 + 25 + 36)) / 2, 1e-5) },
     { n: 'gradientPenalty of a non-function', make: w23, call: ({ w }) => P.gradientPenalty(w, w), err: ['penalties.gradientPenalty', /'fn'/, /function/, /got a Tensor of shape \[2, 3\]/] },
     { n: 'gradientPenalty with target NaN', make: w23, call: ({ w }) => P.gradientPenalty((x) => x, w, { target: NaN }), err: ['penalties.gradientPenalty', /'target'/, /non-negative finite/, /NaN/] },
   ]);

@@ -227,7 +227,7 @@ test('C++ errors arrive as JS Errors with the C++ message, and the module keeps 
   // the Embind functions report through the same channel, thrown by their JS wrapper
   throwsError(() => M.setBackend('cuda'), 'cuda');
   throwsError(() => M.manualSeed(1.5), 'manualSeed');
-  throwsError(() => M.backward(a, 0, false), 'grad');
+  throwsError(() => M.backward(a, 0, false, false), 'grad');
   assert.deepEqual(read(op('mul', [a, a])), [1, 4, 9, 16, 25, 36]);
 });
 
@@ -266,7 +266,7 @@ test('backward and grad through ids', () => {
   assert.equal(M._sg_is_leaf(s), 0);
   assert.equal(typeof cString(check(M._sg_grad_fn_name(s))), 'string');
   check(M._sg_retain_grad(y));
-  M.backward(s, 0, false);
+  M.backward(s, 0, false, false);
   const g = keep(check(M._sg_grad(x)));
   assert.deepEqual(read(g), [2, 4, 6]); // d/dx Σx² = 2x
   assert.deepEqual(read(keep(check(M._sg_grad(y)))), [1, 1, 1]);
@@ -281,7 +281,7 @@ test('backward and grad through ids', () => {
 
   // computeGrads leaves .grad alone; grad_output scales the result
   const z = op('mul', [x, f32([3, 3, 3], [3])]);
-  const [gx] = M.computeGrads(z, f32([1, 2, 3], [3]), [x], false).map(keep);
+  const [gx] = M.computeGrads(z, f32([1, 2, 3], [3]), [x], false, false).map(keep);
   assert.deepEqual(read(gx), [3, 6, 9]);
   assert.deepEqual(read(keep(check(M._sg_grad(x)))), [7, 8, 9]);
 
@@ -326,7 +326,7 @@ test('hooks: a string becomes an Error, an id replaces the gradient, undefined k
     return 'gradient exploded';
   });
   const s = op('sum', [x]);
-  assert.throws(() => M.backward(s, 0, true), (e) => e instanceof Error && e.message === 'hook: gradient exploded');
+  assert.throws(() => M.backward(s, 0, true, false), (e) => e instanceof Error && e.message === 'hook: gradient exploded');
 
   const w = f32([1, 2, 3], [3]);
   check(M._sg_set_requires_grad(w, 1));
@@ -342,7 +342,7 @@ test('hooks: a string becomes an Error, an id replaces the gradient, undefined k
     return keep(r);
   });
   const t = op('sum', [op('mul', [w, f32([3, 3, 3], [3])])]);
-  M.backward(t, 0, false);
+  M.backward(t, 0, false, false);
   assert.deepEqual(seen, [3, 3, 3]);
   assert.deepEqual(read(keep(check(M._sg_grad(w)))), [9, 9, 9]);
   throwsError(() => M.registerHook(w, 42), 'function');

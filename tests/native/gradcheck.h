@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "core/copy.h"
 #include "core/tensor.h"
+#include "ops/ops.h"
 
 namespace sgtest {
 
@@ -84,6 +86,63 @@ inline void gradcheck(const std::string& name, const Fn& fn, std::vector<sg::Ten
       bool ok = std::fabs(numeric - analytic) <= opt.atol + opt.rtol * std::fabs(numeric);
       CHECK_MESSAGE(ok, name << ": d/d input" << k << "[" << i << "] autograd " << analytic
                              << " vs central difference " << numeric);
+    }
+  }
+}
+
+// Double backward: the first-order gradient, built with create_graph, differentiated again.
+// H(inputs, r) = Σ_k ⟨dL/d input_k, v_k⟩ with L = Σ out·r and fixed random v_k; the incoming
+// gradient r is a leaf too, so the derivative of the gradient with respect to it (the op's
+// forward derivative) is checked as well. Autograd's dH (through the recorded gradients) is
+// compared with central differences of H, each H computed by an ordinary first-order backward
+// (the formulas' fast paths): so the recorded formulas must agree with those too.
+// Tighter than gradcheck's defaults: a formula 1% off must fail.
+inline GradcheckOptions second_order() { return {1e-3, 5e-4, 5e-3}; }
+
+inline void gradgradcheck(const std::string& name, const Fn& fn, std::vector<sg::Tensor> inputs,
+                          GradcheckOptions opt = second_order()) {
+  sg::Tensor out0 = fn(inputs);
+  REQUIRE_MESSAGE(out0.requires_grad(), name << ": output does not require grad");
+  sg::Tensor r = leaf(out0.shape(), -1.0, 1.0, 321);
+  std::vector<size_t> wrt;
+  for (size_t k = 0; k < inputs.size(); ++k)
+    if (inputs[k].defined() && inputs[k].requires_grad()) wrt.push_back(k);
+  std::vector<sg::Tensor> v;
+  for (size_t j = 0; j < wrt.size(); ++j) v.push_back(leaf(inputs[wrt[j]].shape(), -1.0, 1.0, 400 + unsigned(j), false));
+  const auto H = [&](bool create_graph) {
+    sg::Tensor out = fn(inputs);
+    std::vector<sg::Tensor> xs;
+    for (size_t k : wrt) xs.push_back(inputs[k]);
+    std::vector<sg::Tensor> gs = sg::compute_grads(out, r, xs, /*retain_graph=*/create_graph, create_graph);
+    sg::Tensor h = sg::scalar_tensor(0.0);
+    for (size_t j = 0; j < gs.size(); ++j) h = sg::add(h, sg::sum(sg::mul(gs[j], v[j])));
+    return h;
+  };
+  sg::Tensor h = H(true);
+  std::vector<sg::Tensor> leaves;
+  for (size_t k : wrt) leaves.push_back(inputs[k]);
+  leaves.push_back(r);
+  if (!h.requires_grad()) {
+    MESSAGE(name << ": the gradient does not depend on the inputs (second derivative 0)");
+    return;
+  }
+  std::vector<sg::Tensor> analytic = sg::compute_grads(h, sg::Tensor(), leaves, false);
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    sg::Tensor x = leaves[k];
+    REQUIRE(x.is_contiguous());
+    const std::string which = k + 1 == leaves.size() ? "the incoming gradient" : "input " + std::to_string(wrt[k]);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      float saved = x.f32()[i];
+      x.f32()[i] = static_cast<float>(saved + opt.eps);
+      double hp = H(false).item();
+      x.f32()[i] = static_cast<float>(saved - opt.eps);
+      double hm = H(false).item();
+      x.f32()[i] = saved;
+      double numeric = (hp - hm) / (2 * opt.eps);
+      double got = analytic[k].at(i);
+      bool ok = std::fabs(numeric - got) <= opt.atol + opt.rtol * std::fabs(numeric);
+      CHECK_MESSAGE(ok, name << ": d²/d " << which << "[" << i << "] autograd " << got << " vs central difference "
+                             << numeric);
     }
   }
 }

@@ -1,0 +1,81 @@
+#include "autograd/node.h"
+
+#include <sstream>
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+
+namespace sg {
+
+namespace {
+
+// PyTorch's explanation, naming the tensor as PyTorch does ([dtype shape], and the op whose
+// output it is: its current history for an input, the saving node for an output).
+std::string modified_message(const SavedVariable& s, uint32_t now, const std::string& saver) {
+  std::ostringstream m;
+  const Tensor& t = s.tensor;
+  m << "backward: one of the variables needed for gradient computation has been modified by an inplace "
+       "operation: ["
+    << dtype_name(t.dtype()) << " " << shape_str(t.shape()) << "]";
+  if (s.is_output) m << ", which is output 0 of '" << saver << "',";
+  else if (!t.is_leaf()) m << ", which is output 0 of '" << t.grad_fn()->name << "',";
+  m << " is at version " << now << "; expected version " << s.version
+    << " instead. Hint: '" << saver
+    << "' saved it for backward and an in-place op (add_, mul_, copy_, ...) changed it afterwards; use "
+       "the out-of-place op, or change a clone() of it";
+  return m.str();
+}
+
+// The saved output again, joined to the graph through its node (PyTorch's SavedVariable::unpack).
+Tensor joined_output(const Tensor& out, const std::shared_ptr<Node>& node) {
+  auto impl = std::make_shared<TensorImpl>(*out.impl());
+  impl->requires_grad = true;
+  impl->grad_fn = node;
+  return Tensor(std::move(impl));
+}
+
+}  // namespace
+
+std::vector<Tensor> Node::apply(const Tensor& grad_output, const std::shared_ptr<Node>& self) const {
+  if (fn_) return fn_(grad_output);
+  SavedTensors unpacked;
+  unpacked.reserve(saved_.size());
+  const bool creating_graph = grad_enabled();
+  for (const SavedVariable& s : saved_) {
+    if (!s.tensor.defined()) {
+      unpacked.emplace_back();
+      continue;
+    }
+    const uint32_t now = s.tensor.impl()->storage->version();
+    if (now != s.version) fail(modified_message(s, now, name));
+    unpacked.push_back(s.is_output && creating_graph ? joined_output(s.tensor, self) : s.tensor);
+  }
+  return saved_fn_(grad_output, unpacked);
+}
+
+void Node::release() {
+  fn_ = nullptr;
+  saved_fn_ = nullptr;
+  saved_.clear();
+}
+
+Node::~Node() {
+  // Nodes whose last owner is this teardown are emptied here, one after another, instead of
+  // freeing their own inputs' nodes from inside their destructors.
+  std::vector<std::shared_ptr<Node>> orphans;
+  const auto empty = [&orphans](Node& n) {
+    n.release();  // saved tensors may hold nodes of `next` too: those stay alive through `next`
+    n.hooks.clear();
+    for (Edge& e : n.next)
+      if (e.node) orphans.push_back(std::move(e.node));
+    n.next.clear();
+  };
+  empty(*this);
+  while (!orphans.empty()) {
+    std::shared_ptr<Node> n = std::move(orphans.back());
+    orphans.pop_back();
+    if (n.use_count() == 1) empty(*n);
+  }
+}
+
+}  // namespace sg
