@@ -1,0 +1,36 @@
+// JS callbacks (sg.jsCall) as seen from C++. The functions live in JavaScript; C++ knows them by
+// the integer id the host (the bindings) gave them, and asks the host for what only JS can do:
+// their name (for messages) and their vjp (gradients, called during backward on the thread
+// running it, which is the one that made the call: JavaScript is never called from a worker).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace sg::graph {
+
+class CallbackHost {
+ public:
+  virtual ~CallbackHost() = default;
+  // "'tokenize' (jsCall #3)": how messages name callback `id`.
+  virtual std::string describe(int id) = 0;
+  // Whether the callback was given a vjp.
+  virtual bool has_vjp(int id) = 0;
+  // The gradients of its tensor inputs (undefined where none), given its inputs, outputs and
+  // the gradients of its outputs (undefined for outputs that got none). Throws sg::Error.
+  virtual std::vector<Tensor> vjp(int id, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                                  const std::vector<Tensor>& grad_outputs) = 0;
+};
+
+// Installs the host (nullptr: none); returns the previous one.
+CallbackHost* set_callback_host(CallbackHost* host);
+CallbackHost* callback_host();
+
+// A callback's results joined to the autograd graph: when grad mode is on and an input requires
+// grad, the float32 outputs get one backward node that calls the host's vjp once with every
+// output's gradient (or, without a vjp, throws an Error naming the callback and the option).
+// Otherwise the outputs are returned as they are.
+std::vector<Tensor> link_callback(int id, const std::vector<Tensor>& inputs, std::vector<Tensor> outputs);
+
+}  // namespace sg::graph
