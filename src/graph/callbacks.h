@@ -1,7 +1,8 @@
-// JS callbacks (sg.jsCall) as seen from C++. The functions live in JavaScript; C++ knows them by
-// the integer id the host (the bindings) gave them, and asks the host for what only JS can do:
-// their name (for messages) and their vjp (gradients, called during backward on the thread
-// running it, which is the one that made the call: JavaScript is never called from a worker).
+// JS callbacks (sg.jsCall) and host steps as seen from C++. The functions live in JavaScript;
+// C++ knows them by the integer id the host (the bindings) gave them, and asks the host for what
+// only JS can do: their name (for messages), their vjp (gradients, called during backward) and
+// host steps (called in the middle of a run). All of these run on the thread that made the
+// call: JavaScript is never called from a worker.
 #pragma once
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ class CallbackHost {
   // the gradients of its outputs (undefined for outputs that got none). Throws sg::Error.
   virtual std::vector<Tensor> vjp(int id, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
                                   const std::vector<Tensor>& grad_outputs) = 0;
+  // Runs host step `id` (an optimizer's step, ...). Throws sg::Error with its message.
+  virtual void run_host_step(int id) = 0;
 };
 
 // Installs the host (nullptr: none); returns the previous one.

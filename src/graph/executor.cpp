@@ -94,6 +94,11 @@ void Run::run_fused_node(size_t i) {
 void Run::run_node(size_t i) {
   const Node& n = program_->graph.nodes[i];
   if (n.kind == NodeKind::Fused) return run_fused_node(i);
+  if (n.kind == NodeKind::Host) {
+    CallbackHost* host = callback_host();
+    check(host != nullptr, "sg.compile: no host to run host step #", n.callback);
+    return host->run_host_step(n.callback);
+  }
   std::vector<Tensor> args;
   args.reserve(n.inputs.size());
   for (ValueId v : n.inputs) args.push_back(v == kNoValue ? Tensor() : values_[v]);

@@ -29,7 +29,7 @@ std::string Graph::to_string() const {
     print_values(os, n.outputs);
     os << (n.outputs.empty() ? "" : " = ") << n.op;
     if (n.kind == NodeKind::Fused) os << '[' << n.fused->members.size() << ']';
-    if (n.kind == NodeKind::Callback) os << '#' << n.callback;
+    if (n.kind == NodeKind::Callback || n.kind == NodeKind::Host) os << '#' << n.callback;
     os << '(';
     print_values(os, n.inputs);
     os << ')' << (n.impure ? " impure" : "") << '\n';

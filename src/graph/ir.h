@@ -4,8 +4,9 @@
 // constants; held by reference, so in-place updates are seen) or an output of a node.
 //
 // Nodes are registry ops (ops/registry.h, run again by name with the same attributes), JS
-// callbacks (sg.jsCall: the run stops there and the host calls JavaScript) and fused
-// elementwise kernels (graph/fused_program.h) made by the passes.
+// callbacks (sg.jsCall: the run stops there and the host calls JavaScript), host steps (JS
+// library code with effects, such as an optimizer's step: called synchronously, in place) and
+// fused elementwise kernels (graph/fused_program.h) made by the passes.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -37,7 +38,7 @@ struct ValueInfo {
   TensorSpec spec;    // as traced
 };
 
-enum class NodeKind : uint8_t { Op, Callback, Fused };
+enum class NodeKind : uint8_t { Op, Callback, Host, Fused };
 
 struct FusedProgram;  // graph/fused_program.h
 
@@ -49,7 +50,7 @@ struct Node {
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
   bool impure = false;  // never merged, removed or moved (OpInfo::impure; callbacks unless pure)
-  int callback = -1;    // Callback: the host's id for the JS function
+  int callback = -1;    // Callback, Host: the host's id for the JS function
   std::shared_ptr<const FusedProgram> fused;  // Fused
 };
 

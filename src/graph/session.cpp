@@ -39,6 +39,8 @@ std::vector<Tensor> trace_callback(int callback, const std::vector<Tensor>& inpu
   return active_trace("jsCall").callback(callback, inputs, outputs, pure);
 }
 
+void trace_host_step(int id) { active_trace("sg.compile").host_step(id); }
+
 int trace_end(const std::vector<Tensor>& outputs, const CompileOptions& options) {
   Tracer& t = active_trace("sg.compile");
   std::shared_ptr<const Program> p;

@@ -14,6 +14,7 @@ void trace_begin(const std::vector<Tensor>& args);
 bool tracing();
 std::vector<Tensor> trace_callback(int callback, const std::vector<Tensor>& inputs,
                                    const std::vector<TensorSpec>& outputs, bool pure);
+void trace_host_step(int id);
 int trace_end(const std::vector<Tensor>& outputs, const CompileOptions& options);
 void trace_abort();
 

@@ -116,6 +116,16 @@ std::vector<Tensor> Tracer::callback(int id, const std::vector<Tensor>& inputs, 
   return placeholders;
 }
 
+void Tracer::host_step(int id) {
+  check(recording_, "sg.compile: the trace has ended");
+  Node node;
+  node.kind = NodeKind::Host;
+  node.op = "hostStep";
+  node.callback = id;
+  node.impure = true;
+  graph_.nodes.push_back(std::move(node));
+}
+
 Graph Tracer::finish(const std::vector<Tensor>& outputs) {
   check(recording_, "sg.compile: the trace has already ended");
   graph_.outputs = values_of(outputs);

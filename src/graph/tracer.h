@@ -41,6 +41,10 @@ class Tracer final : public OpObserver {
   std::vector<Tensor> callback(int id, const std::vector<Tensor>& inputs, const std::vector<TensorSpec>& outputs,
                                bool pure);
 
+  // Records a host step (graph/callbacks.h): JS code with effects the graph cannot see into (an
+  // optimizer's step), run in its place on every call. Nothing runs now.
+  void host_step(int id);
+
   // Records how to put back a change the trace made outside itself; run when the trace ends.
   void journal(std::function<void()> undo);
 

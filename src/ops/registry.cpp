@@ -22,7 +22,7 @@ const std::map<std::string, OpInfo>& table() {
     register_layer_ops(m);
     register_loss_ops(m);
     register_optim_ops(m);
-    register_autograd_ops(m);
+    register_effect_ops(m);
     return m;
   }();
   return t;

@@ -99,6 +99,6 @@ void register_conv_pool_ops(std::map<std::string, OpInfo>& table);  // nn/conv_p
 void register_layer_ops(std::map<std::string, OpInfo>& table);      // nn/layer_registry.cpp
 void register_loss_ops(std::map<std::string, OpInfo>& table);       // nn/loss_registry.cpp
 void register_optim_ops(std::map<std::string, OpInfo>& table);      // optim/optim_registry.cpp
-void register_autograd_ops(std::map<std::string, OpInfo>& table);   // graph/autograd_ops.cpp
+void register_effect_ops(std::map<std::string, OpInfo>& table);     // graph/effect_ops.cpp
 
 }  // namespace sg

@@ -199,6 +199,9 @@ std::vector<Case> all_cases() {
   add("pad", {t3}, attrs({{"pads", V{1, 2, 0, 1}}, {"value", 0.5}}), "constant");
   add("pad", {t3}, attrs({{"pads", V{2, 1}}, {"mode", std::string("reflect")}}), "reflect");
   add("pad", {t3}, attrs({{"pads", V{1, 2, 2, 0}}, {"mode", std::string("replicate")}}), "replicate");
+  // In place (graph/effect_ops.cpp): a counter.
+  add("addInPlace", {leaf({2, 3}, -1, 1, 7, false)}, attrs({{"value", 1.5}}));
+  add("addInPlace", {ints({2}, {4, -1})}, attrs({{"value", 1.0}}), "int32");
   // Layers.
   const Tensor img = f({2, 3, 5, 5}, -1, 1, 12);
   add("linear", {f({4, 3}), f({5, 3}, -1, 1, 8), f({5}, -1, 1, 9)});

@@ -105,6 +105,8 @@ struct TestHost : CallbackHost {
     ++vjp_calls;
     return fn(in, out, g);
   }
+  std::vector<int> host_steps;
+  void run_host_step(int id) override { host_steps.push_back(id); }
 };
 
 }  // namespace
@@ -484,6 +486,22 @@ TEST_CASE("graph callbacks: several outputs share one vjp call") {
   loss.backward();
   CHECK(host.vjp_calls == 1);
   for (int64_t i = 0; i < 3; ++i) CHECK(x.grad().at(i) == doctest::Approx(5.0));
+}
+
+TEST_CASE("graph host steps: run in place, in order, without ending the stage") {
+  TestHost host;
+  const Tensor x = leaf({3}, -1, 1, 161, false);
+  const auto p = compiled({x}, [](const std::vector<Tensor>& a) {
+    const Tensor y = op("exp", {a[0]});
+    Tracer::active()->host_step(4);
+    Tracer::active()->host_step(5);
+    return std::vector<Tensor>{op("neg", {y})};
+  });
+  CHECK(p->stats.stages == 1);
+  CHECK(host.host_steps.empty());  // not at trace time
+  replay(p, {x});
+  replay(p, {x});
+  CHECK(host.host_steps == std::vector<int>{4, 5, 4, 5});
 }
 
 TEST_CASE("graph executor: a failing op ends the run and keeps nothing") {

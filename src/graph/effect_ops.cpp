@@ -1,6 +1,7 @@
-// Autograd as registry ops, so that what the JS layer does to autograd state inside a compiled
-// function is recorded like any op and replayed in order: reading and setting .grad, backward,
-// torch.autograd.grad (computeGrads), detach, requiresGrad and retainGrad.
+// Ops with effects besides their outputs, so that what the JS layer does to autograd state and
+// to existing tensors inside a compiled function is recorded like any op and replayed in order:
+// reading and setting .grad, backward, torch.autograd.grad (computeGrads), detach, requiresGrad,
+// retainGrad, and addInPlace (a counter such as BatchNorm's num_batches_tracked).
 //
 // Their trace forms (OpInfo::trace) leave no trace behind (graph/tracer.h): backward does not
 // run the engine (no hooks, no vjp callbacks at trace time) but gives every leaf it reaches a
@@ -9,6 +10,8 @@
 #include <unordered_set>
 
 #include "autograd/engine.h"
+#include "autograd/grad_mode.h"
+#include "core/copy.h"
 #include "autograd/node.h"
 #include "core/error.h"
 #include "graph/tracer.h"
@@ -85,7 +88,7 @@ void add(std::map<std::string, OpInfo>& t, const char* name, int min_inputs, int
 
 }  // namespace
 
-void register_autograd_ops(std::map<std::string, OpInfo>& t) {
+void register_effect_ops(std::map<std::string, OpInfo>& t) {
   // [t] → [t.grad] (undefined when there is none).
   add(t, "grad", 1, 1, [](const Inputs& in, const Attrs&) -> Outputs {
     require("grad", in, 1);
@@ -187,6 +190,18 @@ void register_autograd_ops(std::map<std::string, OpInfo>& t) {
     return {in[0].detach()};
   });
   t.at("detach").impure = false;
+
+  // [t] { value }: t += value in place (float32 or int32), outside autograd. The tracer saves t
+  // and writes it back when the trace ends (OpInfo::mutates).
+  t.emplace("addInPlace", OpInfo{1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    require("addInPlace", in, 1);
+    const Tensor& x = in[0];
+    check(x.dtype() != DType::Bool, "addInPlace: expected a float32 or int32 tensor, got bool");
+    NoGradGuard no_grad;
+    copy_into(x, add(x, scalar_tensor(a.number("addInPlace", "value"), x.dtype())));
+    return {};
+  }});
+  t.at("addInPlace").mutates = [](const Inputs&, const Attrs&) { return std::vector<size_t>{0}; };
 }
 
 }  // namespace sg
