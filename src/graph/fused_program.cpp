@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -64,12 +65,25 @@ void run_blocks(const FusedProgram& p, const std::vector<InputPlan>& plans, cons
                 int64_t total, int64_t first, int64_t last) {
   const Backend& be = backend_for(Device::CPU);
   const int regs = p.num_registers;
-  std::vector<float> scratch(static_cast<size_t>(regs) * kBlock);
+  const int64_t width = std::min(kBlock, total);
+  // Left uninitialized: every register is written before it is read.
+  const std::unique_ptr<float[]> scratch(new float[static_cast<size_t>(regs * width)]);
   std::vector<Reg> r(static_cast<size_t>(regs));
-  auto slot = [&](int reg) { return scratch.data() + static_cast<size_t>(reg) * kBlock; };
+  auto slot = [&](int reg) { return scratch.get() + static_cast<size_t>(reg) * width; };
   for (size_t c = 0; c < p.constants.size(); ++c) r[p.num_inputs + c] = {&p.constants[c], true};
+  // The four operand patterns of a binary kernel over one block (vector or broadcast scalar
+  // each), built once per block length rather than per instruction.
+  BroadcastPlan plans_by_pattern[4];
+  int64_t planned = -1;
   for (int64_t b = first; b < last; ++b) {
     const int64_t start = b * kBlock, n = std::min(kBlock, total - start);
+    if (n != planned) {
+      for (int k = 0; k < 4; ++k) {
+        const bool sa = k & 1, sb = k & 2;
+        plans_by_pattern[k] = {{sa && sb ? 1 : n}, {sa ? 0 : 1}, {sb ? 0 : 1}};
+      }
+      planned = n;
+    }
     for (int i = 0; i < p.num_inputs; ++i) {
       const InputPlan& in = plans[i];
       if (in.load == Load::Scalar) r[i] = {in.data, true};
@@ -88,10 +102,8 @@ void run_blocks(const FusedProgram& p, const std::vector<InputPlan>& plans, cons
         continue;
       }
       const Reg bb = r[ins.b];
-      const bool scalar = a.scalar && bb.scalar;
-      const BroadcastPlan plan{{scalar ? 1 : n}, {a.scalar ? 0 : 1}, {bb.scalar ? 0 : 1}};
-      be.binary_f32(ins.op, plan, a.ptr, bb.ptr, dst);
-      r[ins.out] = {dst, scalar};
+      be.binary_f32(ins.op, plans_by_pattern[(a.scalar ? 1 : 0) | (bb.scalar ? 2 : 0)], a.ptr, bb.ptr, dst);
+      r[ins.out] = {dst, a.scalar && bb.scalar};
     }
     // Stores come last, after every read of the block: an output may share an input's buffer.
     for (size_t o = 0; o < outs.size(); ++o) {

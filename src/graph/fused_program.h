@@ -16,7 +16,7 @@
 namespace sg::graph {
 
 // Elements per block: a few registers of this size stay in the L1 cache.
-constexpr int64_t kBlock = 512;
+constexpr int64_t kBlock = 1024;
 
 struct FusedInstr {
   bool binary = false;
