@@ -1,7 +1,8 @@
 // Ops with effects besides their outputs, so that what the JS layer does to autograd state and
 // to existing tensors inside a compiled function is recorded like any op and replayed in order:
 // reading and setting .grad, backward, torch.autograd.grad (computeGrads), detach, requiresGrad,
-// retainGrad, and addInPlace (a counter such as BatchNorm's num_batches_tracked).
+// retainGrad, the grad mode (sg.noGrad), and addInPlace (a counter such as BatchNorm's
+// num_batches_tracked).
 //
 // Their trace forms (OpInfo::trace) leave no trace behind (graph/tracer.h): backward does not
 // run the engine (no hooks, no vjp callbacks at trace time) but gives every leaf it reaches a
@@ -181,6 +182,20 @@ void register_effect_ops(std::map<std::string, OpInfo>& t) {
           tracer("retainGrad").journal([node = in[0].grad_fn(), old = in[0].grad_fn()->retained] { node->retained = old; });
         }
         Tensor(in[0]).retain_grad();
+        return {};
+      });
+
+  // [] { enabled }: turns gradient recording on or off (sg.noGrad, enableGrad).
+  add(
+      t, "setGradEnabled", 0, 0,
+      [](const Inputs&, const Attrs& a) -> Outputs {
+        set_grad_enabled(a.flag("setGradEnabled", "enabled", true));
+        return {};
+      },
+      [](const Inputs&, const Attrs& a) -> Outputs {
+        const bool old = grad_enabled();
+        set_grad_enabled(a.flag("setGradEnabled", "enabled", true));
+        tracer("setGradEnabled").journal([old] { set_grad_enabled(old); });
         return {};
       });
 

@@ -131,6 +131,10 @@ int Run::resume() {
   return -1;
 }
 
+int Run::waiting_callback() const {
+  return waiting_ < 0 ? -1 : program_->graph.nodes[waiting_].callback;
+}
+
 std::vector<Tensor> Run::callback_inputs() const {
   check(waiting_ >= 0, "sg.compile: the run waits for no callback");
   std::vector<Tensor> out;

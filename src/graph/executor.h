@@ -23,6 +23,8 @@ class Run {
   // Runs up to the next callback and returns its id, or -1 when the graph is done. A failure
   // throws and leaves the run unusable (nothing it made is kept but what was already handed out).
   int resume();
+  // The id of the callback the run waits for (-1: none).
+  int waiting_callback() const;
   // The tensor inputs of the callback the run waits for.
   std::vector<Tensor> callback_inputs() const;
   // The callback's results: checked against its template (count, shape, dtype), moved to its

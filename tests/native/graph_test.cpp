@@ -368,6 +368,20 @@ TEST_CASE("graph trace: a training step records backward and grad, and leaves no
   check_bits(got[1], want[1]);
 }
 
+TEST_CASE("graph trace: the grad mode set inside the function is replayed, and put back after tracing") {
+  const Tensor w = leaf({3}, -1, 1, 95);
+  const auto p = compiled({}, [&](const std::vector<Tensor>&) {
+    call_op("setGradEnabled", {}, attrs({{"enabled", false}}));
+    const Tensor frozen = op("mul", {w, num(2)});
+    call_op("setGradEnabled", {}, attrs({{"enabled", true}}));
+    return std::vector<Tensor>{frozen, op("mul", {w, num(3)})};
+  });
+  CHECK(grad_enabled());
+  const std::vector<Tensor> out = replay(p, {});
+  CHECK(!out[0].requires_grad());
+  CHECK(out[1].requires_grad());
+}
+
 TEST_CASE("graph trace: running statistics and the generator are put back after tracing") {
   const Tensor mean = leaf({3}, -1, 1, 91, false), var = leaf({3}, 0.5, 1, 92, false);
   const Tensor mean0 = contiguous_copy(mean), var0 = contiguous_copy(var);
