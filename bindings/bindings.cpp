@@ -28,9 +28,13 @@ val call_op(std::string name, val inputs, val attrs) {
   return handle_array(sg::call_op(name, tensor_list(inputs, name, ": inputs"), attrs_of(attrs)));
 }
 
+// Through the registry (graph/effect_ops.cpp), where a compiled function's tracer sees it.
 val compute_grads(const TensorHandle& root, val grad, val inputs, bool retain_graph) {
-  return handle_array(sg::compute_grads(root.t, tensor_or_null(grad, "computeGrads: grad"),
-                                        tensor_list(inputs, "computeGrads: inputs"), retain_graph));
+  std::vector<sg::Tensor> in{root.t, tensor_or_null(grad, "computeGrads: grad")};
+  for (const sg::Tensor& t : tensor_list(inputs, "computeGrads: inputs")) in.push_back(t);
+  sg::Attrs a;
+  a.set("retainGraph", retain_graph);
+  return handle_array(sg::call_op("computeGrads", in, a));
 }
 
 void set_backend(std::string name) { sg::set_backend(name); }
@@ -43,7 +47,12 @@ void manual_seed(double seed) {
   sg::manual_seed(static_cast<uint64_t>(seed));
 }
 
-void set_grad_enabled(bool on) { sg::set_grad_enabled(on); }
+// Through the registry, so that a compiled function replays the grad mode it set.
+void set_grad_enabled(bool on) {
+  sg::Attrs a;
+  a.set("enabled", on);
+  sg::call_op("setGradEnabled", {}, a);
+}
 bool is_grad_enabled() { return sg::grad_enabled(); }
 
 val memory_stats() {

@@ -30,14 +30,25 @@ double data_ptr(TensorHandle& h) { return static_cast<double>(reinterpret_cast<u
 double item(TensorHandle& h) { return h.t.item(); }
 
 bool requires_grad(TensorHandle& h) { return h.t.requires_grad(); }
-void set_requires_grad(TensorHandle& h, bool on) { h.t.set_requires_grad(on); }
+// The autograd state changes go through the op registry (graph/effect_ops.cpp), where a
+// compiled function's tracer sees them; effect(name, inputs, attrs) runs one.
+std::vector<sg::Tensor> effect(const char* name, std::vector<sg::Tensor> inputs, sg::Attrs attrs = {}) {
+  return sg::call_op(name, inputs, attrs);
+}
+sg::Attrs flag(const char* name, bool on) {
+  sg::Attrs a;
+  a.set(name, on);
+  return a;
+}
+
+void set_requires_grad(TensorHandle& h, bool on) { effect("setRequiresGrad", {h.t}, flag("requiresGrad", on)); }
 bool is_leaf(TensorHandle& h) { return h.t.is_leaf(); }
 val grad_fn_name(TensorHandle& h) {
   return h.t.grad_fn() ? val(h.t.grad_fn()->name) : val::null();
 }
-val grad(TensorHandle& h) { return handle_value(h.t.grad()); }
-void set_grad(TensorHandle& h, val g) { h.t.set_grad(tensor_or_null(g, "setGrad")); }
-void retain_grad(TensorHandle& h) { h.t.retain_grad(); }
+val grad(TensorHandle& h) { return handle_value(effect("grad", {h.t})[0]); }
+void set_grad(TensorHandle& h, val g) { effect("setGrad", {h.t, tensor_or_null(g, "setGrad")}); }
+void retain_grad(TensorHandle& h) { effect("retainGrad", {h.t}); }
 
 // The C++ hook calls the JS function with a new handle on the gradient and reads its answer:
 // undefined/null keeps the gradient, a TensorHandle replaces it (the tensor is copied out;
@@ -58,9 +69,9 @@ void register_hook(TensorHandle& h, val fn) {
 }
 
 void backward(TensorHandle& h, val g, bool retain_graph) {
-  h.t.backward(tensor_or_null(g, "backward: grad"), retain_graph);
+  effect("backward", {h.t, tensor_or_null(g, "backward: grad")}, flag("retainGraph", retain_graph));
 }
-TensorHandle detach(TensorHandle& h) { return {h.t.detach()}; }
+TensorHandle detach(TensorHandle& h) { return {effect("detach", {h.t})[0]}; }
 TensorHandle share(TensorHandle& h) { return {h.t}; }
 bool same(TensorHandle& h, TensorHandle& other) { return h.t.same(other.t); }
 

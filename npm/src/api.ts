@@ -30,6 +30,8 @@ import { describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 import { version } from './version.js';
 import { isThreadedModule, stopThreads } from './threads.js';
+import { compile } from './compile.js';
+import { jsCall } from './jscall.js';
 
 export type Backend = 'wasm' | 'reference' | 'webgpu';
 
@@ -152,6 +154,9 @@ export function createApi() {
     setGradEnabled,
     grad,
     valueAndGrad,
+    // compiled graphs and JavaScript callbacks (API.md)
+    compile,
+    jsCall,
     // nn (API.md: nn, Functional and losses)
     nn,
     F,

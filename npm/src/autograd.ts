@@ -6,6 +6,7 @@ import { mod } from './module.js';
 import { tidy } from './memory.js';
 import { checkOptions, describe, isInteger, isOptionsObject } from './options.js';
 import { Tensor, type BackwardOptions, type GradHook } from './tensor.js';
+import { isTracing } from './trace_flag.js';
 
 // Tensors returned by hooks and made inside them: C++ reads them during backward, so they
 // are disposed only once the outermost backward/computeGrads call has returned.
@@ -57,6 +58,7 @@ function message(e: unknown): string {
 
 export function registerHook(t: Tensor, fn: GradHook): void {
   if (typeof fn !== 'function') throw new Error(`registerHook: expected a function, got ${describe(fn)}`);
+  if (isTracing()) throw new Error('registerHook: hooks cannot be registered inside sg.compile yet; register them outside the compiled function');
   t.handle.registerHook((h: TensorHandle): TensorHandle | undefined | string => {
     try {
       let before = 0;

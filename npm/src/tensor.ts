@@ -10,6 +10,7 @@ import type { OpMethods } from './ops.js';
 import * as autograd from './autograd.js';
 import { run } from './call.js';
 import { consoleRef } from './env.js';
+import { checkReadable, isTracing } from './trace_flag.js';
 
 /** Nested arrays as returned by toArray(): numbers, or booleans for bool tensors. */
 export type NestedArray = number | boolean | NestedArray[];
@@ -36,6 +37,11 @@ if (typeof Symbol.dispose !== 'symbol') {
 }
 
 let serial = 0;
+
+/** The id the last Tensor created got: tensors with a larger id were made after this call. */
+export function tensorSerial(): number {
+  return serial;
+}
 
 export class Tensor {
   private _h: TensorHandle | null;
@@ -158,16 +164,19 @@ export class Tensor {
 
   /** A copy of the elements (row-major): Float32Array, Int32Array, or Uint8Array for bool. */
   dataSync(): TypedData {
+    checkReadable('dataSync');
     return readHandle(this.handle);
   }
 
   /** Same as dataSync(); the only way to read on devices that compute asynchronously. */
   async data(): Promise<TypedData> {
+    checkReadable('data');
     return this.dataSync();
   }
 
   /** The single element of a one-element tensor (bool gives 0/1). */
   item(): number {
+    checkReadable('item');
     const h = this.handle;
     if (h.numel() !== 1) throw new Error(`item: expected a tensor with one element, got shape [${this.shape.join(', ')}]`);
     return h.item();
@@ -175,6 +184,7 @@ export class Tensor {
 
   /** Nested arrays of numbers (booleans for bool tensors); a 0-d tensor gives a number. */
   toArray(): NestedArray {
+    checkReadable('toArray');
     const flat = this.dataSync();
     const isBool = this.dtype === 'bool';
     const shape = this.shape;
@@ -194,7 +204,8 @@ export class Tensor {
   toString(): string {
     if (this._h === null) return 'Tensor(disposed)';
     const grad = this.requiresGrad ? ', requiresGrad=true' : '';
-    if (this.numel > 100) return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}${grad})`;
+    // While sg.compile traces, values are this run's placeholders: show none.
+    if (this.numel > 100 || isTracing()) return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}${grad})`;
     const fmt = (v: NestedArray): string =>
       Array.isArray(v) ? `[${v.map(fmt).join(', ')}]` : typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v);
     return `tensor(${fmt(this.toArray())}, dtype=${this.dtype}${grad})`;

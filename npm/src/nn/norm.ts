@@ -105,9 +105,12 @@ abstract class BatchNormNd extends NormBase {
     }
     let factor = this.momentum ?? 0;
     let tracked: number | null = null;
-    if (this.training && this.trackRunningStats && this.num_batches_tracked) {
-      tracked = this.num_batches_tracked.item() + 1;
-      factor = this.momentum === null ? 1 / tracked : this.momentum;
+    const counting = this.training && this.trackRunningStats && !!this.num_batches_tracked;
+    // The cumulative average (momentum null) needs the count's value; a fixed momentum only
+    // increments it, in place (an op, so that a compiled training step counts every call).
+    if (counting && this.momentum === null) {
+      tracked = this.num_batches_tracked!.item() + 1;
+      factor = 1 / tracked;
     }
     const useBatchStats = this.training || (this.running_mean === null && this.running_var === null);
     const useRunning = !this.training || this.trackRunningStats;
@@ -118,6 +121,7 @@ abstract class BatchNormNd extends NormBase {
     });
     // Counted only once the op succeeded: a failed forward leaves the module as it was.
     if (tracked !== null) writeInto('BatchNorm', this.num_batches_tracked!, [tracked]);
+    else if (counting) mod().callOp('addInPlace', [this.num_batches_tracked!.handle], { value: 1 });
     return out;
   }
 }

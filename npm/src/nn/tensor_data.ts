@@ -5,6 +5,7 @@ import type { TensorHandle } from '../embind.js';
 import { mod, readHandle } from '../module.js';
 import { describe } from '../options.js';
 import { Tensor } from '../tensor.js';
+import { activeTrace } from '../compile_state.js';
 
 /** Throws unless `t` is a live, contiguous tensor (heap writes need one flat block). */
 export function checkWritable(fn: string, t: unknown): Tensor {
@@ -18,6 +19,11 @@ export function checkWritable(fn: string, t: unknown): Tensor {
 /** Copies `values` (row-major, converted to t's dtype) into t's storage. */
 export function writeInto(fn: string, t: Tensor, values: ArrayLike<number>): void {
   checkWritable(fn, t);
+  // A compiled function would write only while it is traced, never on its calls.
+  const trace = activeTrace();
+  if (trace !== null && t.id <= trace.startSerial) {
+    throw new Error(`${fn}: cannot write into an existing tensor inside sg.compile (the write would happen once, while tracing); do it outside the compiled function`);
+  }
   const h = t.handle;
   const n = h.numel();
   if (values.length !== n) throw new Error(`${fn}: expected ${n} values for shape [${t.shape.join(', ')}], got ${values.length}`);
