@@ -35,9 +35,25 @@ function timedOut(cb: Invocable): Error {
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
+/** The Tensors in value (nested arrays) that the callback made. */
+function madeIn(value: unknown, before: number, out: Tensor[] = []): Tensor[] {
+  if (value instanceof Tensor) {
+    if (value.id > before && !value.isDisposed && !out.includes(value)) out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const v of value) madeIn(v, before, out);
+  }
+  return out;
+}
+
 function result(cb: Invocable, value: unknown, before: number): Result {
-  const outputs = checkResult(cb.template, value);
-  return { outputs, made: outputs.filter((t) => t.id > before) };
+  let outputs: Tensor[];
+  try {
+    outputs = checkResult(cb.template, value);
+  } catch (e) {
+    for (const t of madeIn(value, before)) t.dispose();  // a wrong result leaves nothing behind
+    throw e;
+  }
+  return { outputs, made: madeIn(outputs, before) };
 }
 
 /** Frees the result tensors the callback made (once C++ holds what it needs). */

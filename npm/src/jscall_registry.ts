@@ -59,7 +59,7 @@ export function callbackName(fn: (...args: never[]) => unknown, name: string | u
   return n ? `'${n}'` : 'an anonymous callback';
 }
 
-/** The entry of callback (fn, template, statics); vjp and timeout follow the latest call. */
+/** The entry of callback (fn, template, statics); vjp, timeout and name follow the latest call. */
 export function registerCallback(
   fn: (...args: unknown[]) => unknown,
   template: Template,
@@ -75,12 +75,12 @@ export function registerCallback(
   if (cb === undefined || !entries.has(cb.id)) {
     const id = ++nextId;
     cb = { kind: 'callback', id, fn, template, statics, pure, vjp: undefined, timeoutMs: undefined, label: '', refs: 0 };
-    cb.label = `${callbackName(fn, options.name)} (jsCall #${id})`;
     forFn.set(key, cb);
     entries.set(id, cb);
   }
   cb.vjp = options.vjp;
   cb.timeoutMs = options.timeoutMs;
+  cb.label = `${callbackName(fn, options.name)} (jsCall #${cb.id})`;
   return cb;
 }
 

@@ -31,7 +31,7 @@ void append_bits(std::string& key, double d) {
 
 // The identity of a call: op, attributes (exact bits), inputs, and the impure nodes before it.
 std::string call_key(const Node& n, int epoch) {
-  std::string key = n.op;
+  std::string key = n.kind == NodeKind::Callback ? "#" + std::to_string(n.callback) : n.op;
   key += '\0';
   for (const auto& [name, v] : n.attrs.values()) {
     key += name;
@@ -65,7 +65,8 @@ void eliminate_common_subexpressions(Graph& g) {
     Node& n = g.nodes[i];
     for (ValueId& v : n.inputs)
       if (v != kNoValue) v = same[v];
-    if (n.impure || n.kind != NodeKind::Op) {
+    // Pure callbacks (jsCall { pure: true }) merge like pure ops; anything impure is a barrier.
+    if (n.impure || (n.kind != NodeKind::Op && n.kind != NodeKind::Callback)) {
       ++epoch;
       continue;
     }
