@@ -95,7 +95,6 @@ struct Backward {
     std::unordered_map<Node*, Tensor> pending;
     pending[root.grad_fn().get()] = grad;
     std::vector<std::shared_ptr<Node>> ready{root.grad_fn()};
-    std::vector<std::shared_ptr<Node>> done;
     while (!ready.empty()) {
       std::shared_ptr<Node> node = ready.back();
       ready.pop_back();
@@ -118,7 +117,9 @@ struct Backward {
       std::vector<Tensor> grads = node->fn(g);
       check(grads.size() == node->next.size(), "backward: internal error, '", node->name,
             "' returned ", grads.size(), " gradients for ", node->next.size(), " inputs");
-      done.push_back(node);
+      // A node runs once per backward: without retain_graph its saved tensors go now (as in
+      // PyTorch), so that activations nothing else holds are freed while backward goes on.
+      if (!retain_graph) node->release();
       for (size_t i = 0; i < grads.size(); ++i) {
         const Edge& e = node->next[i];
         if (e.leaf) {
@@ -132,8 +133,6 @@ struct Backward {
         if (--deps[e.node.get()] == 0) ready.push_back(e.node);
       }
     }
-    if (!retain_graph)
-      for (auto& n : done) n->release();
   }
 };
 
