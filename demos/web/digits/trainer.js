@@ -61,6 +61,20 @@ export async function createTrainer(sg, config) {
   let steps = 0;
   let lastEval = { accuracy: NaN, confusion: new Array(100).fill(0), n: 0, mistakes: null };
 
+  // One training step as a compiled graph (sg.compile): the batch is drawn inside it (randint
+  // draws fresh indices on every call), the loss and the hit count come back as tensors.
+  const trainStep = sg.compile(() => {
+    const idx = sg.randint(0, TRAIN, [BATCH]);
+    const x = train.x.indexSelect(0, idx);
+    const y = train.y.indexSelect(0, idx);
+    opt.zeroGrad();
+    const logits = model.forward(x);
+    const l = sg.F.crossEntropy(logits, y);
+    l.backward();
+    opt.step();
+    return [l, logits.argmax(1).eq(y).sum()];
+  });
+
   /** Accuracy and confusion matrix (rows: true digit, columns: predicted) on the first n held-out digits. */
   function evaluate(n) {
     const confusion = new Array(100).fill(0);
@@ -95,16 +109,8 @@ export async function createTrainer(sg, config) {
   return {
     step() {
       const [loss, acc] = sg.tidy(() => {
-        const idx = sg.randint(0, TRAIN, [BATCH]);
-        const x = train.x.indexSelect(0, idx);
-        const y = train.y.indexSelect(0, idx);
-        opt.zeroGrad();
-        const logits = model.forward(x);
-        const l = sg.F.crossEntropy(logits, y);
-        l.backward();
-        opt.step();
-        const hits = logits.argmax(1).eq(y).sum().item();
-        return [l.item(), hits / BATCH];
+        const [l, hits] = trainStep();
+        return [l.item(), hits.item() / BATCH];
       });
       trainAcc = Number.isNaN(trainAcc) ? acc : 0.95 * trainAcc + 0.05 * acc;
       steps++;
@@ -153,6 +159,7 @@ export async function createTrainer(sg, config) {
       return name === 'save' ? [result.buffer] : [];
     },
     dispose() {
+      trainStep.clear();
       for (const t of [train.x, train.y, test.x, test.y]) t.dispose();
       model.dispose();
       opt.dispose();

@@ -70,6 +70,20 @@ export function createTrainer(sg, c) {
   let l2 = c.l2;
   let dataLoss = NaN;
 
+  // One training step as a compiled graph (sg.compile): traced on the first call, then run in
+  // C++ in one call. The penalties are arguments: another value of l1/l2 compiles another graph
+  // (the `if`s below are decided when tracing). The lr is read by opt.step() on every call.
+  const trainStep = sg.compile((l1, l2) => {
+    opt.zeroGrad();
+    const base = F.crossEntropy(model.forward(x), y);
+    let loss = base;
+    if (l1 > 0) for (const w of weights) loss = loss.add(w.abs().sum().mul(l1));
+    if (l2 > 0) for (const w of weights) loss = loss.add(w.square().sum().mul(l2));
+    loss.backward();
+    opt.step();
+    return [loss, base];
+  });
+
   const accuracy = (logits, labels) => {
     const pred = logits.argmax(1).dataSync();
     let hits = 0;
@@ -79,16 +93,7 @@ export function createTrainer(sg, c) {
 
   return {
     step() {
-      const [total, data] = sg.tidy(() => {
-        opt.zeroGrad();
-        const base = F.crossEntropy(model.forward(x), y);
-        let loss = base;
-        if (l1 > 0) for (const w of weights) loss = loss.add(w.abs().sum().mul(l1));
-        if (l2 > 0) for (const w of weights) loss = loss.add(w.square().sum().mul(l2));
-        loss.backward();
-        opt.step();
-        return [loss.item(), base.item()];
-      });
+      const [total, data] = sg.tidy(() => trainStep(l1, l2).map((t) => t.item()));
       dataLoss = data;
       return total;
     },
@@ -113,6 +118,7 @@ export function createTrainer(sg, c) {
       return true;
     },
     dispose() {
+      trainStep.clear();
       for (const t of [x, y, tx, grid]) t.dispose();
       model.dispose();
       opt.dispose();
