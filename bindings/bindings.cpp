@@ -1,6 +1,6 @@
-// Embind glue: the free functions of the module (bindings/README.md). Glue only: each
-// function converts its arguments (convert.cpp), calls the C++ API and converts back;
-// every one is registered through guarded<> (glue.h), which turns C++ exceptions into JS Errors.
+// Embind glue: the module's free functions that are not per-op or per-tensor (bindings/README.md).
+// Glue only: each converts its arguments, calls the C++ API and converts back; every one is
+// registered through guarded<> (glue.h), which turns C++ exceptions into JS Errors.
 #include <emscripten/bind.h>
 #include <malloc.h>
 
@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "autograd/engine.h"
-#include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "core/storage.h"
@@ -20,23 +18,6 @@
 namespace sgjs {
 namespace {
 
-TensorHandle empty(val shape, std::string dtype) {
-  return {sg::Tensor::empty(shape_list(shape, "empty"), sg::dtype_from_name(dtype))};
-}
-
-val call_op(std::string name, val inputs, val attrs) {
-  return handle_array(sg::call_op(name, tensor_list(inputs, name, ": inputs"), attrs_of(attrs)));
-}
-
-// Through the registry (graph/effect_ops.cpp), where a compiled function's tracer sees it.
-val compute_grads(const TensorHandle& root, val grad, val inputs, bool retain_graph) {
-  std::vector<sg::Tensor> in{root.t, tensor_or_null(grad, "computeGrads: grad")};
-  for (const sg::Tensor& t : tensor_list(inputs, "computeGrads: inputs")) in.push_back(t);
-  sg::Attrs a;
-  a.set("retainGraph", retain_graph);
-  return handle_array(sg::call_op("computeGrads", in, a));
-}
-
 void set_backend(std::string name) { sg::set_backend(name); }
 std::string get_backend() { return sg::backend().name(); }
 
@@ -46,14 +27,6 @@ void manual_seed(double seed) {
     sg::fail("manualSeed: expected a non-negative integer, got ", seed);
   sg::manual_seed(static_cast<uint64_t>(seed));
 }
-
-// Through the registry, so that a compiled function replays the grad mode it set.
-void set_grad_enabled(bool on) {
-  sg::Attrs a;
-  a.set("enabled", on);
-  sg::call_op("setGradEnabled", {}, a);
-}
-bool is_grad_enabled() { return sg::grad_enabled(); }
 
 val memory_stats() {
   const sg::MemoryStats s = sg::memory_stats();
@@ -66,6 +39,8 @@ val memory_stats() {
   // Bytes malloc has handed out and not taken back (tensors, graph nodes, caches, everything):
   // a leak below the tensor level shows here long before the heap has to grow.
   out.set("heapUsed", static_cast<double>(mallinfo().uordblks));
+  // Ids in the handle table: every JS Tensor holds one; flat across a loop = no id leak.
+  out.set("handles", static_cast<double>(live_handles()));
   return out;
 }
 
@@ -84,29 +59,15 @@ bool simd_enabled() {
   return false;
 #endif
 }
-
-// Registers F under `name`, always through guarded<>, and remembers the name for the
-// stack guards.
-template <auto F>
-void def(std::string& names, const char* name) {
-  emscripten::function(name, guarded<F>);
-  names += name;
-  names += ',';
-}
 }  // namespace
 }  // namespace sgjs
 
 EMSCRIPTEN_BINDINGS(simdgrad_functions) {
   using namespace sgjs;
   std::string names;
-  def<&empty>(names, "empty");
-  def<&call_op>(names, "callOp");
-  def<&compute_grads>(names, "computeGrads");
   def<&set_backend>(names, "setBackend");
   def<&get_backend>(names, "getBackend");
   def<&manual_seed>(names, "manualSeed");
-  def<&set_grad_enabled>(names, "setGradEnabled");
-  def<&is_grad_enabled>(names, "isGradEnabled");
   def<&memory_stats>(names, "memoryStats");
   def<&empty_cache>(names, "emptyCache");
   def<&op_names>(names, "opNames");

@@ -1,4 +1,5 @@
-// Embind glue: conversions between JS values and C++ arguments.
+// Conversions between JS values and C++ arguments, for the Embind functions (glue.h). Tensors
+// travel as handle ids (JS numbers).
 #include <emscripten/bind.h>
 
 #include <string>
@@ -16,7 +17,7 @@ const JsRefs& js_refs() {
 
 val handle_value(const sg::Tensor& t) {
   if (!t.defined()) return val::null();
-  return val(TensorHandle{t});
+  return val(put(t));
 }
 
 val handle_array(const std::vector<sg::Tensor>& ts) {
@@ -27,14 +28,13 @@ val handle_array(const std::vector<sg::Tensor>& ts) {
 
 sg::Tensor tensor_or_null(const val& v, const std::string& what) {
   if (v.isNull() || v.isUndefined()) return sg::Tensor();
-  if (!is_handle(v))
-    sg::fail(what, ": expected a TensorHandle or null");
-  return v.as<TensorHandle*>(emscripten::allow_raw_pointers())->t;
+  if (!v.isNumber()) sg::fail(what, ": expected a tensor id or null");
+  return get(v.as<int32_t>(), what);
 }
 
-std::vector<sg::Tensor> tensor_list(const val& v, std::string_view prefix, std::string_view what) {
+std::vector<sg::Tensor> tensor_list(const val& v, const std::string& what) {
   if (v.isNull() || v.isUndefined()) return {};
-  if (!is_array(v)) sg::fail(prefix, what, ": expected an array of TensorHandles");
+  if (!is_array(v)) sg::fail(what, ": expected an array of tensor ids");
   std::vector<sg::Tensor> out;
   const int n = v["length"].as<int>();
   out.reserve(static_cast<size_t>(n));
@@ -42,10 +42,10 @@ std::vector<sg::Tensor> tensor_list(const val& v, std::string_view prefix, std::
     const val e = v[i];
     if (e.isNull() || e.isUndefined()) {
       out.emplace_back();
-    } else if (!is_handle(e)) {
-      sg::fail(prefix, what, "[", i, "]: expected a TensorHandle or null");
+    } else if (!e.isNumber()) {
+      sg::fail(what, "[", i, "]: expected a tensor id or null");
     } else {
-      out.push_back(e.as<TensorHandle*>(emscripten::allow_raw_pointers())->t);
+      out.push_back(get(e.as<int32_t>(), what + "[" + std::to_string(i) + "]"));
     }
   }
   return out;
@@ -65,22 +65,11 @@ bool numbers_of(const val& v, std::vector<double>& out) {
 }
 }  // namespace
 
-// Reuses Attrs' integer-list check so that shapes are validated in one place.
-std::vector<int64_t> shape_list(const val& v, const std::string& what) {
-  std::vector<double> numbers;
-  if (!numbers_of(v, numbers)) sg::fail(what, ": expected the shape to be an array of integers");
-  sg::Attrs a;
-  a.set("shape", std::move(numbers));
-  return a.ints(what.c_str(), "shape");
-}
-
-// attrs object → sg::Attrs: numbers, booleans, strings and arrays of numbers; null and
-// undefined values are left out (so the op uses its default).
-sg::Attrs attrs_of(const val& obj) {
+sg::Attrs attrs_of(const val& obj, const std::string& what) {
   sg::Attrs attrs;
   if (obj.isNull() || obj.isUndefined()) return attrs;
   if (!obj.typeOf().strictlyEquals(js_refs().object_type) || is_array(obj))
-    sg::fail("callOp: expected the attributes to be an object");
+    sg::fail(what, ": expected the attributes to be an object");
   val keys = js_refs().object_keys(obj);
   const int n = keys["length"].as<int>();
   for (int i = 0; i < n; ++i) {
@@ -96,7 +85,7 @@ sg::Attrs attrs_of(const val& obj) {
     } else if (std::vector<double> list; numbers_of(v, list)) {
       attrs.set(key, std::move(list));
     } else {
-      sg::fail("callOp: attribute '", key, "' has an unsupported type");
+      sg::fail(what, ": attribute '", key, "' has an unsupported type");
     }
   }
   return attrs;

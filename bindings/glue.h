@@ -1,8 +1,10 @@
-// Shared pieces of the Embind glue: the handle type JS holds, the one exception wrapper every
-// bound function goes through, and the conversions between JS values and C++ arguments.
+// Shared pieces of the glue: the handle table (tensors cross into JS as integers), the error
+// channel every call reports through, and the conversions the Embind functions use.
 #pragma once
+#include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -17,22 +19,55 @@ namespace sgjs {
 
 using emscripten::val;
 
-// What JS holds: one reference to a tensor. Embind copies it into a heap object per JS handle;
-// JS calls .delete() to drop that reference.
-struct TensorHandle {
-  sg::Tensor t;
-};
+// ---- the handle table (handles.cpp) ----
+// JS holds a tensor as a positive int32 id into this table; 0 means "no tensor". An id carries
+// a generation, so a stale id (its slot freed, maybe reused) is an error, never another tensor.
+// The table holds one reference per id: release() drops it. Only the JS thread touches it.
+int32_t put(sg::Tensor t);  // 0 for an undefined tensor
+const sg::Tensor* find(int32_t id);  // the tensor of a live id, else nullptr
+// The tensor of `id`; throws sg::Error naming `what` when id is not a live handle.
+const sg::Tensor& get(int32_t id, std::string_view what);
+sg::Tensor get_or_null(int32_t id, std::string_view what);  // 0 → an undefined tensor
+void release(int32_t id);
+size_t live_handles();
 
-// Records `message` as the error of the bound call in progress. The JS-side wrapper that
-// stack_guard.cpp installs around every bound function and TensorHandle method takes it right
-// after the call returns and throws it as a real JS Error (with a stack, instanceof Error).
+// ---- the scratch area (op_call.cpp) ----
+// Two buffers in the wasm heap that JS writes a call's arguments into and reads its results
+// from, through typed-array views: int32 ids, and doubles ("words": attributes, shapes, values).
+std::vector<int32_t>& scratch_ids();
+std::vector<double>& scratch_words();
+// Grows a scratch buffer to at least n entries (JS sees the new size through sg_scratch_size).
+template <class T>
+void grow_to(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n > 2 * v.size() ? n : 2 * v.size());
+}
+// A string JS wrote as words [length, UTF-16 code units...] starting at words[at], as UTF-8.
+std::string string_at(const std::vector<double>& words, size_t at, size_t end);
+
+// ---- the error channel (stack_guard.cpp) ----
+// Records `message` as the error of the call in progress. The call then returns normally with a
+// failure value; the JS side takes the message (sg_take_error) and throws a real JS Error. Nothing
+// is thrown out of wasm: a JS exception crossing wasm frames skips every C++ destructor on the way
+// (arguments, message strings: ~20 bytes of heap per failed call, measured with mallinfo) and the
+// shadow-stack epilogues.
 void set_pending_error(std::string message);
 
-// guarded<&f>: f with every C++ exception caught and recorded by set_pending_error; the call
-// then returns normally with a placeholder result (discarded by the JS wrapper, which deletes a
-// returned handle). Nothing is thrown out of wasm: a JS exception crossing wasm frames skips
-// every C++ destructor on the way (the arguments, the message string) and leaked ~20 bytes of
-// heap per failed call (measured with mallinfo), and it skipped the shadow-stack epilogues.
+// f() with every C++ exception caught and recorded; `failed` is returned instead.
+template <class R, class F>
+R catching(R failed, F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    set_pending_error(e.what());
+  } catch (...) {
+    set_pending_error("unknown C++ exception");
+  }
+  return failed;
+}
+
+// guarded<&f>: an Embind-bound f with every C++ exception caught and recorded; the call then
+// returns a placeholder result, which the JS wrapper of install_stack_guards discards before it
+// throws the recorded error.
 template <auto F>
 struct Guarded;
 
@@ -57,34 +92,36 @@ struct Guarded<F> {
 template <auto F>
 constexpr auto guarded = &Guarded<F>::call;
 
-// Wraps the named module functions and every TensorHandle method in the JS-side wrapper that
-// throws the pending error (see set_pending_error) and keeps the shadow stack balanced
-// (stack_guard.cpp). Every function bound through guarded<> must be named here, or its errors
-// would go unnoticed. Called once per EMSCRIPTEN_BINDINGS block.
+// Wraps the named Embind functions in the JS wrapper that throws the pending error and keeps the
+// shadow stack balanced (stack_guard.cpp). Every function bound through guarded<> must be named
+// here, or its errors would go unnoticed. Called once per EMSCRIPTEN_BINDINGS block.
 void install_stack_guards(const std::string& comma_separated_function_names);
 
-// JS objects the conversions use on every call, looked up once (a global or module property
-// lookup per call was the largest cost of callOp).
+// Registers F under `name` through guarded<> and appends the name to `names` (for the guards).
+template <auto F>
+void def(std::string& names, const char* name) {
+  emscripten::function(name, guarded<F>);
+  names += name;
+  names += ',';
+}
+
+// ---- conversions for the Embind functions (convert.cpp) ----
+// JS objects the conversions use, looked up once.
 struct JsRefs {
   val array = val::global("Array");
   val object_keys = val::global("Object")["keys"];
-  val tensor_handle = val::module_property("TensorHandle");
   val object_type = val("object");  // what typeof gives for an object
 };
 const JsRefs& js_refs();
 inline bool is_array(const val& v) { return v.instanceof(js_refs().array); }
-inline bool is_handle(const val& v) { return v.instanceof(js_refs().tensor_handle); }
 
-// Conversions (convert.cpp). Each throws sg::Error naming `what` on a value of the wrong kind.
-val handle_value(const sg::Tensor& t);                        // a new JS TensorHandle, or null
-val handle_array(const std::vector<sg::Tensor>& ts);          // a JS array of new handles
-sg::Tensor tensor_or_null(const val& v, const std::string& what);  // handle → tensor, null → undefined
-// array of handles/null; `prefix` + `what` name it in an error (joined only when one is thrown:
-// this runs on every op call)
-std::vector<sg::Tensor> tensor_list(const val& v, std::string_view prefix, std::string_view what = {});
-std::vector<int64_t> shape_list(const val& v, const std::string& what);     // array of integers
-// callOp's attrs object: numbers, booleans, strings and arrays of numbers; null/undefined
-// values are left out (the op then uses its default); anything else is an error.
-sg::Attrs attrs_of(const val& obj);
+// Each throws sg::Error naming `what` on a value of the wrong kind.
+val handle_value(const sg::Tensor& t);                // a new id (a JS number), or null
+val handle_array(const std::vector<sg::Tensor>& ts);  // a JS array of new ids
+sg::Tensor tensor_or_null(const val& v, const std::string& what);  // id → tensor, null → undefined
+std::vector<sg::Tensor> tensor_list(const val& v, const std::string& what);  // array of ids/null
+// An attributes object (numbers, booleans, strings, arrays of numbers; null/undefined values
+// are left out, so the callee uses its default); anything else is an error naming `what`.
+sg::Attrs attrs_of(const val& obj, const std::string& what);
 
 }  // namespace sgjs

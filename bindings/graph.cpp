@@ -1,201 +1,185 @@
-// Embind glue for the graph compiler (sg.compile, sg.jsCall; bindings/README.md, "Compiled
-// graphs"): tracing, compiled programs and runs by id (graph/session.h), the host object through
-// which C++ calls JavaScript (callback names, vjps, host steps: graph/callbacks.h), and eager
-// jsCall linking. Glue only. A compiled call is one call per stage: graphRun starts a run and
-// goes to its first callback or its end; graphResume hands a callback's results back and goes on.
-#include <emscripten/bind.h>
+// The graph compiler's boundary (sg.compile, sg.jsCall; bindings/README.md, "Compiled graphs"):
+// plain wasm exports over the scratch area, as the op entry (op_call.cpp). A compiled call is one
+// export per stage: sg_graph_run starts a run and goes to its first callback or its end,
+// sg_graph_resume hands a callback's results back and goes on.
+#include <emscripten/emscripten.h>
 
-#include <string>
+#include <cstdint>
 #include <vector>
 
-#include "core/device.h"
 #include "core/error.h"
 #include "glue.h"
 #include "graph/callbacks.h"
 #include "graph/session.h"
 
-namespace sgjs {
+using namespace sgjs;
+
 namespace {
 
 namespace sgg = sg::graph;
 
-// ---- tracing ----
-
-void trace_begin(val args) { sgg::trace_begin(tensor_list(args, "sg.compile: arguments")); }
-
-// specs: [{ shape: number[], dtype, device }] → placeholder results.
-val trace_callback(int callback, val inputs, val specs, bool pure) {
-  if (!is_array(specs)) sg::fail("jsCall: malformed template");
-  std::vector<sgg::TensorSpec> out;
-  const int n = specs["length"].as<int>();
-  for (int i = 0; i < n; ++i) {
-    const val s = specs[i];
-    sgg::TensorSpec spec;
-    spec.shape = shape_list(s["shape"], "jsCall: template");
-    spec.dtype = sg::dtype_from_name(s["dtype"].as<std::string>());
-    spec.device = sg::device_from_name(s["device"].as<std::string>());
-    out.push_back(std::move(spec));
-  }
-  return handle_array(sgg::trace_callback(callback, tensor_list(inputs, "jsCall: inputs"), out, pure));
-}
-
-void trace_host_step(int id) { sgg::trace_host_step(id); }
-
-// Ends the trace returning `outputs` and compiles it: { program, nodes, stages, callbacks, fused, fusedOps }.
-val trace_end(val outputs, bool fuse, std::string backend) {
-  sgg::CompileOptions o;
-  o.fuse = fuse;
-  o.backend = backend;
-  const int id = sgg::trace_end(tensor_list(outputs, "sg.compile: results"), o);
-  const sgg::ProgramStats& s = sgg::program(id).stats;
-  val r = val::object();
-  r.set("program", id);
-  r.set("nodes", s.nodes);
-  r.set("stages", s.stages);
-  r.set("callbacks", s.callbacks);
-  r.set("fused", s.fused);
-  r.set("fusedOps", s.fused_ops);
-  return r;
-}
-
-void trace_abort() { sgg::trace_abort(); }
-void free_program(int id) { sgg::free_program(id); }
-
-// ---- runs ----
-
-// { run, callback, tensors }: callback 0 when done (tensors: the results), else the callback the
-// run waits for (tensors: its inputs).
-val report(int run_id) {
-  sgg::Run& r = sgg::run(run_id);
-  val out = val::object();
-  out.set("run", run_id);
-  if (r.done()) {
-    const std::vector<sg::Tensor> results = r.outputs();
-    sgg::end_run(run_id);
-    out.set("callback", 0);
-    out.set("tensors", handle_array(results));
-    return out;
-  }
-  out.set("callback", r.waiting_callback());
-  out.set("tensors", handle_array(r.callback_inputs()));
+// ids[0..n) → tensors (0: an undefined tensor), with errors naming `what`[i].
+std::vector<sg::Tensor> tensors_at(size_t from, size_t n, const char* what) {
+  std::vector<int32_t>& ids = scratch_ids();
+  if (from + n > ids.size()) sg::fail(what, ": malformed call (", n, " tensors)");
+  std::vector<sg::Tensor> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(get_or_null(ids[from + i], what));
   return out;
+}
+
+// New ids for `ts` in ids[0..n), their dtype codes in ids[n..2n) (-1 for none); returns n.
+int write_tensors(const std::vector<sg::Tensor>& ts) {
+  std::vector<int32_t>& ids = scratch_ids();
+  const size_t n = ts.size();
+  grow_to(ids, 2 * n);
+  size_t done = 0;
+  try {
+    for (; done < n; ++done) {
+      ids[done] = put(ts[done]);
+      ids[n + done] = ts[done].defined() ? static_cast<int32_t>(ts[done].dtype()) : -1;
+    }
+  } catch (...) {
+    for (size_t k = 0; k < done; ++k)
+      if (ids[k] != 0) release(ids[k]);
+    throw;
+  }
+  return static_cast<int>(n);
+}
+
+// The state of a run after a stage, for JS: 0 = done (words[1] results, their ids and dtypes in
+// ids), else the id of the callback it waits for (words[1] inputs, their ids and dtypes in ids).
+// words[0] is the run's id either way.
+int report(int run_id) {
+  sgg::Run& r = sgg::run(run_id);
+  std::vector<double>& w = scratch_words();
+  grow_to(w, 2);
+  w[0] = run_id;
+  if (r.done()) {
+    const std::vector<sg::Tensor> outs = r.outputs();
+    sgg::end_run(run_id);
+    w[1] = write_tensors(outs);
+    return 0;
+  }
+  const int callback = r.waiting_callback();
+  w[1] = write_tensors(r.callback_inputs());
+  return callback;
 }
 
 // A run that fails is dropped (everything it made is freed) and the error passed on.
 template <class F>
-val in_run(int run_id, F&& f) {
+int in_run(int run_id, F&& f) {
   try {
     return f();
   } catch (...) {
-    sgg::end_run(run_id);
+    if (run_id > 0) sgg::end_run(run_id);
     throw;
   }
 }
 
-val run(int program, val args) {
-  const int id = sgg::start_run(program, tensor_list(args, "sg.compile: arguments"));
-  return in_run(id, [&] {
-    sgg::run(id).resume();
-    return report(id);
-  });
-}
-
-val resume(int run_id, val results) {
-  return in_run(run_id, [&] {
-    sgg::Run& r = sgg::run(run_id);
-    r.provide(tensor_list(results, "jsCall: results"));
-    r.resume();
-    return report(run_id);
-  });
-}
-
-void abort_run(int run_id) { sgg::end_run(run_id); }
-
-val live_counts() {
-  val r = val::object();
-  r.set("programs", sgg::live_programs());
-  r.set("runs", sgg::live_runs());
-  return r;
-}
-
-// ---- the JavaScript side of callbacks ----
-
-// The gradients a JS vjp wrapper returned: an array of new TensorHandles (null: none), which are
-// handed over (read, then deleted here), or an error message.
-std::vector<sg::Tensor> gradients_of(const val& r) {
-  if (r.isString()) throw sg::Error(r.as<std::string>());
-  std::vector<sg::Tensor> grads = tensor_list(r, "jsCall: vjp gradients");
-  const int n = r["length"].as<int>();
-  for (int i = 0; i < n; ++i)
-    if (is_handle(r[i])) r[i].call<void>("delete");
-  return grads;
-}
-
-// What the host object JS installs answers (setGraphHost). Its functions never throw: an error
-// comes back as its message. Handles given to JS are new ones that JS deletes.
-class JsHost final : public sgg::CallbackHost {
- public:
-  val host = val::undefined();
-
-  std::string describe(int id) override {
-    const val r = host.call<val>("describe", id);
-    return r.isString() ? r.as<std::string>() : "#" + std::to_string(id);
-  }
-  bool has_vjp(int id) override { return host.call<val>("hasVjp", id).isTrue(); }
-  std::vector<sg::Tensor> vjp(int id, const std::vector<sg::Tensor>& inputs, const std::vector<sg::Tensor>& outputs,
-                              const std::vector<sg::Tensor>& grad_outputs) override {
-    return gradients_of(
-        host.call<val>("vjp", id, handle_array(inputs), handle_array(outputs), handle_array(grad_outputs)));
-  }
-  void run_host_step(int id) override {
-    const val r = host.call<val>("hostStep", id);
-    if (r.isString()) throw sg::Error(r.as<std::string>());
-  }
-};
-
-void set_graph_host(val host) {
-  static JsHost js_host;
-  js_host.host = host;
-  sgg::set_callback_host(host.isNull() || host.isUndefined() ? nullptr : &js_host);
-}
-
-// An eager jsCall's results joined to autograd. `vjp`: null or a wrapper (inputs, outputs,
-// grads) → TensorHandles | message, held by the backward node (it lives as long as the graph).
-val link_callback(std::string name, val vjp, val inputs, val outputs) {
-  sgg::VjpFn fn;
-  if (!vjp.isNull() && !vjp.isUndefined()) {
-    fn = [vjp](const std::vector<sg::Tensor>& in, const std::vector<sg::Tensor>& out, const std::vector<sg::Tensor>& g) {
-      return gradients_of(vjp(handle_array(in), handle_array(out), handle_array(g)));
-    };
-  }
-  return handle_array(sgg::link_callback(name, std::move(fn), tensor_list(inputs, "jsCall: inputs"),
-                                         tensor_list(outputs, "jsCall: results")));
-}
-
-template <auto F>
-void def(std::string& names, const char* name) {
-  emscripten::function(name, guarded<F>);
-  names += name;
-  names += ',';
-}
-
 }  // namespace
-}  // namespace sgjs
 
-EMSCRIPTEN_BINDINGS(simdgrad_graph) {
-  using namespace sgjs;
-  std::string names;
-  def<&trace_begin>(names, "graphTraceBegin");
-  def<&trace_callback>(names, "graphTraceCallback");
-  def<&trace_host_step>(names, "graphTraceHostStep");
-  def<&trace_end>(names, "graphTraceEnd");
-  def<&trace_abort>(names, "graphTraceAbort");
-  def<&free_program>(names, "graphFree");
-  def<&run>(names, "graphRun");
-  def<&resume>(names, "graphResume");
-  def<&abort_run>(names, "graphAbort");
-  def<&live_counts>(names, "graphLiveCounts");
-  def<&set_graph_host>(names, "setGraphHost");
-  def<&link_callback>(names, "linkCallback");
-  install_stack_guards(names);
+extern "C" {
+
+// Starts tracing with the function's tensor arguments in ids[0..n).
+EMSCRIPTEN_KEEPALIVE int sg_graph_trace_begin(int n) {
+  return catching(-1, [&] {
+    sgg::trace_begin(tensors_at(0, static_cast<size_t>(n), "sg.compile: arguments"));
+    return 0;
+  });
 }
+
+EMSCRIPTEN_KEEPALIVE int sg_graph_tracing() { return sgg::tracing() ? 1 : 0; }
+
+// A callback while tracing: its inputs in ids[0..n_inputs), its template in words as
+// [count, then per output: ndim, sizes..., dtype code, device code]. Writes the placeholder
+// outputs (ids and dtypes) and returns their count.
+EMSCRIPTEN_KEEPALIVE int sg_graph_trace_callback(int callback, int n_inputs, int pure) {
+  return catching(-1, [&] {
+    const std::vector<sg::Tensor> inputs = tensors_at(0, static_cast<size_t>(n_inputs), "jsCall: inputs");
+    const std::vector<double>& w = scratch_words();
+    std::vector<sgg::TensorSpec> specs;
+    size_t at = 0;
+    auto word = [&]() {
+      if (at >= w.size()) sg::fail("jsCall: malformed template");
+      return w[at++];
+    };
+    const int count = static_cast<int>(word());
+    for (int k = 0; k < count; ++k) {
+      sgg::TensorSpec s;
+      const int ndim = static_cast<int>(word());
+      for (int d = 0; d < ndim; ++d) s.shape.push_back(static_cast<int64_t>(word()));
+      s.dtype = static_cast<sg::DType>(static_cast<int>(word()));
+      s.device = static_cast<sg::Device>(static_cast<int>(word()));
+      specs.push_back(std::move(s));
+    }
+    return write_tensors(sgg::trace_callback(callback, inputs, specs, pure != 0));
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE int sg_graph_trace_host_step(int id) {
+  return catching(-1, [&] {
+    sgg::trace_host_step(id);
+    return 0;
+  });
+}
+
+// Ends the trace returning the tensors in ids[0..n) and compiles it: the program's id. options:
+// bit 0 fuse, bit 1 CSE, bit 2 dead code; backend 0 = the active one, 1 'wasm', 2 'reference'.
+// Writes [nodes, stages, callbacks, fused, fused ops] to words[0..5).
+EMSCRIPTEN_KEEPALIVE int sg_graph_trace_end(int n, int options, int backend) {
+  return catching(-1, [&] {
+    const std::vector<sg::Tensor> outputs = tensors_at(0, static_cast<size_t>(n), "sg.compile: results");
+    sgg::CompileOptions o;
+    o.fuse = options & 1;
+    o.cse = options & 2;
+    o.dce = options & 4;
+    o.backend = backend == 1 ? "wasm" : backend == 2 ? "reference" : "";
+    const int id = sgg::trace_end(outputs, o);
+    const sgg::ProgramStats& s = sgg::program(id).stats;
+    std::vector<double>& w = scratch_words();
+    grow_to(w, 5);
+    w[0] = s.nodes;
+    w[1] = s.stages;
+    w[2] = s.callbacks;
+    w[3] = s.fused;
+    w[4] = s.fused_ops;
+    return id;
+  });
+}
+
+EMSCRIPTEN_KEEPALIVE void sg_graph_trace_abort() { sgg::trace_abort(); }
+
+EMSCRIPTEN_KEEPALIVE void sg_graph_free(int program) { sgg::free_program(program); }
+
+// Runs program `program` on the arguments in ids[0..n) up to its first callback or its end
+// (see report). -1 on failure (the run is gone).
+EMSCRIPTEN_KEEPALIVE int sg_graph_run(int program, int n) {
+  return catching(-1, [&] {
+    const int id = sgg::start_run(program, tensors_at(0, static_cast<size_t>(n), "sg.compile: arguments"));
+    return in_run(id, [&] {
+      sgg::run(id).resume();
+      return report(id);
+    });
+  });
+}
+
+// Gives the callback run `run` waits for its results (ids[0..n)) and runs the next stage.
+EMSCRIPTEN_KEEPALIVE int sg_graph_resume(int run, int n) {
+  return catching(-1, [&] {
+    return in_run(run, [&] {
+      sgg::Run& r = sgg::run(run);
+      r.provide(tensors_at(0, static_cast<size_t>(n), "jsCall: results"));
+      r.resume();
+      return report(run);
+    });
+  });
+}
+
+// Drops a run (a callback failed): everything it made is freed.
+EMSCRIPTEN_KEEPALIVE void sg_graph_abort(int run) { sgg::end_run(run); }
+
+EMSCRIPTEN_KEEPALIVE int sg_graph_live_runs() { return sgg::live_runs(); }
+EMSCRIPTEN_KEEPALIVE int sg_graph_live_programs() { return sgg::live_programs(); }
+
+}  // extern "C"

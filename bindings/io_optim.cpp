@@ -30,10 +30,10 @@ int array_length(const val& v, const std::string& what) {
 sg::Attrs hyper_of(const val& hyper, const std::string& what) {
   if (!(hyper.isNull() || hyper.isUndefined() || is_plain_object(hyper)))
     sg::fail(what, ": expected the hyper-parameters to be an object");
-  return attrs_of(hyper);
+  return attrs_of(hyper, what);
 }
 
-// states[i] is a plain JS object {key: TensorHandle} (PyTorch's optimizer.state[p]).
+// states[i] is a plain JS object {key: tensor id} (PyTorch's optimizer.state[p]).
 std::vector<sg::optim::ParamState> states_of(const val& states, size_t count,
                                              const std::string& what) {
   const int n = array_length(states, what + ": states");
@@ -43,7 +43,7 @@ std::vector<sg::optim::ParamState> states_of(const val& states, size_t count,
   for (int i = 0; i < n; ++i) {
     const val obj = states[i];
     const std::string at = what + ": states[" + std::to_string(i) + "]";
-    if (!is_plain_object(obj)) sg::fail(at, ": expected an object of TensorHandles");
+    if (!is_plain_object(obj)) sg::fail(at, ": expected an object of tensor ids");
     const val keys = js_refs().object_keys(obj);
     const int k = keys["length"].as<int>();
     for (int j = 0; j < k; ++j) {
@@ -55,7 +55,7 @@ std::vector<sg::optim::ParamState> states_of(const val& states, size_t count,
   return out;
 }
 
-// Puts a new handle into states[i][key] for every entry the C++ side created; JS owns them.
+// Puts a new id into states[i][key] for every entry the C++ side created; JS owns them.
 void write_back(const val& states, const std::vector<sg::optim::ParamState>& before,
                 const std::vector<sg::optim::ParamState>& after) {
   for (size_t i = 0; i < after.size(); ++i) {
@@ -145,14 +145,6 @@ val load_safetensors(val bytes) {
   out.set("tensors", handle_array(st.tensors));
   out.set("metadata", meta);
   return out;
-}
-
-// Registers F under `name` through guarded<> and remembers the name for the stack guards.
-template <auto F>
-void def(std::string& names, const char* name) {
-  emscripten::function(name, guarded<F>);
-  names += name;
-  names += ',';
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The JS side of guarded<> (glue.h): a wrapper around every bound function and TensorHandle
-// method that turns the error a call recorded into a real JS Error, and keeps the wasm shadow
-// stack balanced.
+// The error channel (glue.h): set_pending_error records the message of a failed call and
+// sg_take_error hands it to JS. For the Embind functions (guarded<>), the JS wrapper installed
+// here throws it and keeps the wasm shadow stack balanced; the plain exports (op_call.cpp,
+// handle_calls.cpp) return a failure value and npm/src/handles.ts takes the message itself.
 //
 // Why errors travel this way: guarded<> used to throw the JS Error from inside wasm. A JS
 // exception leaving wasm skips every C++ destructor and epilogue of the frames it crosses:
@@ -59,21 +60,13 @@ EM_JS(void, sg_install_stack_guards, (const char* function_names), {
         var error = _sg_take_error();
         if (error) {
           var message = UTF8ToString(error);
-          // The placeholder result of a failed call: a handle is deleted, the rest dropped.
-          if (result && typeof result.delete === "function") result.delete();
+          // The placeholder result of a failed call is dropped (none holds a tensor id).
           throw new Error(message);
         }
         return result;
       };
     }
     names.forEach(function(n) { Module[n] = guard(Module[n]); });
-    var proto = Module["TensorHandle"].prototype;
-    if (!proto.__sg_guarded) {
-      Object.getOwnPropertyNames(proto).forEach(function(n) {
-        if (n !== "constructor" && typeof proto[n] === "function") proto[n] = guard(proto[n]);
-      });
-      proto.__sg_guarded = true;
-    }
   });
 });
 

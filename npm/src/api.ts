@@ -18,6 +18,7 @@ import {
   zerosLike,
 } from './creation.js';
 import { dispose, emptyCache, keep, memory, tidy } from './memory.js';
+import * as H from './handles.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
 import { F } from './functional.js';
@@ -32,6 +33,9 @@ import { version } from './version.js';
 import { isThreadedModule, stopThreads } from './threads.js';
 import { compile } from './compile.js';
 import { jsCall } from './jscall.js';
+import { penalties } from './penalties.js';
+import { customLoss } from './custom_loss_client.js';
+import { telemetry } from './telemetry.js';
 
 export type Backend = 'wasm' | 'reference' | 'webgpu';
 
@@ -98,12 +102,12 @@ export function manualSeed(seed: number): void {
 }
 
 export function isGradEnabled(): boolean {
-  return mod().isGradEnabled();
+  return H.isGradEnabled();
 }
 
 export function setGradEnabled(enabled: boolean): void {
   if (typeof enabled !== 'boolean') throw new Error(`setGradEnabled: expected a boolean, got ${describe(enabled)}`);
-  mod().setGradEnabled(enabled);
+  H.setGradEnabled(enabled);
 }
 
 export function isTensor(x: unknown): x is Tensor {
@@ -167,6 +171,10 @@ export function createApi() {
     loadMetadata,
     data,
     datasets,
+    // penalties and custom losses (API.md: Penalties and custom losses)
+    penalties,
+    customLoss,
+    telemetry,
   };
 }
 

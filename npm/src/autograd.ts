@@ -1,12 +1,28 @@
-// Autograd from JS: backward (with hooks that can never throw into wasm), detach,
-// registerHook, noGrad, and the functional sg.grad / sg.valueAndGrad over computeGrads.
+// Autograd from JS: backward (with hooks that can never throw into wasm), registerHook, noGrad,
+// and the functional sg.grad / sg.valueAndGrad over computeGrads. backward and registerHook
+// become Tensor methods here (their types are merged into Tensor below).
 import type { TensorHandle } from './embind.js';
-import { scalarHandle } from './call.js';
-import { mod } from './module.js';
+import * as H from './handles.js';
 import { tidy } from './memory.js';
 import { checkOptions, describe, isInteger, isOptionsObject } from './options.js';
-import { Tensor, type BackwardOptions, type GradHook } from './tensor.js';
 import { isTracing } from './trace_flag.js';
+import { Tensor } from './tensor.js';
+
+export interface BackwardOptions {
+  retainGraph?: boolean;
+}
+
+/** What registerHook accepts: gets the gradient, returns a replacement or nothing. */
+export type GradHook = (grad: Tensor) => Tensor | undefined | void;
+
+declare module './tensor.js' {
+  interface Tensor {
+    /** Accumulates d(this)/d(leaf) into every leaf's .grad. gradOutput is required unless this has one element. */
+    backward(gradOutput?: Tensor | number | null | BackwardOptions, options?: BackwardOptions): void;
+    /** Calls fn with this tensor's gradient during backward; fn may return a replacement. */
+    registerHook(fn: GradHook): void;
+  }
+}
 
 // Tensors returned by hooks and made inside them: C++ reads them during backward, so they
 // are disposed only once the outermost backward/computeGrads call has returned.
@@ -31,24 +47,20 @@ export function backward(t: Tensor, gradOutput?: Tensor | number | null | Backwa
   }
   const o = checkOptions<BackwardOptions>('backward', options, { retainGraph: 'boolean' });
   const h = t.handle;
-  let gh: TensorHandle | null = null;
+  let gh: TensorHandle = 0;
   let temp = false;
   if (gradOutput instanceof Tensor) gh = gradOutput.handle;
   else if (typeof gradOutput === 'number') {
-    gh = scalarHandle(gradOutput, 'float32');
+    gh = H.scalarHandle(gradOutput, 'float32');
     temp = true;
   } else if (gradOutput !== undefined && gradOutput !== null) {
     throw new Error(`backward: expected gradOutput to be a Tensor, a number or undefined, got ${describe(gradOutput)}`);
   }
   try {
-    withHookCleanup(() => h.backward(gh, o.retainGraph ?? false));
+    withHookCleanup(() => H.backwardHandle(h, gh, o.retainGraph ?? false));
   } finally {
-    if (temp) gh!.delete();
+    if (temp) H.releaseHandle(gh);
   }
-}
-
-export function detach(t: Tensor): Tensor {
-  return new Tensor(t.handle.detach());
 }
 
 function message(e: unknown): string {
@@ -59,7 +71,7 @@ function message(e: unknown): string {
 export function registerHook(t: Tensor, fn: GradHook): void {
   if (typeof fn !== 'function') throw new Error(`registerHook: expected a function, got ${describe(fn)}`);
   if (isTracing()) throw new Error('registerHook: hooks cannot be registered inside sg.compile yet; register them outside the compiled function');
-  t.handle.registerHook((h: TensorHandle): TensorHandle | undefined | string => {
+  H.registerHookHandle(t.handle, (h: TensorHandle): TensorHandle | undefined | string => {
     try {
       let before = 0;
       // tidy: the incoming gradient's wrapper (which owns h) and the hook's temporaries are
@@ -81,6 +93,23 @@ export function registerHook(t: Tensor, fn: GradHook): void {
   });
 }
 
+Object.defineProperties(Tensor.prototype, {
+  backward: {
+    value: function (this: Tensor, gradOutput?: Tensor | number | null | BackwardOptions, options?: BackwardOptions): void {
+      backward(this, gradOutput, options);
+    },
+    writable: true,
+    configurable: true,
+  },
+  registerHook: {
+    value: function (this: Tensor, fn: GradHook): void {
+      registerHook(this, fn);
+    },
+    writable: true,
+    configurable: true,
+  },
+});
+
 function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 }
@@ -88,20 +117,19 @@ function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
 /** Runs fn with gradient recording set to `enabled`, restoring it afterwards (also after an async fn settles). */
 function withGradMode<T>(enabled: boolean, fn: () => T): T {
   if (typeof fn !== 'function') throw new Error(`${enabled ? 'enableGrad' : 'noGrad'}: expected a function, got ${describe(fn)}`);
-  const m = mod();
-  const prev = m.isGradEnabled();
-  m.setGradEnabled(enabled);
+  const prev = H.isGradEnabled();
+  H.setGradEnabled(enabled);
   let r: T;
   try {
     r = fn();
   } catch (e) {
-    m.setGradEnabled(prev);
+    H.setGradEnabled(prev);
     throw e;
   }
   if (isPromiseLike(r)) {
-    return Promise.resolve(r).finally(() => m.setGradEnabled(prev)) as T;
+    return Promise.resolve(r).finally(() => H.setGradEnabled(prev)) as T;
   }
-  m.setGradEnabled(prev);
+  H.setGradEnabled(prev);
   return r;
 }
 
@@ -147,9 +175,9 @@ function valueAndGradImpl(name: string, fn: unknown, argnums: unknown): (...args
           throw new Error(`${name}: fn must return a Tensor with one element, got ${describe(out)}`);
         }
         const hs = withHookCleanup(() =>
-          mod().computeGrads(
+          H.computeGradHandles(
             out.handle,
-            null,
+            0,
             inputs.map((t) => t.handle),
             false,
           ),

@@ -1,8 +1,9 @@
-// The one path from the JS API into `callOp`: turns operands (Tensors, numbers, booleans)
-// into handles, makes the 0-d temporaries for numbers and deletes them right after the call,
-// and wraps the resulting handles as Tensors.
+// From the JS API's operands to an op call and back: Tensors pass their handle ids, numbers and
+// booleans become 0-d temporaries (released right after the call), and results come back as
+// Tensors. Every op of the JS layer goes through run / runList (or the one- and two-tensor
+// fast paths of ops.ts, run1 / run2).
 import type { Attrs, DType, TensorHandle } from './embind.js';
-import { handleFrom, mod } from './module.js';
+import * as H from './handles.js';
 import { describe } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -21,65 +22,85 @@ function scalarDType(v: number, partner: DType | undefined): DType {
   return partner === 'float32' ? 'float32' : 'int32';
 }
 
-/** Whether an attrs object has any key (null is passed for none: the module skips reading it). */
-function hasKeys(attrs: Attrs): boolean {
-  for (const _ in attrs) return true;
-  return false;
-}
-
-export function scalarHandle(value: number | boolean, dtype: DType): TensorHandle {
-  // Attributes reject NaN (callOp's check), but NaN is a valid float operand: write it directly.
-  if (Number.isNaN(value)) return handleFrom([NaN], [], 'float32');
-  return mod().callOp('scalar', [], { value: typeof value === 'boolean' ? Number(value) : value, dtype })[0]!;
-}
-
-/**
- * Calls op `opName` (errors are reported as `fn`'s) on the operands and attrs and returns
- * the result handles, unwrapped. Temporaries are deleted even when the op throws.
- */
-export function callHandles(fn: string, opName: string, operands: Operand[], attrs: Attrs = {}): TensorHandle[] {
+/** The widest dtype of the tensor operands (float32 > int32 > bool): numbers follow it. */
+function partnerDType(operands: readonly Operand[]): DType | undefined {
   let partner: DType | undefined;
-  for (const [name, v] of operands) {
+  for (const [, v] of operands) {
     if (v instanceof Tensor) {
-      if (v.isDisposed) throw new Error(`${fn}: Tensor is disposed (argument '${name}')`);
       const d = v.dtype;
-      // The widest tensor dtype decides: float32 > int32 > bool.
       if (d === 'float32' || partner === undefined || (partner === 'bool' && d === 'int32')) partner = d;
     }
   }
+  return partner;
+}
+
+/**
+ * The handle ids of the operands (0 for an absent one); numbers and booleans become 0-d tensors
+ * whose ids are pushed to `temps` for the caller to release. Errors name `fn` and the operand.
+ */
+function operandIds(fn: string, operands: readonly Operand[], temps: TensorHandle[]): TensorHandle[] {
+  let hasNumbers = false;
+  for (const [name, v] of operands) {
+    if (v instanceof Tensor) {
+      if (v.isDisposed) throw new Error(`${fn}: Tensor is disposed (argument '${name}')`);
+    } else if (typeof v === 'number' || typeof v === 'boolean') {
+      hasNumbers = true;
+    } else if (v !== null && v !== undefined) {
+      throw new Error(`${fn}: expected '${name}' to be a Tensor or a number, got ${describe(v)}`);
+    }
+  }
+  const partner = hasNumbers ? partnerDType(operands) : undefined;
+  return operands.map(([, v]): TensorHandle => {
+    if (v instanceof Tensor) return v.handle;
+    if (v === null || v === undefined) return 0;
+    const h = H.scalarHandle(v, typeof v === 'boolean' ? 'bool' : scalarDType(v, partner));
+    temps.push(h);
+    return h;
+  });
+}
+
+/**
+ * Calls op `opName` (errors in the operands are reported as `fn`'s) and returns the result
+ * handle ids, owned by the caller. Temporaries are released even when the op throws.
+ */
+export function callHandles(fn: string, opName: string, operands: Operand[], attrs?: Attrs | null): TensorHandle[] {
   const temps: TensorHandle[] = [];
   try {
-    const handles = operands.map(([name, v]): TensorHandle | null => {
-      if (v instanceof Tensor) return v.handle;
-      if (v === null || v === undefined) return null;
-      if (typeof v === 'number') {
-        const h = scalarHandle(v, scalarDType(v, partner));
-        temps.push(h);
-        return h;
-      }
-      if (typeof v === 'boolean') {
-        const h = scalarHandle(v, 'bool');
-        temps.push(h);
-        return h;
-      }
-      throw new Error(`${fn}: expected '${name}' to be a Tensor or a number, got ${describe(v)}`);
-    });
-    return mod().callOp(opName, handles, hasKeys(attrs) ? attrs : null);
+    return H.callOp(opName, operandIds(fn, operands, temps), attrs);
   } finally {
-    for (const h of temps) h.delete();
+    for (const h of temps) H.releaseHandle(h);
   }
 }
 
 /** Runs an op with one result and wraps it. */
-export function run(fn: string, opName: string, operands: Operand[], attrs: Attrs = {}): Tensor {
-  const hs = callHandles(fn, opName, operands, attrs);
-  for (let i = 1; i < hs.length; i++) hs[i]!.delete();
-  return new Tensor(hs[0]!);
+export function run(fn: string, opName: string, operands: Operand[], attrs?: Attrs | null): Tensor {
+  const temps: TensorHandle[] = [];
+  try {
+    return new Tensor(H.callOp1(opName, operandIds(fn, operands, temps), attrs), H.lastResultDType());
+  } finally {
+    for (const h of temps) H.releaseHandle(h);
+  }
 }
 
 /** Runs an op with a list of results (split, chunk). */
-export function runList(fn: string, opName: string, operands: Operand[], attrs: Attrs = {}): Tensor[] {
+export function runList(fn: string, opName: string, operands: Operand[], attrs?: Attrs | null): Tensor[] {
   return callHandles(fn, opName, operands, attrs).map((h) => new Tensor(h));
+}
+
+/** run for an op of one operand, without the operand list when it is a live Tensor (the common case). */
+export function run1(fn: string, op: H.OpRef, name: string, input: TensorLike, attrs?: Attrs | null): Tensor {
+  if (input instanceof Tensor && !input.isDisposed) {
+    return new Tensor(H.callOp1(op, [input.handle], attrs), H.lastResultDType());
+  }
+  return run(fn, op.name, [[name, input]], attrs);
+}
+
+/** run for an op of two operands, without the operand list when both are live Tensors. */
+export function run2(fn: string, op: H.OpRef, nameA: string, a: TensorLike, nameB: string, b: TensorLike): Tensor {
+  if (a instanceof Tensor && b instanceof Tensor && !a.isDisposed && !b.isDisposed) {
+    return new Tensor(H.callOp1(op, [a.handle, b.handle]), H.lastResultDType());
+  }
+  return run(fn, op.name, [[nameA, a], [nameB, b]]);
 }
 
 /** Unwraps a required tensor argument (no numbers), with an error naming it. */

@@ -12,7 +12,7 @@ function message(e: unknown): string {
 }
 
 /** A user's vjp as the binding calls it: residuals built, its result checked. */
-export function tensorVjp(vjp: VjpFn, statics: unknown[], label: string): { vjp: G.TensorVjp; describeError: (e: unknown) => string; tidy: typeof tidy } {
+export function tensorVjp(vjp: VjpFn, statics: unknown[], label: string): G.VjpAdapter {
   return {
     vjp: (inputs, outputs, grads) => {
       let r: unknown = vjp({ inputs, outputs, statics }, grads);
@@ -55,7 +55,6 @@ const host: G.GraphHost = {
       return message(e);
     }
   },
-  tidy,
 };
 
 /** Installs the host in the current module (idempotent). */

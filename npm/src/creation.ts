@@ -1,7 +1,7 @@
 // Tensor creation: sg.tensor from numbers, booleans, nested arrays and TypedArrays, and the
 // factories (zeros, ones, full, arange, linspace, eye, rand, randn, randint, *Like).
 import type { DType, TensorHandle } from './embind.js';
-import { mod, handleFrom, heapBuffer } from './module.js';
+import * as H from './handles.js';
 import { checkOptions, describe, isInteger, isOptionsObject, numberArg, shapeArgs, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -89,9 +89,9 @@ function flattenNested(data: readonly unknown[]): { shape: number[]; values: (nu
   return { shape, values };
 }
 
-/** Sets requiresGrad, then wraps; the handle is deleted if that fails. */
-function finish(h: TensorHandle, requiresGrad: boolean | undefined): Tensor {
-  const t = new Tensor(h);
+/** Sets requiresGrad, then wraps; the handle is released if that fails. */
+function finish(h: TensorHandle, requiresGrad: boolean | undefined, dtype?: DType): Tensor {
+  const t = new Tensor(h, dtype);
   if (requiresGrad) {
     try {
       t.requiresGrad = true;
@@ -103,13 +103,13 @@ function finish(h: TensorHandle, requiresGrad: boolean | undefined): Tensor {
   return t;
 }
 
-/** Casts h to dtype when it differs (deleting h). */
+/** Casts h to dtype when it differs (releasing h). */
 function castHandle(h: TensorHandle, dtype: DType | undefined): TensorHandle {
-  if (dtype === undefined || h.dtype() === dtype) return h;
+  if (dtype === undefined || H.handleDType(h) === dtype) return h;
   try {
-    return mod().callOp('cast', [h], { dtype })[0]!;
+    return H.callOp1('cast', [h], { dtype });
   } finally {
-    h.delete();
+    H.releaseHandle(h);
   }
 }
 
@@ -121,12 +121,12 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
   const o = checkOptions<TensorOptions>('tensor', opts, { ...creationSpec, shape: isShape });
   if (data instanceof Tensor) {
     // A copy outside any graph, as torch.tensor(t).
-    const detached = data.handle.detach();
+    const detached = H.detachHandle(data.handle);
     let copy: TensorHandle;
     try {
-      copy = mod().callOp('clone', [detached], {})[0]!;
+      copy = H.callOp1('clone', [detached]);
     } finally {
-      detached.delete();
+      H.releaseHandle(detached);
     }
     const h = castHandle(copy, o.dtype);
     return finish(o.shape ? reshapeHandle(h, o.shape) : h, o.requiresGrad);
@@ -160,7 +160,7 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
     }
     shape = o.shape.slice();
   }
-  return finish(handleFrom(convert('tensor', values, dtype), shape, dtype), o.requiresGrad);
+  return finish(H.handleFrom(convert('tensor', values, dtype), shape, dtype), o.requiresGrad, dtype);
 }
 
 function typedDType(data: ArrayBufferView): DType {
@@ -173,9 +173,9 @@ function typedDType(data: ArrayBufferView): DType {
 
 function reshapeHandle(h: TensorHandle, shape: readonly number[]): TensorHandle {
   try {
-    return mod().callOp('reshape', [h], { shape: shape.slice() })[0]!;
+    return H.callOp1('reshape', [h], { shape: shape.slice() });
   } finally {
-    h.delete();
+    H.releaseHandle(h);
   }
 }
 
@@ -193,7 +193,7 @@ function shapeAndOptions(fn: string, args: readonly unknown[], spec: Spec = crea
 }
 
 function factory(op: string, shape: number[], o: Partial<CreationOptions>, attrs: Record<string, number | string | number[] | undefined> = {}): Tensor {
-  return finish(mod().callOp(op, [], { shape, dtype: o.dtype, ...attrs })[0]!, o.requiresGrad);
+  return finish(H.callOp1(op, [], { shape, dtype: o.dtype, ...attrs }), o.requiresGrad, H.lastResultDType());
 }
 
 type ShapeAndOpts = [shape: readonly number[], options?: CreationOptions] | number[] | [...number[], CreationOptions];
@@ -216,10 +216,14 @@ export function full(shape: readonly number[] | number, value: number | boolean,
     // callOp's attributes reject NaN, but a NaN fill is valid for float32 (and true for bool).
     if (dtype === 'int32') throw new Error('full: cannot store NaN in an int32 tensor (expected a number that fits int32)');
     if (dtype === 'bool') return factory('full', s, o, { value: 1 });
-    const h = mod().empty(s, 'float32'); // validates the size before anything is filled
-    const n = numelOf(s);
-    if (n > 0) new Float32Array(heapBuffer(), h.dataPtr(), n).fill(NaN);
-    return finish(h, o.requiresGrad);
+    const h = H.emptyHandle(s, 'float32'); // validates the size before anything is filled
+    try {
+      H.writeHandle(h, new Float32Array(numelOf(s)).fill(NaN));
+    } catch (e) {
+      H.releaseHandle(h);
+      throw e;
+    }
+    return finish(h, o.requiresGrad, 'float32');
   }
   return factory('full', s, { ...o, dtype }, { value: Number(value) });
 }
@@ -232,7 +236,7 @@ export function arange(start: number, end?: number | CreationOptions, step?: num
   args.forEach((v, i) => numberArg('arange', ['start', 'end', 'step'][i]!, v));
   const [s, e, st] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
   if (st === 0) throw new Error('arange: step must be nonzero');
-  return finish(mod().callOp('arange', [], { start: s, end: e, step: st, dtype: o.dtype })[0]!, o.requiresGrad);
+  return finish(H.callOp1('arange', [], { start: s, end: e, step: st, dtype: o.dtype }), o.requiresGrad);
 }
 
 export function linspace(start: number, end: number, steps: number, opts?: CreationOptions): Tensor {
@@ -240,7 +244,7 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
   numberArg('linspace', 'end', end);
   if (!isInteger(steps) || steps < 0) throw new Error(`linspace: expected 'steps' to be a non-negative integer, got ${describe(steps)}`);
   const o = checkOptions<CreationOptions>('linspace', opts, creationSpec);
-  return finish(castHandle(mod().callOp('linspace', [], { start, end, steps })[0]!, o.dtype), o.requiresGrad);
+  return finish(castHandle(H.callOp1('linspace', [], { start, end, steps }), o.dtype), o.requiresGrad);
 }
 
 export function eye(n: number, m?: number | CreationOptions, opts?: CreationOptions): Tensor {
@@ -251,7 +255,7 @@ export function eye(n: number, m?: number | CreationOptions, opts?: CreationOpti
   if (!isInteger(n) || n < 0) throw new Error(`eye: expected 'n' to be a non-negative integer, got ${describe(n)}`);
   if (m !== undefined && (!isInteger(m) || m < 0)) throw new Error(`eye: expected 'm' to be a non-negative integer, got ${describe(m)}`);
   const o = checkOptions<CreationOptions>('eye', opts, creationSpec);
-  return finish(castHandle(mod().callOp('eye', [], { n, m: m as number | undefined })[0]!, o.dtype), o.requiresGrad);
+  return finish(castHandle(H.callOp1('eye', [], { n, m: m as number | undefined }), o.dtype), o.requiresGrad);
 }
 
 const randomSpec: Spec = { dtype: ['float32'], requiresGrad: 'boolean' };
@@ -259,13 +263,13 @@ const randomSpec: Spec = { dtype: ['float32'], requiresGrad: 'boolean' };
 /** Uniform [0, 1) samples from the global generator (see manualSeed). */
 export function rand(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('rand', args, randomSpec);
-  return finish(mod().callOp('rand', [], { shape })[0]!, o.requiresGrad);
+  return finish(H.callOp1('rand', [], { shape }), o.requiresGrad);
 }
 
 /** Standard normal samples from the global generator. */
 export function randn(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('randn', args, randomSpec);
-  return finish(mod().callOp('randn', [], { shape })[0]!, o.requiresGrad);
+  return finish(H.callOp1('randn', [], { shape }), o.requiresGrad);
 }
 
 /** int32 samples in [low, high); randint(high, shape) means low = 0. */
@@ -282,7 +286,7 @@ export function randint(low: number, high: number | readonly number[], shape?: r
   if (!Array.isArray(shape)) throw new Error(`randint: expected 'shape' to be an array of integers, got ${describe(shape)}`);
   const [s] = shapeAndOptions('randint', [shape]);
   const o = checkOptions<CreationOptions>('randint', opts, { dtype: DTYPES });
-  return new Tensor(castHandle(mod().callOp('randint', [], { low, high, shape: s })[0]!, o.dtype));
+  return new Tensor(castHandle(H.callOp1('randint', [], { low, high, shape: s }), o.dtype));
 }
 
 function likeOptions(fn: string, t: unknown, opts: unknown): [Tensor, Partial<CreationOptions>] {

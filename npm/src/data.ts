@@ -8,7 +8,7 @@
 // Fisher–Yates shuffle over xoshiro128** (Blackman & Vigna), seeded through splitmix32, in JS:
 // the shuffle of 10^4 indices is cheaper than a round trip per draw into wasm.
 import { tensor } from './creation.js';
-import { mod, readHandle } from './module.js';
+import { callOp1, readHandle, releaseHandle } from './handles.js';
 import { checkOptions, describe, isInteger, isOptionsObject } from './options.js';
 import { Tensor } from './tensor.js';
 import { tidy } from './memory.js';
@@ -74,12 +74,12 @@ function rotl(x: number, k: number): number {
 
 /** A seed drawn from the library's global generator (reproducible after sg.manualSeed). */
 export function seedFromGlobal(): number {
-  const h = mod().callOp('randint', [], { low: 0, high: 2 ** 30, shape: [2] })[0]!;
+  const h = callOp1('randint', [], { low: 0, high: 2 ** 30, shape: [2] });
   try {
     const [a, b] = readHandle(h) as Int32Array;
     return a! * 2 ** 30 + b!;
   } finally {
-    h.delete();
+    releaseHandle(h);
   }
 }
 
@@ -203,8 +203,7 @@ function collate(samples: unknown[], path: string): unknown {
 }
 
 function stackTensors(ts: Tensor[]): Tensor {
-  const hs = mod().callOp('stack', ts.map((t) => t.handle), { dim: 0 });
-  return new Tensor(hs[0]!);
+  return new Tensor(callOp1('stack', ts.map((t) => t.handle), { dim: 0 }));
 }
 
 /**

@@ -2,7 +2,7 @@
 // documented in bindings/README.md), merged into SimdgradModule of embind.ts.
 import type { Attrs, TensorHandle } from './embind.js';
 
-/** What loadSafetensors returns: names in file order, parallel handles (owned by the caller), metadata. */
+/** What loadSafetensors returns: names in file order, parallel handle ids (owned by the caller), metadata. */
 export interface LoadedSafetensors {
   names: string[];
   tensors: TensorHandle[];
@@ -12,8 +12,8 @@ export interface LoadedSafetensors {
 declare module './embind.js' {
   interface SimdgradModule {
     /**
-     * One optimizer step over a group: params updated in place; states[i] is { key: handle },
-     * entries the C++ side creates are written into the objects as new handles (caller owns).
+     * One optimizer step over a group: params updated in place; states[i] is { key: id },
+     * entries the C++ side creates are written into the objects as new ids (caller owns).
      */
     optimStep(algorithm: string, params: TensorHandle[], states: Record<string, TensorHandle>[], hyper: Attrs): void;
     /** Creates missing state entries without stepping (Adagrad's eager state). */

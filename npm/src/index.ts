@@ -90,14 +90,15 @@ export function createInit(
 }
 
 export { Tensor } from './tensor.js';
-export type { NestedArray, BackwardOptions, GradHook } from './tensor.js';
+export type { NestedArray } from './tensor.js';
+export type { BackwardOptions, GradHook } from './autograd.js';
 export type { Simdgrad, Backend, Features } from './api.js';
 export type { TensorLike } from './call.js';
 export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './embind.js';
 export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './creation.js';
 export type { MemoryInfo } from './memory.js';
 export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './ops.js';
-export type { TypedData } from './module.js';
+export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
 export type {
   ParamGroup,
@@ -124,3 +125,29 @@ export type { MnistOptions, MnistSplit } from './datasets/mnist.js';
 export type { CompileOptions, CompiledFunction, CompiledStats } from './compile.js';
 export type { JsCallOptions, Residuals, VjpFn } from './jscall.js';
 export type { TensorSpec as JsCallSpec } from './jscall_template.js';
+export type {
+  Lambda,
+  LambdaOptions,
+  ElasticNetOptions,
+  DivergenceReduction,
+  DivergenceOptions,
+  EntropyOptions,
+  OrthogonalityOptions,
+  GradientPenaltyOptions,
+  Penalties,
+} from './penalties.js';
+export type {
+  RegularizerOptions,
+  Regularizer,
+  GradFn,
+  LinearizeOptions,
+  RegularizerTelemetry,
+  CustomLossTelemetry,
+  LinearizeResult,
+  LossFn,
+  AsyncLossFn,
+  LossResult,
+  Metrics,
+} from './custom_loss.js';
+export type { ForwardBackwardResult, TrainingClient, CustomForwardBackwardResult, LocalResult, CustomLoss } from './custom_loss_client.js';
+export type { GradMethod, RegularizerEvent, GradientEvent, TelemetryEvents, TelemetryEvent, Telemetry } from './telemetry.js';

@@ -5,6 +5,7 @@
 //   I32, I64 → int32; BOOL → bool). sg.loadMetadata(bytes) → the "__metadata__" strings.
 import type { TensorHandle } from './embind.js';
 import './embind_io_optim.js';
+import { releaseHandle } from './handles.js';
 import { mod } from './module.js';
 import { checkOptions, describe } from './options.js';
 import { Tensor } from './tensor.js';
@@ -73,6 +74,6 @@ export function load(bytes: BytesLike): Record<string, Tensor> {
 /** The "__metadata__" of safetensors bytes ({} when there is none). */
 export function loadMetadata(bytes: BytesLike): Record<string, string> {
   const r = parse('loadMetadata', bytes);
-  for (const h of r.tensors) h.delete();
+  for (const h of r.tensors) releaseHandle(h);
   return { ...r.metadata };
 }

@@ -1,50 +1,104 @@
 // Lifetime of JS tensors: the live count, tidy scopes, keep(), and the FinalizationRegistry
-// backstop that deletes the handle of a tensor the program forgot to dispose. Tensor
-// (tensor.ts) reports each creation and disposal here; this file never imports it at run time.
+// backstop that releases the handle of a tensor the program forgot to dispose. Tensor
+// (tensor.ts) reports each creation and disposal here; this file never imports it.
+//
+// Each tensor has one owner that frees it if the program does not: the innermost tidy scope it
+// was made in, else the FinalizationRegistry. A tensor made inside tidy() is not registered
+// with the registry at all (registering and unregistering cost more than a small op): it is
+// registered only if it outlives every scope (returned from the outermost tidy, or kept).
 import type { TensorHandle } from './embind.js';
+import { releaseHandle } from './handles.js';
 import { heapBuffer, mod } from './module.js';
+
+/**
+ * A tidy scope: the tensors made in it, in creation order (an array: a push per op is cheaper
+ * than a Set's add and delete). One that leaves before the scope ends (disposed, kept) stays in
+ * the list with another owner; the list is compacted before such entries pile up.
+ */
+export class Scope {
+  items: Owned[] = [];
+  private gone = 0;
+  private closed = false;
+
+  add(t: Owned): void {
+    this.items.push(t);
+    t.owner = this;
+  }
+
+  /** Called once t.owner is no longer this scope. */
+  left(): void {
+    if (++this.gone > 1024 && this.gone * 2 > this.items.length && !this.closed) {
+      this.items = this.items.filter((t) => t.owner === this);
+      this.gone = 0;
+    }
+  }
+
+  /** The tensors still owned; the scope is over (no more compaction). */
+  close(): Owned[] {
+    this.closed = true;
+    return this.items;
+  }
+}
 
 /** What this file needs of a tensor. */
 export interface Owned {
   dispose(): void;
   readonly isDisposed: boolean;
+  /** The handle id (read only while the tensor is alive). */
+  readonly handle: TensorHandle;
+  /** @internal Who frees it if the program forgets: a tidy scope, the registry, or nobody (disposed). */
+  owner: Scope | 'registry' | null;
 }
 
 let live = 0;
-const scopes: Set<Owned>[] = [];
-const kept = new WeakSet<Owned>();
+const scopes: Scope[] = [];
 
-// Held value: the handle only (never the tensor, or the tensor could never be collected).
+// Held value: the id only (never the tensor, or the tensor could never be collected).
 const registry =
   typeof FinalizationRegistry !== 'undefined'
-    ? new FinalizationRegistry<TensorHandle>((h) => {
+    ? new FinalizationRegistry<TensorHandle>((id) => {
         live--;
         try {
-          h.delete();
+          releaseHandle(id);
         } catch {
           // The module may be gone (e.g. at process exit): nothing left to free.
         }
       })
     : null;
 
-/** Called by the Tensor constructor. */
-export function onCreate(t: Owned, h: TensorHandle): void {
-  live++;
-  registry?.register(t, h, t);
-  const top = scopes[scopes.length - 1];
-  if (top) top.add(t);
+function register(t: Owned): void {
+  if (registry === null) {
+    t.owner = null;
+    return;
+  }
+  registry.register(t, t.handle, t);
+  t.owner = 'registry';
 }
 
-/** Called once by Tensor.dispose(), before the handle is deleted. */
+/** Called by the Tensor constructor. */
+export function onCreate(t: Owned): void {
+  live++;
+  const top = scopes[scopes.length - 1];
+  if (top === undefined) register(t);
+  else top.add(t);
+}
+
+/** Called once by Tensor.dispose(), before the handle is released. */
 export function onDispose(t: Owned): void {
   live--;
-  registry?.unregister(t);
-  for (const s of scopes) s.delete(t);
+  const owner = t.owner;
+  t.owner = null;
+  if (owner === 'registry') registry!.unregister(t);
+  else if (owner !== null) owner.left();
 }
 
-/** Marks a tensor so that no enclosing tidy() disposes it. */
+/** Marks a tensor so that no enclosing tidy() disposes it (it leaves its scope for good). */
 export function keep<T extends Owned>(t: T): T {
-  kept.add(t);
+  const owner = t.owner;
+  if (owner !== null && owner !== 'registry') {
+    register(t);
+    owner.left();
+  }
   return t;
 }
 
@@ -72,31 +126,36 @@ export function tidy<T>(name: string, fn: () => T): T;
 export function tidy<T>(a: string | (() => T), b?: () => T): T {
   const fn = typeof a === 'function' ? a : b;
   if (typeof fn !== 'function') throw new Error(`tidy: expected a function (or a name and a function), got ${typeof a === 'string' ? typeof b : typeof a}`);
-  const scope = new Set<Owned>();
+  const scope = new Scope();
   scopes.push(scope);
   let result: T;
   try {
     result = fn();
   } catch (e) {
     scopes.pop();
-    release(scope, new Set());
+    release(scope, null);
     throw e;
   }
   scopes.pop();
   if (isPromiseLike(result)) {
-    release(scope, new Set());
+    release(scope, null);
     throw new Error('tidy: fn must be synchronous (it returned a Promise); in async code use dispose() and keep()');
   }
   const returned = new Set<unknown>();
   reachable(result, returned);
   release(scope, returned);
-  const parent = scopes[scopes.length - 1];
-  if (parent) for (const t of scope) if (returned.has(t) && !t.isDisposed) parent.add(t);
   return result;
 }
 
-function release(scope: Set<Owned>, returned: Set<unknown>): void {
-  for (const t of scope) if (!returned.has(t) && !kept.has(t)) t.dispose();
+/** Disposes the scope's tensors except those returned, which pass to the enclosing scope (or the registry). */
+function release(scope: Scope, returned: Set<unknown> | null): void {
+  const parent = scopes[scopes.length - 1];
+  for (const t of scope.close()) {
+    if (t.owner !== scope) continue;
+    if (returned === null || !returned.has(t)) t.dispose();
+    else if (parent === undefined) register(t);
+    else parent.add(t);
+  }
 }
 
 /** Disposes every tensor reachable from value (a tensor, or arrays/objects of tensors). */
@@ -134,12 +193,25 @@ export interface MemoryInfo {
    * going to malloc; the cache is capped (256 MiB) and released by {@link emptyCache}.
    */
   cachedBytes: number;
+  /**
+   * Live handle ids in the wasm module's table. Each Tensor holds exactly one, so this equals
+   * `tensors` whenever no call is in progress: more would be an id leaked below the Tensor level.
+   */
+  handles: number;
 }
 
 export function memory(): MemoryInfo {
-  const m = mod();
-  const s = m.memoryStats();
-  return { tensors: live, bytes: s.bytes, storages: s.storages, peakBytes: s.peakBytes, heapBytes: heapBuffer().byteLength, heapUsed: s.heapUsed, cachedBytes: s.cachedBytes };
+  const s = mod().memoryStats();
+  return {
+    tensors: live,
+    bytes: s.bytes,
+    storages: s.storages,
+    peakBytes: s.peakBytes,
+    heapBytes: heapBuffer().byteLength,
+    heapUsed: s.heapUsed,
+    cachedBytes: s.cachedBytes,
+    handles: s.handles,
+  };
 }
 
 /**

@@ -3,8 +3,8 @@
 // cannot drift. Each entry only turns JS arguments into callOp operands and attrs; the
 // C++ op validates shapes and dtypes and reports errors.
 import type { Attrs } from './embind.js';
-import { run, runList, tensorArg, type TensorLike } from './call.js';
-import { handleFrom } from './module.js';
+import { run, run1, run2, runList, tensorArg, type TensorLike } from './call.js';
+import { handleFrom, OpRef } from './handles.js';
 import {
   boolArg,
   checkOptions,
@@ -130,6 +130,12 @@ export type OpMethods = {
   [K in keyof OpFunctions]: OpFunctions[K] extends (input: never, ...rest: infer R) => infer Out ? (...rest: R) => Out : never;
 };
 
+// Every op is a Tensor method too (installed at the end of this file).
+declare module './tensor.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-interface
+  interface Tensor extends OpMethods {}
+}
+
 // ---- helpers ----
 
 /** A required operand: null/undefined would reach the op as an absent tensor. */
@@ -138,9 +144,15 @@ function required(fn: string, name: string, v: TensorLike): TensorLike {
   return v;
 }
 
-const unary = (name: string) => (input: TensorLike): Tensor => run(name, name, [['input', required(name, 'input', input)]]);
-const binary = (name: string, second = 'other') => (input: TensorLike, other: TensorLike): Tensor =>
-  run(name, name, [['input', required(name, 'input', input)], [second, required(name, second, other)]]);
+const unary = (name: string) => {
+  const op = new OpRef(name);
+  return (input: TensorLike): Tensor => run1(name, op, 'input', required(name, 'input', input));
+};
+const binary = (name: string, second = 'other') => {
+  const op = new OpRef(name);
+  return (input: TensorLike, other: TensorLike): Tensor =>
+    run2(name, op, 'input', required(name, 'input', input), second, required(name, second, other));
+};
 
 function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}): Tensor {
   return run(name, name, [['input', input]], { dim: dimsArg(name, dim), keepdim: boolArg(name, 'keepdim', keepdim, false), ...extra });

@@ -1,26 +1,19 @@
-// The Tensor class: owns exactly one TensorHandle (dispose() deletes it), exposes the
-// properties and reading of API.md, and the autograd methods (implemented in autograd.ts).
-// Every op of ops.ts is installed on the prototype from the same table that gives the
-// functional form, so methods and functions cannot drift; their types are merged in below.
+// The Tensor class: owns exactly one handle id (dispose() releases it) and exposes the
+// properties, reading and handle-level autograd state of API.md (grad, requiresGrad, isLeaf,
+// detach, retainGrad). The layers above add the rest to the prototype and merge in its types:
+// ops.ts every op (a.add(b)), autograd.ts backward and registerHook. This file imports nothing
+// above handles.ts and memory.ts.
 import type { DType, Device, TensorHandle } from './embind.js';
-import { onCreate, onDispose } from './memory.js';
-import { readHandle, type TypedData } from './module.js';
+import * as H from './handles.js';
+import { onCreate, onDispose, type Owned } from './memory.js';
 import { describe, intArg } from './options.js';
-import type { OpMethods } from './ops.js';
-import * as autograd from './autograd.js';
-import { run } from './call.js';
 import { consoleRef } from './env.js';
 import { checkReadable, isTracing } from './trace_flag.js';
 
+export type { TypedData } from './handles.js';
+
 /** Nested arrays as returned by toArray(): numbers, or booleans for bool tensors. */
 export type NestedArray = number | boolean | NestedArray[];
-
-export interface BackwardOptions {
-  retainGraph?: boolean;
-}
-
-/** What registerHook accepts: gets the gradient, returns a replacement or nothing. */
-export type GradHook = (grad: Tensor) => Tensor | undefined | void;
 
 // Symbol.dispose typed without requiring lib "esnext.disposable" (here or in projects that
 // use these typings); identical to the declarations of that lib and of @types/node.
@@ -43,35 +36,41 @@ export function tensorSerial(): number {
   return serial;
 }
 
-export class Tensor {
-  private _h: TensorHandle | null;
+export class Tensor implements Owned {
+  private _h: TensorHandle;
   private _shape: number[] | undefined;
   private _dtype: DType | undefined;
   /** JS wrapper of the C++ .grad, reused while the C++ grad tensor stays the same. */
   private _grad: Tensor | null = null;
+  /** @internal Who frees this tensor if the program forgets to (memory.ts). */
+  owner: Owned['owner'] = null;
   /** Creation order; lets hooks tell tensors they created from older ones. */
   readonly id: number;
 
-  /** @internal Wraps (and takes ownership of) a handle; user code creates tensors with sg.tensor() etc. */
-  constructor(handle: TensorHandle) {
+  /**
+   * @internal Wraps (and takes ownership of) a handle id; user code creates tensors with
+   * sg.tensor() etc. `dtype`, when the caller knows it, saves asking the module.
+   */
+  constructor(handle: TensorHandle, dtype?: DType) {
     this._h = handle;
+    this._dtype = dtype;
     this.id = ++serial;
-    onCreate(this, handle);
+    onCreate(this);
   }
 
-  /** @internal The underlying handle; throws once disposed. */
+  /** @internal The handle id; throws once disposed. */
   get handle(): TensorHandle {
-    if (this._h === null) throw new Error('Tensor is disposed');
+    if (this._h === 0) throw new Error('Tensor is disposed');
     return this._h;
   }
 
   get isDisposed(): boolean {
-    return this._h === null;
+    return this._h === 0;
   }
 
   get shape(): number[] {
-    if (this._shape === undefined) this._shape = this.handle.shape();
-    else if (this._h === null) throw new Error('Tensor is disposed');
+    if (this._shape === undefined) this._shape = H.handleShape(this.handle);
+    else if (this._h === 0) throw new Error('Tensor is disposed');
     return this._shape.slice();
   }
 
@@ -84,31 +83,31 @@ export class Tensor {
   }
 
   get dtype(): DType {
-    if (this._dtype === undefined) this._dtype = this.handle.dtype();
-    else if (this._h === null) throw new Error('Tensor is disposed');
+    if (this._dtype === undefined) this._dtype = H.handleDType(this.handle);
+    else if (this._h === 0) throw new Error('Tensor is disposed');
     return this._dtype;
   }
 
   get device(): Device {
-    return this.handle.device();
+    return H.handleDevice(this.handle);
   }
 
   get requiresGrad(): boolean {
-    return this.handle.requiresGrad();
+    return H.requiresGradHandle(this.handle);
   }
 
   set requiresGrad(b: boolean) {
     if (typeof b !== 'boolean') throw new Error(`requiresGrad: expected a boolean, got ${describe(b)}`);
-    this.handle.setRequiresGrad(b);
+    H.setRequiresGradHandle(this.handle, b);
   }
 
   get isLeaf(): boolean {
-    return this.handle.isLeaf();
+    return H.isLeafHandle(this.handle);
   }
 
   /** Name of the op that made this tensor (null for leaves). */
   get gradFn(): string | null {
-    return this.handle.gradFnName();
+    return H.handleGradFn(this.handle);
   }
 
   /**
@@ -117,35 +116,40 @@ export class Tensor {
    * like any tensor (disposing it leaves the gradient on this tensor).
    */
   get grad(): Tensor | null {
-    const h = this.handle.grad();
-    if (h === null) {
+    const g = H.handleGrad(this.handle);
+    if (g === 0) {
       this._grad = null;
       return null;
     }
     const cached = this._grad;
-    if (cached !== null && !cached.isDisposed && cached.handle.same(h)) {
-      h.delete();
+    if (cached !== null && !cached.isDisposed && H.sameHandle(cached.handle, g)) {
+      H.releaseHandle(g);
       return cached;
     }
-    this._grad = new Tensor(h);
+    this._grad = new Tensor(g);
     return this._grad;
   }
 
   set grad(g: Tensor | null) {
     if (g === null || g === undefined) {
-      this.handle.setGrad(null);
+      H.setHandleGrad(this.handle, 0);
       this._grad = null;
       return;
     }
     if (!(g instanceof Tensor)) throw new Error(`grad: expected a Tensor or null, got ${describe(g)}`);
-    this.handle.setGrad(g.handle);
+    H.setHandleGrad(this.handle, g.handle);
     this._grad = g;
   }
 
   /** 2-D transpose (PyTorch's t.T for matrices). */
   get T(): Tensor {
     if (this.ndim !== 2) throw new Error(`T: expected a 2-D tensor, got shape [${this.shape.join(', ')}] (use permute or transpose)`);
-    return this.transpose(0, 1);
+    return new Tensor(H.callOp1('transpose', [this.handle], { dim0: 0, dim1: 1 }), this._dtype);
+  }
+
+  /** Whether the elements lie in memory in row-major order without gaps (PyTorch's is_contiguous); views may not. */
+  isContiguous(): boolean {
+    return H.isContiguousHandle(this.handle);
   }
 
   /** The shape, or one size (dim may be negative). */
@@ -163,13 +167,13 @@ export class Tensor {
   // ---- reading ----
 
   /** A copy of the elements (row-major): Float32Array, Int32Array, or Uint8Array for bool. */
-  dataSync(): TypedData {
+  dataSync(): H.TypedData {
     checkReadable('dataSync');
-    return readHandle(this.handle);
+    return H.readHandle(this.handle);
   }
 
   /** Same as dataSync(); the only way to read on devices that compute asynchronously. */
-  async data(): Promise<TypedData> {
+  async data(): Promise<H.TypedData> {
     checkReadable('data');
     return this.dataSync();
   }
@@ -178,8 +182,8 @@ export class Tensor {
   item(): number {
     checkReadable('item');
     const h = this.handle;
-    if (h.numel() !== 1) throw new Error(`item: expected a tensor with one element, got shape [${this.shape.join(', ')}]`);
-    return h.item();
+    if (this.numel !== 1) throw new Error(`item: expected a tensor with one element, got shape [${this.shape.join(', ')}]`);
+    return H.readItem(h);
   }
 
   /** Nested arrays of numbers (booleans for bool tensors); a 0-d tensor gives a number. */
@@ -202,7 +206,7 @@ export class Tensor {
   }
 
   toString(): string {
-    if (this._h === null) return 'Tensor(disposed)';
+    if (this._h === 0) return 'Tensor(disposed)';
     const grad = this.requiresGrad ? ', requiresGrad=true' : '';
     // While sg.compile traces, values are this run's placeholders: show none.
     if (this.numel > 100 || isTracing()) return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}${grad})`;
@@ -223,13 +227,13 @@ export class Tensor {
   to(target: DType | Device): Tensor {
     if (target === 'cpu' || target === 'webgpu') {
       if (target !== this.device) throw new Error(`to: device '${target}' is not available (tensors live on '${this.device}')`);
-      return new Tensor(this.handle.share());
+      return new Tensor(H.shareHandle(this.handle), this._dtype);
     }
     if (target !== 'float32' && target !== 'int32' && target !== 'bool') {
       throw new Error(`to: expected a dtype ('float32', 'int32', 'bool') or a device ('cpu'), got ${describe(target)}`);
     }
-    if (target === this.dtype) return new Tensor(this.handle.share());
-    return run('to', 'cast', [['input', this]], { dtype: target });
+    if (target === this.dtype) return new Tensor(H.shareHandle(this.handle), target);
+    return new Tensor(H.callOp1('cast', [this.handle], { dtype: target }), target);
   }
 
   float(): Tensor {
@@ -244,26 +248,16 @@ export class Tensor {
     return this.to('bool');
   }
 
-  // ---- autograd ----
-
-  /** Accumulates d(this)/d(leaf) into every leaf's .grad. gradOutput is required unless this has one element. */
-  backward(gradOutput?: Tensor | number | null | BackwardOptions, options?: BackwardOptions): void {
-    autograd.backward(this, gradOutput, options);
-  }
+  // ---- autograd (backward and registerHook: autograd.ts) ----
 
   /** A new leaf sharing this data, outside the graph. */
   detach(): Tensor {
-    return autograd.detach(this);
+    return new Tensor(H.detachHandle(this.handle), this._dtype);
   }
 
   /** Keeps .grad on this non-leaf after backward. */
   retainGrad(): void {
-    this.handle.retainGrad();
-  }
-
-  /** Calls fn with this tensor's gradient during backward; fn may return a replacement. */
-  registerHook(fn: GradHook): void {
-    autograd.registerHook(this, fn);
+    H.retainGradHandle(this.handle);
   }
 
   /** Sets .grad to null. */
@@ -282,11 +276,11 @@ export class Tensor {
   /** Frees this tensor's handle (views and graphs keep their data alive). Idempotent. */
   dispose(): void {
     const h = this._h;
-    if (h === null) return;
+    if (h === 0) return;
     onDispose(this);
-    this._h = null;
+    this._h = 0;
     this._grad = null;
-    h.delete();
+    H.releaseHandle(h);
   }
 
   [Symbol.dispose](): void {
@@ -301,6 +295,3 @@ Object.defineProperty(Tensor.prototype, Symbol.for('nodejs.util.inspect.custom')
   },
 });
 
-// Every op of ops.ts as a method (installed there on Tensor.prototype).
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface Tensor extends OpMethods {}

@@ -667,6 +667,60 @@ export function buildCases(sg) {
     { n: 'F.dropout with training "yes"', make: () => ({ x: x22() }), call: ({ x }) => F.dropout(x, 0.5, 'yes'), err: ['dropout', /training/, /boolean/, /'yes'/] },
   ]);
 
+  // ------------------------------------------------------------------ sg.penalties
+  const P = sg.penalties;
+  const w23 = () => ({ w: x23(), q: sg.tensor([[0, 1, 2], [2, 1, 0]]) });
+  const l1Ok = ({ w }) => same(P.l1(w, { lambda: 0.5 }), 10.5);
+  add('penalties', [
+    { n: 'l1 with lambda NaN', make: w23, call: ({ w }) => P.l1(w, { lambda: NaN }), err: ['penalties.l1', /'lambda'/, /non-negative finite number or a 0-d float32 Tensor/, /got NaN/], ok: l1Ok },
+    { n: 'l2 with a negative lambda', make: w23, call: ({ w }) => P.l2(w, { lambda: -0.1 }), err: ['penalties.l2', /'lambda'/, /non-negative/, /got -0\.1/], ok: ({ w }) => same(P.l2(w, { lambda: 0.5 }), 45.5) },
+    { n: 'l1 with lambda a 1-D tensor', make: () => ({ ...w23(), lam: sg.tensor([0.5]) }), call: ({ w, lam }) => P.l1(w, { lambda: lam }), err: ['penalties.l1', /'lambda'/, /0-d float32 Tensor/, /got a Tensor of shape \[1\]/], ok: l1Ok },
+    { n: 'l1 with lambda an int32 0-d tensor', make: () => ({ ...w23(), lam: i32(1) }), call: ({ w, lam }) => P.l1(w, { lambda: lam }), err: ['penalties.l1', /'lambda'/, /float32/, /int32/] },
+    { n: 'l1 with an unknown option', make: w23, call: ({ w }) => P.l1(w, { weight: 0.1 }), err: ["penalties.l1: unknown option 'weight'", /lambda/] },
+    { n: 'l1 of a number', call: () => P.l1(3), err: ['penalties.l1', /'t'/, /float32 Tensor/, /got 3/] },
+    { n: 'l2 of an int32 tensor', call: () => P.l2(i32([1, 2])), err: ['penalties.l2', /'t'/, /float32 Tensor/, /int32/] },
+    { n: 'elasticNet with l1Ratio 1.5', make: w23, call: ({ w }) => P.elasticNet(w, { l1Ratio: 1.5 }), err: ['penalties.elasticNet', /'l1Ratio'/, /\[0, 1\]/, /got 1\.5/], ok: ({ w }) => same(P.elasticNet(w, { lambda: 1, l1Ratio: 0.5 }), 0.5 * 21 + 0.5 * 91) },
+    { n: 'elasticNet with l1Ratio NaN', make: w23, call: ({ w }) => P.elasticNet(w, { l1Ratio: NaN }), err: ['penalties.elasticNet', /'l1Ratio'/, /\[0, 1\]/, /NaN/] },
+    { n: 'elasticNet with lambda Infinity', make: w23, call: ({ w }) => P.elasticNet(w, { lambda: Infinity }), err: ['penalties.elasticNet', /'lambda'/, /finite/, /Infinity/] },
+    { n: 'klDivergence of mismatched shapes', make: w23, call: ({ w }) => P.klDivergence(w, sg.zeros(2, 4)), err: ['penalties.klDivergence', /'logP' and 'logQ'/, /same shape/, /\[2, 3\] and \[2, 4\]/], ok: ({ w }) => same(P.klDivergence(w, w), 0, 1e-6) },
+    { n: "klDivergence with reduction 'avg'", make: w23, call: ({ w, q }) => P.klDivergence(w, q, { reduction: 'avg' }), err: ['penalties.klDivergence', /'reduction'/, /'batchmean', 'mean', 'sum', 'none'/, /'avg'/] },
+    { n: 'klDivergence of 0-d tensors', call: () => P.klDivergence(sg.tensor(0), sg.tensor(0)), err: ['penalties.klDivergence', /'logP'/, /at least 1 dim/, /0-d/] },
+    { n: 'jsDivergence of mismatched shapes', make: w23, call: ({ w }) => P.jsDivergence(w, sg.zeros(3, 2)), err: ['penalties.jsDivergence', /same shape/, /\[2, 3\] and \[3, 2\]/], ok: ({ w, q }) => same(P.jsDivergence(w, q, { reduction: 'sum' }), P.jsDivergence(q, w, { reduction: 'sum' }).item()) },
+    { n: 'jsDivergence with logQ a plain array', make: w23, call: ({ w }) => P.jsDivergence(w, [[0, 1, 2], [2, 1, 0]]), err: ['penalties.jsDivergence', /'logQ'/, /float32 Tensor/, /got \[\[0, 1, 2\], \[2, 1, 0\]\]/] },
+    { n: "entropy with mode 'max'", make: w23, call: ({ w }) => P.entropy(w, { mode: 'max' }), err: ['penalties.entropy', /'mode'/, /'maximize', 'minimize'/, /'max'/], ok: () => same(P.entropy(sg.zeros(3, 5), { mode: 'minimize' }), Math.log(5)) },
+    { n: 'entropy of int32 logits', call: () => P.entropy(i32([[1, 2]])), err: ['penalties.entropy', /'logits'/, /float32/, /int32/] },
+    { n: "orthogonality with mode 'hard'", make: w23, call: ({ w }) => P.orthogonality(w, { mode: 'hard' }), err: ['penalties.orthogonality', /'mode'/, /'soft', 'spectral'/, /'hard'/], ok: () => same(P.orthogonality(sg.eye(3), { lambda: 1 }), 0) },
+    { n: 'orthogonality of a vector', call: () => P.orthogonality(sg.ones(3)), err: ['penalties.orthogonality', /'w'/, /at least 2 dims/, /\[3\]/] },
+    { n: 'orthogonality with powerIterations 0', make: w23, call: ({ w }) => P.orthogonality(w, { mode: 'spectral', powerIterations: 0 }), err: ['penalties.orthogonality', /'powerIterations'/, /positive integer/, /got 0/] },
+    { n: 'orthogonality with powerIterations in soft mode', make: w23, call: ({ w }) => P.orthogonality(w, { powerIterations: 5 }), err: ['penalties.orthogonality', /'powerIterations'/, /'spectral' only/, /'soft'/] },
+    { n: 'orthogonality with lambda a string', make: w23, call: ({ w }) => P.orthogonality(w, { lambda: '0.1' }), err: ['penalties.orthogonality', /'lambda'/, /number/, /'0\.1'/] },
+    { n: 'gradientPenalty (no double backward yet)', make: w23, call: ({ w }) => P.gradientPenalty((x) => x.square().sum(), w), err: ['penalties.gradientPenalty', /double backward/, /createGraph/] },
+    { n: 'gradientPenalty of a non-function', make: w23, call: ({ w }) => P.gradientPenalty(w, w), err: ['penalties.gradientPenalty', /'fn'/, /function/, /got a Tensor of shape \[2, 3\]/] },
+    { n: 'gradientPenalty with target NaN', make: w23, call: ({ w }) => P.gradientPenalty((x) => x, w, { target: NaN }), err: ['penalties.gradientPenalty', /'target'/, /non-negative finite/, /NaN/] },
+  ]);
+
+  // ------------------------------------------------------------------ sg.customLoss, sg.telemetry
+  const CL = sg.customLoss;
+  const regOk = () => {
+    const r = CL.regularizer('l1', 0.01, (lps) => [lps[0].abs().sum(), {}]);
+    assert.equal(r.weight, 0.01);
+  };
+  add('customLoss', [
+    { n: 'regularizer without a name', call: () => CL.regularizer(undefined, 0.1, () => {}), err: ['customLoss.regularizer', /'name'/, /non-empty string/, /got undefined/], ok: regOk },
+    { n: 'regularizer with an empty name', call: () => CL.regularizer('', 0.1, () => {}), err: ['customLoss.regularizer', /'name'/, /non-empty string/, /got ''/] },
+    { n: 'regularizer with fn not a function', call: () => CL.regularizer('l1', 0.1, 3), err: ['customLoss.regularizer', /'fn'/, /'l1'/, /function/, /got 3/], ok: regOk },
+    { n: 'regularizer with weight Infinity', call: () => CL.regularizer('l1', Infinity, () => {}), err: ['customLoss.regularizer', /'weight'/, /finite number/, /Infinity/] },
+    { n: 'regularizer with weight NaN', call: () => CL.regularizer('l1', NaN, () => {}), err: ['customLoss.regularizer', /'weight'/, /finite number/, /NaN/] },
+    { n: 'regularizer with a string weight', call: () => CL.regularizer('l1', '0.1', () => {}), err: ['customLoss.regularizer', /'weight'/, /finite number/, /'0\.1'/] },
+    { n: 'regularizer with timeoutMs but not async', call: () => CL.regularizer('remote', 1, async () => {}, { timeoutMs: 100 }), err: ['customLoss.regularizer', /'timeoutMs'/, /async: true/] },
+    { n: 'regularizer with timeoutMs -5', call: () => CL.regularizer('remote', 1, async () => {}, { async: true, timeoutMs: -5 }), err: ['customLoss.regularizer', /'timeoutMs'/, /positive/, /-5/] },
+    { n: 'regularizer with the option timeout', call: () => CL.regularizer('remote', 1, async () => {}, { timeout: 5 }), err: ["customLoss.regularizer: unknown option 'timeout'", /timeoutMs/] },
+    { n: 'localClient without tokensToLogprobs', make: () => ({ m: linear() }), call: ({ m }) => CL.localClient(m, null), err: ['customLoss.localClient', /'tokensToLogprobs'/, /function/, /got null/] },
+    { n: 'localClient without a model', call: () => CL.localClient(undefined, () => []), err: ['customLoss.localClient', /'model'/, /got undefined/] },
+    { n: 'telemetry.on an unknown event', call: () => sg.telemetry.on('loss', () => {}), err: ['telemetry.on', /unknown event 'loss'/, /'regularizer' or 'gradient'/] },
+    { n: 'telemetry.on with a string handler', call: () => sg.telemetry.on('gradient', 'console.log'), err: ['telemetry.on', /'handler'/, /function/, /'console\.log'/] },
+  ]);
+
   // ------------------------------------------------------------------ sg.load / sg.save
   // A safetensors file: u64 little-endian header length, the JSON header, the data.
   const file = (header, data = new Uint8Array(0), headerLength = undefined) => {

@@ -164,13 +164,18 @@ test('1000 steps of a tiny training loop under tidy keep tensors and bytes flat'
 });
 
 test('forgotten tensors are reclaimed by the FinalizationRegistry backstop', () => {
-  // A child Node with --expose-gc, so collection can be forced.
+  // A child Node with --expose-gc, so collection can be forced. Tensors made inside tidy are not
+  // registered while a scope owns them; those returned from the outermost tidy, or kept, are.
   const entry = new URL('../../npm/dist/index.mjs', import.meta.url).href;
   const script = `
     import { init } from ${JSON.stringify(entry)};
     const sg = await init();
     const before = sg.memory();
-    (() => { for (let i = 0; i < 200; i++) sg.ones(1000).add(1); })();
+    (() => {
+      for (let i = 0; i < 200; i++) sg.ones(1000).add(1);
+      for (let i = 0; i < 100; i++) sg.tidy(() => sg.ones(1000).add(1));
+      sg.tidy(() => { for (let i = 0; i < 100; i++) sg.keep(sg.ones(1000).mul(2)); });
+    })();
     const made = sg.memory();
     for (let i = 0; i < 20 && sg.memory().tensors > before.tensors; i++) {
       globalThis.gc();
@@ -182,8 +187,10 @@ test('forgotten tensors are reclaimed by the FinalizationRegistry backstop', () 
   const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const { before, made, after } = JSON.parse(r.stdout.trim().split('\n').pop());
-  assert.equal(made.tensors, before.tensors + 400);
-  assert.ok(made.bytes >= before.bytes + 400 * 4000);
+  assert.equal(made.tensors, before.tensors + 600);
+  assert.ok(made.bytes >= before.bytes + 600 * 4000);
+  assert.equal(made.handles, made.tensors, 'one handle id per tensor');
   assert.equal(after.tensors, before.tensors);
+  assert.equal(after.handles, before.handles);
   assert.equal(after.bytes, before.bytes);
 });

@@ -77,8 +77,9 @@ export function createTrainer(sg, c) {
     opt.zeroGrad();
     const base = F.crossEntropy(model.forward(x), y);
     let loss = base;
-    if (l1 > 0) for (const w of weights) loss = loss.add(w.abs().sum().mul(l1));
-    if (l2 > 0) for (const w of weights) loss = loss.add(w.square().sum().mul(l2));
+    // sg.penalties: λ·Σ|w| and λ·Σw², on whatever device the weights live.
+    if (l1 > 0) for (const w of weights) loss = loss.add(sg.penalties.l1(w, { lambda: l1 }));
+    if (l2 > 0) for (const w of weights) loss = loss.add(sg.penalties.l2(w, { lambda: l2 }));
     loss.backward();
     opt.step();
     return [loss, base];

@@ -4,12 +4,13 @@
 // caller's tensor stays the caller's.
 import { F, optionalTensorSpec, probabilitySpec, REDUCTIONS, type ClassIndices, type Reduction } from '../functional.js';
 import type { TensorLike } from '../call.js';
+import { shareHandle } from '../handles.js';
 import { checkOptions, type Spec } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { Module } from './module.js';
 
 function ownHandle(t: Tensor | null | undefined): Tensor | null {
-  return t ? new Tensor(t.handle.share()) : null;
+  return t ? new Tensor(shareHandle(t.handle)) : null;
 }
 
 /** A loss whose options are all scalars (reduction, beta, delta, margin, logTarget). */

@@ -12,8 +12,8 @@
 //
 // Ownership: a module owns the tensors registered in it. Parameters and buffers are exempt
 // from sg.tidy (keep()), and module.dispose() frees them all.
+import * as H from '../handles.js';
 import { keep } from '../memory.js';
-import { mod } from '../module.js';
 import { checkOptions, describe } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { writeInto } from './tensor_data.js';
@@ -29,20 +29,20 @@ export class Parameter extends Tensor {
     if (typeof requiresGrad !== 'boolean') throw new Error(`Parameter: expected 'requiresGrad' to be a boolean, got ${describe(requiresGrad)}`);
     const src = data.handle;
     let h;
-    if (src.isContiguous()) h = src.detach();
+    if (H.isContiguousHandle(src)) h = H.detachHandle(src);
     else {
-      const c = mod().callOp('contiguous', [src], {})[0]!;
+      const c = H.callOp1('contiguous', [src]);
       try {
-        h = c.detach();
+        h = H.detachHandle(c);
       } finally {
-        c.delete();
+        H.releaseHandle(c);
       }
     }
     super(h);
     keep(this);
     if (requiresGrad) {
       try {
-        this.handle.setRequiresGrad(true);
+        H.setRequiresGradHandle(this.handle, true);
       } catch (e) {
         this.dispose();
         throw new Error(`Parameter: a ${data.dtype} tensor cannot require gradients (use a float32 tensor, or requiresGrad false)`);
@@ -52,7 +52,7 @@ export class Parameter extends Tensor {
 
   /** @internal A new float32 parameter of `shape`, zero-filled (the init functions fill it). */
   static empty(shape: readonly number[]): Parameter {
-    const t = new Tensor(mod().empty(shape.slice(), 'float32'));
+    const t = new Tensor(H.emptyHandle(shape, 'float32'), 'float32');
     try {
       return new Parameter(t);
     } finally {
@@ -192,11 +192,11 @@ function shapeStr(s: readonly number[]): string {
 
 /** A tensor copy outside any graph: a clone, detached (shares nothing with t). */
 function cloneDetached(t: Tensor): Tensor {
-  const c = mod().callOp('clone', [t.handle], {})[0]!;
+  const c = H.callOp1('clone', [t.handle]);
   try {
-    return new Tensor(c.detach());
+    return new Tensor(H.detachHandle(c));
   } finally {
-    c.delete();
+    H.releaseHandle(c);
   }
 }
 
@@ -448,7 +448,7 @@ export class Module implements Internals {
   stateDict(options?: StateDictOptions): StateDict {
     const o = checkOptions<StateDictOptions>('stateDict', options, { prefix: 'string', keepVars: 'boolean' });
     const out: StateDict = {};
-    for (const [k, t] of stateEntries(this, o.prefix ?? '', [])) out[k] = o.keepVars ? t : new Tensor(t.handle.detach());
+    for (const [k, t] of stateEntries(this, o.prefix ?? '', [])) out[k] = o.keepVars ? t : t.detach();
     return out;
   }
 
@@ -484,7 +484,7 @@ export class Module implements Internals {
         errors.push(
           `size mismatch for ${name}: copying a param with shape ${shapeStr(src.shape)} from checkpoint, the shape in current model is ${shapeStr(dst.shape)}.`,
         );
-      } else if (!dst.handle.isContiguous()) errors.push(`'${name}' is a strided view and cannot be written in place.`);
+      } else if (!H.isContiguousHandle(dst.handle)) errors.push(`'${name}' is a strided view and cannot be written in place.`);
       else copies.push([dst, src]);
     }
     const unexpected = [...given.keys()].filter((k) => !expected.has(k));

@@ -3,7 +3,7 @@
 // running_var ones, num_batches_tracked int32 0) and train/eval behaviour. Running stats are
 // updated in place by the C++ op.
 import { F } from '../functional.js';
-import { mod } from '../module.js';
+import { callOp, emptyHandle } from '../handles.js';
 import { checkOptions, describe, isInteger } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { countArg } from './args.js';
@@ -20,7 +20,7 @@ export interface BatchNormModuleOptions {
 }
 
 function filled(shape: number[], dtype: 'float32' | 'int32', value: number): Tensor {
-  const t = new Tensor(mod().empty(shape, dtype));
+  const t = new Tensor(emptyHandle(shape, dtype), dtype);
   if (value !== 0) writeInto('norm', t, new Float64Array(t.numel).fill(value));
   return t;
 }
@@ -121,7 +121,7 @@ abstract class BatchNormNd extends NormBase {
     });
     // Counted only once the op succeeded: a failed forward leaves the module as it was.
     if (tracked !== null) writeInto('BatchNorm', this.num_batches_tracked!, [tracked]);
-    else if (counting) mod().callOp('addInPlace', [this.num_batches_tracked!.handle], { value: 1 });
+    else if (counting) callOp('addInPlace', [this.num_batches_tracked!.handle], { value: 1 });
     return out;
   }
 }

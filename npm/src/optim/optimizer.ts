@@ -5,6 +5,7 @@
 // missing state entries. The subclasses (sgd.ts, adam.ts, ...) only declare their
 // hyper-parameters: defaults, option types and PyTorch's constructor checks.
 import type { Attrs, TensorHandle } from '../embind.js';
+import { callOp1, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../handles.js';
 import { keep } from '../memory.js';
 import { mod } from '../module.js';
 import { checkOptions, describe, isOptionsObject, type Spec } from '../options.js';
@@ -185,7 +186,7 @@ export abstract class Optimizer {
     group.params.forEach((p, i) => {
       const st = this.state.get(p);
       for (const [k, h] of Object.entries(states[i]!)) {
-        if (st && st[k] && st[k]!.handle === h) continue;
+        if (st && st[k] && !st[k]!.isDisposed && st[k]!.handle === h) continue;
         const t = keep(new Tensor(h));
         let entry = this.state.get(p);
         if (!entry) this.state.set(p, (entry = {}));
@@ -216,13 +217,12 @@ export abstract class Optimizer {
     let result: T | undefined;
     if (closure !== undefined) {
       if (typeof closure !== 'function') throw new Error(`${this.algo.name}.step: expected a closure function or nothing, got ${describe(closure)}`);
-      const m = mod();
-      const was = m.isGradEnabled();
-      m.setGradEnabled(true);
+      const was = isGradEnabled();
+      setGradEnabled(true);
       try {
         result = closure();
       } finally {
-        m.setGradEnabled(was);
+        setGradEnabled(was);
       }
     }
     for (const group of this.paramGroups) {
@@ -253,7 +253,7 @@ export abstract class Optimizer {
         const st = this.state.get(p);
         if (st && Object.keys(st).length > 0) {
           const copy: Record<string, Tensor> = {};
-          for (const [k, t] of Object.entries(st)) copy[k] = new Tensor(t.handle.share());
+          for (const [k, t] of Object.entries(st)) copy[k] = new Tensor(shareHandle(t.handle));
           state[String(index)] = copy;
         }
         ids.push(index++);
@@ -339,12 +339,12 @@ export abstract class Optimizer {
           copies.push(st);
         }
         // detach first so that a tensor requiring grad is copied outside the graph.
-        const src = t.handle.detach();
+        const src = detachHandle(t.handle);
         let h: TensorHandle;
         try {
-          h = mod().callOp('clone', [src], {})[0]!;
+          h = callOp1('clone', [src]);
         } finally {
-          src.delete();
+          releaseHandle(src);
         }
         const c = keep(new Tensor(h));
         made.push(c);

@@ -92,14 +92,20 @@ export function goals(results) {
   const fwd = med(by.cnn_train?.tf?.forwardOnly ? by.cnn_train.tf : by.cnn_forward?.tf);
   const rel = train && fwd ? train / fwd : null;
   add('CNN: simdgrad train step ≤ 3× tfjs forward', rel, 3, rel <= 3);
+  // Per-op overhead: one iteration is 1,000 ops, so its ms are µs per op.
+  const small = med(by.small_add_100?.sg);
+  add('small op (add, 100 floats): simdgrad < 2 µs per call', small, 2, small < 2, 'µs');
+  const chainRatio = ratioOf(by.chain_1000 ?? {});
+  add('1,000-op chain of 100-float ops: tfjs/simdgrad ≥ 2×', chainRatio, 2, chainRatio >= 2);
   return out;
 }
 
 export function goalsText(gs) {
   const rows = [['goal (for later tuning, not asserted)', 'measured', 'target', '']];
   for (const g of gs) {
-    const le = g.goal.includes('≤');
-    rows.push([g.goal, g.value == null ? '—' : `${g.value.toFixed(2)}×`, `${le ? '≤' : '≥'} ${g.target}×`, g.met == null ? 'n/a' : g.met ? 'met' : 'not met']);
+    const le = /[≤<]/.test(g.goal);
+    const u = g.unit === '×' ? '×' : ` ${g.unit}`;
+    rows.push([g.goal, g.value == null ? '—' : `${g.value.toFixed(2)}${u}`, `${g.goal.includes('<') ? '<' : le ? '≤' : '≥'} ${g.target}${u}`, g.met == null ? 'n/a' : g.met ? 'met' : 'not met']);
   }
   return pad(rows);
 }

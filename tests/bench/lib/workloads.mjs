@@ -313,6 +313,75 @@ const attention = {
   },
 };
 
+// ------------------------------------------------------------- per-op overhead
+// Tiny tensors, so what is timed is the cost of calling an op from JavaScript (argument
+// checks, crossing into wasm, making and freeing the result), not the arithmetic. One
+// iteration runs OPS ops, so its time in ms is the time of one op in µs.
+const SMALL = 100;
+const OPS = 1000;
+const overheadIters = { warmup: 20, min: 30, max: 2000 };
+const smallAdd = {
+  name: 'small_add_100',
+  group: 'overhead',
+  desc: `add of two ${SMALL}-float tensors, forward only, ${OPS} calls per iteration (ms per iteration = µs per op)`,
+  flops: SMALL * OPS,
+  iters: overheadIters,
+  tol: 1e-6,
+  needs: [],
+  data: () => ({ a: normal(SMALL, 40), b: normal(SMALL, 41) }),
+  sg(sg, d) {
+    const a = sg.tensor(d.a, { shape: [SMALL] });
+    const b = sg.tensor(d.b, { shape: [SMALL] });
+    return {
+      step() {
+        for (let i = 0; i < OPS; i++) sg.add(a, b);
+      },
+      check: () => sg.add(a, b).dataSync(),
+      dispose: () => sg.dispose([a, b]),
+    };
+  },
+  tf(tf, d) {
+    const a = tf.tensor1d(d.a);
+    const b = tf.tensor1d(d.b);
+    return {
+      step() {
+        for (let i = 0; i < OPS; i++) tf.add(a, b);
+      },
+      check: () => tf.add(a, b).dataSync(),
+      dispose: () => tf.dispose([a, b]),
+    };
+  },
+};
+// Each op takes the previous result: mul, add, tanh, sub in turn (tanh keeps the values bounded).
+const chain = {
+  name: 'chain_1000',
+  group: 'overhead',
+  desc: `a chain of ${OPS} ops on ${SMALL} floats (mul, add, tanh, sub in turn), forward only (ms per iteration = µs per op)`,
+  flops: SMALL * OPS,
+  iters: overheadIters,
+  tol: 1e-5,
+  needs: [],
+  data: () => ({ x: normal(SMALL, 42), c: uniform(SMALL, 43, 0.5).map((v) => v + 1), b: normal(SMALL, 44, 0.1), e: normal(SMALL, 45, 0.1) }),
+  sg(sg, d) {
+    const [x, c, b, e] = [d.x, d.c, d.b, d.e].map((v) => sg.tensor(v, { shape: [SMALL] }));
+    const run = () => {
+      let y = x;
+      for (let i = 0; i < OPS; i += 4) y = y.mul(c).add(b).tanh().sub(e);
+      return y;
+    };
+    return { step: () => void run(), check: () => run().dataSync(), dispose: () => sg.dispose([x, c, b, e]) };
+  },
+  tf(tf, d) {
+    const [x, c, b, e] = [d.x, d.c, d.b, d.e].map((v) => tf.tensor1d(v));
+    const run = () => {
+      let y = x;
+      for (let i = 0; i < OPS; i += 4) y = tf.sub(tf.tanh(tf.add(tf.mul(y, c), b)), e);
+      return y;
+    };
+    return { step: () => void run(), check: () => run().dataSync(), dispose: () => tf.dispose([x, c, b, e]) };
+  },
+};
+
 export const WORKLOADS = [
   ...[128, 256, 512, 1024].flatMap((n) => ['nn', 'tn', 'nt'].map((v) => matmul(n, v))),
   mlp,
@@ -320,4 +389,6 @@ export const WORKLOADS = [
   cnnTrain,
   attention,
   ...['add', 'mul', 'exp', 'sum'].map(elementwise),
+  smallAdd,
+  chain,
 ];

@@ -1,0 +1,406 @@
+// The boundary between the JS layer and the wasm module, in one place (bindings/README.md).
+// A tensor is a handle id (an integer); everything above this file (Tensor, ops, nn, optim)
+// reaches the module through the functions here:
+//   - op calls:       callOp / callOp1 (plain wasm export; ids and attributes via the scratch area)
+//   - tensors:        emptyHandle, scalarHandle, releaseHandle, shareHandle, sameHandle
+//   - metadata:       handleDType, handleShape, ...
+//   - values:         readHandle, readItem, writeHandle (the only places JS touches tensor data)
+//   - autograd:       handleGrad, setHandleGrad, backwardHandle, detachHandle, computeGradHandles, ...
+// Reads, writes and the autograd entry points first tell the boundary observer (if one is set):
+// a graph tracer (sg.compile) learns there that JS is reading values or calling handle methods.
+import type { Attrs, Device, DType, TensorHandle } from './embind.js';
+import { heapBuffer, ids, mod, moduleGeneration, raw, stringAt, takeError, words } from './module.js';
+
+// ---- codes shared with C++ (sg::DType, sg::Device order) ----
+const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
+const DEVICES: readonly Device[] = ['cpu', 'webgpu'];
+
+function dtypeCode(d: DType): number {
+  return d === 'float32' ? 0 : d === 'int32' ? 1 : d === 'bool' ? 2 : -1;
+}
+
+/** A failed call returned a negative number: throw the message C++ recorded. */
+function ok(r: number): number {
+  if (r < 0) throw takeError();
+  return r;
+}
+
+// ---- the boundary observer ----
+
+/** What the observer hears about: JS touching tensor values, and handle methods with graph meaning. */
+export type BoundaryEvent =
+  | 'read'
+  | 'write'
+  | 'grad'
+  | 'setGrad'
+  | 'backward'
+  | 'computeGrads'
+  | 'detach'
+  | 'retainGrad'
+  | 'registerHook'
+  | 'setRequiresGrad';
+export type BoundaryObserver = (event: BoundaryEvent, id: TensorHandle) => void;
+
+let observer: BoundaryObserver | null = null;
+
+/**
+ * Installs fn (or none) as the observer of reads, writes and autograd handle calls, and returns
+ * the previous one. It runs before the call; throwing from it cancels the call.
+ */
+export function setBoundaryObserver(fn: BoundaryObserver | null): BoundaryObserver | null {
+  const prev = observer;
+  observer = fn;
+  return prev;
+}
+
+function notify(event: BoundaryEvent, id: TensorHandle): void {
+  if (observer !== null) observer(event, id);
+}
+
+// ---- op calls ----
+
+let namesGeneration = -1;
+let opIds = new Map<string, number>();
+let keyIds = new Map<string, number>();
+
+/** Op and attribute-name ids are per module: rebuilt when another module is loaded. */
+function refreshNames(): void {
+  if (namesGeneration === moduleGeneration()) return;
+  opIds = new Map(mod().opNames().map((name, i) => [name, i]));
+  keyIds = new Map();
+  namesGeneration = moduleGeneration();
+}
+
+function opId(name: string): number {
+  refreshNames();
+  const id = opIds.get(name);
+  if (id === undefined) throw new Error(`unknown op '${name}'`);
+  return id;
+}
+
+/** An op name with its id cached: hot call sites make one once and skip the name lookup. */
+export class OpRef {
+  private id = -1;
+  private generation = -1;
+  constructor(readonly name: string) {}
+
+  /** @internal */
+  resolve(): number {
+    if (this.generation !== moduleGeneration()) {
+      this.id = opId(this.name);
+      this.generation = moduleGeneration();
+    }
+    return this.id;
+  }
+}
+
+/** An op, by name or by a prepared OpRef. */
+export type Op = string | OpRef;
+
+/** Writes s as [length, UTF-16 code units...] at words[at]; returns the end. */
+function writeString(s: string, at: number): number {
+  const w = words(at + 1 + s.length);
+  w[at] = s.length;
+  for (let i = 0; i < s.length; i++) w[at + 1 + i] = s.charCodeAt(i);
+  return at + 1 + s.length;
+}
+
+/** The id C++ gave attribute name `key` (asked once; the name is written past `at`, unused space). */
+function keyId(key: string, at: number): number {
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = ok(raw().intern(at, writeString(key, at)));
+    keyIds.set(key, id);
+  }
+  return id;
+}
+
+// Attribute value tags (bindings/op_call.cpp).
+const NUMBER = 0;
+const BOOL = 1;
+const STRING = 2;
+const LIST = 3;
+
+/** Encodes attrs into words[0..): [key id, tag, value...] per attribute; returns the count of words. */
+function writeAttrs(op: string, attrs: Attrs): number {
+  let at = 0;
+  for (const key in attrs) {
+    const v = attrs[key];
+    if (v === undefined || v === null) continue;
+    const k = keyId(key, at);
+    if (typeof v === 'number' || typeof v === 'boolean') {
+      const w = words(at + 3);
+      w[at] = k;
+      w[at + 1] = typeof v === 'number' ? NUMBER : BOOL;
+      w[at + 2] = +v;
+      at += 3;
+    } else if (typeof v === 'string') {
+      const w = words(at + 2);
+      w[at] = k;
+      w[at + 1] = STRING;
+      at = writeString(v, at + 2);
+    } else if (Array.isArray(v) && v.every((x) => typeof x === 'number')) {
+      const w = words(at + 3 + v.length);
+      w[at] = k;
+      w[at + 1] = LIST;
+      w[at + 2] = v.length;
+      for (let i = 0; i < v.length; i++) w[at + 3 + i] = v[i]!;
+      at += 3 + v.length;
+    } else {
+      throw new Error(`${op}: attribute '${key}' has an unsupported type`);
+    }
+  }
+  return at;
+}
+
+/** Runs an op; returns the count of results, whose ids and dtype codes are in ids()[0..2n). */
+function invoke(op: Op, inputs: ArrayLike<number>, attrs: Attrs | null | undefined): number {
+  const id = typeof op === 'string' ? opId(op) : op.resolve();
+  const nWords = attrs === null || attrs === undefined ? 0 : writeAttrs(typeof op === 'string' ? op : op.name, attrs);
+  const n = inputs.length;
+  const v = ids(n);
+  for (let i = 0; i < n; i++) v[i] = inputs[i]!;
+  return ok(raw().call_op(id, n, nWords));
+}
+
+/**
+ * Runs an op (by its registry name, bindings/README.md, or an OpRef) on tensor ids (0 passes an
+ * absent optional tensor) with its attributes; returns the result ids, owned by the caller.
+ */
+export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle[] {
+  const n = invoke(op, inputs, attrs);
+  const v = ids(n);
+  const out: TensorHandle[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = v[i]!;
+  return out;
+}
+
+/**
+ * callOp for the first result only (any others are released): its id, owned by the caller. Its
+ * dtype is then lastResultDType(), until the next call.
+ */
+export function callOp1(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle {
+  const n = invoke(op, inputs, attrs);
+  const v = ids(2 * n);
+  const id = n > 0 ? v[0]! : 0;
+  lastDType = DTYPES[v[n]!];
+  for (let i = 1; i < n; i++) if (v[i]) releaseHandle(v[i]!);
+  if (id === 0) throw new Error(`${typeof op === 'string' ? op : op.name}: the op returned no tensor`);
+  return id;
+}
+
+let lastDType: DType | undefined;
+/** The dtype of the result callOp1 returned last (C++ sends it with the id: no extra call). */
+export function lastResultDType(): DType | undefined {
+  return lastDType;
+}
+
+// ---- creating and releasing handles ----
+
+/** A new zero-filled contiguous tensor (errors name `fn`'s shape check as 'empty'). */
+export function emptyHandle(shape: readonly number[], dtype: DType): TensorHandle {
+  const w = words(shape.length);
+  for (let i = 0; i < shape.length; i++) w[i] = shape[i]!;
+  return ok(raw().empty(shape.length, dtypeCode(dtype)));
+}
+
+/** A 0-d tensor holding value (NaN included; an int32 value must fit int32). */
+export function scalarHandle(value: number | boolean, dtype: DType): TensorHandle {
+  return ok(raw().scalar(+value, dtypeCode(dtype)));
+}
+
+/** Drops the handle's reference to its tensor; the id is dead afterwards. */
+export function releaseHandle(id: TensorHandle): void {
+  ok(raw().release(id));
+}
+
+/** A second id on the same tensor. */
+export function shareHandle(id: TensorHandle): TensorHandle {
+  return ok(raw().share(id));
+}
+
+/** Whether two ids hold the same tensor. */
+export function sameHandle(a: TensorHandle, b: TensorHandle): boolean {
+  return ok(raw().same(a, b)) === 1;
+}
+
+// ---- metadata ----
+
+export function handleDType(id: TensorHandle): DType {
+  return DTYPES[ok(raw().dtype(id))]!;
+}
+
+export function handleDevice(id: TensorHandle): Device {
+  return DEVICES[ok(raw().device(id))]!;
+}
+
+function dims(n: number): number[] {
+  const w = words(n);
+  const out: number[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = w[i]!;
+  return out;
+}
+
+export function handleShape(id: TensorHandle): number[] {
+  return dims(ok(raw().shape(id)));
+}
+
+/** Strides in elements. */
+export function handleStrides(id: TensorHandle): number[] {
+  return dims(ok(raw().strides(id)));
+}
+
+export function isContiguousHandle(id: TensorHandle): boolean {
+  return ok(raw().is_contiguous(id)) === 1;
+}
+
+/** Name of the op that made the tensor, null for a leaf. */
+export function handleGradFn(id: TensorHandle): string | null {
+  const ptr = ok(raw().grad_fn_name(id));
+  return ptr === 0 ? null : stringAt(ptr);
+}
+
+// ---- values ----
+
+export type TypedData = Float32Array | Int32Array | Uint8Array;
+
+function typedView(dtype: DType, ptr: number, n: number): TypedData {
+  const buf = heapBuffer();
+  if (dtype === 'float32') return new Float32Array(buf, ptr, n);
+  if (dtype === 'int32') return new Int32Array(buf, ptr, n);
+  return new Uint8Array(buf, ptr, n);
+}
+
+function numelOf(shape: readonly number[]): number {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+/**
+ * A copy of the tensor's elements in row-major order: Float32Array, Int32Array or Uint8Array
+ * (bool). The one path by which tensor values reach JS (a device with asynchronous memory hooks
+ * in here).
+ */
+export function readHandle(id: TensorHandle): TypedData {
+  notify('read', id);
+  const dtype = handleDType(id);
+  const n = numelOf(handleShape(id));
+  if (!isContiguousHandle(id)) {
+    // Strided views are read through a contiguous copy, released right after.
+    const c = callOp1('contiguous', [id]);
+    try {
+      return typedView(dtype, ok(raw().data_ptr(c)), n).slice();
+    } finally {
+      releaseHandle(c);
+    }
+  }
+  if (n === 0) return typedView(dtype, 0, 0).slice();
+  return typedView(dtype, ok(raw().data_ptr(id)), n).slice();
+}
+
+/** The only element of a one-element tensor (bool gives 0/1). */
+export function readItem(id: TensorHandle): number {
+  notify('read', id);
+  ok(raw().item(id));
+  return words()[0]!;
+}
+
+/**
+ * The byte address of a contiguous tensor's element 0 in the wasm heap, for library code that
+ * works on the data in place (heap views made right away: growth kills them). Announced to the
+ * observer as a write.
+ */
+export function handleDataPtr(id: TensorHandle): number {
+  notify('write', id);
+  return ok(raw().data_ptr(id));
+}
+
+/**
+ * Copies `values` (row-major, already converted: numbers for float32/int32, 0/1 for bool) into
+ * a contiguous tensor's storage. ArrayLike so that number[] and TypedArrays copy directly.
+ */
+export function writeHandle(id: TensorHandle, values: ArrayLike<number>): void {
+  const n = values.length;
+  if (n === 0) return;
+  typedView(handleDType(id), handleDataPtr(id), n).set(values);
+}
+
+/** A new contiguous tensor of `shape`/`dtype` holding `values` (see writeHandle). */
+export function handleFrom(values: ArrayLike<number>, shape: readonly number[], dtype: DType): TensorHandle {
+  const id = emptyHandle(shape, dtype);
+  try {
+    writeHandle(id, values);
+    return id;
+  } catch (e) {
+    releaseHandle(id);
+    throw e;
+  }
+}
+
+// ---- autograd ----
+
+export function requiresGradHandle(id: TensorHandle): boolean {
+  return ok(raw().requires_grad(id)) === 1;
+}
+
+export function setRequiresGradHandle(id: TensorHandle, on: boolean): void {
+  notify('setRequiresGrad', id);
+  ok(raw().set_requires_grad(id, on ? 1 : 0));
+}
+
+export function isLeafHandle(id: TensorHandle): boolean {
+  return ok(raw().is_leaf(id)) === 1;
+}
+
+/** A new id on the tensor's .grad, or 0 when it has none. */
+export function handleGrad(id: TensorHandle): TensorHandle {
+  notify('grad', id);
+  return ok(raw().grad(id));
+}
+
+/** Sets .grad (0 clears it); C++ checks shape and dtype. */
+export function setHandleGrad(id: TensorHandle, grad: TensorHandle): void {
+  notify('setGrad', id);
+  ok(raw().set_grad(id, grad));
+}
+
+export function retainGradHandle(id: TensorHandle): void {
+  notify('retainGrad', id);
+  ok(raw().retain_grad(id));
+}
+
+/** A new leaf id sharing the data, cut from the graph. */
+export function detachHandle(id: TensorHandle): TensorHandle {
+  notify('detach', id);
+  return ok(raw().detach(id));
+}
+
+/** Runs backward from `id` (grad 0: implicit one for a one-element tensor); hooks may run JS. */
+export function backwardHandle(id: TensorHandle, grad: TensorHandle, retainGraph: boolean): void {
+  notify('backward', id);
+  mod().backward(id, grad, retainGraph);
+}
+
+/** torch.autograd.grad: new ids on d root / d inputs[i]. */
+export function computeGradHandles(root: TensorHandle, grad: TensorHandle, inputs: TensorHandle[], retainGraph: boolean): TensorHandle[] {
+  notify('computeGrads', root);
+  return mod().computeGrads(root, grad, inputs, retainGraph);
+}
+
+/**
+ * Registers fn as a gradient hook. fn gets a new id on the gradient (it must release it) and
+ * returns a replacement id (still owned by JS), undefined, or an error message; it must not throw.
+ */
+export function registerHookHandle(id: TensorHandle, fn: (grad: TensorHandle) => TensorHandle | undefined | string): void {
+  notify('registerHook', id);
+  mod().registerHook(id, fn);
+}
+
+export function isGradEnabled(): boolean {
+  return raw().is_grad_enabled() === 1;
+}
+
+export function setGradEnabled(on: boolean): void {
+  raw().set_grad_enabled(on ? 1 : 0);
+}
