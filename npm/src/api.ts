@@ -17,7 +17,7 @@ import {
   zeros,
   zerosLike,
 } from './creation.js';
-import { dispose, emptyCache, keep, memory, tidy } from './memory.js';
+import { dispose, emptyCache, keep, memory, resetPeakMemory, tidy } from './memory.js';
 import * as H from './handles.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
@@ -151,6 +151,7 @@ export function createApi() {
     dispose,
     memory,
     emptyCache,
+    resetPeakMemory,
     // autograd
     noGrad,
     enableGrad,

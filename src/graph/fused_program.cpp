@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -66,21 +65,27 @@ void run_blocks(const FusedProgram& p, const std::vector<InputPlan>& plans, cons
   const Backend& be = backend_for(Device::CPU);
   const int regs = p.num_registers;
   const int64_t width = std::min(kBlock, total);
-  // Left uninitialized: every register is written before it is read.
-  const std::unique_ptr<float[]> scratch(new float[static_cast<size_t>(regs * width)]);
-  std::vector<Reg> r(static_cast<size_t>(regs));
-  auto slot = [&](int reg) { return scratch.get() + static_cast<size_t>(reg) * width; };
+  // Per thread and kept between calls (a small program on a small tensor would otherwise spend
+  // a good part of its time allocating): the registers' storage, left uninitialized (every
+  // register is written before it is read), and the four operand patterns of a binary kernel
+  // over one block (vector or broadcast scalar each), rebuilt only for another block length.
+  thread_local std::vector<float> scratch;
+  thread_local std::vector<Reg> r;
+  thread_local BroadcastPlan plans_by_pattern[4];
+  if (scratch.size() < static_cast<size_t>(regs * width)) scratch.resize(static_cast<size_t>(regs * width));
+  r.assign(static_cast<size_t>(regs), Reg{});
+  auto slot = [&](int reg) { return scratch.data() + static_cast<size_t>(reg) * width; };
   for (size_t c = 0; c < p.constants.size(); ++c) r[p.num_inputs + c] = {&p.constants[c], true};
-  // The four operand patterns of a binary kernel over one block (vector or broadcast scalar
-  // each), built once per block length rather than per instruction.
-  BroadcastPlan plans_by_pattern[4];
   int64_t planned = -1;
   for (int64_t b = first; b < last; ++b) {
     const int64_t start = b * kBlock, n = std::min(kBlock, total - start);
     if (n != planned) {
       for (int k = 0; k < 4; ++k) {
         const bool sa = k & 1, sb = k & 2;
-        plans_by_pattern[k] = {{sa && sb ? 1 : n}, {sa ? 0 : 1}, {sb ? 0 : 1}};
+        BroadcastPlan& plan = plans_by_pattern[k];
+        plan.shape.assign(1, sa && sb ? 1 : n);
+        plan.a_strides.assign(1, sa ? 0 : 1);
+        plan.b_strides.assign(1, sb ? 0 : 1);
       }
       planned = n;
     }
