@@ -28,25 +28,6 @@ std::vector<sg::Tensor> tensors_at(size_t from, size_t n, const char* what) {
   return out;
 }
 
-// New ids for `ts` in ids[0..n), their dtype codes in ids[n..2n) (-1 for none); returns n.
-int write_tensors(const std::vector<sg::Tensor>& ts) {
-  std::vector<int32_t>& ids = scratch_ids();
-  const size_t n = ts.size();
-  grow_to(ids, 2 * n);
-  size_t done = 0;
-  try {
-    for (; done < n; ++done) {
-      ids[done] = put(ts[done]);
-      ids[n + done] = ts[done].defined() ? static_cast<int32_t>(ts[done].dtype()) : -1;
-    }
-  } catch (...) {
-    for (size_t k = 0; k < done; ++k)
-      if (ids[k] != 0) release(ids[k]);
-    throw;
-  }
-  return static_cast<int>(n);
-}
-
 // The state of a run after a stage, for JS: 0 = done (words[1] results, their ids and dtypes in
 // ids), else the id of the callback it waits for (words[1] inputs, their ids and dtypes in ids).
 // words[0] is the run's id either way.
@@ -58,11 +39,11 @@ int report(int run_id) {
   if (r.done()) {
     const std::vector<sg::Tensor> outs = r.outputs();
     sgg::end_run(run_id);
-    w[1] = write_tensors(outs);
+    w[1] = write_results(outs);
     return 0;
   }
   const int callback = r.waiting_callback();
-  w[1] = write_tensors(r.callback_inputs());
+  w[1] = write_results(r.callback_inputs());
   return callback;
 }
 
@@ -113,7 +94,7 @@ EMSCRIPTEN_KEEPALIVE int sg_graph_trace_callback(int callback, int n_inputs, int
       s.device = static_cast<sg::Device>(static_cast<int>(word()));
       specs.push_back(std::move(s));
     }
-    return write_tensors(sgg::trace_callback(callback, inputs, specs, pure != 0));
+    return write_results(sgg::trace_callback(callback, inputs, specs, pure != 0));
   });
 }
 

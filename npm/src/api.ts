@@ -32,6 +32,7 @@ import { Tensor } from './tensor.js';
 import { version } from './version.js';
 import { isThreadedModule, stopThreads } from './threads.js';
 import { compile } from './compile.js';
+import { recordHostStep } from './compile_state.js';
 import { jsCall } from './jscall.js';
 import { penalties } from './penalties.js';
 import { customLoss } from './custom_loss_client.js';
@@ -98,6 +99,8 @@ export function getBackend(): Backend {
 /** Seeds the generator behind rand, randn, randint (and later init and dropout). */
 export function manualSeed(seed: number): void {
   if (!isInteger(seed) || seed < 0) throw new Error(`manualSeed: expected a non-negative integer, got ${describe(seed)}`);
+  // Inside sg.compile: reseeds on every compiled call, where eager code would.
+  if (recordHostStep('manualSeed', () => mod().manualSeed(seed))) return;
   mod().manualSeed(seed);
 }
 

@@ -12,6 +12,7 @@ import { ensureGraphHost } from './compile_host.js';
 import { activeTrace, releaseEntries, withTrace, type TraceState } from './compile_state.js';
 import { flattenArgs, flattenResult } from './compile_tree.js';
 import * as G from './graph_binding.js';
+import { isGradEnabled } from './handles.js';
 import { freeMade, invokeAsync, invokeSync, type Result } from './jscall_invoke.js';
 import { callbackOf } from './jscall_registry.js';
 import { tidy } from './memory.js';
@@ -133,10 +134,13 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
       throw new Error(`compiled function: expected ${arity} argument${arity === 1 ? '' : 's'} (as in its first call), got ${args.length}`);
     }
     const flat = flattenArgs(args);
-    let entry = cache.get(flat.key);
+    // The grad mode at the call is part of the signature: the trace records what fn sets it to
+    // (sg.noGrad inside fn) from the mode it started in.
+    const key = (isGradEnabled() ? 'g ' : 'n ') + flat.key;
+    let entry = cache.get(key);
     if (entry !== undefined) {
       counts.cacheHits++;
-      cache.delete(flat.key);  // back to most recently used
+      cache.delete(key);  // back to most recently used
     } else {
       entry = trace(args, flat.tensors);
       counts.compiles++;
@@ -146,7 +150,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
         free(e);
       }
     }
-    cache.set(flat.key, entry);
+    cache.set(key, entry);
     last = entry.stats;
     return { entry, tensors: flat.tensors };
   };

@@ -8,21 +8,10 @@ namespace sg::graph {
 
 namespace {
 
-class GradOn {
- public:
-  GradOn() : prev_(grad_enabled()) { set_grad_enabled(true); }
-  ~GradOn() { set_grad_enabled(prev_); }
-  GradOn(const GradOn&) = delete;
-  GradOn& operator=(const GradOn&) = delete;
-
- private:
-  bool prev_;
-};
-
 // d(output k)/d(inputs) · g, by running the members again from detached copies of the inputs.
 std::vector<Tensor> backward_of(const FusedProgram& p, const std::vector<Tensor>& inputs, size_t k,
                                 const Tensor& g) {
-  GradOn on;
+  GradModeGuard on(true);  // the engine runs backward formulas without recording
   std::vector<Tensor> leaves, wrt;
   std::vector<size_t> wrt_index;
   for (size_t i = 0; i < inputs.size(); ++i) {

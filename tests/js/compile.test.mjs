@@ -65,6 +65,23 @@ test('one trace per signature: same shapes hit the cache, a new shape or dtype r
   assert.equal(traces, 5);
 }));
 
+test('the grad mode at the call is part of the signature; manualSeed inside fn reseeds every call', scoped(() => {
+  let traces = 0;
+  const w = sg.ones([2], { requiresGrad: true });
+  const c = sg.compile((x) => (traces++, x.mul(w)));
+  assert.equal(c(sg.ones([2])).requiresGrad, true);
+  assert.equal(sg.noGrad(() => c(sg.ones([2]))).requiresGrad, false);
+  assert.equal(traces, 2);
+  const r = sg.compile(() => {
+    sg.manualSeed(5);
+    return sg.rand([3]);
+  });
+  const a = r(), b = r();
+  sg.manualSeed(5);
+  same(a, sg.rand([3]));
+  same(b, a);
+}));
+
 test('the cache is bounded: the least recently used graph is dropped', scoped(() => {
   let traces = 0;
   const c = sg.compile((x) => (traces++, x.add(1)), { cacheSize: 2 });
