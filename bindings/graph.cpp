@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/device.h"
 #include "core/error.h"
 #include "glue.h"
 #include "graph/callbacks.h"
@@ -91,7 +92,8 @@ EMSCRIPTEN_KEEPALIVE int sg_graph_trace_callback(int callback, int n_inputs, int
       const int ndim = static_cast<int>(word());
       for (int d = 0; d < ndim; ++d) s.shape.push_back(static_cast<int64_t>(word()));
       s.dtype = static_cast<sg::DType>(static_cast<int>(word()));
-      s.device = static_cast<sg::Device>(static_cast<int>(word()));
+      const int device = static_cast<int>(word());  // -1: where new tensors go (sg's default)
+      s.device = device < 0 ? sg::default_device() : static_cast<sg::Device>(device);
       specs.push_back(std::move(s));
     }
     return write_results(sgg::trace_callback(callback, inputs, specs, pure != 0));

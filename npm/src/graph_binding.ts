@@ -64,7 +64,7 @@ function ok(r: number): number {
 
 const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
 const dtypeCode = (d: DType): number => DTYPES.indexOf(d);
-const deviceCode = (d: Device): number => (d === 'webgpu' ? 1 : 0);
+const deviceCode = (d: Device | undefined): number => (d === undefined ? -1 : d === 'webgpu' ? 1 : 0);
 
 /** Writes the tensors' ids to ids[0..). */
 function putTensors(ts: readonly Tensor[]): void {
@@ -91,7 +91,8 @@ export function traceBegin(args: readonly Tensor[]): void {
 export interface CallbackSpec {
   shape: readonly number[];
   dtype: DType;
-  device: Device;
+  /** Where the results live; undefined: the default device (where new tensors go). */
+  device: Device | undefined;
 }
 
 /** The placeholder results of callback `id` while tracing. */

@@ -42,8 +42,9 @@ export function jsCall(outputTemplate: unknown, args: unknown, fn: unknown, opti
     ensureGraphHost();
     const cb = registerCallback(callback, template, statics, flattenArgs(statics, false).key, o);
     useEntry(trace, cb.id);
-    // The placeholders (and the results the callback must give) live where its inputs do.
-    const device = tensors.length > 0 ? tensors[0]!.device : 'cpu';
+    // The placeholders (and so the callback's results, moved there if need be) live where its
+    // inputs do, or where new tensors go.
+    const device = tensors.length > 0 ? tensors[0]!.device : undefined;
     const specs = template.specs.map((s) => ({ ...s, device }));
     const outs = G.traceCallback(cb.id, tensors, specs, cb.pure);
     return template.multi ? outs : outs[0]!;
