@@ -169,7 +169,7 @@ Node build_fused(const Graph& g, const Group& group, const std::vector<bool>& re
     FusedInstr ins{st.k.binary, st.k.unary, st.k.op, st.k.param, resolve(st.a), st.k.binary ? resolve(st.b) : 0, 0};
     // Free the slots whose value is read for the last time here (the kernels allow the output
     // to be one of the inputs' buffers).
-    for (int operand : {st.a, st.k.binary ? st.b : -1})
+    for (int operand : {st.a, st.k.binary && st.b != st.a ? st.b : -1})  // x·x frees x once
       if (operand >= p.num_inputs && last_read[operand] == static_cast<int>(s))
         free_slots.push_back(physical[operand]);
     const int virt = p.num_inputs + static_cast<int>(s);  // steps create virtual registers in order

@@ -253,6 +253,20 @@ TEST_CASE("graph fusion: every fusable unary op and parameter gives the op's own
   }
 }
 
+TEST_CASE("graph fusion: a temporary read twice by one op (x·x) keeps its register until both reads") {
+  const Tensor x = leaf({2, 700}, -1, 1, 25, false);
+  const Fn f = [](const std::vector<Tensor>& a) {
+    const Tensor h = op("exp", {a[0]});
+    const Tensor sq = op("mul", {h, h});            // h's last read, twice
+    const Tensor u = op("sin", {a[0]}), v = op("cos", {a[0]});  // two more temporaries live
+    const Tensor w = op("add", {op("mul", {sq, u}), v});
+    return std::vector<Tensor>{op("sub", {w, op("mul", {u, v})})};
+  };
+  const auto p = compiled({x}, f);
+  CHECK(p->stats.fused == 1);
+  check_bits(replay(p, {x})[0], f({x})[0]);
+}
+
 TEST_CASE("graph fusion: a softplus below the kernel's threshold, int inputs and other shapes stay unfused") {
   const Tensor x = leaf({4, 6}, -1, 1, 31, false);
   const Tensor i = sgtest::ints({4, 6}, std::vector<int32_t>(24, 2));
