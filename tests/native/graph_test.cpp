@@ -232,7 +232,9 @@ TEST_CASE("graph fusion: every fusable unary op and parameter gives the op's own
       {"softplus", attrs({{"beta", 0.5}, {"threshold", 25.0}})}, {"leakyRelu", {}},
       {"clamp", attrs({{"max", 0.3}})},
   };
-  for (const auto& [name, a] : ops) {
+  for (const auto& entry : ops) {
+    const std::string& name = entry.first;  // (no structured binding: clang 14 cannot capture one)
+    const Attrs& a = entry.second;
     CAPTURE(name);
     // op(x) * 1.5 + x: two more members so that the op sits inside a fused chain.
     const Fn f = [&](const std::vector<Tensor>& in) {
