@@ -36,6 +36,8 @@ val memory_stats() {
   out.set("peakBytes", static_cast<double>(s.peak_bytes));
   out.set("cachedBytes", static_cast<double>(s.cached_bytes));
   out.set("cachedBlocks", static_cast<double>(s.cached_blocks));
+  out.set("deviceStorages", static_cast<double>(s.device_storages));
+  out.set("deviceBytes", static_cast<double>(s.device_bytes));
   // Bytes malloc has handed out and not taken back (tensors, graph nodes, caches, everything):
   // a leak below the tensor level shows here long before the heap has to grow.
   out.set("heapUsed", static_cast<double>(mallinfo().uordblks));

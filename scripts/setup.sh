@@ -29,6 +29,8 @@ apt_install -- emscripten binaryen libhwy-dev doctest-dev wabt cmake g++ clang l
 # Headless Chromium for the browser stage (tests/browser drives it with playwright-core, which
 # downloads no browser of its own); without recommends it is the browser alone (~20 s).
 apt_install --no-install-recommends -- chromium
+# The Vulkan loader: the WebGPU tests run Dawn (npm `webgpu`) on Chromium's SwiftShader driver.
+apt_install --no-install-recommends -- libvulkan1
 
 # Node 20+ and npm are expected on the machine already (Debian 12's own nodejs is 18).
 command -v node >/dev/null && command -v npm >/dev/null || { echo "setup: node >= 20 and npm required" >&2; exit 1; }

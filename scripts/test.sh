@@ -52,13 +52,14 @@ consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }
 # playwright-core): every demo linked from demos/web/index.html trains with ?autostart=1 (loss
 # falls, no console error, screenshots in tests/browser/out/), the API subset runs in a page
 # (init() and, marked as an expected failure until that build lands, init({ threads: 2 })), and a
-# Vite 7 app built from the packed tarball runs (vite build and the dev server). Reuses npm/dist;
+# Vite 7 app built from the packed tarball runs (vite build and the dev server), and the results
+# matrix runs on WebGPU (--enable-unsafe-webgpu: SwiftShader) in a page. Reuses npm/dist;
 # prepare-web-data.mjs writes the digits demo's data when missing. One file at a time: the demos
 # are timed (bounded training) and must not share the 2 cores with each other.
 browser_tests() {
   needs package_built "npm/dist" || return 1
   node scripts/prepare-web-data.mjs &&
-    (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs vite.test.mjs)
+    (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs webgpu.test.mjs vite.test.mjs)
 }
 
 # The native doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-asan).

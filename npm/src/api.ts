@@ -24,7 +24,7 @@ import { functionOps, ops } from './ops.js';
 import { F } from './functional.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
-import { load, loadMetadata, save } from './io.js';
+import { load, loadMetadata, save, saveAsync } from './io.js';
 import { data } from './data.js';
 import { datasets } from './datasets/mnist.js';
 import { describe, isInteger } from './options.js';
@@ -34,6 +34,7 @@ import { isThreadedModule, stopThreads } from './threads.js';
 import { compile } from './compile.js';
 import { recordHostStep } from './compile_state.js';
 import { jsCall } from './jscall.js';
+import { activeRuntime, defaultToCpu, startWebGpu, sync, webgpuCoverage, webgpuStats } from './webgpu/device.js';
 import { penalties } from './penalties.js';
 import { customLoss } from './custom_loss_client.js';
 import { telemetry } from './telemetry.js';
@@ -45,24 +46,16 @@ export interface Features {
   simd: boolean;
   /** The threaded wasm module is loaded (init({ threads: n > 1 })); see getNumThreads(). */
   threads: boolean;
-  /**
-   * The WebGPU backend can be used (init({ backend: 'webgpu' }) would resolve). Always false in
-   * this version, which has no WebGPU backend yet, even where navigator.gpu exists.
-   */
+  /** A WebGPU device is running (init({ backend: 'webgpu' }) or 'auto' found one). */
   webgpu: boolean;
-  /** Half-precision compute. */
+  /** Half-precision compute (not used yet on any backend: always false). */
   f16: boolean;
 }
 
 const BACKENDS: readonly string[] = ['wasm', 'reference', 'webgpu'];
 
-export function webgpuPresent(): boolean {
-  const nav = (globalThis as { navigator?: { gpu?: unknown } }).navigator;
-  return nav !== undefined && !!nav.gpu;
-}
-
 export function features(): Features {
-  return { simd: mod().simdEnabled(), threads: isThreadedModule(mod()), webgpu: false, f16: false };
+  return { simd: mod().simdEnabled(), threads: isThreadedModule(mod()), webgpu: activeRuntime() !== null, f16: false };
 }
 
 /** Threads the kernels use now, the calling thread included (1 in the default module). */
@@ -79,22 +72,33 @@ export function shutdown(): void {
   stopThreads(mod());
 }
 
-/** Selects the compute backend for every later op: 'wasm' (SIMD, default) or 'reference' (scalar loops). */
+/**
+ * Selects the compute backend: 'wasm' (SIMD, default) or 'reference' (scalar loops) for CPU
+ * tensors, which also become the default for new tensors again; 'webgpu' makes new tensors
+ * live on the GPU (only once init({ backend: 'webgpu' }) has started it).
+ */
 export function setBackend(name: Backend): void {
   if (typeof name !== 'string' || !BACKENDS.includes(name)) {
     throw new Error(`setBackend: unknown backend ${describe(name)} (expected one of: 'wasm', 'reference', 'webgpu')`);
   }
   if (name === 'webgpu') {
-    throw new Error(
-      "setBackend: backend 'webgpu' is not available (the WebGPU backend is not part of this version of simdgrad; use 'wasm' or 'reference')",
-    );
+    if (!activeRuntime()) {
+      throw new Error("setBackend: backend 'webgpu' is not running: start it with `await init({ backend: 'webgpu' })` (setBackend cannot wait for a GPU)");
+    }
+    mod().setDefaultDevice('webgpu');
+    return;
   }
   mod().setBackend(name);
+  defaultToCpu(mod());
 }
 
+/** 'webgpu' while new tensors go to the GPU, else the CPU backend. */
 export function getBackend(): Backend {
+  if (mod().getDefaultDevice() === 'webgpu') return 'webgpu';
   return mod().getBackend() as Backend;
 }
+
+export { startWebGpu };
 
 /** Seeds the generator behind rand, randn, randint (and later init and dropout). */
 export function manualSeed(seed: number): void {
@@ -155,6 +159,10 @@ export function createApi() {
     memory,
     emptyCache,
     resetPeakMemory,
+    // WebGPU (API.md: Devices)
+    sync,
+    webgpuStats,
+    webgpuCoverage,
     // autograd
     noGrad,
     enableGrad,
@@ -171,6 +179,7 @@ export function createApi() {
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
     optim,
     save,
+    saveAsync,
     load,
     loadMetadata,
     data,

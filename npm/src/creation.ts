@@ -1,12 +1,15 @@
 // Tensor creation: sg.tensor from numbers, booleans, nested arrays and TypedArrays, and the
 // factories (zeros, ones, full, arange, linspace, eye, rand, randn, randint, *Like).
-import type { DType, TensorHandle } from './embind.js';
+import type { DType, Device, TensorHandle } from './embind.js';
 import * as H from './handles.js';
+import { placeOn } from './webgpu/device.js';
 import { checkOptions, describe, isInteger, isOptionsObject, numberArg, shapeArgs, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
 
 export interface TensorOptions {
   dtype?: DType;
+  /** 'cpu' or 'webgpu'; default: the default device (webgpu after init({ backend: 'webgpu' })). */
+  device?: Device;
   requiresGrad?: boolean;
   /** Required for TypedArray data; for arrays it reshapes (same number of elements). */
   shape?: readonly number[];
@@ -14,6 +17,8 @@ export interface TensorOptions {
 
 export interface CreationOptions {
   dtype?: DType;
+  /** 'cpu' or 'webgpu'; default: the default device (for *Like: the tensor's device). */
+  device?: Device;
   requiresGrad?: boolean;
 }
 
@@ -23,7 +28,8 @@ export type TensorData = NestedInput | Float32Array | Float64Array | Int32Array 
 
 const DTYPES = ['float32', 'int32', 'bool'] as const;
 const isShape = { check: (v: unknown) => Array.isArray(v) && v.every((s) => isInteger(s) && s >= 0), expected: 'an array of non-negative integers' };
-const creationSpec: Spec = { dtype: DTYPES, requiresGrad: 'boolean' };
+const DEVICES = ['cpu', 'webgpu'] as const;
+const creationSpec: Spec = { dtype: DTYPES, requiresGrad: 'boolean', device: DEVICES };
 
 function isTypedArray(v: unknown): v is ArrayLike<number> & ArrayBufferView {
   return ArrayBuffer.isView(v) && !(v instanceof DataView);
@@ -89,9 +95,9 @@ function flattenNested(data: readonly unknown[]): { shape: number[]; values: (nu
   return { shape, values };
 }
 
-/** Sets requiresGrad, then wraps; the handle is released if that fails. */
-function finish(h: TensorHandle, requiresGrad: boolean | undefined, dtype?: DType): Tensor {
-  const t = new Tensor(h, dtype);
+/** Moves to `device` (default: the default device), sets requiresGrad, then wraps; the handle is released if that fails. */
+function finish(h: TensorHandle, requiresGrad: boolean | undefined, dtype?: DType, device?: Device): Tensor {
+  const t = new Tensor(placeOn(h, device), dtype);
   if (requiresGrad) {
     try {
       t.requiresGrad = true;
@@ -129,7 +135,7 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
       H.releaseHandle(detached);
     }
     const h = castHandle(copy, o.dtype);
-    return finish(o.shape ? reshapeHandle(h, o.shape) : h, o.requiresGrad);
+    return finish(o.shape ? reshapeHandle(h, o.shape) : h, o.requiresGrad, undefined, o.device ?? data.device);
   }
   let shape: number[];
   let values: ArrayLike<number | boolean>;
@@ -160,7 +166,7 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
     }
     shape = o.shape.slice();
   }
-  return finish(H.handleFrom(convert('tensor', values, dtype), shape, dtype), o.requiresGrad, dtype);
+  return finish(H.handleFrom(convert('tensor', values, dtype), shape, dtype), o.requiresGrad, dtype, o.device);
 }
 
 function typedDType(data: ArrayBufferView): DType {
@@ -193,7 +199,7 @@ function shapeAndOptions(fn: string, args: readonly unknown[], spec: Spec = crea
 }
 
 function factory(op: string, shape: number[], o: Partial<CreationOptions>, attrs: Record<string, number | string | number[] | undefined> = {}): Tensor {
-  return finish(H.callOp1(op, [], { shape, dtype: o.dtype, ...attrs }), o.requiresGrad, H.lastResultDType());
+  return finish(H.callOp1(op, [], { shape, dtype: o.dtype, device: o.device, ...attrs }), o.requiresGrad, H.lastResultDType(), o.device);
 }
 
 type ShapeAndOpts = [shape: readonly number[], options?: CreationOptions] | number[] | [...number[], CreationOptions];
@@ -223,7 +229,7 @@ export function full(shape: readonly number[] | number, value: number | boolean,
       H.releaseHandle(h);
       throw e;
     }
-    return finish(h, o.requiresGrad, 'float32');
+    return finish(h, o.requiresGrad, 'float32', o.device);
   }
   return factory('full', s, { ...o, dtype }, { value: Number(value) });
 }
@@ -236,7 +242,7 @@ export function arange(start: number, end?: number | CreationOptions, step?: num
   args.forEach((v, i) => numberArg('arange', ['start', 'end', 'step'][i]!, v));
   const [s, e, st] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
   if (st === 0) throw new Error('arange: step must be nonzero');
-  return finish(H.callOp1('arange', [], { start: s, end: e, step: st, dtype: o.dtype }), o.requiresGrad);
+  return finish(H.callOp1('arange', [], { start: s, end: e, step: st, dtype: o.dtype, device: o.device }), o.requiresGrad, undefined, o.device);
 }
 
 export function linspace(start: number, end: number, steps: number, opts?: CreationOptions): Tensor {
@@ -244,7 +250,7 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
   numberArg('linspace', 'end', end);
   if (!isInteger(steps) || steps < 0) throw new Error(`linspace: expected 'steps' to be a non-negative integer, got ${describe(steps)}`);
   const o = checkOptions<CreationOptions>('linspace', opts, creationSpec);
-  return finish(castHandle(H.callOp1('linspace', [], { start, end, steps }), o.dtype), o.requiresGrad);
+  return finish(castHandle(H.callOp1('linspace', [], { start, end, steps, device: o.device }), o.dtype), o.requiresGrad, undefined, o.device);
 }
 
 export function eye(n: number, m?: number | CreationOptions, opts?: CreationOptions): Tensor {
@@ -255,21 +261,21 @@ export function eye(n: number, m?: number | CreationOptions, opts?: CreationOpti
   if (!isInteger(n) || n < 0) throw new Error(`eye: expected 'n' to be a non-negative integer, got ${describe(n)}`);
   if (m !== undefined && (!isInteger(m) || m < 0)) throw new Error(`eye: expected 'm' to be a non-negative integer, got ${describe(m)}`);
   const o = checkOptions<CreationOptions>('eye', opts, creationSpec);
-  return finish(castHandle(H.callOp1('eye', [], { n, m: m as number | undefined }), o.dtype), o.requiresGrad);
+  return finish(castHandle(H.callOp1('eye', [], { n, m: m as number | undefined, device: o.device }), o.dtype), o.requiresGrad, undefined, o.device);
 }
 
-const randomSpec: Spec = { dtype: ['float32'], requiresGrad: 'boolean' };
+const randomSpec: Spec = { dtype: ['float32'], requiresGrad: 'boolean', device: DEVICES };
 
 /** Uniform [0, 1) samples from the global generator (see manualSeed). */
 export function rand(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('rand', args, randomSpec);
-  return finish(H.callOp1('rand', [], { shape }), o.requiresGrad);
+  return finish(H.callOp1('rand', [], { shape, device: o.device }), o.requiresGrad, undefined, o.device);
 }
 
 /** Standard normal samples from the global generator. */
 export function randn(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('randn', args, randomSpec);
-  return finish(H.callOp1('randn', [], { shape }), o.requiresGrad);
+  return finish(H.callOp1('randn', [], { shape, device: o.device }), o.requiresGrad, undefined, o.device);
 }
 
 /** int32 samples in [low, high); randint(high, shape) means low = 0. */
@@ -285,8 +291,8 @@ export function randint(low: number, high: number | readonly number[], shape?: r
   if (!isInteger(high)) throw new Error(`randint: expected 'high' to be an integer, got ${describe(high)}`);
   if (!Array.isArray(shape)) throw new Error(`randint: expected 'shape' to be an array of integers, got ${describe(shape)}`);
   const [s] = shapeAndOptions('randint', [shape]);
-  const o = checkOptions<CreationOptions>('randint', opts, { dtype: DTYPES });
-  return new Tensor(castHandle(H.callOp1('randint', [], { low, high, shape: s }), o.dtype));
+  const o = checkOptions<CreationOptions>('randint', opts, { dtype: DTYPES, device: DEVICES });
+  return new Tensor(placeOn(castHandle(H.callOp1('randint', [], { low, high, shape: s, device: o.device }), o.dtype), o.device));
 }
 
 function likeOptions(fn: string, t: unknown, opts: unknown): [Tensor, Partial<CreationOptions>] {
@@ -296,25 +302,25 @@ function likeOptions(fn: string, t: unknown, opts: unknown): [Tensor, Partial<Cr
 
 export function zerosLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('zerosLike', t, opts);
-  return factory('zeros', x.shape, { ...o, dtype: o.dtype ?? x.dtype });
+  return factory('zeros', x.shape, { ...o, dtype: o.dtype ?? x.dtype, device: o.device ?? x.device });
 }
 
 export function onesLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('onesLike', t, opts);
-  return factory('ones', x.shape, { ...o, dtype: o.dtype ?? x.dtype });
+  return factory('ones', x.shape, { ...o, dtype: o.dtype ?? x.dtype, device: o.device ?? x.device });
 }
 
 export function fullLike(t: Tensor, value: number, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('fullLike', t, opts);
-  return full(x.shape, value, { ...o, dtype: o.dtype ?? x.dtype });
+  return full(x.shape, value, { ...o, dtype: o.dtype ?? x.dtype, device: o.device ?? x.device });
 }
 
 export function randLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('randLike', t, opts);
-  return rand(x.shape, o);
+  return rand(x.shape, { ...o, device: o.device ?? x.device });
 }
 
 export function randnLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('randnLike', t, opts);
-  return randn(x.shape, o);
+  return randn(x.shape, { ...o, device: o.device ?? x.device });
 }

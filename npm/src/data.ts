@@ -74,7 +74,7 @@ function rotl(x: number, k: number): number {
 
 /** A seed drawn from the library's global generator (reproducible after sg.manualSeed). */
 export function seedFromGlobal(): number {
-  const h = callOp1('randint', [], { low: 0, high: 2 ** 30, shape: [2] });
+  const h = callOp1('randint', [], { low: 0, high: 2 ** 30, shape: [2], device: 'cpu' });
   try {
     const [a, b] = readHandle(h) as Int32Array;
     return a! * 2 ** 30 + b!;
@@ -262,7 +262,9 @@ export class DataLoader<B = unknown> implements Iterable<B> {
       // Tensors the dataset creates in get() are freed once stacked; its own stay alive.
       return tidy(() => collate(Array.from(indices, (i) => s.ds.get(i)), '')) as B;
     }
-    const index = tensor(indices, { shape: [indices.length], dtype: 'int32' });
+    // The indices go where the data is (a dataset on the GPU is batched there).
+    const device = (s.kind === 'tensor' ? s.t : s.ts[0]!).device;
+    const index = tensor(indices, { shape: [indices.length], dtype: 'int32', device });
     try {
       const pick = (t: Tensor) => t.indexSelect(0, index);
       if (s.kind === 'tensor') return pick(s.t) as B;

@@ -24,6 +24,9 @@ export interface MemoryStats {
   /** Bytes the caching allocator keeps for reuse (freed tensor buffers), and their count. */
   cachedBytes: number;
   cachedBlocks: number;
+  /** WebGPU storages and their bytes (not in storages/bytes). */
+  deviceStorages?: number;
+  deviceBytes?: number;
   /** Live ids in the handle table (one per undisposed JS Tensor). */
   handles: number;
 }
@@ -86,6 +89,15 @@ export interface SimdgradModule {
   shutdownThreads(): void;
   maxThreads(): number;
   parallelJobs(): number;
+  // WebGPU device (bindings/webgpu_runtime.cpp; npm/src/webgpu/).
+  webgpuRegister(runtime: object): void;
+  webgpuUnregister(): void;
+  webgpuRunThen(id: number): void;
+  webgpuTakeError(): string;
+  webgpuForgetThens(): void;
+  setDefaultDevice(device: Device): void;
+  getDefaultDevice(): Device;
+  copyInto(dst: TensorHandle, src: TensorHandle): void;
   // Heap views: replaced when memory grows, so read them right before each use.
   HEAPU8: Uint8Array;
   HEAP32?: Int32Array;

@@ -3,10 +3,20 @@
 // are errors). Each function only turns its arguments into one callOp (bindings/README.md:
 // layer, conv/pool and loss ops) or composes ops of ops.ts; the C++ op checks shapes and
 // values. Activations that exist as ops are the very same functions as sg.relu etc.
-import type { Attrs } from './embind.js';
+import type { Attrs, Device } from './embind.js';
 import { run, tensorArg, type Operand, type TensorLike } from './call.js';
 import { tensor, zeros } from './creation.js';
 import { tidy } from './memory.js';
+import { interpolate } from './nn/interpolate.js';
+import {
+  gaussianNllLoss,
+  hingeEmbeddingLoss,
+  marginRankingLoss,
+  multilabelSoftMarginLoss,
+  poissonNllLoss,
+  sigmoidFocalLoss,
+  tripletMarginLoss,
+} from './nn/loss_functions.js';
 import { functionOps, ops } from './ops.js';
 import { checkOptions, describe, intArg, isInteger, isOptionsObject, numberArg, type OptionSpec, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
@@ -127,10 +137,11 @@ export function optTensor(fn: string, name: string, v: unknown): Tensor | null {
  * Runs f with class indices as a tensor: a tensor is passed as is, a (nested) array of
  * integers becomes a temporary int32 tensor, disposed afterwards.
  */
-export function withIndices<T>(fn: string, name: string, v: unknown, f: (t: Tensor) => T): T {
+export function withIndices<T>(fn: string, name: string, v: unknown, f: (t: Tensor) => T, device?: Device): T {
   if (v instanceof Tensor) return f(v);
   if (Array.isArray(v) && (v as unknown[]).flat(Infinity).every(isInteger)) {
-    const t = tensor(v as number[], { dtype: 'int32' });
+    // On the device of the tensor they index (a plain array has none).
+    const t = tensor(v as number[], { dtype: 'int32', device });
     try {
       return f(t);
     } finally {
@@ -380,7 +391,7 @@ function embedding(input: ClassIndices, weight: Tensor, options?: { paddingIdx?:
   const w = tensorArg('embedding', 'weight', weight);
   return withIndices('embedding', 'input', input, (ix) =>
     run('embedding', 'embedding', [['weight', w], ['input', ix]], { paddingIdx: o.paddingIdx ?? undefined }),
-  );
+  w.device);
 }
 
 /** int32 one-hot rows; numClasses −1 means max + 1. */
@@ -518,8 +529,7 @@ function crossEntropy(input: Tensor, target: ClassIndices, options?: CrossEntrop
       reduction: o.reduction,
       ignoreIndex: o.ignoreIndex,
       labelSmoothing: o.labelSmoothing,
-    }),
-  );
+    }), x.device);
 }
 
 /** input: log-probabilities [N, C] (or [C], [N, C, d...]); target int32 class indices. */
@@ -527,8 +537,7 @@ function nllLoss(input: Tensor, target: ClassIndices, options?: NllLossOptions):
   const o = checkOptions<NllLossOptions>('nllLoss', options, { ...reductionSpec, weight: optionalTensorSpec, ignoreIndex: 'integer' });
   const x = inputArg('nllLoss', input);
   return withIndices('nllLoss', 'target', target, (t) =>
-    run('nllLoss', 'nllLoss', [['input', x], ['target', t], ['weight', o.weight ?? null]], { reduction: o.reduction, ignoreIndex: o.ignoreIndex }),
-  );
+    run('nllLoss', 'nllLoss', [['input', x], ['target', t], ['weight', o.weight ?? null]], { reduction: o.reduction, ignoreIndex: o.ignoreIndex }), x.device);
 }
 
 const mseLoss = (input: TensorLike, target: TensorLike, options?: ReductionOptions): Tensor => simpleLoss('mseLoss', input, target, options);
@@ -584,8 +593,7 @@ function cosineEmbeddingLoss(input1: Tensor, input2: Tensor, target: Tensor | nu
     run(fn, fn, [['input1', tensorArg(fn, 'input1', input1)], ['input2', tensorArg(fn, 'input2', input2)], ['target', y]], {
       margin: o.margin,
       reduction: o.reduction,
-    }),
-  );
+    }), input1 instanceof Tensor ? input1.device : undefined);
 }
 
 /** sg.F (also sg.nn.functional). */
@@ -635,6 +643,7 @@ export const F = {
   oneHot,
   normalize,
   scaledDotProductAttention,
+  interpolate,
   // losses
   crossEntropy,
   nllLoss,
@@ -646,6 +655,13 @@ export const F = {
   binaryCrossEntropyWithLogits,
   klDiv,
   cosineEmbeddingLoss,
+  tripletMarginLoss,
+  marginRankingLoss,
+  hingeEmbeddingLoss,
+  multilabelSoftMarginLoss,
+  poissonNllLoss,
+  gaussianNllLoss,
+  sigmoidFocalLoss,
 };
 
 export type Functional = typeof F;

@@ -1,7 +1,7 @@
 // Package entry: createInit(factory) turns the Emscripten module factory into the public
 // init(options?) → Promise<Simdgrad>. The entry files (npm/entry/index.{mjs,cjs}) do
 // `export const init = createInit(createSimdgrad)`.
-import { createApi, webgpuPresent, type Backend, type Simdgrad } from './api.js';
+import { createApi, startWebGpu, type Backend, type Simdgrad } from './api.js';
 import type { ModuleFactory, SimdgradModule } from './embind.js';
 import { setModule } from './module.js';
 import { checkOptions } from './options.js';
@@ -9,8 +9,16 @@ import { consoleRef } from './env.js';
 import { isThreadCount, isThreadedModule, MAX_THREADS, startThreads, threadsUnavailableReason } from './threads.js';
 
 export interface InitOptions {
-  /** 'wasm' (default), 'reference', 'webgpu' (not available yet: rejects), or 'auto' (best available). */
+  /**
+   * 'wasm' (default), 'reference', 'webgpu' (new tensors live on the GPU; rejects with the reason
+   * when there is none), or 'auto' (webgpu when an adapter exists, else wasm with one warning).
+   */
   backend?: Backend | 'auto';
+  /**
+   * The WebGPU entry point for 'webgpu'/'auto' (default: globalThis.navigator.gpu). In Node:
+   * `create([])` from the npm package 'webgpu' (Dawn), which simdgrad does not depend on.
+   */
+  gpu?: object;
   /**
    * Threads for the kernels, the calling thread included: 1 to 16 (default 1). n > 1 loads the
    * threaded module (dist/mt/simdgrad-mt.*, built with -pthread), which needs SharedArrayBuffer:
@@ -52,13 +60,13 @@ export function createInit(
     const o = checkOptions<InitOptions>('init', options, {
       backend: ['wasm', 'reference', 'webgpu', 'auto'],
       threads: { check: isThreadCount, expected: `an integer from 1 to ${MAX_THREADS}` },
+      gpu: {
+        check: (v: unknown) => typeof v === 'object' && v !== null && typeof (v as { requestAdapter?: unknown }).requestAdapter === 'function',
+        expected: "a GPU object with requestAdapter() (navigator.gpu, or create([]) from the npm package 'webgpu')",
+      },
     });
     const threads = o.threads;
     const wanted = o.backend ?? 'wasm';
-    if (wanted === 'webgpu') {
-      const why = webgpuPresent() ? 'the WebGPU backend is not part of this version of simdgrad' : 'navigator.gpu is missing here, and the WebGPU backend is not part of this version of simdgrad';
-      throw new Error(`init: backend 'webgpu' is not available (${why}); use 'wasm' or 'auto'`);
-    }
     let m: SimdgradModule;
     if (threads !== undefined && threads > 1) {
       if (flavour === 'single') {
@@ -78,12 +86,20 @@ export function createInit(
       setModule(m);
       if (threads === 1 && isThreadedModule(m)) m.setNumThreads(1);
     }
-    let backend = wanted;
-    if (backend === 'auto') {
-      consoleRef().warn("simdgrad: backend 'auto' chose 'wasm' (the WebGPU backend is not available in this version)");
-      backend = 'wasm';
+    if (wanted === 'webgpu' || wanted === 'auto') {
+      m.setBackend('wasm'); // CPU tensors (and ops without a WGSL kernel) compute with SIMD
+      try {
+        await startWebGpu(m, o.gpu);
+      } catch (e) {
+        if (wanted === 'webgpu') throw e;
+        const why = e instanceof Error ? e.message.replace(/^init: backend 'webgpu' is not available: /, '') : String(e);
+        consoleRef().warn(`simdgrad: backend 'auto' chose 'wasm' (WebGPU is not available: ${why})`);
+        m.setDefaultDevice('cpu');
+      }
+    } else {
+      m.setBackend(wanted);
+      m.setDefaultDevice('cpu');
     }
-    m.setBackend(backend);
     api ??= createApi();
     return api;
   };
@@ -95,6 +111,7 @@ export type { BackwardOptions, GradHook } from './autograd.js';
 export type { Simdgrad, Backend, Features } from './api.js';
 export type { TensorLike } from './call.js';
 export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './embind.js';
+export type { WebGpuStats, WebGpuCoverage } from './webgpu/device.js';
 export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './creation.js';
 export type { MemoryInfo } from './memory.js';
 export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './ops.js';
@@ -111,6 +128,11 @@ export type {
   AdamWOptions,
   RMSpropOptions,
   AdagradOptions,
+  AdadeltaOptions,
+  AdamaxOptions,
+  NAdamOptions,
+  RAdamOptions,
+  LBFGSOptions,
   SchedulerState,
   StepLROptions,
   MultiStepLROptions,
@@ -118,7 +140,23 @@ export type {
   LinearLROptions,
   OneCycleLROptions,
   ReduceLROnPlateauOptions,
+  LrLambda,
+  ConstantLROptions,
+  PolynomialLROptions,
+  CosineAnnealingWarmRestartsOptions,
+  CyclicLROptions,
+  CyclicMode,
+  SequentialLROptions,
 } from './optim/index.js';
+export type { RNNBaseOptions, RNNOptions, LSTMOptions, Nonlinearity } from './nn/rnn.js';
+export type { InterpolateMode, InterpolateOptions } from './nn/interpolate.js';
+export type { TransformerOptions, TransformerForwardOptions } from './nn/transformer.js';
+export type {
+  TripletMarginLossOptions,
+  PoissonNllLossOptions,
+  GaussianNllLossOptions,
+  SigmoidFocalLossOptions,
+} from './nn/loss_functions.js';
 export type { SaveOptions, BytesLike } from './io.js';
 export type { Dataset, DataLoaderOptions } from './data.js';
 export type { MnistOptions, MnistSplit } from './datasets/mnist.js';

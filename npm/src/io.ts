@@ -9,6 +9,7 @@ import { releaseHandle } from './handles.js';
 import { mod } from './module.js';
 import { checkOptions, describe } from './options.js';
 import { Tensor } from './tensor.js';
+import { sync } from './webgpu/device.js';
 
 export interface SaveOptions {
   /** String → string pairs stored under "__metadata__". */
@@ -40,10 +41,42 @@ export function save(stateDict: Record<string, Tensor> | Map<string, Tensor>, op
     if (typeof name !== 'string') throw new Error(`save: names must be strings, got ${describe(name)}`);
     if (!(t instanceof Tensor)) throw new Error(`save: '${name}' must be a Tensor, got ${describe(t)}`);
     if (t.isDisposed) throw new Error(`save: '${name}' is a disposed Tensor`);
+    if (t.device !== 'cpu') {
+      throw new Error(
+        `save: '${name}' is a ${t.device} tensor, which sg.save cannot read synchronously: use \`await sg.saveAsync(stateDict)\` ` +
+          "(or move the model first: `model.to('cpu'); await sg.sync()`)",
+      );
+    }
     names.push(name);
     handles.push(t.handle);
   }
   return mod().saveSafetensors(names, handles, o.metadata ?? null);
+}
+
+/**
+ * sg.save for state dicts that may hold GPU tensors: they are read back first (a copy on the
+ * cpu, freed afterwards); the model stays where it is.
+ */
+export async function saveAsync(stateDict: Record<string, Tensor> | Map<string, Tensor>, options?: SaveOptions): Promise<Uint8Array> {
+  const entries = stateDict instanceof Map ? [...stateDict.entries()] : stateDict !== null && typeof stateDict === 'object' ? Object.entries(stateDict) : null;
+  if (entries === null || stateDict instanceof Tensor || Array.isArray(stateDict)) return save(stateDict, options); // save's own error
+  const copies: Tensor[] = [];
+  try {
+    const onCpu = new Map<string, Tensor>();
+    for (const [name, t] of entries) {
+      if (t instanceof Tensor && !t.isDisposed && t.device !== 'cpu') {
+        const d = t.detach();
+        const c = d.to('cpu');
+        d.dispose();
+        copies.push(c);
+        onCpu.set(name, c);
+      } else onCpu.set(name, t);
+    }
+    await sync();
+    return save(onCpu, options);
+  } finally {
+    for (const c of copies) c.dispose();
+  }
 }
 
 function asBytes(fn: string, bytes: unknown): Uint8Array {

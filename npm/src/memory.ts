@@ -75,6 +75,13 @@ function register(t: Owned): void {
   t.owner = 'registry';
 }
 
+/** Called when a tensor takes a new handle in place of its old one (Tensor._moveTo). */
+export function onReplace(t: Owned): void {
+  if (t.owner !== 'registry') return; // a scope disposes whatever handle it holds then
+  registry!.unregister(t);
+  registry!.register(t, t.handle, t);
+}
+
 /** Called by the Tensor constructor. */
 export function onCreate(t: Owned): void {
   live++;
@@ -169,6 +176,10 @@ export function dispose(value: unknown): void {
 }
 
 export interface MemoryInfo {
+  /** Bytes of live WebGPU tensor storage (not in `bytes`; sg.webgpuStats() has the GPU buffers). */
+  gpuBytes: number;
+  /** Live WebGPU storages (not in `storages`). */
+  gpuStorages: number;
   /** Live JS Tensor objects (created and not yet disposed or collected). */
   tensors: number;
   /** Bytes of live C++ storage (views share their base's storage). */
@@ -210,6 +221,8 @@ export function memory(): MemoryInfo {
     heapBytes: heapBuffer().byteLength,
     heapUsed: s.heapUsed,
     cachedBytes: s.cachedBytes,
+    gpuBytes: s.deviceBytes ?? 0,
+    gpuStorages: s.deviceStorages ?? 0,
     handles: s.handles,
   };
 }

@@ -2,7 +2,7 @@
 // functions become the Tensor methods (a.add(b)) with `this` as first argument, so the two
 // cannot drift. Each entry only turns JS arguments into callOp operands and attrs; the
 // C++ op validates shapes and dtypes and reports errors.
-import type { Attrs } from './embind.js';
+import type { Attrs, Device } from './embind.js';
 import { run, run1, run2, runList, tensorArg, type TensorLike } from './call.js';
 import { handleFrom, OpRef } from './handles.js';
 import {
@@ -17,6 +17,7 @@ import {
   shapeArgs,
 } from './options.js';
 import { Tensor } from './tensor.js';
+import { placeOn } from './webgpu/device.js';
 
 /** dim for reductions: one dim, several, or undefined/null for all. */
 export type Dim = number | readonly number[] | null | undefined;
@@ -168,7 +169,12 @@ function variance(name: string, input: TensorLike, a: unknown, b: unknown, c: un
 }
 
 /** An index operand: a tensor as is, or a plain integer array made into an int32 tensor. */
-function indexOperand(fn: string, index: unknown): Tensor {
+/** An index or mask made from a plain array goes to the device of the tensor it indexes. */
+function deviceOf(v: unknown): Device | undefined {
+  return v instanceof Tensor ? v.device : undefined;
+}
+
+function indexOperand(fn: string, index: unknown, device?: Device): Tensor {
   if (index instanceof Tensor) return index;
   if (Array.isArray(index)) {
     const shape: number[] = [];
@@ -177,12 +183,12 @@ function indexOperand(fn: string, index: unknown): Tensor {
     if (!flat.every(isInteger) || flat.length !== shape.reduce((x, y) => x * y, 1)) {
       throw new Error(`${fn}: expected 'index' to be an int32 Tensor or a rectangular array of integers, got ${describe(index)}`);
     }
-    return new Tensor(handleFrom(flat as number[], shape, 'int32'));
+    return new Tensor(placeOn(handleFrom(flat as number[], shape, 'int32'), device));
   }
   throw new Error(`${fn}: expected 'index' to be an int32 Tensor or an array of integers, got ${describe(index)}`);
 }
 
-function maskOperand(fn: string, mask: unknown): Tensor {
+function maskOperand(fn: string, mask: unknown, device?: Device): Tensor {
   if (mask instanceof Tensor) {
     if (mask.dtype !== 'bool') throw new Error(`${fn}: expected '${fn === 'where' ? 'condition' : 'mask'}' of dtype bool, got ${mask.dtype}`);
     return mask;
@@ -194,7 +200,7 @@ function maskOperand(fn: string, mask: unknown): Tensor {
     if (!flat.every((v) => typeof v === 'boolean') || flat.length !== shape.reduce((x, y) => x * y, 1)) {
       throw new Error(`${fn}: expected 'mask' to be a bool Tensor or a rectangular array of booleans, got ${describe(mask)}`);
     }
-    return new Tensor(handleFrom(flat.map(Number), shape, 'bool'));
+    return new Tensor(placeOn(handleFrom(flat.map(Number), shape, 'bool'), device));
   }
   throw new Error(`${fn}: expected 'mask' to be a bool Tensor or an array of booleans, got ${describe(mask)}`);
 }
@@ -363,13 +369,13 @@ export const ops: OpFunctions = {
   },
   indexSelect(input, dim, index) {
     const d = intArg('indexSelect', 'dim', dim);
-    return withTemp(index, indexOperand('indexSelect', index), (ix) =>
+    return withTemp(index, indexOperand('indexSelect', index, deviceOf(input)), (ix) =>
       run('indexSelect', 'indexSelect', [['input', input], ['index', ix]], { dim: d }),
     );
   },
   gather(input, dim, index) {
     const d = intArg('gather', 'dim', dim);
-    return withTemp(index, indexOperand('gather', index), (ix) => run('gather', 'gather', [['input', input], ['index', ix]], { dim: d }));
+    return withTemp(index, indexOperand('gather', index, deviceOf(input)), (ix) => run('gather', 'gather', [['input', input], ['index', ix]], { dim: d }));
   },
   contiguous: unary('contiguous'),
   clone: unary('clone'),
@@ -382,7 +388,7 @@ export const ops: OpFunctions = {
   maskedFill(input, mask, value) {
     const v = typeof value === 'boolean' ? Number(value) : value;
     if (typeof v !== 'number' || Number.isNaN(v)) throw new Error(`maskedFill: expected 'value' to be a number, got ${describe(value)}`);
-    return withTemp(mask, maskOperand('maskedFill', mask), (m) =>
+    return withTemp(mask, maskOperand('maskedFill', mask, deviceOf(input)), (m) =>
       run('maskedFill', 'maskedFill', [['input', input], ['mask', m]], { value: v }),
     );
   },
@@ -408,7 +414,7 @@ export const functionOps = {
   },
   /** Elementwise cond ? input : other (both may be numbers); differentiable in input and other. */
   where(condition: Tensor | boolean[] | boolean[][], input: TensorLike, other: TensorLike): Tensor {
-    return withTemp(condition, maskOperand('where', condition), (c) =>
+    return withTemp(condition, maskOperand('where', condition, deviceOf(input) ?? deviceOf(other)), (c) =>
       run('where', 'where', [['condition', c], ['input', input], ['other', other]]),
     );
   },

@@ -275,7 +275,7 @@ function orthogonality(w: Tensor, options?: OrthogonalityOptions): Tensor {
         value = spectralOrthogonality(m, o.powerIterations ?? DEFAULT_POWER_ITERATIONS);
       } catch (e) {
         // A backend missing an op of the iteration: the soft penalty still constrains W.
-        const backend = mod().getBackend();
+        const backend = mod().getDefaultDevice() === 'webgpu' ? 'webgpu' : mod().getBackend();
         if (!warnedSpectral.has(backend)) {
           warnedSpectral.add(backend);
           const reason = e instanceof Error ? e.message : String(e);

@@ -5,7 +5,8 @@
 // above handles.ts and memory.ts.
 import type { DType, Device, TensorHandle } from './embind.js';
 import * as H from './handles.js';
-import { onCreate, onDispose, type Owned } from './memory.js';
+import { onCreate, onDispose, onReplace, type Owned } from './memory.js';
+import { movedLeaf, readAsync } from './webgpu/device.js';
 import { describe, intArg } from './options.js';
 import { consoleRef } from './env.js';
 import { checkReadable, isTracing } from './trace_flag.js';
@@ -169,13 +170,30 @@ export class Tensor implements Owned {
   /** A copy of the elements (row-major): Float32Array, Int32Array, or Uint8Array for bool. */
   dataSync(): H.TypedData {
     checkReadable('dataSync');
+    this.readableHere('dataSync');
     return H.readHandle(this.handle);
   }
 
-  /** Same as dataSync(); the only way to read on devices that compute asynchronously. */
+  /** Same as dataSync() on every device: the only way to read a GPU tensor (it waits for the GPU). */
   async data(): Promise<H.TypedData> {
     checkReadable('data');
-    return this.dataSync();
+    return readAsync(this.handle);
+  }
+
+  /** Same as toArray() on every device: the only way to read a GPU tensor that way. */
+  async array(): Promise<NestedArray> {
+    return nest(await this.data(), this.shape, this.dtype === 'bool');
+  }
+
+  /** Synchronous reads need the data in wasm memory: a GPU tensor's is read with await. */
+  private readableHere(fn: string): void {
+    const d = H.handleDevice(this.handle);
+    if (d !== 'cpu') {
+      throw new Error(
+        `${fn}: this tensor is on '${d}', whose data can only be read asynchronously: ` +
+          `use \`await t.data()\` or \`await t.array()\` (or move it with t.to('cpu') and await sg.sync())`,
+      );
+    }
   }
 
   /** The single element of a one-element tensor (bool gives 0/1). */
@@ -183,31 +201,21 @@ export class Tensor implements Owned {
     checkReadable('item');
     const h = this.handle;
     if (this.numel !== 1) throw new Error(`item: expected a tensor with one element, got shape [${this.shape.join(', ')}]`);
+    this.readableHere('item');
     return H.readItem(h);
   }
 
   /** Nested arrays of numbers (booleans for bool tensors); a 0-d tensor gives a number. */
   toArray(): NestedArray {
     checkReadable('toArray');
-    const flat = this.dataSync();
-    const isBool = this.dtype === 'bool';
-    const shape = this.shape;
-    let pos = 0;
-    const build = (d: number): NestedArray => {
-      if (d === shape.length) {
-        const v = flat[pos++]!;
-        return isBool ? v !== 0 : v;
-      }
-      const out: NestedArray[] = new Array(shape[d]!);
-      for (let i = 0; i < shape[d]!; i++) out[i] = build(d + 1);
-      return out;
-    };
-    return build(0);
+    this.readableHere('toArray');
+    return nest(this.dataSync(), this.shape, this.dtype === 'bool');
   }
 
   toString(): string {
     if (this._h === 0) return 'Tensor(disposed)';
     const grad = this.requiresGrad ? ', requiresGrad=true' : '';
+    if (this.device !== 'cpu') return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}, device=${this.device}${grad})`;
     // While sg.compile traces, values are this run's placeholders: show none.
     if (this.numel > 100 || isTracing()) return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}${grad})`;
     const fmt = (v: NestedArray): string =>
@@ -226,11 +234,11 @@ export class Tensor implements Owned {
   /** A tensor of another dtype ('float32' | 'int32' | 'bool'), or this data on a device ('cpu'). Always a new Tensor. */
   to(target: DType | Device): Tensor {
     if (target === 'cpu' || target === 'webgpu') {
-      if (target !== this.device) throw new Error(`to: device '${target}' is not available (tensors live on '${this.device}')`);
-      return new Tensor(H.shareHandle(this.handle), this._dtype);
+      if (target === this.device) return new Tensor(H.shareHandle(this.handle), this._dtype);
+      return new Tensor(H.callOp1('to', [this.handle], { device: target }), this._dtype);
     }
     if (target !== 'float32' && target !== 'int32' && target !== 'bool') {
-      throw new Error(`to: expected a dtype ('float32', 'int32', 'bool') or a device ('cpu'), got ${describe(target)}`);
+      throw new Error(`to: expected a dtype ('float32', 'int32', 'bool') or a device ('cpu', 'webgpu'), got ${describe(target)}`);
     }
     if (target === this.dtype) return new Tensor(H.shareHandle(this.handle), target);
     return new Tensor(H.callOp1('cast', [this.handle], { dtype: target }), target);
@@ -274,6 +282,27 @@ export class Tensor implements Owned {
   // ---- lifetime ----
 
   /** Frees this tensor's handle (views and graphs keep their data alive). Idempotent. */
+  /** @internal Moves this tensor's data to `device` in place, keeping it a leaf (module.to). */
+  _moveTo(device: Device): void {
+    const old = this.handle;
+    if (H.handleDevice(old) === device) return;
+    const moved = movedLeaf(old, device);
+    const grad = H.handleGrad(old);
+    if (grad !== 0) {
+      try {
+        const g = movedLeaf(grad, device);
+        H.setHandleGrad(moved, g);
+        H.releaseHandle(g);
+      } finally {
+        H.releaseHandle(grad);
+      }
+    }
+    this._h = moved;
+    this._grad = null;
+    onReplace(this);
+    H.releaseHandle(old);
+  }
+
   dispose(): void {
     const h = this._h;
     if (h === 0) return;
@@ -286,6 +315,21 @@ export class Tensor implements Owned {
   [Symbol.dispose](): void {
     this.dispose();
   }
+}
+
+/** Flat row-major values as nested arrays of `shape` (booleans for bool). */
+function nest(flat: H.TypedData, shape: number[], isBool: boolean): NestedArray {
+  let pos = 0;
+  const build = (d: number): NestedArray => {
+    if (d === shape.length) {
+      const v = flat[pos++]!;
+      return isBool ? v !== 0 : v;
+    }
+    const out: NestedArray[] = new Array(shape[d]!);
+    for (let i = 0; i < shape[d]!; i++) out[i] = build(d + 1);
+    return out;
+  };
+  return build(0);
 }
 
 // console.log / util.inspect in Node show the short summary.

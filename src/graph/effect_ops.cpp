@@ -217,6 +217,8 @@ void register_effect_ops(std::map<std::string, OpInfo>& t) {
     return {};
   }});
   t.at("addInPlace").mutates = [](const Inputs&, const Attrs&) { return std::vector<size_t>{0}; };
+  // Its work is ops (add, a copy), which run on x's device themselves.
+  t.at("addInPlace").any_device = true;
 }
 
 }  // namespace sg

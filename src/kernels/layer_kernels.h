@@ -68,6 +68,14 @@ class LayerKernels {
                                 int64_t n, const optim::RmspropScalars& s) const;
   virtual void adagrad_step_f32(float* p, const float* g, float* sum, int64_t n,
                                 const optim::AdagradScalars& s) const;
+  virtual void adadelta_step_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                                 const optim::AdadeltaScalars& s) const;
+  virtual void adamax_step_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                               const optim::AdamaxScalars& s) const;
+  virtual void nadam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                              const optim::NadamScalars& s) const;
+  virtual void radam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                              const optim::RadamScalars& s) const;
 };
 
 }  // namespace sg

@@ -23,6 +23,7 @@ const std::map<std::string, OpInfo>& table() {
     register_loss_ops(m);
     register_optim_ops(m);
     register_effect_ops(m);
+    register_rnn_ops(m);
     return m;
   }();
   return t;

@@ -57,8 +57,9 @@ struct OpInfo {
   // tensors outside the call), so it is never merged with another call, removed or moved.
   bool impure = false;
   MutatesFn mutates;  // unset: writes none of its inputs
-  // The op keeps autograd state and computes nothing (backward, setGrad): it runs on its inputs
-  // as they are, on any device, never moved or sent to the CPU fallback.
+  // The op keeps autograd state (backward, setGrad) or does its work through other ops, which
+  // place it themselves (addInPlace): it runs on its inputs as they are, on any device, never
+  // moved or sent to the CPU fallback.
   bool any_device = false;
   // Replaces fn while a graph is traced when the op acts on state outside its outputs
   // (backward, setGrad): it gives the outputs and leaves that state as it found it, or records
@@ -100,5 +101,6 @@ void register_layer_ops(std::map<std::string, OpInfo>& table);      // nn/layer_
 void register_loss_ops(std::map<std::string, OpInfo>& table);       // nn/loss_registry.cpp
 void register_optim_ops(std::map<std::string, OpInfo>& table);      // optim/optim_registry.cpp
 void register_effect_ops(std::map<std::string, OpInfo>& table);     // graph/effect_ops.cpp
+void register_rnn_ops(std::map<std::string, OpInfo>& table);        // nn/rnn_registry.cpp
 
 }  // namespace sg

@@ -321,6 +321,174 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   }
 }
 
+// ------------------------------------------- Adadelta, Adamax, NAdam, RAdam
+namespace {
+
+void check_adadelta(const AdadeltaOptions& o) {
+  check_non_negative("Adadelta", "learning rate", o.lr);
+  check_hyper(o.rho >= 0 && o.rho <= 1, "Adadelta", "rho value (expected a number in [0, 1]):", o.rho);
+  check_non_negative("Adadelta", "epsilon value", o.eps);
+  check_non_negative("Adadelta", "weight_decay value", o.weight_decay);
+}
+
+// Adamax's, NAdam's and RAdam's common checks (Adam's, without amsgrad).
+void check_betas(const char* op, const BetasOptions& o) {
+  check_non_negative(op, "learning rate", o.lr);
+  check_non_negative(op, "epsilon value", o.eps);
+  check_hyper(o.beta1 >= 0 && o.beta1 < 1, op, "beta parameter at index 0:", o.beta1);
+  check_hyper(o.beta2 >= 0 && o.beta2 < 1, op, "beta parameter at index 1:", o.beta2);
+  check_non_negative(op, "weight_decay value", o.weight_decay);
+}
+void check_adamax(const AdamaxOptions& o) { check_betas("Adamax", o); }
+void check_nadam(const NAdamOptions& o) {
+  check_betas("NAdam", o);
+  check_non_negative("NAdam", "momentum_decay value", o.momentum_decay);
+}
+void check_radam(const RAdamOptions& o) { check_betas("RAdam", o); }
+
+// Runs kernel(p, g, a, b, n, s) on a parameter, its grad and two of its state entries, in place.
+template <class Kernel, class Scalars>
+void update_in_place(Kernel kernel, const Tensor& param, const Tensor& grad, ParamState& st,
+                     const char* a, const char* b, const Scalars& s) {
+  InPlace p(param), x(st[a]), y(st[b]);
+  const Tensor g = as_contiguous(grad);
+  (kernels_of(param).*kernel)(p.data(), g.dev_f32(), x.data(), y.data(), param.numel(), s);
+  p.finish();
+  x.finish();
+  y.finish();
+}
+
+MomentsScalars moments_scalars(const BetasOptions& o) {
+  MomentsScalars s;
+  s.has_weight_decay = o.weight_decay != 0;
+  s.weight_decay = static_cast<float>(o.weight_decay);
+  s.beta1 = static_cast<float>(o.beta1);
+  s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
+  s.beta2 = static_cast<float>(o.beta2);
+  s.one_minus_beta2 = static_cast<float>(1 - o.beta2);
+  s.eps = static_cast<float>(o.eps);
+  return s;
+}
+
+StateSpec adadelta_spec() { return StateSpec{{{"square_avg", 0}, {"acc_delta", 0}}}; }
+StateSpec adamax_spec() { return StateSpec{{{"exp_avg", 0}, {"exp_inf", 0}}}; }
+StateSpec moments_spec() { return StateSpec{{{"exp_avg", 0}, {"exp_avg_sq", 0}}}; }
+
+// NAdam's running product of the momentum coefficients μ_1···μ_t: a one-element float32
+// tensor (PyTorch's torch.tensor(1.)), so the product is rounded to float32 at every step as
+// PyTorch rounds it.
+void check_mu_product(size_t i, const ParamState& st) {
+  auto it = st.find("mu_product");
+  if (it == st.end() || !it->second.defined()) return;
+  const Tensor& t = it->second;
+  check(t.numel() == 1 && t.dtype() == DType::Float32 && t.device() == Device::CPU,
+        "NAdam: parameter ", i, ": state 'mu_product' must be a one-element float32 tensor, got ",
+        dtype_name(t.dtype()), " of shape ", t.shape());
+}
+Tensor& ensure_mu_product(ParamState& st) {
+  Tensor& t = st["mu_product"];
+  if (!t.defined()) {
+    t = Tensor::empty({});  // a host scalar, as 'step'
+    *t.f32() = 1.0f;
+  }
+  return t;
+}
+
+}  // namespace
+
+void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                   std::vector<ParamState>& states, const AdadeltaOptions& o) {
+  check_adadelta(o);
+  const StateSpec spec = adadelta_spec();
+  for (size_t i : prepare("Adadelta", params, grads, states, spec)) {
+    ParamState& st = states[i];
+    ensure_state(st, params[i], spec);
+    bump_step(st);  // counted as PyTorch does; the update does not use it
+    AdadeltaScalars s;
+    s.sign = sign_of(o.maximize);
+    s.has_weight_decay = o.weight_decay != 0;
+    s.weight_decay = static_cast<float>(o.weight_decay);
+    s.rho = static_cast<float>(o.rho);
+    s.one_minus_rho = static_cast<float>(1 - o.rho);
+    s.eps = static_cast<float>(o.eps);
+    s.neg_lr = static_cast<float>(-o.lr);
+    update_in_place(&LayerKernels::adadelta_step_f32, params[i], grads[i], st, "square_avg", "acc_delta", s);
+  }
+}
+
+void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                 std::vector<ParamState>& states, const AdamaxOptions& o) {
+  check_adamax(o);
+  const StateSpec spec = adamax_spec();
+  for (size_t i : prepare("Adamax", params, grads, states, spec)) {
+    ParamState& st = states[i];
+    ensure_state(st, params[i], spec);
+    const double step = bump_step(st);
+    AdamaxScalars s;
+    s.sign = sign_of(o.maximize);
+    s.has_weight_decay = o.weight_decay != 0;
+    s.weight_decay = static_cast<float>(o.weight_decay);
+    s.beta1 = static_cast<float>(o.beta1);
+    s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
+    s.beta2 = static_cast<float>(o.beta2);
+    s.eps = static_cast<float>(o.eps);
+    s.neg_clr = static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, step))));
+    update_in_place(&LayerKernels::adamax_step_f32, params[i], grads[i], st, "exp_avg", "exp_inf", s);
+  }
+}
+
+void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                std::vector<ParamState>& states, const NAdamOptions& o) {
+  check_nadam(o);
+  const StateSpec spec = moments_spec();
+  const std::vector<size_t> with_grad = prepare("NAdam", params, grads, states, spec);
+  for (size_t i : with_grad) check_mu_product(i, states[i]);
+  for (size_t i : with_grad) {
+    ParamState& st = states[i];
+    ensure_state(st, params[i], spec);
+    float& mu_product = *ensure_mu_product(st).f32();
+    const double step = bump_step(st);
+    const double mu = o.beta1 * (1 - 0.5 * std::pow(0.96, step * o.momentum_decay));
+    const double mu_next = o.beta1 * (1 - 0.5 * std::pow(0.96, (step + 1) * o.momentum_decay));
+    // mu_product *= mu; mu_product_next = mu_product * mu * mu_next: float32 tensor products.
+    mu_product = mu_product * static_cast<float>(mu);
+    const float mu_product_next = (mu_product * static_cast<float>(mu)) * static_cast<float>(mu_next);
+    NadamScalars s;
+    s.moments = moments_scalars(o);
+    s.bias_correction2 = static_cast<float>(1 - std::pow(o.beta2, step));
+    s.grad_coef = static_cast<float>(-o.lr * (1 - mu) / (1 - static_cast<double>(mu_product)));
+    s.avg_coef = static_cast<float>(-o.lr * mu_next / (1 - static_cast<double>(mu_product_next)));
+    update_in_place(&LayerKernels::nadam_step_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
+  }
+}
+
+void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                std::vector<ParamState>& states, const RAdamOptions& o) {
+  check_radam(o);
+  const StateSpec spec = moments_spec();
+  for (size_t i : prepare("RAdam", params, grads, states, spec)) {
+    ParamState& st = states[i];
+    ensure_state(st, params[i], spec);
+    const double step = bump_step(st);
+    const double bias_correction1 = 1 - std::pow(o.beta1, step);
+    const double bias_correction2 = 1 - std::pow(o.beta2, step);
+    // The length of the approximated simple moving average, and its limit.
+    const double rho_inf = 2 / (1 - o.beta2) - 1;
+    const double rho_t = rho_inf - 2 * step * std::pow(o.beta2, step) / bias_correction2;
+    RadamScalars s;
+    s.moments = moments_scalars(o);
+    s.bias_correction1 = static_cast<float>(bias_correction1);
+    s.lr = static_cast<float>(o.lr);
+    s.rectified = rho_t > 5;
+    if (s.rectified) {
+      s.rect = static_cast<float>(std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                            ((rho_inf - 4) * (rho_inf - 2) * rho_t)));
+      s.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
+    }
+    update_in_place(&LayerKernels::radam_step_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
+  }
+}
+
 // ------------------------------------------------------------- by name (bindings)
 namespace {
 SGDOptions sgd_options(const Attrs& a) {
@@ -369,9 +537,45 @@ AdagradOptions adagrad_options(const Attrs& a) {
   return o;
 }
 
+AdadeltaOptions adadelta_options(const Attrs& a) {
+  AdadeltaOptions o;
+  o.lr = a.number("Adadelta", "lr", 1.0);
+  o.rho = a.number("Adadelta", "rho", 0.9);
+  o.eps = a.number("Adadelta", "eps", 1e-6);
+  o.weight_decay = a.number("Adadelta", "weightDecay", 0);
+  o.maximize = a.flag("Adadelta", "maximize", false);
+  return o;
+}
+// lr, beta1, beta2, eps, weightDecay into o (whose lr already holds the default).
+void read_betas(const char* op, const Attrs& a, BetasOptions& o) {
+  o.lr = a.number(op, "lr", o.lr);
+  o.beta1 = a.number(op, "beta1", o.beta1);
+  o.beta2 = a.number(op, "beta2", o.beta2);
+  o.eps = a.number(op, "eps", o.eps);
+  o.weight_decay = a.number(op, "weightDecay", o.weight_decay);
+}
+AdamaxOptions adamax_options(const Attrs& a) {
+  AdamaxOptions o;
+  read_betas("Adamax", a, o);
+  o.maximize = a.flag("Adamax", "maximize", false);
+  return o;
+}
+NAdamOptions nadam_options(const Attrs& a) {
+  NAdamOptions o;
+  read_betas("NAdam", a, o);
+  o.momentum_decay = a.number("NAdam", "momentumDecay", o.momentum_decay);
+  return o;
+}
+RAdamOptions radam_options(const Attrs& a) {
+  RAdamOptions o;
+  read_betas("RAdam", a, o);
+  return o;
+}
+
 [[noreturn]] void unknown_algorithm(const std::string& algorithm) {
   fail("optimizer: unknown algorithm '", algorithm,
-       "' (expected 'SGD', 'Adam', 'AdamW', 'RMSprop' or 'Adagrad')");
+       "' (expected 'SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'Adadelta', 'Adamax', 'NAdam' or "
+       "'RAdam')");
 }
 }  // namespace
 
@@ -384,6 +588,10 @@ void optimizer_step(const std::string& algorithm, const Attrs& hyper,
     return adamw_step(params, grads, states, adam_options("AdamW", hyper, 1e-2));
   if (algorithm == "RMSprop") return rmsprop_step(params, grads, states, rmsprop_options(hyper));
   if (algorithm == "Adagrad") return adagrad_step(params, grads, states, adagrad_options(hyper));
+  if (algorithm == "Adadelta") return adadelta_step(params, grads, states, adadelta_options(hyper));
+  if (algorithm == "Adamax") return adamax_step(params, grads, states, adamax_options(hyper));
+  if (algorithm == "NAdam") return nadam_step(params, grads, states, nadam_options(hyper));
+  if (algorithm == "RAdam") return radam_step(params, grads, states, radam_options(hyper));
   unknown_algorithm(algorithm);
 }
 
@@ -407,6 +615,18 @@ void optimizer_init_state(const std::string& algorithm, const Attrs& hyper,
     const AdagradOptions o = adagrad_options(hyper);
     check_adagrad(o);
     spec = adagrad_spec(o);
+  } else if (algorithm == "Adadelta") {
+    check_adadelta(adadelta_options(hyper));
+    spec = adadelta_spec();
+  } else if (algorithm == "Adamax") {
+    check_adamax(adamax_options(hyper));
+    spec = adamax_spec();
+  } else if (algorithm == "NAdam") {
+    check_nadam(nadam_options(hyper));
+    spec = moments_spec();
+  } else if (algorithm == "RAdam") {
+    check_radam(radam_options(hyper));
+    spec = moments_spec();
   } else {
     unknown_algorithm(algorithm);
   }
@@ -416,8 +636,12 @@ void optimizer_init_state(const std::string& algorithm, const Attrs& hyper,
   for (size_t i = 0; i < params.size(); ++i) {
     check_param(op, i, params[i]);
     check_state(op, i, states[i], params[i], spec);
+    if (algorithm == "NAdam") check_mu_product(i, states[i]);
   }
-  for (size_t i = 0; i < params.size(); ++i) ensure_state(states[i], params[i], spec);
+  for (size_t i = 0; i < params.size(); ++i) {
+    ensure_state(states[i], params[i], spec);
+    if (algorithm == "NAdam") ensure_mu_product(states[i]);
+  }
 }
 
 }  // namespace sg::optim

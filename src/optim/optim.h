@@ -11,6 +11,10 @@
 //   AdamW    same as Adam
 //   RMSprop  step, square_avg, momentum_buffer (momentum > 0), grad_avg (centered)
 //   Adagrad  step, sum (filled with initial_accumulator_value)
+//   Adadelta step, square_avg, acc_delta
+//   Adamax   step, exp_avg, exp_inf
+//   NAdam    step, mu_product (one element, starts at 1), exp_avg, exp_avg_sq
+//   RAdam    step, exp_avg, exp_avg_sq
 // `step` is a one-element float32 tensor (as PyTorch 1.13's torch.tensor(0.)); an int32 one is
 // accepted too. Every other entry is a float32 tensor of the parameter's shape.
 #pragma once
@@ -63,6 +67,35 @@ struct AdagradOptions {
   bool maximize = false;
 };
 
+struct AdadeltaOptions {
+  double lr = 1.0;
+  double rho = 0.9;
+  double eps = 1e-6;
+  double weight_decay = 0;
+  bool maximize = false;
+};
+
+// Adamax's, NAdam's and RAdam's options besides their own: Adam's, without amsgrad.
+struct BetasOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0;
+};
+
+struct AdamaxOptions : BetasOptions {
+  AdamaxOptions() { lr = 2e-3; }
+  bool maximize = false;
+};
+
+struct NAdamOptions : BetasOptions {  // PyTorch 1.13's NAdam has no maximize
+  NAdamOptions() { lr = 2e-3; }
+  double momentum_decay = 4e-3;
+};
+
+struct RAdamOptions : BetasOptions {};  // PyTorch 1.13's RAdam has no maximize
+
 // params, grads (undefined = skip) and states are parallel lists of the same length. Every
 // argument is validated (PyTorch's constructor checks on the options; dtypes and shapes of
 // params, grads and state) before anything is written, so a failing call changes nothing.
@@ -77,13 +110,26 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
                   std::vector<ParamState>& states, const RMSpropOptions& options);
 void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                   std::vector<ParamState>& states, const AdagradOptions& options);
+void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                   std::vector<ParamState>& states, const AdadeltaOptions& options);
+void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                 std::vector<ParamState>& states, const AdamaxOptions& options);
+void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                std::vector<ParamState>& states, const NAdamOptions& options);
+void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                std::vector<ParamState>& states, const RAdamOptions& options);
 
-// The same by algorithm name ('SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad'), the options read
+// The same by algorithm name ('SGD', 'Adam', 'AdamW', 'RMSprop', 'Adagrad', 'Adadelta',
+// 'Adamax', 'NAdam', 'RAdam'), the options read
 // from camelCase attributes (the JS API's option names; Adam's betas as beta1 and beta2):
 //   SGD      lr, momentum?, dampening?, weightDecay?, nesterov?, maximize?
 //   Adam(W)  lr?, beta1?, beta2?, eps?, weightDecay?, amsgrad?, maximize?
 //   RMSprop  lr?, alpha?, eps?, weightDecay?, momentum?, centered?, maximize?
 //   Adagrad  lr?, lrDecay?, weightDecay?, initialAccumulatorValue?, eps?, maximize?
+//   Adadelta lr?, rho?, eps?, weightDecay?, maximize?
+//   Adamax   lr?, beta1?, beta2?, eps?, weightDecay?, maximize?
+//   NAdam    lr?, beta1?, beta2?, eps?, weightDecay?, momentumDecay?
+//   RAdam    lr?, beta1?, beta2?, eps?, weightDecay?
 void optimizer_step(const std::string& algorithm, const Attrs& hyper,
                     const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                     std::vector<ParamState>& states);

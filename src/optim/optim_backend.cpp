@@ -24,4 +24,24 @@ void LayerKernels::adagrad_step_f32(float* p, const float* g, float* sum, int64_
   optim::simd::adagrad_f32(p, g, sum, n, s);
 }
 
+void LayerKernels::adadelta_step_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                                     const optim::AdadeltaScalars& s) const {
+  optim::simd::adadelta_f32(p, g, square_avg, acc_delta, n, s);
+}
+
+void LayerKernels::adamax_step_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                                   const optim::AdamaxScalars& s) const {
+  optim::simd::adamax_f32(p, g, exp_avg, exp_inf, n, s);
+}
+
+void LayerKernels::nadam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                                  const optim::NadamScalars& s) const {
+  optim::simd::nadam_f32(p, g, exp_avg, exp_avg_sq, n, s);
+}
+
+void LayerKernels::radam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                                  const optim::RadamScalars& s) const {
+  optim::simd::radam_f32(p, g, exp_avg, exp_avg_sq, n, s);
+}
+
 }  // namespace sg

@@ -215,6 +215,81 @@ void Clamp(float* x, int64_t n, float lo, float hi) {
   });
 }
 
+void Adadelta(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+              const AdadeltaScalars& s) {
+  float* bufs[4] = {p, const_cast<float*>(g), square_avg, acc_delta};
+  ForEachVector(bufs, n, [&](DF d, float* const* at) {
+    const VF pv = hn::LoadU(d, at[0]);
+    VF gv = hn::Mul(hn::LoadU(d, at[1]), hn::Set(d, s.sign));
+    if (s.has_weight_decay) gv = AddScaled(d, gv, s.weight_decay, pv);
+    const VF rho = hn::Set(d, s.rho), one_minus_rho = hn::Set(d, s.one_minus_rho);
+    const VF eps = hn::Set(d, s.eps);
+    const VF sq = hn::Add(hn::Mul(hn::LoadU(d, at[2]), rho), hn::Mul(hn::Mul(one_minus_rho, gv), gv));
+    hn::StoreU(sq, d, at[2]);
+    const VF acc = hn::LoadU(d, at[3]);
+    const VF delta = hn::Mul(hn::Div(hn::Sqrt(hn::Add(acc, eps)), hn::Sqrt(hn::Add(sq, eps))), gv);
+    hn::StoreU(hn::Add(hn::Mul(acc, rho), hn::Mul(hn::Mul(one_minus_rho, delta), delta)), d, at[3]);
+    hn::StoreU(AddScaled(d, pv, s.neg_lr, delta), d, at[0]);
+  });
+}
+
+void Adamax(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+            const AdamaxScalars& s) {
+  float* bufs[4] = {p, const_cast<float*>(g), exp_avg, exp_inf};
+  ForEachVector(bufs, n, [&](DF d, float* const* at) {
+    const VF pv = hn::LoadU(d, at[0]);
+    VF gv = hn::Mul(hn::LoadU(d, at[1]), hn::Set(d, s.sign));
+    if (s.has_weight_decay) gv = AddScaled(d, gv, s.weight_decay, pv);
+    const VF m = AddScaled(d, hn::Mul(hn::LoadU(d, at[2]), hn::Set(d, s.beta1)), s.one_minus_beta1, gv);
+    const VF u = MaximumNaN(hn::Mul(hn::LoadU(d, at[3]), hn::Set(d, s.beta2)),
+                            hn::Add(hn::Abs(gv), hn::Set(d, s.eps)));
+    hn::StoreU(m, d, at[2]);
+    hn::StoreU(u, d, at[3]);
+    hn::StoreU(hn::Add(pv, hn::Div(hn::Mul(hn::Set(d, s.neg_clr), m), u)), d, at[0]);
+  });
+}
+
+// Adam's moments of one vector (MomentsScalars): g (with weight decay) into gv, the new m and v
+// stored and returned.
+HWY_INLINE void Moments(DF d, const MomentsScalars& s, float* const* at, VF& gv, VF& m, VF& v) {
+  gv = hn::LoadU(d, at[1]);
+  if (s.has_weight_decay) gv = AddScaled(d, gv, s.weight_decay, hn::LoadU(d, at[0]));
+  m = AddScaled(d, hn::Mul(hn::LoadU(d, at[2]), hn::Set(d, s.beta1)), s.one_minus_beta1, gv);
+  v = hn::Add(hn::Mul(hn::LoadU(d, at[3]), hn::Set(d, s.beta2)),
+              hn::Mul(hn::Mul(hn::Set(d, s.one_minus_beta2), gv), gv));
+  hn::StoreU(m, d, at[2]);
+  hn::StoreU(v, d, at[3]);
+}
+
+void Nadam(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+           const NadamScalars& s) {
+  float* bufs[4] = {p, const_cast<float*>(g), exp_avg, exp_avg_sq};
+  ForEachVector(bufs, n, [&](DF d, float* const* at) {
+    VF gv, m, v;
+    Moments(d, s.moments, at, gv, m, v);
+    const VF denom = hn::Add(hn::Sqrt(hn::Div(v, hn::Set(d, s.bias_correction2))), hn::Set(d, s.moments.eps));
+    VF pv = hn::Add(hn::LoadU(d, at[0]), hn::Div(hn::Mul(hn::Set(d, s.grad_coef), gv), denom));
+    pv = hn::Add(pv, hn::Div(hn::Mul(hn::Set(d, s.avg_coef), m), denom));
+    hn::StoreU(pv, d, at[0]);
+  });
+}
+
+void Radam(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+           const RadamScalars& s) {
+  float* bufs[4] = {p, const_cast<float*>(g), exp_avg, exp_avg_sq};
+  ForEachVector(bufs, n, [&](DF d, float* const* at) {
+    VF gv, m, v;
+    Moments(d, s.moments, at, gv, m, v);
+    VF step = hn::Mul(hn::Div(m, hn::Set(d, s.bias_correction1)), hn::Set(d, s.lr));
+    if (s.rectified) {
+      const VF adaptive = hn::Mul(hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Sqrt(v), hn::Set(d, s.moments.eps))),
+                                  hn::Set(d, s.bias_correction2_sqrt));
+      step = hn::Mul(hn::Mul(step, adaptive), hn::Set(d, s.rect));
+    }
+    hn::StoreU(hn::Sub(hn::LoadU(d, at[0]), step), d, at[0]);
+  });
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace simd
 }  // namespace optim
@@ -253,6 +328,28 @@ float max_abs_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxAb
 void scale_f32(float* x, int64_t n, float c) { HWY_DYNAMIC_DISPATCH(Scale)(x, n, c); }
 void clamp_f32(float* x, int64_t n, float lo, float hi) {
   HWY_DYNAMIC_DISPATCH(Clamp)(x, n, lo, hi);
+}
+
+HWY_EXPORT(Adadelta);
+HWY_EXPORT(Adamax);
+HWY_EXPORT(Nadam);
+HWY_EXPORT(Radam);
+
+void adadelta_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                  const AdadeltaScalars& s) {
+  HWY_DYNAMIC_DISPATCH(Adadelta)(p, g, square_avg, acc_delta, n, s);
+}
+void adamax_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                const AdamaxScalars& s) {
+  HWY_DYNAMIC_DISPATCH(Adamax)(p, g, exp_avg, exp_inf, n, s);
+}
+void nadam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const NadamScalars& s) {
+  HWY_DYNAMIC_DISPATCH(Nadam)(p, g, exp_avg, exp_avg_sq, n, s);
+}
+void radam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const RadamScalars& s) {
+  HWY_DYNAMIC_DISPATCH(Radam)(p, g, exp_avg, exp_avg_sq, n, s);
 }
 
 }  // namespace sg::optim::simd

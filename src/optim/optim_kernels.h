@@ -46,4 +46,25 @@ void scale_f32(float* x, int64_t n, float c);             // x ·= c
 void clamp_f32(float* x, int64_t n, float lo, float hi);  // min(max(x, lo), hi); NaN stays NaN
 }  // namespace ref
 
+namespace simd {
+void adadelta_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                  const AdadeltaScalars& s);
+void adamax_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                const AdamaxScalars& s);
+void nadam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const NadamScalars& s);
+void radam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const RadamScalars& s);
+}  // namespace simd
+namespace ref {
+void adadelta_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                  const AdadeltaScalars& s);
+void adamax_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                const AdamaxScalars& s);
+void nadam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const NadamScalars& s);
+void radam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const RadamScalars& s);
+}  // namespace ref
+
 }  // namespace sg::optim

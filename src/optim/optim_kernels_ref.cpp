@@ -110,4 +110,66 @@ void clamp_f32(float* x, int64_t n, float lo, float hi) {
     if (!std::isnan(x[i])) x[i] = std::fmin(std::fmax(x[i], lo), hi);
 }
 
+void adadelta_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                  const AdadeltaScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    float gv = g[i] * s.sign;
+    if (s.has_weight_decay) gv = gv + s.weight_decay * p[i];
+    const float sq = square_avg[i] * s.rho + (s.one_minus_rho * gv) * gv;
+    square_avg[i] = sq;
+    const float delta = std::sqrt(acc_delta[i] + s.eps) / std::sqrt(sq + s.eps) * gv;
+    acc_delta[i] = acc_delta[i] * s.rho + (s.one_minus_rho * delta) * delta;
+    p[i] = p[i] + s.neg_lr * delta;
+  }
+}
+
+void adamax_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                const AdamaxScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    float gv = g[i] * s.sign;
+    if (s.has_weight_decay) gv = gv + s.weight_decay * p[i];
+    const float m = exp_avg[i] * s.beta1 + s.one_minus_beta1 * gv;
+    const float u = maximum_nan(exp_inf[i] * s.beta2, std::fabs(gv) + s.eps);
+    exp_avg[i] = m;
+    exp_inf[i] = u;
+    p[i] = p[i] + (s.neg_clr * m) / u;
+  }
+}
+
+namespace {
+// Element i of Adam's moments (MomentsScalars): returns g (with weight decay), updates m and v.
+float moments_at(const MomentsScalars& s, const float* p, const float* g, float* m, float* v,
+                 int64_t i) {
+  float gv = g[i];
+  if (s.has_weight_decay) gv = gv + s.weight_decay * p[i];
+  m[i] = m[i] * s.beta1 + s.one_minus_beta1 * gv;
+  v[i] = v[i] * s.beta2 + (s.one_minus_beta2 * gv) * gv;
+  return gv;
+}
+}  // namespace
+
+void nadam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const NadamScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float gv = moments_at(s.moments, p, g, exp_avg, exp_avg_sq, i);
+    const float denom = std::sqrt(exp_avg_sq[i] / s.bias_correction2) + s.moments.eps;
+    const float pv = p[i] + (s.grad_coef * gv) / denom;
+    p[i] = pv + (s.avg_coef * exp_avg[i]) / denom;
+  }
+}
+
+void radam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const RadamScalars& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    moments_at(s.moments, p, g, exp_avg, exp_avg_sq, i);
+    const float step = (exp_avg[i] / s.bias_correction1) * s.lr;
+    if (s.rectified) {
+      const float adaptive = (1.0f / (std::sqrt(exp_avg_sq[i]) + s.moments.eps)) * s.bias_correction2_sqrt;
+      p[i] = p[i] - (step * adaptive) * s.rect;
+    } else {
+      p[i] = p[i] - step;
+    }
+  }
+}
+
 }  // namespace sg::optim::ref

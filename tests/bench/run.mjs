@@ -6,6 +6,7 @@
 //     --out    also write the full JSON report to FILE
 // Each workload runs in its own node process (worker.mjs) with both libraries loaded,
 // alternating. Prints the table, the goal summary and, as its last line, one JSON line.
+//   --backend=webgpu runs webgpu.mjs instead (simdgrad on WebGPU next to wasm; its own flags).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,12 @@ import path from 'node:path';
 import { BENCH_DIR, SG_ENTRY } from './lib/libs.mjs';
 import { goals, goalsText, table } from './lib/report.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
+
+if (process.argv.includes('--backend=webgpu')) {
+  const rest = process.argv.slice(2).filter((a) => a !== '--backend=webgpu');
+  const r = spawnSync(process.execPath, [path.join(path.dirname(new URL(import.meta.url).pathname), 'webgpu.mjs'), ...rest], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
 
 function parseArgs(argv) {
   const o = { only: null, quick: false, out: null };

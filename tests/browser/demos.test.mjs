@@ -7,7 +7,9 @@
 //     progress message, from step 1 on, when the optimizer state exists) the same at the last
 //     sample as at the first,
 //   - no console error (page or worker), page error or failed request appears,
-// and saves a screenshot of each page into tests/browser/out/ (git-ignored).
+// and saves a screenshot of each page into tests/browser/out/ (git-ignored). Then every demo again
+// with ?backend=webgpu (loss falls, no errors), and the digits demo on wasm and on webgpu to the
+// same step, whose held-out accuracies must agree within 1 point.
 //   node --test tests/browser/demos.test.mjs    (needs npm/dist and demos/web/data: scripts/build.sh,
 //                                                 node scripts/prepare-web-data.mjs)
 // SG_DEMO_INDEX=/tests/browser/fixtures/demo-index.html runs the same harness on a minimal
@@ -143,4 +145,73 @@ test('every demo trains in Chromium: ready, loss falls, memory flat, no errors',
       }
     });
   }
+});
+
+// ---- the same demos on WebGPU (Chromium's SwiftShader adapter, --enable-unsafe-webgpu) ----
+
+/** Opens a demo with `query`, waits until it is ready; returns { page, watcher }. */
+async function openDemo(demo, query) {
+  const page = await browser.context.newPage();
+  const watcher = watch(page);
+  const url = new URL(demo);
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+  await page.goto(url.href);
+  await page.waitForFunction(() => window.simdgradDemo?.ready === true, null, { timeout: READY_TIMEOUT_MS });
+  return { page, watcher };
+}
+
+// SwiftShader runs a GPU on the CPU, slower than wasm for these small models (the transformer
+// makes ~1 step/s there): judged from 10 steps.
+const MIN_STEPS_WEBGPU = 10;
+
+test('every demo trains on webgpu (?backend=webgpu): the backend is webgpu, the loss falls, no errors', async (t) => {
+  for (const demo of demos) {
+    await t.test(demo.pathname, async (st) => {
+      const { page, watcher } = await openDemo(demo, { autostart: '1', backend: 'webgpu' });
+      try {
+        assert.equal(await page.evaluate(() => window.simdgradDemo.backend), 'webgpu');
+        assert.equal(await page.$eval('#backend-choice', (s) => s.value), 'webgpu');
+        const samples = [];
+        const t1 = Date.now();
+        let fell = false;
+        while (Date.now() - t1 < TRAIN_BUDGET_MS && watcher.problems().length === 0 && !fell) {
+          const { step, loss } = await page.evaluate(() => ({ step: window.simdgradDemo.step, loss: window.simdgradDemo.loss }));
+          if (step > 0 && Number.isFinite(loss) && step !== samples.at(-1)?.step) samples.push({ step, loss });
+          if (samples.length > LAST_K && samples.at(-1).step >= MIN_STEPS_WEBGPU) {
+            fell = samples.slice(-LAST_K).reduce((s, x) => s + x.loss, 0) / LAST_K < FALL * samples[0].loss;
+          }
+          await page.waitForTimeout(SAMPLE_EVERY_MS);
+        }
+        await page.screenshot({ path: join(OUT, shotName(demo).replace(/\.png$/, '-webgpu.png')), fullPage: true });
+        st.diagnostic(`step ${samples.at(-1)?.step} after ${Date.now() - t1} ms; loss ${samples[0]?.loss} → ${samples.at(-1)?.loss}`);
+        assert.deepEqual(watcher.problems(), []);
+        assert.ok(fell, `the loss did not fall on webgpu: ${JSON.stringify(samples.slice(0, 3))} … ${JSON.stringify(samples.slice(-3))}`);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});
+
+test('the digits demo reaches the same held-out accuracy on webgpu as on wasm (± 1 point)', async (t) => {
+  const digits = demos.find((d) => d.pathname.includes('digits'));
+  if (!digits) return t.skip('no digits demo on this index');
+  const STEPS = 300;
+  const accuracy = {};
+  for (const backend of ['wasm', 'webgpu']) {
+    const { page, watcher } = await openDemo(digits, { autostart: '1', steps: String(STEPS), backend });
+    try {
+      await page.waitForFunction((n) => window.simdgradDemo.step >= n, STEPS, { timeout: 240_000, polling: 500 });
+      // The full evaluation on all 2,000 held-out digits, at exactly STEPS steps.
+      const ev = await page.evaluate(() => window.simdgradDemo.request('evaluate'));
+      accuracy[backend] = ev.accuracy;
+      assert.equal(await page.evaluate(() => window.simdgradDemo.backend), backend);
+      assert.deepEqual(watcher.problems(), []);
+    } finally {
+      await page.close();
+    }
+  }
+  t.diagnostic(`held-out accuracy after ${STEPS} steps: wasm ${accuracy.wasm}, webgpu ${accuracy.webgpu}`);
+  assert.ok(accuracy.wasm > 0.9, `wasm ${accuracy.wasm}`);
+  assert.ok(Math.abs(accuracy.webgpu - accuracy.wasm) <= 0.01, `webgpu ${accuracy.webgpu} vs wasm ${accuracy.wasm}`);
 });

@@ -1,5 +1,5 @@
 // Backends: 'reference' (scalar loops) and 'wasm' (SIMD) agree within tolerance on the
-// same computations, forward and backward; 'webgpu' is refused with a clear Error.
+// same computations, forward and backward; 'webgpu' without a started GPU is refused with a clear Error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
@@ -46,8 +46,8 @@ test("setBackend('reference') gives the same results as 'wasm' within tolerance"
   assert.equal(sg.getBackend(), 'wasm');
 });
 
-test("setBackend('webgpu') is refused clearly and changes nothing", () => {
-  throwsWith(() => sg.setBackend('webgpu'), "setBackend: backend 'webgpu' is not available");
+test("setBackend('webgpu') before init started a GPU is refused clearly and changes nothing", () => {
+  throwsWith(() => sg.setBackend('webgpu'), "setBackend: backend 'webgpu' is not running", "await init({ backend: 'webgpu' })");
   throwsWith(() => sg.setBackend('gpu'), 'setBackend', "'gpu'", "'wasm'");
   assert.equal(sg.getBackend(), 'wasm');
 });

@@ -14,6 +14,7 @@
 // that no tensor or byte leaked from the failed call, then `ok` and a global sanity check.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { addBreadthCases } from './bad_input_cases_breadth.mjs';
 
 const ENTRY = new URL('../../npm/dist/index.mjs', import.meta.url).href;
 
@@ -100,6 +101,9 @@ export function buildCases(sg) {
     { n: 'zeros with an unknown option', call: () => sg.zeros([2], { dtyp: 'int32' }), err: ["zeros: unknown option 'dtyp'", /expected one of: dtype, requiresGrad/] },
     { n: 'zeros with dtype float64', call: () => sg.zeros([2], { dtype: 'float64' }), err: ['zeros', /'dtype'/, /'float32', 'int32', 'bool'/, /'float64'/] },
     { n: 'zeros int32 with requiresGrad', call: () => sg.zeros([2], { dtype: 'int32', requiresGrad: true }), err: ['requiresGrad', /float32/, /got int32/] },
+    { n: "zeros on device 'gpu'", call: () => sg.zeros([2], { device: 'gpu' }), err: ['zeros', /'device'/, /'cpu', 'webgpu'/, /'gpu'/] },
+    { n: "tensor on device 'cuda'", call: () => sg.tensor([1, 2], { device: 'cuda' }), err: ['tensor', /'device'/, /'cpu', 'webgpu'/, /'cuda'/] },
+    { n: "randn on device 0", call: () => sg.randn([2], { device: 0 }), err: ['randn', /'device'/, /'cpu', 'webgpu'/] },
     { n: 'ones with requiresGrad "yes"', call: () => sg.ones([2], { requiresGrad: 'yes' }), err: ['ones', /'requiresGrad'/, /boolean/, /'yes'/] },
     { n: 'ones with a stray number after the shape array', call: () => sg.ones([2], 7), err: ['ones', /shape of integers/, /\[\[2\], 7\]/] },
     { n: 'full with a string value', call: () => sg.full([2], 'a'), err: ['full', /'value'/, /number/, /'a'/] },
@@ -216,7 +220,8 @@ export function buildCases(sg) {
     { n: 'lt of mismatched shapes', make: () => ({ a: x22() }), call: ({ a }) => a.lt(sg.ones([2, 2, 3])), err: ['lt', /\[2, 2\]/, /\[2, 2, 3\]/] },
     { n: 'ge with a string', make: () => ({ a: x22() }), call: ({ a }) => a.ge('1'), err: ['ge', /'other'/, /'1'/] },
     { n: "to('float64')", make: () => ({ a: x22() }), call: ({ a }) => a.to('float64'), err: [/^to: /, /'float32', 'int32', 'bool'/, /'float64'/], ok: ({ a }) => same(a.to('int32'), [[1, 2], [3, 4]]) },
-    { n: "to('webgpu') (not available)", make: () => ({ a: x22() }), call: ({ a }) => a.to('webgpu'), err: [/^to: /, /'webgpu' is not available/, /'cpu'/] },
+    { n: "to('gpu')", make: () => ({ a: x22() }), call: ({ a }) => a.to('gpu'), err: [/^to: /, /a device \('cpu', 'webgpu'\)/, /'gpu'/] },
+    { n: "to('webgpu') (not available)", make: () => ({ a: x22() }), call: ({ a }) => a.to('webgpu'), err: [/^to: /, /'webgpu' is not available/, /init\(\{ backend: 'webgpu' \}\)/] },
   ]);
 
   // ------------------------------------------------------------------ linear algebra
@@ -637,7 +642,7 @@ export function buildCases(sg) {
     { n: 'registerParameter with a plain tensor', make: () => ({ m: linear() }), call: ({ m }) => m.registerParameter('w2', sg.ones(2)), err: ['registerParameter', /Parameter/, /Tensor of shape \[2\]/], ok: ({ m }) => linearOk(m) },
     { n: 'registerBuffer with a dotted name', make: () => ({ m: linear() }), call: ({ m }) => m.registerBuffer('a.b', sg.ones(2)), err: ['registerBuffer', /"\."|'\.'|dot/, /'a\.b'/] },
     { n: 'assigning a number to a parameter attribute', make: () => ({ m: linear() }), call: ({ m }) => { m.weight = 5; }, err: [/parameter 'weight'/, /Parameter or null/, /5/], ok: ({ m }) => linearOk(m) },
-    { n: "module.to('webgpu')", make: () => ({ m: linear() }), call: ({ m }) => m.to('webgpu'), err: [/^to: /, /'webgpu' is not available/, /'cpu'/], ok: ({ m }) => linearOk(m) },
+    { n: "module.to('webgpu')", make: () => ({ m: linear() }), call: ({ m }) => m.to('webgpu'), err: [/^to: /, /'webgpu' is not available/, /init\(\{ backend: 'webgpu' \}\)/], ok: ({ m }) => linearOk(m) },
     { n: 'train with a string', make: () => ({ m: linear() }), call: ({ m }) => m.train('no'), err: ['train', /boolean/, /'no'/] },
     { n: 'ModuleList index out of range', make: () => ({ m: new nn.ModuleList([linear()]) }), call: ({ m }) => m.get(3), err: ['ModuleList', /index 3/, /out of range|1/] },
     { n: 'Sequential.get out of range', make: () => ({ m: new nn.Sequential(linear()) }), call: ({ m }) => m.get(-2), err: ['Sequential', /index -2/, /out of range|1/] },
@@ -807,6 +812,7 @@ export function buildCases(sg) {
     J('a Promise from a callback of a synchronous compiled function', ({ x }) => compiled((t) => sg.jsCall(spec([2, 2]), [t], async (u) => u), (f) => f(x)), ['jsCall: callback', /returned a Promise/, /\{ async: true \}/]),
     J('a gradient through a callback without vjp', ({ x }) => sg.jsCall(spec([2, 2]), [x.detach().requiresGrad_()], double, { name: 'dbl' }).sum().backward(), ["jsCall: cannot differentiate through callback 'dbl'", /no vjp/, /vjp:/]),
   ]);
+  addBreadthCases(sg, add, { same, linear, withStep });
 
   return rows;
 }

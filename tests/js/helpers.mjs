@@ -3,7 +3,21 @@
 import assert from 'node:assert/strict';
 import { init } from '../../npm/dist/index.mjs';
 
-export const sg = await init();
+// SG_TEST_WEBGPU=1 also starts the WebGPU device (webgpu_env.mjs), with the CPU as the default
+// device: tests that loop over backends (backends.mjs) then run on 'webgpu' too.
+export const sg = await initForTests();
+
+async function initForTests() {
+  if (!process.env.SG_TEST_WEBGPU) return init();
+  const { gpu, why } = await import('./webgpu_env.mjs');
+  if (!gpu) throw new Error(`SG_TEST_WEBGPU: ${why}`);
+  const s = await init({ backend: 'webgpu', gpu });
+  s.setBackend('wasm');
+  // Dawn keeps Node alive: end the process once the tests of this file are done.
+  const { after } = await import('node:test');
+  after(() => setTimeout(() => process.exit(process.exitCode ?? 0), 100));
+  return s;
+}
 
 /** Asserts that `actual` (nested arrays / numbers) equals `expected` within abs+rel tolerance. */
 export function close(actual, expected, tol = 1e-5, path = '') {

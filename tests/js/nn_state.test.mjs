@@ -111,11 +111,11 @@ test('zeroGrad sets every grad to null; requiresGrad_ toggles parameters', () =>
   });
 });
 
-test('to(device): cpu is a no-op, webgpu a clear Error', () => {
+test('to(device): cpu is a no-op, webgpu without a started GPU a clear Error', () => {
   const m = new sg.nn.Linear(2, 2);
   assert.equal(m.to('cpu'), m);
-  throwsWith(() => m.to('webgpu'), "to: device 'webgpu' is not available for modules");
-  throwsWith(() => m.to('cuda'), "to: expected a device ('cpu'), got 'cuda'");
+  throwsWith(() => m.to('webgpu'), "to: device 'webgpu' is not available: call init({ backend: 'webgpu' }) first");
+  throwsWith(() => m.to('cuda'), "to: expected a device ('cpu' or 'webgpu'), got 'cuda'");
   m.dispose();
 });
 

@@ -224,7 +224,7 @@ forEachBackend('a transposed (non-contiguous) input gives what its contiguous co
   for (const f of cases) {
     const viaView = await evaluate((b, o) => {
       const t = b.transpose(0, 1);
-      assert.equal(t.handle.isContiguous(), false, "the view is strided");
+      assert.equal(t.isContiguous(), false, "the view is strided");
       return f(t, o);
     }, [base, other]);
     const viaCopy = await evaluate((b, o) => f(b.transpose(0, 1).contiguous(), o), [base, other]);
@@ -382,8 +382,8 @@ test("the playground's L1/L2 controls add sg.penalties.l1 and l2 of every weight
   let trainer;
   try {
     trainer = createTrainer(sg, config);
-    const total = trainer.step();
-    const { dataLoss } = trainer.report();
+    const total = await trainer.step(); // the demo's trainers read with await (GPU tensors)
+    const { dataLoss } = await trainer.report();
     read();
     // Three weight matrices (2→6, 6→6, 6→2), biases excluded.
     assert.deepEqual(calls.l1.map((c) => c.shape), [[6, 2], [6, 6], [2, 6]]);

@@ -243,6 +243,11 @@ std::vector<Case> all_cases() {
   add("avgPool1d", {f({2, 3, 7})}, attrs({{"kernelSize", 3.0}}));
   add("avgPool2d", {img}, attrs({{"kernelSize", 2.0}, {"ceilMode", true}}));
   add("adaptiveAvgPool2d", {img}, attrs({{"outputSize", V{2, 3}}}));
+  add("rnnLayer", {f({3, 2, 4}), f({2, 2}, -1, 1, 5), f({2, 3}, -1, 1, 6), f({12, 4}, -1, 1, 7), f({12, 2}, -1, 1, 8),
+                   f({12}, -1, 1, 9), f({12}, -1, 1, 10), f({2, 3}, -1, 1, 11)},
+      attrs({{"mode", std::string("lstm")}}), "lstm");
+  add("rnnLayer", {f({3, 2, 4}), f({2, 3}, -1, 1, 5), Tensor(), f({9, 4}, -1, 1, 7), f({9, 3}, -1, 1, 8)},
+      attrs({{"mode", std::string("gru")}, {"reverse", true}}), "gru reverse");
   // Random and creation ops.
   cs.push_back({"dropout", "dropout", {f({4, 6})}, attrs({{"p", 0.3}}), true});
   cs.push_back({"dropout2d", "dropout2d", {img}, attrs({{"p", 0.5}}), true});
@@ -297,7 +302,7 @@ TEST_CASE("device: every op gives the cpu's values, gradients and in-place updat
   // Convolutions and pooling still compute outside the Backend interface (their kernels are
   // being moved behind it): they take the CPU fallback here, which the next test covers.
   for (const char* op : {"conv1d", "conv2d", "convTranspose2d", "maxPool1d", "maxPool2d", "avgPool1d", "avgPool2d",
-                         "adaptiveAvgPool2d"})
+                         "adaptiveAvgPool2d", "rnnLayer"})
     scope.device().unsupported.insert(op);
   const std::vector<Case> cases = all_cases();
   std::set<std::string> covered;

@@ -1,8 +1,10 @@
 // Page side of every demo: starts the training worker, wires Start/Pause/Reset, the progress bar
-// and the status lines, and keeps window.simdgradDemo = { ready, step, loss, memory } current for tests.
+// and the status lines, and keeps window.simdgradDemo = { ready, step, loss, memory, backend, request } current for tests.
 // The worker side is common/worker-host.js (the message protocol is described there).
 //
-// Query parameters: ?autostart=1 starts training once ready; ?threads=N asks for the threaded build
+// Query parameters: ?backend=webgpu trains on the GPU (init({ backend: 'webgpu' }); the backend
+// selector next to the status line reloads the page with it); ?autostart=1 starts training once ready;
+// ?steps=N makes one run N steps (tests compare backends at an exact step); ?threads=N asks for the threaded build
 // (init({ threads: N })); when that is unavailable the status line says why and 1 thread is used;
 // ?worker=0 trains on the main thread (common/inline-host.js), as browsers without module workers do.
 
@@ -24,8 +26,10 @@ export function setupDemo(options) {
   const text = $('progress-text');
   const backendLine = $('backend');
   const statusLine = $('status');
-  const state = (window.simdgradDemo = { ready: false, step: 0, loss: NaN });
-  const stepsPerRun = options.stepsPerRun ?? Infinity;
+  const backend = query.get('backend') === 'webgpu' ? 'webgpu' : 'wasm';
+  const state = (window.simdgradDemo = { ready: false, step: 0, loss: NaN, backend: null });
+  backendSelector(backend);
+  const stepsPerRun = query.has('steps') ? Math.max(1, Number.parseInt(query.get('steps'), 10) || 1) : (options.stepsPerRun ?? Infinity);
   let running = false;
   let runEnd = stepsPerRun;
   let run = 0; // bumped by start and reset; worker messages of an older run are stale
@@ -87,8 +91,9 @@ export function setupDemo(options) {
     switch (msg.type) {
       case 'ready': {
         state.ready = true;
+        state.backend = msg.backend;
         const f = msg.features;
-        backendLine.textContent = `simdgrad ${msg.version} · backend ${msg.backend}${f.simd ? ' (SIMD)' : ''} · ${msg.threads} thread${msg.threads === 1 ? '' : 's'} · ${where}`;
+        backendLine.textContent = `simdgrad ${msg.version} · backend ${msg.backend}${msg.backend === 'wasm' && f.simd ? ' (SIMD)' : ''} · ${msg.threads} thread${msg.threads === 1 ? '' : 's'} · ${where}`;
         if (msg.warning) {
           // Kept next to the backend line (the status line changes as training goes on).
           const note = document.createElement('span');
@@ -137,7 +142,7 @@ export function setupDemo(options) {
         break;
     }
   }
-  post({ type: 'init', simdgradUrl, threads, config: options.config() });
+  post({ type: 'init', simdgradUrl, threads, backend, config: options.config() });
 
   function start() {
     if (!state.ready) return;
@@ -176,7 +181,43 @@ export function setupDemo(options) {
     });
   }
 
+  // Tests reach the demo's requests (e.g. the digits' full evaluation) through the page.
+  state.request = request;
   return { request, reset, start, pause, setStatus, get running() { return running; } };
+}
+
+/**
+ * A wasm / webgpu choice before the status line (#backend-choice, made here): changing it reloads
+ * the page with ?backend=…; webgpu is greyed out, with the reason, where navigator.gpu is missing.
+ */
+function backendSelector(current) {
+  const select = document.createElement('select');
+  select.id = 'backend-choice';
+  select.title = 'compute backend';
+  for (const name of ['wasm', 'webgpu']) {
+    const opt = document.createElement('option');
+    opt.value = name;
+    opt.textContent = name;
+    opt.selected = name === current;
+    if (name === 'webgpu' && !navigator.gpu) {
+      opt.disabled = true;
+      opt.textContent = 'webgpu (unavailable)';
+      select.title = window.isSecureContext
+        ? 'WebGPU is not available in this browser (navigator.gpu is missing)'
+        : 'WebGPU needs a secure context (https or localhost)';
+    }
+    select.append(opt);
+  }
+  select.addEventListener('change', () => {
+    const q = new URLSearchParams(location.search);
+    if (select.value === 'wasm') q.delete('backend');
+    else q.set('backend', select.value);
+    location.search = q.toString();
+  });
+  const label = document.createElement('label');
+  label.className = 'backend-choice';
+  label.append('backend ', select);
+  document.getElementById('backend').before(label);
 }
 
 /** Whether this browser runs module workers (it reads the `type` option only if it knows it). */

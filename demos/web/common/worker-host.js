@@ -4,7 +4,7 @@
 // runs its step() in chunks of ~CHUNK_MS, yielding to the event loop in between so that pause,
 // reset and the demo's own requests (predict, save, ...) are answered while it trains.
 //
-// page → worker: { type: 'init', simdgradUrl, threads, config }
+// page → worker: { type: 'init', simdgradUrl, threads, backend ('wasm' | 'webgpu'), config }
 //                { type: 'start', steps, run } (train until `steps` more steps are done) · { type: 'pause' }
 //                { type: 'reset', config, run } · { type: 'request', id, name, payload }
 // worker → page: { type: 'ready', backend, features, threads, warning }
@@ -14,7 +14,8 @@
 // reset or a restart carry an older run, and the page ignores them.
 //                { type: 'reply', id, result | error } · { type: 'error', message }
 //
-// trainer = { step() → loss (number), report?() → object, handle?(name, payload) → result | Promise,
+// trainer = { step() → loss (number, or a Promise of one: GPU tensors are read with await),
+//             report?() → object | Promise, handle?(name, payload) → result | Promise,
 //             transfer?(name, result) → Transferable[], dispose() }; createTrainer(sg, config) may be async.
 //
 // options (pacing): chunkMs — time budget of one chunk; maxChunkSteps — at most this many steps per
@@ -59,14 +60,14 @@ export function hostTraining(createTrainer, options = {}, endpoint = workerEndpo
     rate = 0;
     building = (async () => {
       trainer = await createTrainer(sg, config ?? {});
-      report();
+      await report();
     })();
     return building;
   }
 
-  function report() {
-    if (trainer?.report) post({ type: 'report', run, step, ...trainer.report() });
+  async function report() {
     lastReport = performance.now();
+    if (trainer?.report) post({ type: 'report', run, step, ...(await trainer.report()) });
   }
 
   // Runs chunks until paused or done; one loop at a time (a start during its yield just keeps it going).
@@ -80,7 +81,7 @@ export function hostTraining(createTrainer, options = {}, endpoint = workerEndpo
       let loss = NaN;
       try {
         do {
-          loss = trainer.step();
+          loss = await trainer.step();
           sum += loss;
           n++;
           step++;
@@ -99,7 +100,7 @@ export function hostTraining(createTrainer, options = {}, endpoint = workerEndpo
       post({ type: 'progress', run, step, loss, lossMean: sum / n, stepsPerSec: rate, running, memory: sg.memory() });
       if (!running || performance.now() - lastReport > REPORT_MS) {
         try {
-          report();
+          await report();
         } catch (e) {
           fail(e);
         }
@@ -111,12 +112,19 @@ export function hostTraining(createTrainer, options = {}, endpoint = workerEndpo
     looping = false;
   }
 
-  async function loadSimdgrad(url, threads) {
+  async function loadSimdgrad(url, threads, backend) {
     // Import maps do not apply inside workers, so the page passes the URL it resolved 'simdgrad' to.
     const init = options.init ?? (await import(url)).init;
     let warning = null;
     let sgx;
-    if (threads > 1) {
+    if (backend === 'webgpu') {
+      try {
+        sgx = await init({ backend: 'webgpu' });
+      } catch (e) {
+        warning = `webgpu unavailable, using wasm — ${e?.message ?? e}`;
+      }
+    }
+    if (!sgx && threads > 1) {
       try {
         sgx = await init({ threads });
       } catch (e) {
@@ -136,7 +144,7 @@ export function hostTraining(createTrainer, options = {}, endpoint = workerEndpo
     try {
       switch (msg.type) {
         case 'init': {
-          const loaded = await loadSimdgrad(msg.simdgradUrl, msg.threads ?? 1);
+          const loaded = await loadSimdgrad(msg.simdgradUrl, msg.threads ?? 1, msg.backend ?? 'wasm');
           sg = loaded.sg;
           await build(msg.config);
           post({ type: 'ready', backend: sg.getBackend(), features: loaded.features, threads: loaded.threads, warning: loaded.warning, version: sg.version });

@@ -55,7 +55,8 @@ export async function createTrainer(sg, config) {
   const { train, test } = await sg.datasets.mnist({ digits, trainSize: TRAIN, testSize: TEST, seed: 0 });
   const model = makeModel(sg.nn);
   const opt = new sg.optim.Adam(model.parameters(), { lr: config.lr ?? 2e-3 });
-  const testLabels = test.y.dataSync();
+  // Reads are awaited: on the 'webgpu' backend tensors live on the GPU (t.data() works everywhere).
+  const testLabels = await test.y.data();
   let trainAcc = NaN;
   let evaluated = -1;
   let steps = 0;
@@ -76,15 +77,17 @@ export async function createTrainer(sg, config) {
   });
 
   /** Accuracy and confusion matrix (rows: true digit, columns: predicted) on the first n held-out digits. */
-  function evaluate(n) {
+  async function evaluate(n) {
     const confusion = new Array(100).fill(0);
     const wrong = []; // [index, prediction] of the first few mistakes
     let correct = 0;
     model.eval();
-    const mistakes = sg.noGrad(() => {
+    const mistakes = await (async () => {
       for (let i = 0; i < n; i += 250) {
         const m = Math.min(250, n - i);
-        const pred = sg.tidy(() => model.forward(test.x.narrow(0, i, m)).argmax(1).dataSync());
+        const predT = sg.noGrad(() => sg.tidy(() => model.forward(test.x.narrow(0, i, m)).argmax(1)));
+        const pred = await predT.data();
+        predT.dispose();
         for (let k = 0; k < m; k++) {
           const truth = testLabels[i + k];
           confusion[truth * 10 + pred[k]]++;
@@ -93,13 +96,15 @@ export async function createTrainer(sg, config) {
         }
       }
       if (!wrong.length) return { pixels: new Uint8Array(0), truth: [], pred: [] };
-      const px = sg.tidy(() => test.x.indexSelect(0, wrong.map(([i]) => i)).dataSync());
+      const pxT = sg.tidy(() => test.x.indexSelect(0, wrong.map(([i]) => i)));
+      const px = await pxT.data();
+      pxT.dispose();
       return {
         pixels: Uint8Array.from(px, (v) => Math.round(v * 255)),
         truth: wrong.map(([i]) => testLabels[i]),
         pred: wrong.map(([, p]) => p),
       };
-    });
+    })();
     model.train();
     evaluated = steps;
     lastEval = { accuracy: correct / n, confusion, n, mistakes };
@@ -107,35 +112,35 @@ export async function createTrainer(sg, config) {
   }
 
   return {
-    step() {
-      const [loss, acc] = sg.tidy(() => {
-        const [l, hits] = trainStep();
-        return [l.item(), hits.item() / BATCH];
-      });
+    async step() {
+      const kept = sg.tidy(() => trainStep());
+      const [loss, hits] = await Promise.all(kept.map(async (t) => (await t.data())[0]));
+      sg.dispose(kept);
+      const acc = hits / BATCH;
       trainAcc = Number.isNaN(trainAcc) ? acc : 0.95 * trainAcc + 0.05 * acc;
       steps++;
       return loss;
     },
-    report() {
+    async report() {
       const fresh = steps > 0 && steps - evaluated >= EVAL_EVERY;
-      const ev = fresh ? evaluate(EVAL_N) : lastEval;
+      const ev = fresh ? await evaluate(EVAL_N) : lastEval;
       return { trainAcc, testAcc: ev.accuracy, confusion: ev.confusion, evalN: ev.n, mistakes: ev.mistakes, fresh, epoch: (steps * BATCH) / TRAIN };
     },
-    handle(name, payload) {
+    async handle(name, payload) {
       switch (name) {
         case 'predict': {
           // payload: Float32Array(784), the drawn digit preprocessed like MNIST.
           model.eval();
-          const probs = sg.noGrad(() =>
-            sg.tidy(() => model.forward(sg.tensor(payload, { shape: [1, 1, 28, 28] })).softmax(1).dataSync()),
-          );
+          const probsT = sg.noGrad(() => sg.tidy(() => model.forward(sg.tensor(payload, { shape: [1, 1, 28, 28] })).softmax(1)));
+          const probs = await probsT.data();
+          probsT.dispose();
           model.train();
           return Array.from(probs);
         }
         case 'save': {
           const sd = model.stateDict();
           // A copy owned by JS, so its buffer can be transferred to the page.
-          const bytes = sg.save(sd).slice();
+          const bytes = (await sg.saveAsync(sd)).slice();
           for (const t of Object.values(sd)) t.dispose();
           return bytes;
         }
@@ -146,11 +151,11 @@ export async function createTrainer(sg, config) {
           } finally {
             for (const t of Object.values(sd)) t.dispose();
           }
-          const ev = evaluate(TEST);
+          const ev = await evaluate(TEST);
           return { accuracy: ev.accuracy, confusion: ev.confusion, evalN: ev.n, mistakes: ev.mistakes };
         }
         case 'evaluate':
-          return evaluate(TEST);
+          return await evaluate(TEST);
         default:
           throw new Error(`digits worker: unknown request '${name}'`);
       }

@@ -85,29 +85,34 @@ export function createTrainer(sg, c) {
     return [loss, base];
   });
 
-  const accuracy = (logits, labels) => {
-    const pred = logits.argmax(1).dataSync();
+  // Reads are awaited: on the 'webgpu' backend tensors live on the GPU (t.data() works everywhere).
+  const accuracy = async (logits, labels) => {
+    const pred = await logits.data();
     let hits = 0;
     for (let i = 0; i < labels.length; i++) if (pred[i] === labels[i]) hits++;
     return hits / labels.length;
   };
 
   return {
-    step() {
-      const [total, data] = sg.tidy(() => trainStep(l1, l2).map((t) => t.item()));
+    async step() {
+      const kept = sg.tidy(() => trainStep(l1, l2));
+      const [total, data] = await Promise.all(kept.map(async (t) => (await t.data())[0]));
+      sg.dispose(kept);
       dataLoss = data;
       return total;
     },
-    report() {
+    async report() {
       model.eval();
-      const out = sg.noGrad(() =>
-        sg.tidy(() => ({
-          surface: model.forward(grid).softmax(1).narrow(1, 1, 1).dataSync(),
-          trainAcc: accuracy(model.forward(x), train.y),
-          testAcc: accuracy(model.forward(tx), test.y),
-        })),
+      const [surfaceT, trainPred, testPred] = sg.noGrad(() =>
+        sg.tidy(() => [model.forward(grid).softmax(1).narrow(1, 1, 1).contiguous(), model.forward(x).argmax(1), model.forward(tx).argmax(1)]),
       );
       model.train();
+      const out = {
+        surface: await surfaceT.data(),
+        trainAcc: await accuracy(trainPred, train.y),
+        testAcc: await accuracy(testPred, test.y),
+      };
+      sg.dispose([surfaceT, trainPred, testPred]);
       return { ...out, dataLoss, grid: GRID, points: train.x, labels: train.y, params: model.parameters().reduce((n, p) => n + p.numel, 0) };
     },
     handle(name, p) {

@@ -98,21 +98,26 @@ export async function createTrainer(sg, config) {
   }
 
   /** Appends n characters drawn from the model at this temperature. */
-  function extend(state, n, temperature) {
+  // Reads are awaited: on the 'webgpu' backend tensors live on the GPU (t.data() works everywhere).
+  async function extend(state, n, temperature) {
     model.eval();
-    sg.noGrad(() => {
+    {
       for (let k = 0; k < n; k++) {
         const ctx = state.ids.slice(-CONTEXT);
-        const probs = sg.tidy(() => {
-          const logits = model.forward(sg.tensor(Int32Array.from(ctx), { shape: [1, ctx.length] }));
-          return logits.narrow(1, ctx.length - 1, 1).reshape([V]).div(temperature).softmax(0).dataSync();
-        });
+        const probsT = sg.noGrad(() =>
+          sg.tidy(() => {
+            const logits = model.forward(sg.tensor(Int32Array.from(ctx), { shape: [1, ctx.length] }));
+            return logits.narrow(1, ctx.length - 1, 1).reshape([V]).div(temperature).softmax(0);
+          }),
+        );
+        const probs = await probsT.data();
+        probsT.dispose();
         let r = rand();
         let c = 0;
         while (c < V - 1 && (r -= probs[c]) > 0) c++;
         state.ids.push(c);
       }
-    });
+    }
     model.train();
   }
 
@@ -121,14 +126,14 @@ export async function createTrainer(sg, config) {
     text: state.ids.slice(state.start).map((i) => chars[i]).join(''),
   });
 
-  function generate(prompt, n, temperature) {
+  async function generate(prompt, n, temperature) {
     const state = begin(prompt);
-    extend(state, n, temperature);
+    await extend(state, n, temperature);
     return text(state);
   }
 
   return {
-    step() {
+    async step() {
       const xs = new Int32Array(BATCH * CONTEXT);
       const ys = new Int32Array(BATCH * CONTEXT);
       for (let b = 0; b < BATCH; b++) {
@@ -136,13 +141,13 @@ export async function createTrainer(sg, config) {
         xs.set(ids.subarray(o, o + CONTEXT), b * CONTEXT);
         ys.set(ids.subarray(o + 1, o + CONTEXT + 1), b * CONTEXT);
       }
-      const loss = sg.tidy(() =>
-        trainStep(sg.tensor(xs, { shape: [BATCH, CONTEXT] }), sg.tensor(ys, { shape: [BATCH * CONTEXT] })).item(),
-      );
+      const loss = sg.tidy(() => trainStep(sg.tensor(xs, { shape: [BATCH, CONTEXT] }), sg.tensor(ys, { shape: [BATCH * CONTEXT] })));
       steps++;
-      return loss;
+      const value = (await loss.data())[0];
+      loss.dispose();
+      return value;
     },
-    report() {
+    async report() {
       if (!pending && steps - sampledAt >= SAMPLE_EVERY) {
         pending = { step: steps, ...begin('\n'), left: steps ? SAMPLE_CHARS : 50 };
         sampledAt = steps;
@@ -150,7 +155,7 @@ export async function createTrainer(sg, config) {
       let sample = null;
       if (pending) {
         const n = Math.min(pending.left, SAMPLE_CHARS_PER_REPORT);
-        extend(pending, n, 0.8);
+        await extend(pending, n, 0.8);
         pending.left -= n;
         if (!pending.left) {
           sample = { step: pending.step, ...text(pending) };
@@ -159,11 +164,11 @@ export async function createTrainer(sg, config) {
       }
       return { sample, vocab: V, params, chars: corpus.length, context: CONTEXT };
     },
-    handle(name, p) {
+    async handle(name, p) {
       if (name !== 'sample') throw new Error(`transformer worker: unknown request '${name}'`);
       const n = Math.max(1, Math.min(400, p.chars | 0));
       const t = Math.max(0.05, Math.min(2, Number(p.temperature) || 0.8));
-      return { step: steps, ...generate(p.prompt ?? '\n', n, t) };
+      return { step: steps, ...(await generate(p.prompt ?? '\n', n, t)) };
     },
     dispose() {
       trainStep.clear();

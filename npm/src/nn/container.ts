@@ -6,7 +6,8 @@ import { tidy } from '../memory.js';
 import { describe, intArg } from '../options.js';
 import { GELU, ReLU } from './activation_modules.js';
 import { Linear } from './linear.js';
-import { Module } from './module.js';
+import { Tensor } from '../tensor.js';
+import { Module, Parameter } from './module.js';
 
 const own = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
@@ -229,5 +230,150 @@ export class ModuleDict extends Module {
 
   [Symbol.iterator](): Iterator<string> {
     return this.keys()[Symbol.iterator]();
+  }
+}
+
+/** A Parameter as is; a Tensor wrapped as one (sharing its data), as PyTorch's containers do. */
+function parameterArg(fn: string, v: unknown, what: string): Parameter {
+  if (v instanceof Parameter) return v;
+  if (v instanceof Tensor && !v.isDisposed) return new Parameter(v);
+  throw new Error(`${fn}: ${what} is not a sg.nn.Parameter or a Tensor, got ${describe(v)}`);
+}
+
+/**
+ * Parameters in a list, registered as '0', '1', ... (so they appear in parameters() and the
+ * state dict, and read as plist[0]); a Tensor is wrapped into a Parameter sharing its data.
+ */
+export class ParameterList extends Module {
+  [index: number]: Parameter;
+
+  constructor(values?: Iterable<Parameter | Tensor>) {
+    super();
+    if (values !== undefined && values !== null) {
+      if (typeof (values as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') {
+        throw new Error(`ParameterList: expected an array of Parameters or Tensors, got ${describe(values)}`);
+      }
+      let i = 0;
+      for (const v of values) this.registerParameter(String(i), parameterArg('ParameterList', v, `element ${i++}`));
+    }
+  }
+
+  get length(): number {
+    return this._parameters.size;
+  }
+
+  /** The parameter at index i (negative counts from the end). */
+  get(i: number): Parameter {
+    return this._parameters.get(String(indexArg('ParameterList.get', i, this.length)))!;
+  }
+
+  /** Replaces the parameter at index i. */
+  set(i: number, value: Parameter | Tensor): void {
+    const k = String(indexArg('ParameterList.set', i, this.length));
+    (this as unknown as Record<string, unknown>)[k] = parameterArg('ParameterList.set', value, 'the value');
+  }
+
+  append(value: Parameter | Tensor): this {
+    this.registerParameter(String(this.length), parameterArg('ParameterList.append', value, 'the value'));
+    return this;
+  }
+
+  extend(values: Iterable<Parameter | Tensor>): this {
+    for (const v of values) this.append(v);
+    return this;
+  }
+
+  [Symbol.iterator](): Iterator<Parameter> {
+    return ([...this._parameters.values()] as Parameter[])[Symbol.iterator]();
+  }
+
+  extraRepr(): string {
+    return [...this._parameters.entries()].map(([k, p]) => `(${k}): Parameter containing: [Tensor of shape [${p!.shape.join(', ')}]]`).join('\n');
+  }
+}
+
+/** Parameters by name, in insertion order; a Tensor is wrapped into a Parameter sharing its data. */
+export class ParameterDict extends Module {
+  constructor(parameters?: Record<string, Parameter | Tensor> | Map<string, Parameter | Tensor> | [string, Parameter | Tensor][]) {
+    super();
+    if (parameters !== undefined && parameters !== null) this.update(parameters);
+  }
+
+  get length(): number {
+    return this._parameters.size;
+  }
+
+  get size(): number {
+    return this._parameters.size;
+  }
+
+  get(key: string): Parameter | undefined {
+    return this._parameters.get(key) ?? undefined;
+  }
+
+  /** Adds or replaces the parameter under key. */
+  set(key: string, value: Parameter | Tensor): this {
+    if (typeof key !== 'string') throw new Error(`ParameterDict.set: expected a string key, got ${describe(key)}`);
+    const p = parameterArg('ParameterDict.set', value, `'${key}'`);
+    try {
+      if (this._parameters.has(key)) (this as unknown as Record<string, unknown>)[key] = p;
+      else this.registerParameter(key, p);
+    } catch (e) {
+      if (p !== value) p.dispose(); // the wrapper made for a plain Tensor
+      throw e;
+    }
+    return this;
+  }
+
+  has(key: string): boolean {
+    return this._parameters.has(key);
+  }
+
+  /** Removes key and returns its parameter (PyTorch's pop). */
+  delete(key: string): Parameter | undefined {
+    const p = this._parameters.get(key);
+    if (this._parameters.has(key)) delete (this as unknown as Record<string, unknown>)[key];
+    return p ?? undefined;
+  }
+
+  pop(key: string): Parameter {
+    if (!this._parameters.has(key)) throw new Error(`ParameterDict.pop: no parameter named '${key}'`);
+    return this.delete(key)!;
+  }
+
+  clear(): void {
+    for (const k of [...this._parameters.keys()]) this.delete(k);
+  }
+
+  keys(): string[] {
+    return [...this._parameters.keys()];
+  }
+
+  values(): Parameter[] {
+    return [...this._parameters.values()] as Parameter[];
+  }
+
+  entries(): [string, Parameter][] {
+    return [...this._parameters.entries()] as [string, Parameter][];
+  }
+
+  /** Adds every [name, parameter] of a plain object, Map or pair array. */
+  update(parameters: Record<string, Parameter | Tensor> | Map<string, Parameter | Tensor> | [string, Parameter | Tensor][]): void {
+    if (!isPlainOrMap(parameters) && !Array.isArray(parameters)) {
+      throw new Error(`ParameterDict: expected an object, a Map or [name, parameter] pairs, got ${describe(parameters)}`);
+    }
+    const entries = parameters instanceof Map ? [...parameters.entries()] : Array.isArray(parameters) ? parameters : Object.entries(parameters);
+    for (const e of entries as unknown[]) {
+      if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string') throw new Error(`ParameterDict: expected [name, parameter] pairs, got ${describe(e)}`);
+      this.set(e[0], e[1] as Parameter | Tensor);
+    }
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.keys()[Symbol.iterator]();
+  }
+
+  extraRepr(): string {
+    return this.entries().map(([k, p]) => `(${k}): Parameter containing: [Tensor of shape [${p.shape.join(', ')}]]`).join('\n');
   }
 }

@@ -6,7 +6,10 @@ import { Tensor } from '../tensor.js';
 import { countArg } from './args.js';
 import { normal_ } from './init.js';
 import { Module, Parameter } from './module.js';
-import { writeInto } from './tensor_data.js';
+import { copyTensorInto, writeInto } from './tensor_data.js';
+import { tidy } from '../memory.js';
+import { noGrad } from '../autograd.js';
+import { zeros } from '../creation.js';
 
 export interface EmbeddingOptions {
   /** Row that gets no gradient and starts at zero (negative counts from the end). */
@@ -56,6 +59,12 @@ export class Embedding extends Module {
 
   private fillPaddingRow(): void {
     if (this.paddingIdx === null) return;
+    if (this.weight.device !== 'cpu') {
+      // On a GPU the row is zeroed there (its values cannot be read synchronously).
+      const idx = this.paddingIdx;
+      tidy(() => noGrad(() => copyTensorInto(this.weight.narrow(0, idx, 1), zeros([1, this.embeddingDim], { device: this.weight.device }))));
+      return;
+    }
     const values = this.weight.dataSync();
     values.fill(0, this.paddingIdx * this.embeddingDim, (this.paddingIdx + 1) * this.embeddingDim);
     writeInto('Embedding', this.weight, values);

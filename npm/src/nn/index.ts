@@ -2,19 +2,22 @@
 import { F } from '../functional.js';
 import * as act from './activation_modules.js';
 import { MultiheadAttention } from './attention.js';
-import { ModuleDict, ModuleList, Sequential } from './container.js';
+import { ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential } from './container.js';
 import { Conv1d, Conv2d, ConvTranspose2d } from './conv.js';
 import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
 import { init } from './init.js';
+import { Upsample, UpsamplingBilinear2d, UpsamplingNearest2d } from './interpolate.js';
 import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
 import * as losses from './loss_modules.js';
 import { Module, Parameter } from './module.js';
 import { BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm } from './norm.js';
+import { GRU, GRUCell, LSTM, LSTMCell, RNN, RNNCell } from './rnn.js';
 import { AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d } from './pool.js';
 import {
   generateSquareSubsequentMask,
   PositionalEncoding,
+  Transformer,
   TransformerDecoder,
   TransformerDecoderLayer,
   TransformerEncoder,
@@ -49,6 +52,9 @@ export const nn = {
   Dropout,
   Dropout2d,
   Embedding,
+  Upsample,
+  UpsamplingNearest2d,
+  UpsamplingBilinear2d,
   // activations
   ReLU: act.ReLU,
   ReLU6: act.ReLU6,
@@ -75,12 +81,22 @@ export const nn = {
   Sequential,
   ModuleList,
   ModuleDict,
+  ParameterList,
+  ParameterDict,
+  // recurrent layers
+  RNN,
+  LSTM,
+  GRU,
+  RNNCell,
+  LSTMCell,
+  GRUCell,
   // attention and transformers
   MultiheadAttention,
   TransformerEncoderLayer,
   TransformerDecoderLayer,
   TransformerEncoder,
   TransformerDecoder,
+  Transformer,
   PositionalEncoding,
   generateSquareSubsequentMask,
   // losses
@@ -94,6 +110,12 @@ export const nn = {
   BCEWithLogitsLoss: losses.BCEWithLogitsLoss,
   KLDivLoss: losses.KLDivLoss,
   CosineEmbeddingLoss: losses.CosineEmbeddingLoss,
+  TripletMarginLoss: losses.TripletMarginLoss,
+  MarginRankingLoss: losses.MarginRankingLoss,
+  HingeEmbeddingLoss: losses.HingeEmbeddingLoss,
+  MultiLabelSoftMarginLoss: losses.MultiLabelSoftMarginLoss,
+  PoissonNLLLoss: losses.PoissonNLLLoss,
+  GaussianNLLLoss: losses.GaussianNLLLoss,
   // namespaces
   init,
   utils,

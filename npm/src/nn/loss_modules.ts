@@ -7,6 +7,7 @@ import type { TensorLike } from '../call.js';
 import { shareHandle } from '../handles.js';
 import { checkOptions, type Spec } from '../options.js';
 import { Tensor } from '../tensor.js';
+import type { GaussianNllLossOptions, PoissonNllLossOptions, TripletMarginLossOptions } from './loss_functions.js';
 import { Module } from './module.js';
 
 function ownHandle(t: Tensor | null | undefined): Tensor | null {
@@ -186,5 +187,74 @@ export class BCEWithLogitsLoss extends Module {
 
   forward(input: Tensor, target: TensorLike): Tensor {
     return F.binaryCrossEntropyWithLogits(input, target, { weight: this.weight, posWeight: this.pos_weight, reduction: this.reduction });
+  }
+}
+
+// ---- the losses of loss_functions.ts ----
+
+export class TripletMarginLoss extends ScalarLoss<TripletMarginLossOptions> {
+  constructor(options?: TripletMarginLossOptions) {
+    super('TripletMarginLoss', options, { ...reduction, margin: 'number', p: 'number', eps: 'number', swap: 'boolean' });
+  }
+
+  forward(anchor: Tensor, positive: Tensor, negative: Tensor): Tensor {
+    return F.tripletMarginLoss(anchor, positive, negative, this.options);
+  }
+}
+
+export class MarginRankingLoss extends ScalarLoss<{ margin?: number; reduction?: Reduction }> {
+  constructor(options?: { margin?: number; reduction?: Reduction }) {
+    super('MarginRankingLoss', options, { ...reduction, margin: 'number' });
+  }
+
+  forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor {
+    return F.marginRankingLoss(input1, input2, target, this.options);
+  }
+}
+
+export class HingeEmbeddingLoss extends ScalarLoss<{ margin?: number; reduction?: Reduction }> {
+  constructor(options?: { margin?: number; reduction?: Reduction }) {
+    super('HingeEmbeddingLoss', options, { ...reduction, margin: 'number' });
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return F.hingeEmbeddingLoss(input, target, this.options);
+  }
+}
+
+export class PoissonNLLLoss extends ScalarLoss<PoissonNllLossOptions> {
+  constructor(options?: PoissonNllLossOptions) {
+    super('PoissonNLLLoss', options, { ...reduction, logInput: 'boolean', full: 'boolean', eps: 'number' });
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return F.poissonNllLoss(input, target, this.options);
+  }
+}
+
+export class GaussianNLLLoss extends ScalarLoss<GaussianNllLossOptions> {
+  constructor(options?: GaussianNllLossOptions) {
+    super('GaussianNLLLoss', options, { ...reduction, full: 'boolean', eps: 'number' });
+  }
+
+  /** input and target of one shape; var as input, or one variance per sample. */
+  forward(input: Tensor, target: Tensor, variance: Tensor): Tensor {
+    return F.gaussianNllLoss(input, target, variance, this.options);
+  }
+}
+
+export class MultiLabelSoftMarginLoss extends Module {
+  declare weight: Tensor | null;
+  declare reduction: Reduction;
+
+  constructor(options?: { weight?: Tensor | null; reduction?: Reduction }) {
+    super();
+    const o = checkOptions<{ weight: Tensor | null; reduction: Reduction }>('MultiLabelSoftMarginLoss', options, { weight: optionalTensorSpec, ...reduction });
+    this.registerBuffer('weight', ownHandle(o.weight));
+    this.reduction = o.reduction ?? 'mean';
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return F.multilabelSoftMarginLoss(input, target, { weight: this.weight, reduction: this.reduction });
   }
 }

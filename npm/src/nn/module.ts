@@ -16,7 +16,8 @@ import * as H from '../handles.js';
 import { keep } from '../memory.js';
 import { checkOptions, describe } from '../options.js';
 import { Tensor } from '../tensor.js';
-import { writeInto } from './tensor_data.js';
+import { copyTensorInto, writeInto } from './tensor_data.js';
+import { placeOn } from '../webgpu/device.js';
 
 /**
  * A Tensor that is a module parameter: a leaf with requiresGrad true (by default), sharing
@@ -50,9 +51,9 @@ export class Parameter extends Tensor {
     }
   }
 
-  /** @internal A new float32 parameter of `shape`, zero-filled (the init functions fill it). */
+  /** @internal A new float32 parameter of `shape` on the default device, zero-filled (the init functions fill it). */
   static empty(shape: readonly number[]): Parameter {
-    const t = new Tensor(H.emptyHandle(shape, 'float32'), 'float32');
+    const t = new Tensor(placeOn(H.emptyHandle(shape, 'float32'), undefined), 'float32');
     try {
       return new Parameter(t);
     } finally {
@@ -497,18 +498,27 @@ export class Module implements Internals {
       throw new Error(`loadStateDict: Error(s) in loading state_dict for ${this.constructor.name}:\n\t${problems.join('\n\t')}`);
     }
     // Read every source before writing any destination: entries may alias each other.
-    const data = copies.map(([, src]) => src.dataSync());
-    copies.forEach(([dst], i) => writeInto('loadStateDict', dst, data[i]!));
+    if (copies.some(([dst, src]) => dst.device !== 'cpu' || src.device !== 'cpu')) {
+      // On a device: clones first (sources may alias destinations), then copies there.
+      const clones = copies.map(([, src]) => src.clone());
+      copies.forEach(([dst], i) => copyTensorInto(dst, clones[i]!));
+      for (const c of clones) c.dispose();
+    } else {
+      const data = copies.map(([, src]) => src.dataSync());
+      copies.forEach(([dst], i) => writeInto('loadStateDict', dst, data[i]!));
+    }
     return { missingKeys: missing, unexpectedKeys: unexpected };
   }
 
-  /** Moves the module to a device: only 'cpu' exists in this version (modules live there already). */
+  /**
+   * Moves every parameter and buffer (and any .grad) to `device` ('cpu' | 'webgpu') in place:
+   * the Tensor objects stay the same, so optimizers made before keep working. Returns this.
+   */
   to(device: string): this {
-    if (device === 'cpu' || device === 'float32') return this;
-    if (device === 'webgpu') {
-      throw new Error("to: device 'webgpu' is not available for modules in this version of simdgrad (parameters live on 'cpu')");
-    }
-    throw new Error(`to: expected a device ('cpu'), got ${describe(device)}`);
+    if (device === 'float32') return this;
+    if (device !== 'cpu' && device !== 'webgpu') throw new Error(`to: expected a device ('cpu' or 'webgpu'), got ${describe(device)}`);
+    for (const t of [...this.parameters(), ...this.buffers()]) t._moveTo(device);
+    return this;
   }
 
   /** copy.deepcopy(module): a new module of the same class with cloned parameters and buffers. */

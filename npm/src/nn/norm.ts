@@ -9,7 +9,9 @@ import { Tensor } from '../tensor.js';
 import { countArg } from './args.js';
 import { ones_, zeros_ } from './init.js';
 import { Module, Parameter } from './module.js';
-import { writeInto } from './tensor_data.js';
+import { copyTensorInto, writeInto } from './tensor_data.js';
+import { tidy } from '../memory.js';
+import { placeOn } from '../webgpu/device.js';
 
 export interface BatchNormModuleOptions {
   eps?: number;
@@ -20,7 +22,7 @@ export interface BatchNormModuleOptions {
 }
 
 function filled(shape: number[], dtype: 'float32' | 'int32', value: number): Tensor {
-  const t = new Tensor(emptyHandle(shape, dtype), dtype);
+  const t = new Tensor(placeOn(emptyHandle(shape, dtype), undefined), dtype);
   if (value !== 0) writeInto('norm', t, new Float64Array(t.numel).fill(value));
   return t;
 }
@@ -107,8 +109,15 @@ abstract class BatchNormNd extends NormBase {
     let tracked: number | null = null;
     const counting = this.training && this.trackRunningStats && !!this.num_batches_tracked;
     // The cumulative average (momentum null) needs the count's value; a fixed momentum only
-    // increments it, in place (an op, so that a compiled training step counts every call).
+    // increments it, in place, on its device (an op: no read, and a compiled training step
+    // counts every call).
     if (counting && this.momentum === null) {
+      if (this.num_batches_tracked!.device !== 'cpu') {
+        throw new Error(
+          `${name}: momentum null (a cumulative average) reads num_batches_tracked every step, which a GPU cannot answer synchronously; ` +
+            'give a momentum, or keep the module on the cpu',
+        );
+      }
       tracked = this.num_batches_tracked!.item() + 1;
       factor = 1 / tracked;
     }

@@ -2,6 +2,8 @@
 // the library generator. This is how sg.nn.init and loadStateDict change parameters without
 // recording a graph (PyTorch does the same under torch.no_grad()).
 import * as H from '../handles.js';
+import { mod } from '../module.js';
+import { placeOn } from '../webgpu/device.js';
 import { describe } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { activeTrace } from '../compile_state.js';
@@ -25,6 +27,18 @@ export function writeInto(fn: string, t: Tensor, values: ArrayLike<number>): voi
   }
   const n = t.numel;
   if (values.length !== n) throw new Error(`${fn}: expected ${n} values for shape [${t.shape.join(', ')}], got ${values.length}`);
+  if (t.device !== 'cpu') {
+    // A device tensor: the values go up as a tensor of their own, then into t on the device.
+    const dtype = t.dtype;
+    const typed = dtype === 'float32' ? Float32Array.from(values) : dtype === 'int32' ? Int32Array.from(values) : Uint8Array.from(values, (v) => (v ? 1 : 0));
+    const up = placeOn(H.handleFrom(typed, t.shape, dtype), t.device);
+    try {
+      mod().copyInto(t.handle, up);
+    } finally {
+      H.releaseHandle(up);
+    }
+    return;
+  }
   if (t.dtype === 'bool') {
     const bits = new Uint8Array(n);
     for (let i = 0; i < n; i++) bits[i] = values[i] ? 1 : 0;
@@ -34,10 +48,24 @@ export function writeInto(fn: string, t: Tensor, values: ArrayLike<number>): voi
   }
 }
 
+/** dst ← src in place on any devices (src moved to dst's device first). */
+export function copyTensorInto(dst: Tensor, src: Tensor): void {
+  const trace = activeTrace();
+  if (trace !== null && dst.id <= trace.startSerial) {
+    throw new Error('copy: cannot write into an existing tensor inside sg.compile (the write would happen once, while tracing); do it outside the compiled function');
+  }
+  const moved = placeOn(H.detachHandle(src.handle), dst.device);
+  try {
+    mod().copyInto(dst.handle, moved);
+  } finally {
+    H.releaseHandle(moved);
+  }
+}
+
 /** n draws of 'rand' (U[0, 1)) or 'randn' (N(0, 1)) from the library generator (see sg.manualSeed). */
 export function draw(op: 'rand' | 'randn', n: number): Float32Array {
   if (n === 0) return new Float32Array(0);
-  const h = H.callOp1(op, [], { shape: [n] });
+  const h = H.callOp1(op, [], { shape: [n], device: 'cpu' });
   try {
     return H.readHandle(h) as Float32Array;
   } finally {

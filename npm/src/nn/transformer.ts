@@ -1,5 +1,6 @@
 // Transformer layers (torch.nn.TransformerEncoderLayer, TransformerDecoderLayer,
-// TransformerEncoder, TransformerDecoder) with PyTorch's submodule names (self_attn,
+// TransformerEncoder, TransformerDecoder, and the Transformer wrapping an encoder and a decoder)
+// with PyTorch's submodule names (self_attn,
 // multihead_attn, linear1, dropout, linear2, norm1..3, dropout1..3; layers.0, layers.1, ...),
 // and the sinusoidal PositionalEncoding of the PyTorch tutorial (buffer 'pe').
 import { causalMask, F } from '../functional.js';
@@ -11,6 +12,7 @@ import { countArg, probabilityArg } from './args.js';
 import { maskTensor, MultiheadAttention, type MaskLike } from './attention.js';
 import { ModuleList } from './container.js';
 import { Dropout } from './dropout.js';
+import { xavierUniform_ } from './init.js';
 import { Linear } from './linear.js';
 import { Module } from './module.js';
 import { LayerNorm } from './norm.js';
@@ -362,5 +364,129 @@ export class PositionalEncoding extends Module {
       if (this.batchFirst) p = p.transpose(0, 1);
       return this.dropout.forward(x.add(p));
     });
+  }
+}
+
+export interface TransformerOptions {
+  dModel?: number;
+  nhead?: number;
+  numEncoderLayers?: number;
+  numDecoderLayers?: number;
+  dimFeedforward?: number;
+  dropout?: number;
+  activation?: Activation;
+  /** A module used as the encoder instead of the stack of encoder layers (forward(src, { mask, srcKeyPaddingMask })). */
+  customEncoder?: Module | null;
+  /** A module used as the decoder (forward(tgt, memory, { tgtMask, memoryMask, ... })). */
+  customDecoder?: Module | null;
+  layerNormEps?: number;
+  batchFirst?: boolean;
+  normFirst?: boolean;
+}
+
+export interface TransformerForwardOptions {
+  srcMask?: MaskLike;
+  tgtMask?: MaskLike;
+  memoryMask?: MaskLike;
+  srcKeyPaddingMask?: MaskLike;
+  tgtKeyPaddingMask?: MaskLike;
+  memoryKeyPaddingMask?: MaskLike;
+}
+
+const transformerMasks = ['srcMask', 'tgtMask', 'memoryMask', 'srcKeyPaddingMask', 'tgtKeyPaddingMask', 'memoryKeyPaddingMask'] as const;
+
+/**
+ * torch.nn.Transformer: an encoder (numEncoderLayers encoder layers and a final LayerNorm) and
+ * a decoder (numDecoderLayers decoder layers and a final LayerNorm), with PyTorch's submodule
+ * names (encoder.layers.0..., encoder.norm, decoder.layers.0..., decoder.norm) and its
+ * initialisation (xavierUniform_ of every parameter with more than one dim).
+ */
+export class Transformer extends Module {
+  declare encoder: Module;
+  declare decoder: Module;
+  declare dModel: number;
+  declare nhead: number;
+  declare batchFirst: boolean;
+
+  constructor(options?: TransformerOptions) {
+    super();
+    const fn = 'Transformer';
+    const moduleSpec = { check: (v: unknown) => v === null || v instanceof Module, expected: 'a sg.nn.Module or null' };
+    const o = checkOptions<TransformerOptions>(fn, options, {
+      ...layerSpec,
+      dModel: 'positiveInteger',
+      nhead: 'positiveInteger',
+      numEncoderLayers: 'integer',
+      numDecoderLayers: 'integer',
+      customEncoder: moduleSpec,
+      customDecoder: moduleSpec,
+    });
+    const dModel = o.dModel ?? 512;
+    const nhead = o.nhead ?? 8;
+    const layerOptions: TransformerLayerOptions = {
+      dimFeedforward: o.dimFeedforward ?? 2048,
+      dropout: o.dropout ?? 0.1,
+      activation: o.activation ?? 'relu',
+      layerNormEps: o.layerNormEps ?? 1e-5,
+      batchFirst: o.batchFirst ?? false,
+      normFirst: o.normFirst ?? false,
+    };
+    const eps = layerOptions.layerNormEps!;
+    if (o.customEncoder) this.encoder = o.customEncoder;
+    else {
+      const layer = new TransformerEncoderLayer(dModel, nhead, layerOptions);
+      this.encoder = new TransformerEncoder(layer, countArg(fn, 'numEncoderLayers', o.numEncoderLayers ?? 6), new LayerNorm(dModel, { eps }));
+      layer.dispose(); // the stack holds copies
+    }
+    if (o.customDecoder) this.decoder = o.customDecoder;
+    else {
+      const layer = new TransformerDecoderLayer(dModel, nhead, layerOptions);
+      this.decoder = new TransformerDecoder(layer, countArg(fn, 'numDecoderLayers', o.numDecoderLayers ?? 6), new LayerNorm(dModel, { eps }));
+      layer.dispose();
+    }
+    for (const p of this.parameters()) if (p.ndim > 1) xavierUniform_(p);
+    this.dModel = dModel;
+    this.nhead = nhead;
+    this.batchFirst = layerOptions.batchFirst!;
+  }
+
+  /**
+   * src [S, N, E] and tgt [T, N, E] (batchFirst: [N, S, E], [N, T, E]; unbatched: no N) →
+   * [T, N, E]. Masks as an options object, or PyTorch's positional (srcMask, tgtMask, memoryMask,
+   * srcKeyPaddingMask, tgtKeyPaddingMask, memoryKeyPaddingMask).
+   */
+  forward(src: Tensor, tgt: Tensor, ...rest: (MaskLike | TransformerForwardOptions | undefined)[]): Tensor {
+    const fn = 'Transformer';
+    let o: TransformerForwardOptions;
+    if (rest.length > 0 && isOptionsObject(rest[0])) {
+      if (rest.length > 1) throw new Error(`${fn}: expected (src, tgt, options?) or positional masks`);
+      o = checkOptions<TransformerForwardOptions>(fn, rest[0], Object.fromEntries(transformerMasks.map((k) => [k, maskSpec])));
+    } else {
+      if (rest.length > transformerMasks.length) throw new Error(`${fn}: expected at most ${transformerMasks.length} masks after src and tgt, got ${rest.length}`);
+      o = checkOptions<TransformerForwardOptions>(fn, Object.fromEntries(transformerMasks.map((k, i) => [k, rest[i]])), Object.fromEntries(transformerMasks.map((k) => [k, maskSpec])));
+    }
+    for (const [n, t] of [['src', src], ['tgt', tgt]] as const) {
+      if (!(t instanceof Tensor) || t.isDisposed) throw new Error(`${fn}: expected '${n}' to be a Tensor, got ${describe(t)}`);
+    }
+    const batched = src.ndim === 3;
+    const b = this.batchFirst ? 0 : 1;
+    if (batched && src.shape[b] !== tgt.shape[b]) throw new Error(`${fn}: the batch number of src and tgt must be equal, got src [${src.shape.join(', ')}] and tgt [${tgt.shape.join(', ')}]`);
+    if (src.shape[src.ndim - 1] !== this.dModel || tgt.shape[tgt.ndim - 1] !== this.dModel) {
+      throw new Error(`${fn}: the feature number of src and tgt must be equal to dModel (${this.dModel}), got src [${src.shape.join(', ')}] and tgt [${tgt.shape.join(', ')}]`);
+    }
+    return tidy(() => {
+      const memory = this.encoder.forward(src, { mask: o.srcMask, srcKeyPaddingMask: o.srcKeyPaddingMask });
+      return this.decoder.forward(tgt, memory, {
+        tgtMask: o.tgtMask,
+        memoryMask: o.memoryMask,
+        tgtKeyPaddingMask: o.tgtKeyPaddingMask,
+        memoryKeyPaddingMask: o.memoryKeyPaddingMask,
+      });
+    });
+  }
+
+  /** The [size, size] causal mask (−∞ above the diagonal), as Transformer.generate_square_subsequent_mask. */
+  static generateSquareSubsequentMask(size: number): Tensor {
+    return generateSquareSubsequentMask(size);
   }
 }

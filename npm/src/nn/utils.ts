@@ -7,7 +7,8 @@ import { mod } from '../module.js';
 import { functionOps } from '../ops.js';
 import { checkOptions, describe, numberArg } from '../options.js';
 import { Tensor } from '../tensor.js';
-import { writeInto } from './tensor_data.js';
+import { copyTensorInto, writeInto } from './tensor_data.js';
+import { noGrad } from '../autograd.js';
 import { recordHostStep } from '../compile_state.js';
 
 // The clipping functions of bindings/io_optim.cpp.
@@ -70,11 +71,36 @@ export function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: nu
         });
   const normType = o.normType === 'inf' ? Infinity : (o.normType ?? 2);
   if (typeof normType !== 'number' || Number.isNaN(normType)) throw new Error(`${fn}: expected 'normType' to be a number, got ${describe(o.normType)}`);
-  const clip = () => bindings(fn).clipGradNorm(params.map((p) => p.handle), maxNorm, normType, 'errorIfNonfinite' in o ? !!o.errorIfNonfinite : false);
+  const onDevice = params.some((p) => p.device !== 'cpu');
+  if (onDevice && o.errorIfNonfinite) throw new Error(`${fn}: errorIfNonfinite needs the norm on the cpu, which a GPU cannot give synchronously (clip on the cpu, or leave it off)`);
+  const clip = (): number => {
+    if (onDevice) {
+      clipOnDevice(params, maxNorm, normType);
+      return NaN; // the norm stays on the GPU: reading it would stall the step
+    }
+    return bindings(fn).clipGradNorm(params.map((p) => p.handle), maxNorm, normType, 'errorIfNonfinite' in o ? !!o.errorIfNonfinite : false);
+  };
   // Inside sg.compile: clipped in place on every compiled call; the norm of those calls is not
   // returned (a number the traced code would keep), so the value here refuses to be used.
   if (recordHostStep(fn, () => void clip())) return untracedNumber(fn);
   return clip();
+}
+
+/**
+ * clip_grad_norm_ with the gradients on a GPU, computed there with ops (PyTorch's formula: the
+ * norm of the per-grad norms, then every grad times min(1, maxNorm / (total + 1e-6))).
+ */
+function clipOnDevice(params: Tensor[], maxNorm: number, normType: number): void {
+  const grads = params.map((p) => p.grad).filter((g): g is Tensor => g !== null);
+  if (grads.length === 0) return;
+  tidy(() =>
+    noGrad(() => {
+      const norms = functionOps.stack(grads.map((g) => g.norm(normType)), 0);
+      const total = norms.norm(normType);
+      const coef = total.add(1e-6).reciprocal().mul(maxNorm).clamp(null, 1);
+      for (const g of grads) copyTensorInto(g, g.mul(coef));
+    }),
+  );
 }
 
 /** Clamps every gradient in place to [−clipValue, clipValue]. */
@@ -85,7 +111,15 @@ export function clipGradValue_(parameters: Tensor | Iterable<Tensor>, clipValue:
   // PyTorch clamps to [-clipValue, clipValue] unchecked; a negative value would set every
   // gradient to -clipValue, which is never what was meant.
   if (clipValue < 0) throw new Error(`${fn}: expected 'clipValue' to be >= 0, got ${clipValue}`);
-  const clip = () => bindings(fn).clipGradValue(params.map((p) => p.handle), clipValue);
+  const clip = (): void => {
+    if (params.some((p) => p.device !== 'cpu')) {
+      for (const g of params.map((p) => p.grad).filter((g): g is Tensor => g !== null)) {
+        tidy(() => noGrad(() => copyTensorInto(g, g.clamp(-clipValue, clipValue))));
+      }
+      return;
+    }
+    bindings(fn).clipGradValue(params.map((p) => p.handle), clipValue);
+  };
   if (recordHostStep(fn, clip)) return;
   clip();
 }
@@ -104,6 +138,16 @@ export function vectorToParameters(vec: Tensor, parameters: Iterable<Tensor>): v
   const params = tensorList(fn, parameters);
   const total = params.reduce((n, p) => n + p.numel, 0);
   if (total !== vec.numel) throw new Error(`${fn}: the vector has ${vec.numel} elements, the parameters ${total}`);
+  if (vec.device !== 'cpu' || params.some((p) => p.device !== 'cpu')) {
+    // On a GPU the slices are copied there.
+    let at = 0;
+    for (const p of params) {
+      const n = p.numel;
+      tidy(() => noGrad(() => copyTensorInto(p, vec.narrow(0, at, n).reshape(p.shape))));
+      at += n;
+    }
+    return;
+  }
   const data = vec.dataSync();
   let at = 0;
   for (const p of params) {

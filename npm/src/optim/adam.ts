@@ -2,6 +2,7 @@
 //   g = ±grad + weightDecay·p;  m = β1·m + (1 − β1)·g;  v = β2·v + (1 − β2)·g²
 //   v̂ = amsgrad ? (vmax = max(vmax, v)) : v
 //   p −= lr / (1 − β1^t) · m / (√v̂ / √(1 − β2^t) + eps)
+import { checkBetas } from './betas.js';
 import { betasSpec, checkNonNegative, Optimizer, type Algorithm, type ParamsInput } from './optimizer.js';
 
 export interface AdamOptions {
@@ -23,9 +24,7 @@ export function adamAlgorithm(name: 'Adam' | 'AdamW', weightDecay: number): Algo
     validate(h) {
       checkNonNegative(name, 'learning rate', h.lr);
       checkNonNegative(name, 'epsilon value', h.eps);
-      const [b1, b2] = h.betas as number[];
-      if (!(b1! >= 0 && b1! < 1)) throw new Error(`${name}: invalid beta parameter at index 0: ${b1} (expected a number in [0, 1))`);
-      if (!(b2! >= 0 && b2! < 1)) throw new Error(`${name}: invalid beta parameter at index 1: ${b2} (expected a number in [0, 1))`);
+      checkBetas(name, h.betas);
       checkNonNegative(name, 'weightDecay value', h.weightDecay);
     },
     toAttrs: (h) => {

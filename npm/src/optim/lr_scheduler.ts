@@ -15,10 +15,10 @@ import { isTracing } from '../trace_flag.js';
 /** The scheduler's own numbers and lists (PyTorch's state_dict(): everything but the optimizer). */
 export type SchedulerState = Record<string, unknown>;
 
-const intAtLeast = (min: number) => ({ check: (v: unknown) => isInteger(v) && v >= min, expected: `an integer >= ${min}` });
-const numberOrList = { check: (v: unknown) => (typeof v === 'number' && Number.isFinite(v)) || (Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x))), expected: 'a number or an array of numbers (one per param group)' };
+export const intAtLeast = (min: number) => ({ check: (v: unknown) => isInteger(v) && v >= min, expected: `an integer >= ${min}` });
+export const numberOrList = { check: (v: unknown) => (typeof v === 'number' && Number.isFinite(v)) || (Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x))), expected: 'a number or an array of numbers (one per param group)' };
 
-function checkOptimizer(fn: string, optimizer: unknown): Optimizer {
+export function checkOptimizer(fn: string, optimizer: unknown): Optimizer {
   if (!(optimizer instanceof Optimizer)) throw new Error(`${fn}: expected an optimizer (sg.optim.SGD, Adam, ...), got ${describe(optimizer)}`);
   return optimizer;
 }
@@ -27,7 +27,7 @@ function checkOptimizer(fn: string, optimizer: unknown): Optimizer {
  * Splits (optimizer, required?, options?) where the required value may instead be a key of the
  * options object; returns [value, options].
  */
-function positional(fn: string, key: string, first: unknown, rest: unknown): [unknown, Record<string, unknown> | undefined] {
+export function positional(fn: string, key: string, first: unknown, rest: unknown): [unknown, Record<string, unknown> | undefined] {
   if (isOptionsObject(first)) {
     if (rest !== undefined) throw new Error(`${fn}: got an options object and then ${describe(rest)}; pass ${key} positionally or in the options, not both`);
     const { [key]: v, ...others } = first;
@@ -38,7 +38,7 @@ function positional(fn: string, key: string, first: unknown, rest: unknown): [un
 }
 
 /** Per-group value: a number for every group, or one per group. */
-function perGroup(fn: string, name: string, v: number | number[], groups: number): number[] {
+export function perGroup(fn: string, name: string, v: number | number[], groups: number): number[] {
   if (Array.isArray(v)) {
     if (v.length !== groups) throw new Error(`${fn}: expected ${groups} values for ${name} (one per param group), got ${v.length}`);
     return v.slice();
@@ -75,8 +75,35 @@ export abstract class LRScheduler {
     this.step();
   }
 
+  /** @internal PyTorch's _initial_step(), which SequentialLR calls on its first scheduler. */
+  restartInitialStep(): void {
+    this.initialStep();
+  }
+
   /** The lr of every group for the current lastEpoch, from the groups' current lrs (PyTorch's get_lr). */
   protected abstract computeLr(): number[];
+
+  /** The lr of every group at lastEpoch from the base lrs alone (PyTorch's _get_closed_form_lr), where there is one. */
+  protected closedFormLr(): number[] | null {
+    return null;
+  }
+
+  /**
+   * @internal PyTorch's deprecated step(epoch): jumps to `epoch` and writes the closed-form lrs
+   * (or get_lr's where there is no closed form). SequentialLR restarts a scheduler with step(0).
+   */
+  stepToEpoch(epoch: number): void {
+    this.stepCount++;
+    this.lastEpoch = epoch;
+    this.writeLrs(this.closedFormLr() ?? this.computeLr());
+  }
+
+  protected writeLrs(values: number[]): void {
+    this.optimizer.paramGroups.forEach((g, i) => {
+      g.lr = values[i]!;
+    });
+    this.lastLr = this.optimizer.paramGroups.map((g) => g.lr);
+  }
 
   /** Advances one epoch (or iteration) and writes every group's lr. */
   step(): void {
@@ -85,11 +112,7 @@ export abstract class LRScheduler {
     if (recordHostStep(`${this.constructor.name}.step`, () => this.step())) return;
     this.stepCount++;
     this.lastEpoch++;
-    const values = this.computeLr();
-    this.optimizer.paramGroups.forEach((g, i) => {
-      g.lr = values[i]!;
-    });
-    this.lastLr = this.optimizer.paramGroups.map((g) => g.lr);
+    this.writeLrs(this.computeLr());
   }
 
   /** The lrs the last step() set, one per group. */
@@ -144,6 +167,10 @@ export class StepLR extends LRScheduler {
     if (this.lastEpoch === 0 || this.lastEpoch % this.stepSize !== 0) return this.groupLrs();
     return this.groupLrs().map((lr) => lr * this.gamma);
   }
+
+  protected closedFormLr(): number[] {
+    return this.baseLrs.map((base) => base * this.gamma ** Math.floor(this.lastEpoch / this.stepSize));
+  }
 }
 
 export interface MultiStepLROptions {
@@ -173,6 +200,12 @@ export class MultiStepLR extends LRScheduler {
     if (k === undefined) return this.groupLrs();
     return this.groupLrs().map((lr) => lr * this.gamma ** k);
   }
+
+  protected closedFormLr(): number[] {
+    let passed = 0; // bisect_right over the sorted milestones, repeats counted
+    for (const [m, count] of this.milestones) if (m <= this.lastEpoch) passed += count;
+    return this.baseLrs.map((base) => base * this.gamma ** passed);
+  }
 }
 
 /** lr ·= gamma every epoch. */
@@ -191,6 +224,10 @@ export class ExponentialLR extends LRScheduler {
   protected computeLr(): number[] {
     if (this.lastEpoch === 0) return this.groupLrs();
     return this.groupLrs().map((lr) => lr * this.gamma);
+  }
+
+  protected closedFormLr(): number[] {
+    return this.baseLrs.map((base) => base * this.gamma ** this.lastEpoch);
   }
 }
 
@@ -228,6 +265,10 @@ export class CosineAnnealingLR extends LRScheduler {
       return this.baseLrs.map((base, i) => groups[i]!.lr + ((base - etaMin) * (1 - Math.cos(Math.PI / T))) / 2);
     }
     return groups.map((g) => ((1 + Math.cos((Math.PI * e) / T)) / (1 + Math.cos((Math.PI * (e - 1)) / T))) * (g.lr - etaMin) + etaMin);
+  }
+
+  protected closedFormLr(): number[] {
+    return this.baseLrs.map((base) => this.etaMin + ((base - this.etaMin) * (1 + Math.cos((Math.PI * this.lastEpoch) / this.tMax))) / 2);
   }
 }
 
@@ -271,6 +312,11 @@ export class LinearLR extends LRScheduler {
     if (e === 0) return this.groupLrs().map((lr) => lr * s);
     if (e > n) return this.groupLrs();
     return this.groupLrs().map((lr) => lr * (1 + (f - s) / (n * s + (e - 1) * (f - s))));
+  }
+
+  protected closedFormLr(): number[] {
+    const { lastEpoch: e, startFactor: s, endFactor: f, totalIters: n } = this;
+    return this.baseLrs.map((base) => base * (s + ((f - s) * Math.min(n, e)) / n));
   }
 }
 

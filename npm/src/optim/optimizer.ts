@@ -12,6 +12,7 @@ import { checkOptions, describe, isOptionsObject, type Spec } from '../options.j
 import { Tensor } from '../tensor.js';
 import { recordHostStep } from '../compile_state.js';
 import { isTracing } from '../trace_flag.js';
+import { submitWork } from '../webgpu/device.js';
 
 /** One optimizer state entry per name (PyTorch's optimizer.state[p]): 'step', 'exp_avg', ... */
 export type ParamState = Record<string, Tensor>;
@@ -59,6 +60,8 @@ export interface Algorithm {
   defaults: Record<string, unknown>;
   /** The state-dict keys a parameter's state may hold. */
   stateKeys: readonly string[];
+  /** The keys among stateKeys holding one number (default ['step']; NAdam adds 'mu_product'). */
+  scalarStateKeys?: readonly string[];
   /** PyTorch's constructor checks on one group's complete hyper-parameters; throws. */
   validate(h: Record<string, unknown>): void;
   /** The group's hyper-parameters as the C++ side reads them (Adam's betas → beta1, beta2). */
@@ -228,6 +231,8 @@ export abstract class Optimizer {
     for (const group of this.paramGroups) {
       this.withStates(group, (handles, states) => mod().optimStep(this.algo.name, handles, states, this.attrsOf(group)));
     }
+    // A training step's GPU work goes to the queue here, in one submit, without waiting.
+    submitWork();
     this.stepCount++;
     return result;
   }
@@ -315,8 +320,8 @@ export abstract class Optimizer {
           throw new Error(`${name}: state[${key}] has an unknown entry '${k}' (${this.algo.name} keeps: ${this.algo.stateKeys.join(', ')})`);
         }
         if (!(t instanceof Tensor) || t.isDisposed) throw new Error(`${name}: state[${key}].${k} must be a Tensor, got ${describe(t)}`);
-        if (k === 'step') {
-          if (t.numel !== 1 || t.dtype === 'bool') throw new Error(`${name}: state[${key}].step must be a one-element number tensor, got ${describe(t)}`);
+        if ((this.algo.scalarStateKeys ?? ['step']).includes(k)) {
+          if (t.numel !== 1 || t.dtype === 'bool') throw new Error(`${name}: state[${key}].${k} must be a one-element number tensor, got ${describe(t)}`);
         } else {
           const ps = p.shape;
           const ts = t.shape;

@@ -1,0 +1,347 @@
+// The WebGPU Backend: every kernel method flattens its arguments (webgpu_glue.h) and hands them
+// to the JS runtime, whose WGSL kernel of the same name (npm/src/webgpu/kernels/) runs it. The
+// argument order of each call here is the order its JS handler reads them in.
+#include "core/error.h"
+#include "webgpu_glue.h"
+
+namespace sgjs::webgpu {
+
+namespace {
+double e(auto v) { return double(static_cast<int>(v)); }  // an enum as its number
+}  // namespace
+
+// ---------------------------------------------------------------- float math
+void Backend::unary_f32(sg::Unary op, float param, const float* x, float* y, int64_t n) const {
+  if (n > 0) call("unary_f32", args().num(e(op)).num(param).buf(x).buf(y).num(double(n)));
+}
+
+void Backend::binary_f32(sg::Binary op, const sg::BroadcastPlan& p, const float* a, const float* b,
+                         float* out) const {
+  call("binary_f32", args().num(e(op)).list(p.shape).list(p.a_strides).list(p.b_strides).buf(a).buf(b).buf(out));
+}
+
+void Backend::reduce_f32(sg::Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out) const {
+  call("reduce_f32", args().num(e(op)).buf(x).num(outer).num(r).num(inner).buf(out));
+}
+
+void Backend::softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_) const {
+  call("softmax_rows_f32", args().buf(x).buf(y).num(rows).num(cols).flag(log_));
+}
+
+void Backend::logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const {
+  call("logsumexp_rows_f32", args().buf(x).buf(out).num(rows).num(cols));
+}
+
+void Backend::gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                       int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) const {
+  gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr, sg::GemmAct::None, c, ldc);
+}
+
+void Backend::gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                            const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                            const float* bias, sg::GemmAct act, float* c, int64_t ldc) const {
+  if (m == 0 || n == 0) return;
+  call("gemm_f32", args()
+                       .flag(trans_a).flag(trans_b).num(m).num(n).num(k).num(alpha)
+                       .buf(a).num(lda).buf(b).num(ldb).num(beta).buf(bias).num(e(act)).buf(c).num(ldc));
+}
+
+namespace {
+void pool_geom(Args& a, const sg::PoolGeom& g) {
+  for (int64_t v : {g.P, g.H, g.W, g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW}) a.num(double(v));
+}
+void im2col_geom(Args& a, const sg::Im2colGeom& g) {
+  for (int64_t v : {g.C, g.H, g.W, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, g.oH, g.oW}) a.num(double(v));
+}
+}  // namespace
+
+void Backend::max_pool2d_f32(const sg::PoolGeom& g, const float* x, float* y, int32_t* idx) const {
+  Args a = args();
+  pool_geom(a, g);
+  call("max_pool2d_f32", a.buf(x).buf(y).buf(idx));
+}
+
+void Backend::max_pool2d_backward_f32(const sg::PoolGeom& g, const float* dy, const int32_t* idx,
+                                      float* dx) const {
+  Args a = args();
+  pool_geom(a, g);
+  call("max_pool2d_backward_f32", a.buf(dy).buf(idx).buf(dx));
+}
+
+void Backend::im2col_f32(const sg::Im2colGeom& g, const float* x, float* col, int64_t ld) const {
+  Args a = args();
+  im2col_geom(a, g);
+  call("im2col_f32", a.buf(x).buf(col).num(ld));
+}
+
+void Backend::col2im_f32(const sg::Im2colGeom& g, const float* col, int64_t ld, float* dx) const {
+  Args a = args();
+  im2col_geom(a, g);
+  call("col2im_f32", a.buf(col).num(ld).buf(dx));
+}
+
+// ---------------------------------------------------------------- data kernels
+void Backend::copy_strided(const sg::StridedCopy& c, const void* src, void* dst) const {
+  call("copy_strided", args()
+                           .list(c.shape).list(c.dst_strides).list(c.src_strides)
+                           .num(e(c.dst_dtype)).num(e(c.src_dtype)).buf(src).buf(dst));
+}
+
+void Backend::fill(sg::DType dtype, double value, void* dst, int64_t n) const {
+  if (n > 0) call("fill", args().num(e(dtype)).num(value).buf(dst).num(n));
+}
+
+namespace {
+// The Philox state as four 32-bit halves (doubles hold them exactly).
+void rng_state(Args& a, sg::RngState at) {
+  a.num(double(uint32_t(at.seed))).num(double(uint32_t(at.seed >> 32)));
+  a.num(double(uint32_t(at.offset))).num(double(uint32_t(at.offset >> 32)));
+}
+}  // namespace
+
+void Backend::random_uniform_f32(sg::RngState at, float lo, float hi, float* dst, int64_t n) const {
+  if (n == 0) return;
+  Args a = args();
+  rng_state(a, at);
+  call("random_uniform_f32", a.num(lo).num(hi).buf(dst).num(n));
+}
+
+void Backend::random_normal_f32(sg::RngState at, float mean, float std, float* dst, int64_t n) const {
+  if (n == 0) return;
+  Args a = args();
+  rng_state(a, at);
+  call("random_normal_f32", a.num(mean).num(std).buf(dst).num(n));
+}
+
+void Backend::binary_i32(sg::IntBinary op, const sg::BroadcastPlan& p, const int32_t* a, const int32_t* b,
+                         sg::DType out_dtype, void* out) const {
+  call("binary_i32", args()
+                         .num(e(op)).list(p.shape).list(p.a_strides).list(p.b_strides)
+                         .buf(a).buf(b).num(e(out_dtype)).buf(out));
+}
+
+void Backend::unary_i32(sg::IntUnary op, const int32_t* x, int32_t* y, int64_t n) const {
+  if (n > 0) call("unary_i32", args().num(e(op)).buf(x).buf(y).num(n));
+}
+
+void Backend::compare(sg::Compare op, sg::DType dtype, const sg::BroadcastPlan& p, const void* a, const void* b,
+                      uint8_t* out) const {
+  call("compare", args()
+                      .num(e(op)).num(e(dtype)).list(p.shape).list(p.a_strides).list(p.b_strides)
+                      .buf(a).buf(b).buf(out));
+}
+
+void Backend::select(sg::DType dtype, const sg::SelectPlan& p, const uint8_t* cond, const void* a, const void* b,
+                     void* out) const {
+  call("select", args()
+                     .num(e(dtype)).list(p.shape).list(p.cond_strides).list(p.a_strides).list(p.b_strides)
+                     .buf(cond).buf(a).buf(b).buf(out));
+}
+
+void Backend::reduce_int(sg::Reduce op, sg::DType dtype, const void* x, int64_t outer, int64_t r, int64_t inner,
+                         void* out) const {
+  call("reduce_int", args().num(e(op)).num(e(dtype)).buf(x).num(outer).num(r).num(inner).buf(out));
+}
+
+void Backend::arg_reduce(bool is_max, sg::DType dtype, const void* x, int64_t outer, int64_t r, int64_t inner,
+                         int32_t* out) const {
+  call("arg_reduce", args().flag(is_max).num(e(dtype)).buf(x).num(outer).num(r).num(inner).buf(out));
+}
+
+void Backend::extreme_backward_f32(bool use_abs, const float* x, const float* y, const float* g, int64_t outer,
+                                   int64_t r, int64_t inner, float* dx) const {
+  call("extreme_backward_f32", args().flag(use_abs).buf(x).buf(y).buf(g).num(outer).num(r).num(inner).buf(dx));
+}
+
+void Backend::prod_backward_f32(const float* x, const float* g, int64_t outer, int64_t r, int64_t inner,
+                                float* dx) const {
+  call("prod_backward_f32", args().buf(x).buf(g).num(outer).num(r).num(inner).buf(dx));
+}
+
+void Backend::norm_backward_f32(double p, const float* x, const float* y, const float* g, int64_t outer,
+                                int64_t r, int64_t inner, float* dx) const {
+  call("norm_backward_f32", args().num(p).buf(x).buf(y).buf(g).num(outer).num(r).num(inner).buf(dx));
+}
+
+// The JS runtime checks on the GPU and reports the first bad index at the next sync, as
+// before + value + after (data_kernels.h: asynchronous devices report there).
+void Backend::check_indices(const int32_t* idx, int64_t n, int64_t lo, int64_t hi, int64_t allowed,
+                            const std::string& before, const std::string& after) const {
+  if (n == 0) return;
+  const Args a = args().buf(idx).num(n).num(lo).num(hi).num(allowed);
+  rt_.checked("check", std::string("check_indices"),
+              val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, after);
+}
+
+void Backend::index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,
+                           const int32_t* idx, int64_t n, void* out) const {
+  call("index_select", args().num(double(elem_bytes)).buf(x).num(outer).num(size).num(inner).buf(idx).num(n).buf(out));
+}
+
+void Backend::index_add_f32(const float* g, int64_t outer, int64_t n, int64_t inner, const int32_t* idx,
+                            int64_t size, float* out) const {
+  call("index_add_f32", args().buf(g).num(outer).num(n).num(inner).buf(idx).num(size).buf(out));
+}
+
+void Backend::gather(size_t elem_bytes, const sg::GatherGeom& g, const void* x, const int32_t* idx,
+                     void* out) const {
+  call("gather", args()
+                     .num(double(elem_bytes)).list(g.index_shape).list(g.walk_strides)
+                     .num(g.dim_stride).num(g.dim_size).num(g.dim).buf(x).buf(idx).buf(out));
+}
+
+void Backend::scatter_add_f32(const sg::GatherGeom& g, const float* src, const int32_t* idx, float* out) const {
+  call("scatter_add_f32", args()
+                              .list(g.index_shape).list(g.walk_strides).num(g.dim_stride).num(g.dim_size)
+                              .num(g.dim).buf(src).buf(idx).buf(out));
+}
+
+void Backend::pad_mapped(size_t elem_bytes, const sg::PadGeom& g, const void* x, void* out) const {
+  call("pad_mapped", args()
+                         .num(double(elem_bytes)).list(g.out_shape).list(g.in_shape).list(g.in_strides)
+                         .list(g.left).flag(g.reflect).buf(x).buf(out));
+}
+
+void Backend::pad_mapped_backward_f32(const sg::PadGeom& g, const float* grad, float* dx) const {
+  call("pad_mapped_backward_f32", args()
+                                      .list(g.out_shape).list(g.in_shape).list(g.left).flag(g.reflect)
+                                      .buf(grad).buf(dx));
+}
+
+// ---------------------------------------------------------------- layer kernels
+void Backend::batch_norm_stats_f32(const float* x, int64_t N, int64_t C, int64_t S, double eps, float* mean,
+                                   float* var, float* rstd) const {
+  call("batch_norm_stats_f32", args().buf(x).num(N).num(C).num(S).num(eps).buf(mean).buf(var).buf(rstd));
+}
+
+void Backend::batch_norm_apply_f32(const float* x, int64_t N, int64_t C, int64_t S, const float* mean,
+                                   const float* rstd, const float* w, const float* b, float* y) const {
+  call("batch_norm_apply_f32", args().buf(x).num(N).num(C).num(S).buf(mean).buf(rstd).buf(w).buf(b).buf(y));
+}
+
+void Backend::batch_norm_backward_f32(const float* x, const float* g, int64_t N, int64_t C, int64_t S,
+                                      const float* mean, const float* rstd, const float* w, float* sum_g,
+                                      float* sum_gx, float* dx) const {
+  call("batch_norm_backward_f32", args()
+                                      .buf(x).buf(g).num(N).num(C).num(S).buf(mean).buf(rstd).buf(w)
+                                      .buf(sum_g).buf(sum_gx).buf(dx));
+}
+
+void Backend::cross_entropy_f32(const float* x, const int32_t* t, const float* w, int64_t R, int64_t C,
+                                int64_t ignore, double eps, float* loss, float* wt) const {
+  call("cross_entropy_f32", args().buf(x).buf(t).buf(w).num(R).num(C).num(ignore).num(eps).buf(loss).buf(wt));
+}
+
+void Backend::cross_entropy_backward_f32(const float* x, const int32_t* t, const float* w, int64_t R, int64_t C,
+                                         int64_t ignore, double eps, const float* s, float* dx) const {
+  call("cross_entropy_backward_f32",
+       args().buf(x).buf(t).buf(w).num(R).num(C).num(ignore).num(eps).buf(s).buf(dx));
+}
+
+void Backend::cross_entropy_probs_f32(const float* x, const float* q, const float* w, int64_t R, int64_t C,
+                                      double eps, float* loss) const {
+  call("cross_entropy_probs_f32", args().buf(x).buf(q).buf(w).num(R).num(C).num(eps).buf(loss));
+}
+
+void Backend::cross_entropy_probs_backward_f32(const float* x, const float* q, const float* w, int64_t R,
+                                               int64_t C, double eps, const float* s, float* dx,
+                                               float* dq) const {
+  call("cross_entropy_probs_backward_f32",
+       args().buf(x).buf(q).buf(w).num(R).num(C).num(eps).buf(s).buf(dx).buf(dq));
+}
+
+void Backend::nll_f32(const float* x, const int32_t* t, const float* w, int64_t R, int64_t C, int64_t ignore,
+                      float* loss, float* wt) const {
+  call("nll_f32", args().buf(x).buf(t).buf(w).num(R).num(C).num(ignore).buf(loss).buf(wt));
+}
+
+void Backend::nll_backward_f32(const int32_t* t, const float* w, int64_t R, int64_t C, int64_t ignore,
+                               const float* s, float* dx) const {
+  call("nll_backward_f32", args().buf(t).buf(w).num(R).num(C).num(ignore).buf(s).buf(dx));
+}
+
+void Backend::check_range_f32(const float* x, int64_t n, float lo, float hi, const std::string& before) const {
+  if (n == 0) return;
+  const Args a = args().buf(x).num(n).num(lo).num(hi);
+  rt_.checked("check", std::string("check_range_f32"),
+              val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, std::string());
+}
+
+void Backend::sgd_step_f32(float* p, const float* g, float* buf, int64_t n, const sg::optim::SgdScalars& s) const {
+  if (n == 0) return;
+  call("sgd_step_f32", args()
+                           .buf(p).buf(g).buf(buf).num(n)
+                           .num(s.sign).num(s.weight_decay).num(s.momentum).num(s.one_minus_dampening).num(s.neg_lr)
+                           .flag(s.has_weight_decay).flag(s.has_momentum).flag(s.nesterov).flag(s.first));
+}
+
+void Backend::adam_step_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
+                            const sg::optim::AdamScalars& s) const {
+  if (n == 0) return;
+  call("adam_step_f32", args()
+                            .buf(p).buf(g).buf(m).buf(v).buf(vmax).num(n)
+                            .num(s.sign).num(s.weight_decay).num(s.decay).num(s.beta1).num(s.one_minus_beta1)
+                            .num(s.beta2).num(s.one_minus_beta2).num(s.bias_correction2_sqrt).num(s.eps)
+                            .num(s.neg_step_size).flag(s.l2).flag(s.decoupled).flag(s.amsgrad));
+}
+
+void Backend::rmsprop_step_f32(float* p, const float* g, float* square_avg, float* grad_avg, float* buf, int64_t n,
+                               const sg::optim::RmspropScalars& s) const {
+  if (n == 0) return;
+  call("rmsprop_step_f32", args()
+                               .buf(p).buf(g).buf(square_avg).buf(grad_avg).buf(buf).num(n)
+                               .num(s.sign).num(s.weight_decay).num(s.alpha).num(s.one_minus_alpha).num(s.eps)
+                               .num(s.momentum).num(s.neg_lr)
+                               .flag(s.has_weight_decay).flag(s.centered).flag(s.has_momentum));
+}
+
+void Backend::adagrad_step_f32(float* p, const float* g, float* sum, int64_t n,
+                               const sg::optim::AdagradScalars& s) const {
+  if (n == 0) return;
+  call("adagrad_step_f32", args()
+                               .buf(p).buf(g).buf(sum).num(n)
+                               .num(s.sign).num(s.weight_decay).num(s.eps).num(s.neg_clr).flag(s.has_weight_decay));
+}
+
+void Backend::adadelta_step_f32(float* p, const float* g, float* square_avg, float* acc_delta, int64_t n,
+                                const sg::optim::AdadeltaScalars& s) const {
+  if (n == 0) return;
+  call("adadelta_step_f32", args()
+                                .buf(p).buf(g).buf(square_avg).buf(acc_delta).num(n)
+                                .num(s.sign).num(s.weight_decay).num(s.rho).num(s.one_minus_rho).num(s.eps)
+                                .num(s.neg_lr).flag(s.has_weight_decay));
+}
+
+void Backend::adamax_step_f32(float* p, const float* g, float* exp_avg, float* exp_inf, int64_t n,
+                              const sg::optim::AdamaxScalars& s) const {
+  if (n == 0) return;
+  call("adamax_step_f32", args()
+                              .buf(p).buf(g).buf(exp_avg).buf(exp_inf).num(n)
+                              .num(s.sign).num(s.weight_decay).num(s.beta1).num(s.one_minus_beta1).num(s.beta2)
+                              .num(s.eps).num(s.neg_clr).flag(s.has_weight_decay));
+}
+
+namespace {
+void moments(Args& a, const sg::optim::MomentsScalars& m) {
+  a.num(m.weight_decay).num(m.beta1).num(m.one_minus_beta1).num(m.beta2).num(m.one_minus_beta2).num(m.eps);
+  a.flag(m.has_weight_decay);
+}
+}  // namespace
+
+void Backend::nadam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                             const sg::optim::NadamScalars& s) const {
+  if (n == 0) return;
+  Args a = args().buf(p).buf(g).buf(exp_avg).buf(exp_avg_sq).num(n);
+  moments(a, s.moments);
+  call("nadam_step_f32", a.num(s.bias_correction2).num(s.grad_coef).num(s.avg_coef));
+}
+
+void Backend::radam_step_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int64_t n,
+                             const sg::optim::RadamScalars& s) const {
+  if (n == 0) return;
+  Args a = args().buf(p).buf(g).buf(exp_avg).buf(exp_avg_sq).num(n);
+  moments(a, s.moments);
+  call("radam_step_f32", a.num(s.bias_correction1).num(s.lr).num(s.bias_correction2_sqrt).num(s.rect).flag(s.rectified));
+}
+
+}  // namespace sgjs::webgpu

@@ -1,0 +1,190 @@
+// Elementwise kernels: float unary/binary math (broadcast through strides), fills, strided
+// copies with dtype conversion, int32 math, comparisons and selection. Twins of
+// src/kernels/reference/{elementwise,data_copy,data_int}.cpp.
+//
+// Strided kernels share one parameter layout: word 0 the element count, 1 the dims, 2..15 the
+// kernel's own scalars, 16..23 the shape, then 8 words of strides per operand from word 24.
+import type { BufferLike } from '../gpu_types.js';
+import { Params } from '../params.js';
+import { BINARY, MATH, UNARY } from './math.js';
+import { BOOL, ENTRY, F32, I32, byteRead, byteWrite, load, prelude, wgslType } from './prelude.js';
+import { coalesce, groupsFor, operand, pad8, STRIDED, type KernelFn } from './common.js';
+
+const bind = (i: number, name: string, type: string, write: boolean) =>
+  `@group(0) @binding(${i}) var<storage, ${write ? 'read_write' : 'read'}> ${name}: array<${type}>;\n`;
+
+/** WGSL storing `value` (f32, i32 or u32 0/1) at element `i` of OUT of `dtype`. */
+const store = (dtype: number, i: string, value: string) =>
+  dtype === BOOL ? `OUT_set_byte(${i}, ${value});` : `OUT[${i}] = ${value};`;
+
+/** The WGSL expression converting `v` (a value of dtype `from`) to dtype `to` (bool as u32 0/1). */
+function convert(from: number, to: number, v: string): string {
+  if (from === to) return v;
+  if (to === F32) return `f32(${v})`;
+  if (to === I32) return from === F32 ? `i32(trunc(${v}))` : `i32(${v})`;
+  return from === F32 ? `select(0u, 1u, ${v} != 0.0 || is_nan(${v}))` : `select(0u, 1u, ${v} != 0)`;
+}
+
+/** Bindings and helpers of a kernel reading `ins` (dtype per input, named IN0…) and writing OUT. */
+function header(ins: number[], out: number): string {
+  let s = '';
+  ins.forEach((d, k) => {
+    s += bind(k, `IN${k}`, wgslType(d), false);
+    if (d === BOOL) s += byteRead(`IN${k}`);
+  });
+  s += bind(ins.length, 'OUT', wgslType(out, true), true);
+  if (out === BOOL) s += byteWrite('OUT');
+  return s + prelude(ins.length + 1) + MATH + STRIDED + IPOW;
+}
+
+const access = (n: number) => [...new Array(n).fill('read'), 'write'] as const;
+
+/** Element byte size of a dtype code. */
+const bytesOf = (dtype: number) => (dtype === BOOL ? 1 : 4);
+
+/** Dispatches a strided kernel: out (contiguous, element offset `outAt`) over `shape`. */
+function strided(
+  ctx: Parameters<KernelFn>[0],
+  key: string,
+  body: string,
+  ins: { buffer: BufferLike; at: number; dtype: number; strides: number[] }[],
+  out: { buffer: BufferLike; at: number; dtype: number; strides?: number[] },
+  shape: number[],
+  scalars: Params = new Params(),
+): void {
+  const n = shape.reduce((p, s) => p * s, 1);
+  if (n === 0) return;
+  const lists = ins.map((x) => x.strides);
+  if (out.strides) lists.push(out.strides);
+  const c = coalesce(shape, lists);
+  const p = new Params().u(n).u(c.shape.length);
+  for (const x of ins) p.u(x.at);
+  p.u(out.at);
+  for (let k = 0; k < scalars.length; k++) p.u(scalars.words[k]);
+  while (p.length < 16) p.u(0);
+  p.ints(pad8(c.shape));
+  for (const s of c.strides) p.ints(pad8(s));
+  const dtypes = ins.map((x) => x.dtype);
+  ctx.dispatch(
+    {
+      key: `${key}|${dtypes.join(',')}>${out.dtype}`,
+      access: access(ins.length),
+      code: () => header(dtypes, out.dtype) + ENTRY(`  if (id >= pu(0u)) { return; }\n${body}`),
+    },
+    [...ins.map((x) => x.buffer), out.buffer],
+    p,
+    groupsFor(n),
+  );
+}
+
+// Offsets of operand k inside a strided kernel: IN_k at word 2 + k, strides at 24 + 8k.
+const off = (k: number) => `u32(i32(pu(${2 + k}u)) + strided(id, ${24 + 8 * k}u))`;
+
+export const elementwise: Record<string, KernelFn> = {
+  unary_f32(ctx, a) {
+    const op = a.num();
+    const param = a.num();
+    const x = operand(ctx, a);
+    const y = operand(ctx, a);
+    const n = a.num();
+    strided(ctx, `unary${op}`, `  let x = IN0[${off(0)}];\n  let p = pf(4u);\n  OUT[pu(3u) + id] = ${UNARY[op]};`,
+      [{ ...x, dtype: F32, strides: [1] }], { ...y, dtype: F32 }, [n], new Params().f(param));
+  },
+
+  binary_f32(ctx, a) {
+    const op = a.num();
+    const shape = a.list(), as = a.list(), bs = a.list();
+    const x = operand(ctx, a), y = operand(ctx, a), out = operand(ctx, a);
+    strided(ctx, `binary${op}`, `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = ${BINARY[op]};`,
+      [{ ...x, dtype: F32, strides: as }, { ...y, dtype: F32, strides: bs }], { ...out, dtype: F32 }, shape);
+  },
+
+  fill(ctx, a) {
+    const dtype = a.num();
+    const value = a.num();
+    const dst = operand(ctx, a, bytesOf(dtype));
+    const n = a.num();
+    const bits = new Params();
+    if (dtype === F32) bits.f(value);
+    else if (dtype === I32) bits.i(value);
+    else bits.u(value !== 0 ? 1 : 0);
+    const v = dtype === F32 ? 'pf(3u)' : dtype === I32 ? 'pi(3u)' : 'pu(3u)';
+    strided(ctx, 'fill', `  ${store(dtype, 'pu(2u) + id', v)}`, [], { ...dst, dtype }, [n], bits);
+  },
+
+  copy_strided(ctx, a) {
+    const shape = a.list(), dstStrides = a.list(), srcStrides = a.list();
+    const dstType = a.num(), srcType = a.num();
+    const src = operand(ctx, a, bytesOf(srcType));
+    const dst = operand(ctx, a, bytesOf(dstType));
+    const v = convert(srcType, dstType, `v`);
+    strided(ctx, 'copy', `  let v = ${load(srcType, 'IN0', off(0))};\n  let o = ${off(1)};\n  ${store(dstType, 'o', v)}`,
+      [{ ...src, dtype: srcType, strides: srcStrides }], { ...dst, dtype: dstType, strides: dstStrides }, shape);
+  },
+
+  /** Byte copy for unaligned transfers (runtime.copyBytes): args srcOffset, dstOffset, bytes. */
+  copy_bytes_raw(ctx, a, raw) {
+    const [src, dst] = raw!;
+    const srcAt = a.num(), dstAt = a.num(), n = a.num();
+    strided(ctx, 'bytes', `  ${store(BOOL, 'pu(3u) + id', load(BOOL, 'IN0', 'pu(2u) + id'))}`,
+      [{ buffer: src, at: srcAt, dtype: BOOL, strides: [1] }], { buffer: dst, at: dstAt, dtype: BOOL }, [n]);
+  },
+
+  unary_i32(ctx, a) {
+    const op = a.num();
+    const x = operand(ctx, a), y = operand(ctx, a);
+    const n = a.num();
+    const expr = ['-x', 'abs(x)', 'sign(x)', 'x * x', 'max(x, 0)'][op];
+    strided(ctx, `iunary${op}`, `  let x = IN0[pu(2u) + id];\n  OUT[pu(3u) + id] = ${expr};`,
+      [{ ...x, dtype: I32, strides: [1] }], { ...y, dtype: I32 }, [n]);
+  },
+
+  binary_i32(ctx, a) {
+    const op = a.num();
+    const shape = a.list(), as = a.list(), bs = a.list();
+    const x = operand(ctx, a), y = operand(ctx, a);
+    const outType = a.num();
+    const out = operand(ctx, a, bytesOf(outType));
+    const expr = ['a + b', 'a - b', 'a * b', 'ipow(a, b)', 'max(a, b)', 'min(a, b)'][op];
+    const v = outType === BOOL ? `select(0u, 1u, ${expr} != 0)` : expr;
+    strided(ctx, `ibinary${op}`,
+      `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  ${store(outType, 'pu(4u) + id', v)}`,
+      [{ ...x, dtype: I32, strides: as }, { ...y, dtype: I32, strides: bs }], { ...out, dtype: outType }, shape);
+  },
+
+  compare(ctx, a) {
+    const op = a.num(), dtype = a.num();
+    const shape = a.list(), as = a.list(), bs = a.list();
+    const x = operand(ctx, a, bytesOf(dtype)), y = operand(ctx, a, bytesOf(dtype));
+    const out = operand(ctx, a, 1);
+    const cmp = ['==', '!=', '<', '<=', '>', '>='][op];
+    const nanCase = dtype === F32 ? `if (is_nan(a) || is_nan(b)) { r = ${op === 1 ? 'true' : 'false'}; }` : '';
+    strided(ctx, `compare${op}`,
+      `  let a = ${load(dtype, 'IN0', off(0))};\n  let b = ${load(dtype, 'IN1', off(1))};\n` +
+        `  var r = a ${cmp} b;\n  ${nanCase}\n  ${store(BOOL, 'pu(4u) + id', 'select(0u, 1u, r)')}`,
+      [{ ...x, dtype, strides: as }, { ...y, dtype, strides: bs }], { ...out, dtype: BOOL }, shape);
+  },
+
+  select(ctx, a) {
+    const dtype = a.num();
+    const shape = a.list(), cs = a.list(), as = a.list(), bs = a.list();
+    const c = operand(ctx, a, 1), x = operand(ctx, a, bytesOf(dtype)), y = operand(ctx, a, bytesOf(dtype));
+    const out = operand(ctx, a, bytesOf(dtype));
+    strided(ctx, 'select',
+      `  let c = ${load(BOOL, 'IN0', off(0))};\n  let a = ${load(dtype, 'IN1', off(1))};\n  let b = ${load(dtype, 'IN2', off(2))};\n` +
+        `  ${store(dtype, 'pu(5u) + id', 'select(b, a, c != 0u)')}`,
+      [{ ...c, dtype: BOOL, strides: cs }, { ...x, dtype, strides: as }, { ...y, dtype, strides: bs }],
+      { ...out, dtype }, shape);
+  },
+};
+
+// Integer power by squaring, wrapping as the reference's int64 arithmetic truncated to 32 bits.
+// (Negative exponents are rejected before the kernel runs: checks.ts.)
+export const IPOW = /* wgsl */ `
+fn ipow(base0: i32, e0: i32) -> i32 {
+  var r = 1; var b = base0; var e = e0;
+  if (e < 0) { return 0; }
+  loop { if (e <= 0) { break; } if ((e & 1) == 1) { r = r * b; } b = b * b; e = e >> 1; }
+  return r;
+}
+`;

@@ -1,0 +1,227 @@
+// C = act(alpha · op(A) · op(B) + beta · C + bias[j]): tiles of 32 × 32 of C per workgroup of
+// 8 × 8 invocations (4 × 4 each), A and B staged through workgroup memory 16 deep; transposed
+// operands are read through their strides, never copied. Twin of
+// src/kernels/reference/gemm.cpp (which accumulates in double: tolerance 1e-4).
+import { Params } from '../params.js';
+import { UNARY } from './math.js';
+import { operand, type KernelContext, type KernelFn } from './common.js';
+import type { KernelSpec } from '../kernel_cache.js';
+import type { BufferLike } from '../gpu_types.js';
+import { MATH } from './math.js';
+import { prelude } from './prelude.js';
+
+const TILE = 32;
+const DEPTH = 16;
+
+// Both GEMM kernels' bindings: A, B, the bias (n floats; a flag says when there is none) and C.
+const HEADER = /* wgsl */ `
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+${prelude(4)}
+${MATH}`;
+
+// GemmAct (None, Relu, GeluErf, GeluTanh) as the unary op it applies.
+const ACT = ['x', UNARY[16], UNARY[20], UNARY[21]];
+
+function code(transA: boolean, transB: boolean, act: number): string {
+  // Element (row i, depth p) of op(A) and (depth p, col j) of op(B), through the leading dims.
+  const aAt = transA ? 'ao + p * pu(7u) + i' : 'ao + i * pu(7u) + p';
+  const bAt = transB ? 'bo + j * pu(9u) + p' : 'bo + p * pu(9u) + j';
+  return /* wgsl */ `
+${HEADER}
+var<workgroup> ta: array<f32, ${TILE * DEPTH}>;  // [TILE rows][DEPTH]
+var<workgroup> tb: array<f32, ${DEPTH * TILE}>;  // [DEPTH][TILE cols]
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let m = pu(0u); let n = pu(1u); let k = pu(2u);
+  // Matrix wg.z of a batch: A, B and C advance by their strides (words 14–16).
+  let ao = pu(6u) + wg.z * pu(14u); let bo = pu(8u) + wg.z * pu(15u); let co = pu(10u) + wg.z * pu(16u);
+  let row0 = wg.y * ${TILE}u;
+  let col0 = wg.x * ${TILE}u;
+  var acc: array<f32, 16>;
+  for (var q = 0u; q < 16u; q++) { acc[q] = 0.0; }
+  for (var p0 = 0u; p0 < k; p0 += ${DEPTH}u) {
+    // 512 values of each tile, 8 per invocation.
+    for (var e = 0u; e < 8u; e++) {
+      let t = lid * 8u + e;
+      let r = t / ${DEPTH}u; let d = t % ${DEPTH}u;
+      let i = row0 + r; let p = p0 + d;
+      ta[t] = select(0.0, A[${aAt}], i < m && p < k);
+      let d2 = t / ${TILE}u; let c = t % ${TILE}u;
+      let j = col0 + c; let p2 = p0 + d2;
+      tb[t] = select(0.0, B[${bAt.replace(/\bp\b/g, 'p2')}], j < n && p2 < k);
+    }
+    workgroupBarrier();
+    for (var d = 0u; d < ${DEPTH}u; d++) {
+      var av: array<f32, 4>;
+      for (var s = 0u; s < 4u; s++) { av[s] = ta[(l.y * 4u + s) * ${DEPTH}u + d]; }
+      for (var t = 0u; t < 4u; t++) {
+        let bv = tb[d * ${TILE}u + l.x * 4u + t];
+        for (var s = 0u; s < 4u; s++) { acc[s * 4u + t] += av[s] * bv; }
+      }
+    }
+    workgroupBarrier();
+  }
+  let alpha = pf(3u); let beta = pf(4u);
+  for (var s = 0u; s < 4u; s++) {
+    let i = row0 + l.y * 4u + s;
+    if (i >= m) { continue; }
+    for (var t = 0u; t < 4u; t++) {
+      let j = col0 + l.x * 4u + t;
+      if (j >= n) { continue; }
+      let at = co + i * pu(11u) + j;
+      var v = alpha * acc[s * 4u + t];
+      if (beta != 0.0) { v += beta * C[at]; }
+      if (pu(13u) != 0u) { v += BIAS[pu(12u) + j]; }
+      let x = v;
+      let p = 0.0;
+      C[at] = ${ACT[act]};
+    }
+  }
+}
+`;
+}
+
+// The same product without workgroup memory: each invocation keeps its 4 × 4 block in four
+// vec4 accumulators and reads A and B straight from memory. Preferred on CPU-emulated adapters
+// (SwiftShader), where a workgroup barrier is a fiber switch and memory is the CPU's cache.
+function directCode(transA: boolean, transB: boolean, act: number): string {
+  const aAt = (i: string) => (transA ? `ao + p * pu(7u) + ${i}` : `ao + ${i} * pu(7u) + p`);
+  const bAt = (j: string) => (transB ? `bo + ${j} * pu(9u) + p` : `bo + p * pu(9u) + ${j}`);
+  return /* wgsl */ `
+${HEADER}
+fn store(co: u32, i: u32, j: u32, acc: f32) {
+  if (i >= pu(0u) || j >= pu(1u)) { return; }
+  let at = co + i * pu(11u) + j;
+  var v = pf(3u) * acc;
+  if (pf(4u) != 0.0) { v += pf(4u) * C[at]; }
+  if (pu(13u) != 0u) { v += BIAS[pu(12u) + j]; }
+  let x = v;
+  let p = 0.0;
+  C[at] = ${ACT[act]};
+}
+@compute @workgroup_size(8, 8)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let m = pu(0u); let n = pu(1u); let k = pu(2u);
+  let ao = pu(6u) + wg.z * pu(14u); let bo = pu(8u) + wg.z * pu(15u); let co = pu(10u) + wg.z * pu(16u);
+  let i0 = wg.y * ${TILE}u + l.y * 4u;
+  let j0 = wg.x * ${TILE}u + l.x * 4u;
+  if (i0 >= m || j0 >= n) { return; }
+  // Rows and columns past the edge read the last valid one (their results are not stored).
+  let r0 = i0; let r1 = min(i0 + 1u, m - 1u); let r2 = min(i0 + 2u, m - 1u); let r3 = min(i0 + 3u, m - 1u);
+  let c0 = j0; let c1 = min(j0 + 1u, n - 1u); let c2 = min(j0 + 2u, n - 1u); let c3 = min(j0 + 3u, n - 1u);
+  var a0 = vec4<f32>(0.0); var a1 = vec4<f32>(0.0); var a2 = vec4<f32>(0.0); var a3 = vec4<f32>(0.0);
+  for (var p = 0u; p < k; p++) {
+    let b = vec4<f32>(B[${bAt('c0')}], B[${bAt('c1')}], B[${bAt('c2')}], B[${bAt('c3')}]);
+    a0 += A[${aAt('r0')}] * b;
+    a1 += A[${aAt('r1')}] * b;
+    a2 += A[${aAt('r2')}] * b;
+    a3 += A[${aAt('r3')}] * b;
+  }
+  let rows = array<vec4<f32>, 4>(a0, a1, a2, a3);
+  for (var s = 0u; s < 4u; s++) {
+    let v = rows[s];
+    store(co, i0 + s, j0, v.x); store(co, i0 + s, j0 + 1u, v.y); store(co, i0 + s, j0 + 2u, v.z); store(co, i0 + s, j0 + 3u, v.w);
+  }
+}
+`;
+}
+
+// Consecutive products of one shape whose operands advance by constant strides (a batched
+// matmul calls gemm once per matrix) are held back and dispatched as one batch, matrix i in
+// workgroup z = i. Anything else the runtime encodes flushes the batch first (flushGemm).
+interface Pending {
+  key: string; // everything but the offsets
+  spec: KernelSpec;
+  buffers: BufferLike[];
+  words: Uint32Array; // the first product's parameters
+  gx: number;
+  gy: number;
+  at: number[][]; // [a, b, c] offsets of each product
+}
+
+const pending = new WeakMap<KernelContext, Pending>();
+
+/** Dispatches the held-back products (called by the runtime before any other work). */
+export function flushGemm(ctx: KernelContext): void {
+  const b = pending.get(ctx);
+  if (!b) return;
+  pending.delete(ctx);
+  // Split where the strides change (every stride constant within one dispatch).
+  let start = 0;
+  while (start < b.at.length) {
+    let end = start + 1;
+    const stride = (i: number, k: number) => b.at[i]![k]! - b.at[i - 1]![k]!;
+    if (end < b.at.length) {
+      end++;
+      while (end < b.at.length && [0, 1, 2].every((k) => stride(end, k) === stride(start + 1, k))) end++;
+    }
+    const count = Math.min(end - start, ctx.limits.maxComputeWorkgroupsPerDimension);
+    const p = new Params();
+    p.words.set(b.words);
+    p.length = 17;
+    const [a0, b0, c0] = b.at[start]!;
+    p.words[6] = a0!;
+    p.words[8] = b0!;
+    p.words[10] = c0!;
+    for (let k = 0; k < 3; k++) p.words[14 + k] = count > 1 ? stride(start + 1, k) : 0;
+    ctx.dispatch3d(b.spec, b.buffers, p, b.gx, b.gy, count);
+    start += count;
+  }
+}
+
+const ids = new WeakMap<BufferLike, number>();
+let nextId = 1;
+function bufferKey(buffers: BufferLike[]): string {
+  return buffers
+    .map((b) => {
+      let id = ids.get(b);
+      if (id === undefined) ids.set(b, (id = nextId++));
+      return id;
+    })
+    .join(',');
+}
+
+export const gemm: Record<string, KernelFn> = {
+  gemm_f32(ctx, a) {
+    const transA = a.flag(), transB = a.flag();
+    const m = a.num(), n = a.num(), k = a.num(), alpha = a.num();
+    const A = operand(ctx, a);
+    const lda = a.num();
+    const B = operand(ctx, a);
+    const ldb = a.num(), beta = a.num();
+    const bias = operand(ctx, a);
+    const act = a.num();
+    const C = operand(ctx, a);
+    const ldc = a.num();
+    const p = new Params()
+      .u(m).u(n).u(k).f(alpha).f(beta).u(0)
+      .u(A.at).u(lda).u(B.at).u(ldb).u(C.at).u(ldc).u(bias.at).u(bias.none ? 0 : 1);
+    const gx = Math.ceil(n / TILE), gy = Math.ceil(m / TILE);
+    const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
+    if (gx > maxDim || gy > maxDim) throw new Error(`webgpu: matmul of ${m} × ${n} is larger than one dispatch allows`);
+    const direct = ctx.prefs.gemm === 'direct';
+    const spec: KernelSpec = {
+      key: `gemm${direct ? 'direct' : 'tiled'}${+transA}${+transB}${act}`,
+      access: ['read', 'read', 'read', 'write'],
+      code: () => (direct ? directCode : code)(transA, transB, act),
+    };
+    const buffers = [A.buffer, B.buffer, bias.buffer, C.buffer];
+    // The batch key: the kernel, the buffers (by identity, through an id map) and every word but the offsets.
+    const words = Array.from(p.words.subarray(0, 14));
+    words[6] = words[8] = words[10] = 0;
+    // A missing bias binds a scratch buffer that is never read: it does not split a batch.
+    const key = `${spec.key}|${words.join(',')}|${bufferKey(bias.none ? [A.buffer, B.buffer, C.buffer] : buffers)}`;
+    const held = pending.get(ctx);
+    if (held && held.key === key && held.at.length < 65535) {
+      held.at.push([A.at, B.at, C.at]);
+      return;
+    }
+    flushGemm(ctx);
+    pending.set(ctx, { key, spec, buffers, words: p.words.slice(0, 17), gx, gy, at: [[A.at, B.at, C.at]] });
+  },
+};

@@ -1,0 +1,19 @@
+// Every WGSL kernel by the name bindings/webgpu_backend.cpp calls it with.
+import { elementwise } from './elementwise.js';
+import { reduce } from './reduce.js';
+import { gemm } from './gemm.js';
+import { layer } from './layer.js';
+import { random } from './random.js';
+import { indexing } from './indexing.js';
+import type { KernelFn } from './common.js';
+
+export type { KernelContext, KernelFn } from './common.js';
+
+export const KERNELS: Record<string, KernelFn> = {
+  ...elementwise,
+  ...reduce,
+  ...gemm,
+  ...layer,
+  ...random,
+  ...indexing,
+};

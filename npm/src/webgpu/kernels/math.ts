@@ -1,0 +1,151 @@
+// WGSL scalar math shared by the float kernels, each the f32 twin of the reference's scalar
+// definition (src/kernels/reference/scalar_math.h), written to stay accurate where the f32
+// builtins are not (expm1, log1p, erf near 0) and to treat NaN and infinities by their bits
+// (shader compilers may assume finite math for comparisons).
+export const MATH = /* wgsl */ `
+const NAN_BITS = 0x7fc00000u;
+// Through a variable: a constant NaN or infinity is a WGSL compile error.
+fn nan_f() -> f32 { var b = NAN_BITS; return bitcast<f32>(b); }
+fn inf_f() -> f32 { var b = 0x7f800000u; return bitcast<f32>(b); }
+fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+
+fn sigmoid_f(x: f32) -> f32 {
+  if (x >= 0.0) { return 1.0 / (1.0 + exp(-x)); }
+  let e = exp(x);
+  return e / (1.0 + e);
+}
+fn tanh_f(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  let e = exp(-2.0 * abs(x));
+  let t = (1.0 - e) / (1.0 + e);
+  return select(t, -t, x < 0.0);
+}
+// Kahan's expm1 and log1p: the rounding error of exp(x) (or 1 + x) divides out.
+fn expm1_f(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x > 88.0) { return inf_f(); }
+  let u = exp(x);
+  if (u == 1.0) { return x; }
+  let um1 = u - 1.0;
+  if (um1 == -1.0) { return -1.0; }
+  return um1 * x / log(u);
+}
+fn log1p_f(x: f32) -> f32 {
+  if (is_nan(x) || is_inf(x)) { return select(x, nan_f(), x < 0.0); }
+  let u = 1.0 + x;
+  if (u == 1.0) { return x; }
+  if (u <= 0.0) { return select(nan_f(), -inf_f(), u == 0.0); }
+  return log(u) * x / (u - 1.0);
+}
+fn erf_f(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  let z = abs(x);
+  if (z < 0.5) {
+    let x2 = x * x;
+    // 2/√π · (x − x³/3 + x⁵/10 − x⁷/42 + x⁹/216 − x¹¹/1320)
+    return 1.1283791670955126 * x * (1.0 + x2 * (-0.3333333333 + x2 * (0.1 + x2 * (-0.0238095238 + x2 * (0.0046296296 - x2 * 0.0007575758)))));
+  }
+  // Numerical Recipes' erfc (fractional error < 1.2e-7).
+  let t = 1.0 / (1.0 + 0.5 * z);
+  let ans = t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 +
+            t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  return select(1.0 - ans, ans - 1.0, x < 0.0);
+}
+// sin and cos to an ulp or two (the builtins were 5e-5 off on SwiftShader): x reduced by
+// multiples of π/2 split in three (Cody–Waite), then cephes' sinf/cosf polynomials.
+fn sincos_f(x: f32) -> vec2<f32> {
+  if (is_nan(x) || is_inf(x)) { return vec2<f32>(nan_f(), nan_f()); }
+  let q = round(x * 0.6366197723675814);
+  let r = ((x - q * 1.5703125) - q * 4.8375129699707031e-4) - q * 7.549789948768648e-8;
+  let z = r * r;
+  let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r;
+  let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
+  let k = i32(q) & 3;
+  if (k == 0) { return vec2<f32>(s, c); }
+  if (k == 1) { return vec2<f32>(c, -s); }
+  if (k == 2) { return vec2<f32>(-s, -c); }
+  return vec2<f32>(-c, s);
+}
+fn gelu_tanh_f(x: f32) -> f32 {
+  return 0.5 * x * (1.0 + tanh_f(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+fn pow_f(a: f32, b: f32) -> f32 {
+  if (b == 0.0 || a == 1.0) { return 1.0; }
+  if (is_nan(a) || is_nan(b)) { return nan_f(); }
+  if (a == 0.0) {
+    let odd = abs(b - 2.0 * floor(b * 0.5)) == 1.0;
+    if (b > 0.0) { return select(0.0, a, odd); }
+    return select(inf_f(), select(inf_f(), -inf_f(), bitcast<u32>(a) != 0u), odd);
+  }
+  if (a < 0.0) {
+    if (floor(b) != b) { return nan_f(); }
+    let r = pow(-a, b);
+    return select(r, -r, abs(b - 2.0 * floor(b * 0.5)) == 1.0);
+  }
+  return pow(a, b);
+}
+fn maximum_f(a: f32, b: f32) -> f32 {
+  if (is_nan(a) || is_nan(b)) { return nan_f(); }
+  return select(b, a, a > b);
+}
+fn minimum_f(a: f32, b: f32) -> f32 {
+  if (is_nan(a) || is_nan(b)) { return nan_f(); }
+  return select(b, a, a < b);
+}
+fn gelu_erf_grad(x: f32) -> f32 {
+  return 0.5 * (1.0 + erf_f(x * 0.7071067811865476)) + x * 0.3989422804014327 * exp(-0.5 * x * x);
+}
+fn gelu_tanh_grad(x: f32) -> f32 {
+  let t = tanh_f(0.7978845608028654 * (x + 0.044715 * x * x * x));
+  let du = 0.7978845608028654 * (1.0 + 3.0 * 0.044715 * x * x);
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du;
+}
+`;
+
+// Unary ops in the order of sg::Unary (kernels/backend.h); `p` is the op's parameter.
+export const UNARY: readonly string[] = [
+  '-x', // Neg
+  'exp(x)',
+  'log(x)',
+  'log2(x)',
+  'log(x) * 0.4342944819032518', // Log10
+  'log1p_f(x)',
+  'expm1_f(x)',
+  'sqrt(x)',
+  '1.0 / sqrt(x)',
+  'abs(x)',
+  'select(select(select(0.0, -1.0, x < 0.0), 1.0, x > 0.0), x, is_nan(x))', // Sign
+  'sincos_f(x).x',
+  'sincos_f(x).y',
+  'erf_f(x)',
+  'x * x',
+  '1.0 / x',
+  'select(x + 0.0, 0.0, x < 0.0)', // Relu
+  'sigmoid_f(x)',
+  'tanh_f(x)',
+  'x * sigmoid_f(x)', // Silu
+  '0.5 * x * (1.0 + erf_f(x * 0.7071067811865476))', // GeluErf
+  'gelu_tanh_f(x)',
+  'select(log1p_f(exp(p * x)) / p, x, x * p > 20.0)', // Softplus
+  'select(p * expm1_f(x), x, x > 0.0)', // Elu
+  '1.0507009873554805 * select(1.6732632423543772 * expm1_f(x), x, x > 0.0)', // Selu
+  'select(p * x, x, x > 0.0)', // LeakyRelu
+];
+
+// Binary ops in the order of sg::Binary.
+export const BINARY: readonly string[] = [
+  'a + b',
+  'a - b',
+  'a * b',
+  'a / b',
+  'pow_f(a, b)',
+  'maximum_f(a, b)',
+  'minimum_f(a, b)',
+  'select(b, 0.0, a <= 0.0)', // ReluBackward (NaN a passes b)
+  'b * a * (1.0 - a)', // SigmoidBackward (a = y)
+  'b * (1.0 - a * a)', // TanhBackward
+  'b * gelu_erf_grad(a)',
+  'b * gelu_tanh_grad(a)',
+  'b * sigmoid_f(a) * (1.0 + a * (1.0 - sigmoid_f(a)))', // SiluBackward
+];

@@ -1,0 +1,391 @@
+// Recurrent layers (rnn.h): the forward runs the T steps with the backend's gemm and
+// activation kernels (so the 'reference' backend gives the scalar oracle of the whole layer),
+// saving the gate activations; the backward walks the steps in reverse, then finds the weight
+// gradients with one product each over all T·B rows.
+#include "nn/rnn.h"
+
+#include <vector>
+
+#include "autograd/record.h"
+#include "core/copy.h"
+#include "core/error.h"
+#include "kernels/backend.h"
+#include "ops/ops.h"
+
+namespace sg {
+
+namespace {
+
+const char* kOp = "rnnLayer";
+
+int64_t gate_count(RnnMode mode) {
+  switch (mode) {
+    case RnnMode::Lstm: return 4;
+    case RnnMode::Gru: return 3;
+    default: return 1;
+  }
+}
+
+// Sizes, direction and options of one layer call.
+struct Geometry {
+  RnnMode mode;
+  int64_t T, B, I, H, P, G;
+  bool reverse, has_bias, has_proj;
+
+  int64_t GH() const { return G * H; }
+  int64_t time_of_step(int64_t s) const { return reverse ? T - 1 - s : s; }
+  // Time index of the state a step at time t starts from; -1 means the initial state.
+  int64_t prev_time(int64_t t) const {
+    const int64_t p = reverse ? t + 1 : t - 1;
+    return p < 0 || p >= T ? -1 : p;
+  }
+};
+
+void check_f32(const Tensor& t, const char* what) {
+  check(t.dtype() == DType::Float32, kOp, ": expected ", what, " of dtype float32, got ",
+        dtype_name(t.dtype()));
+}
+
+void check_shape(const Tensor& t, const Shape& expected, const char* what) {
+  check_f32(t, what);
+  check(t.shape() == expected, kOp, ": expected ", what, " of shape ", expected, ", got ",
+        t.shape());
+}
+
+Geometry check_args(RnnMode mode, const Tensor& x, const Tensor& h0, const Tensor& c0,
+                    const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                    const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
+  check(x.defined() && h0.defined() && w_ih.defined() && w_hh.defined(), kOp,
+        ": input, h0, weight_ih and weight_hh must be given");
+  check_f32(x, "input");
+  check(x.ndim() == 3, kOp, ": expected input of shape [T, B, inputSize], got ", x.shape());
+  Geometry g{};
+  g.mode = mode;
+  g.reverse = reverse;
+  g.T = x.shape()[0];
+  g.B = x.shape()[1];
+  g.I = x.shape()[2];
+  g.G = gate_count(mode);
+  check(g.T > 0 && g.B > 0 && g.I > 0, kOp, ": expected a non-empty input, got shape ", x.shape());
+  check_f32(w_ih, "weight_ih");
+  check(w_ih.ndim() == 2 && w_ih.shape()[0] % g.G == 0 && w_ih.shape()[0] > 0, kOp,
+        ": expected weight_ih of shape [", g.G, "·hiddenSize, inputSize], got ", w_ih.shape());
+  g.H = w_ih.shape()[0] / g.G;
+  check(w_ih.shape()[1] == g.I, kOp, ": weight_ih of shape ", w_ih.shape(),
+        " does not match the input size ", g.I);
+  g.has_proj = w_hr.defined();
+  check(!g.has_proj || mode == RnnMode::Lstm, kOp, ": weight_hr (projection) is for LSTM only");
+  if (g.has_proj) {
+    check_f32(w_hr, "weight_hr");
+    check(w_hr.ndim() == 2 && w_hr.shape()[1] == g.H && w_hr.shape()[0] > 0, kOp,
+          ": expected weight_hr of shape [projSize, ", g.H, "], got ", w_hr.shape());
+  }
+  g.P = g.has_proj ? w_hr.shape()[0] : g.H;
+  check_shape(w_hh, {g.GH(), g.P}, "weight_hh");
+  check(b_ih.defined() == b_hh.defined(), kOp, ": give both biases or neither");
+  g.has_bias = b_ih.defined();
+  if (g.has_bias) {
+    check_shape(b_ih, {g.GH()}, "bias_ih");
+    check_shape(b_hh, {g.GH()}, "bias_hh");
+  }
+  check_shape(h0, {g.B, g.P}, "h0");
+  if (mode == RnnMode::Lstm) {
+    check(c0.defined(), kOp, ": LSTM needs c0");
+    check_shape(c0, {g.B, g.H}, "c0");
+  } else {
+    check(!c0.defined(), kOp, ": c0 is for LSTM only");
+  }
+  return g;
+}
+
+// Everything the backward reads, contiguous.
+struct Saved {
+  Tensor x, h0, c0, w_ih, w_hh, w_hr;
+  Tensor acts;    // [T, B, G·H]: x·W_ihᵀ + b_ih, overwritten step by step by the activations
+                  // (LSTM i, f, g, o; GRU r, z, n); RNN keeps the pre-activations
+  Tensor hn;      // GRU: h·W_hnᵀ + b_hn per step [T, B, H]
+  Tensor hfull;   // LSTM with projection: o·tanh(c) per step [T, B, H]
+  Tensor packed;  // output [T, B, P] then (LSTM) the cell states [T, B, H], flat
+
+  float* out() const { return packed.f32(); }
+  float* cells(const Geometry& g) const { return packed.f32() + g.T * g.B * g.P; }
+  const float* h_before(const Geometry& g, int64_t t) const {
+    const int64_t p = g.prev_time(t);
+    return p < 0 ? h0.f32() : out() + p * g.B * g.P;
+  }
+  const float* c_before(const Geometry& g, int64_t t) const {
+    const int64_t p = g.prev_time(t);
+    return p < 0 ? c0.f32() : cells(g) + p * g.B * g.H;
+  }
+};
+
+// hg [B, G·H] = h·W_hhᵀ + b_hh for the state before time t.
+void hidden_gates(const Geometry& g, const Saved& s, const Tensor& b_hh, int64_t t, float* hg) {
+  backend().gemm_f32_bias(false, true, g.B, g.GH(), g.P, 1.0f, s.h_before(g, t), g.P,
+                          s.w_hh.f32(), g.P, 0.0f, b_hh.defined() ? b_hh.f32() : nullptr,
+                          GemmAct::None, hg, g.GH());
+}
+
+void lstm_step(const Geometry& g, const Saved& s, int64_t t, const float* hg, float* tanh_c) {
+  const Backend& be = backend();
+  const int64_t H = g.H, GH = g.GH();
+  const float* c_prev = s.c_before(g, t);
+  float* out_h = g.has_proj ? s.hfull.f32() : s.out();
+  for (int64_t b = 0; b < g.B; ++b) {
+    const int64_t row_index = t * g.B + b;
+    float* a = s.acts.f32() + row_index * GH;
+    const float* hrow = hg + b * GH;
+    for (int64_t j = 0; j < GH; ++j) a[j] = hrow[j] + a[j];
+    be.unary_f32(Unary::Sigmoid, 0, a, a, 2 * H);  // i, f
+    be.unary_f32(Unary::Tanh, 0, a + 2 * H, a + 2 * H, H);
+    be.unary_f32(Unary::Sigmoid, 0, a + 3 * H, a + 3 * H, H);
+    float* c = s.cells(g) + row_index * H;
+    const float* cp = c_prev + b * H;
+    for (int64_t j = 0; j < H; ++j) c[j] = a[H + j] * cp[j] + a[j] * a[2 * H + j];
+    be.unary_f32(Unary::Tanh, 0, c, tanh_c, H);
+    float* h = out_h + row_index * H;
+    for (int64_t j = 0; j < H; ++j) h[j] = a[3 * H + j] * tanh_c[j];
+  }
+  if (g.has_proj)  // h = (o·tanh(c))·W_hrᵀ
+    backend().gemm_f32(false, true, g.B, g.P, H, 1.0f, s.hfull.f32() + t * g.B * H, H,
+                       s.w_hr.f32(), H, 0.0f, s.out() + t * g.B * g.P, g.P);
+}
+
+void gru_step(const Geometry& g, const Saved& s, int64_t t, const float* hg) {
+  const Backend& be = backend();
+  const int64_t H = g.H, GH = g.GH();
+  const float* h_prev = s.h_before(g, t);
+  for (int64_t b = 0; b < g.B; ++b) {
+    const int64_t row_index = t * g.B + b;
+    float* a = s.acts.f32() + row_index * GH;
+    const float* hrow = hg + b * GH;
+    for (int64_t j = 0; j < 2 * H; ++j) a[j] = hrow[j] + a[j];
+    be.unary_f32(Unary::Sigmoid, 0, a, a, 2 * H);  // r, z
+    float* hn = s.hn.f32() + row_index * H;
+    for (int64_t j = 0; j < H; ++j) {
+      hn[j] = hrow[2 * H + j];
+      a[2 * H + j] = a[2 * H + j] + hn[j] * a[j];
+    }
+    be.unary_f32(Unary::Tanh, 0, a + 2 * H, a + 2 * H, H);  // n
+    const float* hp = h_prev + b * H;
+    float* h = s.out() + row_index * H;
+    for (int64_t j = 0; j < H; ++j) h[j] = (hp[j] - a[2 * H + j]) * a[H + j] + a[2 * H + j];
+  }
+}
+
+void simple_step(const Geometry& g, const Saved& s, int64_t t, const float* hg) {
+  const int64_t n = g.B * g.H;
+  float* a = s.acts.f32() + t * n;
+  for (int64_t j = 0; j < n; ++j) a[j] = hg[j] + a[j];
+  backend().unary_f32(g.mode == RnnMode::RnnTanh ? Unary::Tanh : Unary::Relu, 0, a,
+                      s.out() + t * n, n);
+}
+
+// ------------------------------------------------------------------------ backward
+struct Grads {
+  Tensor dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh, dw_hr;
+};
+
+// Walks the steps in reverse. dA gets the gradient of the hidden-side gates (h·W_hhᵀ + b_hh)
+// per step, dXi that of the input-side ones (x·W_ihᵀ + b_ih): the same except for GRU's n gate,
+// where r multiplies only the hidden side. dH (projection only) gets the gradient of each h.
+void backward_through_time(const Geometry& g, const Saved& s, const float* g_out,
+                           const float* g_cells, float* dA, float* dXi, float* dH, float* dh,
+                           float* dc) {
+  const Backend& be = backend();
+  const int64_t H = g.H, P = g.P, GH = g.GH(), B = g.B;
+  std::vector<float> dh_full(static_cast<size_t>(g.has_proj ? B * H : 0));
+  std::vector<float> tanh_c(static_cast<size_t>(H));
+  for (int64_t k = 0; k < B * P; ++k) dh[k] = 0;
+  for (int64_t k = 0; dc && k < B * H; ++k) dc[k] = 0;
+  for (int64_t step = g.T - 1; step >= 0; --step) {
+    const int64_t t = g.time_of_step(step);
+    for (int64_t k = 0; k < B * P; ++k) dh[k] = g_out[t * B * P + k] + dh[k];
+    float* dA_t = dA + t * B * GH;
+    float* dXi_t = dXi + t * B * GH;
+    float beta = 0.0f;  // whether dh keeps a direct term before dA_t·W_hh is added
+    if (g.mode == RnnMode::Lstm) {
+      const float* dhf = dh;
+      if (g.has_proj) {
+        for (int64_t k = 0; k < B * P; ++k) dH[t * B * P + k] = dh[k];
+        be.gemm_f32(false, false, B, H, P, 1.0f, dh, P, s.w_hr.f32(), H, 0.0f, dh_full.data(), H);
+        dhf = dh_full.data();
+      }
+      const float* c_prev = s.c_before(g, t);
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t row_index = t * B + b;
+        const float* a = s.acts.f32() + row_index * GH;
+        const float* c = s.cells(g) + row_index * H;
+        be.unary_f32(Unary::Tanh, 0, c, tanh_c.data(), H);
+        float* d = dA_t + b * GH;
+        for (int64_t j = 0; j < H; ++j) {
+          const float i = a[j], f = a[H + j], gg = a[2 * H + j], o = a[3 * H + j];
+          const float tc = tanh_c[j], dhj = dhf[b * H + j];
+          const float dcj = g_cells[row_index * H + j] + dc[b * H + j] + dhj * o * (1 - tc * tc);
+          d[j] = dcj * gg * i * (1 - i);
+          d[H + j] = dcj * c_prev[b * H + j] * f * (1 - f);
+          d[2 * H + j] = dcj * i * (1 - gg * gg);
+          d[3 * H + j] = dhj * tc * o * (1 - o);
+          dc[b * H + j] = dcj * f;
+        }
+      }
+    } else if (g.mode == RnnMode::Gru) {
+      const float* h_prev = s.h_before(g, t);
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t row_index = t * B + b;
+        const float* a = s.acts.f32() + row_index * GH;
+        const float* hn = s.hn.f32() + row_index * H;
+        float* dh_ = dA_t + b * GH;
+        float* dx_ = dXi_t + b * GH;
+        for (int64_t j = 0; j < H; ++j) {
+          const float r = a[j], z = a[H + j], n = a[2 * H + j], hp = h_prev[b * H + j];
+          const float d = dh[b * H + j];
+          const float dan = d * (1 - z) * (1 - n * n);
+          const float dar = dan * hn[j] * r * (1 - r);
+          const float daz = d * (hp - n) * z * (1 - z);
+          dx_[j] = dh_[j] = dar;
+          dx_[H + j] = dh_[H + j] = daz;
+          dx_[2 * H + j] = dan;
+          dh_[2 * H + j] = dan * r;
+          dh[b * H + j] = d * z;
+        }
+      }
+      beta = 1.0f;
+    } else {
+      const float* h = s.out() + t * B * H;
+      for (int64_t k = 0; k < B * H; ++k) {
+        const float deriv = g.mode == RnnMode::RnnTanh ? 1 - h[k] * h[k] : (h[k] > 0 ? 1.0f : 0.0f);
+        dA_t[k] = dh[k] * deriv;
+      }
+    }
+    // The gradient reaching the state before this step.
+    be.gemm_f32(false, false, B, P, GH, 1.0f, dA_t, GH, s.w_hh.f32(), P, beta, dh, P);
+  }
+}
+
+Grads layer_backward(const Geometry& g, const Saved& s, const Tensor& grad, bool need_x,
+                     bool need_h0, bool need_c0, bool need_w_ih, bool need_w_hh, bool need_b,
+                     bool need_w_hr) {
+  const Backend& be = backend();
+  const Tensor gc = as_contiguous(grad, DType::Float32);
+  const int64_t rows = g.T * g.B, GH = g.GH();
+  const bool lstm = g.mode == RnnMode::Lstm;
+  Tensor dA = Tensor::uninitialized({g.T, g.B, GH});
+  Tensor dXi = g.mode == RnnMode::Gru ? Tensor::uninitialized({g.T, g.B, GH}) : dA;
+  Tensor dH = g.has_proj ? Tensor::uninitialized({g.T, g.B, g.P}) : Tensor();
+  Tensor dh = Tensor::uninitialized({g.B, g.P});
+  Tensor dc = lstm ? Tensor::uninitialized({g.B, g.H}) : Tensor();
+  backward_through_time(g, s, gc.f32(), lstm ? gc.f32() + rows * g.P : nullptr, dA.f32(),
+                        dXi.f32(), dH.defined() ? dH.f32() : nullptr, dh.f32(),
+                        dc.defined() ? dc.f32() : nullptr);
+  Grads out;
+  if (need_h0) out.dh0 = dh;
+  if (need_c0) out.dc0 = dc;
+  if (need_x) {  // dX = dXi · W_ih
+    out.dx = Tensor::uninitialized({g.T, g.B, g.I});
+    be.gemm_f32(false, false, rows, g.I, GH, 1.0f, dXi.f32(), GH, s.w_ih.f32(), g.I, 0.0f,
+                out.dx.f32(), g.I);
+  }
+  if (need_w_ih) {  // dW_ih = dXiᵀ · X
+    out.dw_ih = Tensor::uninitialized({GH, g.I});
+    be.gemm_f32(true, false, GH, g.I, rows, 1.0f, dXi.f32(), GH, s.x.f32(), g.I, 0.0f,
+                out.dw_ih.f32(), g.I);
+  }
+  if (need_w_hh) {  // dW_hh = dAᵀ · (the state before each step)
+    Tensor before = Tensor::uninitialized({g.T, g.B, g.P});
+    const int64_t n = g.B * g.P;
+    for (int64_t t = 0; t < g.T; ++t) {
+      const float* src = s.h_before(g, t);
+      std::copy(src, src + n, before.f32() + t * n);
+    }
+    out.dw_hh = Tensor::uninitialized({GH, g.P});
+    be.gemm_f32(true, false, GH, g.P, rows, 1.0f, dA.f32(), GH, before.f32(), g.P, 0.0f,
+                out.dw_hh.f32(), g.P);
+  }
+  if (need_b) {
+    out.db_ih = Tensor::uninitialized({GH});
+    be.reduce_f32(Reduce::Sum, dXi.f32(), 1, rows, GH, out.db_ih.f32());
+    out.db_hh = Tensor::uninitialized({GH});
+    be.reduce_f32(Reduce::Sum, dA.f32(), 1, rows, GH, out.db_hh.f32());
+  }
+  if (need_w_hr) {  // dW_hr = dHᵀ · (o·tanh(c))
+    out.dw_hr = Tensor::uninitialized({g.P, g.H});
+    be.gemm_f32(true, false, g.P, g.H, rows, 1.0f, dH.f32(), g.P, s.hfull.f32(), g.H, 0.0f,
+                out.dw_hr.f32(), g.H);
+  }
+  return out;
+}
+
+bool wants(const Tensor& t) { return t.defined() && t.requires_grad(); }
+
+}  // namespace
+
+RnnMode rnn_mode_of(const char* op, const std::string& name) {
+  if (name == "lstm") return RnnMode::Lstm;
+  if (name == "gru") return RnnMode::Gru;
+  if (name == "rnn_tanh") return RnnMode::RnnTanh;
+  if (name == "rnn_relu") return RnnMode::RnnRelu;
+  fail(op, ": expected mode to be one of 'lstm', 'gru', 'rnn_tanh', 'rnn_relu', got '", name, "'");
+}
+
+Tensor rnn_layer_packed(RnnMode mode, const Tensor& x, const Tensor& h0, const Tensor& c0,
+                        const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                        const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
+  const Geometry g = check_args(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse);
+  const bool lstm = mode == RnnMode::Lstm;
+  Saved s;
+  s.x = as_contiguous(x);
+  s.h0 = as_contiguous(h0);
+  s.c0 = lstm ? as_contiguous(c0) : Tensor();
+  s.w_ih = as_contiguous(w_ih);
+  s.w_hh = as_contiguous(w_hh);
+  s.w_hr = g.has_proj ? as_contiguous(w_hr) : Tensor();
+  const Tensor bih = g.has_bias ? as_contiguous(b_ih) : Tensor();
+  const Tensor bhh = g.has_bias ? as_contiguous(b_hh) : Tensor();
+  const int64_t rows = g.T * g.B, GH = g.GH();
+  s.acts = Tensor::uninitialized({g.T, g.B, GH});
+  backend().gemm_f32_bias(false, true, rows, GH, g.I, 1.0f, s.x.f32(), g.I, s.w_ih.f32(), g.I,
+                          0.0f, bih.defined() ? bih.f32() : nullptr, GemmAct::None,
+                          s.acts.f32(), GH);
+  if (mode == RnnMode::Gru) s.hn = Tensor::uninitialized({g.T, g.B, g.H});
+  if (g.has_proj) s.hfull = Tensor::uninitialized({g.T, g.B, g.H});
+  s.packed = Tensor::uninitialized({rows * g.P + (lstm ? rows * g.H : 0)});
+
+  std::vector<float> hg(static_cast<size_t>(g.B * GH));
+  std::vector<float> tanh_c(static_cast<size_t>(g.H));
+  for (int64_t step = 0; step < g.T; ++step) {
+    const int64_t t = g.time_of_step(step);
+    hidden_gates(g, s, bhh, t, hg.data());
+    if (lstm) lstm_step(g, s, t, hg.data(), tanh_c.data());
+    else if (mode == RnnMode::Gru) gru_step(g, s, t, hg.data());
+    else simple_step(g, s, t, hg.data());
+  }
+  if (!lstm && mode != RnnMode::Gru) s.acts = Tensor();  // the backward reads the outputs instead
+
+  const bool need_x = wants(x), need_h0 = wants(h0), need_c0 = wants(c0),
+             need_w_ih = wants(w_ih), need_w_hh = wants(w_hh),
+             need_b = wants(b_ih) || wants(b_hh), need_w_hr = wants(w_hr);
+  return record(kOp, s.packed, {x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr},
+                [=](const Tensor& grad) -> std::vector<Tensor> {
+                  Grads d = layer_backward(g, s, grad, need_x, need_h0, need_c0, need_w_ih,
+                                           need_w_hh, need_b, need_w_hr);
+                  return {d.dx, d.dh0, d.dc0, d.dw_ih, d.dw_hh, d.db_ih, d.db_hh, d.dw_hr};
+                });
+}
+
+std::vector<Tensor> rnn_layer(RnnMode mode, const Tensor& x, const Tensor& h0, const Tensor& c0,
+                              const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                              const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
+  const Tensor packed = rnn_layer_packed(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse);
+  const int64_t T = x.shape()[0], B = x.shape()[1], P = w_hh.shape()[1];
+  const int64_t H = w_ih.shape()[0] / gate_count(mode), last = reverse ? 0 : T - 1;
+  const Tensor output = reshape(narrow(packed, 0, 0, T * B * P), {T, B, P});
+  std::vector<Tensor> result{output, squeeze(narrow(output, 0, last, 1), 0)};
+  if (mode == RnnMode::Lstm) {
+    const Tensor cells = reshape(narrow(packed, 0, T * B * P, T * B * H), {T, B, H});
+    result.push_back(squeeze(narrow(cells, 0, last, 1), 0));
+  }
+  return result;
+}
+
+}  // namespace sg

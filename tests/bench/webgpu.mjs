@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// simdgrad on WebGPU: `npm run bench -- --backend=webgpu` (or node tests/bench/webgpu.mjs).
+//   matmul N×N (GFLOP/s), the MNIST-shaped MLP train step and the bench's small CNN train step
+//   (ms), each timed after a warm-up with sg.sync() (which waits for the GPU) around the runs,
+//   next to the same workload on wasm in the same process.
+// The GPU is navigator.gpu where it exists, else Dawn from npm `webgpu` (tests/js/webgpu_env.mjs:
+// Chromium's SwiftShader on machines without a GPU, which emulates one on the CPU: its numbers
+// say nothing about a real GPU). tfjs-backend-webgpu is not compared yet.
+//   --quick: fewer runs; --sizes 512,2048: the matmul sizes.
+import os from 'node:os';
+import { gpu, why } from '../js/webgpu_env.mjs';
+import { init } from '../../npm/dist/index.mjs';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const sizesArg = args.indexOf('--sizes');
+const sizes = sizesArg >= 0 ? args[sizesArg + 1].split(',').map(Number) : [512, 2048];
+if (!gpu && !globalThis.navigator?.gpu) {
+  console.error(`bench: no WebGPU here (${why})`);
+  process.exit(1);
+}
+
+const sg = await init({ backend: 'webgpu', gpu: gpu ?? undefined });
+
+/** Median ms of `runs` calls of f (each in a tidy), after `warm` calls; the GPU waited for. */
+async function time(device, f, runs, warm = 2) {
+  sg.setBackend(device === 'webgpu' ? 'webgpu' : 'wasm');
+  for (let i = 0; i < warm; i++) sg.tidy(f);
+  await sg.sync();
+  const ms = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    sg.tidy(f);
+    await sg.sync();
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  return ms[ms.length >> 1];
+}
+
+const rows = [];
+for (const n of sizes) {
+  for (const device of ['wasm', 'webgpu']) {
+    sg.setBackend(device === 'webgpu' ? 'webgpu' : 'wasm');
+    const a = sg.randn([n, n]), b = sg.randn([n, n]);
+    const ms = await time(device, () => a.matmul(b), quick ? 2 : n >= 2048 ? 3 : 10, 1);
+    rows.push({ workload: `matmul_${n}`, device, ms, gflops: (2 * n ** 3) / ms / 1e6 });
+    sg.dispose([a, b]);
+  }
+}
+
+function mlpStep(device) {
+  sg.setBackend(device === 'webgpu' ? 'webgpu' : 'wasm');
+  sg.manualSeed(0);
+  const model = new sg.nn.Sequential(new sg.nn.Linear(784, 256), new sg.nn.ReLU(), new sg.nn.Linear(256, 10));
+  const opt = new sg.optim.Adam(model.parameters(), { lr: 1e-3 });
+  const x = sg.randn([128, 784]), y = sg.randint(0, 10, [128]);
+  const step = () => {
+    opt.zeroGrad();
+    sg.F.crossEntropy(model.forward(x), y).backward();
+    opt.step();
+  };
+  return { step, dispose: () => (model.dispose(), opt.dispose(), sg.dispose([x, y])) };
+}
+
+function cnnStep(device) {
+  sg.setBackend(device === 'webgpu' ? 'webgpu' : 'wasm');
+  sg.manualSeed(0);
+  const model = new sg.nn.Sequential(
+    new sg.nn.Conv2d(1, 8, 5), new sg.nn.ReLU(), new sg.nn.MaxPool2d(2),
+    new sg.nn.Conv2d(8, 16, 5), new sg.nn.ReLU(), new sg.nn.MaxPool2d(2),
+    new sg.nn.Flatten(), new sg.nn.Linear(256, 10),
+  );
+  const opt = new sg.optim.Adam(model.parameters(), { lr: 1e-3 });
+  const x = sg.randn([32, 1, 28, 28]), y = sg.randint(0, 10, [32]);
+  const step = () => {
+    opt.zeroGrad();
+    sg.F.crossEntropy(model.forward(x), y).backward();
+    opt.step();
+  };
+  return { step, dispose: () => (model.dispose(), opt.dispose(), sg.dispose([x, y])) };
+}
+
+const warn = console.warn;
+console.warn = () => {}; // the CNN's fallback warnings
+for (const [name, make] of [['mlp_step_128', mlpStep], ['cnn_step_32', cnnStep]]) {
+  for (const device of ['wasm', 'webgpu']) {
+    const w = make(device);
+    const s0 = sg.webgpuStats();
+    const ms = await time(device, w.step, quick ? 3 : 10);
+    const s1 = sg.webgpuStats();
+    rows.push({ workload: name, device, ms, submits: s1.submits - s0.submits });
+    w.dispose();
+  }
+}
+console.warn = warn;
+
+const adapter = await (gpu ?? globalThis.navigator.gpu).requestAdapter();
+console.log(`simdgrad WebGPU bench · adapter ${adapter?.info?.description ?? '?'} · CPU ${os.cpus()[0]?.model} · ${new Date().toISOString()}`);
+console.log('workload         device   median ms   GFLOP/s');
+for (const r of rows) {
+  console.log(`${r.workload.padEnd(16)} ${r.device.padEnd(8)} ${r.ms.toFixed(2).padStart(10)}   ${r.gflops ? r.gflops.toFixed(2).padStart(7) : ''}`);
+}
+console.log(JSON.stringify({ bench: 'webgpu', rows }));
+process.exit(0);

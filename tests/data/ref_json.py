@@ -1,0 +1,31 @@
+"""Shared by the generators gen_rnn.py, gen_optim_more.py, gen_lbfgs.py, gen_schedulers_more.py,
+gen_losses_more.py, gen_interpolate.py and gen_transformer.py: how a tensor and a whole
+reference file are written (each generator imports it from its own folder)."""
+import json
+import os
+
+import torch
+
+
+def f32(x):
+    """9 significant digits identify a float32 exactly; shorter than the double's repr."""
+    return float(f"{x:.9g}")
+
+
+def flat(t):
+    return [f32(v) for v in t.detach().float().reshape(-1).tolist()]
+
+
+def enc(t):
+    """A tensor as { shape, data } (row-major float32 values)."""
+    return {"shape": list(t.shape), "data": flat(t)}
+
+
+def write(generator, name, payload):
+    """Writes tests/data/<name> as one line of JSON: { generator: '<generator>, torch <version>', ...payload }."""
+    out = {"generator": f"tests/data/{generator}, torch {torch.__version__}", **payload}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    with open(path, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+        f.write("\n")
+    print("wrote", path, os.path.getsize(path), "bytes")

@@ -1,0 +1,193 @@
+// The results matrix's table: every op of the registry (forward and gradients), layer, loss and
+// optimizer step, run through the public API on each backend (backend_matrix.test.mjs). A row:
+//   { name, op: the registry op it exercises (coverage names it), tol (abs + rel, per op),
+//     inputs: input specs, run: (sg, ...tensors) => Tensor | Tensor[], random?: seeds first }
+// Input specs: f(shape, lo, hi, seed) float32 that requires grad, fb(...) float32 without grad,
+// i(shape, values) int32, b(shape, values) bool. Values come from a fixed LCG (no library RNG),
+// so every backend gets the same inputs.
+
+export const f = (shape, lo = -1, hi = 1, seed = 3) => ({ kind: 'f', shape, lo, hi, seed, grad: true });
+export const fb = (shape, lo = -1, hi = 1, seed = 3) => ({ kind: 'f', shape, lo, hi, seed, grad: false });
+export const i = (shape, values) => ({ kind: 'i', shape, values });
+export const b = (shape, values) => ({ kind: 'b', shape, values });
+
+/** Uniform values in [lo, hi) from a 32-bit LCG seeded by `seed` (same on every backend). */
+export function lcg(n, lo, hi, seed) {
+  let s = (seed * 2654435761) >>> 0 || 1;
+  const out = new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[k] = lo + ((s >>> 8) / 16777216) * (hi - lo);
+  }
+  return out;
+}
+
+const E = 1e-5; // elementwise
+const R = 1e-4; // matmul, reductions, convolutions, losses
+
+const rows = [];
+const add = (name, op, inputs, run, tol = E, extra = {}) => rows.push({ name, op, inputs, run, tol, ...extra });
+
+const x = f([2, 3], 0.5, 2, 1), row = f([3], 0.5, 2, 2), s = f([2, 3], -1, 1, 4);
+const xi = i([2, 3], [3, -2, 7, 0, -5, 2]), rowi = i([3], [2, 3, -1]);
+const mask = b([2, 3], [1, 0, 0, 1, 1, 0]);
+const t3 = f([2, 3, 4], -2, 2, 6);
+const img = f([2, 3, 5, 5], -1, 1, 12);
+
+for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum']) add(op, op, [x, row], (sg, a, c) => a[op](c));
+for (const op of ['add', 'sub', 'mul', 'maximum', 'minimum']) add(`${op} int32`, op, [xi, rowi], (sg, a, c) => a[op](c));
+add('pow int32', 'pow', [xi, i([3], [2, 0, 3])], (sg, a, c) => a.pow(c));
+add('add float + int32', 'add', [x, rowi], (sg, a, c) => a.add(c));
+add('mul by a scalar', 'mul', [x], (sg, a) => a.mul(2.5));
+add('add broadcast 3-D', 'add', [f([2, 1, 4], -1, 1, 7), f([3, 1], -1, 1, 8)], (sg, a, c) => a.add(c));
+add('maximum bool', 'maximum', [mask, b([3], [0, 1, 0])], (sg, a, c) => a.maximum(c));
+for (const op of ['eq', 'ne', 'lt', 'le', 'gt', 'ge']) {
+  add(op, op, [s], (sg, a) => a[op](0));
+  add(`${op} int32`, op, [xi, rowi], (sg, a, c) => a[op](c));
+}
+add('eq bool', 'eq', [mask, b([3], [1, 1, 0])], (sg, a, c) => a.eq(c));
+for (const op of ['neg', 'exp', 'log', 'log2', 'log10', 'log1p', 'expm1', 'sqrt', 'rsqrt', 'sin', 'cos', 'erf', 'square',
+  'reciprocal', 'selu', 'sigmoid', 'tanh', 'silu', 'contiguous', 'clone']) add(op, op, [x], (sg, a) => a[op]());
+for (const op of ['exp', 'expm1', 'log1p', 'erf', 'sigmoid', 'tanh', 'sin']) add(`${op} small`, op, [f([7], -1e-3, 1e-3, 9)], (sg, a) => a[op]());
+for (const op of ['abs', 'sign', 'relu', 'neg', 'square']) add(`${op} signed`, op, [s], (sg, a) => a[op]());
+for (const op of ['abs', 'sign', 'relu', 'neg', 'square']) add(`${op} int32`, op, [xi], (sg, a) => a[op]());
+add('where', 'where', [mask, s, x], (sg, m, a, c) => sg.where(m, a, c));
+add('maskedFill', 'maskedFill', [s, mask], (sg, a, m) => a.maskedFill(m, -7.5));
+add('maskedFill int32', 'maskedFill', [xi, mask], (sg, a, m) => a.maskedFill(m, 4));
+add('clamp', 'clamp', [s], (sg, a) => a.clamp(-0.25, 0.5));
+add('clamp int32', 'clamp', [xi], (sg, a) => a.clamp(-1, 3));
+add('leakyRelu', 'leakyRelu', [s], (sg, a) => a.leakyRelu(0.1));
+add('elu', 'elu', [s], (sg, a) => a.elu(1.5));
+add('gelu', 'gelu', [s], (sg, a) => a.gelu());
+add('gelu tanh', 'gelu', [s], (sg, a) => a.gelu({ approximate: 'tanh' }));
+add('softplus', 'softplus', [s], (sg, a) => a.softplus({ beta: 2 }));
+add('prelu', 'prelu', [f([2, 3, 2]), f([3], 0, 0.5, 5)], (sg, a, w) => a.prelu(w));
+add('cast to int32', 'cast', [s], (sg, a) => a.mul(5).to('int32'));
+add('cast to bool', 'cast', [xi], (sg, a) => a.to('bool'));
+add('cast to float32', 'cast', [mask], (sg, a) => a.to('float32'));
+add('softmax', 'softmax', [t3], (sg, a) => a.softmax(1), R);
+add('logSoftmax', 'logSoftmax', [t3], (sg, a) => a.logSoftmax(-1), R);
+add('softmax wide rows', 'softmax', [f([3, 300], -3, 3, 10)], (sg, a) => a.softmax(1), R);
+for (const op of ['sum', 'mean', 'prod', 'max', 'min', 'logsumexp']) {
+  add(`${op} dim`, op, [t3], (sg, a) => a[op](1), R);
+  add(`${op} two dims keepdim`, op, [t3], (sg, a) => a[op]([0, 2], true), R);
+  add(`${op} all`, op, [t3], (sg, a) => a[op](), R);
+}
+add('sum long rows', 'sum', [f([2, 1000], -1, 1, 11)], (sg, a) => a.sum(1), R);
+add('max int32', 'max', [i([2, 2], [1, 5, 5, 2])], (sg, a) => a.max(1));
+add('sum bool', 'sum', [mask], (sg, a) => a.sum(0));
+add('prod int32', 'prod', [xi], (sg, a) => a.prod());
+add('max ties', 'max', [f([2, 2], 0, 0, 1)], (sg, a) => a.max(1));
+add('var', 'var', [t3], (sg, a) => a.var(1), R);
+add('std', 'std', [t3], (sg, a) => a.std(2, false, { unbiased: false }), R);
+for (const p of [2, 1, 3, Infinity, 0]) add(`norm p=${p}`, 'norm', [t3], (sg, a) => a.norm(p, 2), R);
+add('argmax', 'argmax', [t3], (sg, a) => a.argmax(1));
+add('argmin int32', 'argmin', [xi], (sg, a) => a.argmin());
+add('matmul', 'matmul', [f([2, 3, 4]), f([4, 5])], (sg, a, c) => a.matmul(c), R);
+add('matmul batched', 'matmul', [f([2, 3, 4]), f([2, 4, 5], -1, 1, 9)], (sg, a, c) => a.matmul(c), R);
+// Broadcast batch dims: B's offsets repeat (0, 1, 0, 1, ...), so the GPU's batched dispatches split.
+add('matmul broadcast batch', 'matmul', [f([3, 1, 4, 5]), f([2, 5, 6], -1, 1, 9)], (sg, a, c) => a.matmul(c), R);
+add('matmul 1-D', 'matmul', [f([4]), f([4, 5])], (sg, a, c) => a.matmul(c), R);
+add('matmul transposed tiles', 'matmul', [f([37, 45], -1, 1, 21), f([33, 45], -1, 1, 22)], (sg, a, c) => a.matmul(c.T), R);
+add('reshape', 'reshape', [t3], (sg, a) => a.reshape([4, -1]));
+add('view', 'view', [t3], (sg, a) => a.view([6, 4]));
+add('expand', 'expand', [f([1, 3])], (sg, a) => a.expand([4, 3]));
+add('flatten', 'flatten', [t3], (sg, a) => a.flatten(1));
+add('squeeze', 'squeeze', [f([2, 1, 3])], (sg, a) => a.squeeze());
+add('unsqueeze', 'unsqueeze', [x], (sg, a) => a.unsqueeze(1));
+add('transpose', 'transpose', [t3], (sg, a) => a.transpose(0, 2).mul(1));
+add('permute', 'permute', [t3], (sg, a) => a.permute(2, 0, 1).contiguous());
+add('narrow', 'narrow', [t3], (sg, a) => a.narrow(2, 1, 2).contiguous());
+add('slice', 'slice', [t3], (sg, a) => a.slice(2, 0, 4, 2).contiguous());
+add('cat', 'cat', [x, s], (sg, a, c) => sg.cat([a, c], 1));
+add('stack', 'stack', [x, s], (sg, a, c) => sg.stack([a, c], 0));
+add('split', 'split', [t3], (sg, a) => a.split(3, 2));
+add('chunk', 'chunk', [t3], (sg, a) => a.chunk(2, 1));
+add('indexSelect', 'indexSelect', [t3, i([3], [2, 0, 2])], (sg, a, k) => a.indexSelect(1, k));
+add('gather', 'gather', [t3, i([2, 2, 4], [0, 2, 1, 1, 2, 2, 0, 1, 1, 0, 0, 2, 2, 1, 0, 0])], (sg, a, k) => a.gather(1, k));
+add('pad constant', 'pad', [t3], (sg, a) => sg.pad(a, [1, 2, 0, 1], { value: 0.5 }));
+add('pad reflect', 'pad', [t3], (sg, a) => sg.pad(a, [2, 1], { mode: 'reflect' }));
+add('pad replicate', 'pad', [t3], (sg, a) => sg.pad(a, [1, 2, 2, 0], { mode: 'replicate' }));
+add('pad reflect 2-D', 'pad', [img], (sg, a) => sg.pad(a, [1, 2, 2, 1], { mode: 'reflect' }));
+add('pad replicate wide', 'pad', [f([2, 3], -1, 1, 7)], (sg, a) => sg.pad(a, [4, 5, 3, 0], { mode: 'replicate' }));
+// Layers.
+add('linear', 'linear', [f([4, 3]), f([5, 3], -1, 1, 8), f([5], -1, 1, 9)], (sg, a, w, c) => sg.F.linear(a, w, c), R);
+add('linear relu', 'linear', [f([4, 3]), f([5, 3], -1, 1, 8), f([5], -1, 1, 9)], (sg, a, w, c) => sg.F.linear(a, w, c, { activation: 'relu' }), R);
+add('bilinear', 'bilinear', [f([4, 3]), f([4, 2], -1, 1, 8), f([5, 3, 2], -1, 1, 9), f([5], -1, 1, 10)], (sg, a, c, w, d) => sg.F.bilinear(a, c, w, d), R);
+add('batchNorm training', 'batchNorm', [img, fb([3], 0, 0, 1), fb([3], 1, 1, 1), f([3], 0.5, 1.5, 2), f([3])],
+  (sg, a, m, v, w, c) => sg.F.batchNorm(a, m, v, w, c, { training: true, momentum: 0.2 }), R);
+add('batchNorm eval', 'batchNorm', [img, fb([3], -0.2, 0.2, 4), fb([3], 0.5, 1.5, 5)], (sg, a, m, v) => sg.F.batchNorm(a, m, v), R);
+add('instanceNorm', 'instanceNorm', [img, null, null, f([3]), f([3])], (sg, a, m, v, w, c) => sg.F.instanceNorm(a, m, v, w, c), R);
+add('layerNorm', 'layerNorm', [img, f([5, 5]), f([5, 5], -1, 1, 2)], (sg, a, w, c) => sg.F.layerNorm(a, [5, 5], w, c), R);
+add('groupNorm', 'groupNorm', [f([2, 4, 3]), f([4]), f([4])], (sg, a, w, c) => sg.F.groupNorm(a, 2, w, c), R);
+add('embedding', 'embedding', [i([2, 2], [5, 0, 2, 5]), f([6, 3])], (sg, k, w) => sg.F.embedding(k, w));
+add('oneHot', 'oneHot', [i([3], [2, 0, 1])], (sg, k) => sg.F.oneHot(k, 4));
+// Losses.
+const logits = f([4, 5], -2, 2, 13), target = i([4], [1, 4, 0, 4]);
+add('crossEntropy', 'crossEntropy', [logits, target], (sg, a, t) => sg.F.crossEntropy(a, t), R);
+add('crossEntropy weighted', 'crossEntropy', [logits, target, f([5], 0.5, 2, 3)],
+  (sg, a, t, w) => sg.F.crossEntropy(a, t, { weight: w, labelSmoothing: 0.1, ignoreIndex: 0 }), R);
+add('crossEntropy probabilities', 'crossEntropy', [logits, f([4, 5], 0, 1, 14)], (sg, a, q) => sg.F.crossEntropy(a, q, { reduction: 'sum' }), R);
+add('crossEntropy many classes', 'crossEntropy', [f([3, 300], -2, 2, 15), i([3], [7, 299, 0])], (sg, a, t) => sg.F.crossEntropy(a, t), R);
+add('nllLoss', 'nllLoss', [logits, target], (sg, a, t) => sg.F.nllLoss(a, t, { reduction: 'none' }), R);
+add('mseLoss', 'mseLoss', [x, s], (sg, a, c) => sg.F.mseLoss(a, c), R);
+add('l1Loss', 'l1Loss', [x, s], (sg, a, c) => sg.F.l1Loss(a, c), R);
+add('smoothL1Loss', 'smoothL1Loss', [x, s], (sg, a, c) => sg.F.smoothL1Loss(a, c, { beta: 0.5 }), R);
+add('huberLoss', 'huberLoss', [x, s], (sg, a, c) => sg.F.huberLoss(a, c, { delta: 0.5 }), R);
+add('binaryCrossEntropy', 'binaryCrossEntropy', [f([2, 3], 0.1, 0.9, 3), f([2, 3], 0, 1, 5)], (sg, a, c) => sg.F.binaryCrossEntropy(a, c), R);
+add('binaryCrossEntropyWithLogits', 'binaryCrossEntropyWithLogits', [s, f([2, 3], 0, 1, 5), f([3], 0.5, 2, 6)],
+  (sg, a, c, p) => sg.F.binaryCrossEntropyWithLogits(a, c, { posWeight: p }), R);
+add('klDiv', 'klDiv', [f([2, 3], -2, -0.1, 3), f([2, 3], 0.1, 1, 5)], (sg, a, c) => sg.F.klDiv(a, c, { reduction: 'batchmean' }), R);
+add('cosineEmbeddingLoss', 'cosineEmbeddingLoss', [f([3, 4]), f([3, 4], -1, 1, 8), i([3], [1, -1, 1])],
+  (sg, a, c, y) => sg.F.cosineEmbeddingLoss(a, c, y, { margin: 0.1 }), R);
+// Convolutions and pooling.
+add('conv1d', 'conv1d', [f([2, 3, 7]), f([4, 3, 3], -1, 1, 8), f([4], -1, 1, 9)], (sg, a, w, c) => sg.F.conv1d(a, w, c, { padding: 1 }), R);
+add('conv2d', 'conv2d', [img, f([4, 3, 3, 3], -1, 1, 8), f([4], -1, 1, 9)], (sg, a, w, c) => sg.F.conv2d(a, w, c, { stride: 2, padding: 1 }), R);
+add('conv2d grouped', 'conv2d', [img, f([3, 1, 3, 3], -1, 1, 8)], (sg, a, w) => sg.F.conv2d(a, w, null, { groups: 3, dilation: 2 }), R);
+add('convTranspose2d', 'convTranspose2d', [img, f([3, 2, 3, 3], -1, 1, 8), f([2], -1, 1, 9)],
+  (sg, a, w, c) => sg.F.convTranspose2d(a, w, c, { stride: 2, padding: 1 }), R);
+add('maxPool1d', 'maxPool1d', [f([2, 3, 7])], (sg, a) => sg.F.maxPool1d(a, 2));
+add('maxPool2d', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 2));
+add('maxPool2d padded', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 3, { stride: 2, padding: 1 }));
+add('avgPool1d', 'avgPool1d', [f([2, 3, 7])], (sg, a) => sg.F.avgPool1d(a, 3), R);
+add('avgPool2d', 'avgPool2d', [img], (sg, a) => sg.F.avgPool2d(a, 2, { ceilMode: true }), R);
+add('adaptiveAvgPool2d', 'adaptiveAvgPool2d', [img], (sg, a) => sg.F.adaptiveAvgPool2d(a, [2, 3]), R);
+// Recurrent layers (op rnnLayer), parameters drawn from one seed on every backend.
+add('LSTM', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.LSTM(4, 3).forward(x)[0], R, { random: true });
+add('GRU bidirectional', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.GRU(4, 3, { bidirectional: true }).forward(x)[0], R, { random: true });
+add('RNN relu', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.RNN(4, 3, { nonlinearity: 'relu' }).forward(x)[0], R, { random: true });
+// Random and creation ops (random ones compare the same seed's draws).
+add('dropout', 'dropout', [f([4, 6])], (sg, a) => sg.F.dropout(a, 0.3), E, { random: true });
+add('dropout2d', 'dropout2d', [img], (sg, a) => sg.F.dropout2d(a, 0.5), E, { random: true });
+add('zeros', 'zeros', [], (sg) => sg.zeros([2, 3]));
+add('ones int32', 'ones', [], (sg) => sg.ones([2, 3], { dtype: 'int32' }));
+add('full', 'full', [], (sg) => sg.full([3], 2.5));
+add('arange', 'arange', [], (sg) => sg.arange(1, 7, 1.5));
+add('linspace', 'linspace', [], (sg) => sg.linspace(-1, 1, 5));
+add('eye', 'eye', [], (sg) => sg.eye(3, 4));
+add('rand', 'rand', [], (sg) => sg.rand([3, 5]), 1e-6, { random: true });
+add('randn', 'randn', [], (sg) => sg.randn([7]), 1e-5, { random: true });
+add('randint', 'randint', [], (sg) => sg.randint(-3, 9, [2, 4]), 0, { random: true });
+// A download lands later: the copy is read (await) before anything uses it; its gradient is
+// tested in webgpu.test.mjs.
+add('to', 'to', [x], (sg, a) => a.to('cpu').detach());
+
+export const CASES = rows;
+
+// Optimizer steps: three steps of each algorithm on a parameter with fixed gradients.
+export const OPTIMIZERS = [
+  ['SGD', { lr: 0.1 }],
+  ['SGD', { lr: 0.1, momentum: 0.9, nesterov: true, weightDecay: 0.01 }],
+  ['SGD', { lr: 0.1, momentum: 0.9, dampening: 0.1, maximize: true }],
+  ['Adam', { lr: 0.01 }],
+  ['Adam', { lr: 0.01, amsgrad: true, weightDecay: 0.1 }],
+  ['AdamW', { lr: 0.01 }],
+  ['RMSprop', { lr: 0.01 }],
+  ['RMSprop', { lr: 0.01, centered: true, momentum: 0.9, weightDecay: 0.1 }],
+  ['Adagrad', { lr: 0.1, lrDecay: 0.01, weightDecay: 0.1 }],
+  ['Adadelta', { lr: 1, weightDecay: 0.1 }],
+  ['Adamax', { lr: 0.01, weightDecay: 0.1 }],
+  ['NAdam', { lr: 0.01, weightDecay: 0.1 }],
+  ['RAdam', { lr: 0.01 }],
+  ['RAdam', { lr: 0.01, weightDecay: 0.1 }],
+];
