@@ -53,10 +53,14 @@ export function jsCall(outputTemplate: unknown, args: unknown, fn: unknown, opti
   const label = callbackName(callback, o.name);
   const cb = { fn: callback, template, statics, timeoutMs: o.timeoutMs, label };
   const r = invokeSync(cb, tensors, 'only a function compiled with sg.compile(fn, { async: true }) can await a callback');
+  // Results go where the inputs live (as in a compiled call, where they replace placeholders made there).
+  const device = tensors.length > 0 ? tensors[0]!.device : undefined;
+  const moved = r.outputs.map((t) => (device === undefined || t.device === device ? t : t.to(device)));
   let outs: Tensor[];
   try {
-    outs = G.linkCallback(label, o.vjp === undefined ? null : tensorVjp(o.vjp, statics, label), tensors, r.outputs);
+    outs = G.linkCallback(label, o.vjp === undefined ? null : tensorVjp(o.vjp, statics, label), tensors, moved);
   } finally {
+    moved.forEach((t, k) => t !== r.outputs[k] && t.dispose());
     freeMade(r);
   }
   return template.multi ? outs : outs[0]!;
