@@ -31,14 +31,24 @@ void register_hook(int32_t id, val fn) {
   t.register_hook(js_hook(fn));
 }
 
+// backward and computeGrads run as registry ops (graph/effect_ops.cpp), where the tracer of
+// sg.compile sees them.
+sg::Attrs grad_attrs(bool retain_graph, bool create_graph) {
+  sg::Attrs a;
+  a.set("retainGraph", retain_graph);
+  a.set("createGraph", create_graph);
+  return a;
+}
+
 void backward(int32_t id, int32_t grad, bool retain_graph, bool create_graph) {
-  get(id, "backward").backward(get_or_null(grad, "backward: grad"), retain_graph, create_graph);
+  sg::call_op("backward", {get(id, "backward"), get_or_null(grad, "backward: grad")},
+              grad_attrs(retain_graph, create_graph));
 }
 
 val compute_grads(int32_t root, int32_t grad, val inputs, bool retain_graph, bool create_graph) {
-  return handle_array(sg::compute_grads(get(root, "computeGrads: root"),
-                                        get_or_null(grad, "computeGrads: grad"),
-                                        tensor_list(inputs, "computeGrads: inputs"), retain_graph, create_graph));
+  std::vector<sg::Tensor> in{get(root, "computeGrads: root"), get_or_null(grad, "computeGrads: grad")};
+  for (const sg::Tensor& t : tensor_list(inputs, "computeGrads: inputs")) in.push_back(t);
+  return handle_array(sg::call_op("computeGrads", in, grad_attrs(retain_graph, create_graph)));
 }
 
 }  // namespace

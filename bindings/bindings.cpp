@@ -47,6 +47,7 @@ val memory_stats() {
 }
 
 void empty_cache() { sg::empty_cache(); }
+void reset_peak_bytes() { sg::reset_peak_bytes(); }
 
 val op_names() {
   val out = val::array();
@@ -72,6 +73,7 @@ EMSCRIPTEN_BINDINGS(simdgrad_functions) {
   def<&manual_seed>(names, "manualSeed");
   def<&memory_stats>(names, "memoryStats");
   def<&empty_cache>(names, "emptyCache");
+  def<&reset_peak_bytes>(names, "resetPeakBytes");
   def<&op_names>(names, "opNames");
   def<&simd_enabled>(names, "simdEnabled");
   install_stack_guards(names);

@@ -41,6 +41,10 @@ template <class T>
 void grow_to(std::vector<T>& v, size_t n) {
   if (v.size() < n) v.resize(n > 2 * v.size() ? n : 2 * v.size());
 }
+// Puts tensors into the handle table as a call's results: ids[0..n) new ids (0 for an undefined
+// tensor), ids[n..2n) their dtype codes (-1 for none); returns n. All or none: a failure releases
+// the ids already made.
+int write_results(const std::vector<sg::Tensor>& ts);
 // A string JS wrote as words [length, UTF-16 code units...] starting at words[at], as UTF-8.
 std::string string_at(const std::vector<double>& words, size_t at, size_t end);
 

@@ -13,6 +13,17 @@
 using namespace sgjs;
 
 namespace {
+// The autograd state changes go through the op registry (graph/effect_ops.cpp), where the tracer
+// of sg.compile sees them: effect(name, inputs, attrs) runs one.
+std::vector<sg::Tensor> effect(const char* name, std::vector<sg::Tensor> inputs, sg::Attrs attrs = {}) {
+  return sg::call_op(name, inputs, attrs);
+}
+sg::Attrs flag(const char* name, bool on) {
+  sg::Attrs a;
+  a.set(name, on);
+  return a;
+}
+
 // Sizes or strides into words[0..n); returns n.
 int write_dims(const std::vector<int64_t>& dims) {
   std::vector<double>& w = scratch_words();
@@ -79,8 +90,7 @@ EMSCRIPTEN_KEEPALIVE int sg_requires_grad(int id) {
 }
 EMSCRIPTEN_KEEPALIVE int sg_set_requires_grad(int id, int on) {
   return catching(-1, [&] {
-    sg::Tensor t = get(id, "requiresGrad");
-    t.set_requires_grad(on != 0);
+    effect("setRequiresGrad", {get(id, "requiresGrad")}, flag("requiresGrad", on != 0));
     return 0;
   });
 }
@@ -96,28 +106,32 @@ EMSCRIPTEN_KEEPALIVE double sg_grad_fn_name(int id) {
 }
 // A new id on the tensor's .grad, 0 when it has none.
 EMSCRIPTEN_KEEPALIVE int sg_grad(int id) {
-  return catching(-1, [&] { return put(get(id, "grad").grad()); });
+  return catching(-1, [&] { return put(effect("grad", {get(id, "grad")})[0]); });
 }
 // Sets .grad to tensor `grad` (0 clears it); checks shape and dtype.
 EMSCRIPTEN_KEEPALIVE int sg_set_grad(int id, int grad) {
   return catching(-1, [&] {
-    sg::Tensor t = get(id, "grad");
-    t.set_grad(get_or_null(grad, "grad"));
+    effect("setGrad", {get(id, "grad"), get_or_null(grad, "grad")});
     return 0;
   });
 }
 EMSCRIPTEN_KEEPALIVE int sg_retain_grad(int id) {
   return catching(-1, [&] {
-    sg::Tensor t = get(id, "retainGrad");
-    t.retain_grad();
+    effect("retainGrad", {get(id, "retainGrad")});
     return 0;
   });
 }
 // A new leaf id sharing the data, cut from the graph.
 EMSCRIPTEN_KEEPALIVE int sg_detach(int id) {
-  return catching(-1, [&] { return put(get(id, "detach").detach()); });
+  return catching(-1, [&] { return put(effect("detach", {get(id, "detach")})[0]); });
 }
 EMSCRIPTEN_KEEPALIVE int sg_is_grad_enabled() { return sg::grad_enabled() ? 1 : 0; }
-EMSCRIPTEN_KEEPALIVE void sg_set_grad_enabled(int on) { sg::set_grad_enabled(on != 0); }
+// Through the registry as well: a compiled function replays the grad mode it set.
+EMSCRIPTEN_KEEPALIVE void sg_set_grad_enabled(int on) {
+  catching(0, [&] {
+    effect("setGradEnabled", {}, flag("enabled", on != 0));
+    return 0;
+  });
+}
 
 }  // extern "C"

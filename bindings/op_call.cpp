@@ -117,9 +117,11 @@ struct InputsOfThisCall {
   }
 };
 
+}  // namespace
+
 // Puts each result into the handle table: ids[0..n) the ids (0 for an undefined result),
 // ids[n..2n) their dtype codes (-1 for none), so JS knows a result's dtype without asking.
-int write_outputs(const std::vector<sg::Tensor>& out) {
+int write_results(const std::vector<sg::Tensor>& out) {
   const size_t n = out.size();
   grow_to(g_ids, 2 * n);
   size_t done = 0;
@@ -135,8 +137,6 @@ int write_outputs(const std::vector<sg::Tensor>& out) {
   }
   return static_cast<int>(n);
 }
-
-}  // namespace
 
 std::vector<int32_t>& scratch_ids() { return g_ids; }
 std::vector<double>& scratch_words() { return g_words; }
@@ -214,7 +214,7 @@ EMSCRIPTEN_KEEPALIVE int sg_call_op(int op, int n_inputs, int n_words) {
     const std::string& name = names[static_cast<size_t>(op)];
     InputsOfThisCall call;
     read_inputs(name, static_cast<size_t>(n_inputs), call.inputs);
-    return write_outputs(sg::call_op(name, call.inputs, read_attrs(static_cast<size_t>(n_words))));
+    return write_results(sg::call_op(name, call.inputs, read_attrs(static_cast<size_t>(n_words))));
   });
 }
 

@@ -19,7 +19,7 @@ import {
   zeros,
   zerosLike,
 } from './creation.js';
-import { dispose, emptyCache, keep, memory, tidy } from './memory.js';
+import { dispose, emptyCache, keep, memory, resetPeakMemory, tidy } from './memory.js';
 import * as H from './handles.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
@@ -34,6 +34,9 @@ import { describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 import { version } from './version.js';
 import { isThreadedModule, stopThreads } from './threads.js';
+import { compile } from './compile.js';
+import { recordHostStep } from './compile_state.js';
+import { jsCall } from './jscall.js';
 import { activeRuntime, defaultToCpu, startWebGpu, sync, webgpuCoverage, webgpuStats } from './webgpu/device.js';
 import { penalties } from './penalties.js';
 import { customLoss } from './custom_loss_client.js';
@@ -103,6 +106,8 @@ export { startWebGpu };
 /** Seeds the generator behind rand, randn, randint (and later init and dropout). */
 export function manualSeed(seed: number): void {
   if (!isInteger(seed) || seed < 0) throw new Error(`manualSeed: expected a non-negative integer, got ${describe(seed)}`);
+  // Inside sg.compile: reseeds on every compiled call, where eager code would.
+  if (recordHostStep('manualSeed', () => mod().manualSeed(seed))) return;
   mod().manualSeed(seed);
 }
 
@@ -158,6 +163,7 @@ export function createApi() {
     dispose,
     memory,
     emptyCache,
+    resetPeakMemory,
     // WebGPU (API.md: Devices)
     sync,
     webgpuStats,
@@ -171,6 +177,9 @@ export function createApi() {
     valueAndGrad,
     // torch.autograd's functions: grad (with createGraph for higher-order gradients), gradcheck
     autograd: { grad: gradOf, gradcheck, gradgradcheck },
+    // compiled graphs and JavaScript callbacks (API.md)
+    compile,
+    jsCall,
     // nn (API.md: nn, Functional and losses)
     nn,
     F,

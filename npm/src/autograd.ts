@@ -5,6 +5,7 @@ import type { TensorHandle } from './embind.js';
 import * as H from './handles.js';
 import { tidy } from './memory.js';
 import { checkOptions, describe, isInteger, isOptionsObject } from './options.js';
+import { isTracing } from './trace_flag.js';
 import { Tensor } from './tensor.js';
 
 export interface BackwardOptions {
@@ -77,6 +78,7 @@ function message(e: unknown): string {
 
 export function registerHook(t: Tensor, fn: GradHook): void {
   if (typeof fn !== 'function') throw new Error(`registerHook: expected a function, got ${describe(fn)}`);
+  if (isTracing()) throw new Error('registerHook: hooks cannot be registered inside sg.compile yet; register them outside the compiled function');
   H.registerHookHandle(t.handle, (h: TensorHandle): TensorHandle | undefined | string => {
     try {
       let before = 0;

@@ -77,6 +77,7 @@ export interface SimdgradModule {
   manualSeed(n: number): void;
   memoryStats(): MemoryStats;
   emptyCache(): void;
+  resetPeakBytes(): void;
   /** Every op name, sorted; an op's id (what call_op takes) is its index here. */
   opNames(): string[];
   simdEnabled(): boolean;

@@ -171,6 +171,9 @@ export type {
 export type { SaveOptions, BytesLike } from './io.js';
 export type { Dataset, DataLoaderOptions } from './data.js';
 export type { MnistOptions, MnistSplit } from './datasets/mnist.js';
+export type { CompileOptions, CompiledFunction, CompiledStats } from './compile.js';
+export type { JsCallOptions, Residuals, VjpFn } from './jscall.js';
+export type { TensorSpec as JsCallSpec } from './jscall_template.js';
 export type {
   Lambda,
   LambdaOptions,

@@ -237,3 +237,8 @@ export function memory(): MemoryInfo {
 export function emptyCache(): void {
   mod().emptyCache();
 }
+
+/** Sets memory().peakBytes to the bytes live now (PyTorch's reset_peak_memory_stats), to measure the peak of what follows. */
+export function resetPeakMemory(): void {
+  mod().resetPeakBytes();
+}

@@ -9,6 +9,7 @@ import { onCreate, onDispose, onReplace, type Owned } from './memory.js';
 import { movedLeaf, readAsync } from './webgpu/device.js';
 import { describe, intArg } from './options.js';
 import { consoleRef } from './env.js';
+import { checkReadable, isTracing } from './trace_flag.js';
 
 export type { TypedData } from './handles.js';
 
@@ -30,6 +31,11 @@ if (typeof Symbol.dispose !== 'symbol') {
 }
 
 let serial = 0;
+
+/** The id the last Tensor created got: tensors with a larger id were made after this call. */
+export function tensorSerial(): number {
+  return serial;
+}
 
 export class Tensor implements Owned {
   private _h: TensorHandle;
@@ -163,12 +169,14 @@ export class Tensor implements Owned {
 
   /** A copy of the elements (row-major): Float32Array, Int32Array, or Uint8Array for bool. */
   dataSync(): H.TypedData {
+    checkReadable('dataSync');
     this.readableHere('dataSync');
     return H.readHandle(this.handle);
   }
 
   /** Same as dataSync() on every device: the only way to read a GPU tensor (it waits for the GPU). */
   async data(): Promise<H.TypedData> {
+    checkReadable('data');
     return readAsync(this.handle);
   }
 
@@ -190,6 +198,7 @@ export class Tensor implements Owned {
 
   /** The single element of a one-element tensor (bool gives 0/1). */
   item(): number {
+    checkReadable('item');
     const h = this.handle;
     if (this.numel !== 1) throw new Error(`item: expected a tensor with one element, got shape [${this.shape.join(', ')}]`);
     this.readableHere('item');
@@ -198,6 +207,7 @@ export class Tensor implements Owned {
 
   /** Nested arrays of numbers (booleans for bool tensors); a 0-d tensor gives a number. */
   toArray(): NestedArray {
+    checkReadable('toArray');
     this.readableHere('toArray');
     return nest(this.dataSync(), this.shape, this.dtype === 'bool');
   }
@@ -206,7 +216,8 @@ export class Tensor implements Owned {
     if (this._h === 0) return 'Tensor(disposed)';
     const grad = this.requiresGrad ? ', requiresGrad=true' : '';
     if (this.device !== 'cpu') return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}, device=${this.device}${grad})`;
-    if (this.numel > 100) return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}${grad})`;
+    // While sg.compile traces, values are this run's placeholders: show none.
+    if (this.numel > 100 || isTracing()) return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}${grad})`;
     const fmt = (v: NestedArray): string =>
       Array.isArray(v) ? `[${v.map(fmt).join(', ')}]` : typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v);
     return `tensor(${fmt(this.toArray())}, dtype=${this.dtype}${grad})`;

@@ -14,6 +14,17 @@ using nn_registry::add;
 using nn_registry::Inputs;
 using nn_registry::opt;
 
+namespace {
+// The running mean and variance (inputs 1 and 2) that a norm given `updating` writes.
+std::vector<size_t> running_stats_written(const Inputs& in, bool updating) {
+  std::vector<size_t> out;
+  if (!updating) return out;
+  for (size_t i : {size_t(1), size_t(2)})
+    if (i < in.size() && in[i].defined()) out.push_back(i);
+  return out;
+}
+}  // namespace
+
 void register_layer_ops(std::map<std::string, OpInfo>& t) {
   add(t, "linear", 2, 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return linear(in[0], in[1], opt(in, 2), a.str(op, "activation", "none"));
@@ -42,6 +53,16 @@ void register_layer_ops(std::map<std::string, OpInfo>& t) {
   add(t, "dropout2d", 1, 0, [](const char* op, const Inputs& in, const Attrs& a) {
     return dropout2d(in[0], a.number(op, "p", 0.5), a.flag(op, "training", true));
   });
+  // For the graph compiler (OpInfo): dropout draws random numbers; the norms update the
+  // running statistics they are given in place.
+  t.at("dropout").impure = true;
+  t.at("dropout2d").impure = true;
+  t.at("batchNorm").mutates = [](const Inputs& in, const Attrs& a) {
+    return running_stats_written(in, a.flag("batchNorm", "training", false));
+  };
+  t.at("instanceNorm").mutates = [](const Inputs& in, const Attrs& a) {
+    return running_stats_written(in, a.flag("instanceNorm", "useInputStats", true));
+  };
   add(t, "embedding", 2, 0, [](const char* op, const Inputs& in, const Attrs& a) {
     return embedding(in[0], in[1], a.opt_integer(op, "paddingIdx"));
   });

@@ -23,6 +23,7 @@ const std::map<std::string, OpInfo>& table() {
     register_loss_ops(m);
     register_optim_ops(m);
     register_more_ops(m);
+    register_effect_ops(m);
     register_rnn_ops(m);
     register_inplace_ops(m);
     return m;
@@ -126,24 +127,59 @@ std::vector<int64_t> Attrs::ints(const char* op, const std::string& name) const 
   return out;
 }
 
-std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+namespace {
+// How deep the current thread is inside ops: only calls made at depth 0 reach the observer.
+thread_local int op_depth = 0;
+thread_local OpObserver* op_observer = nullptr;
+
+struct Nested {
+  Nested() { ++op_depth; }
+  ~Nested() { --op_depth; }
+};
+}  // namespace
+
+OpObserver* set_op_observer(OpObserver* observer) {
+  OpObserver* prev = op_observer;
+  op_observer = observer;
+  return prev;
+}
+
+const OpInfo* find_op(const std::string& name) {
   auto it = table().find(name);
-  if (it == table().end()) fail("unknown op '", name, "'");
-  const OpInfo& info = it->second;
+  return it == table().end() ? nullptr : &it->second;
+}
+
+bool is_impure(const OpInfo& info, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  return info.impure || (info.mutates && !info.mutates(inputs, attrs).empty());
+}
+
+std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs) {
+  const OpInfo* found = find_op(name);
+  if (!found) fail("unknown op '", name, "'");
+  const OpInfo& info = *found;
   int n = static_cast<int>(inputs.size());
   if (n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs))
     fail(name, ": expected ", info.min_inputs,
          info.max_inputs == info.min_inputs ? "" : (info.max_inputs < 0 ? " or more" : " to " + std::to_string(info.max_inputs)),
          " tensor arguments, got ", n);
+  if (op_observer && op_depth == 0) return op_observer->on_op(name, info, inputs, attrs);
+  return run_op(name, info, inputs, attrs);
+}
+
+std::vector<Tensor> run_op(const std::string& name, const OpInfo& info, const std::vector<Tensor>& inputs,
+                           const Attrs& attrs, bool traced) {
+  Nested nested;
+  const OpFn& fn = traced && info.trace ? info.trace : info.fn;
   try {
+    if (info.any_device) return fn(inputs, attrs);
     const Device device = operands_device(name.c_str(), inputs);
-    if (device == Device::CPU) return info.fn(inputs, attrs);
+    if (device == Device::CPU) return fn(inputs, attrs);
     // Scalars (0-d CPU tensors: the numbers of a JS call) join the op's device, with autograd.
     std::vector<Tensor> on_device;
     on_device.reserve(inputs.size());
     for (const Tensor& t : inputs) on_device.push_back(t.defined() ? to_device(t, device) : t);
-    if (!device_runtime(device)->supports(name)) return run_on_cpu(name, info.fn, on_device, attrs, device);
-    return info.fn(on_device, attrs);
+    if (!device_runtime(device)->supports(name)) return run_on_cpu(name, fn, on_device, attrs, device);
+    return fn(on_device, attrs);
   } catch (const Error& e) {
     // Messages from shared helpers (allocation, shape checks) do not know which op called
     // them: prefix the op's JS name so that every error names the function the user called.

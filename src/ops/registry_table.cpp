@@ -235,6 +235,8 @@ void register_creation(Table& t) {
   add_fixed(t, "randint", 0, [](const char* op, const Inputs&, const Attrs& a) {
     return randint(a.integer(op, "low"), a.integer(op, "high"), required_ints(op, a, "shape"), device_attr(op, a));
   });
+  // Random draws: never merged or removed by the graph compiler (OpInfo::impure).
+  for (const char* name : {"rand", "randn", "randint"}) t.at(name).impure = true;
   // Moving data between devices (t.to('webgpu' | 'cpu'), module.to(device)).
   add_fixed(t, "to", 1, [](const char* op, const Inputs& in, const Attrs& a) {
     if (!a.has("device")) fail(op, ": missing argument 'device'");

@@ -230,6 +230,36 @@ add('randint', 'randint', [], (sg) => sg.randint(-3, 9, [2, 4]), 0, { random: tr
 // A download lands later: the copy is read (await) before anything uses it; its gradient is
 // tested in webgpu.test.mjs.
 add('to', 'to', [x], (sg, a) => a.to('cpu').detach());
+// Autograd state as registry ops (src/graph/effect_ops.cpp, so that sg.compile records them): they
+// compute nothing themselves and run where their tensors are.
+const leafOf = (a) => a.detach().requiresGrad_();  // setRequiresGrad
+const backwardOfSquare = (sg, a) => {
+  const w = leafOf(a);
+  w.square().sum().backward();
+  return w.grad.mul(1);
+};
+add('backward', 'backward', [fb([2, 3], -1, 1, 21)], backwardOfSquare);
+add('grad (after backward)', 'grad', [fb([2, 3], -1, 1, 21)], backwardOfSquare);
+add('setRequiresGrad', 'setRequiresGrad', [fb([2, 3], -1, 1, 21)], (sg, a) => leafOf(a).mul(2));
+add('setGrad', 'setGrad', [fb([2, 3], -1, 1, 22)], (sg, a) => {
+  const w = leafOf(a);
+  w.grad = a.mul(3);
+  return w.grad.add(1);
+});
+add('retainGrad', 'retainGrad', [fb([3], -1, 1, 23)], (sg, a) => {
+  const h = leafOf(a).mul(2);
+  h.retainGrad();
+  h.exp().sum().backward();
+  return h.grad.mul(1);
+});
+add('computeGrads (sg.grad)', 'computeGrads', [fb([4], -1, 1, 24)], (sg, a) => sg.grad((t) => t.sin().sum())(a));
+add('detach', 'detach', [x], (sg, a) => a.detach().mul(2));
+add('setGradEnabled (noGrad)', 'setGradEnabled', [x], (sg, a) => sg.noGrad(() => a.mul(2)).add(a));
+add('addInPlace (BatchNorm1d counting)', 'addInPlace', [f([4, 3], -1, 1, 25)], (sg, a) => {
+  const bn = new sg.nn.BatchNorm1d(3);
+  const y = bn(a);
+  return y.add(bn.num_batches_tracked.float());
+});
 
 export const CASES = rows;
 

@@ -900,6 +900,49 @@ export function buildCases(sg) {
     { n: 'save with an unknown option', make: () => ({ a: x22() }), call: ({ a }) => sg.save({ a }, { meta: {} }), err: ["save: unknown option 'meta'", /metadata/] },
   ]);
 
+  // ---- sg.compile and sg.jsCall (compile.ts, jscall.ts) ----
+  // Each row frees the graphs it compiled (f.clear()), so that the heap check sees only what the
+  // failed call itself left behind.
+  const spec = (shape, dtype = 'float32') => ({ shape, dtype });
+  const double = (t) => t.mul(2);
+  const compiled = (fn, use, options) => {
+    const f = sg.compile(fn, options);
+    try {
+      return use(f);
+    } finally {
+      f.clear();
+    }
+  };
+  const callOk = ({ x }) => compiled((t) => sg.jsCall(spec([2, 2]), [t], double), (f) => same(f(x), [[2, 4], [6, 8]]));
+  const J = (n, call, err) => ({ n, make: () => ({ x: x22() }), call, err, ok: callOk });
+  const template = "jsCall: expected the callback to match the output template { shape: [2, 2], dtype: 'float32' }";
+  add('compile', [
+    { n: 'compile of a non-function', call: () => sg.compile({}), err: ['compile: expected fn to be a function', /got/] },
+    { n: 'compile with an unknown option', call: () => sg.compile((t) => t, { jit: true }), err: ["compile: unknown option 'jit'", /expected one of/] },
+    { n: 'compile with a bad backend', call: () => sg.compile((t) => t, { backend: 'cuda' }), err: ['compile', /backend/, /'wasm', 'reference' or 'auto'/, /cuda/] },
+    { n: 'compile with cacheSize 0', call: () => sg.compile((t) => t, { cacheSize: 0 }), err: ['compile', /cacheSize/, /positive integer/] },
+    J('a compiled function called with another number of arguments', ({ x }) => compiled((a, b) => a.add(b), (f) => {
+      sg.tidy(() => void f(x, x));
+      return f(x);
+    }), ['compiled function: expected 2 arguments', /as in its first call/, /got 1/]),
+    J('a compiled function called with a tensor disposed since the last call', ({ x }) => compiled((a) => a.add(1), (f) => {
+      const t = x.clone();
+      sg.tidy(() => void f(t));
+      t.dispose();
+      return f(t);
+    }), ['compiled function: argument 0', /disposed Tensor/]),
+    J('item() inside a compiled function', ({ x }) => compiled((t) => t.mul(t.sum().item()), (f) => f(x)), ['item: cannot read tensor values while sg.compile traces', /Return the tensor/]),
+    J('an op error while tracing', ({ x }) => compiled((t) => t.matmul(sg.ones([3, 3])), (f) => f(x)), ['matmul', /\[2, 2\]/, /\[3, 3\]/]),
+    J('a template with a negative dim', ({ x }) => sg.jsCall(spec([-1, 2]), [x], double), ['jsCall: expected outputTemplate.shape[0]', /non-negative integer, got -1/]),
+    J('a template with a fractional dim', ({ x }) => sg.jsCall(spec([2, 0.5]), [x], double), ['jsCall: expected outputTemplate.shape[1]', /non-negative integer, got 0.5/]),
+    J('a template with an unknown dtype', ({ x }) => sg.jsCall(spec([2, 2], 'float16'), [x], double), ['jsCall: expected outputTemplate.dtype', /'float32', 'int32' or 'bool', got 'float16'/]),
+    J('jsCall with a non-function fn', ({ x }) => sg.jsCall(spec([2, 2]), [x], null), ['jsCall: expected fn to be a function', /got null/]),
+    J('a callback returning undefined (compiled)', ({ x }) => compiled((t) => sg.jsCall(spec([2, 2]), [t], () => undefined), (f) => f(x)), [template, /got: undefined/]),
+    J('a callback returning the wrong shape (eager)', ({ x }) => sg.jsCall(spec([2, 2]), [x], (t) => t.sum(0)), [template, "got: Tensor { shape: [2], dtype: 'float32' }"]),
+    J('a callback that throws', ({ x }) => compiled((t) => sg.jsCall(spec([2, 2]), [t], () => { throw new RangeError('bad token'); }), (f) => f(x)), ['jsCall: JavaScript callback raised', /bad token/]),
+    J('a Promise from a callback of a synchronous compiled function', ({ x }) => compiled((t) => sg.jsCall(spec([2, 2]), [t], async (u) => u), (f) => f(x)), ['jsCall: callback', /returned a Promise/, /\{ async: true \}/]),
+    J('a gradient through a callback without vjp', ({ x }) => sg.jsCall(spec([2, 2]), [x.detach().requiresGrad_()], double, { name: 'dbl' }).sum().backward(), ["jsCall: cannot differentiate through callback 'dbl'", /no vjp/, /vjp:/]),
+  ]);
   addBreadthCases(sg, add, { same, linear, withStep });
 
   return rows;

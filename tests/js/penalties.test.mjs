@@ -394,15 +394,26 @@ test("the playground's L1/L2 controls add sg.penalties.l1 and l2 of every weight
   for (const name of ['l1', 'l2']) {
     P[name] = (w, options) => {
       const r = originals[name](w, options);
-      calls[name].push({ lambda: options.lambda, shape: w.shape, value: r.item(), expected: sg.tidy(() => (name === 'l1' ? w.abs() : w.square()).sum().item() * options.lambda) });
+      // The trainer's step is compiled (sg.compile): this runs while it is traced, where values
+      // cannot be read. The trace runs eagerly on the real weights, so copies kept now hold the
+      // first call's values; they are read after the step.
+      calls[name].push({ name, lambda: options.lambda, shape: w.shape, r: sg.keep(r.clone()), w: sg.keep(w.detach().clone()) });
       return r;
     };
   }
+  const read = () => {
+    for (const c of [...calls.l1, ...calls.l2]) {
+      c.value = c.r.item();
+      c.expected = sg.tidy(() => (c.name === 'l1' ? c.w.abs() : c.w.square()).sum().item() * c.lambda);
+      sg.dispose([c.r, c.w]);
+    }
+  };
   let trainer;
   try {
     trainer = createTrainer(sg, config);
     const total = await trainer.step(); // the demo's trainers read with await (GPU tensors)
     const { dataLoss } = await trainer.report();
+    read();
     // Three weight matrices (2→6, 6→6, 6→2), biases excluded.
     assert.deepEqual(calls.l1.map((c) => c.shape), [[6, 2], [6, 6], [2, 6]]);
     assert.deepEqual(calls.l2.map((c) => c.shape), [[6, 2], [6, 6], [2, 6]]);

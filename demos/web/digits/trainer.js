@@ -62,6 +62,20 @@ export async function createTrainer(sg, config) {
   let steps = 0;
   let lastEval = { accuracy: NaN, confusion: new Array(100).fill(0), n: 0, mistakes: null };
 
+  // One training step as a compiled graph (sg.compile): the batch is drawn inside it (randint
+  // draws fresh indices on every call), the loss and the hit count come back as tensors.
+  const trainStep = sg.compile(() => {
+    const idx = sg.randint(0, TRAIN, [BATCH]);
+    const x = train.x.indexSelect(0, idx);
+    const y = train.y.indexSelect(0, idx);
+    opt.zeroGrad();
+    const logits = model.forward(x);
+    const l = sg.F.crossEntropy(logits, y);
+    l.backward();
+    opt.step();
+    return [l, logits.argmax(1).eq(y).sum()];
+  });
+
   /** Accuracy and confusion matrix (rows: true digit, columns: predicted) on the first n held-out digits. */
   async function evaluate(n) {
     const confusion = new Array(100).fill(0);
@@ -99,17 +113,7 @@ export async function createTrainer(sg, config) {
 
   return {
     async step() {
-      const kept = sg.tidy(() => {
-        const idx = sg.randint(0, TRAIN, [BATCH]);
-        const x = train.x.indexSelect(0, idx);
-        const y = train.y.indexSelect(0, idx);
-        opt.zeroGrad();
-        const logits = model.forward(x);
-        const l = sg.F.crossEntropy(logits, y);
-        l.backward();
-        opt.step();
-        return [l, logits.argmax(1).eq(y).sum()];
-      });
+      const kept = sg.tidy(() => trainStep());
       const [loss, hits] = await Promise.all(kept.map(async (t) => (await t.data())[0]));
       sg.dispose(kept);
       const acc = hits / BATCH;
@@ -160,6 +164,7 @@ export async function createTrainer(sg, config) {
       return name === 'save' ? [result.buffer] : [];
     },
     dispose() {
+      trainStep.clear();
       for (const t of [train.x, train.y, test.x, test.y]) t.dispose();
       model.dispose();
       opt.dispose();

@@ -70,6 +70,21 @@ export function createTrainer(sg, c) {
   let l2 = c.l2;
   let dataLoss = NaN;
 
+  // One training step as a compiled graph (sg.compile): traced on the first call, then run in
+  // C++ in one call. The penalties are arguments: another value of l1/l2 compiles another graph
+  // (the `if`s below are decided when tracing). The lr is read by opt.step() on every call.
+  const trainStep = sg.compile((l1, l2) => {
+    opt.zeroGrad();
+    const base = F.crossEntropy(model.forward(x), y);
+    let loss = base;
+    // sg.penalties: λ·Σ|w| and λ·Σw², on whatever device the weights live.
+    if (l1 > 0) for (const w of weights) loss = loss.add(sg.penalties.l1(w, { lambda: l1 }));
+    if (l2 > 0) for (const w of weights) loss = loss.add(sg.penalties.l2(w, { lambda: l2 }));
+    loss.backward();
+    opt.step();
+    return [loss, base];
+  });
+
   // Reads are awaited: on the 'webgpu' backend tensors live on the GPU (t.data() works everywhere).
   const accuracy = async (logits, labels) => {
     const pred = await logits.data();
@@ -80,17 +95,7 @@ export function createTrainer(sg, c) {
 
   return {
     async step() {
-      const kept = sg.tidy(() => {
-        opt.zeroGrad();
-        const base = F.crossEntropy(model.forward(x), y);
-        let loss = base;
-        // sg.penalties: λ·Σ|w| and λ·Σw², on whatever device the weights live.
-        if (l1 > 0) for (const w of weights) loss = loss.add(sg.penalties.l1(w, { lambda: l1 }));
-        if (l2 > 0) for (const w of weights) loss = loss.add(sg.penalties.l2(w, { lambda: l2 }));
-        loss.backward();
-        opt.step();
-        return [loss, base];
-      });
+      const kept = sg.tidy(() => trainStep(l1, l2));
       const [total, data] = await Promise.all(kept.map(async (t) => (await t.data())[0]));
       sg.dispose(kept);
       dataLoss = data;
@@ -119,6 +124,7 @@ export function createTrainer(sg, c) {
       return true;
     },
     dispose() {
+      trainStep.clear();
       for (const t of [x, y, tx, grid]) t.dispose();
       model.dispose();
       opt.dispose();

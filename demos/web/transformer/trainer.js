@@ -77,6 +77,19 @@ export async function createTrainer(sg, config) {
   let sampledAt = -Infinity;
   let pending = null; // the automatic sample being written: { step, ids, start, left }
 
+  // One training step as a compiled graph (sg.compile): forward, loss, backward, gradient clipping
+  // and the Adam step, run in C++ in one call once traced (the clipping and the optimizer step
+  // run in place on every call).
+  const trainStep = sg.compile((x, y) => {
+    opt.zeroGrad();
+    const logits = model.forward(x);
+    const l = sg.F.crossEntropy(logits.reshape([BATCH * CONTEXT, V]), y);
+    l.backward();
+    sg.nn.utils.clipGradNorm_(model.parameters(), 1.0);
+    opt.step();
+    return l;
+  });
+
   /** A sample in progress: the prompt's ids (a newline when none of its characters is known). */
   function begin(prompt) {
     const ids = [...prompt].filter((c) => index.has(c)).map((c) => index.get(c));
@@ -128,15 +141,7 @@ export async function createTrainer(sg, config) {
         xs.set(ids.subarray(o, o + CONTEXT), b * CONTEXT);
         ys.set(ids.subarray(o + 1, o + CONTEXT + 1), b * CONTEXT);
       }
-      const loss = sg.tidy(() => {
-        opt.zeroGrad();
-        const logits = model.forward(sg.tensor(xs, { shape: [BATCH, CONTEXT] }));
-        const l = sg.F.crossEntropy(logits.reshape([BATCH * CONTEXT, V]), sg.tensor(ys, { shape: [BATCH * CONTEXT] }));
-        l.backward();
-        sg.nn.utils.clipGradNorm_(model.parameters(), 1.0);
-        opt.step();
-        return l;
-      });
+      const loss = sg.tidy(() => trainStep(sg.tensor(xs, { shape: [BATCH, CONTEXT] }), sg.tensor(ys, { shape: [BATCH * CONTEXT] })));
       steps++;
       const value = (await loss.data())[0];
       loss.dispose();
@@ -166,6 +171,7 @@ export async function createTrainer(sg, config) {
       return { step: steps, ...(await generate(p.prompt ?? '\n', n, t)) };
     },
     dispose() {
+      trainStep.clear();
       model.dispose();
       opt.dispose();
     },

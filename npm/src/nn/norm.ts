@@ -3,7 +3,7 @@
 // running_var ones, num_batches_tracked int32 0) and train/eval behaviour. Running stats are
 // updated in place by the C++ op.
 import { F } from '../functional.js';
-import { emptyHandle } from '../handles.js';
+import { callOp, emptyHandle } from '../handles.js';
 import { checkOptions, describe, isInteger } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { countArg } from './args.js';
@@ -107,17 +107,19 @@ abstract class BatchNormNd extends NormBase {
     }
     let factor = this.momentum ?? 0;
     let tracked: number | null = null;
-    let countOnDevice = false;
-    if (this.training && this.trackRunningStats && this.num_batches_tracked) {
-      if (this.num_batches_tracked.device === 'cpu') {
-        tracked = this.num_batches_tracked.item() + 1;
-        factor = this.momentum === null ? 1 / tracked : this.momentum;
-      } else if (this.momentum === null) {
+    const counting = this.training && this.trackRunningStats && !!this.num_batches_tracked;
+    // The cumulative average (momentum null) needs the count's value; a fixed momentum only
+    // increments it, in place, on its device (an op: no read, and a compiled training step
+    // counts every call).
+    if (counting && this.momentum === null) {
+      if (this.num_batches_tracked!.device !== 'cpu') {
         throw new Error(
           `${name}: momentum null (a cumulative average) reads num_batches_tracked every step, which a GPU cannot answer synchronously; ` +
             'give a momentum, or keep the module on the cpu',
         );
-      } else countOnDevice = true;
+      }
+      tracked = this.num_batches_tracked!.item() + 1;
+      factor = 1 / tracked;
     }
     const useBatchStats = this.training || (this.running_mean === null && this.running_var === null);
     const useRunning = !this.training || this.trackRunningStats;
@@ -128,10 +130,7 @@ abstract class BatchNormNd extends NormBase {
     });
     // Counted only once the op succeeded: a failed forward leaves the module as it was.
     if (tracked !== null) writeInto('BatchNorm', this.num_batches_tracked!, [tracked]);
-    if (countOnDevice) {
-      const n = this.num_batches_tracked!;
-      tidy(() => copyTensorInto(n, n.add(1))); // counted on the GPU, no read
-    }
+    else if (counting) callOp('addInPlace', [this.num_batches_tracked!.handle], { value: 1 });
     return out;
   }
 }

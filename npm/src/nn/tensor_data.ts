@@ -6,6 +6,7 @@ import { mod } from '../module.js';
 import { placeOn } from '../webgpu/device.js';
 import { describe } from '../options.js';
 import { Tensor } from '../tensor.js';
+import { activeTrace } from '../compile_state.js';
 
 /** Throws unless `t` is a live, contiguous tensor (heap writes need one flat block). */
 export function checkWritable(fn: string, t: unknown): Tensor {
@@ -19,6 +20,11 @@ export function checkWritable(fn: string, t: unknown): Tensor {
 /** Copies `values` (row-major, converted to t's dtype) into t's storage. */
 export function writeInto(fn: string, t: Tensor, values: ArrayLike<number>): void {
   checkWritable(fn, t);
+  // A compiled function would write only while it is traced, never on its calls.
+  const trace = activeTrace();
+  if (trace !== null && t.id <= trace.startSerial) {
+    throw new Error(`${fn}: cannot write into an existing tensor inside sg.compile (the write would happen once, while tracing); do it outside the compiled function`);
+  }
   const n = t.numel;
   if (values.length !== n) throw new Error(`${fn}: expected ${n} values for shape [${t.shape.join(', ')}], got ${values.length}`);
   if (t.device !== 'cpu') {
@@ -44,6 +50,10 @@ export function writeInto(fn: string, t: Tensor, values: ArrayLike<number>): voi
 
 /** dst ← src in place on any devices (src moved to dst's device first). */
 export function copyTensorInto(dst: Tensor, src: Tensor): void {
+  const trace = activeTrace();
+  if (trace !== null && dst.id <= trace.startSerial) {
+    throw new Error('copy: cannot write into an existing tensor inside sg.compile (the write would happen once, while tracing); do it outside the compiled function');
+  }
   const moved = placeOn(H.detachHandle(src.handle), dst.device);
   try {
     mod().copyInto(dst.handle, moved);

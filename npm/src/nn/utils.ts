@@ -9,6 +9,7 @@ import { checkOptions, describe, numberArg } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
 import { noGrad } from '../autograd.js';
+import { recordHostStep } from '../compile_state.js';
 
 // The clipping functions of bindings/io_optim.cpp.
 interface ClipBindings {
@@ -36,6 +37,17 @@ function tensorList(fn: string, parameters: unknown): Tensor[] {
   });
 }
 
+/**
+ * What clipGradNorm_ returns inside sg.compile: the norm of each compiled call is not available
+ * to the traced code, so using this value as a number throws.
+ */
+function untracedNumber(fn: string): number {
+  const refuse = (): never => {
+    throw new Error(`${fn}: inside sg.compile the total norm is not available (it would be this trace's value); compute it outside the compiled function if you need it`);
+  };
+  return { valueOf: refuse, toString: refuse, [Symbol.toPrimitive]: refuse } as unknown as number;
+}
+
 export interface ClipGradNormOptions {
   /** Order of the norm (2 by default; Infinity or 'inf' for the max norm). */
   normType?: number | 'inf';
@@ -59,12 +71,19 @@ export function clipGradNorm_(parameters: Tensor | Iterable<Tensor>, maxNorm: nu
         });
   const normType = o.normType === 'inf' ? Infinity : (o.normType ?? 2);
   if (typeof normType !== 'number' || Number.isNaN(normType)) throw new Error(`${fn}: expected 'normType' to be a number, got ${describe(o.normType)}`);
-  if (params.some((p) => p.device !== 'cpu')) {
-    if (o.errorIfNonfinite) throw new Error(`${fn}: errorIfNonfinite needs the norm on the cpu, which a GPU cannot give synchronously (clip on the cpu, or leave it off)`);
-    clipOnDevice(params, maxNorm, normType);
-    return NaN; // the norm stays on the GPU: reading it would stall the step
-  }
-  return bindings(fn).clipGradNorm(params.map((p) => p.handle), maxNorm, normType, 'errorIfNonfinite' in o ? !!o.errorIfNonfinite : false);
+  const onDevice = params.some((p) => p.device !== 'cpu');
+  if (onDevice && o.errorIfNonfinite) throw new Error(`${fn}: errorIfNonfinite needs the norm on the cpu, which a GPU cannot give synchronously (clip on the cpu, or leave it off)`);
+  const clip = (): number => {
+    if (onDevice) {
+      clipOnDevice(params, maxNorm, normType);
+      return NaN; // the norm stays on the GPU: reading it would stall the step
+    }
+    return bindings(fn).clipGradNorm(params.map((p) => p.handle), maxNorm, normType, 'errorIfNonfinite' in o ? !!o.errorIfNonfinite : false);
+  };
+  // Inside sg.compile: clipped in place on every compiled call; the norm of those calls is not
+  // returned (a number the traced code would keep), so the value here refuses to be used.
+  if (recordHostStep(fn, () => void clip())) return untracedNumber(fn);
+  return clip();
 }
 
 /**
@@ -92,13 +111,17 @@ export function clipGradValue_(parameters: Tensor | Iterable<Tensor>, clipValue:
   // PyTorch clamps to [-clipValue, clipValue] unchecked; a negative value would set every
   // gradient to -clipValue, which is never what was meant.
   if (clipValue < 0) throw new Error(`${fn}: expected 'clipValue' to be >= 0, got ${clipValue}`);
-  if (params.some((p) => p.device !== 'cpu')) {
-    for (const g of params.map((p) => p.grad).filter((g): g is Tensor => g !== null)) {
-      tidy(() => noGrad(() => copyTensorInto(g, g.clamp(-clipValue, clipValue))));
+  const clip = (): void => {
+    if (params.some((p) => p.device !== 'cpu')) {
+      for (const g of params.map((p) => p.grad).filter((g): g is Tensor => g !== null)) {
+        tidy(() => noGrad(() => copyTensorInto(g, g.clamp(-clipValue, clipValue))));
+      }
+      return;
     }
-    return;
-  }
-  bindings(fn).clipGradValue(params.map((p) => p.handle), clipValue);
+    bindings(fn).clipGradValue(params.map((p) => p.handle), clipValue);
+  };
+  if (recordHostStep(fn, clip)) return;
+  clip();
 }
 
 /** The parameters flattened and concatenated into one 1-D tensor (differentiable). */

@@ -9,6 +9,8 @@
 import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../options.js';
 import { Tensor } from '../tensor.js';
 import { Optimizer } from './optimizer.js';
+import { recordHostStep } from '../compile_state.js';
+import { isTracing } from '../trace_flag.js';
 
 /** The scheduler's own numbers and lists (PyTorch's state_dict(): everything but the optimizer). */
 export type SchedulerState = Record<string, unknown>;
@@ -106,6 +108,8 @@ export abstract class LRScheduler {
   /** Advances one epoch (or iteration) and writes every group's lr. */
   step(): void {
     if (arguments.length > 0) throw new Error(`${this.constructor.name}.step: takes no arguments (PyTorch's deprecated epoch argument is not supported)`);
+    // Inside sg.compile: recorded, and run on every compiled call.
+    if (recordHostStep(`${this.constructor.name}.step`, () => this.step())) return;
     this.stepCount++;
     this.lastEpoch++;
     this.writeLrs(this.computeLr());
@@ -535,6 +539,9 @@ export class ReduceLROnPlateau {
 
   /** Records this epoch's metric (a number or a one-element Tensor) and reduces the lr on a plateau. */
   step(metric: number | Tensor): void {
+    if (isTracing()) {
+      throw new Error('ReduceLROnPlateau.step: depends on the metric\'s value, which a compiled function cannot read; call it outside sg.compile');
+    }
     let current: number;
     if (metric instanceof Tensor) current = metric.item();
     else if (typeof metric === 'number') current = metric;

@@ -10,6 +10,8 @@ import { keep } from '../memory.js';
 import { mod } from '../module.js';
 import { checkOptions, describe, isOptionsObject, type Spec } from '../options.js';
 import { Tensor } from '../tensor.js';
+import { recordHostStep } from '../compile_state.js';
+import { isTracing } from '../trace_flag.js';
 import { submitWork } from '../webgpu/device.js';
 
 /** One optimizer state entry per name (PyTorch's optimizer.state[p]): 'step', 'exp_avg', ... */
@@ -209,6 +211,12 @@ export abstract class Optimizer {
    * closure, it is called first (gradients enabled) and its result returned.
    */
   step<T = undefined>(closure?: () => T): T | undefined {
+    // Inside sg.compile: recorded, and run in place on every compiled call (with the lr and
+    // other options the groups hold then).
+    if (closure === undefined && recordHostStep(`${this.algo.name}.step`, () => this.step())) return undefined;
+    if (closure !== undefined && isTracing()) {
+      throw new Error(`${this.algo.name}.step: a closure cannot be compiled; call step() without one inside sg.compile`);
+    }
     let result: T | undefined;
     if (closure !== undefined) {
       if (typeof closure !== 'function') throw new Error(`${this.algo.name}.step: expected a closure function or nothing, got ${describe(closure)}`);

@@ -28,8 +28,13 @@ struct CollapsedPlan {
   int64_t numel = 1;
 };
 
-CollapsedPlan collapse(const BroadcastPlan& plan) {
-  CollapsedPlan c;
+// Into `c` (cleared first; its vectors keep their capacity, so a reused plan allocates nothing:
+// a call on a block of a fused kernel, graph/fused_program.cpp, costs little more than its loop).
+void collapse(const BroadcastPlan& plan, CollapsedPlan& c) {
+  c.shape.clear();
+  c.sa.clear();
+  c.sb.clear();
+  c.numel = 1;
   for (size_t d = 0; d < plan.shape.size(); ++d) {
     const int64_t s = plan.shape[d];
     c.numel *= s;
@@ -48,11 +53,10 @@ CollapsedPlan collapse(const BroadcastPlan& plan) {
     }
   }
   if (c.shape.empty()) {  // every dim has size 1: one element
-    c.shape = {1};
-    c.sa = {0};
-    c.sb = {0};
+    c.shape.push_back(1);
+    c.sa.push_back(0);
+    c.sb.push_back(0);
   }
-  return c;
 }
 
 }  // namespace
@@ -127,7 +131,8 @@ HWY_INLINE void Walk(Binary op, const CollapsedPlan& p, const float* a, const fl
                      const F& f) {
   const size_t nd = p.shape.size();
   const int64_t n = p.shape[nd - 1], ia = p.sa[nd - 1], ib = p.sb[nd - 1];
-  std::vector<int64_t> idx(nd, 0);
+  thread_local std::vector<int64_t> idx;  // reused: no allocation per call
+  idx.assign(nd, 0);
   int64_t ao = 0, bo = 0;
   for (int64_t o = 0; o < p.numel; o += n) {
     const float* pa = a + ao;
@@ -257,7 +262,8 @@ HWY_EXPORT(BinaryF32);
 void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b, float* out) {
   // Highway has no vector pow; std::pow per element keeps the exact reference semantics.
   if (op == Binary::Pow) return ref::binary_f32(op, plan, a, b, out);
-  const CollapsedPlan p = collapse(plan);
+  thread_local CollapsedPlan p;  // reused: no allocation per call
+  collapse(plan, p);
   if (p.numel == 0) return;
   HWY_DYNAMIC_DISPATCH(BinaryF32)(op, p, a, b, out);
 }

@@ -1,0 +1,22 @@
+// Whether sg.compile is tracing a function right now, for the layers below it that must refuse
+// what a graph cannot replay (reading tensor values, registering hooks). No imports, so that
+// every layer may use it without an import cycle; compile_state.ts sets it.
+let tracing = false;
+
+export function isTracing(): boolean {
+  return tracing;
+}
+
+/** @internal compile_state.ts only. */
+export function setTracing(on: boolean): void {
+  tracing = on;
+}
+
+/** Throws while tracing: `what` reads tensor values, which a graph cannot depend on. */
+export function checkReadable(what: string): void {
+  if (!tracing) return;
+  throw new Error(
+    `${what}: cannot read tensor values while sg.compile traces the function (the graph would keep this call's values). ` +
+      'Return the tensor and read it after the call, or read it in a callback with sg.jsCall',
+  );
+}

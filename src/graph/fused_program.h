@@ -1,0 +1,58 @@
+// A fused elementwise kernel: a chain of float32 elementwise ops (add, mul, exp, relu, ...) over
+// one shape, run as one pass in blocks of kBlock elements instead of one pass (and one
+// allocation) per op. Per block, each input is loaded once (through its broadcast strides),
+// then each op runs as the backend's own Unary/Binary kernel on the block, in registers of
+// kBlock floats, and only the values needed outside the chain are stored. Every element goes
+// through the same kernel functions as in the op-by-op run, in the same order, so the results
+// are bit-identical to it.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "graph/ir.h"
+#include "kernels/backend.h"
+
+namespace sg::graph {
+
+// Elements per block: a few registers of this size stay in the L1 cache.
+constexpr int64_t kBlock = 1024;
+
+struct FusedInstr {
+  bool binary = false;
+  Unary unary = Unary::Neg;
+  Binary op = Binary::Add;
+  float param = 0;
+  int a = 0, b = 0;  // operand registers
+  int out = 0;       // result register
+};
+
+// Registers: [0, num_inputs) the node's inputs, then one per constant (a broadcast scalar),
+// then the temporaries (shared by values whose lifetimes do not overlap).
+struct FusedProgram {
+  Shape shape;  // every member's output shape
+  int num_inputs = 0;
+  std::vector<float> constants;
+  int num_registers = 0;
+  std::vector<FusedInstr> code;
+  std::vector<int> output_registers;  // one per node output
+  // The ops it replaces (graph value ids), in order: run one by one where the kernel cannot
+  // run (another device, other shapes) and replayed by the backward (graph/fused_autograd.h).
+  std::vector<Node> members;
+  std::vector<ValueId> input_values, output_values;
+};
+
+// Whether the program can run on these inputs: all on the CPU, float32, with the traced shapes.
+bool can_run_fused(const FusedProgram& p, const std::vector<Tensor>& inputs);
+
+// Runs the program. An input the caller gives up (`donated[i]`, contiguous, float32, not shared
+// with any other tensor) may become the buffer of an output of its size (peak memory).
+// No autograd.
+std::vector<Tensor> run_fused(const FusedProgram& p, const std::vector<Tensor>& inputs,
+                              const std::vector<bool>& donated);
+
+// Runs the members one by one (registry ops, with autograd as usual) on the inputs and returns
+// the outputs: the unfused path.
+std::vector<Tensor> run_members(const FusedProgram& p, const std::vector<Tensor>& inputs);
+
+}  // namespace sg::graph

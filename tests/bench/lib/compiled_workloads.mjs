@@ -1,0 +1,179 @@
+// Workloads of the compiled-vs-eager benchmark (tests/bench/compiled.mjs): each builds, over one
+// set of tensors, an eager step and the same step under sg.compile. A workload is
+// { name, desc, setup(sg) → { eager(), compiled(), check(), dispose() } }: eager() and
+// compiled() run one step (inside the runner's tidy), check() returns [eager, compiled]
+// Float32Arrays computed from the same state, compared before timing.
+import { labels, normal, uniform } from './data.mjs';
+
+const ADAM = { lr: 1e-3, betas: [0.9, 0.999], eps: 1e-8 };
+
+/** Two copies of an MLP with the same weights, each with its Adam: eager and compiled twins. */
+function mlp(name, desc, sizes, batch) {
+  return {
+    name,
+    desc,
+    setup(sg) {
+      const params = [];
+      for (let i = 0; i + 1 < sizes.length; i++) {
+        const bound = 1 / Math.sqrt(sizes[i]);
+        params.push(uniform(sizes[i + 1] * sizes[i], 10 + 2 * i, bound), uniform(sizes[i + 1], 11 + 2 * i, bound));
+      }
+      const build = () => {
+        const layers = [];
+        for (let i = 0; i + 1 < sizes.length; i++) {
+          if (i) layers.push(new sg.nn.ReLU());
+          layers.push(new sg.nn.Linear(sizes[i], sizes[i + 1]));
+        }
+        const model = new sg.nn.Sequential(...layers);
+        const sd = Object.fromEntries(model.namedParameters().map(([n, p], k) => [n, sg.tensor(params[k], { shape: p.shape })]));
+        model.loadStateDict(sd);
+        sg.dispose(Object.values(sd));
+        return { model, opt: new sg.optim.Adam(model.parameters(), ADAM) };
+      };
+      const x = sg.tensor(normal(batch * sizes[0], 5), { shape: [batch, sizes[0]] });
+      const y = sg.tensor(labels(batch, sizes.at(-1), 6), { shape: [batch], dtype: 'int32' });
+      const step = ({ model, opt }) => {
+        opt.zeroGrad();
+        const loss = sg.F.crossEntropy(model(x), y);
+        loss.backward();
+        opt.step();
+        return loss;
+      };
+      const e = build(), c = build();
+      const compiledStep = sg.compile(() => step(c));
+      return {
+        eager: () => void step(e),
+        compiled: () => void compiledStep(),
+        // Same state, same first step: the losses agree.
+        check: () => {
+          const le = step(e).dataSync(), lc = compiledStep().dataSync();
+          return [le, lc];
+        },
+        stats: () => compiledStep.stats(),
+        dispose: () => {
+          compiledStep.clear();
+          for (const s of [e, c]) {
+            s.opt.zeroGrad();
+            s.opt.dispose?.();
+            sg.dispose(s.model.parameters());
+          }
+          sg.dispose([x, y]);
+        },
+      };
+    },
+  };
+}
+
+/** Single-head attention forward + backward (the tfjs-comparison workload, bench/lib/workloads.mjs). */
+const attention = {
+  name: 'attention_fwd_bwd',
+  desc: 'single-head attention, batch 8, 128 tokens, d 64: forward + backward (grads of x and 4 weights)',
+  setup(sg) {
+    const [b, t, dm] = [8, 128, 64];
+    const x = sg.tensor(normal(b * t * dm, 30), { shape: [b, t, dm], requiresGrad: true });
+    const ws = [31, 32, 33, 34].map((s) => sg.tensor(uniform(dm * dm, s, 1 / Math.sqrt(dm)), { shape: [dm, dm], requiresGrad: true }));
+    const [wq, wk, wv, wo] = ws;
+    const leaves = [x, ...ws];
+    const loss = () => {
+      const q = sg.matmul(x, wq), k = sg.matmul(x, wk), v = sg.matmul(x, wv);
+      const p = sg.matmul(q, k.transpose(-2, -1)).mul(1 / Math.sqrt(dm)).softmax(-1);
+      return sg.matmul(sg.matmul(p, v), wo).square().mean();
+    };
+    const step = () => {
+      const l = loss();
+      l.backward();
+      return l;
+    };
+    const compiledStep = sg.compile(step);
+    const reset = () => leaves.forEach((l) => (l.grad = null));
+    return {
+      eager: () => (step(), reset()),
+      compiled: () => (compiledStep(), reset()),
+      check: () => {
+        const a = step().dataSync(), ga = x.grad.dataSync();
+        reset();
+        const c = compiledStep().dataSync(), gc = x.grad.dataSync();
+        reset();
+        return [Float32Array.of(...a, ...ga.subarray(0, 64)), Float32Array.of(...c, ...gc.subarray(0, 64))];
+      },
+      stats: () => compiledStep.stats(),
+      dispose: () => {
+        compiledStep.clear();
+        reset();
+        sg.dispose(leaves);
+      },
+    };
+  },
+};
+
+/**
+ * 50 elementwise ops on 1,000 floats, no gradients: per-op cost against one fused kernel. `ops`
+ * picks the mix: arithmetic (add, mul, max, ...: the kernels cost little, the per-op overhead
+ * dominates) or transcendental (tanh and sigmoid in every round: the kernels' own arithmetic is
+ * a floor both sides share).
+ */
+function elementwise50(name, desc, round) {
+  return {
+    name,
+    desc,
+    repeat: 10,
+    setup(sg) {
+      const a = sg.tensor(normal(1000, 40, 0.5), { shape: [1000] });
+      const b = sg.tensor(uniform(1000, 41, 1), { shape: [1000] });
+      const chain = (x) => {
+        let h = x;
+        for (let i = 0; i < 10; i++) h = round(h, b);  // 5 elementwise ops a round
+        return h;
+      };
+      const compiled = sg.compile(chain);
+      return {
+        eager: () => void chain(a),
+        compiled: () => void compiled(a),
+        check: () => [chain(a).dataSync(), compiled(a).dataSync()],
+        stats: () => compiled.stats(),
+        dispose: () => {
+          compiled.clear();
+          sg.dispose([a, b]);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * What a compiled call costs besides its kernels: the identity (a graph of no node) and one add
+ * of one element (a kernel of a few nanoseconds), each against the same op called eagerly.
+ */
+function cacheHit(name, desc, fn) {
+  return {
+    name,
+    desc,
+    repeat: 200,
+    setup(sg) {
+      const x = sg.tensor([1.5]);
+      const compiled = sg.compile(fn);
+      return {
+        eager: () => void fn(x),
+        compiled: () => void compiled(x),
+        check: () => [fn(x).dataSync(), compiled(x).dataSync()],
+        stats: () => compiled.stats(),
+        dispose: () => {
+          compiled.clear();
+          x.dispose();
+        },
+      };
+    },
+  };
+}
+
+export const COMPILED_WORKLOADS = [
+  mlp('mlp_train', 'MLP 784→256→256→10 ReLU, batch 128: zeroGrad, forward, cross-entropy, backward, Adam step', [784, 256, 256, 10], 128),
+  mlp('mlp_train_small', 'MLP 32→64→64→10 ReLU, batch 16: the same step where per-op overhead dominates', [32, 64, 64, 10], 16),
+  attention,
+  elementwise50('elementwise_50x1000', '50 arithmetic elementwise ops (mul, add, max, abs, min with scalars and a second tensor) on 1,000 float32',
+    (h, b) => h.mul(0.9).add(b).maximum(h.neg()).abs().minimum(2)),
+  elementwise50('elementwise_50x1000_transcendental', '50 elementwise ops, 20 of them tanh/sigmoid, on 1,000 float32',
+    (h, b) => h.mul(0.9).add(b).tanh().sub(h.mul(0.1)).sigmoid()),
+  cacheHit('cache_hit_identity', 'compiled call of x => x (no node): the whole cost is overhead', (x) => x),
+  cacheHit('cache_hit_add', 'compiled call of x => x.add(1) on 1 element (one tiny kernel)', (x) => x.add(1)),
+];
