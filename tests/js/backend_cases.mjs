@@ -184,6 +184,7 @@ add('convTranspose2d', 'convTranspose2d', [img, f([3, 2, 3, 3], -1, 1, 8), f([2]
   (sg, a, w, c) => sg.F.convTranspose2d(a, w, c, { stride: 2, padding: 1 }), R);
 add('maxPool1d', 'maxPool1d', [f([2, 3, 7])], (sg, a) => sg.F.maxPool1d(a, 2));
 add('maxPool2d', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 2));
+add('Conv2d+ReLU+MaxPool2d fused by Sequential', 'conv2dReluMaxPool2d', [img], (sg, a) => new sg.nn.Sequential(new sg.nn.Conv2d(3, 4, 3, { padding: 1 }), new sg.nn.ReLU(), new sg.nn.MaxPool2d(2)).forward(a), R, { random: true });
 add('maxPool2d padded', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 3, { stride: 2, padding: 1 }));
 add('avgPool1d', 'avgPool1d', [f([2, 3, 7])], (sg, a) => sg.F.avgPool1d(a, 3), R);
 add('avgPool2d', 'avgPool2d', [img], (sg, a) => sg.F.avgPool2d(a, 2, { ceilMode: true }), R);
