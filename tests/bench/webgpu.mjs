@@ -5,11 +5,14 @@
 //   next to the same workload on wasm in the same process.
 // The GPU is navigator.gpu where it exists, else Dawn from npm `webgpu` (tests/js/webgpu_env.mjs:
 // Chromium's SwiftShader on machines without a GPU, which emulates one on the CPU: its numbers
-// say nothing about a real GPU). tfjs-backend-webgpu is not compared yet.
-//   --quick: fewer runs; --sizes 512,2048: the matmul sizes.
+// say nothing about a real GPU). TensorFlow.js's WebGPU backend (tfjs-backend-webgpu, a dev
+// dependency of tests/bench) runs the same workloads on the same GPU in the same process
+// (rows with device tfjs-webgpu; lib/tfjs_webgpu.mjs), timed the same way (its data read back).
+//   --quick: fewer runs; --sizes 512,2048: the matmul sizes; --no-tfjs: simdgrad only.
 import os from 'node:os';
 import { gpu, why } from '../js/webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
+import { loadTfjsWebgpu, tfjsWorkloads } from './lib/tfjs_webgpu.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -95,11 +98,24 @@ for (const [name, make] of [['mlp_step_128', mlpStep], ['cnn_step_32', cnnStep]]
 }
 console.warn = warn;
 
+// tfjs-backend-webgpu on the same GPU (navigator.gpu set to it for tfjs), after simdgrad's runs.
+const tfjs = args.includes('--no-tfjs') ? { why: '--no-tfjs' } : await loadTfjsWebgpu(gpu);
+if (tfjs.tf) {
+  for (const w of tfjsWorkloads(tfjs.tf, sizes)) {
+    const ms = await w.time(quick);
+    rows.push({ workload: w.name, device: 'tfjs-webgpu', ms, gflops: w.flops ? w.flops / ms / 1e6 : undefined });
+  }
+}
+
 const adapter = await (gpu ?? globalThis.navigator.gpu).requestAdapter();
 console.log(`simdgrad WebGPU bench · adapter ${adapter?.info?.description ?? '?'} · CPU ${os.cpus()[0]?.model} · ${new Date().toISOString()}`);
-console.log('workload         device   median ms   GFLOP/s');
+if (!tfjs.tf) console.log(`tfjs-backend-webgpu not compared: ${tfjs.why}`);
+else console.log(`tfjs ${tfjs.tf.version_core} (tfjs-backend-webgpu) on the same adapter`);
+console.log('workload         device        median ms   GFLOP/s   simdgrad webgpu / this');
+const mine = (w) => rows.find((r) => r.workload === w && r.device === 'webgpu')?.ms;
 for (const r of rows) {
-  console.log(`${r.workload.padEnd(16)} ${r.device.padEnd(8)} ${r.ms.toFixed(2).padStart(10)}   ${r.gflops ? r.gflops.toFixed(2).padStart(7) : ''}`);
+  const ratio = r.device === 'webgpu' || !mine(r.workload) ? '' : (r.ms / mine(r.workload)).toFixed(2) + '×';
+  console.log(`${r.workload.padEnd(16)} ${r.device.padEnd(12)} ${r.ms.toFixed(2).padStart(10)}   ${r.gflops ? r.gflops.toFixed(2).padStart(7) : ''.padStart(7)}   ${ratio}`);
 }
 console.log(JSON.stringify({ bench: 'webgpu', rows }));
 process.exit(0);
