@@ -6,6 +6,7 @@
 // without UB). Deviation from PyTorch, documented: bool ⊕ bool gives int32 for add and mul
 // (PyTorch: logical or/and); maximum/minimum of bools stay bool (as PyTorch); sub of two bools
 // is an error (as PyTorch). div is true division (float32 always). pow of ints stays int32.
+#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -30,6 +31,13 @@ Tensor int_binary(IntBinary op, const Tensor& a0, const Tensor& b0, const char* 
   const Tensor ai = as_i32(moved_to(a0, dev)), bi = as_i32(moved_to(b0, dev));
   Tensor out = Tensor::uninitialized(shape, out_dtype, dev);
   if (out.numel() == 0) return out;
+  if (op == IntBinary::Pow) {
+    // Checked before the kernel runs, so that a device kernel (which cannot throw) never sees
+    // a negative exponent: PyTorch refuses them for integers.
+    const Tensor e = as_contiguous(bi);
+    backend_for(dev).check_indices(e.dev_i32(), e.numel(), 0, INT32_MAX, 0,
+                                   "pow: integers to negative integer powers are not allowed, got exponent ", "");
+  }
   backend_for(dev).binary_i32(op, broadcast_plan(ai, bi, shape), ai.dev_i32(), bi.dev_i32(), out_dtype,
                               out.dev_raw());
   return out;

@@ -187,6 +187,11 @@ test('bad data found on the GPU rejects the next read with the CPU message; the 
   assert.match(cpu, /7/);
   assert.deepEqual(await sg.tensor([1, 2]).add(1).array(), [2, 3]);
   await rejects(sg.tensor([0.5, 1.5]).data().then(() => sg.F.binaryCrossEntropy(sg.tensor([0.5, 1.5]), sg.tensor([1, 0])).data()), /binaryCrossEntropy/);
+  // An integer to a negative integer power: refused on both devices (as PyTorch), never a 0.
+  const ints = (v, device) => sg.tensor(v, { dtype: 'int32', device });
+  assert.throws(() => sg.pow(ints([2, 3], 'cpu'), ints([1, -1], 'cpu')), /pow: integers to negative integer powers are not allowed, got exponent -1/);
+  await rejects(sg.pow(ints([2, 3]), ints([1, -1])).data(), /pow: integers to negative integer powers are not allowed, got exponent -1/);
+  assert.deepEqual(await sg.pow(ints([2, -3]), ints([3, 2])).array(), [8, 9]);
 });
 
 test('a tensor larger than one GPU buffer allows is an Error before anything is dispatched', { skip }, () => {
