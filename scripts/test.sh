@@ -43,7 +43,16 @@ node_tests() {
   local files
   mapfile -t files < <(find tests/js -type f \( -name '*.test.mjs' -o -name '*.test.cjs' -o -name '*.test.js' \) 2>/dev/null | sort)
   if ((${#files[@]} == 0)); then echo "no tests/js/*.test.{mjs,cjs} yet"; return 0; fi
-  node --test "${files[@]}"
+  node --test "${files[@]}" || return 1
+  # The backend-looping suites (tests/js/backends.mjs: forEachBackend) once more with the WebGPU
+  # device started (Dawn on SwiftShader), so that they cover 'webgpu' too. Skipped, saying why,
+  # where no SwiftShader driver is installed.
+  if [ -e /usr/lib/chromium/vk_swiftshader_icd.json ]; then
+    mapfile -t files < <(grep -l forEachBackend tests/js/*.test.mjs | sort)
+    SG_TEST_WEBGPU=1 node --test "${files[@]}"
+  else
+    echo "forEachBackend suites on webgpu: skipped (no /usr/lib/chromium/vk_swiftshader_icd.json; apt-get install chromium)"
+  fi
 }
 
 consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }

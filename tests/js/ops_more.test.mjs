@@ -109,7 +109,12 @@ async function gradcheck(name, f, shape, { lo = -1, hi = 1, eps = 1e-2, tol = 2e
   const x0 = Float32Array.from({ length: n }, () => lo + (hi - lo) * rnd());
   const outShape = sg.tidy(() => f(sg.tensor(x0, { shape })).shape);
   const w = sg.rand(outShape);
-  const loss = (data) => sg.tidy(() => f(sg.tensor(data, { shape })).mul(w).sum().item());
+  const loss = async (data) => {
+    const l = sg.tidy(() => f(sg.tensor(data, { shape })).mul(w).sum());
+    const [v] = await l.data(); // read asynchronously: works on every device
+    l.dispose();
+    return v;
+  };
   const x = sg.tensor(x0, { shape, requiresGrad: true });
   sg.tidy(() => f(x).mul(w).sum().backward());
   const analytic = Array.from(await x.grad.data());
@@ -117,7 +122,7 @@ async function gradcheck(name, f, shape, { lo = -1, hi = 1, eps = 1e-2, tol = 2e
     const up = x0.slice(), down = x0.slice();
     up[j] += eps;
     down[j] -= eps;
-    const numeric = (loss(up) - loss(down)) / (up[j] - down[j]);
+    const numeric = ((await loss(up)) - (await loss(down))) / (up[j] - down[j]);
     assert.ok(Math.abs(numeric - analytic[j]) <= tol * (1 + Math.abs(numeric)), `${name}: d/dx[${j}] autograd ${analytic[j]} vs ${numeric}`);
   }
   sg.dispose([x.grad, x, w]);
