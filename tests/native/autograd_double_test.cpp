@@ -150,10 +150,18 @@ TEST_CASE("double backward: shapes, indexing, padding, selection") {
 }
 
 TEST_CASE("double backward: linear and the normalization layers") {
-  for (const char* act : {"none", "relu"})
+  // Without an activation the Hessian-vector product of square(linear(...)) is a polynomial of
+  // degree 2 in every input, so its central difference has no truncation error: a step of 1e-2
+  // only lowers the float32 rounding, which at 1e-3 reached the tolerance with the wasm GEMM's
+  // summation order (0.0099 vs 0.0105 on one weight). With ReLU a kink lies within 1e-2 of these
+  // inputs, so that case keeps the default step.
+  for (const char* act : {"none", "relu"}) {
+    sgtest::GradcheckOptions opt = sgtest::second_order();
+    if (std::string(act) == "none") opt.eps = 1e-2;
     gradgradcheck(std::string("linear ") + act,
                   [act](In& in) { return sg::square(sg::linear(in[0], in[1], in[2], act)); },
-                  {leaf({2, 3, 4}, -1, 1, 30), leaf({5, 4}, -1, 1, 31), leaf({5}, -1, 1, 32)});
+                  {leaf({2, 3, 4}, -1, 1, 30), leaf({5, 4}, -1, 1, 31), leaf({5}, -1, 1, 32)}, opt);
+  }
   const auto img = [] { return leaf({2, 3, 2, 2}, -1, 1, 33); };
   const auto per_c = [](unsigned seed) { return leaf({3}, 0.5, 1.5, seed); };
   const auto buffer = [](double v) { return sg::full({3}, v); };
