@@ -441,11 +441,16 @@ function hardtanh(input: TensorLike, options?: { minVal?: number; maxVal?: numbe
   const lo = o.minVal ?? -1;
   const hi = o.maxVal ?? 1;
   if (lo > hi) throw new Error(`hardtanh: expected minVal <= maxVal, got minVal ${lo} and maxVal ${hi}`);
-  // Not clamp: hardtanh's gradient is 0 at the bounds themselves (PyTorch's hardtanh_backward).
-  return run('hardtanh', 'hardtanh', [['input', input]], { minVal: lo, maxVal: hi });
+  return clampActivation('hardtanh', input, lo, hi);
 }
 
-const relu6 = (input: TensorLike): Tensor => hardtanh(input, { minVal: 0, maxVal: 6 });
+/** hardtanh under the name the user called (hardtanh, relu6), for its error messages. */
+function clampActivation(name: string, input: TensorLike, lo: number, hi: number): Tensor {
+  // Not clamp: hardtanh's gradient is 0 at the bounds themselves (PyTorch's hardtanh_backward).
+  return run(name, 'hardtanh', [['input', input]], { minVal: lo, maxVal: hi });
+}
+
+const relu6 = (input: TensorLike): Tensor => clampActivation('relu6', input, 0, 6);
 const logsigmoid = (input: TensorLike): Tensor => tidy(() => ops.softplus(ops.neg(input)).neg());
 const mish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.softplus(input).tanh()));
 // hardtanh (not clamp) so that the gradient is 0 at ±3, as PyTorch's hardsigmoid_backward; hardswish's

@@ -192,19 +192,24 @@ const Tensor& unary_(const char* op, const Tensor& x) {
   fail("unary_: unknown in-place op '", op, "'");
 }
 
-const Tensor& fill_(const Tensor& x, double value) {
-  check(x.defined(), "fill_: the tensor to change is undefined");
+namespace {
+// fill_ and zero_, each named as the user called it in its errors.
+const Tensor& fill_as(const char* op, const Tensor& x, double value) {
+  check(x.defined(), op, ": the tensor to change is undefined");
   if (!recorded(x, {}) && x.is_contiguous()) {
-    check_target("fill_", x, false);
+    check_target(op, x, false);
     (void)full({}, value, x.dtype());  // throws unless the value fits x's dtype
     if (x.numel() > 0) backend_for(x.device()).fill(x.dtype(), value, x.dev_raw(), x.numel());
     bump(x);
     return x;
   }
-  return change("fill_", x, {}, false, [&](const Tensor& self) { return full(self.shape(), value, self.dtype(), self.device()); });
+  return change(op, x, {}, false, [&](const Tensor& self) { return full(self.shape(), value, self.dtype(), self.device()); });
 }
 
-const Tensor& zero_(const Tensor& x) { return fill_(x, 0.0); }
+}  // namespace
+
+const Tensor& fill_(const Tensor& x, double value) { return fill_as("fill_", x, value); }
+const Tensor& zero_(const Tensor& x) { return fill_as("zero_", x, 0.0); }
 
 const Tensor& copy_(const Tensor& x, const Tensor& src) {
   check(x.defined() && src.defined(), "copy_: expected two tensors, got an undefined one");

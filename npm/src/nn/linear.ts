@@ -127,6 +127,9 @@ export class Unflatten extends Module {
     if (!Array.isArray(unflattenedSize) || !unflattenedSize.every(isInteger)) {
       throw new Error(`Unflatten: expected 'unflattenedSize' to be an array of integers, got ${describe(unflattenedSize)}`);
     }
+    if (unflattenedSize.some((v) => v < -1) || unflattenedSize.filter((v) => v === -1).length > 1) {
+      throw new Error(`Unflatten: expected 'unflattenedSize' to hold sizes >= 0 and at most one -1, got [${unflattenedSize.join(', ')}]`);
+    }
     this.unflattenedSize = unflattenedSize.slice();
   }
 
@@ -134,10 +137,13 @@ export class Unflatten extends Module {
     const s = input.shape;
     const d = this.dim < 0 ? this.dim + s.length : this.dim;
     if (d < 0 || d >= s.length) throw new Error(`Unflatten: dim ${this.dim} is out of range for a ${s.length}-D input`);
-    const product = this.unflattenedSize.reduce((a, b) => a * b, 1);
-    if (!this.unflattenedSize.includes(-1) && product !== s[d]) {
+    // With a -1 the others must divide the dim (PyTorch's check), so reshape never sees a bad shape.
+    const inferred = this.unflattenedSize.includes(-1);
+    const product = this.unflattenedSize.reduce((a, b) => (b === -1 ? a : a * b), 1);
+    if (inferred ? product === 0 || s[d] % product !== 0 : product !== s[d]) {
+      const what = inferred ? `with one -1, the others multiply to ${product}, which does not divide` : `multiply to ${product}, expected`;
       throw new Error(
-        `Unflatten: sizes [${this.unflattenedSize.join(', ')}] multiply to ${product}, expected the size of dim ${d} of the input (${s[d]}, input shape [${s.join(', ')}])`,
+        `Unflatten: sizes [${this.unflattenedSize.join(', ')}] ${what} the size of dim ${d} of the input (${s[d]}, input shape [${s.join(', ')}])`,
       );
     }
     return input.reshape([...s.slice(0, d), ...this.unflattenedSize, ...s.slice(d + 1)]);
