@@ -168,3 +168,29 @@ test('higher-order gradients inside sg.compile are refused with what to do; eage
   const [g] = sg.autograd.grad(x.pow(3).sum(), [x], { createGraph: true });
   assert.deepEqual(g.toArray(), [3, 12]);
 }));
+
+test('long loops of a compiled step with in-place updates keep sg.memory() flat', () => {
+  const w = sg.randn([8, 8], { requiresGrad: true });
+  const m = sg.zeros([8, 8]);
+  const step = sg.compile((x) => {
+    w.grad = null;
+    const l = x.matmul(w).tanh().square().mean();
+    l.backward();
+    sg.noGrad(() => {
+      m.mul_(0.9).add_(w.grad);
+      w.sub_(m, { alpha: 0.01 });
+    });
+    return l;
+  });
+  const x = sg.randn([4, 8]);
+  const run = () => sg.tidy(() => void step(x));
+  for (let i = 0; i < 3; i++) run();
+  const m0 = sg.memory();
+  for (let i = 0; i < 200; i++) run();
+  const m1 = sg.memory();
+  assert.equal(m1.tensors, m0.tensors);
+  assert.equal(m1.bytes, m0.bytes);
+  step.clear();
+  w.grad = null;
+  sg.dispose([w, m, x]);
+});
