@@ -90,6 +90,18 @@ function bar(fraction, width = 24) {
   return '█'.repeat(full) + '░'.repeat(width - full);
 }
 
+// One training step as a compiled graph (sg.compile): traced on the first call for each batch
+// shape (the last, smaller batch traces once more), then replayed in C++ in one call. The
+// optimizer's step reads the learning rate the scheduler sets between calls.
+const trainStep = sg.compile((x, y) => {
+  const logits = model(x);
+  const l = F.crossEntropy(logits, y);
+  optimizer.zeroGrad();
+  l.backward();
+  optimizer.step();
+  return [l, logits.argmax(1).eq(y).sum()];
+});
+
 const totalSteps = epochs * loader.length;
 let step = 0;
 let samples = 0;
@@ -101,12 +113,8 @@ for (let epoch = 1; epoch <= epochs; epoch++) {
   let seen = 0;
   for (const batch of loader) {
     const [loss, right] = sg.tidy(() => {
-      const logits = model(batch.x);
-      const l = F.crossEntropy(logits, batch.y);
-      optimizer.zeroGrad();
-      l.backward();
-      optimizer.step();
-      return [l.item(), logits.argmax(1).eq(batch.y).sum().item()];
+      const [l, r] = trainStep(batch.x, batch.y);
+      return [l.item(), r.item()];
     });
     scheduler.step();
     const n = batch.y.shape[0];

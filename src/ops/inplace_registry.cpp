@@ -23,6 +23,9 @@ void add_inplace(Table& t, const char* name, int n_inputs, Change change) {
                            change(in, a);
                            return {in[0]};
                          }});
+  // Input 0 is written: the graph compiler keeps the call in place and in order, and puts the
+  // tensor back after tracing (OpInfo::mutates).
+  t.at(name).mutates = [](const Inputs&, const Attrs&) { return std::vector<size_t>{0}; };
 }
 
 }  // namespace

@@ -951,6 +951,9 @@ export function buildCases(sg) {
     J('a callback that throws', ({ x }) => compiled((t) => sg.jsCall(spec([2, 2]), [t], () => { throw new RangeError('bad token'); }), (f) => f(x)), ['jsCall: JavaScript callback raised', /bad token/]),
     J('a Promise from a callback of a synchronous compiled function', ({ x }) => compiled((t) => sg.jsCall(spec([2, 2]), [t], async (u) => u), (f) => f(x)), ['jsCall: callback', /returned a Promise/, /\{ async: true \}/]),
     J('a gradient through a callback without vjp', ({ x }) => sg.jsCall(spec([2, 2]), [x.detach().requiresGrad_()], double, { name: 'dbl' }).sum().backward(), ["jsCall: cannot differentiate through callback 'dbl'", /no vjp/, /vjp:/]),
+    J('an in-place change of a leaf that requires grad, inside a compiled function', ({ x }) => compiled((t) => t.add_(1), (f) => f(x.detach().requiresGrad_())), ['add_', /leaf/]),
+    J('an in-place op with a wrong shape, inside a compiled function', ({ x }) => compiled((t) => t.mul(1).mul_(sg.ones([3])), (f) => f(x)), ['mul_', /\[2, 2\]/, /\[3\]/]),
+    J('backward with createGraph inside a compiled function', ({ x }) => compiled((t) => t.square().sum().backward({ createGraph: true }), (f) => f(x.detach().requiresGrad_())), ['backward: createGraph', /not supported inside sg.compile/, /eagerly/]),
   ]);
   addBreadthCases(sg, add, { same, linear, withStep });
 

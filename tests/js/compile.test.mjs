@@ -244,6 +244,7 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['AdaptiveAvgPool2d', () => new nn.AdaptiveAvgPool2d(3), img],
     ['BatchNorm1d', () => new nn.BatchNorm1d(6), x2],
     ['BatchNorm2d eval', () => new nn.BatchNorm2d(3).eval(), img],
+    ['BatchNorm2d', () => new nn.BatchNorm2d(3), img],
     ['LayerNorm', () => new nn.LayerNorm(8), seq],
     ['GroupNorm', () => new nn.GroupNorm(3, 3), img],
     ['InstanceNorm2d', () => new nn.InstanceNorm2d(3), img],
@@ -268,6 +269,33 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['TransformerDecoderLayer', () => new nn.TransformerDecoderLayer(8, 2, { dimFeedforward: 16, dropout: 0, batchFirst: true }), () => [seq(), seq()]],
     ['TransformerEncoder', () => new nn.TransformerEncoder(new nn.TransformerEncoderLayer(8, 2, { dimFeedforward: 16, dropout: 0, batchFirst: true }), 2), seq],
     ['PositionalEncoding', () => new nn.PositionalEncoding(8, { dropout: 0.1 }), seq],
+    ['Unflatten', () => new nn.Unflatten(1, [2, 3]), x2],
+    ['AdaptiveAvgPool1d', () => new nn.AdaptiveAvgPool1d(3), () => sg.randn([2, 3, 8])],
+    ['InstanceNorm1d', () => new nn.InstanceNorm1d(3), () => sg.randn([2, 3, 8])],
+    ['Upsample', () => new nn.Upsample({ scaleFactor: 2, mode: 'bilinear' }), img],
+    ['UpsamplingNearest2d', () => new nn.UpsamplingNearest2d({ scaleFactor: 2 }), img],
+    ['UpsamplingBilinear2d', () => new nn.UpsamplingBilinear2d({ scaleFactor: 2 }), img],
+    ['ReLU6', () => new nn.ReLU6(), () => sg.randn([4, 6]).mul(4)],
+    ['SELU', () => new nn.SELU(), x2],
+    ['Mish', () => new nn.Mish(), x2],
+    ['Softplus', () => new nn.Softplus(), x2],
+    ['Softsign', () => new nn.Softsign(), x2],
+    ['Hardtanh', () => new nn.Hardtanh(), x2],
+    ['Hardsigmoid', () => new nn.Hardsigmoid(), () => sg.randn([4, 6]).mul(4)],
+    ['Hardswish', () => new nn.Hardswish(), () => sg.randn([4, 6]).mul(4)],
+    ['LogSigmoid', () => new nn.LogSigmoid(), x2],
+    ['Softmin', () => new nn.Softmin(1), x2],
+    ['GLU', () => new nn.GLU(), x2],
+    ['RNN', () => new nn.RNN(8, 6, { batchFirst: true }), seq],
+    ['LSTM', () => new nn.LSTM(8, 6, { batchFirst: true, numLayers: 2 }), seq],
+    ['GRU', () => new nn.GRU(8, 6, { batchFirst: true }), seq],
+    ['RNNCell', () => new nn.RNNCell(6, 5), x2],
+    ['LSTMCell', () => new nn.LSTMCell(6, 5), x2],
+    ['GRUCell', () => new nn.GRUCell(6, 5), x2],
+    ['TransformerDecoder', () => new nn.TransformerDecoder(new nn.TransformerDecoderLayer(8, 2, { dimFeedforward: 16, dropout: 0, batchFirst: true }), 2), () => [seq(), seq()]],
+    ['Transformer', () => new nn.Transformer({ dModel: 8, nhead: 2, numEncoderLayers: 1, numDecoderLayers: 1, dimFeedforward: 16, dropout: 0, batchFirst: true }), () => [seq(), seq()]],
+    // nn.Sequential turns Conv2d → ReLU → MaxPool2d into the one fused op conv2dReluMaxPool2d.
+    ['Sequential(Conv2d, ReLU, MaxPool2d)', () => new nn.Sequential(new nn.Conv2d(3, 4, 3, { padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2)), img],
   ];
   for (const [name, make, input] of layers) {
     sg.tidy(() => {
@@ -308,7 +336,46 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['binaryCrossEntropyWithLogits', (x, t) => F.binaryCrossEntropyWithLogits(x, t, { posWeight: sg.full([5], 2) }), () => [sg.randn([4, 5]), sg.rand([4, 5])]],
     ['klDiv', (x, t) => F.klDiv(x.logSoftmax(1), t, { reduction: 'batchmean' }), () => [sg.randn([4, 5]), sg.randn([4, 5]).softmax(1)]],
     ['cosineEmbeddingLoss', (x, t) => F.cosineEmbeddingLoss(x, t, sg.tensor([1, -1, 1, -1], { dtype: 'int32' })), () => [sg.randn([4, 5]), sg.randn([4, 5])]],
+    ['tripletMarginLoss', (x, t) => F.tripletMarginLoss(x, t, t.flip(0)), () => [sg.randn([4, 5]), sg.randn([4, 5])]],
+    ['marginRankingLoss', (x, t) => F.marginRankingLoss(x, t, sg.tensor([1, -1, 1, -1])), () => [sg.randn([4]), sg.randn([4])]],
+    ['hingeEmbeddingLoss', (x, t) => F.hingeEmbeddingLoss(x, t), () => [sg.randn([4, 5]), sg.tensor([1, -1, 1, -1, 1])]],
+    ['multilabelSoftMarginLoss', (x, t) => F.multilabelSoftMarginLoss(x, t), () => [sg.randn([4, 5]), sg.rand([4, 5]).gt(0.5).float()]],
+    ['poissonNllLoss', (x, t) => F.poissonNllLoss(x, t), () => [sg.randn([4, 5]), sg.rand([4, 5]).mul(3)]],
+    ['gaussianNllLoss', (x, t) => F.gaussianNllLoss(x, t, t.abs().add(0.1)), () => [sg.randn([4, 5]), sg.randn([4, 5])]],
+    ['sigmoidFocalLoss', (x, t) => F.sigmoidFocalLoss(x, t, { reduction: 'mean' }), () => [sg.randn([4, 5]), sg.rand([4, 5]).gt(0.5).float()]],
   ];
+  // The loss modules, as modules.
+  const cls = () => sg.tensor([0, 4, 2, 1], { dtype: 'int32' });
+  const lossModules = [
+    ['CrossEntropyLoss', () => new nn.CrossEntropyLoss({ labelSmoothing: 0.05 }), cls],
+    ['NLLLoss', () => new nn.NLLLoss(), cls, (x) => x.logSoftmax(1)],
+    ['MSELoss', () => new nn.MSELoss()],
+    ['L1Loss', () => new nn.L1Loss()],
+    ['SmoothL1Loss', () => new nn.SmoothL1Loss()],
+    ['HuberLoss', () => new nn.HuberLoss()],
+    ['BCELoss', () => new nn.BCELoss(), () => sg.rand([4, 5]), (x) => x.sigmoid()],
+    ['BCEWithLogitsLoss', () => new nn.BCEWithLogitsLoss(), () => sg.rand([4, 5])],
+    ['KLDivLoss', () => new nn.KLDivLoss({ reduction: 'batchmean' }), () => sg.randn([4, 5]).softmax(1), (x) => x.logSoftmax(1)],
+    ['CosineEmbeddingLoss', () => new nn.CosineEmbeddingLoss(), null, null, (m, x, t) => m(x, t, sg.tensor([1, -1, 1, -1]))],
+    ['TripletMarginLoss', () => new nn.TripletMarginLoss(), null, null, (m, x, t) => m(x, t, t.flip(0))],
+    ['MarginRankingLoss', () => new nn.MarginRankingLoss(), () => sg.randn([4]), null, (m, x, t) => m(x.sum(1), t, sg.tensor([1, -1, 1, -1]))],
+    ['HingeEmbeddingLoss', () => new nn.HingeEmbeddingLoss(), () => sg.tensor([1, -1, 1, -1, 1])],
+    ['MultiLabelSoftMarginLoss', () => new nn.MultiLabelSoftMarginLoss(), () => sg.rand([4, 5]).gt(0.5).float()],
+    ['PoissonNLLLoss', () => new nn.PoissonNLLLoss(), () => sg.rand([4, 5]).mul(3)],
+    ['GaussianNLLLoss', () => new nn.GaussianNLLLoss(), null, null, (m, x, t) => m(x, t, sg.ones([4, 5]).mul(0.5))],
+  ];
+  for (const [name, make, target, pre, call] of lossModules) {
+    const m = make();
+    const t = target ? target() : sg.randn([4, 5]);
+    losses.push([name, (x, tt) => (call ? call(m, x, tt) : m(pre ? pre(x) : x, tt)), () => [sg.randn([4, 5]), t]]);
+  }
+  // Every layer and loss the API lists has a row here (a new one fails this until it gets one).
+  const covered = new Set([...layers.map(([n]) => n), ...losses.map(([n]) => n)]);
+  const containers = ['Module', 'Parameter', 'ModuleList', 'ModuleDict', 'ParameterList', 'ParameterDict'];
+  const missing = Object.keys(nn).filter((k) => /^[A-Z]/.test(k) && !containers.includes(k) && !covered.has(k));
+  assert.deepEqual(missing, [], 'nn classes without a compiled = eager row');
+  const lossFns = Object.keys(F).filter((k) => /Loss$|^crossEntropy$|^binaryCrossEntropy|^klDiv$/.test(k));
+  assert.deepEqual(lossFns.filter((k) => !covered.has(k)), [], 'loss functions without a compiled = eager row');
   for (const [name, fn, input] of losses) {
     sg.tidy(() => {
       const [x, t] = input();

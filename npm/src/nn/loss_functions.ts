@@ -10,6 +10,7 @@ import { tidy } from '../memory.js';
 import { functionOps, ops } from '../ops.js';
 import { checkOptions, describe, type Spec } from '../options.js';
 import { Tensor } from '../tensor.js';
+import { isTracing } from '../trace_flag.js';
 
 export type Reduction = 'mean' | 'sum' | 'none';
 const reductionSpec: Spec = { reduction: ['mean', 'sum', 'none'] };
@@ -208,7 +209,9 @@ export function gaussianNllLoss(input: Tensor, target: Tensor, variance: Tensor,
     ['input', input],
     ['target', target],
   ]);
-  if (v.dataSync().some((x) => x < 0)) throw new Error(`${fn}: var has negative entry/entries`);
+  // A check on values: a compiled graph cannot make it (it would read this call's values), so
+  // inside sg.compile it is left out and a negative var gives NaN, as the formula does.
+  if (!isTracing() && v.dataSync().some((x) => x < 0)) throw new Error(`${fn}: var has negative entry/entries`);
   const eps = o.eps ?? 1e-6;
   return tidy(() => {
     if (v.ndim === input.ndim - 1 && input.ndim > 0 && v.shape.join(',') === lead) v = v.unsqueeze(-1);
