@@ -21,8 +21,8 @@ import type { BufferLike } from '../gpu_types.js';
 const TILE = 32;
 const DEPTH = 16;
 // Depth per slice of the weight gradient, and at most this many slices.
-const SLICE_DEPTH = 1024;
-const MAX_SLICES = 256;
+const SLICE_DEPTH = 256;
+const MAX_SLICES = 1024;
 
 /** ConvGeom (kernels/conv_geom.h) in the order bindings/webgpu_backend.cpp writes it. */
 export interface ConvGeom {
@@ -38,27 +38,32 @@ export function readConvGeom(a: ArgReader): ConvGeom {
   return g as unknown as ConvGeom;
 }
 
-// Parameter words: 0–2 the product's m, n, k; 3 the depth of a slice; 4 the slices; 5 a flag
-// (bias present); 6 the activation; 8–23 the geometry; 24–27 the element offsets of the four
-// bindings.
-const GEOM_AT = 8;
+// Parameter words: 0–2 the product's m, n, k; 3 the depth of a slice; 4 the slices; 8 the
+// images; 24–27 the element offsets of the four bindings. The rest of the geometry, the bias
+// flag and the activation are constants of the WGSL source (one pipeline per convolution
+// layer): on CPU-emulated adapters a uniform read and an integer division by a variable cost
+// several times the multiply-add they feed.
 const OFFSETS_AT = 24;
 
-// The geometry as i32 accessors, and the input read that every product gathers through.
-const GEOM = /* wgsl */ `
-fn gN() -> i32 { return pi(8u); }    fn gC() -> i32 { return pi(9u); }
-fn gH() -> i32 { return pi(10u); }   fn gW() -> i32 { return pi(11u); }
-fn gO() -> i32 { return pi(12u); }   fn gG() -> i32 { return pi(13u); }
-fn gkH() -> i32 { return pi(14u); }  fn gkW() -> i32 { return pi(15u); }
-fn gsH() -> i32 { return pi(16u); }  fn gsW() -> i32 { return pi(17u); }
-fn gpH() -> i32 { return pi(18u); }  fn gpW() -> i32 { return pi(19u); }
-fn gdH() -> i32 { return pi(20u); }  fn gdW() -> i32 { return pi(21u); }
-fn goH() -> i32 { return pi(22u); }  fn goW() -> i32 { return pi(23u); }
+function geomCode(g: ConvGeom, bias: boolean, act: number): string {
+  const fields = CONV_FIELDS.filter((f) => f !== 'N')
+    .map((f) => `fn g${f === 'groups' ? 'G' : f}() -> i32 { return ${g[f]}; }`)
+    .join('\n');
+  return /* wgsl */ `
+fn gN() -> i32 { return pi(8u); }
+${fields}
+const HAS_BIAS = ${bias};
+const ACT = ${act}u;
 fn gCg() -> i32 { return gC() / gG(); }
 fn gOg() -> i32 { return gO() / gG(); }
 fn gKK() -> i32 { return gkH() * gkW(); }
-fn off(b: u32) -> u32 { return pu(24u + b); }
+var<private> OFF: vec4<u32>;
+fn off(b: u32) -> u32 { return OFF[b]; }
 `;
+}
+
+const geomKey = (g: ConvGeom, bias: boolean, act: number) =>
+  `${CONV_FIELDS.filter((f) => f !== 'N').map((f) => g[f]).join(',')}|${+bias}|${act}`;
 
 // x[n, g·Cg + c] at output position (oh, ow) with tap (a, b), 0 in the padding; X is binding 0.
 const X_AT = /* wgsl */ `
@@ -84,9 +89,9 @@ fn store(g: i32, s: u32, i: i32, j: i32, v: f32) {
   let o = g * gOg() + i;
   let L = goH() * goW();
   var x = v;
-  if (pu(5u) != 0u) { x += BIAS[off(2u) + u32(o)]; }
+  if (HAS_BIAS) { x += BIAS[off(2u) + u32(o)]; }
   let p = 0.0;
-  if (pu(6u) != 0u) { x = ${UNARY[16]}; }
+  if (ACT != 0u) { x = ${UNARY[16]}; }
   Y[off(3u) + u32(((j / L) * gO() + o) * L + j % L)] = x;
 }
 `,
@@ -109,7 +114,7 @@ fn store(g: i32, s: u32, i: i32, j: i32, v: f32) {
   let c = g * gCg() + i;
   let HW = gH() * gW();
   var x = v;
-  if (pu(5u) != 0u) { x += BIAS[off(2u) + u32(c)]; }
+  if (HAS_BIAS) { x += BIAS[off(2u) + u32(c)]; }
   Y[off(3u) + u32(((j / HW) * gC() + c) * HW + j % HW)] = x;
 }
 `,
@@ -147,12 +152,13 @@ const MAIN_HEAD = /* wgsl */ `
   let m = pu(0u); let n = pu(1u); let k = pu(2u);
   let g = wg.z / pu(4u); let s = wg.z % pu(4u);
   let pb = s * pu(3u); let pe = min(k, pb + pu(3u));
+  OFF = vec4<u32>(pu(${OFFSETS_AT}u), pu(${OFFSETS_AT + 1}u), pu(${OFFSETS_AT + 2}u), pu(${OFFSETS_AT + 3}u));
 `;
 
 /** Operands through workgroup memory (GPUs). */
-function tiledCode(product: Product): string {
+function tiledCode(product: Product, geom: string): string {
   return /* wgsl */ `
-${declare(BINDS)}${prelude(BINDS.length)}${MATH}${GEOM}${X_AT}${PRODUCTS[product]}
+${declare(BINDS)}${prelude(BINDS.length)}${MATH}${geom}${X_AT}${PRODUCTS[product]}
 var<workgroup> ta: array<f32, ${TILE * DEPTH}>;  // [TILE rows][DEPTH]
 var<workgroup> tb: array<f32, ${DEPTH * TILE}>;  // [DEPTH][TILE cols]
 @compute @workgroup_size(8, 8)
@@ -197,9 +203,9 @@ ${MAIN_HEAD}
 }
 
 /** Registers only (CPU-emulated adapters, where a barrier is a fiber switch): 4 × 4 per invocation. */
-function directCode(product: Product): string {
+function directCode(product: Product, geom: string): string {
   return /* wgsl */ `
-${declare(BINDS)}${prelude(BINDS.length)}${MATH}${GEOM}${X_AT}${PRODUCTS[product]}
+${declare(BINDS)}${prelude(BINDS.length)}${MATH}${geom}${X_AT}${PRODUCTS[product]}
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 ${MAIN_HEAD}
@@ -241,9 +247,10 @@ function product(
   if (m <= 0 || n <= 0) return;
   const slices = opts.slices ?? 1;
   const depth = Math.ceil(k / slices / DEPTH) * DEPTH;
-  const p = new Params().u(m).u(n).u(k).u(depth).u(slices).u(opts.bias ? 1 : 0).u(opts.act ?? 0).u(0);
-  for (const f of CONV_FIELDS) p.i(g[f]);
+  const p = new Params().u(m).u(n).u(k).u(depth).u(slices).u(0).u(0).u(0).i(g.N);
+  p.length = OFFSETS_AT;
   for (const b of buffers) p.u(b.at);
+  const bias = !!opts.bias, act = opts.act ?? 0;
   const gx = Math.ceil(n / TILE), gy = Math.ceil(m / TILE), gz = g.groups * slices;
   const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
   if (gx > maxDim || gy > maxDim || gz > maxDim) {
@@ -251,7 +258,11 @@ function product(
   }
   const direct = ctx.prefs.gemm === 'direct';
   ctx.dispatch3d(
-    { key: `conv_${kind}_${direct ? 'direct' : 'tiled'}`, access: ['read', 'read', 'read', 'write'], code: () => (direct ? directCode : tiledCode)(kind) },
+    {
+      key: `conv_${kind}_${direct ? 'direct' : 'tiled'}|${geomKey(g, bias, act)}`,
+      access: ['read', 'read', 'read', 'write'],
+      code: () => (direct ? directCode : tiledCode)(kind, geomCode(g, bias, act)),
+    },
     buffers.map((b) => b.buffer),
     p,
     gx,
