@@ -38,11 +38,11 @@ export function readConvGeom(a: ArgReader): ConvGeom {
   return g as unknown as ConvGeom;
 }
 
-// Parameter words: 0–2 the product's m, n, k; 3 the depth of a slice; 4 the slices; 8 the
-// images; 24–27 the element offsets of the four bindings. The rest of the geometry, the bias
-// flag and the activation are constants of the WGSL source (one pipeline per convolution
-// layer): on CPU-emulated adapters a uniform read and an integer division by a variable cost
-// several times the multiply-add they feed.
+// Parameter words: 0–2 the product's m, n, k; 3 the depth of a slice; 4 the slices; 5 the first
+// column tile of this dispatch; 8 the images; 24–27 the element offsets of the four bindings.
+// The rest of the geometry, the bias flag and the activation are constants of the WGSL source
+// (one pipeline per convolution layer): on CPU-emulated adapters a uniform read and an integer
+// division by a variable cost several times the multiply-add they feed.
 const OFFSETS_AT = 24;
 
 function geomCode(g: ConvGeom, bias: boolean, act: number): string {
@@ -165,7 +165,7 @@ var<workgroup> tb: array<f32, ${DEPTH * TILE}>;  // [DEPTH][TILE cols]
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
 ${MAIN_HEAD}
-  let row0 = wg.y * ${TILE}u; let col0 = wg.x * ${TILE}u;
+  let row0 = wg.y * ${TILE}u; let col0 = (wg.x + pu(5u)) * ${TILE}u;
   var acc: array<f32, 16>;
   for (var q = 0u; q < 16u; q++) { acc[q] = 0.0; }
   for (var p0 = pb; p0 < pe; p0 += ${DEPTH}u) {
@@ -209,7 +209,7 @@ ${declare(BINDS)}${prelude(BINDS.length)}${MATH}${geom}${X_AT}${PRODUCTS[product
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
 ${MAIN_HEAD}
-  let i0 = wg.y * ${TILE}u + l.y * 4u; let j0 = wg.x * ${TILE}u + l.x * 4u;
+  let i0 = wg.y * ${TILE}u + l.y * 4u; let j0 = (wg.x + pu(5u)) * ${TILE}u + l.x * 4u;
   if (i0 >= m || j0 >= n) { return; }
   // Rows and columns past the edge read the last valid one (their results are not stored).
   let r = vec4<i32>(vec4<u32>(i0, min(i0 + 1u, m - 1u), min(i0 + 2u, m - 1u), min(i0 + 3u, m - 1u)));
@@ -253,22 +253,20 @@ function product(
   const bias = !!opts.bias, act = opts.act ?? 0;
   const gx = Math.ceil(n / TILE), gy = Math.ceil(m / TILE), gz = g.groups * slices;
   const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
-  if (gx > maxDim || gy > maxDim || gz > maxDim) {
+  if (gy > maxDim || gz > maxDim) {
     throw new Error(`webgpu: a convolution whose product is ${m} × ${n} (${g.groups} groups) is larger than one dispatch allows`);
   }
   const direct = ctx.prefs.gemm === 'direct';
-  ctx.dispatch3d(
-    {
-      key: `conv_${kind}_${direct ? 'direct' : 'tiled'}|${geomKey(g, bias, act)}`,
-      access: ['read', 'read', 'read', 'write'],
-      code: () => (direct ? directCode : tiledCode)(kind, geomCode(g, bias, act)),
-    },
-    buffers.map((b) => b.buffer),
-    p,
-    gx,
-    gy,
-    gz,
-  );
+  const spec = {
+    key: `conv_${kind}_${direct ? 'direct' : 'tiled'}|${geomKey(g, bias, act)}`,
+    access: ['read', 'read', 'read', 'write'] as const,
+    code: () => (direct ? directCode : tiledCode)(kind, geomCode(g, bias, act)),
+  };
+  // Column tiles past one dispatch's limit go in further dispatches, from tile word 5 on.
+  for (let first = 0; first < gx; first += maxDim) {
+    p.words[5] = first;
+    ctx.dispatch3d(spec, buffers.map((b) => b.buffer), p, Math.min(maxDim, gx - first), gy, gz);
+  }
 }
 
 /** y = act(conv(x, w) + bias) into y (an Operand, so that the fused pool can pass a scratch buffer). */
