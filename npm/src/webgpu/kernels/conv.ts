@@ -301,11 +301,20 @@ export const conv: Record<string, KernelFn> = {
       product(ctx, 'weight', g, mnk, [x, { buffer: x.buffer, at: 0 }, dy, dw]); // binding 1 unused
       return;
     }
-    const partial: Operand = { buffer: ctx.temp(slices * size * 4), at: 0 };
+    const partial: Operand = { buffer: scratch(ctx, slices * size * 4, 'the weight gradient\'s partial sums'), at: 0 };
     product(ctx, 'weight', g, mnk, [x, { buffer: x.buffer, at: 0 }, dy, partial], { slices });
     sumSlices(ctx, partial.buffer, slices, size, dw);
   },
 };
+
+/** A scratch buffer of this batch of commands, refused with a clear Error past the device's binding limit. */
+export function scratch(ctx: KernelContext, bytes: number, what: string): BufferLike {
+  const limit = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+  if (bytes > limit) {
+    throw new Error(`webgpu: ${what} need ${bytes} bytes, more than this GPU allows in one buffer (${limit} bytes); use a smaller batch`);
+  }
+  return ctx.temp(Math.max(bytes, 4));
+}
 
 /** dw[e] = Σ_s partial[s·size + e], in slice order. */
 function sumSlices(ctx: KernelContext, partial: BufferLike, slices: number, size: number, dw: Operand): void {

@@ -6,7 +6,7 @@
 import { Params } from '../params.js';
 import { operand, run, type KernelContext, type KernelFn, type Operand } from './common.js';
 import type { ArgReader } from '../runtime.js';
-import { convForward, readConvGeom } from './conv.js';
+import { convForward, readConvGeom, scratch } from './conv.js';
 
 const POOL_FIELDS = ['P', 'H', 'W', 'oH', 'oW', 'kH', 'kW', 'sH', 'sW', 'pH', 'pW', 'dH', 'dW'] as const;
 type PoolGeom = Record<(typeof POOL_FIELDS)[number], number>;
@@ -102,7 +102,7 @@ export const pool: Record<string, KernelFn> = {
     const act = a.num();
     const pg = readPoolGeom(a);
     const y = operand(ctx, a), idx = operand(ctx, a);
-    const z: Operand = { buffer: ctx.temp(Math.max(g.N * g.O * g.oH * g.oW * 4, 4)), at: 0 };
+    const z: Operand = { buffer: scratch(ctx, g.N * g.O * g.oH * g.oW * 4, 'the convolution output before pooling'), at: 0 };
     convForward(ctx, g, x, w, bias, act, z);
     maxPool(ctx, pg, z, y, idx);
   },
