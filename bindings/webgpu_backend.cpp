@@ -68,6 +68,48 @@ void Backend::max_pool2d_backward_f32(const sg::PoolGeom& g, const float* dy, co
   call("max_pool2d_backward_f32", a.buf(dy).buf(idx).buf(dx));
 }
 
+namespace {
+void conv_geom(Args& a, const sg::ConvGeom& g) {
+  for (int64_t v : {g.N, g.C, g.H, g.W, g.O, g.groups, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, g.oH, g.oW})
+    a.num(double(v));
+}
+void box_geom(Args& a, const sg::BoxGeom& g) {
+  a.num(double(g.P));
+  for (const sg::BoxDim& d : {g.rows, g.cols})
+    a.num(double(d.in)).num(double(d.out)).flag(d.adaptive).num(double(d.k)).num(double(d.s)).num(double(d.p))
+        .flag(d.count_include_pad);
+}
+}  // namespace
+
+void Backend::conv2d_f32(const sg::ConvGeom& g, const float* x, const float* w, const float* bias, sg::GemmAct act,
+                         float* y) const {
+  Args a = args();
+  conv_geom(a, g);
+  call("conv2d_f32", a.buf(x).buf(w).buf(bias).num(e(act)).buf(y));
+}
+
+void Backend::conv2d_backward_data_f32(const sg::ConvGeom& g, const float* dy, const float* w, const float* bias,
+                                       float* dx) const {
+  Args a = args();
+  conv_geom(a, g);
+  call("conv2d_backward_data_f32", a.buf(dy).buf(w).buf(bias).buf(dx));
+}
+
+void Backend::conv2d_backward_weight_f32(const sg::ConvGeom& g, const float* x, const float* dy, float* dw) const {
+  Args a = args();
+  conv_geom(a, g);
+  call("conv2d_backward_weight_f32", a.buf(x).buf(dy).buf(dw));
+}
+
+void Backend::conv2d_maxpool2d_f32(const sg::ConvGeom& g, const float* x, const float* w, const float* bias,
+                                   sg::GemmAct act, const sg::PoolGeom& pool, float* y, int32_t* idx) const {
+  Args a = args();
+  conv_geom(a, g);
+  a.buf(x).buf(w).buf(bias).num(e(act));
+  pool_geom(a, pool);
+  call("conv2d_maxpool2d_f32", a.buf(y).buf(idx));
+}
+
 void Backend::im2col_f32(const sg::Im2colGeom& g, const float* x, float* col, int64_t ld) const {
   Args a = args();
   im2col_geom(a, g);
@@ -258,6 +300,18 @@ void Backend::nll_f32(const float* x, const int32_t* t, const float* w, int64_t 
 void Backend::nll_backward_f32(const int32_t* t, const float* w, int64_t R, int64_t C, int64_t ignore,
                                const float* s, float* dx) const {
   call("nll_backward_f32", args().buf(t).buf(w).num(R).num(C).num(ignore).buf(s).buf(dx));
+}
+
+void Backend::box_mean_f32(const sg::BoxGeom& g, const float* x, float* y) const {
+  Args a = args();
+  box_geom(a, g);
+  call("box_mean_f32", a.buf(x).buf(y));
+}
+
+void Backend::box_mean_backward_f32(const sg::BoxGeom& g, const float* dy, float* dx) const {
+  Args a = args();
+  box_geom(a, g);
+  call("box_mean_backward_f32", a.buf(dy).buf(dx));
 }
 
 void Backend::check_range_f32(const float* x, int64_t n, float lo, float hi, const std::string& before) const {

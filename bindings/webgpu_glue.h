@@ -73,6 +73,13 @@ class Backend final : public sg::Backend {
   void max_pool2d_f32(const sg::PoolGeom& g, const float* x, float* y, int32_t* idx) const override;
   void max_pool2d_backward_f32(const sg::PoolGeom& g, const float* dy, const int32_t* idx,
                                float* dx) const override;
+  void conv2d_f32(const sg::ConvGeom& g, const float* x, const float* w, const float* bias, sg::GemmAct act,
+                  float* y) const override;
+  void conv2d_backward_data_f32(const sg::ConvGeom& g, const float* dy, const float* w, const float* bias,
+                                float* dx) const override;
+  void conv2d_backward_weight_f32(const sg::ConvGeom& g, const float* x, const float* dy, float* dw) const override;
+  void conv2d_maxpool2d_f32(const sg::ConvGeom& g, const float* x, const float* w, const float* bias, sg::GemmAct act,
+                            const sg::PoolGeom& pool, float* y, int32_t* idx) const override;
   void im2col_f32(const sg::Im2colGeom& g, const float* x, float* col, int64_t ld) const override;
   void col2im_f32(const sg::Im2colGeom& g, const float* col, int64_t ld, float* dx) const override;
 
@@ -130,6 +137,8 @@ class Backend final : public sg::Backend {
                float* wt) const override;
   void nll_backward_f32(const int32_t* t, const float* w, int64_t R, int64_t C, int64_t ignore, const float* s,
                         float* dx) const override;
+  void box_mean_f32(const sg::BoxGeom& g, const float* x, float* y) const override;
+  void box_mean_backward_f32(const sg::BoxGeom& g, const float* dy, float* dx) const override;
   void check_range_f32(const float* x, int64_t n, float lo, float hi, const std::string& before) const override;
   void sgd_step_f32(float* p, const float* g, float* buf, int64_t n, const sg::optim::SgdScalars& s) const override;
   void adam_step_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,

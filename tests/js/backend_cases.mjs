@@ -189,6 +189,34 @@ add('maxPool2d padded', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 3, { st
 add('avgPool1d', 'avgPool1d', [f([2, 3, 7])], (sg, a) => sg.F.avgPool1d(a, 3), R);
 add('avgPool2d', 'avgPool2d', [img], (sg, a) => sg.F.avgPool2d(a, 2, { ceilMode: true }), R);
 add('adaptiveAvgPool2d', 'adaptiveAvgPool2d', [img], (sg, a) => sg.F.adaptiveAvgPool2d(a, [2, 3]), R);
+// Odd sizes and every geometry knob (the WebGPU kernels gather with closed-form index maps;
+// these rows reach their edges: tiles past 32 rows/columns, strides that skip input, dilation
+// with padding, asymmetric 'same' padding, a weight gradient long enough to be sliced).
+const odd = f([3, 5, 9, 7], -1, 1, 16);
+add('conv2d odd sizes, stride 2×3, dilation 2×1, padding 2×0', 'conv2d', [odd, f([6, 5, 3, 2], -1, 1, 17), f([6], -1, 1, 18)],
+  (sg, a, w, c) => sg.F.conv2d(a, w, c, { stride: [2, 3], dilation: [2, 1], padding: [2, 0] }), R);
+add("conv2d 'same' with an even kernel, relu", 'conv2d', [odd, f([4, 5, 2, 4], -1, 1, 19), f([4], -1, 1, 20)],
+  (sg, a, w, c) => sg.F.conv2d(a, w, c, { padding: 'same', activation: 'relu' }), R);
+add('conv2d 40 output channels, 2 groups', 'conv2d', [f([2, 4, 6, 5], -1, 1, 21), f([40, 2, 3, 3], -1, 1, 22), f([40], -1, 1, 23)],
+  (sg, a, w, c) => sg.F.conv2d(a, w, c, { groups: 2, padding: 1 }), R);
+add('conv2d long weight gradient (sliced depth)', 'conv2d', [f([3, 2, 30, 30], -1, 1, 24), f([3, 2, 3, 3], -1, 1, 25)],
+  (sg, a, w) => sg.F.conv2d(a, w, null, { padding: 1 }), R);
+add('conv2d kernel larger than stride, no bias, unbatched', 'conv2d', [f([2, 7, 6], -1, 1, 26), f([3, 2, 4, 3], -1, 1, 27)],
+  (sg, a, w) => sg.F.conv2d(a, w, null, { stride: 3, padding: [1, 2] }), R);
+add('conv1d stride 2, dilation 3, grouped', 'conv1d', [f([2, 4, 17], -1, 1, 28), f([6, 2, 3], -1, 1, 29), f([6], -1, 1, 30)],
+  (sg, a, w, c) => sg.F.conv1d(a, w, c, { stride: 2, dilation: 3, padding: 2, groups: 2 }), R);
+add('convTranspose2d output padding, groups, dilation', 'convTranspose2d', [f([2, 4, 4, 3], -1, 1, 31), f([4, 3, 3, 2], -1, 1, 32), f([6], -1, 1, 33)],
+  (sg, a, w, c) => sg.F.convTranspose2d(a, w, c, { stride: [2, 3], padding: [1, 0], outputPadding: [1, 2], groups: 2, dilation: [1, 2] }), R);
+add('maxPool2d ceil mode, dilation, odd sizes', 'maxPool2d', [odd], (sg, a) => sg.F.maxPool2d(a, [3, 2], { stride: [2, 3], padding: 1, dilation: [2, 1], ceilMode: true }));
+add('maxPool2d overlapping windows, ties', 'maxPool2d', [f([2, 2, 6, 7], 0, 0, 1)], (sg, a) => sg.F.maxPool2d(a, 3, { stride: 1 }));
+add('maxPool1d stride 1, padding, ceil mode', 'maxPool1d', [f([2, 3, 10], -1, 1, 34)], (sg, a) => sg.F.maxPool1d(a, 4, { stride: 3, padding: 2, ceilMode: true }));
+add('avgPool2d count_include_pad false, ceil mode', 'avgPool2d', [odd], (sg, a) => sg.F.avgPool2d(a, 3, { stride: 2, padding: 1, ceilMode: true, countIncludePad: false }), R);
+add('avgPool2d padded, count_include_pad', 'avgPool2d', [odd], (sg, a) => sg.F.avgPool2d(a, [2, 3], { stride: [1, 2], padding: [1, 1] }), R);
+add('avgPool1d padded, ceil mode', 'avgPool1d', [f([2, 3, 10], -1, 1, 35)], (sg, a) => sg.F.avgPool1d(a, 4, { stride: 3, padding: 2, ceilMode: true }), R);
+add('adaptiveAvgPool2d uneven splits, up and down', 'adaptiveAvgPool2d', [odd], (sg, a) => sg.F.adaptiveAvgPool2d(a, [4, 10]), R);
+add('adaptiveAvgPool2d to 1 × 1', 'adaptiveAvgPool2d', [odd], (sg, a) => sg.F.adaptiveAvgPool2d(a, 1), R);
+add('Conv2d(stride 2)+ReLU+MaxPool2d(3, stride 2, ceil) fused, odd sizes', 'conv2dReluMaxPool2d', [odd],
+  (sg, a) => new sg.nn.Sequential(new sg.nn.Conv2d(5, 3, [3, 2], { stride: [1, 2], padding: 1 }), new sg.nn.ReLU(), new sg.nn.MaxPool2d(3, { stride: 2, ceilMode: true })).forward(a), R, { random: true });
 // Recurrent layers (op rnnLayer), parameters drawn from one seed on every backend.
 add('LSTM', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.LSTM(4, 3).forward(x)[0], R, { random: true });
 add('GRU bidirectional', 'rnnLayer', [f([3, 2, 4])], (sg, x) => new sg.nn.GRU(4, 3, { bidirectional: true }).forward(x)[0], R, { random: true });

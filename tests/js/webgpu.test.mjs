@@ -202,6 +202,24 @@ test('a tensor larger than one GPU buffer allows is an Error before anything is 
   assert.deepEqual(sg.tensor([1, 2]).device, 'webgpu');
 });
 
+test('a convolution with more output columns than one dispatch has workgroups runs in pieces, values by closed form', { skip }, async () => {
+  // 2.2M positions = 68,750 column tiles of 32 > 65,535 workgroups per dimension.
+  const n = 2_200_000;
+  const x = sg.tensor(Float32Array.from({ length: n }, (_, i) => i % 4), { shape: [1, 1, n], requiresGrad: true });
+  const w = sg.full([1, 1, 1], 2).requiresGrad_(), b = sg.full([1], 0.5).requiresGrad_();
+  const s0 = sg.webgpuStats();
+  const y = sg.F.conv1d(x, w, b);
+  assert.ok(sg.webgpuStats().dispatches >= s0.dispatches + 2);
+  y.sum().backward();
+  const [yv, dx] = [await y.data(), await x.grad.data()];
+  let bad = -1;
+  for (let i = 0; i < n && bad < 0; i++) if (yv[i] !== 2 * (i % 4) + 0.5 || dx[i] !== 2) bad = i;
+  assert.equal(bad, -1, `position ${bad}: y ${yv[bad]}, dx ${dx[bad]}`);
+  assert.deepEqual([...(await w.grad.data())], [(n / 4) * 6]); // Σ x, exact in float32
+  assert.deepEqual([...(await b.grad.data())], [n]);
+  sg.dispose([x, w, b, y]);
+});
+
 test('what needs synchronous reads says so on GPU tensors (LBFGS, save, clipGradNorm_ errorIfNonfinite)', { skip }, async () => {
   const p = sg.tensor([1, -2], { requiresGrad: true });
   throws(() => new sg.optim.LBFGS([p]), /LBFGS: params\[0\] is on webgpu/, /asynchronously/, /model\.to\('cpu'\)/);

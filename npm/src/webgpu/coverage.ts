@@ -3,15 +3,6 @@
 // named below; an op that needs one of them runs on wasm instead (the deferred fallback of
 // src/ops/fallback.cpp, one console warning per op). sg.webgpuCoverage() lists both sides.
 const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
-  // Convolutions and pooling compute through Backend methods (conv2d_f32 and its two backward
-  // passes, max_pool2d_f32, box_mean_f32) that have no WGSL kernel yet.
-  ...['conv1d', 'conv2d', 'convTranspose2d', 'conv2dReluMaxPool2d'].map(
-    (op): [string, string] => [op, 'no WGSL kernel for the Backend convolution methods yet'],
-  ),
-  ...['maxPool1d', 'maxPool2d'].map((op): [string, string] => [op, 'no WGSL kernel for Backend::max_pool2d_f32 yet']),
-  ...['avgPool1d', 'avgPool2d', 'adaptiveAvgPool2d'].map(
-    (op): [string, string] => [op, 'no WGSL kernel for LayerKernels::box_mean_f32 yet'],
-  ),
   ['rnnLayer', 'the recurrent cell math still reads tensor memory itself (not through the Backend)'],
   // The ops of src/ops/ops_more.h that compute through DataKernels methods with no WGSL kernel
   // yet (their defaults are CPU loops); the others of that file compose ops that have kernels.

@@ -5,6 +5,8 @@ import { gemm } from './gemm.js';
 import { layer } from './layer.js';
 import { random } from './random.js';
 import { indexing } from './indexing.js';
+import { conv } from './conv.js';
+import { pool } from './pool.js';
 import type { KernelFn } from './common.js';
 
 export type { KernelContext, KernelFn } from './common.js';
@@ -16,4 +18,6 @@ export const KERNELS: Record<string, KernelFn> = {
   ...layer,
   ...random,
   ...indexing,
+  ...conv,
+  ...pool,
 };
