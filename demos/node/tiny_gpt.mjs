@@ -70,7 +70,8 @@ for (let step = 1; step <= STEPS; step++) {
 model.eval();
 const prompt = sg.tensor([[stoi.get('\n')]], { dtype: 'int32' });
 const out = model.generate(prompt, SAMPLE, { temperature: 0.8, topK: 10 });
-console.log(`--- sample (${SAMPLE} characters, temperature 0.8, topK 10) ---`);
+console.log(`sample (${SAMPLE} characters, temperature 0.8, topK 10):`);
+console.log('---');
 console.log(Array.from(out.dataSync().slice(1), (i) => chars[i]).join(''));
 console.log('---');
 if (means.length) console.log(`loss: ${means[0].toFixed(4)} -> ${means[means.length - 1].toFixed(4)}`);
