@@ -27,6 +27,7 @@ import { moreFunctionOps, moreOps } from './ops_more.js';
 import { F } from './functional.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
+import { models } from './models/index.js';
 import { load, loadMetadata, save, saveAsync } from './io.js';
 import { data } from './data.js';
 import { datasets } from './datasets/mnist.js';
@@ -183,6 +184,8 @@ export function createApi() {
     // nn (API.md: nn, Functional and losses)
     nn,
     F,
+    // ready models with PyTorch's parameter names (nanoGPT, Hugging Face BERT)
+    models,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
     optim,
     save,

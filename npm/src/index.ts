@@ -169,6 +169,7 @@ export type {
   SigmoidFocalLossOptions,
 } from './nn/loss_functions.js';
 export type { SaveOptions, BytesLike } from './io.js';
+export type { GPTConfig, GPTOutput, GenerateOptions, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
 export type { Dataset, DataLoaderOptions } from './data.js';
 export type { MnistOptions, MnistSplit } from './datasets/mnist.js';
 export type { CompileOptions, CompiledFunction, CompiledStats } from './compile.js';

@@ -955,6 +955,33 @@ export function buildCases(sg) {
     J('an in-place op with a wrong shape, inside a compiled function', ({ x }) => compiled((t) => t.mul(1).mul_(sg.ones([3])), (f) => f(x)), ['mul_', /\[2, 2\]/, /\[3\]/]),
     J('backward with createGraph inside a compiled function', ({ x }) => compiled((t) => t.square().sum().backward({ createGraph: true }), (f) => f(x.detach().requiresGrad_())), ['backward: createGraph', /not supported inside sg.compile/, /eagerly/]),
   ]);
+  // ------------------------------------------------------------------ sg.models
+  const tinyGpt = () => ({ m: new sg.models.GPT({ blockSize: 4, vocabSize: 5, nLayer: 1, nHead: 2, nEmbd: 4 }) });
+  const gptOk = ({ m }) => assert.deepEqual(m.forward(i32([[1, 2]])).logits.shape, [1, 1, 5]);
+  const tinyBert = () => ({ m: new sg.models.BertForMaskedLM({ vocabSize: 6, hiddenSize: 4, numHiddenLayers: 1, numAttentionHeads: 2, intermediateSize: 8, maxPositionEmbeddings: 4 }) });
+  const bertOk = ({ m }) => assert.deepEqual(m.forward(i32([[1, 2]])).logits.shape, [1, 2, 6]);
+  add('models', [
+    { n: 'GPT with a snake_case option', call: () => new sg.models.GPT({ n_layer: 2 }), err: ["GPT: unknown option 'n_layer'", /nLayer/] },
+    { n: 'GPT with nHead 0', call: () => new sg.models.GPT({ nHead: 0 }), err: ['GPT', /'nHead'/, /positive integer/, /got 0/] },
+    { n: 'GPT with nEmbd not divisible by nHead', call: () => new sg.models.GPT({ nEmbd: 6, nHead: 4, nLayer: 1, vocabSize: 3, blockSize: 2 }), err: ['GPT: nEmbd (6)', /divisible by nHead \(4\)/] },
+    { n: 'GPT with dropout 1', call: () => new sg.models.GPT({ dropout: 1 }), err: ['GPT', /'dropout'/, /\[0, 1\)/, /got 1/] },
+    { n: 'GPT with a config that is a number', call: () => new sg.models.GPT(3), err: ['GPT: expected a configuration object', /got 3/] },
+    { n: 'GPT.forward with idx longer than blockSize', make: tinyGpt, call: ({ m }) => m.forward(i32([[1, 2, 3, 4, 0]])), err: ['GPT.forward', /length 5/, /blockSize is only 4/], ok: gptOk },
+    { n: 'GPT.forward with float idx', make: tinyGpt, call: ({ m }) => m.forward(sg.tensor([[1, 2]])), err: ['GPT.forward', /'idx'/, /int32 Tensor/, /float32/], ok: gptOk },
+    { n: 'GPT.forward with 1-D idx', make: tinyGpt, call: ({ m }) => m.forward(i32([1, 2])), err: ['GPT.forward', /'idx'/, /\[B, T\]/, /got \[2\]/], ok: gptOk },
+    { n: 'GPT.forward with an out-of-range token', make: tinyGpt, call: ({ m }) => m.forward(i32([[1, 7]])), err: [/embedding/i, /7/], ok: gptOk },
+    { n: 'GPT.forward with targets of another shape', make: tinyGpt, call: ({ m }) => m.forward(i32([[1, 2]]), i32([[1]])), err: ['GPT.forward', /'targets'/, /\[1, 2\]/, /got \[1, 1\]/], ok: gptOk },
+    { n: 'GPT.generate with temperature 0', make: tinyGpt, call: ({ m }) => m.generate(i32([[1]]), 2, { temperature: 0 }), err: ['GPT.generate', /'temperature'/, /positive/, /got 0/], ok: gptOk },
+    { n: 'GPT.generate with topK 0', make: tinyGpt, call: ({ m }) => m.generate(i32([[1]]), 2, { topK: 0 }), err: ['GPT.generate', /'topK'/, /positive integer/, /got 0/], ok: gptOk },
+    { n: 'GPT.generate with a negative count', make: tinyGpt, call: ({ m }) => m.generate(i32([[1]]), -1), err: ['GPT.generate', /'maxNewTokens'/, />= 0/, /got -1/], ok: gptOk },
+    { n: 'GPT.loadStateDict with a wrong shape', make: tinyGpt, call: ({ m }) => m.loadStateDict({ ...m.stateDict(), 'transformer.wpe.weight': sg.zeros([3, 4]) }), err: ['loadStateDict', /transformer\.wpe\.weight/, /\[3, 4\]/, /\[4, 4\]/], ok: gptOk },
+    { n: 'BertEncoder with hiddenAct swish', call: () => new sg.models.BertEncoder({ hiddenAct: 'swish' }), err: ['BertEncoder', /'hiddenAct'/, /'gelu', 'gelu_new', 'relu'/, /'swish'/] },
+    { n: 'BertEncoder with hiddenSize not divisible by heads', call: () => new sg.models.BertEncoder({ hiddenSize: 6, numAttentionHeads: 4 }), err: ['BertEncoder: hiddenSize (6)', /numAttentionHeads \(4\)/] },
+    { n: 'BertForMaskedLM.forward with too many positions', make: tinyBert, call: ({ m }) => m.forward(i32([[1, 2, 3, 4, 5]])), err: ['BertForMaskedLM.forward', /5 positions/, /maxPositionEmbeddings is only 4/], ok: bertOk },
+    { n: 'BertForMaskedLM.forward with a mask of another shape', make: tinyBert, call: ({ m }) => m.forward(i32([[1, 2]]), { attentionMask: i32([[1, 1, 0]]) }), err: ['BertForMaskedLM.forward', /'attentionMask'/, /\[1, 2\]/, /got \[1, 3\]/], ok: bertOk },
+    { n: 'BertForMaskedLM.forward with float labels', make: tinyBert, call: ({ m }) => m.forward(i32([[1, 2]]), { labels: sg.tensor([[1, 2]]) }), err: ['BertForMaskedLM.forward', /'labels'/, /int32 Tensor/, /float32/], ok: bertOk },
+    { n: 'BertForMaskedLM.forward with an unknown option', make: tinyBert, call: ({ m }) => m.forward(i32([[1, 2]]), { mask: 1 }), err: ["BertForMaskedLM.forward: unknown option 'mask'", /attentionMask/], ok: bertOk },
+  ]);
   addBreadthCases(sg, add, { same, linear, withStep });
 
   return rows;

@@ -1,7 +1,6 @@
 // Tiny transformer demo, training side (run by worker.js, or on the page by common/inline-host.js):
-// a character-level language model —
-// Embedding → PositionalEncoding → TransformerEncoder (causal mask) → Linear head — trained on
-// rhymes.txt with next-character cross-entropy, writing samples as it learns.
+// a character-level language model — sg.models.GPT, nanoGPT's model — trained on rhymes.txt
+// with next-character cross-entropy, writing samples as it learns.
 
 const D_MODEL = 48;
 const HEADS = 4;
@@ -37,27 +36,9 @@ function rng(seed) {
   };
 }
 
+/** nanoGPT's model (sg.models.GPT): token + position embeddings, pre-norm causal blocks, tied LM head. */
 function makeModel(sg, vocab) {
-  const { nn } = sg;
-  class CharTransformer extends nn.Module {
-    constructor() {
-      super();
-      this.embed = new nn.Embedding(vocab, D_MODEL);
-      this.pos = new nn.PositionalEncoding(D_MODEL, { maxLen: CONTEXT, dropout: 0, batchFirst: true });
-      const layer = new nn.TransformerEncoderLayer(D_MODEL, HEADS, { dimFeedforward: 4 * D_MODEL, dropout: 0, batchFirst: true, normFirst: true });
-      this.encoder = new nn.TransformerEncoder(layer, LAYERS, { norm: new nn.LayerNorm(D_MODEL) });
-      layer.dispose(); // the encoder holds deep copies
-      this.head = new nn.Linear(D_MODEL, vocab);
-    }
-    /** ids [N, L] int32 → logits [N, L, vocab]; position i only sees positions ≤ i. */
-    forward(ids) {
-      return sg.tidy(() => {
-        const h = this.pos.forward(this.embed.forward(ids));
-        return this.head.forward(this.encoder.forward(h, { isCausal: true }));
-      });
-    }
-  }
-  return new CharTransformer();
+  return new sg.models.GPT({ vocabSize: vocab, blockSize: CONTEXT, nLayer: LAYERS, nHead: HEADS, nEmbd: D_MODEL, dropout: 0, bias: true });
 }
 
 export const pacing = {};
@@ -82,8 +63,7 @@ export async function createTrainer(sg, config) {
   // run in place on every call).
   const trainStep = sg.compile((x, y) => {
     opt.zeroGrad();
-    const logits = model.forward(x);
-    const l = sg.F.crossEntropy(logits.reshape([BATCH * CONTEXT, V]), y);
+    const l = model.forward(x, y).loss;
     l.backward();
     sg.nn.utils.clipGradNorm_(model.parameters(), 1.0);
     opt.step();
@@ -106,8 +86,9 @@ export async function createTrainer(sg, config) {
         const ctx = state.ids.slice(-CONTEXT);
         const probsT = sg.noGrad(() =>
           sg.tidy(() => {
-            const logits = model.forward(sg.tensor(Int32Array.from(ctx), { shape: [1, ctx.length] }));
-            return logits.narrow(1, ctx.length - 1, 1).reshape([V]).div(temperature).softmax(0);
+            // Without targets GPT gives the logits of the last position only ([1, 1, V]).
+            const { logits } = model.forward(sg.tensor(Int32Array.from(ctx), { shape: [1, ctx.length] }));
+            return logits.reshape([V]).div(temperature).softmax(0);
           }),
         );
         const probs = await probsT.data();
@@ -141,7 +122,7 @@ export async function createTrainer(sg, config) {
         xs.set(ids.subarray(o, o + CONTEXT), b * CONTEXT);
         ys.set(ids.subarray(o + 1, o + CONTEXT + 1), b * CONTEXT);
       }
-      const loss = sg.tidy(() => trainStep(sg.tensor(xs, { shape: [BATCH, CONTEXT] }), sg.tensor(ys, { shape: [BATCH * CONTEXT] })));
+      const loss = sg.tidy(() => trainStep(sg.tensor(xs, { shape: [BATCH, CONTEXT] }), sg.tensor(ys, { shape: [BATCH, CONTEXT] })));
       steps++;
       const value = (await loss.data())[0];
       loss.dispose();
