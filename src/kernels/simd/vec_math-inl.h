@@ -92,18 +92,6 @@ HWY_INLINE V ExpFInRange(D d, V x) {
   return hn::Mul(hn::Add(em1, hn::Set(d, 1.0f)), hn::BitCast(d, bits));
 }
 
-// The reduction of e^{−z}, 0 ≤ z ≤ 87: r = −z − n·ln2 (|r| ≤ ln2/2) and s = 2^n, n ≤ 0.
-template <class D, class V>
-HWY_INLINE void ReduceExpNeg(D d, V z, V& r, V& s) {
-  const hn::RebindToSigned<D> di;
-  const V shifter = hn::Set(d, 12582912.0f);  // 1.5·2^23
-  const V t = hn::MulAdd(z, hn::Set(d, -1.442695040888963407359924681f), shifter);
-  const V n = hn::Sub(t, shifter);  // −126 ≤ n ≤ 0
-  r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), hn::Neg(z));
-  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
-  s = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, t)), hn::Set(di, 127 << 23)));
-}
-
 // e^{−z} for 0 ≤ z ≤ 87 (the caller ensures it; NaN gives NaN): the same reduction as ExpF
 // (n = round(−z·log2 e) from the shifter, r = −z − n·ln2 in two parts, 2^n by a shift), but a
 // degree-5 polynomial, fitted here for e^r = 1 + r·P(r) on |r| ≤ ln2/2 (relative error 9e-8;
@@ -111,12 +99,17 @@ HWY_INLINE void ReduceExpNeg(D d, V z, V& r, V& s) {
 // tolerances are 4–6e-7: a third fewer operations than ExpF in wasm, and no range branch.
 template <class D, class V>
 HWY_INLINE V ExpNegF(D d, V z) {
-  V r, s;
-  ReduceExpNeg(d, z, r, s);
+  const hn::RebindToSigned<D> di;
+  const V shifter = hn::Set(d, 12582912.0f);  // 1.5·2^23
+  const V t = hn::MulAdd(z, hn::Set(d, -1.442695040888963407359924681f), shifter);
+  const V n = hn::Sub(t, shifter);  // −126 ≤ n ≤ 0
+  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), hn::Neg(z));
+  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
   V p = hn::MulAdd(r, hn::Set(d, 0.00829086173325777f), hn::Set(d, 0.041897937655448914f));
   p = hn::MulAdd(r, p, hn::Set(d, 0.16667626798152924f));
   p = hn::MulAdd(r, p, hn::Set(d, 0.4999915063381195f));
   p = hn::MulAdd(r, p, hn::Set(d, 0.9999997019767761f));
+  const V s = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, t)), hn::Set(di, 127 << 23)));
   return hn::MulAdd(hn::Mul(r, s), p, s);
 }
 
@@ -176,18 +169,24 @@ HWY_INLINE V Log1pF(D d, V x) {
 }
 
 // e^{−z} − 1 for 0 ≤ z ≤ 87, to a relative error of ~1.3e-7 (evaluated in float) however
-// small z is: ExpNegF's reduction (ReduceExpNeg), then (s − 1) + (r·s)·P(r), P fitted here (least squares, iteratively reweighted to minimax)
+// small z is: ExpNegF's reduction (n = round(−z·log2 e), r = −z − n·ln2, s = 2^n by a shift),
+// then (s − 1) + (r·s)·P(r), P fitted here (least squares, iteratively reweighted to minimax)
 // so that r·P(r) = e^r − 1 with relative error 1.1e-8 on |r| ≤ ln2/2. s − 1 is exact, and
 // for n = 0 (z < 0.35) the result is r·P(r) itself, so no cancellation loses the small values.
 template <class D, class V>
 HWY_INLINE V Expm1NegF(D d, V z) {
-  V r, s;
-  ReduceExpNeg(d, z, r, s);
+  const hn::RebindToSigned<D> di;
+  const V shifter = hn::Set(d, 12582912.0f);  // 1.5·2^23
+  const V t = hn::MulAdd(z, hn::Set(d, -1.442695040888963407359924681f), shifter);
+  const V n = hn::Sub(t, shifter);  // −126 ≤ n ≤ 0
+  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), hn::Neg(z));
+  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
   V p = hn::MulAdd(r, hn::Set(d, 0.0013888872927054763f), hn::Set(d, 0.00836906861513853f));
   p = hn::MulAdd(r, p, hn::Set(d, 0.041667137295007706f));
   p = hn::MulAdd(r, p, hn::Set(d, 0.16666506230831146f));
   p = hn::MulAdd(r, p, hn::Set(d, 0.4999999701976776f));
   p = hn::MulAdd(r, p, hn::Set(d, 1.0f));
+  const V s = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, t)), hn::Set(di, 127 << 23)));
   return hn::MulAdd(hn::Mul(r, s), p, hn::Sub(s, hn::Set(d, 1.0f)));
 }
 
