@@ -168,39 +168,25 @@ HWY_INLINE V Log1pF(D d, V x) {
   return KeepNaN(d, x, r);
 }
 
-// e^{−z} − 1 for 0 ≤ z ≤ 87, to a relative error of ~1.3e-7 (evaluated in float) however
-// small z is: ExpNegF's reduction (n = round(−z·log2 e), r = −z − n·ln2, s = 2^n by a shift),
-// then (s − 1) + (r·s)·P(r), P fitted here (least squares, iteratively reweighted to minimax)
-// so that r·P(r) = e^r − 1 with relative error 1.1e-8 on |r| ≤ ln2/2. s − 1 is exact, and
-// for n = 0 (z < 0.35) the result is r·P(r) itself, so no cancellation loses the small values.
-template <class D, class V>
-HWY_INLINE V Expm1NegF(D d, V z) {
-  const hn::RebindToSigned<D> di;
-  const V shifter = hn::Set(d, 12582912.0f);  // 1.5·2^23
-  const V t = hn::MulAdd(z, hn::Set(d, -1.442695040888963407359924681f), shifter);
-  const V n = hn::Sub(t, shifter);  // −126 ≤ n ≤ 0
-  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), hn::Neg(z));
-  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
-  V p = hn::MulAdd(r, hn::Set(d, 0.0013888872927054763f), hn::Set(d, 0.00836906861513853f));
-  p = hn::MulAdd(r, p, hn::Set(d, 0.041667137295007706f));
-  p = hn::MulAdd(r, p, hn::Set(d, 0.16666506230831146f));
-  p = hn::MulAdd(r, p, hn::Set(d, 0.4999999701976776f));
-  p = hn::MulAdd(r, p, hn::Set(d, 1.0f));
-  const V s = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, t)), hn::Set(di, 127 << 23)));
-  return hn::MulAdd(hn::Mul(r, s), p, hn::Sub(s, hn::Set(d, 1.0f)));
-}
-
-// tanh |x| = −m/(2 + m) with m = e^{−2|x|} − 1 ∈ (−1, 0] (Expm1NegF: accurate relative to m
-// for small |x| too, so one formula covers the whole range), with the sign of x. |x| is
-// clamped to 9.1 (tanh is ±1 in float beyond). One branch instead of Cephes' two (a
-// polynomial below 0.625, (1 − e)/(1 + e) above, both computed and one selected): about a
-// third fewer operations in wasm (measured on an AMD EPYC: 1M floats 1.09 → 0.90 ms).
+// tanh as Cephes' tanhf: |x| < 0.625: x + x³·P(x²) (P of degree 4); above, (1 − e)/(1 + e),
+// e = e^{−2|x|}, with the sign of x. |x| is clamped to 9.1 (tanh is ±1 in float beyond), so the exp needs no
+// range fallback. Both branches are computed and one is selected: about half the operations
+// of Highway's Tanh (through Expm1) in wasm, where it was 2.2 ns per element.
+// Measured against std::tanh in double over [−12, 12] (step 1e-6): relative ≤ 2.1e-7 on every
+// x86 target (with and without FMA).
 template <class D, class V>
 HWY_INLINE V TanhF(D d, V x) {
   const V ax = hn::Min(hn::Abs(x), hn::Set(d, 9.1f));
-  const V m = Expm1NegF(d, hn::Add(ax, ax));
-  const V th = hn::Div(hn::Neg(m), hn::Add(hn::Set(d, 2.0f), m));
-  return KeepNaN(d, x, hn::CopySignToAbs(th, x));
+  const V x2 = hn::Mul(x, x);
+  V p = hn::MulAdd(x2, hn::Set(d, -5.70498872745e-3f), hn::Set(d, 2.06390887954e-2f));
+  p = hn::MulAdd(x2, p, hn::Set(d, -5.37397155531e-2f));
+  p = hn::MulAdd(x2, p, hn::Set(d, 1.33314422036e-1f));
+  p = hn::MulAdd(x2, p, hn::Set(d, -3.33332819422e-1f));
+  const V small = hn::MulAdd(hn::Mul(x, x2), p, x);
+  const V e = ExpNegF(d, hn::Add(ax, ax));  // e^{−2|x|} ≤ 0.29 where it is used
+  const V large = hn::Div(hn::Sub(hn::Set(d, 1.0f), e), hn::Add(hn::Set(d, 1.0f), e));
+  const V r = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.625f)), small, hn::CopySignToAbs(large, x));
+  return KeepNaN(d, x, r);
 }
 
 // erf: Eigen's rational approximation (odd degree-13 numerator over even degree-8
