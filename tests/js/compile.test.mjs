@@ -3,7 +3,7 @@
 // signature, keeps its stats, frees what it makes, refuses what it cannot follow, and trains.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, throwsWith, scoped } from './helpers.mjs';
+import { sg, assertMemoryFlat, throwsWith, scoped } from './helpers.mjs';
 
 /** Same values, bit for bit (NaN equal to NaN). */
 function same(a, b, what = '') {
@@ -456,12 +456,7 @@ test('long loops of compiled calls keep sg.memory() flat', () => {
   });
   const x = sg.randn([8, 16]);
   const run = () => sg.tidy(() => void step(x));
-  for (let i = 0; i < 5; i++) run();
-  const m0 = sg.memory();
-  for (let i = 0; i < 200; i++) run();
-  const m1 = sg.memory();
-  assert.equal(m1.tensors, m0.tensors);
-  assert.equal(m1.bytes, m0.bytes);
+  assertMemoryFlat(run, { warmup: 5, steps: 200 });
   step.clear();
   sg.dispose([w, x]);
   opt.zeroGrad();

@@ -4,7 +4,7 @@
 // compiled function with a message saying to take them eagerly).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, throwsWith, scoped } from './helpers.mjs';
+import { sg, assertMemoryFlat, throwsWith, scoped } from './helpers.mjs';
 
 function same(a, b, what = '') {
   assert.deepEqual(a.shape, b.shape, `${what}: shape`);
@@ -184,12 +184,7 @@ test('long loops of a compiled step with in-place updates keep sg.memory() flat'
   });
   const x = sg.randn([4, 8]);
   const run = () => sg.tidy(() => void step(x));
-  for (let i = 0; i < 3; i++) run();
-  const m0 = sg.memory();
-  for (let i = 0; i < 200; i++) run();
-  const m1 = sg.memory();
-  assert.equal(m1.tensors, m0.tensors);
-  assert.equal(m1.bytes, m0.bytes);
+  assertMemoryFlat(run, { warmup: 3, steps: 200 });
   step.clear();
   w.grad = null;
   sg.dispose([w, m, x]);

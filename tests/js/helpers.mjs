@@ -72,3 +72,16 @@ export function scoped(fn) {
     fn();
   });
 }
+
+/**
+ * Runs `run` `warmup` times, then `steps` times, and asserts that sg.memory() (tensor count and
+ * bytes) is the same before and after the `steps` runs: a loop that leaks fails.
+ */
+export function assertMemoryFlat(run, { warmup = 3, steps = 200 } = {}) {
+  for (let i = 0; i < warmup; i++) run();
+  const m0 = sg.memory();
+  for (let i = 0; i < steps; i++) run();
+  const m1 = sg.memory();
+  assert.equal(m1.tensors, m0.tensors, `tensors after ${steps} runs`);
+  assert.equal(m1.bytes, m0.bytes, `bytes after ${steps} runs`);
+}

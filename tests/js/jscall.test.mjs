@@ -4,7 +4,7 @@
 // central differences); async callbacks are awaited between the stages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, close, throwsWith, scoped } from './helpers.mjs';
+import { sg, assertMemoryFlat, close, throwsWith, scoped } from './helpers.mjs';
 
 const f32 = (shape) => ({ shape, dtype: 'float32' });
 
@@ -325,12 +325,7 @@ test('many compiled calls with callbacks keep sg.memory() flat', () => {
   const f = sg.compile((x) => sg.jsCall(f32([64]), [x.exp()], (t) => t.mul(2).add(1)).sum());
   const x = sg.randn([64]);
   const run = () => sg.tidy(() => void f(x));
-  for (let i = 0; i < 3; i++) run();
-  const m0 = sg.memory();
-  for (let i = 0; i < 300; i++) run();
-  const m1 = sg.memory();
-  assert.equal(m1.tensors, m0.tensors);
-  assert.equal(m1.bytes, m0.bytes);
+  assertMemoryFlat(run, { warmup: 3, steps: 300 });
   f.clear();
   x.dispose();
 });
