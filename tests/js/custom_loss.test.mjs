@@ -4,7 +4,7 @@
 // autograd on the same model, and memory back to its starting count after every call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, close } from './helpers.mjs';
+import { sg, close, settleGarbage } from './helpers.mjs';
 import { forEachBackend, values } from './backends.mjs';
 
 const CL = sg.customLoss;
@@ -42,6 +42,7 @@ async function linearized(arrays, options, data = null) {
 
 /** Runs f and asserts sg.memory() is back to where it was (tensors and bytes), f's failure included. */
 async function memoryUnchanged(f) {
+  await settleGarbage(); // earlier tests' forgotten tensors must not be freed during f
   const before = sg.memory();
   let error;
   try {

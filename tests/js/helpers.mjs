@@ -1,6 +1,8 @@
 // Shared by the node:test files: loads the built package once and compares values
 // against independently computed expectations (hand values or Math.*).
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { init } from '../../npm/dist/index.mjs';
 
 // SG_TEST_WEBGPU=1 also starts the WebGPU device (webgpu_env.mjs), with the CPU as the default
@@ -84,4 +86,19 @@ export function assertMemoryFlat(run, { warmup = 3, steps = 200 } = {}) {
   const m1 = sg.memory();
   assert.equal(m1.tensors, m0.tensors, `tensors after ${steps} runs`);
   assert.equal(m1.bytes, m0.bytes, `bytes after ${steps} runs`);
+}
+
+/**
+ * Collects garbage and lets the FinalizationRegistry callbacks run, so that tensors earlier code
+ * forgot (freed by the registry's backstop whenever V8 collects them) are gone before a memory
+ * count is taken: without it such a count can drop in the middle of a test.
+ */
+export async function settleGarbage() {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  for (let i = 0; i < 2; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  await sg.sync();
 }
