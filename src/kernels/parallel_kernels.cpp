@@ -122,6 +122,10 @@ void elementwise(int64_t n, FunctionRef fn) {
   parallel_for(0, n, chunk_size(n, kMinChunk, kAlign, 2), fn);
 }
 
+void over_items(int64_t n, int64_t work, FunctionRef fn) {
+  parallel_for(0, n, std::max<int64_t>(chunk_size(n, 1, 1, 2), kMinChunk / std::max<int64_t>(work, 1)), fn);
+}
+
 void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
           GemmAct act, float* c, int64_t ldc) {

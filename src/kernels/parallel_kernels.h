@@ -57,6 +57,10 @@ void max_pool2d_backward(PoolBackwardFn f, const PoolGeom& g, const float* dy, c
 // one thread), cut at multiples of 64 elements: for kernels that are elementwise over n
 // (the optimizers' updates), whose every element is computed alike wherever the cut falls.
 void elementwise(int64_t n, FunctionRef fn);
+// Runs fn(lo, hi) over ranges of n independent items (channels, planes) of `work` elements each,
+// about two ranges per thread with at least kMinChunk elements in each. Every item is computed
+// whole by one call, so the results do not depend on the thread count.
+void over_items(int64_t n, int64_t work, FunctionRef fn);
 void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
           GemmAct act, float* c, int64_t ldc);

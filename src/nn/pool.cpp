@@ -60,7 +60,6 @@ struct Planes {
   int64_t P = 1, H = 1, W = 1;
   Ints in;         // the pooled sizes (nd of them)
   Shape lead;      // the dims before them ([N, C] or [C])
-  Tensor x;        // contiguous, graph-free
 };
 
 Planes planes(const char* op, int nd, const Tensor& x) {
@@ -78,7 +77,6 @@ Planes planes(const char* op, int nd, const Tensor& x) {
   p.P = numel_of(p.lead);
   p.W = p.in.back();
   if (nd == 2) p.H = p.in[0];
-  p.x = as_contiguous(x).detach();
   return p;
 }
 
@@ -147,7 +145,8 @@ Tensor max_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
   Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // every window is written
   Tensor idx = Tensor::uninitialized(shape, DType::Int32, dev);
   const PoolGeom pg{pl.P, pl.H, pl.W, g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW};
-  if (out.numel() > 0) backend_for(dev).max_pool2d_f32(pg, pl.x.dev_f32(), out.dev_f32(), idx.dev_i32());
+  const Tensor xc = as_contiguous(x).detach();
+  if (out.numel() > 0) backend_for(dev).max_pool2d_f32(pg, xc.dev_f32(), out.dev_f32(), idx.dev_i32());
   const Shape x_shape = x.shape();
   return record(op, out, {x}, [idx, x_shape, pg](const Tensor& gy) {
     return std::vector<Tensor>{max_pool_backward(pg, idx, gy, x_shape)};

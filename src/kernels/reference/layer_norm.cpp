@@ -3,30 +3,17 @@
 // normalized output and the backward (norm.cpp's closed form with dx̂ = g·w).
 // Threads: every pass goes over ranges of channels, each channel on one thread summing its
 // images in the same order as on one thread, so the results do not depend on the thread count.
-#include <algorithm>
 #include <cmath>
-#include <vector>
 
-#include "core/parallel.h"
 #include "kernels/layer_kernels.h"
+#include "kernels/parallel_kernels.h"
 
 namespace sg {
-namespace {
-
-// f(c0, c1) over ranges of the C channels, each range with at least ~16K of the values in all
-// (waking a thread costs microseconds).
-template <class F>
-void over_channels(int64_t C, int64_t M, F&& f) {
-  const int64_t grain = std::max<int64_t>(chunk_size(C, 1, 1, 2), (int64_t(1) << 14) / std::max<int64_t>(M, 1));
-  parallel_for(0, C, grain, f);
-}
-
-}  // namespace
 
 void LayerKernels::batch_norm_stats_f32(const float* x, int64_t N, int64_t C, int64_t S, double eps, float* mean,
                                         float* var, float* rstd) const {
   const double M = double(N * S);
-  over_channels(C, N * S, [&](int64_t c0, int64_t c1) {
+  par::over_items(C, N * S, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       double s = 0;  // plane by plane: each plane's sum, then the planes'
       for (int64_t n = 0; n < N; ++n) {
@@ -53,7 +40,7 @@ void LayerKernels::batch_norm_stats_f32(const float* x, int64_t N, int64_t C, in
 
 void LayerKernels::batch_norm_apply_f32(const float* x, int64_t N, int64_t C, int64_t S, const float* mean,
                                         const float* rstd, const float* w, const float* b, float* y) const {
-  over_channels(C, N * S, [&](int64_t c0, int64_t c1) {
+  par::over_items(C, N * S, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       const float mu = mean[c];
       const float scale = float(double(rstd[c]) * (w ? double(w[c]) : 1.0));
@@ -71,7 +58,7 @@ void LayerKernels::batch_norm_backward_f32(const float* x, const float* g, int64
                                            const float* mean, const float* rstd, const float* w, float* sum_g,
                                            float* sum_gx, float* dx) const {
   const double M = double(N * S);
-  over_channels(C, N * S, [&](int64_t c0, int64_t c1) {
+  par::over_items(C, N * S, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       const float mu = mean[c], rs = rstd[c];
       double sg = 0, sgx = 0;

@@ -1,27 +1,16 @@
 // LayerKernels' defaults for average pooling (box means, kernels/box_geom.h). Planes are
 // independent: ranges of them go to the threads, each plane computed as on one thread, so the
 // results do not depend on the thread count.
-#include <algorithm>
 #include <cstring>
 
-#include "core/parallel.h"
 #include "kernels/layer_kernels.h"
+#include "kernels/parallel_kernels.h"
 
 namespace sg {
-namespace {
-
-// At least ~16K input elements per piece: waking a thread costs microseconds.
-template <class F>
-void over_planes(const BoxGeom& g, F&& f) {
-  const int64_t plane = std::max<int64_t>(g.rows.in * g.cols.in, 1);
-  parallel_for(0, g.P, std::max<int64_t>(chunk_size(g.P, 1, 1, 2), (int64_t(1) << 14) / plane), f);
-}
-
-}  // namespace
 
 void LayerKernels::box_mean_f32(const BoxGeom& g, const float* x, float* y) const {
   const int64_t H = g.rows.in, W = g.cols.in, oH = g.rows.out, oW = g.cols.out;
-  over_planes(g, [&](int64_t p0, int64_t p1) {
+  par::over_items(g.P, H * W, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const float* xp = x + p * H * W;
       float* yp = y + p * oH * oW;
@@ -43,7 +32,7 @@ void LayerKernels::box_mean_f32(const BoxGeom& g, const float* x, float* y) cons
 
 void LayerKernels::box_mean_backward_f32(const BoxGeom& g, const float* dy, float* dx) const {
   const int64_t H = g.rows.in, W = g.cols.in, oH = g.rows.out, oW = g.cols.out;
-  over_planes(g, [&](int64_t p0, int64_t p1) {
+  par::over_items(g.P, H * W, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       float* dp = dx + p * H * W;
       std::memset(dp, 0, sizeof(float) * size_t(H * W));
