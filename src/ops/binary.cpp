@@ -79,7 +79,10 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   if (promote(a.dtype(), b.dtype()) != DType::Float32)
     return int_binary(IntBinary::Mul, a, b, "mul", DType::Int32);
   Tensor out = binary_f32(Binary::Mul, a, b, "mul");
-  return record("mul", out, {a, b}, {a, b}, [n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
+  // Each input is saved only for the other's gradient (as PyTorch does): x * 0.125 keeps no
+  // copy of x alive until backward (attention's scores: half a megabyte per head and batch).
+  const Needs n = needs(a, b);
+  return record("mul", out, {a, b}, {n.b ? a : Tensor(), n.a ? b : Tensor()}, [n](const Tensor& g, const SavedTensors& s) -> Grads {
     const Tensor &a = s[0], &b = s[1];
     return {n.a ? sum_to(mul(g, b), n.sa) : Tensor(), n.b ? sum_to(mul(g, a), n.sb) : Tensor()};
   });
@@ -87,7 +90,8 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 
 Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = binary_f32(Binary::Div, a, b, "div");  // true division: ints give float32
-  return record("div", out, {a, b}, {b, out}, [n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
+  const Needs n = needs(a, b);  // out is needed only for b's gradient (x / 8 keeps nothing but 8)
+  return record("div", out, {a, b}, {b, n.b ? out : Tensor()}, [n](const Tensor& g, const SavedTensors& s) -> Grads {
     const Tensor &b = s[0], &out = s[1];
     // d(a/b)/db = −a/b² = −out/b
     return {n.a ? sum_to(div(g, b), n.sa) : Tensor(),

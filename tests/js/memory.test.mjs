@@ -194,3 +194,41 @@ test('forgotten tensors are reclaimed by the FinalizationRegistry backstop', () 
   assert.equal(after.handles, before.handles);
   assert.equal(after.bytes, before.bytes);
 });
+
+// Autograd keeps only what a formula needs (as PyTorch): x * c and x / c with a constant c need
+// neither x nor the quotient for x's gradient, so dropping the JS handles frees their storage
+// before backward; x * w with both needing gradients keeps both.
+test('mul and div by a constant save nothing their backward does not read', () => {
+  const start = sg.memory().bytes;
+  const leaf = sg.tensor([1, 2, 3, 4], { requiresGrad: true });
+  const heldBytes = (make) => {
+    const base = sg.memory().bytes;
+    const a = leaf.add(1);  // add saves nothing
+    const [keep, loss] = make(a);
+    a.dispose();
+    keep.dispose();
+    const held = sg.memory().bytes - base;
+    loss.backward();
+    loss.dispose();
+    return held;
+  };
+  const c = sg.tensor([2]);
+  const gradOf = (t) => sg.tidy(() => Array.from(t.grad.dataSync()));  // the .grad handle is freed too
+  // mul by a constant: neither a nor the product is kept by the graph: only the loss remains.
+  assert.equal(heldBytes((a) => { const y = a.mul(c); return [y, y.sum()]; }), 4);
+  assert.deepEqual(gradOf(leaf), [2, 2, 2, 2]);
+  leaf.grad = null;
+  // div by a constant: the quotient is not kept (only b's gradient would read it).
+  assert.equal(heldBytes((a) => { const y = a.div(c); return [y, y.sum()]; }), 4);
+  assert.deepEqual(gradOf(leaf), [0.5, 0.5, 0.5, 0.5]);
+  leaf.grad = null;
+  // both sides need gradients: a is kept for w's gradient.
+  const w = sg.tensor([3, 3, 3, 3], { requiresGrad: true });
+  assert.equal(heldBytes((a) => { const y = a.mul(w); return [y, y.sum()]; }), 4 + 16);
+  assert.deepEqual(gradOf(leaf), [3, 3, 3, 3]);
+  assert.deepEqual(gradOf(w), [2, 3, 4, 5]);
+  leaf.grad = null;
+  w.grad = null;
+  sg.dispose([leaf, c, w]);
+  assert.equal(sg.memory().bytes, start);
+});

@@ -41,8 +41,10 @@ function mlp(name, desc, sizes, batch) {
       };
       const e = build(), c = build();
       const compiledStep = sg.compile(() => step(c));
+      const floor = matmulFloor(sg, mlpProducts(sizes, batch));
       return {
         eager: () => void step(e),
+        floor,
         compiled: () => void compiledStep(),
         // Same state, same first step: the losses agree.
         check: () => {
@@ -52,6 +54,7 @@ function mlp(name, desc, sizes, batch) {
         stats: () => compiledStep.stats(),
         dispose: () => {
           compiledStep.clear();
+          floor.dispose();
           for (const s of [e, c]) {
             s.opt.zeroGrad();
             s.opt.dispose?.();
@@ -86,8 +89,10 @@ const attention = {
     };
     const compiledStep = sg.compile(step);
     const reset = () => leaves.forEach((l) => (l.grad = null));
+    const floor = matmulFloor(sg, attentionProducts(b, t, dm));
     return {
       eager: () => (step(), reset()),
+      floor,
       compiled: () => (compiledStep(), reset()),
       check: () => {
         const a = step().dataSync(), ga = x.grad.dataSync();
@@ -99,12 +104,65 @@ const attention = {
       stats: () => compiledStep.stats(),
       dispose: () => {
         compiledStep.clear();
+        floor.dispose();
         reset();
         sg.dispose(leaves);
       },
     };
   },
 };
+
+/**
+ * The matrix products a step cannot avoid, as [m, k, n, batch, transA, transB] (C = A·B with A
+ * [batch, m, k] and B [batch, k, n], either stored transposed), run alone: a compiled step
+ * computes the same products with the same GEMM kernel, so `eager / floor` bounds the speed-up
+ * any compilation of the rest (fusion, fewer calls, less allocation) can give on this machine.
+ */
+function matmulFloor(sg, products) {
+  // Made by prepare(), which only the timing process calls: the peak-memory processes never run
+  // the floor, so its operands must not count in their memory at rest.
+  let operands = null;
+  const make = () => products.map(([m, k, n, batch, ta, tb]) => {
+    const lead = batch > 1 ? [batch] : [];
+    const a = sg.tensor(uniform(batch * m * k, 90 + m, 1), { shape: ta ? [...lead, k, m] : [...lead, m, k] });
+    const b = sg.tensor(uniform(batch * k * n, 91 + n, 1), { shape: tb ? [...lead, n, k] : [...lead, k, n] });
+    return [a, b, ta, tb];
+  });
+  const last = (t) => t.transpose(-2, -1);
+  return {
+    prepare: () => void (operands ??= make()),
+    run: () => {
+      for (const [a, b, ta, tb] of operands) sg.matmul(ta ? last(a) : a, tb ? last(b) : b);
+    },
+    dispose: () => operands && sg.dispose(operands.flatMap(([a, b]) => [a, b])),
+  };
+}
+
+/** An MLP step's products: per Linear(in, out) on x [B, in] → y: y = x·Wᵀ, dW = dyᵀ·x, and dx = dy·W except for the first layer (its input needs no gradient). */
+function mlpProducts(sizes, batch) {
+  const out = [];
+  for (let i = 0; i + 1 < sizes.length; i++) {
+    const [fin, fout] = [sizes[i], sizes[i + 1]];
+    out.push([batch, fin, fout, 1, false, true]);   // y = x · Wᵀ
+    out.push([fout, batch, fin, 1, true, false]);   // dW = dyᵀ · x
+    if (i) out.push([batch, fout, fin, 1, false, false]);  // dx = dy · W
+  }
+  return out;
+}
+
+/** The attention step's products (x·W for q, k, v, out; q·kᵀ; p·v), each with both gradients (every operand needs one). */
+function attentionProducts(b, t, dm) {
+  const out = [];
+  const product = (m, k, n, batch, tb) => {
+    out.push([m, k, n, batch, false, tb]);    // C = A·B
+    out.push([m, n, k, batch, false, !tb]);   // dA = dC·Bᵀ
+    out.push([k, m, n, batch, true, false]);  // dB = Aᵀ·dC
+  };
+  for (let i = 0; i < 4; i++) product(b * t, dm, dm, 1, false);  // x·Wq, x·Wk, x·Wv, (p·v)·Wo
+  product(t, dm, t, b, true);   // q·kᵀ
+  product(t, t, dm, b, false);  // p·v
+  return out;
+}
 
 /**
  * 50 elementwise ops on 1,000 floats, no gradients: per-op cost against one fused kernel. `ops`
