@@ -135,6 +135,24 @@ EMSCRIPTEN_KEEPALIVE void sg_graph_trace_abort() { sgg::trace_abort(); }
 
 EMSCRIPTEN_KEEPALIVE void sg_graph_free(int program) { sgg::free_program(program); }
 
+// Which of the tensors in ids[0..n) program `program` holds as externals (tensors the traced
+// function read without making them): words[i] = 1 or 0. JS checks those on every call, so that
+// a captured tensor disposed since is an Error instead of its old data used silently.
+EMSCRIPTEN_KEEPALIVE int sg_graph_captured(int program, int n) {
+  return catching(-1, [&] {
+    const std::vector<sg::Tensor> ts = tensors_at(0, static_cast<size_t>(n), "sg.compile: captured tensors");
+    const std::vector<sg::Tensor>& externals = sgg::program(program).graph.externals;
+    std::vector<double>& w = scratch_words();
+    grow_to(w, static_cast<size_t>(n));
+    for (size_t i = 0; i < ts.size(); ++i) {
+      w[i] = 0;
+      for (const sg::Tensor& e : externals)
+        if (ts[i].defined() && e.same(ts[i])) w[i] = 1;
+    }
+    return 0;
+  });
+}
+
 // Runs program `program` on the arguments in ids[0..n) up to its first callback or its end
 // (see report). -1 on failure (the run is gone).
 EMSCRIPTEN_KEEPALIVE int sg_graph_run(int program, int n) {

@@ -56,6 +56,26 @@ interface Entry {
   stats: G.ProgramStats;
   rebuild: (tensors: readonly Tensor[]) => unknown;
   ids: number[];
+  /** Tensors from outside that the graph holds, with the handle each had when traced. */
+  captured: { tensor: Tensor; handle: number; shape: number[] }[];
+}
+
+/**
+ * Whether an entry's captured tensors are as traced: a disposed one is an Error (the graph would
+ * go on with its old data, silently), one moved to another device (module.to) since makes the
+ * entry stale: false, and the caller traces again.
+ */
+function capturedIntact(e: Entry): boolean {
+  for (const c of e.captured) {
+    if (c.tensor.isDisposed) {
+      throw new Error(
+        `compiled function: a tensor it uses from outside its arguments (shape [${c.shape.join(', ')}], captured when it was traced) ` +
+          'has been disposed since; keep such tensors alive while the compiled function is used, or pass them as arguments',
+      );
+    }
+    if (c.tensor.handle !== c.handle) return false;
+  }
+  return true;
 }
 
 function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
@@ -99,7 +119,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
 
   const trace = (args: A, tensors: Tensor[]): Entry => {
     ensureGraphHost();
-    const state: TraceState = { startSerial: tensorSerial(), ids: [] };
+    const state: TraceState = { startSerial: tensorSerial(), ids: [], read: new Set() };
     G.traceBegin(tensors);
     let value: unknown;
     try {
@@ -117,7 +137,9 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
         if (t.isDisposed) throw new Error(`compile: result tensor ${i} of fn is disposed`);
       });
       const { program, stats } = G.traceEnd(result.tensors, { fuse: o.fuse !== false, backend });
-      return { program, stats, rebuild: result.rebuild, ids: state.ids };
+      const candidates = [...state.read].filter((t) => !t.isDisposed && !tensors.includes(t));
+      const captured = G.capturedBy(program, candidates).map((tensor) => ({ tensor, handle: tensor.handle, shape: tensor.shape }));
+      return { program, stats, rebuild: result.rebuild, ids: state.ids, captured };
     } catch (e) {
       G.traceAbort();
       releaseEntries(state.ids);
@@ -138,6 +160,11 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
     // (sg.noGrad inside fn) from the mode it started in.
     const key = (isGradEnabled() ? 'g ' : 'n ') + flat.key;
     let entry = cache.get(key);
+    if (entry !== undefined && !capturedIntact(entry)) {
+      cache.delete(key);
+      free(entry);
+      entry = undefined;
+    }
     if (entry !== undefined) {
       counts.cacheHits++;
       cache.delete(key);  // back to most recently used

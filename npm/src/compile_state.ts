@@ -3,13 +3,16 @@
 // recorded instead of run, and the registry ids the trace used are collected for its program.
 import * as G from './graph_binding.js';
 import { registerHostStep, release, retain } from './jscall_registry.js';
-import { setTracing } from './trace_flag.js';
+import type { Tensor } from './tensor.js';
+import { setTraceReader, setTracing } from './trace_flag.js';
 
 export interface TraceState {
   /** Tensors with a larger id were made during the trace. */
   startSerial: number;
   /** Callback and host-step ids the graph uses (retained; the program releases them). */
   ids: number[];
+  /** Tensors made before the trace whose handles it read: those the graph may hold (captured). */
+  read: Set<Tensor>;
 }
 
 let active: TraceState | null = null;
@@ -23,11 +26,15 @@ export function withTrace<T>(state: TraceState, fn: () => T): T {
   if (active !== null) throw new Error('sg.compile: a function is already being traced');
   active = state;
   setTracing(true);
+  setTraceReader((t) => {
+    if ((t as Tensor).id <= state.startSerial) state.read.add(t as Tensor);
+  });
   try {
     return fn();
   } finally {
     active = null;
     setTracing(false);
+    setTraceReader(null);
   }
 }
 

@@ -14,6 +14,7 @@ interface GraphExports {
   graph_trace_end(n: number, options: number, backend: number): number;
   graph_trace_abort(): void;
   graph_free(program: number): void;
+  graph_captured(program: number, n: number): number;
   graph_run(program: number, n: number): number;
   graph_resume(run: number, n: number): number;
   graph_abort(run: number): void;
@@ -23,7 +24,7 @@ interface GraphExports {
 
 const NAMES: readonly (keyof GraphExports)[] = [
   'graph_trace_begin', 'graph_trace_callback', 'graph_trace_host_step', 'graph_trace_end', 'graph_trace_abort',
-  'graph_free', 'graph_run', 'graph_resume', 'graph_abort', 'graph_live_runs', 'graph_live_programs',
+  'graph_free', 'graph_captured', 'graph_run', 'graph_resume', 'graph_abort', 'graph_live_runs', 'graph_live_programs',
 ];
 
 interface GraphEmbind {
@@ -136,6 +137,15 @@ export function traceEnd(outputs: readonly Tensor[], options: { fuse: boolean; b
 
 export function traceAbort(): void {
   g().graph_trace_abort();
+}
+
+/** Those of `tensors` that `program` holds as externals (read by the traced function, made before it). */
+export function capturedBy(program: number, tensors: readonly Tensor[]): Tensor[] {
+  if (tensors.length === 0) return [];
+  putTensors(tensors);
+  ok(g().graph_captured(program, tensors.length));
+  const w = words(tensors.length);
+  return tensors.filter((_, i) => w[i] === 1);
 }
 
 export function freeProgram(program: number): void {

@@ -9,7 +9,7 @@ import { onCreate, onDispose, onReplace, type Owned } from './memory.js';
 import { movedLeaf, readAsync } from './webgpu/device.js';
 import { describe, intArg } from './options.js';
 import { consoleRef } from './env.js';
-import { checkReadable, isTracing } from './trace_flag.js';
+import { checkReadable, isTracing, noteTraceRead } from './trace_flag.js';
 
 export type { TypedData } from './handles.js';
 
@@ -62,6 +62,7 @@ export class Tensor implements Owned {
   /** @internal The handle id; throws once disposed. */
   get handle(): TensorHandle {
     if (this._h === 0) throw new Error('Tensor is disposed');
+    if (isTracing()) noteTraceRead(this);  // sg.compile: which outside tensors the graph may hold
     return this._h;
   }
 

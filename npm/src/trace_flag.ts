@@ -12,6 +12,18 @@ export function setTracing(on: boolean): void {
   tracing = on;
 }
 
+let reader: ((t: object) => void) | null = null;
+
+/** @internal compile_state.ts only: called with every tensor whose handle is read while tracing. */
+export function setTraceReader(r: ((t: object) => void) | null): void {
+  reader = r;
+}
+
+/** @internal tensor.ts: a tensor's handle was read (an op is about to use it). */
+export function noteTraceRead(t: object): void {
+  if (reader !== null) reader(t);
+}
+
 /** Throws while tracing: `what` reads tensor values, which a graph cannot depend on. */
 export function checkReadable(what: string): void {
   if (!tracing) return;

@@ -444,6 +444,27 @@ test('bad input: clear Errors, and nothing leaks from a failed call', () => {
   x.dispose();
 });
 
+test('a tensor the function captured (not an argument) and disposed after tracing is an Error, not its old data', () => {
+  const w = sg.tensor([1, 2, 3]);
+  const keep = sg.tensor([10, 20, 30]);
+  const x = sg.tensor([1, 1, 1]);
+  const f = sg.compile((t) => t.mul(w).add(keep));
+  assert.deepEqual(sg.tidy(() => Array.from(f(x).dataSync())), [11, 22, 33]);
+  const before = sg.memory();
+  w.dispose();
+  throwsWith(() => f(x), 'compiled function: a tensor it uses from outside its arguments (shape [3]', 'disposed');
+  assert.equal(sg.memory().tensors, before.tensors - 1, 'the failed call made nothing');
+  // Tensors it only read the shape of, or made itself, are not captured: disposing them is fine.
+  const probe = sg.tensor([0, 0, 0]);
+  const g = sg.compile((t) => t.reshape(probe.shape).add(keep));
+  assert.deepEqual(sg.tidy(() => Array.from(g(x).dataSync())), [11, 21, 31]);
+  probe.dispose();
+  assert.deepEqual(sg.tidy(() => Array.from(g(x).dataSync())), [11, 21, 31]);
+  f.clear();
+  g.clear();
+  sg.dispose([keep, x]);
+});
+
 test('long loops of compiled calls keep sg.memory() flat', () => {
   const w = sg.randn([16, 16], { requiresGrad: true });
   const opt = new sg.optim.SGD([w], { lr: 0.01 });

@@ -56,3 +56,25 @@ test('a compiled training step with a callback on webgpu equals the eager one', 
   pe.forEach((v, k) => v.forEach((z, j) => assert.ok(Math.abs(z - pc[k][j]) <= 1e-5 * (1 + Math.abs(z)))));
   process.exitCode = 0;
 });
+
+test('a module moved to another device after compiling is traced again, not run with its old tensors', { skip: gpu ? false : why }, async () => {
+  const sg = await init({ backend: 'webgpu', gpu });
+  sg.manualSeed(2);
+  const model = new sg.nn.Linear(4, 3).to('cpu');
+  await sg.sync();  // the parameters' data arrives from the GPU
+  const f = sg.compile((t) => model(t));
+  const x = sg.randn([2, 4], { device: 'cpu' });
+  const cpu = await f(x).data();
+  model.to('webgpu');
+  // The graph held the CPU parameters: eager code would now refuse the CPU input, and so does
+  // the compiled function (it traces again) instead of answering with the old weights.
+  assert.throws(() => f(x), /device/);
+  const xg = x.to('webgpu');
+  const eager = await model(xg).data();
+  const compiled = await f(xg).data();
+  assert.deepEqual(Array.from(compiled), Array.from(eager));
+  assert.deepEqual(Array.from(compiled).map((v) => Math.round(v * 1e4)), Array.from(cpu).map((v) => Math.round(v * 1e4)));
+  assert.equal(f.stats().compiles, 2);  // the CPU one, the WebGPU one (the failed trace compiles nothing)
+  f.clear();
+  sg.dispose([x, xg, ...model.parameters()]);
+});
