@@ -67,28 +67,16 @@ void run_blocks(const FusedProgram& p, const std::vector<InputPlan>& plans, cons
   const int64_t width = std::min(kBlock, total);
   // Per thread and kept between calls (a small program on a small tensor would otherwise spend
   // a good part of its time allocating): the registers' storage, left uninitialized (every
-  // register is written before it is read), and the four operand patterns of a binary kernel
-  // over one block (vector or broadcast scalar each), rebuilt only for another block length.
+  // register is written before it is read). Binary kernels run through binary_run_f32, which
+  // takes the two operand patterns (vector or broadcast scalar) without a plan to build.
   thread_local std::vector<float> scratch;
   thread_local std::vector<Reg> r;
-  thread_local BroadcastPlan plans_by_pattern[4];
   if (scratch.size() < static_cast<size_t>(regs * width)) scratch.resize(static_cast<size_t>(regs * width));
   r.assign(static_cast<size_t>(regs), Reg{});
   auto slot = [&](int reg) { return scratch.data() + static_cast<size_t>(reg) * width; };
   for (size_t c = 0; c < p.constants.size(); ++c) r[p.num_inputs + c] = {&p.constants[c], true};
-  int64_t planned = -1;
   for (int64_t b = first; b < last; ++b) {
     const int64_t start = b * kBlock, n = std::min(kBlock, total - start);
-    if (n != planned) {
-      for (int k = 0; k < 4; ++k) {
-        const bool sa = k & 1, sb = k & 2;
-        BroadcastPlan& plan = plans_by_pattern[k];
-        plan.shape.assign(1, sa && sb ? 1 : n);
-        plan.a_strides.assign(1, sa ? 0 : 1);
-        plan.b_strides.assign(1, sb ? 0 : 1);
-      }
-      planned = n;
-    }
     for (int i = 0; i < p.num_inputs; ++i) {
       const InputPlan& in = plans[i];
       if (in.load == Load::Scalar) r[i] = {in.data, true};
@@ -107,7 +95,7 @@ void run_blocks(const FusedProgram& p, const std::vector<InputPlan>& plans, cons
         continue;
       }
       const Reg bb = r[ins.b];
-      be.binary_f32(ins.op, plans_by_pattern[(a.scalar ? 1 : 0) | (bb.scalar ? 2 : 0)], a.ptr, bb.ptr, dst);
+      be.binary_run_f32(ins.op, a.ptr, a.scalar, bb.ptr, bb.scalar, dst, n);
       r[ins.out] = {dst, a.scalar && bb.scalar};
     }
     // Stores come last, after every read of the block: an output may share an input's buffer.

@@ -80,6 +80,11 @@ class Backend : public DataKernels, public LayerKernels {
   virtual void unary_f32(Unary op, float param, const float* x, float* y, int64_t n) const = 0;
   virtual void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b,
                           float* out) const = 0;
+  // One contiguous run of n outputs, each operand n values or (a_scalar / b_scalar) one broadcast
+  // value: a fused kernel's block (graph/fused_program.cpp). The results of binary_f32 on that
+  // plan, without building one; by default it builds one.
+  virtual void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                              float* out, int64_t n) const;
   // x viewed as [outer, r, inner] → out [outer, inner]. r may be 0 (sum → 0, prod → 1,
   // max/min → the op layer rejects it first).
   virtual void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,

@@ -237,22 +237,38 @@ struct SiluBackwardOp {  // g · s (1 + x (1 − s))
   }
 };
 
-void BinaryF32(Binary op, const CollapsedPlan& p, const float* a, const float* b, float* out) {
+// Calls go(functor) with op's functor (not Pow: its callers take the scalar path first).
+template <class Go>
+HWY_INLINE void WithOp(Binary op, const Go& go) {
   switch (op) {
-    case Binary::Add: return Walk(op, p, a, b, out, AddOp());
-    case Binary::Sub: return Walk(op, p, a, b, out, SubOp());
-    case Binary::Mul: return Walk(op, p, a, b, out, MulOp());
-    case Binary::Div: return Walk(op, p, a, b, out, DivOp());
-    case Binary::Maximum: return Walk(op, p, a, b, out, MaximumOp());
-    case Binary::Minimum: return Walk(op, p, a, b, out, MinimumOp());
-    case Binary::ReluBackward: return Walk(op, p, a, b, out, ReluBackwardOp());
-    case Binary::SigmoidBackward: return Walk(op, p, a, b, out, SigmoidBackwardOp());
-    case Binary::TanhBackward: return Walk(op, p, a, b, out, TanhBackwardOp());
-    case Binary::GeluErfBackward: return Walk(op, p, a, b, out, GeluErfBackwardOp());
-    case Binary::GeluTanhBackward: return Walk(op, p, a, b, out, GeluTanhBackwardOp());
-    case Binary::SiluBackward: return Walk(op, p, a, b, out, SiluBackwardOp());
+    case Binary::Add: return go(AddOp());
+    case Binary::Sub: return go(SubOp());
+    case Binary::Mul: return go(MulOp());
+    case Binary::Div: return go(DivOp());
+    case Binary::Maximum: return go(MaximumOp());
+    case Binary::Minimum: return go(MinimumOp());
+    case Binary::ReluBackward: return go(ReluBackwardOp());
+    case Binary::SigmoidBackward: return go(SigmoidBackwardOp());
+    case Binary::TanhBackward: return go(TanhBackwardOp());
+    case Binary::GeluErfBackward: return go(GeluErfBackwardOp());
+    case Binary::GeluTanhBackward: return go(GeluTanhBackwardOp());
+    case Binary::SiluBackward: return go(SiluBackwardOp());
     case Binary::Pow: break;  // handled by the caller (scalar std::pow)
   }
+}
+
+void BinaryF32(Binary op, const CollapsedPlan& p, const float* a, const float* b, float* out) {
+  WithOp(op, [&](const auto& f) { Walk(op, p, a, b, out, f); });
+}
+
+// One contiguous run (Backend::binary_run_f32): the same Run loops Walk uses for these patterns.
+void BinaryRunF32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, int64_t n) {
+  WithOp(op, [&](const auto& f) {
+    if (!a_scalar && !b_scalar) Run<true, true>(a, b, out, n, f);
+    else if (a_scalar && !b_scalar) Run<false, true>(a, b, out, n, f);
+    else if (!a_scalar) Run<true, false>(a, b, out, n, f);
+    else Run<false, false>(a, b, out, n, f);
+  });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -272,6 +288,18 @@ void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const floa
   collapse(plan, p);
   if (p.numel == 0) return;
   HWY_DYNAMIC_DISPATCH(BinaryF32)(op, p, a, b, out);
+}
+
+HWY_EXPORT(BinaryRunF32);
+
+void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
+                    int64_t n) {
+  if (n <= 0) return;
+  if (op == Binary::Pow) {
+    for (int64_t i = 0; i < n; ++i) out[i] = scalar::binary(op, a[a_scalar ? 0 : i], b[b_scalar ? 0 : i]);
+    return;
+  }
+  HWY_DYNAMIC_DISPATCH(BinaryRunF32)(op, a, a_scalar, b, b_scalar, out, n);
 }
 
 }  // namespace simd

@@ -17,6 +17,11 @@ class SimdBackend final : public Backend {
                   float* out) const override {
     par::binary(simd::binary_f32, op, plan, a, b, out);
   }
+  // A fused kernel's block: one thread (the fused kernel splits its blocks itself), no plan.
+  void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
+                      int64_t n) const override {
+    simd::binary_run_f32(op, a, a_scalar, b, b_scalar, out, a_scalar && b_scalar ? 1 : n);
+  }
   void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
                   float* out) const override {
     par::reduce(simd::reduce_f32, op, x, outer, r, inner, out);

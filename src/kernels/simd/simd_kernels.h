@@ -20,6 +20,8 @@ namespace sg::simd {
 
 void unary_f32(Unary op, float param, const float* x, float* y, int64_t n);
 void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b, float* out);
+void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
+                    int64_t n);
 void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out);
 void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
