@@ -9,6 +9,11 @@ import { binary, deviceOf, indexOperand, installMethods, unary, withTemp, type D
 import { boolArg, checkOptions, describe, dimsArg, intArg, isInteger, shapeArgs } from './options.js';
 import { Tensor } from './tensor.js';
 
+export interface RoundOptions {
+  /** Decimal places (an integer, default 0): round(x · 10^d) / 10^d in float32, as PyTorch. */
+  decimals?: number;
+}
+
 export interface SortOptions {
   descending?: boolean;
   /** Accepted for PyTorch compatibility: the sort is always stable. */
@@ -46,7 +51,8 @@ export interface MoreOpFunctions {
   // math (rounding keeps int32 as is; round is half to even, as PyTorch)
   floor(input: TensorLike): Tensor;
   ceil(input: TensorLike): Tensor;
-  round(input: TensorLike): Tensor;
+  /** Half to even, as PyTorch; `decimals` rounds to that many decimal places (negative: to tens, hundreds, ...). */
+  round(input: TensorLike, options?: RoundOptions): Tensor;
   trunc(input: TensorLike): Tensor;
   tan(input: TensorLike): Tensor;
   atan(input: TensorLike): Tensor;
@@ -146,12 +152,38 @@ function indexItems(items: readonly unknown[]): number[] {
   return out;
 }
 
+const roundHalfEven = unary('round');
+const mulOp = binary('mul');
+const divOp = binary('div');
+
 // ---- the table ----
 
 export const moreOps: MoreOpFunctions = {
   floor: unary('floor'),
   ceil: unary('ceil'),
-  round: unary('round'),
+  round(input, options) {
+    const o = checkOptions<RoundOptions>('round', options, { decimals: 'integer' });
+    const d = o.decimals ?? 0;
+    if (d === 0) return roundHalfEven(input);
+    if (input instanceof Tensor && input.dtype !== 'float32') {
+      throw new Error(`round: decimals needs a float32 tensor, got ${input.dtype} (PyTorch refuses it too; round without decimals keeps integers as they are)`);
+    }
+    // PyTorch's float32 formula (round_decimals_kernel): the scale is a float32 10^|d|; one
+    // multiply (or divide), round half to even, then the inverse.
+    const scale = Math.fround(10 ** Math.abs(d));
+    const scaled = d > 0 ? mulOp(input, scale) : divOp(input, scale);
+    try {
+      const r = roundHalfEven(scaled);
+      try {
+        return d > 0 ? divOp(r, scale) : mulOp(r, scale);
+      } finally {
+        r.dispose();
+      }
+    } finally {
+      scaled.dispose();
+    }
+  },
+
   trunc: unary('trunc'),
   tan: unary('tan'),
   atan: unary('atan'),

@@ -22,6 +22,7 @@ Tensor math(MathFn fn, const Tensor& x) {
 
 // Rounding keeps integers as they are (PyTorch returns a copy) and has gradient 0.
 Tensor rounding(const char* name, MathFn fn, const Tensor& x) {
+  check(x.dtype() != DType::Bool, name, ": expected a float32 or int32 tensor, got bool (PyTorch refuses it too; convert it first)");
   if (x.dtype() != DType::Float32) return contiguous_copy(x);
   Tensor out = math(fn, x);
   return record(name, out, {x}, [shape = x.shape()](const Tensor& g) -> Grads {

@@ -96,7 +96,7 @@ Tensor rsqrt(const Tensor& x) {
 }
 
 Tensor abs(const Tensor& x) {
-  if (x.dtype() == DType::Bool) return contiguous_copy(x);  // |b| = b
+  check(x.dtype() != DType::Bool, "abs: expected a float32 or int32 tensor, got bool (PyTorch refuses it too; convert it first)");
   if (x.dtype() == DType::Int32) return int_unary(IntUnary::Abs, x);
   // sign(0) = 0: the gradient at 0 is 0, as PyTorch's.
   return float_unary("abs", Unary::Abs, x, [](const Tensor& x, const Tensor&) { return sign(x); });

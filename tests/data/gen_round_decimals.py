@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Reference values for round(x, { decimals }) (tests/js/ops_round.test.mjs), computed by
+PyTorch in float32 as it rounds a float32 tensor (x · 10^d, round half to even, ÷ 10^d; for
+d < 0 the divide first). Run with Debian's PyTorch (1.13, CPU):
+
+    /usr/bin/python3 tests/data/gen_round_decimals.py   # writes tests/data/round_decimals_ref.json
+
+The inputs mix ties at each scale (2.5, 0.125, -0.55, 1234.5678 ...), large and tiny values,
+±0, ±inf and NaN; the outputs are float32 values written with 9 significant digits (enough to
+round-trip float32 exactly), NaN and ±inf as strings.
+"""
+import json
+import math
+import os
+
+import torch
+
+torch.manual_seed(20261125)
+
+
+def num(v):
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return float("%.9g" % v)
+
+
+xs = [1.234, 2.5, -0.55, 1234.5678, 0.125, -0.125, 0.0, -0.0, 0.05, 0.15, 0.25, 0.35, 99.995, -99.995,
+      1e-7, -3.4e38, 3.4e38, 123456.78, 5.0, 15.0, 25.0, -25.0, float("inf"), float("-inf"), float("nan")]
+xs += (torch.randn(40) * 100).tolist()
+x = torch.tensor(xs, dtype=torch.float32)
+cases = []
+for d in [-3, -2, -1, 1, 2, 3, 5]:
+    y = torch.round(x, decimals=d)
+    assert y.dtype == torch.float32
+    cases.append({"decimals": d, "out": [num(v) for v in y.tolist()]})
+out = {"torch": torch.__version__, "x": [num(v) for v in x.tolist()], "cases": cases}
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "round_decimals_ref.json")
+with open(path, "w") as f:
+    json.dump(out, f, indent=1)
+print("wrote", path)

@@ -1,0 +1,53 @@
+// round(x, { decimals }) against PyTorch 1.13 (tests/data/round_decimals_ref.json, from
+// gen_round_decimals.py): bit for bit in float32, ties to even at every scale, ±0, ±inf, NaN;
+// and the rounding ops' refusals (bool input, bad decimals) with their messages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { sg, throwsWith } from './helpers.mjs';
+
+const REF = JSON.parse(readFileSync(new URL('../data/round_decimals_ref.json', import.meta.url), 'utf8'));
+const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
+
+test('round with decimals equals PyTorch bit for bit (float32)', () => {
+  const x = sg.tensor(REF.x.map(dec));
+  for (const c of REF.cases) {
+    const got = sg.tidy(() => Array.from(sg.round(x, { decimals: c.decimals }).dataSync()));
+    const method = sg.tidy(() => Array.from(x.round({ decimals: c.decimals }).dataSync()));
+    c.out.map(dec).forEach((want, i) => {
+      const w = Math.fround(want);
+      assert.ok(Object.is(got[i], w) || (Number.isNaN(w) && Number.isNaN(got[i])), `decimals ${c.decimals}, x=${REF.x[i]}: got ${got[i]}, PyTorch ${w}`);
+      assert.ok(Object.is(method[i], got[i]) || (Number.isNaN(w) && Number.isNaN(method[i])), 'the method gives the function\'s result');
+    });
+  }
+  // decimals 0 (and no options) is plain round, half to even.
+  assert.deepEqual(sg.tidy(() => Array.from(sg.round(sg.tensor([0.5, 1.5, 2.5, -2.5]), { decimals: 0 }).dataSync())), [0, 2, 2, -2]);
+  x.dispose();
+});
+
+test('round with decimals: gradient zero, inside sg.compile; int32 only without decimals', () => {
+  const x = sg.tensor([1.26, -3.14159], { requiresGrad: true });
+  const y = sg.round(x, { decimals: 1 });
+  y.sum().backward();
+  assert.deepEqual(Array.from(x.grad.dataSync()), [0, 0]);
+  const i = sg.tensor([17, -3], { dtype: 'int32' });
+  const ri = sg.round(i);
+  assert.equal(ri.dtype, 'int32');
+  assert.deepEqual(Array.from(ri.dataSync()), [17, -3]);
+  throwsWith(() => sg.round(i, { decimals: -1 }), 'round', 'decimals needs a float32 tensor, got int32');
+  const f = sg.compile((t) => t.round({ decimals: 2 }));
+  const z = sg.tensor([1.005, 2.675]);
+  assert.deepEqual(Array.from(f(z).dataSync()), Array.from(sg.round(z, { decimals: 2 }).dataSync()));
+  f.clear();
+  sg.dispose([x, y, i, ri, z]);
+});
+
+test('rounding ops refuse bool tensors and non-integer decimals, as PyTorch', () => {
+  const b = sg.tensor([true, false], { dtype: 'bool' });
+  for (const op of ['floor', 'ceil', 'round', 'trunc', 'abs']) throwsWith(() => b[op](), op, 'float32 or int32', 'bool');
+  const x = sg.tensor([1.5]);
+  throwsWith(() => sg.round(x, { decimals: 1.5 }), 'round', "'decimals'", '1.5');
+  throwsWith(() => sg.round(x, { decimals: 'a' }), 'round', "'decimals'");
+  throwsWith(() => sg.round(x, { digits: 2 }), 'round', "unknown option 'digits'");
+  sg.dispose([b, x]);
+});
