@@ -9,21 +9,11 @@ The inputs mix ties at each scale (2.5, 0.125, -0.55, 1234.5678 ...), large and 
 ±0, ±inf and NaN; the outputs are float32 values written with 9 significant digits (enough to
 round-trip float32 exactly), NaN and ±inf as strings.
 """
-import json
-import math
-import os
-
 import torch
 
+from ref_json import num, write
+
 torch.manual_seed(20261125)
-
-
-def num(v):
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return float("%.9g" % v)
 
 
 xs = [1.234, 2.5, -0.55, 1234.5678, 0.125, -0.125, 0.0, -0.0, 0.05, 0.15, 0.25, 0.35, 99.995, -99.995,
@@ -35,8 +25,4 @@ for d in [-3, -2, -1, 1, 2, 3, 5]:
     y = torch.round(x, decimals=d)
     assert y.dtype == torch.float32
     cases.append({"decimals": d, "out": [num(v) for v in y.tolist()]})
-out = {"torch": torch.__version__, "x": [num(v) for v in x.tolist()], "cases": cases}
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "round_decimals_ref.json")
-with open(path, "w") as f:
-    json.dump(out, f, indent=1)
-print("wrote", path)
+write("gen_round_decimals.py", "round_decimals_ref.json", {"x": [num(v) for v in x.tolist()], "cases": cases})

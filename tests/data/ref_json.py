@@ -1,7 +1,8 @@
 """Shared by the generators gen_rnn.py, gen_optim_more.py, gen_lbfgs.py, gen_schedulers_more.py,
-gen_losses_more.py, gen_interpolate.py and gen_transformer.py: how a tensor and a whole
+gen_losses_more.py, gen_interpolate.py, gen_transformer.py and gen_round_decimals.py: how a tensor and a whole
 reference file are written (each generator imports it from its own folder)."""
 import json
+import math
 import os
 
 import torch
@@ -10,6 +11,15 @@ import torch
 def f32(x):
     """9 significant digits identify a float32 exactly; shorter than the double's repr."""
     return float(f"{x:.9g}")
+
+
+def num(x):
+    """f32(x), with NaN and ±inf as the strings "nan", "inf", "-inf" (JSON has no such numbers)."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f32(x)
 
 
 def flat(t):
