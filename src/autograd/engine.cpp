@@ -46,8 +46,15 @@ Tensor run_hooks(const std::vector<Hook>& hooks, Tensor grad) {
 // must not reach another.
 // A gradient still arriving from a device (pending, see core/device.h) is a fresh tensor
 // nothing else shares: it is kept as it is, since it cannot be copied before it lands.
+// A gradient nothing else holds (the only reference to its TensorImpl, the only tensor on its
+// storage, which it covers exactly: a formula's fresh result) already is a buffer of its own:
+// kept as it is, which saves a copy of every parameter's gradient on every backward.
 Tensor owned(const Tensor& g) {
   if (g.impl()->storage->pending()) return g;
+  const TensorImpl& t = *g.impl();
+  const bool sole = g.ptr().use_count() == 1 && t.storage.use_count() == 1 && g.is_contiguous() && g.offset() == 0 &&
+                    g.dtype() == DType::Float32 && t.storage->nbytes() == static_cast<size_t>(g.numel()) * sizeof(float);
+  if (sole) return g;
   return contiguous_copy(g, DType::Float32);
 }
 
@@ -67,8 +74,9 @@ struct Backward {
   // A gradient kept past the backward call (see owned()); with a graph, a recorded clone.
   Tensor kept(const Tensor& g) const { return create_graph ? clone(g) : owned(g); }
 
+  // g by value and moved in, so that a gradient only the formula made reaches owned() unshared.
   void to_leaf(const std::shared_ptr<TensorImpl>& leaf, Tensor g) {
-    g = run_hooks(leaf->hooks, g);
+    g = run_hooks(leaf->hooks, std::move(g));
     if (capture) {
       if (wanted.count(leaf.get())) accumulate(captured[leaf.get()], g);
       return;
@@ -165,7 +173,7 @@ struct Backward {
       for (size_t i = 0; i < grads.size(); ++i) {
         const Edge& e = node->next[i];
         if (e.leaf) {
-          if (grads[i].defined()) to_leaf(e.leaf, grads[i]);
+          if (grads[i].defined()) to_leaf(e.leaf, std::move(grads[i]));
           continue;
         }
         if (!e.node) continue;

@@ -232,3 +232,34 @@ test('mul and div by a constant save nothing their backward does not read', () =
   sg.dispose([leaf, c, w]);
   assert.equal(sg.memory().bytes, start);
 });
+
+// backward keeps a leaf's gradient in the buffer its formula made when nothing else holds it
+// (before: a copy of every parameter's gradient on every backward, a second buffer at the peak).
+test('backward keeps a fresh leaf gradient without copying it; shared ones are still copied', () => {
+  const n = 1 << 18;  // 1 MB of float32
+  const x = sg.randn([n], { requiresGrad: true });
+  const peakOf = (f) => {
+    const base = sg.memory().bytes;
+    sg.resetPeakMemory();
+    f();
+    return sg.memory().peakBytes - base;
+  };
+  // y = Σ x·2: x.grad = 2·1 is mul's fresh result: one buffer of n floats at the peak
+  // (the product itself is freed before backward, as the loss is the only handle kept).
+  const loss = sg.tidy(() => x.mul(2).sum());
+  const p1 = peakOf(() => loss.backward());
+  assert.ok(p1 < 1.5 * 4 * n, `backward's peak ${p1} bytes: one gradient buffer expected (${4 * n})`);
+  assert.deepEqual(sg.tidy(() => Array.from(x.grad.slice(0, 0, 3).dataSync())), [2, 2, 2]);
+  // The gradient is the leaf's own: an in-place change of one .grad reaches no other tensor.
+  const w = sg.randn([4], { requiresGrad: true });
+  const v = sg.randn([4], { requiresGrad: true });
+  const l2 = sg.tidy(() => w.add(v).sum());  // add's backward hands one tensor to both inputs
+  l2.backward();
+  sg.tidy(() => w.grad.mul_(5));
+  assert.deepEqual(sg.tidy(() => Array.from(v.grad.dataSync())), [1, 1, 1, 1]);
+  assert.deepEqual(sg.tidy(() => Array.from(w.grad.dataSync())), [5, 5, 5, 5]);
+  x.grad = null;
+  w.grad = null;
+  v.grad = null;
+  sg.dispose([x, w, v, loss, l2]);
+});
