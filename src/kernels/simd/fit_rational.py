@@ -80,7 +80,7 @@ def report(name, P, Q, target, var, lo, hi, exact):
 
 # Mills' ratio over sqrt(2 pi): M(a) = Phi(-a) e^{a^2/2} on [0, 13.25], degrees 3 / 4.
 mills = lambda a: erfc(a / sqrt(2)) / 2 * exp(a * a / 2)
-err, P, Q = fit(chebyshev(0, 13.25, 600), mills, lambda a: a, 3, 4)
+err, P, Q = fit(chebyshev(0, 13.25, 600), mills, lambda a: a, 3, 4, fixed_p0=0.5)
 report('MillsRatioF', P, Q, mills, lambda a: a, 0.0, 13.25, err)
 
 # 2^f = 1 + f P(f) on [-1/2, 1/2], degree 5.

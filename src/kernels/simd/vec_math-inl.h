@@ -242,7 +242,8 @@ HWY_INLINE V ReluF(D d, V x) {
 // The normal distribution's lower tail Φ(−a) = e^{−a²/2}·M(a) for a = |x| ≥ 0, where M(a) =
 // Φ(−a)·e^{a²/2} (Mills' ratio over √(2π)) is smooth and slowly varying (½ at 0, ~1/(a√(2π))
 // for large a): a rational P(a)/Q(a) of degrees 3 and 4, fitted by fit_rational.py (minimax relative error
-// on [0, 13.25], 3.7e-7 with the float coefficients), times one exp. Relative accuracy holds
+// on [0, 13.25], 4.1e-7 with the float coefficients; P(0)/Q(0) = ½ exactly, so Φ(0) = ½ and
+// x·Φ(x) rounds like x/2 for tiny x), times one exp. Relative accuracy holds
 // in the whole negative tail (unlike ½(1 + erf(x/√2)), which cancels), and GELU's gradient
 // Φ(x) + x·φ(x) = e^{−x²/2}·(M(a) ∓ a/√(2π)) shares both the exp and the rational with it.
 // a is clamped to 13.25, where the exp's scale 2^n reaches n = −127 and becomes exactly 0, so
@@ -271,12 +272,12 @@ HWY_INLINE V ExpNegHalfSquareF(D d, V a) {
 // M(a) = Φ(−a)·e^{a²/2} for a in [0, 13.25] (see above).
 template <class D, class V>
 HWY_INLINE V MillsRatioF(D d, V a) {
-  V p = hn::MulAdd(a, hn::Set(d, 1.6848865896e-02f), hn::Set(d, 1.1869271100e-01f));
-  p = hn::MulAdd(a, p, hn::Set(d, 3.6050948501e-01f));
-  p = hn::MulAdd(a, p, hn::Set(d, 4.9999982119e-01f));
-  V q = hn::MulAdd(a, hn::Set(d, 4.2239315808e-02f), hn::Set(d, 2.9730275273e-01f));
-  q = hn::MulAdd(a, q, hn::Set(d, 9.4942045212e-01f));
-  q = hn::MulAdd(a, q, hn::Set(d, 1.5188860893e+00f));
+  V p = hn::MulAdd(a, hn::Set(d, 1.6687177122e-02f), hn::Set(d, 1.1807539314e-01f));
+  p = hn::MulAdd(a, p, hn::Set(d, 3.5950112343e-01f));
+  p = hn::MulAdd(a, p, hn::Set(d, 0.5f));
+  V q = hn::MulAdd(a, hn::Set(d, 4.1834186763e-02f), hn::Set(d, 2.9575002193e-01f));
+  q = hn::MulAdd(a, q, hn::Set(d, 9.4655710459e-01f));
+  q = hn::MulAdd(a, q, hn::Set(d, 1.5168749094e+00f));
   q = hn::MulAdd(a, q, hn::Set(d, 1.0f));
   return hn::Div(p, q);
 }
