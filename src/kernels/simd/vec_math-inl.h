@@ -241,45 +241,50 @@ HWY_INLINE V ReluF(D d, V x) {
 
 // The normal distribution's lower tail Φ(−a) = e^{−a²/2}·M(a) for a = |x| ≥ 0, where M(a) =
 // Φ(−a)·e^{a²/2} (Mills' ratio over √(2π)) is smooth and slowly varying (½ at 0, ~1/(a√(2π))
-// for large a): a rational P(a)/Q(a) of degrees 3 and 4, fitted by fit_rational.py (minimax relative error
-// on [0, 13.25], 4.1e-7 with the float coefficients; P(0)/Q(0) = ½ exactly, so Φ(0) = ½ and
-// x·Φ(x) rounds like x/2 for tiny x), times one exp. Relative accuracy holds
-// in the whole negative tail (unlike ½(1 + erf(x/√2)), which cancels), and GELU's gradient
+// for large a): a rational P(a)/Q(a) of degrees 3 and 4 fitted by fit_rational.py (minimax
+// relative error on [0, 13.25] 4.1e-7 with float coefficients; P(0)/Q(0) = ½, and with the
+// rescaled float coefficients below Φ(0) still comes out exactly ½, so x·Φ(x) rounds like x/2
+// for tiny x), times one exp. Relative accuracy holds in the whole negative tail (unlike
+// ½(1 + erf(x/√2)), which cancels), and GELU's gradient
 // Φ(x) + x·φ(x) = e^{−x²/2}·(M(a) ∓ a/√(2π)) shares both the exp and the rational with it.
 // a is clamped to 13.25, where the exp's scale 2^n reaches n = −127 and becomes exactly 0, so
 // the tail is exactly 0 beyond (Φ(−13.25) ≈ 2e-40) with no select.
 inline constexpr float kNormalTailMax = 13.25f;
 
-// e^{−a²/2} for a in [0, 13.25]: w = −a²/(2 ln 2), 2^w = 2^f · 2^n with n = round(w) from the
-// shifter (which carries the exponent bias, so 2^n is t's low bits shifted into the exponent
-// field; n = −127 gives +0) and 2^f on [−½, ½] by a degree-5 polynomial (fit_rational.py; relative
-// 1.1e-7). Rounding a² costs up to a²·2^-24 relative (7e-6 at a = 13): the tests allow it.
+// The two factors of Φ(−a) for a in [0, 13.25], scaled by reciprocal constants so that both
+// polynomials with a leading coefficient (2^f's and Q's) are monic (two multiplications fewer):
+//   e = e^{−a²/2}/c5,   m = c5·M(a) = P''(a)/Qm(a),   e·m = Φ(−a),
+// and kPdfScaled = c5/√(2π), so that e·(m − a·kPdfScaled) = Φ(−a) − a·φ(a).
+// e^{−a²/2}: w = −a²/(2 ln 2), 2^w = 2^f·2^n with n = round(w) from the shifter (which carries
+// the exponent bias, so 2^n is t's low bits shifted into the exponent field; n = −127 gives
+// +0) and 2^f on [−½, ½] by a degree-5 polynomial c5·(f⁵ + b4 f⁴ + … + b0) (fit_rational.py;
+// relative 1.1e-7). Rounding a² costs up to a²·2^-24 relative (7e-6 at a = 13): the tests
+// allow it. Φ(−a) from e·m: relative error 4.9e-7 evaluated in double (fits and rounding of
+// the rescaled coefficients).
+inline constexpr float kPdfScaled = 5.2918581059e-04f;  // c5/√(2π)
+
 template <class D, class V>
-HWY_INLINE V ExpNegHalfSquareF(D d, V a) {
+HWY_INLINE void NormalLowerTailParts(D d, V a, V& e, V& m) {
   const hn::RebindToSigned<D> di;
   const V shifter = hn::Set(d, 12583039.0f);  // 1.5·2^23 + 127
   const V w = hn::Mul(hn::Mul(a, a), hn::Set(d, -0.72134752044448170f));  // −a²/2 · log2 e
   const V t = hn::Add(w, shifter);
   const V f = hn::Sub(w, hn::Sub(t, shifter));  // w − n, in [−½, ½]
-  V p = hn::MulAdd(f, hn::Set(d, 1.3264721492e-03f), hn::Set(d, 9.6715129912e-03f));
-  p = hn::MulAdd(f, p, hn::Set(d, 5.5507335812e-02f));
-  p = hn::MulAdd(f, p, hn::Set(d, 2.4022242427e-01f));
-  p = hn::MulAdd(f, p, hn::Set(d, 6.9314700365e-01f));
-  p = hn::MulAdd(f, p, hn::Set(d, 1.0f));
-  return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, t))));
-}
-
-// M(a) = Φ(−a)·e^{a²/2} for a in [0, 13.25] (see above).
-template <class D, class V>
-HWY_INLINE V MillsRatioF(D d, V a) {
-  V p = hn::MulAdd(a, hn::Set(d, 1.6687177122e-02f), hn::Set(d, 1.1807539314e-01f));
-  p = hn::MulAdd(a, p, hn::Set(d, 3.5950112343e-01f));
-  p = hn::MulAdd(a, p, hn::Set(d, 0.5f));
-  V q = hn::MulAdd(a, hn::Set(d, 4.1834186763e-02f), hn::Set(d, 2.9575002193e-01f));
-  q = hn::MulAdd(a, q, hn::Set(d, 9.4655710459e-01f));
-  q = hn::MulAdd(a, q, hn::Set(d, 1.5168749094e+00f));
-  q = hn::MulAdd(a, q, hn::Set(d, 1.0f));
-  return hn::Div(p, q);
+  V p = hn::Add(f, hn::Set(d, 7.2911543846e+00f));
+  p = hn::MulAdd(f, p, hn::Set(d, 4.1845836639e+01f));
+  p = hn::MulAdd(f, p, hn::Set(d, 1.8109873962e+02f));
+  p = hn::MulAdd(f, p, hn::Set(d, 5.2254925537e+02f));
+  p = hn::MulAdd(f, p, hn::Set(d, 7.5387939453e+02f));
+  e = hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, t))));
+  // M(a) = P(a)/Q(a) (see above), here P·c5/q4 over Q/q4.
+  V pn = hn::MulAdd(a, hn::Set(d, 5.2911450621e-04f), hn::Set(d, 3.7439169828e-03f));
+  pn = hn::MulAdd(a, pn, hn::Set(d, 1.1399008334e-02f));
+  pn = hn::MulAdd(a, pn, hn::Set(d, 1.5853924677e-02f));
+  V q = hn::Add(a, hn::Set(d, 7.0695772171e+00f));
+  q = hn::MulAdd(a, q, hn::Set(d, 2.2626401901e+01f));
+  q = hn::MulAdd(a, q, hn::Set(d, 3.6259220123e+01f));
+  q = hn::MulAdd(a, q, hn::Set(d, 2.3903894424e+01f));
+  m = hn::Div(pn, q);
 }
 
 // x < 0 ? lower : 1 − lower (Φ and GELU's gradient from their lower-tail values).
@@ -293,7 +298,9 @@ HWY_INLINE V FromLowerTail(D d, V x, V lower) {
 template <class D, class V>
 HWY_INLINE V GeluErfF(D d, V x) {
   const V a = hn::Min(hn::Abs(x), hn::Set(d, kNormalTailMax));
-  return hn::Mul(x, FromLowerTail(d, x, hn::Mul(ExpNegHalfSquareF(d, a), MillsRatioF(d, a))));
+  V e, m;
+  NormalLowerTailParts(d, a, e, m);
+  return hn::Mul(x, FromLowerTail(d, x, hn::Mul(e, m)));
 }
 
 // d/dx GELU = Φ(x) + x·φ(x) = FromLowerTail(e^{−a²/2}·(M(a) − a/√(2π))), a = |x| (for x > 0:
@@ -303,8 +310,9 @@ template <class D, class V>
 HWY_INLINE V GeluErfGradF(D d, V x) {
   const V ax = hn::Abs(x);
   const V a = hn::Min(ax, hn::Set(d, kNormalTailMax));
-  const V m = hn::NegMulAdd(ax, hn::Set(d, 0.3989422804014327f), MillsRatioF(d, a));
-  return FromLowerTail(d, x, hn::Mul(ExpNegHalfSquareF(d, a), m));
+  V e, m;
+  NormalLowerTailParts(d, a, e, m);
+  return FromLowerTail(d, x, hn::Mul(e, hn::NegMulAdd(ax, hn::Set(d, kPdfScaled), m)));
 }
 
 // u = √(2/π)(x + 0.044715 x³), the argument of GELU's tanh approximation.
