@@ -176,6 +176,8 @@ HWY_INLINE V Log1pF(D d, V x) {
 // 8.4), and the result to ±1: so |tanh| ≤ 1 everywhere and every |x| ≥ 8.8 gives exactly ±1 on
 // every target, FMA or not (GELU's tanh form needs 1 + tanh(u) = 0 exactly there).
 // NaN kept (min/max would turn it into a bound on some targets).
+// Measured against std::tanh in double, every x in [−10, 10] step 1e-4 plus ±1e-30, ±1e30, ±inf,
+// NaN: relative ≤ 3.2e-7 in wasm, 2.8e-7 on AVX2 (FMA); 1.6e-7 on [−1e-3, 1e-3].
 // This is the one tanh of every SIMD path (tanh, GELU's tanh form forward and backward, and the
 // GEMM/conv fused GELU), so the fused and separate GELUs agree bit for bit.
 template <class D, class V>
@@ -249,6 +251,10 @@ HWY_INLINE V ReluF(D d, V x) {
 // Φ(x) + x·φ(x) = e^{−x²/2}·(M(a) ∓ a/√(2π)) shares both the exp and the rational with it.
 // a is clamped to 13.25, where the exp's scale 2^n reaches n = −127 and becomes exactly 0, so
 // the tail is exactly 0 beyond (Φ(−13.25) ≈ 2e-40) with no select.
+// Measured against the closed forms in double (erfc, exp), every x in [−10, 10] step 1e-4 plus
+// ±1e-30, ±1e30, ±inf, NaN (wasm / AVX2 with FMA): GELU absolute ≤ 3.8e-7, relative ≤ 5.3e-6 /
+// 3.1e-6 (at x ≈ −9.6, from rounding a²; ≤ 7.5e-6 down to −13.5); its gradient absolute
+// ≤ 2.6e-7 / 2.9e-7; every special value as the reference.
 inline constexpr float kNormalTailMax = 13.25f;
 
 // The two factors of Φ(−a) for a in [0, 13.25], scaled by reciprocal constants so that both
