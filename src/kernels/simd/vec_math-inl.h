@@ -95,8 +95,8 @@ HWY_INLINE V ExpFInRange(D d, V x) {
 // e^{−z} for 0 ≤ z ≤ 87 (the caller ensures it; NaN gives NaN): the same reduction as ExpF
 // (n = round(−z·log2 e) from the shifter, r = −z − n·ln2 in two parts, 2^n by a shift), but a
 // degree-5 polynomial, fitted here for e^r = 1 + r·P(r) on |r| ≤ ln2/2 (relative error 9e-8;
-// 1.7e-7 evaluated in float), applied as 2^n + (r·2^n)·P(r). For sigmoid, tanh and GELU, whose
-// tolerances are 4–6e-7: a third fewer operations than ExpF in wasm, and no range branch.
+// 1.7e-7 evaluated in float), applied as 2^n + (r·2^n)·P(r). For sigmoid, whose
+// tolerance is 6e-7: a third fewer operations than ExpF in wasm, and no range branch.
 template <class D, class V>
 HWY_INLINE V ExpNegF(D d, V z) {
   const hn::RebindToSigned<D> di;
