@@ -82,10 +82,20 @@ def report(name, P, Q, target, var, lo, hi, exact):
 mills = lambda a: erfc(a / sqrt(2)) / 2 * exp(a * a / 2)
 err, P, Q = fit(chebyshev(0, 13.25, 600), mills, lambda a: a, 3, 4, fixed_p0=0.5)
 report('MillsRatioF', P, Q, mills, lambda a: a, 0.0, 13.25, err)
+mills_P, mills_Q = [f32(c) for c in P], [f32(c) for c in Q]
 
 # 2^f = 1 + f P(f) on [-1/2, 1/2], degree 5.
 err, P, Q = fit(chebyshev(-0.5, 0.5, 400), lambda f: mpf(2) ** f, lambda f: f, 5, 0, fixed_p0=1)
-report('ExpNegHalfSquareF (2^f)', P, Q, lambda f: mpf(2) ** f, lambda f: f, -0.5, 0.5, err)
+report('2^f', P, Q, lambda f: mpf(2) ** f, lambda f: f, -0.5, 0.5, err)
+
+# NormalLowerTailParts uses them rescaled so that 2^f's polynomial and Q are monic:
+# e = 2^f/c5 (b_k = c_k/c5), m = (P·c5/q4)/(Q/q4), and kPdfScaled = c5/sqrt(2 pi).
+c5, q4 = f32(P[-1]), mills_Q[-1]
+print('NormalLowerTailParts, rescaled:')
+print('  2^f/c5 (from degree 0):', ', '.join(f'{f32(f32(c) / c5):.10e}' for c in P))
+print('  P*c5/q4 (from degree 0):', ', '.join(f'{f32(c * c5 / q4):.10e}' for c in mills_P))
+print('  Q/q4 (from degree 0):', ', '.join(f'{f32(c / q4):.10e}' for c in mills_Q))
+print(f'  kPdfScaled: {f32(c5 / math.sqrt(2 * math.pi)):.10e}')
 
 # tanh(x)/x = P(x^2)/Q(x^2) on [0, 8], degrees 4 / 4, P(0) = Q(0) = 1.
 tanh_over_x = lambda x: tanh(x) / x if x != 0 else mpf(1)
