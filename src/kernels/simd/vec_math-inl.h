@@ -95,8 +95,8 @@ HWY_INLINE V ExpFInRange(D d, V x) {
 // e^{−z} for 0 ≤ z ≤ 87 (the caller ensures it; NaN gives NaN): the same reduction as ExpF
 // (n = round(−z·log2 e) from the shifter, r = −z − n·ln2 in two parts, 2^n by a shift), but a
 // degree-5 polynomial, fitted here for e^r = 1 + r·P(r) on |r| ≤ ln2/2 (relative error 9e-8;
-// 1.7e-7 evaluated in float), applied as 2^n + (r·2^n)·P(r). For sigmoid, tanh and GELU, whose
-// tolerances are 4–6e-7: a third fewer operations than ExpF in wasm, and no range branch.
+// 1.7e-7 evaluated in float), applied as 2^n + (r·2^n)·P(r). For sigmoid, whose
+// tolerance is 6e-7: a third fewer operations than ExpF in wasm, and no range branch.
 template <class D, class V>
 HWY_INLINE V ExpNegF(D d, V z) {
   const hn::RebindToSigned<D> di;
@@ -168,25 +168,34 @@ HWY_INLINE V Log1pF(D d, V x) {
   return KeepNaN(d, x, r);
 }
 
-// tanh as Cephes' tanhf: |x| < 0.625: x + x³·P(x²) (P of degree 4); above, (1 − e)/(1 + e),
-// e = e^{−2|x|}, with the sign of x. |x| is clamped to 9.1 (tanh is ±1 in float beyond), so the exp needs no
-// range fallback. Both branches are computed and one is selected: about half the operations
-// of Highway's Tanh (through Expm1) in wasm, where it was 2.2 ns per element.
-// Measured against std::tanh in double over [−12, 12] (step 1e-6): relative ≤ 2.1e-7 on every
-// x86 target (with and without FMA).
+// tanh(x) = x·P(x²)/Q(x²), P and Q of degree 4 with P(0) = Q(0) = 1 (the form of XNNPACK's
+// f32-vtanh rational-9-8; coefficients fitted by fit_rational.py next to this file): minimax
+// relative error 6.7e-9 on [0, 8] (3.2e-8 with the float coefficients). One division and no
+// exp: less than half the operations of Cephes' two branches (a polynomial below 0.625,
+// (1 − e)/(1 + e) above). x is clamped to ±9, where the rational is 1 + 1e-6 (it crosses 1 near
+// 8.4), and the result to ±1: so |tanh| ≤ 1 everywhere and every |x| ≥ 8.8 gives exactly ±1 on
+// every target, FMA or not (GELU's tanh form needs 1 + tanh(u) = 0 exactly there).
+// NaN kept (min/max would turn it into a bound on some targets).
+// Measured against std::tanh in double, every x in [−10, 10] step 1e-4 plus ±1e-30, ±1e30, ±inf,
+// NaN: relative ≤ 3.2e-7 in wasm, 2.8e-7 on AVX2 (FMA); 1.6e-7 on [−1e-3, 1e-3].
+// This is the one tanh of every SIMD path (tanh, GELU's tanh form forward and backward, and the
+// GEMM/conv fused GELU), so the fused and separate GELUs agree bit for bit.
 template <class D, class V>
 HWY_INLINE V TanhF(D d, V x) {
-  const V ax = hn::Min(hn::Abs(x), hn::Set(d, 9.1f));
-  const V x2 = hn::Mul(x, x);
-  V p = hn::MulAdd(x2, hn::Set(d, -5.70498872745e-3f), hn::Set(d, 2.06390887954e-2f));
-  p = hn::MulAdd(x2, p, hn::Set(d, -5.37397155531e-2f));
-  p = hn::MulAdd(x2, p, hn::Set(d, 1.33314422036e-1f));
-  p = hn::MulAdd(x2, p, hn::Set(d, -3.33332819422e-1f));
-  const V small = hn::MulAdd(hn::Mul(x, x2), p, x);
-  const V e = ExpNegF(d, hn::Add(ax, ax));  // e^{−2|x|} ≤ 0.29 where it is used
-  const V large = hn::Div(hn::Sub(hn::Set(d, 1.0f), e), hn::Add(hn::Set(d, 1.0f), e));
-  const V r = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 0.625f)), small, hn::CopySignToAbs(large, x));
-  return KeepNaN(d, x, r);
+  const V one = hn::Set(d, 1.0f);
+  const V lim = hn::Set(d, 9.0f);
+  const V xc = hn::Min(hn::Max(x, hn::Neg(lim)), lim);
+  const V x2 = hn::Mul(xc, xc);
+  V p = hn::MulAdd(x2, hn::Set(d, 1.5293059263e-08f), hn::Set(d, 2.1939571525e-05f));
+  p = hn::MulAdd(x2, p, hn::Set(d, 3.5743410699e-03f));
+  p = hn::MulAdd(x2, p, hn::Set(d, 1.3446818292e-01f));
+  p = hn::MulAdd(x2, p, one);
+  V q = hn::MulAdd(x2, hn::Set(d, 8.5479445033e-07f), hn::Set(d, 3.4157634946e-04f));
+  q = hn::MulAdd(x2, q, hn::Set(d, 2.6174910367e-02f));
+  q = hn::MulAdd(x2, q, hn::Set(d, 4.6780148149e-01f));
+  q = hn::MulAdd(x2, q, one);
+  const V r = hn::Div(hn::Mul(xc, p), q);
+  return KeepNaN(d, x, hn::Min(hn::Max(r, hn::Neg(one)), one));
 }
 
 // erf: Eigen's rational approximation (odd degree-13 numerator over even degree-8
@@ -232,41 +241,84 @@ HWY_INLINE V ReluF(D d, V x) {
   return hn::Add(hn::IfThenZeroElse(hn::Lt(x, hn::Zero(d)), x), hn::Zero(d));
 }
 
-// Φ(x) = ½ erfc(−x/√2), from Numerical Recipes' erfcc: erfc(z) = t·exp(−z² − 1.26551223 +
-// t·P(t)), t = 1/(1 + z/2), P of degree 8: relative error below 1.2e-7 for every z ≥ 0, so the
-// negative tail keeps its precision (the form 0.5 + 0.5 erf(x/√2) loses it to cancellation),
-// with one exp and one division for the whole range. For x > 0, Φ = 1 − ½ erfc(x/√2).
-// z = |x|/√2 is clamped to 9, so that the exp argument stays above −87, and ½ erfc is 0 past
-// it (Φ(−12.73) ≈ 2e-37; Φ(−∞) must be 0 for GELU's −∞·0 = NaN, as PyTorch).
-// GELU (x·Φ) measured against the closed form in double (step 1e-6, every x86 target, with and
-// without FMA): relative ≤ 7.3e-7 over [−2, 6]; ≤ 1.9e-5 over [−12, 0], near −12, from
-// rounding z² before the exp (the error grows with z²; the tests allow 2e-6 + 2e-7·x²).
-template <class D, class V>
-HWY_INLINE V NormalCdfF(D d, V x) {
-  const V zu = hn::Mul(hn::Abs(x), hn::Set(d, 0.70710678118654752f));
-  const V z = hn::Min(zu, hn::Set(d, 9.0f));
-  const V t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(z, hn::Set(d, 0.5f), hn::Set(d, 1.0f)));
-  // P(t) by Estrin (pairs, then t², t⁴, t⁸): a short dependency chain after the division.
-  const V t2 = hn::Mul(t, t);
-  const V t4 = hn::Mul(t2, t2);
-  const V c01 = hn::MulAdd(t, hn::Set(d, 0.37409196f), hn::Set(d, 1.00002368f));
-  const V c23 = hn::MulAdd(t, hn::Set(d, -0.18628806f), hn::Set(d, 0.09678418f));
-  const V c45 = hn::MulAdd(t, hn::Set(d, -1.13520398f), hn::Set(d, 0.27886807f));
-  const V c67 = hn::MulAdd(t, hn::Set(d, -0.82215223f), hn::Set(d, 1.48851587f));
-  const V c03 = hn::MulAdd(t2, c23, c01);
-  const V c47 = hn::MulAdd(t2, c67, c45);
-  const V c07 = hn::MulAdd(t4, c47, c03);
-  const V p = hn::MulAdd(hn::Mul(t4, t4), hn::Set(d, 0.17087277f), c07);
-  const V arg = hn::Sub(hn::MulAdd(t, p, hn::Set(d, -1.26551223f)), hn::Mul(z, z));
-  const V half_erfc = hn::IfThenZeroElse(hn::Gt(zu, hn::Set(d, 9.0f)),
-                                         hn::Mul(hn::Mul(hn::Set(d, 0.5f), t), ExpNegF(d, hn::Neg(arg))));
-  const V r = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), half_erfc, hn::Sub(hn::Set(d, 1.0f), half_erfc));
-  return KeepNaN(d, x, r);
-}
+// The normal distribution's lower tail Φ(−a) = e^{−a²/2}·M(a) for a = |x| ≥ 0, where M(a) =
+// Φ(−a)·e^{a²/2} (Mills' ratio over √(2π)) is smooth and slowly varying (½ at 0, ~1/(a√(2π))
+// for large a): a rational P(a)/Q(a) of degrees 3 and 4 fitted by fit_rational.py (minimax
+// relative error on [0, 13.25] 4.1e-7 with float coefficients; P(0)/Q(0) = ½, and with the
+// rescaled float coefficients below Φ(0) still comes out exactly ½, so x·Φ(x) rounds like x/2
+// for tiny x), times one exp. Relative accuracy holds in the whole negative tail (unlike
+// ½(1 + erf(x/√2)), which cancels), and GELU's gradient
+// Φ(x) + x·φ(x) = e^{−x²/2}·(M(a) ∓ a/√(2π)) shares both the exp and the rational with it.
+// a is clamped to 13.25, where the exp's scale 2^n reaches n = −127 and becomes exactly 0, so
+// the tail is exactly 0 beyond (Φ(−13.25) ≈ 2e-40) with no select.
+// Measured against the closed forms in double (erfc, exp), every x in [−10, 10] step 1e-4 plus
+// ±1e-30, ±1e30, ±inf, NaN (wasm / AVX2 with FMA): GELU absolute ≤ 3.8e-7, relative ≤ 5.3e-6 /
+// 3.1e-6 (at x ≈ −9.6, from rounding a²; ≤ 7.5e-6 down to −13.5); its gradient absolute
+// ≤ 2.6e-7 / 2.9e-7; every special value as the reference.
+inline constexpr float kNormalTailMax = 13.25f;
+
+// The two factors of Φ(−a) for a in [0, 13.25], scaled by reciprocal constants so that both
+// polynomials with a leading coefficient (2^f's and Q's) are monic (two multiplications fewer):
+//   e = e^{−a²/2}/c5,   m = c5·M(a) = P''(a)/Qm(a),   e·m = Φ(−a),
+// and kPdfScaled = c5/√(2π), so that e·(m − a·kPdfScaled) = Φ(−a) − a·φ(a).
+// e^{−a²/2}: w = −a²/(2 ln 2), 2^w = 2^f·2^n with n = round(w) from the shifter (which carries
+// the exponent bias, so 2^n is t's low bits shifted into the exponent field; n = −127 gives
+// +0) and 2^f on [−½, ½] by a degree-5 polynomial c5·(f⁵ + b4 f⁴ + … + b0) (fit_rational.py;
+// relative 1.1e-7). Rounding a² costs up to a²·2^-24 relative (7e-6 at a = 13): the tests
+// allow it. Φ(−a) from e·m: relative error 4.9e-7 evaluated in double (fits and rounding of
+// the rescaled coefficients).
+inline constexpr float kPdfScaled = 5.2918581059e-04f;  // c5/√(2π)
 
 template <class D, class V>
+HWY_INLINE void NormalLowerTailParts(D d, V a, V& e, V& m) {
+  const hn::RebindToSigned<D> di;
+  const V shifter = hn::Set(d, 12583039.0f);  // 1.5·2^23 + 127
+  const V w = hn::Mul(hn::Mul(a, a), hn::Set(d, -0.72134752044448170f));  // −a²/2 · log2 e
+  const V t = hn::Add(w, shifter);
+  const V f = hn::Sub(w, hn::Sub(t, shifter));  // w − n, in [−½, ½]
+  V p = hn::Add(f, hn::Set(d, 7.2911543846e+00f));
+  p = hn::MulAdd(f, p, hn::Set(d, 4.1845836639e+01f));
+  p = hn::MulAdd(f, p, hn::Set(d, 1.8109873962e+02f));
+  p = hn::MulAdd(f, p, hn::Set(d, 5.2254925537e+02f));
+  p = hn::MulAdd(f, p, hn::Set(d, 7.5387939453e+02f));
+  e = hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, t))));
+  // M(a) = P(a)/Q(a) (see above), here P·c5/q4 over Q/q4.
+  V pn = hn::MulAdd(a, hn::Set(d, 5.2911450621e-04f), hn::Set(d, 3.7439169828e-03f));
+  pn = hn::MulAdd(a, pn, hn::Set(d, 1.1399008334e-02f));
+  pn = hn::MulAdd(a, pn, hn::Set(d, 1.5853924677e-02f));
+  V q = hn::Add(a, hn::Set(d, 7.0695772171e+00f));
+  q = hn::MulAdd(a, q, hn::Set(d, 2.2626401901e+01f));
+  q = hn::MulAdd(a, q, hn::Set(d, 3.6259220123e+01f));
+  q = hn::MulAdd(a, q, hn::Set(d, 2.3903894424e+01f));
+  m = hn::Div(pn, q);
+}
+
+// x < 0 ? lower : 1 − lower (Φ and GELU's gradient from their lower-tail values).
+template <class D, class V>
+HWY_INLINE V FromLowerTail(D d, V x, V lower) {
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), lower, hn::Sub(hn::Set(d, 1.0f), lower));
+}
+
+// GELU (erf form) x·Φ(x). ±inf and NaN need no patch: Φ is 0 or 1 there, so x·Φ gives
+// −inf·0 = NaN (as PyTorch), +inf, and NaN.
+template <class D, class V>
 HWY_INLINE V GeluErfF(D d, V x) {
-  return hn::Mul(x, NormalCdfF(d, x));
+  const V a = hn::Min(hn::Abs(x), hn::Set(d, kNormalTailMax));
+  V e, m;
+  NormalLowerTailParts(d, a, e, m);
+  return hn::Mul(x, FromLowerTail(d, x, hn::Mul(e, m)));
+}
+
+// d/dx GELU = Φ(x) + x·φ(x) = FromLowerTail(e^{−a²/2}·(M(a) − a/√(2π))), a = |x| (for x > 0:
+// 1 − Φ(−a) + a·φ(a)). The a/√(2π) term takes the unclamped |x|, so ±inf give 0·(−inf) = NaN
+// as the reference (and PyTorch: x·φ(x) at ±inf).
+template <class D, class V>
+HWY_INLINE V GeluErfGradF(D d, V x) {
+  const V ax = hn::Abs(x);
+  const V a = hn::Min(ax, hn::Set(d, kNormalTailMax));
+  V e, m;
+  NormalLowerTailParts(d, a, e, m);
+  return FromLowerTail(d, x, hn::Mul(e, hn::NegMulAdd(ax, hn::Set(d, kPdfScaled), m)));
 }
 
 // u = √(2/π)(x + 0.044715 x³), the argument of GELU's tanh approximation.
