@@ -28,6 +28,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/simd/gemm-inl.h"
+#include "kernels/simd/conv_winograd-inl.h"
 #include "kernels/simd/rows-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -326,7 +327,9 @@ struct GridBt {
   }
 };
 
-// The stride-1 forward convolution over the batch (threads over images).
+// The stride-1 forward convolution over the batch (threads over images): each image padded,
+// its output computed on a grid (directly, or by Winograd F(2×2, 3×3) for the 3×3 kernels it
+// wins on: conv_winograd-inl.h), then compacted with the activation, or max pooled.
 // With `pool` (ConvPoolsOnGrid), y and idx receive the max pool of the activated output instead
 // of the output itself.
 template <int MR>
@@ -334,40 +337,57 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
                              const PoolGeom* pool = nullptr, int32_t* idx = nullptr) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const int64_t Og_pad = (Og + MR - 1) / MR * MR;
-  const PaddedGrid pg = GridOf(g);
-  CheckScratch("padded image", Cg, pg.plane + pg.slack);
-  CheckScratch("packed weights", g.groups * Og_pad, K);
-  CheckScratch("output grid", Og, pg.Lp);
-  // The weights of every group, packed once: block p0 of group gi at packed + gi·Og_pad·K + Og_pad·p0.
+  const bool winograd = UseWinograd(g);
+  // The padded image each thread builds (in_pg) and the output grid (out_pg: its rows Wp apart).
+  PaddedGrid in_pg = GridOf(g), out_pg = in_pg;
+  WinogradShape ws{};
+  if (winograd) {
+    ws = WinogradShapeOf(g);
+    in_pg = PaddedGrid{ws.in_h, ws.in_w, ws.in_h * ws.in_w, 0, 0};
+    out_pg = PaddedGrid{ws.out_h, ws.out_w, ws.out_h * ws.out_w, ws.out_h * ws.out_w, 0};  // oH rows
+    CheckScratch("Winograd input tiles", 16 * Cg, WinogradBandColumns(ws));
+  }
+  CheckScratch("padded image", Cg, in_pg.plane + in_pg.slack);
+  CheckScratch("packed weights", g.groups * Og_pad, winograd ? 16 * Cg : K);
+  CheckScratch("output grid", Og, out_pg.Lp);
+  // The weights of every group, packed once: block p0 of group gi at packed + gi·Og_pad·K +
+  // Og_pad·p0 (direct), or its 16 transformed positions (Winograd).
   std::vector<float> packed_buf;
-  float* packed = Scratch(packed_buf, g.groups * Og_pad * K);
+  float* packed = Scratch(packed_buf, g.groups * Og_pad * (winograd ? 16 * Cg : K));
   const int64_t kblocks = (K + kKC - 1) / kKC, kc_max = (K + kblocks - 1) / kblocks;
-  for (int64_t gi = 0; gi < g.groups; ++gi) {
-    const GemmArgs ga{false, false, Og, 0, K, 1.0f, 0.0f, w + gi * Og * K, K, nullptr, 0,
-                      nullptr, nullptr, GemmAct::None, nullptr, 0};
-    for (int64_t p0 = 0; p0 < K; p0 += kc_max)
-      PackA<MR>(ga, 0, Og, p0, std::min(kc_max, K - p0), packed + gi * Og_pad * K + Og_pad * p0);
+  if (winograd) {
+    WinogradWeights<MR>(g, w, packed);
+  } else {
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const GemmArgs ga{false, false, Og, 0, K, 1.0f, 0.0f, w + gi * Og * K, K, nullptr, 0,
+                        nullptr, nullptr, GemmAct::None, nullptr, 0};
+      for (int64_t p0 = 0; p0 < K; p0 += kc_max)
+        PackA<MR>(ga, 0, Og, p0, std::min(kc_max, K - p0), packed + gi * Og_pad * K + Og_pad * p0);
+    }
   }
   // Row p of every group's column matrix: its offset in the padded image.
-  std::vector<int64_t> offsets(static_cast<size_t>(K));
-  for (int64_t p = 0; p < K; ++p) offsets[size_t(p)] = GridOffset(g, pg, p);
+  std::vector<int64_t> offsets(static_cast<size_t>(winograd ? 0 : K));
+  for (int64_t p = 0; p < int64_t(offsets.size()); ++p) offsets[size_t(p)] = GridOffset(g, in_pg, p);
   parallel_for(0, g.N, std::max<int64_t>(1, (g.N + num_threads() - 1) / num_threads()), [&](int64_t lo, int64_t hi) {
-    thread_local std::vector<float> pad_buf, grid_buf;
+    thread_local std::vector<float> pad_buf, grid_buf, tiles_buf;
     thread_local std::vector<const float*> rows;
-    float* xpad = Scratch(pad_buf, Cg * pg.plane + pg.slack);
-    float* grid = Scratch(grid_buf, Og * pg.Lp);
-    rows.resize(static_cast<size_t>(K));
-    for (int64_t p = 0; p < K; ++p) rows[size_t(p)] = xpad + offsets[size_t(p)];
+    float* xpad = Scratch(pad_buf, Cg * in_pg.plane + in_pg.slack);
+    float* grid = Scratch(grid_buf, Og * out_pg.Lp);
+    float* tiles = winograd ? Scratch(tiles_buf, 16 * Cg * WinogradBandColumns(ws)) : nullptr;
+    rows.resize(static_cast<size_t>(winograd ? 16 * Cg : K));
+    for (int64_t p = 0; p < int64_t(offsets.size()); ++p) rows[size_t(p)] = xpad + offsets[size_t(p)];
     for (int64_t n = lo; n < hi; ++n)
       for (int64_t gi = 0; gi < g.groups; ++gi) {
-        PadImage(g, pg, x + (n * g.C + gi * Cg) * HW, xpad);
-        ConvGridTiles<MR>(g, pg, packed + gi * Og_pad * K, rows.data(), bias ? bias + gi * Og : nullptr, grid);
+        PadImage(g, in_pg, x + (n * g.C + gi * Cg) * HW, xpad);
+        const float* group_bias = bias ? bias + gi * Og : nullptr;
+        if (winograd) WinogradGrid<MR>(g, ws, packed + gi * 16 * Og_pad * Cg, xpad, group_bias, tiles, rows.data(), grid);
+        else ConvGridTiles<MR>(g, out_pg, packed + gi * Og_pad * K, rows.data(), group_bias, grid);
         // The group's output: its valid grid columns with the activation, or their max pool.
         if (!pool) {
-          CompactRows(grid, pg.Wp, y + (n * g.O + gi * Og) * L, g.oW, Og * g.oH, act);
+          CompactRows(grid, out_pg.Wp, y + (n * g.O + gi * Og) * L, g.oW, Og * g.oH, act);
         } else {
           const int64_t at = (n * g.O + gi * Og) * pool->oH * pool->oW;
-          PoolGrid(g, pg, grid, act, *pool, y + at, idx + at);
+          PoolGrid(g, out_pg, grid, act, *pool, y + at, idx + at);
         }
       }
   });
