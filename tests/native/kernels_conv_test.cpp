@@ -165,6 +165,49 @@ TEST_CASE("kernels simd conv2d: forward, data and weight gradients vs reference"
   sg::simd::set_wasm_tile_rows(0);
 }
 
+TEST_CASE("kernels simd conv2d Winograd F(2x2, 3x3): forward and data gradient vs reference") {
+  // The 3×3, stride-1, undilated convolutions with ≥ 8 input channels per group go through
+  // Winograd (conv_winograd-inl.h): odd and even output sizes (an odd last tile row and
+  // column), widths around the vector of tiles, output channels around the tile rows, groups,
+  // padding 0–3 (a crop in the data gradient), several bands of tile rows, and the deep
+  // channel count that stays direct. Both gradients go through compare() as well (the data
+  // gradient of a stride-1 convolution is itself one, Winograd when its Og ≥ 8).
+  std::vector<int> tiles = {0};
+#ifdef __EMSCRIPTEN__
+  tiles = {5, 6};
+#endif
+  for (int rows : tiles) {
+    if (rows) sg::simd::set_wasm_tile_rows(rows);
+    sgtest::each_target([&] {
+      unsigned seed = 500;
+      const ConvGeom cases[] = {
+          geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1),  // the bench CNN's second layer
+          geom(1, 8, 1, 1, 5, 1, 3, 3, 1, 1, 1),      // one output
+          geom(2, 8, 5, 3, 3, 1, 3, 3, 1, 1, 1),
+          geom(1, 9, 9, 17, 7, 1, 3, 3, 1, 0, 1),     // 7 × 15 out
+          geom(2, 10, 12, 10, 13, 1, 3, 3, 1, 1, 1),
+          geom(1, 11, 19, 23, 11, 1, 3, 3, 1, 2, 1),  // 21 × 25 out
+          geom(2, 16, 6, 9, 6, 2, 3, 3, 1, 1, 1),     // groups of 8 channels
+          geom(1, 9, 8, 7, 4, 1, 3, 3, 1, 3, 1),      // padding past the kernel
+          geom(1, 8, 10, 11, 3, 1, 3, 3, 1, 1, 1, 1), // an extra bottom/right padding row
+          geom(1, 64, 40, 9, 5, 1, 3, 3, 1, 1, 1),    // tile rows in several bands
+      };
+      for (const ConvGeom& g : cases) {
+        CHECK(sg::simd::conv2d_uses_winograd(g));
+        compare(g, true, GemmAct::Relu, seed++);
+        compare(g, false, GemmAct::None, seed++);
+      }
+      // Not Winograd: too few channels, strided, dilated, another kernel size, too deep.
+      for (const ConvGeom& g : {geom(1, 7, 8, 8, 4, 1, 3, 3, 1, 1, 1), geom(1, 8, 9, 9, 4, 1, 3, 3, 2, 1, 1),
+                                geom(1, 8, 9, 9, 4, 1, 3, 3, 1, 2, 2), geom(1, 8, 9, 9, 4, 1, 5, 5, 1, 2, 1),
+                                geom(1, 300, 5, 5, 4, 1, 3, 3, 1, 1, 1)})
+        CHECK_FALSE(sg::simd::conv2d_uses_winograd(g));
+      compare(geom(1, 300, 5, 5, 4, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
+    });
+  }
+  sg::simd::set_wasm_tile_rows(0);
+}
+
 TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equals conv2d then max_pool2d") {
   // The same SIMD convolution either way, so the values must be identical, and so must the
   // argmax wherever the max is positive (NaN in the input included). The fused path pools
@@ -179,7 +222,8 @@ TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equ
     sgtest::each_target([&] {
       unsigned seed = 300;
       for (const ConvGeom& g : {geom(2, 3, 14, 14, 7, 1, 3, 3, 1, 1, 1), geom(3, 1, 28, 28, 16, 1, 3, 3, 1, 1, 1),
-                                geom(2, 4, 9, 11, 5, 1, 3, 3, 1, 0, 1), geom(2, 6, 8, 8, 4, 2, 3, 3, 1, 1, 2)}) {
+                                geom(2, 4, 9, 11, 5, 1, 3, 3, 1, 0, 1), geom(2, 6, 8, 8, 4, 2, 3, 3, 1, 1, 2),
+                                geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1), geom(2, 9, 9, 9, 7, 1, 3, 3, 1, 1, 1)}) {
         for (const sg::PoolGeom base : {sg::PoolGeom{0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 1, 1},
                                         sg::PoolGeom{0, 0, 0, 0, 0, 3, 3, 2, 2, 0, 0, 1, 1}}) {
           sg::PoolGeom p = base;

@@ -400,6 +400,8 @@ bool UsePadded(const ConvGeom& g) {
          g.N >= (in_parallel_region() ? 1 : num_threads());
 }
 
+bool ConvUsesWinograd(const ConvGeom& g) { return UsePadded(g) && UseWinograd(g); }
+
 bool IsPointwise(const ConvGeom& g) {
   return g.kH == 1 && g.kW == 1 && g.sH == 1 && g.sW == 1 && g.pH == 0 && g.pW == 0 && g.oH == g.H && g.oW == g.W;
 }
@@ -580,6 +582,7 @@ HWY_EXPORT(ConvForward);
 HWY_EXPORT(ConvBackwardData);
 HWY_EXPORT(ConvBackwardWeight);
 HWY_EXPORT(ConvMaxPool);
+HWY_EXPORT(ConvUsesWinograd);
 
 void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
   HWY_DYNAMIC_DISPATCH(ConvForward)(g, x, w, bias, act, y);
@@ -597,6 +600,8 @@ bool conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, con
                           const PoolGeom& pool, float* y, int32_t* idx) {
   return HWY_DYNAMIC_DISPATCH(ConvMaxPool)(g, x, w, bias, act, pool, y, idx);
 }
+
+bool conv2d_uses_winograd(const ConvGeom& g) { return HWY_DYNAMIC_DISPATCH(ConvUsesWinograd)(g); }
 
 }  // namespace simd
 }  // namespace sg
