@@ -241,6 +241,10 @@ TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equ
           S().max_pool2d_f32(p, z.data(), want.data(), want_idx.data());
           S().conv2d_maxpool2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, p, got.data(), got_idx.data());
           CHECK(std::memcmp(got.data(), want.data(), ny * sizeof(float)) == 0);
+          // Without the argmax (nullptr: a forward under no_grad), the same values.
+          V values(ny, 7.0f);
+          S().conv2d_maxpool2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, p, values.data(), nullptr);
+          CHECK(std::memcmp(values.data(), want.data(), ny * sizeof(float)) == 0);
           int64_t idx_differ = 0, positive = 0;
           for (size_t i = 0; i < ny; ++i)
             if (!(want[i] <= 0.0f)) ++positive, idx_differ += got_idx[i] != want_idx[i];  // > 0 or NaN

@@ -244,7 +244,7 @@ using PoolFn = void (*)(const PoolGeom&, const float*, float*, int32_t*);
 inline PoolFn volatile pool_kernel = &max_pool2d_f32;
 
 // The activated grid's max pool (windows inside the valid columns: ConvPoolsOnGrid) into y
-// [Og, poH, poW], idx its argmax as positions in the oH × oW output plane.
+// [Og, poH, poW], idx (nullptr: none) its argmax as positions in the oH × oW output plane.
 SG_NO_MEMCPY void PoolGrid(const ConvGeom& g, const PaddedGrid& pg, float* grid, GemmAct act, const PoolGeom& pool,
                            float* y, int32_t* idx) {
   const int64_t Og = g.Og();
@@ -256,6 +256,7 @@ SG_NO_MEMCPY void PoolGrid(const ConvGeom& g, const PaddedGrid& pg, float* grid,
   // quarter of the grid for 2×2 windows. (Where a window's max is ≤ 0 the argmax may then
   // differ from pooling ReLU's zeros, but ReLU's gradient is 0 there either way.)
   ActivateRows(y, 0, 1, Og * pool.oH * pool.oW, act);
+  if (!idx) return;
   // Grid position h·Wp + w → plane position h·oW + w = idx − h·(Wp − oW), in vectors: the
   // argmax row h of a window lies within (kH − 1)·dH rows below its first row h0, so h − h0
   // counts the thresholds t·Wp (t ≥ 1) that idx − h0·Wp reaches. (A scalar loop with a
@@ -368,7 +369,12 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
   // Row p of every group's column matrix: its offset in the padded image.
   std::vector<int64_t> offsets(static_cast<size_t>(winograd ? 0 : K));
   for (int64_t p = 0; p < int64_t(offsets.size()); ++p) offsets[size_t(p)] = GridOffset(g, in_pg, p);
-  parallel_for(0, g.N, std::max<int64_t>(1, (g.N + num_threads() - 1) / num_threads()), [&](int64_t lo, int64_t hi) {
+  // Work items: images, or with fewer images than threads (Winograd only, never pooled) parts
+  // of each image's tile rows.
+  const int64_t threads = in_parallel_region() ? 1 : num_threads();
+  const int64_t parts = winograd && !pool && g.N < threads ? std::min(ws.tH, (threads + g.N - 1) / g.N) : 1;
+  const int64_t items = g.N * parts;
+  parallel_for(0, items, std::max<int64_t>(1, (items + threads - 1) / threads), [&](int64_t lo, int64_t hi) {
     thread_local std::vector<float> pad_buf, grid_buf, tiles_buf;
     thread_local std::vector<const float*> rows;
     float* xpad = Scratch(pad_buf, Cg * in_pg.plane + in_pg.slack);
@@ -376,28 +382,40 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
     float* tiles = winograd ? Scratch(tiles_buf, 16 * Cg * WinogradBandColumns(ws)) : nullptr;
     rows.resize(static_cast<size_t>(winograd ? 16 * Cg : K));
     for (int64_t p = 0; p < int64_t(offsets.size()); ++p) rows[size_t(p)] = xpad + offsets[size_t(p)];
-    for (int64_t n = lo; n < hi; ++n)
+    for (int64_t item = lo; item < hi; ++item) {
+      const int64_t n = item / parts, part = item % parts;
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         PadImage(g, in_pg, x + (n * g.C + gi * Cg) * HW, xpad);
         const float* group_bias = bias ? bias + gi * Og : nullptr;
-        if (winograd) WinogradGrid<MR>(g, ws, packed + gi * 16 * Og_pad * Cg, xpad, group_bias, tiles, rows.data(), grid);
+        float* out = y + (n * g.O + gi * Og) * L;
+        if (parts > 1) {  // tile rows [th_lo, th_hi): output rows [2·th_lo, min(2·th_hi, oH)) of each channel
+          const int64_t th_lo = part * ws.tH / parts, th_hi = (part + 1) * ws.tH / parts;
+          const int64_t r0 = 2 * th_lo, r1 = std::min(2 * th_hi, g.oH);
+          WinogradGrid<MR>(g, ws, packed + gi * 16 * Og_pad * Cg, xpad, group_bias, tiles, rows.data(), th_lo, th_hi, grid);
+          for (int64_t o = 0; o < Og; ++o)
+            CompactRows(grid + o * out_pg.Lp + r0 * out_pg.Wp, out_pg.Wp, out + o * L + r0 * g.oW, g.oW, r1 - r0, act);
+          continue;
+        }
+        if (winograd) WinogradGrid<MR>(g, ws, packed + gi * 16 * Og_pad * Cg, xpad, group_bias, tiles, rows.data(), 0, ws.tH, grid);
         else ConvGridTiles<MR>(g, out_pg, packed + gi * Og_pad * K, rows.data(), group_bias, grid);
         // The group's output: its valid grid columns with the activation, or their max pool.
         if (!pool) {
-          CompactRows(grid, out_pg.Wp, y + (n * g.O + gi * Og) * L, g.oW, Og * g.oH, act);
+          CompactRows(grid, out_pg.Wp, out, g.oW, Og * g.oH, act);
         } else {
           const int64_t at = (n * g.O + gi * Og) * pool->oH * pool->oW;
-          PoolGrid(g, out_pg, grid, act, *pool, y + at, idx + at);
+          PoolGrid(g, out_pg, grid, act, *pool, y + at, idx ? idx + at : nullptr);
         }
       }
+    }
   });
 }
 
-// Stride 1, not pointwise, and enough images to keep every thread busy (the in-place path
-// splits images only).
+bool EnoughImages(const ConvGeom& g) { return g.N >= (in_parallel_region() ? 1 : num_threads()); }
+
+// Stride 1, not pointwise, and enough images to keep every thread busy (the direct in-place
+// path splits images only) or Winograd (which splits an image's tile rows too).
 bool UsePadded(const ConvGeom& g) {
-  return g.sH == 1 && g.sW == 1 && g.K() > 0 && g.L() > 0 &&
-         g.N >= (in_parallel_region() ? 1 : num_threads());
+  return g.sH == 1 && g.sW == 1 && g.K() > 0 && g.L() > 0 && (EnoughImages(g) || UseWinograd(g));
 }
 
 bool ConvUsesWinograd(const ConvGeom& g) { return UsePadded(g) && UseWinograd(g); }
@@ -459,7 +477,8 @@ void ConvForward(const ConvGeom& g, const float* x, const float* w, const float*
 bool ConvMaxPool(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
                  const PoolGeom& pool, float* y, int32_t* idx) {
   if (act != GemmAct::None && act != GemmAct::Relu) return false;  // (pooled before the activation)
-  if (IsPointwise(g) || !UsePadded(g) || !ConvPoolsOnGrid(g, pool) || pool.P != g.N * g.O) return false;
+  if (IsPointwise(g) || !UsePadded(g) || !EnoughImages(g) || !ConvPoolsOnGrid(g, pool) || pool.P != g.N * g.O)
+    return false;
 #if HWY_TARGET == HWY_WASM
   if (wasm_tile_rows() == 5) {
     ConvPadded<5>(g, x, w, bias, act, y, &pool, idx);

@@ -168,20 +168,22 @@ SG_NO_MEMCPY HWY_INLINE void WinogradOutput(const WinogradShape& s, const float*
   }
 }
 
-// The output grid [Og, oH, out_w] of one image's group (bias added, no activation) from its
-// padded image. packed_u: the group's 16 packed positions (WinogradWeights); v: a band's V
-// (16 · Cg rows of ld floats); rows: 16 · Cg row pointers for it.
+// Tile rows [th_lo, th_hi) of the output grid [Og, oH, out_w] of one image's group (bias added,
+// no activation) from its padded image; every output is the same whichever rows a call
+// computes (threads split an image's tile rows). packed_u: the group's 16 packed positions
+// (WinogradWeights); v: a band's V (16 · Cg rows of ld floats); rows: 16 · Cg row pointers for it.
 template <int MR>
 HWY_NOINLINE void WinogradGrid(const ConvGeom& g, const WinogradShape& s, const float* packed_u, const float* xpad,
-                               const float* row_bias, float* v, const float** rows, float* grid) {
+                               const float* row_bias, float* v, const float** rows, int64_t th_lo, int64_t th_hi,
+                               float* grid) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
   const int64_t Og = g.Og(), Cg = g.Cg(), Og_pad = (Og + MR - 1) / MR * MR;
   const int64_t ld = WinogradBandColumns(s), grid_ld = s.out_h * s.out_w;
   for (int64_t r = 0; r < 16 * Cg; ++r) rows[r] = v + r * ld;
   HWY_ALIGN float tiles[16 * MR * kMaxNR];
-  for (int64_t th0 = 0; th0 < s.tH; th0 += s.band) {
-    const int64_t band_rows = std::min(s.band, s.tH - th0);
+  for (int64_t th0 = th_lo; th0 < th_hi; th0 += s.band) {
+    const int64_t band_rows = std::min(s.band, th_hi - th0);
     WinogradInput(s, Cg, xpad, th0, band_rows, v, ld);
     const int64_t cols = band_rows * s.tWp;
     float* band_grid = grid + 2 * th0 * s.out_w;
