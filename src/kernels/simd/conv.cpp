@@ -1,7 +1,9 @@
 // SIMD convolutions: the GEMM driver of gemm-inl.h with B panels packed straight from the
 // image (an implicit im2col: the column matrix is never stored whole).
 //   forward        y_n [Og, L] = W_g [Og, K] · col(x_n) [K, L], bias (per row) and ReLU in the
-//                  write-back; one GEMM per image and group, written straight into y.
+//                  write-back; one GEMM per image and group, written straight into y. 3×3,
+//                  stride 1, undilated, ≥ 8 input channels per group: Winograd F(2×2, 3×3)
+//                  instead (conv_winograd-inl.h), on the same padded image and output grid.
 //   weight grad    dW_g [Og, K] += dy_n [Og, L] · col(x_n)ᵀ [L, K], image after image.
 //   data grad      stride 1: itself a forward convolution of dy with the kernel flipped and
 //                  its in/out channels swapped, padding dH·(kH − 1) − pH (so it runs the
@@ -9,8 +11,8 @@
 //                  W_gᵀ · dy_n, then col2im.
 // Column matrix of one image's group: row p = (c·kH + ki)·kW + kj, column j = oh·oW + ow,
 // col[p][j] = x[c, oh·sH − pH + ki·dH, ow·sW − pW + kj·dW] (0 outside the image).
-// Threads: images (or, with fewer images than threads, column ranges of each image) are dealt
-// out to the threads; every output of the forward and data passes is computed by the same
+// Threads: images (or, with fewer images than threads, column ranges of each image, or tile
+// rows of each image for Winograd) are dealt out to the threads; every output of the forward and data passes is computed by the same
 // GEMM code whatever the split, so they are bit-identical for any thread count. The weight
 // gradient sums each thread's images into a buffer of its own, added up at the end (its last
 // bits depend on the thread count).
