@@ -108,6 +108,7 @@ class Backend : public DataKernels, public LayerKernels {
                              int64_t ldc) const = 0;
   // y = max over each window, idx = its within-plane position (h·W + w) of the first max in
   // row-major window order, a NaN taking over from anything before it (PyTorch's rule).
+  // idx may be nullptr: the values alone (a forward no gradient will be taken of).
   // The default is the reference loop; backends override with vector code.
   virtual void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const;
   // dx [P, H, W] (overwritten) = Σ of dy [P, oH, oW] routed to each window's idx.
@@ -138,7 +139,7 @@ class Backend : public DataKernels, public LayerKernels {
   virtual void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy,
                                           float* dw) const;
   // conv2d_f32 then max_pool2d_f32 of its output (pool: over the N·O planes of oH × oW), into
-  // y and idx as max_pool2d_f32 writes them; the convolution's own output is not kept. The
+  // y and idx (nullptr: none) as max_pool2d_f32 writes them; the convolution's own output is not kept. The
   // default runs the two methods over a scratch buffer; the SIMD backend pools stride-1
   // convolutions straight from the block it computes.
   virtual void conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,

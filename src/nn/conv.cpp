@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <string>
 
+#include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
@@ -348,11 +349,13 @@ Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& b,
   const Tensor xc = as_contiguous(x).detach(), wc = as_contiguous(w).detach();
   const Tensor bc = b.defined() ? as_contiguous(b).detach() : Tensor();
   Tensor out = Tensor::uninitialized(pool.out_shape, DType::Float32, dev);  // every window is written
-  const Tensor idx = Tensor::uninitialized(pool.out_shape, DType::Int32, dev);
+  // The argmax only where a gradient will be taken (record() records exactly then).
+  const bool need_idx = grad_enabled() && any_requires_grad({x, w, b});
+  const Tensor idx = need_idx ? Tensor::uninitialized(pool.out_shape, DType::Int32, dev) : Tensor();
   if (out.numel() > 0)
     with_op_name(op, [&] {
       backend_for(dev).conv2d_maxpool2d_f32(g, xc.dev_f32(), wc.dev_f32(), opt_f32(bc), GemmAct::Relu, pool.geom,
-                                            out.dev_f32(), idx.dev_i32());
+                                            out.dev_f32(), need_idx ? idx.dev_i32() : nullptr);
     });
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape conv_shape = s.out_shape;

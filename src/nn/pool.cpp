@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "core/error.h"
@@ -143,10 +144,13 @@ Tensor max_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
   const Shape shape = out_shape(pl, w.out);
   const Device dev = x.device();
   Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // every window is written
-  Tensor idx = Tensor::uninitialized(shape, DType::Int32, dev);
+  // The argmax only where a gradient will be taken (record() records exactly then).
+  const bool need_idx = grad_enabled() && any_requires_grad({x});
+  const Tensor idx = need_idx ? Tensor::uninitialized(shape, DType::Int32, dev) : Tensor();
   const PoolGeom pg{pl.P, pl.H, pl.W, g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW};
   const Tensor xc = as_contiguous(x).detach();
-  if (out.numel() > 0) backend_for(dev).max_pool2d_f32(pg, xc.dev_f32(), out.dev_f32(), idx.dev_i32());
+  if (out.numel() > 0)
+    backend_for(dev).max_pool2d_f32(pg, xc.dev_f32(), out.dev_f32(), need_idx ? idx.dev_i32() : nullptr);
   const Shape x_shape = x.shape();
   return record(op, out, {x}, [idx, x_shape, pg](const Tensor& gy) {
     return std::vector<Tensor>{max_pool_backward(pg, idx, gy, x_shape)};

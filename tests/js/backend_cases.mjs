@@ -186,6 +186,16 @@ add('maxPool1d', 'maxPool1d', [f([2, 3, 7])], (sg, a) => sg.F.maxPool1d(a, 2));
 add('maxPool2d', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 2));
 add('Conv2d+ReLU+MaxPool2d fused by Sequential', 'conv2dReluMaxPool2d', [img], (sg, a) => new sg.nn.Sequential(new sg.nn.Conv2d(3, 4, 3, { padding: 1 }), new sg.nn.ReLU(), new sg.nn.MaxPool2d(2)).forward(a), R, { random: true });
 add('maxPool2d padded', 'maxPool2d', [img], (sg, a) => sg.F.maxPool2d(a, 3, { stride: 2, padding: 1 }));
+// Without a gradient to take, the pools keep no argmax (a kernel variant of their own).
+add('maxPool2d without grad', 'maxPool2d', [fb([2, 3, 5, 5], -1, 1, 12)], (sg, a) => sg.F.maxPool2d(a, 2));
+add('maxPool2d padded without grad', 'maxPool2d', [fb([2, 3, 5, 5], -1, 1, 12)], (sg, a) => sg.F.maxPool2d(a, 3, { stride: 2, padding: 1 }));
+add('Conv2d+ReLU+MaxPool2d fused, under noGrad', 'conv2dReluMaxPool2d', [fb([2, 3, 5, 5], -1, 1, 12)],
+  (sg, a) => sg.noGrad(() => new sg.nn.Sequential(new sg.nn.Conv2d(3, 4, 3, { padding: 1 }), new sg.nn.ReLU(), new sg.nn.MaxPool2d(2)).forward(a)), R, { random: true });
+// 3×3, stride 1, ≥ 8 channels each way: Winograd F(2×2, 3×3) on wasm (forward and input gradient).
+add('conv2d 3×3 8 → 9 channels (Winograd on wasm)', 'conv2d', [f([2, 8, 6, 7], -1, 1, 21), f([9, 8, 3, 3], -1, 1, 22), f([9], -1, 1, 23)],
+  (sg, a, w, c) => sg.F.conv2d(a, w, c, { padding: 1, activation: 'relu' }), R);
+add('Conv2d+ReLU+MaxPool2d fused, Winograd on wasm', 'conv2dReluMaxPool2d', [f([2, 8, 6, 7], -1, 1, 24)],
+  (sg, a) => new sg.nn.Sequential(new sg.nn.Conv2d(8, 9, 3, { padding: 1 }), new sg.nn.ReLU(), new sg.nn.MaxPool2d(2)).forward(a), R, { random: true });
 add('avgPool1d', 'avgPool1d', [f([2, 3, 7])], (sg, a) => sg.F.avgPool1d(a, 3), R);
 add('avgPool2d', 'avgPool2d', [img], (sg, a) => sg.F.avgPool2d(a, 2, { ceilMode: true }), R);
 add('adaptiveAvgPool2d', 'adaptiveAvgPool2d', [img], (sg, a) => sg.F.adaptiveAvgPool2d(a, [2, 3]), R);

@@ -95,6 +95,20 @@ ConvGeom geom(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O, int64_t gro
   return g;
 }
 
+// fn() on every Highway target natively; in wasm, with each of the two GEMM tiles (gemm-inl.h).
+template <class F>
+void each_tile_and_target(F&& fn) {
+  std::vector<int> tiles = {0};
+#ifdef __EMSCRIPTEN__
+  tiles = {5, 6};
+#endif
+  for (int rows : tiles) {
+    if (rows) sg::simd::set_wasm_tile_rows(rows);
+    sgtest::each_target(fn);
+  }
+  sg::simd::set_wasm_tile_rows(0);
+}
+
 }  // namespace
 
 TEST_CASE("kernels reference conv2d: hand-worked forward and both gradients") {
@@ -123,46 +137,73 @@ TEST_CASE("kernels reference conv2d: hand-worked forward and both gradients") {
 }
 
 TEST_CASE("kernels simd conv2d: forward, data and weight gradients vs reference") {
-  std::vector<int> tiles = {0};
-#ifdef __EMSCRIPTEN__
-  tiles = {5, 6};  // both wasm GEMM tiles (gemm-inl.h)
-#endif
-  for (int rows : tiles) {
-    if (rows) sg::simd::set_wasm_tile_rows(rows);
-    sgtest::each_target([&] {
-      unsigned seed = 77;
-      // The bench CNN's two layers (small batch), and odd channel counts around the tiles.
-      compare(geom(2, 1, 28, 28, 16, 1, 3, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
-      compare(geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
-      compare(geom(3, 5, 9, 11, 7, 1, 3, 3, 1, 1, 1), false, GemmAct::None, seed++);
-      compare(geom(1, 3, 13, 7, 13, 1, 3, 3, 1, 0, 1), true, GemmAct::None, seed++);
-      // Strides (the data gradient's col2im path), dilation, even and rectangular kernels.
-      compare(geom(2, 4, 15, 17, 6, 1, 3, 3, 2, 1, 1), true, GemmAct::Relu, seed++);
-      compare(geom(2, 3, 16, 9, 5, 1, 2, 2, 2, 0, 1), false, GemmAct::None, seed++);
-      compare(geom(1, 2, 17, 19, 9, 1, 3, 3, 3, 2, 1), true, GemmAct::None, seed++);
-      compare(geom(2, 3, 13, 12, 4, 1, 3, 3, 1, 2, 2), true, GemmAct::Relu, seed++);
-      compare(geom(2, 6, 11, 10, 5, 1, 5, 2, 1, 1, 1), false, GemmAct::None, seed++);
-      // Padding wider than the kernel reaches (a crop in the stride-1 data gradient), and an
-      // extra bottom/right row of padding ('same' with an even kernel).
-      compare(geom(2, 3, 7, 8, 4, 1, 3, 3, 1, 3, 1), true, GemmAct::None, seed++);
-      compare(geom(2, 3, 9, 9, 4, 1, 2, 2, 1, 0, 1, 1), true, GemmAct::None, seed++);
-      // Groups (2, and depthwise), 1×1 (pointwise: the image is the column matrix), 1-d.
-      compare(geom(2, 6, 10, 9, 4, 2, 3, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
-      compare(geom(2, 5, 8, 9, 10, 5, 3, 3, 1, 1, 1), false, GemmAct::None, seed++);
-      compare(geom(3, 7, 6, 11, 9, 1, 1, 1, 1, 0, 1), true, GemmAct::Relu, seed++);
-      compare(geom(2, 6, 6, 7, 4, 2, 1, 1, 2, 0, 1), true, GemmAct::None, seed++);
-      ConvGeom one_d = geom(3, 4, 1, 37, 6, 1, 1, 5, 1, 2, 1);
-      one_d.pH = 0, one_d.oH = 1;
-      compare(one_d, true, GemmAct::None, seed++);
-      // Deep columns (K = 300 > one depth block of 256) and many positions (> one block of
-      // 512 columns), a batch of one.
-      compare(geom(1, 100, 9, 8, 12, 1, 1, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
-      compare(geom(1, 2, 30, 25, 3, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
-      // Empty batch: nothing written, the weight gradient zero.
-      compare(geom(0, 3, 5, 5, 4, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
-    });
-  }
-  sg::simd::set_wasm_tile_rows(0);
+  each_tile_and_target([&] {
+    unsigned seed = 77;
+    // The bench CNN's two layers (small batch), and odd channel counts around the tiles.
+    compare(geom(2, 1, 28, 28, 16, 1, 3, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
+    compare(geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
+    compare(geom(3, 5, 9, 11, 7, 1, 3, 3, 1, 1, 1), false, GemmAct::None, seed++);
+    compare(geom(1, 3, 13, 7, 13, 1, 3, 3, 1, 0, 1), true, GemmAct::None, seed++);
+    // Strides (the data gradient's col2im path), dilation, even and rectangular kernels.
+    compare(geom(2, 4, 15, 17, 6, 1, 3, 3, 2, 1, 1), true, GemmAct::Relu, seed++);
+    compare(geom(2, 3, 16, 9, 5, 1, 2, 2, 2, 0, 1), false, GemmAct::None, seed++);
+    compare(geom(1, 2, 17, 19, 9, 1, 3, 3, 3, 2, 1), true, GemmAct::None, seed++);
+    compare(geom(2, 3, 13, 12, 4, 1, 3, 3, 1, 2, 2), true, GemmAct::Relu, seed++);
+    compare(geom(2, 6, 11, 10, 5, 1, 5, 2, 1, 1, 1), false, GemmAct::None, seed++);
+    // Padding wider than the kernel reaches (a crop in the stride-1 data gradient), and an
+    // extra bottom/right row of padding ('same' with an even kernel).
+    compare(geom(2, 3, 7, 8, 4, 1, 3, 3, 1, 3, 1), true, GemmAct::None, seed++);
+    compare(geom(2, 3, 9, 9, 4, 1, 2, 2, 1, 0, 1, 1), true, GemmAct::None, seed++);
+    // Groups (2, and depthwise), 1×1 (pointwise: the image is the column matrix), 1-d.
+    compare(geom(2, 6, 10, 9, 4, 2, 3, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
+    compare(geom(2, 5, 8, 9, 10, 5, 3, 3, 1, 1, 1), false, GemmAct::None, seed++);
+    compare(geom(3, 7, 6, 11, 9, 1, 1, 1, 1, 0, 1), true, GemmAct::Relu, seed++);
+    compare(geom(2, 6, 6, 7, 4, 2, 1, 1, 2, 0, 1), true, GemmAct::None, seed++);
+    ConvGeom one_d = geom(3, 4, 1, 37, 6, 1, 1, 5, 1, 2, 1);
+    one_d.pH = 0, one_d.oH = 1;
+    compare(one_d, true, GemmAct::None, seed++);
+    // Deep columns (K = 300 > one depth block of 256) and many positions (> one block of
+    // 512 columns), a batch of one.
+    compare(geom(1, 100, 9, 8, 12, 1, 1, 3, 1, 1, 1), true, GemmAct::Relu, seed++);
+    compare(geom(1, 2, 30, 25, 3, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
+    // Empty batch: nothing written, the weight gradient zero.
+    compare(geom(0, 3, 5, 5, 4, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
+  });
+}
+
+TEST_CASE("kernels simd conv2d Winograd F(2x2, 3x3): forward and data gradient vs reference") {
+  // The 3×3, stride-1, undilated convolutions with ≥ 8 input channels per group go through
+  // Winograd (conv_winograd-inl.h): odd and even output sizes (an odd last tile row and
+  // column), widths around the vector of tiles, output channels around the tile rows, groups,
+  // padding 0–3 (a crop in the data gradient), several bands of tile rows, and the deep
+  // channel count that stays direct. Both gradients go through compare() as well (the data
+  // gradient of a stride-1 convolution is itself one, Winograd when its Og ≥ 8).
+  each_tile_and_target([&] {
+    unsigned seed = 500;
+    const ConvGeom cases[] = {
+        geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1),  // the bench CNN's second layer
+        geom(1, 8, 1, 1, 5, 1, 3, 3, 1, 1, 1),      // one output
+        geom(2, 8, 5, 3, 3, 1, 3, 3, 1, 1, 1),
+        geom(1, 9, 9, 17, 7, 1, 3, 3, 1, 0, 1),     // 7 × 15 out
+        geom(2, 10, 12, 10, 13, 1, 3, 3, 1, 1, 1),
+        geom(1, 11, 19, 23, 11, 1, 3, 3, 1, 2, 1),  // 21 × 25 out
+        geom(2, 16, 6, 9, 6, 2, 3, 3, 1, 1, 1),     // groups of 8 channels
+        geom(1, 9, 8, 7, 4, 1, 3, 3, 1, 3, 1),      // padding past the kernel
+        geom(1, 8, 10, 11, 3, 1, 3, 3, 1, 1, 1, 1), // an extra bottom/right padding row
+        geom(1, 64, 40, 9, 5, 1, 3, 3, 1, 1, 1),    // tile rows in several bands
+    };
+    for (const ConvGeom& g : cases) {
+      CHECK(sg::simd::conv2d_uses_winograd(g));
+      compare(g, true, GemmAct::Relu, seed++);
+      compare(g, false, GemmAct::None, seed++);
+    }
+    // Not Winograd: too few channels, strided, dilated, another kernel size, too deep.
+    for (const ConvGeom& g : {geom(1, 7, 8, 8, 4, 1, 3, 3, 1, 1, 1), geom(1, 8, 9, 9, 4, 1, 3, 3, 2, 1, 1),
+                              geom(1, 8, 9, 9, 4, 1, 3, 3, 1, 2, 2), geom(1, 8, 9, 9, 4, 1, 5, 5, 1, 2, 1),
+                              geom(1, 300, 5, 5, 4, 1, 3, 3, 1, 1, 1)})
+      CHECK_FALSE(sg::simd::conv2d_uses_winograd(g));
+    compare(geom(1, 300, 5, 5, 4, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
+  });
 }
 
 TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equals conv2d then max_pool2d") {
@@ -170,41 +211,38 @@ TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equ
   // argmax wherever the max is positive (NaN in the input included). The fused path pools
   // before the ReLU, so where every value of a window is ≤ 0 its argmax may differ from the
   // first of ReLU's zeros (ReLU's gradient is 0 there either way).
-  std::vector<int> tiles = {0};
-#ifdef __EMSCRIPTEN__
-  tiles = {5, 6};
-#endif
-  for (int rows : tiles) {
-    if (rows) sg::simd::set_wasm_tile_rows(rows);
-    sgtest::each_target([&] {
-      unsigned seed = 300;
-      for (const ConvGeom& g : {geom(2, 3, 14, 14, 7, 1, 3, 3, 1, 1, 1), geom(3, 1, 28, 28, 16, 1, 3, 3, 1, 1, 1),
-                                geom(2, 4, 9, 11, 5, 1, 3, 3, 1, 0, 1), geom(2, 6, 8, 8, 4, 2, 3, 3, 1, 1, 2)}) {
-        for (const sg::PoolGeom base : {sg::PoolGeom{0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 1, 1},
-                                        sg::PoolGeom{0, 0, 0, 0, 0, 3, 3, 2, 2, 0, 0, 1, 1}}) {
-          sg::PoolGeom p = base;
-          p.P = g.N * g.O, p.H = g.oH, p.W = g.oW;
-          p.oH = (g.oH - (p.kH - 1) - 1) / p.sH + 1;
-          p.oW = (g.oW - (p.kW - 1) - 1) / p.sW + 1;
-          INFO("conv " << g.N << "x" << g.C << "x" << g.H << "x" << g.W << " -> " << g.O << " pool k" << p.kH);
-          std::mt19937 rng(seed++);
-          V x = random(g.N * g.C * g.H * g.W, rng), w = random(g.O * g.Cg() * g.kH * g.kW, rng), b = random(g.O, rng);
-          x[5] = std::numeric_limits<float>::quiet_NaN();
-          const size_t ny = size_t(p.P * p.oH * p.oW);
-          V z(size_t(g.N * g.O * g.L())), want(ny, 7.0f), got(ny, 7.0f);
-          std::vector<int32_t> want_idx(ny, -5), got_idx(ny, -5);
-          S().conv2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, z.data());
-          S().max_pool2d_f32(p, z.data(), want.data(), want_idx.data());
-          S().conv2d_maxpool2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, p, got.data(), got_idx.data());
-          CHECK(std::memcmp(got.data(), want.data(), ny * sizeof(float)) == 0);
-          int64_t idx_differ = 0, positive = 0;
-          for (size_t i = 0; i < ny; ++i)
-            if (!(want[i] <= 0.0f)) ++positive, idx_differ += got_idx[i] != want_idx[i];  // > 0 or NaN
-          CHECK(idx_differ == 0);
-          CHECK(positive > int64_t(ny) / 4);  // (the comparison covers most windows)
-        }
+  each_tile_and_target([&] {
+    unsigned seed = 300;
+    for (const ConvGeom& g : {geom(2, 3, 14, 14, 7, 1, 3, 3, 1, 1, 1), geom(3, 1, 28, 28, 16, 1, 3, 3, 1, 1, 1),
+                              geom(2, 4, 9, 11, 5, 1, 3, 3, 1, 0, 1), geom(2, 6, 8, 8, 4, 2, 3, 3, 1, 1, 2),
+                              geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1), geom(2, 9, 9, 9, 7, 1, 3, 3, 1, 1, 1)}) {
+      for (const sg::PoolGeom base : {sg::PoolGeom{0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 1, 1},
+                                      sg::PoolGeom{0, 0, 0, 0, 0, 3, 3, 2, 2, 0, 0, 1, 1}}) {
+        sg::PoolGeom p = base;
+        p.P = g.N * g.O, p.H = g.oH, p.W = g.oW;
+        p.oH = (g.oH - (p.kH - 1) - 1) / p.sH + 1;
+        p.oW = (g.oW - (p.kW - 1) - 1) / p.sW + 1;
+        INFO("conv " << g.N << "x" << g.C << "x" << g.H << "x" << g.W << " -> " << g.O << " pool k" << p.kH);
+        std::mt19937 rng(seed++);
+        V x = random(g.N * g.C * g.H * g.W, rng), w = random(g.O * g.Cg() * g.kH * g.kW, rng), b = random(g.O, rng);
+        x[5] = std::numeric_limits<float>::quiet_NaN();
+        const size_t ny = size_t(p.P * p.oH * p.oW);
+        V z(size_t(g.N * g.O * g.L())), want(ny, 7.0f), got(ny, 7.0f);
+        std::vector<int32_t> want_idx(ny, -5), got_idx(ny, -5);
+        S().conv2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, z.data());
+        S().max_pool2d_f32(p, z.data(), want.data(), want_idx.data());
+        S().conv2d_maxpool2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, p, got.data(), got_idx.data());
+        CHECK(std::memcmp(got.data(), want.data(), ny * sizeof(float)) == 0);
+        // Without the argmax (nullptr: a forward under no_grad), the same values.
+        V values(ny, 7.0f);
+        S().conv2d_maxpool2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, p, values.data(), nullptr);
+        CHECK(std::memcmp(values.data(), want.data(), ny * sizeof(float)) == 0);
+        int64_t idx_differ = 0, positive = 0;
+        for (size_t i = 0; i < ny; ++i)
+          if (!(want[i] <= 0.0f)) ++positive, idx_differ += got_idx[i] != want_idx[i];  // > 0 or NaN
+        CHECK(idx_differ == 0);
+        CHECK(positive > int64_t(ny) / 4);  // (the comparison covers most windows)
       }
-    });
-  }
-  sg::simd::set_wasm_tile_rows(0);
+    }
+  });
 }

@@ -14,6 +14,7 @@
 #include "conv_pool_ref.h"
 #include "core/copy.h"
 #include "core/error.h"
+#include "autograd/grad_mode.h"
 #include "gradcheck.h"
 #include "test_util.h"
 #include "kernels/backend.h"
@@ -263,6 +264,8 @@ TEST_CASE("conv: gradchecks for conv2d, each option") {
     check_conv2d("conv2d same (asymmetric)", {1, 2, 4, 5}, {2, 2, 2, 3}, false, {1}, "same", {1, 2}, 1);
     check_conv2d("conv2d unbatched", {2, 4, 4}, {2, 2, 3, 3}, true, {2, 1}, {1}, {1}, 1);
     check_conv2d("conv2d pointwise", {2, 3, 3, 2}, {2, 3, 1, 1}, true, {1}, {0}, {1}, 1);
+    // 3×3, stride 1, ≥ 8 channels each way: Winograd forward and data gradient on the SIMD backend.
+    check_conv2d("conv2d Winograd", {1, 8, 5, 4}, {8, 8, 3, 3}, true, {1}, {1}, {1}, 1);
   });
 }
 
@@ -402,6 +405,7 @@ TEST_CASE("conv: conv2d_relu_max_pool2d equals max_pool2d(relu(conv2d)) in value
       {"pool ceil_mode", {2, 2, 7, 7}, {3, 2, 3, 3}, {1}, {0}, {2}, {}, {0}, true},
       {"conv stride 2", {2, 2, 11, 11}, {3, 2, 3, 3}, {2}, {1}, {2}, {}, {0}, false},
       {"unbatched, same padding", {2, 6, 6}, {4, 2, 2, 2}, {1}, "same", {2}, {}, {0}, false},
+      {"Winograd (8 channels), pool 2", {2, 8, 6, 9}, {9, 8, 3, 3}, {1}, {1}, {2}, {}, {0}, false},
   };
   on_each_backend([&] {
     for (const Case& c : cases) {
@@ -417,6 +421,17 @@ TEST_CASE("conv: conv2d_relu_max_pool2d equals max_pool2d(relu(conv2d)) in value
         return std::vector<Tensor>{y, x.grad(), w.grad(), b.grad()};
       };
       const std::vector<Tensor> fused = run(true), plain = run(false);
+      {  // Under no_grad (no argmax kept by either), the same values.
+        NoGradGuard no_grad;
+        Tensor x = leaf(c.xs, -1, 1, 31), w = leaf(c.ws, -1, 1, 32), b = leaf({c.ws[0]}, -0.5, 0.5, 33);
+        const Tensor y = conv2d_relu_max_pool2d(x, w, b, c.stride, c.padding, {1}, 1, c.pool_kernel, c.pool_stride,
+                                                c.pool_padding, {1}, c.ceil);
+        const Tensor y_pool = max_pool2d(relu(conv2d(x, w, b, c.stride, c.padding)), c.pool_kernel, c.pool_stride,
+                                         c.pool_padding, {1}, c.ceil);
+        int64_t differ = 0;
+        for (int64_t j = 0; j < y.numel(); ++j) differ += y.at(j) != fused[0].at(j) || y_pool.at(j) != fused[0].at(j);
+        CHECK_MESSAGE(differ == 0, "no_grad outputs: " << differ << " values differ");
+      }
       for (size_t i = 0; i < fused.size(); ++i) {
         REQUIRE(fused[i].shape() == plain[i].shape());
         int64_t differ = 0;
@@ -432,5 +447,8 @@ TEST_CASE("conv: gradcheck of conv2d_relu_max_pool2d") {
     gradcheck("conv2d_relu_max_pool2d", [](auto& t) {
       return conv2d_relu_max_pool2d(t[0], t[1], t[2], {1}, {1}, {1}, 1, {2}, {}, {0}, {1}, false);
     }, {leaf({2, 2, 4, 6}, -1, 1, 41), leaf({3, 2, 3, 3}, -1, 1, 42), leaf({3}, -0.3, 0.3, 43)});
+    gradcheck("conv2d_relu_max_pool2d, Winograd", [](auto& t) {
+      return conv2d_relu_max_pool2d(t[0], t[1], t[2], {1}, {1}, {1}, 1, {2}, {}, {0}, {1}, false);
+    }, {leaf({1, 8, 4, 6}, -1, 1, 44), leaf({8, 8, 3, 3}, -1, 1, 45), leaf({8}, -0.3, 0.3, 46)});
   });
 }

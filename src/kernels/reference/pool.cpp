@@ -30,7 +30,7 @@ void max_pool2d_row(const PoolGeom& g, const float* xp, int64_t oh, int64_t ow0,
       }
     }
     y[ow] = best;
-    idx[ow] = static_cast<int32_t>(at);
+    if (idx) idx[ow] = static_cast<int32_t>(at);
   }
 }
 
@@ -39,7 +39,7 @@ void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
   for (int64_t p = 0; p < g.P; ++p)
     for (int64_t oh = 0; oh < g.oH; ++oh) {
       const int64_t o = p * L + oh * g.oW;
-      max_pool2d_row(g, x + p * g.H * g.W, oh, 0, g.oW, y + o, idx + o);
+      max_pool2d_row(g, x + p * g.H * g.W, oh, 0, g.oW, y + o, idx ? idx + o : nullptr);
     }
 }
 

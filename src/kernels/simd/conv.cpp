@@ -1,7 +1,9 @@
 // SIMD convolutions: the GEMM driver of gemm-inl.h with B panels packed straight from the
 // image (an implicit im2col: the column matrix is never stored whole).
 //   forward        y_n [Og, L] = W_g [Og, K] · col(x_n) [K, L], bias (per row) and ReLU in the
-//                  write-back; one GEMM per image and group, written straight into y.
+//                  write-back; one GEMM per image and group, written straight into y. 3×3,
+//                  stride 1, undilated, ≥ 8 input channels per group: Winograd F(2×2, 3×3)
+//                  instead (conv_winograd-inl.h), on the same padded image and output grid.
 //   weight grad    dW_g [Og, K] += dy_n [Og, L] · col(x_n)ᵀ [L, K], image after image.
 //   data grad      stride 1: itself a forward convolution of dy with the kernel flipped and
 //                  its in/out channels swapped, padding dH·(kH − 1) − pH (so it runs the
@@ -9,8 +11,8 @@
 //                  W_gᵀ · dy_n, then col2im.
 // Column matrix of one image's group: row p = (c·kH + ki)·kW + kj, column j = oh·oW + ow,
 // col[p][j] = x[c, oh·sH − pH + ki·dH, ow·sW − pW + kj·dW] (0 outside the image).
-// Threads: images (or, with fewer images than threads, column ranges of each image) are dealt
-// out to the threads; every output of the forward and data passes is computed by the same
+// Threads: images (or, with fewer images than threads, column ranges of each image, or tile
+// rows of each image for Winograd) are dealt out to the threads; every output of the forward and data passes is computed by the same
 // GEMM code whatever the split, so they are bit-identical for any thread count. The weight
 // gradient sums each thread's images into a buffer of its own, added up at the end (its last
 // bits depend on the thread count).
@@ -28,6 +30,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/simd/gemm-inl.h"
+#include "kernels/simd/conv_winograd-inl.h"
 #include "kernels/simd/rows-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -243,7 +246,7 @@ using PoolFn = void (*)(const PoolGeom&, const float*, float*, int32_t*);
 inline PoolFn volatile pool_kernel = &max_pool2d_f32;
 
 // The activated grid's max pool (windows inside the valid columns: ConvPoolsOnGrid) into y
-// [Og, poH, poW], idx its argmax as positions in the oH × oW output plane.
+// [Og, poH, poW], idx (nullptr: none) its argmax as positions in the oH × oW output plane.
 SG_NO_MEMCPY void PoolGrid(const ConvGeom& g, const PaddedGrid& pg, float* grid, GemmAct act, const PoolGeom& pool,
                            float* y, int32_t* idx) {
   const int64_t Og = g.Og();
@@ -255,6 +258,7 @@ SG_NO_MEMCPY void PoolGrid(const ConvGeom& g, const PaddedGrid& pg, float* grid,
   // quarter of the grid for 2×2 windows. (Where a window's max is ≤ 0 the argmax may then
   // differ from pooling ReLU's zeros, but ReLU's gradient is 0 there either way.)
   ActivateRows(y, 0, 1, Og * pool.oH * pool.oW, act);
+  if (!idx) return;
   // Grid position h·Wp + w → plane position h·oW + w = idx − h·(Wp − oW), in vectors: the
   // argmax row h of a window lies within (kH − 1)·dH rows below its first row h0, so h − h0
   // counts the thresholds t·Wp (t ≥ 1) that idx − h0·Wp reaches. (A scalar loop with a
@@ -326,7 +330,9 @@ struct GridBt {
   }
 };
 
-// The stride-1 forward convolution over the batch (threads over images).
+// The stride-1 forward convolution over the batch (threads over images): each image padded,
+// its output computed on a grid (directly, or by Winograd F(2×2, 3×3) for the 3×3 kernels it
+// wins on: conv_winograd-inl.h), then compacted with the activation, or max pooled.
 // With `pool` (ConvPoolsOnGrid), y and idx receive the max pool of the activated output instead
 // of the output itself.
 template <int MR>
@@ -334,51 +340,87 @@ SG_NO_MEMCPY void ConvPadded(const ConvGeom& g, const float* x, const float* w, 
                              const PoolGeom* pool = nullptr, int32_t* idx = nullptr) {
   const int64_t K = g.K(), L = g.L(), Og = g.Og(), Cg = g.Cg(), HW = g.H * g.W;
   const int64_t Og_pad = (Og + MR - 1) / MR * MR;
-  const PaddedGrid pg = GridOf(g);
-  CheckScratch("padded image", Cg, pg.plane + pg.slack);
-  CheckScratch("packed weights", g.groups * Og_pad, K);
-  CheckScratch("output grid", Og, pg.Lp);
-  // The weights of every group, packed once: block p0 of group gi at packed + gi·Og_pad·K + Og_pad·p0.
+  const bool winograd = UseWinograd(g);
+  // The padded image each thread builds (in_pg) and the output grid (out_pg: its rows Wp apart).
+  PaddedGrid in_pg = GridOf(g), out_pg = in_pg;
+  WinogradShape ws{};
+  if (winograd) {
+    ws = WinogradShapeOf(g);
+    in_pg = PaddedGrid{ws.in_h, ws.in_w, ws.in_h * ws.in_w, 0, 0};
+    out_pg = PaddedGrid{ws.out_h, ws.out_w, ws.out_h * ws.out_w, ws.out_h * ws.out_w, 0};  // oH rows
+    CheckScratch("Winograd input tiles", 16 * Cg, WinogradBandColumns(ws));
+  }
+  CheckScratch("padded image", Cg, in_pg.plane + in_pg.slack);
+  CheckScratch("packed weights", g.groups * Og_pad, winograd ? 16 * Cg : K);
+  CheckScratch("output grid", Og, out_pg.Lp);
+  // The weights of every group, packed once: block p0 of group gi at packed + gi·Og_pad·K +
+  // Og_pad·p0 (direct), or its 16 transformed positions (Winograd).
   std::vector<float> packed_buf;
-  float* packed = Scratch(packed_buf, g.groups * Og_pad * K);
+  float* packed = Scratch(packed_buf, g.groups * Og_pad * (winograd ? 16 * Cg : K));
   const int64_t kblocks = (K + kKC - 1) / kKC, kc_max = (K + kblocks - 1) / kblocks;
-  for (int64_t gi = 0; gi < g.groups; ++gi) {
-    const GemmArgs ga{false, false, Og, 0, K, 1.0f, 0.0f, w + gi * Og * K, K, nullptr, 0,
-                      nullptr, nullptr, GemmAct::None, nullptr, 0};
-    for (int64_t p0 = 0; p0 < K; p0 += kc_max)
-      PackA<MR>(ga, 0, Og, p0, std::min(kc_max, K - p0), packed + gi * Og_pad * K + Og_pad * p0);
+  if (winograd) {
+    WinogradWeights<MR>(g, w, packed);
+  } else {
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const GemmArgs ga{false, false, Og, 0, K, 1.0f, 0.0f, w + gi * Og * K, K, nullptr, 0,
+                        nullptr, nullptr, GemmAct::None, nullptr, 0};
+      for (int64_t p0 = 0; p0 < K; p0 += kc_max)
+        PackA<MR>(ga, 0, Og, p0, std::min(kc_max, K - p0), packed + gi * Og_pad * K + Og_pad * p0);
+    }
   }
   // Row p of every group's column matrix: its offset in the padded image.
-  std::vector<int64_t> offsets(static_cast<size_t>(K));
-  for (int64_t p = 0; p < K; ++p) offsets[size_t(p)] = GridOffset(g, pg, p);
-  parallel_for(0, g.N, std::max<int64_t>(1, (g.N + num_threads() - 1) / num_threads()), [&](int64_t lo, int64_t hi) {
-    thread_local std::vector<float> pad_buf, grid_buf;
+  std::vector<int64_t> offsets(static_cast<size_t>(winograd ? 0 : K));
+  for (int64_t p = 0; p < int64_t(offsets.size()); ++p) offsets[size_t(p)] = GridOffset(g, in_pg, p);
+  // Work items: images, or with fewer images than threads (Winograd only, never pooled) parts
+  // of each image's tile rows.
+  const int64_t threads = in_parallel_region() ? 1 : num_threads();
+  const int64_t parts = winograd && !pool && g.N < threads ? std::min(ws.tH, (threads + g.N - 1) / g.N) : 1;
+  const int64_t items = g.N * parts;
+  parallel_for(0, items, std::max<int64_t>(1, (items + threads - 1) / threads), [&](int64_t lo, int64_t hi) {
+    thread_local std::vector<float> pad_buf, grid_buf, tiles_buf;
     thread_local std::vector<const float*> rows;
-    float* xpad = Scratch(pad_buf, Cg * pg.plane + pg.slack);
-    float* grid = Scratch(grid_buf, Og * pg.Lp);
-    rows.resize(static_cast<size_t>(K));
-    for (int64_t p = 0; p < K; ++p) rows[size_t(p)] = xpad + offsets[size_t(p)];
-    for (int64_t n = lo; n < hi; ++n)
+    float* xpad = Scratch(pad_buf, Cg * in_pg.plane + in_pg.slack);
+    float* grid = Scratch(grid_buf, Og * out_pg.Lp);
+    float* tiles = winograd ? Scratch(tiles_buf, 16 * Cg * WinogradBandColumns(ws)) : nullptr;
+    rows.resize(static_cast<size_t>(winograd ? 16 * Cg : K));
+    for (int64_t p = 0; p < int64_t(offsets.size()); ++p) rows[size_t(p)] = xpad + offsets[size_t(p)];
+    for (int64_t item = lo; item < hi; ++item) {
+      const int64_t n = item / parts, part = item % parts;
       for (int64_t gi = 0; gi < g.groups; ++gi) {
-        PadImage(g, pg, x + (n * g.C + gi * Cg) * HW, xpad);
-        ConvGridTiles<MR>(g, pg, packed + gi * Og_pad * K, rows.data(), bias ? bias + gi * Og : nullptr, grid);
+        PadImage(g, in_pg, x + (n * g.C + gi * Cg) * HW, xpad);
+        const float* group_bias = bias ? bias + gi * Og : nullptr;
+        float* out = y + (n * g.O + gi * Og) * L;
+        if (parts > 1) {  // tile rows [th_lo, th_hi): output rows [2·th_lo, min(2·th_hi, oH)) of each channel
+          const int64_t th_lo = part * ws.tH / parts, th_hi = (part + 1) * ws.tH / parts;
+          const int64_t r0 = 2 * th_lo, r1 = std::min(2 * th_hi, g.oH);
+          WinogradGrid<MR>(g, ws, packed + gi * 16 * Og_pad * Cg, xpad, group_bias, tiles, rows.data(), th_lo, th_hi, grid);
+          for (int64_t o = 0; o < Og; ++o)
+            CompactRows(grid + o * out_pg.Lp + r0 * out_pg.Wp, out_pg.Wp, out + o * L + r0 * g.oW, g.oW, r1 - r0, act);
+          continue;
+        }
+        if (winograd) WinogradGrid<MR>(g, ws, packed + gi * 16 * Og_pad * Cg, xpad, group_bias, tiles, rows.data(), 0, ws.tH, grid);
+        else ConvGridTiles<MR>(g, out_pg, packed + gi * Og_pad * K, rows.data(), group_bias, grid);
         // The group's output: its valid grid columns with the activation, or their max pool.
         if (!pool) {
-          CompactRows(grid, pg.Wp, y + (n * g.O + gi * Og) * L, g.oW, Og * g.oH, act);
+          CompactRows(grid, out_pg.Wp, out, g.oW, Og * g.oH, act);
         } else {
           const int64_t at = (n * g.O + gi * Og) * pool->oH * pool->oW;
-          PoolGrid(g, pg, grid, act, *pool, y + at, idx + at);
+          PoolGrid(g, out_pg, grid, act, *pool, y + at, idx ? idx + at : nullptr);
         }
       }
+    }
   });
 }
 
-// Stride 1, not pointwise, and enough images to keep every thread busy (the in-place path
-// splits images only).
+bool EnoughImages(const ConvGeom& g) { return g.N >= (in_parallel_region() ? 1 : num_threads()); }
+
+// Stride 1, not pointwise, and enough images to keep every thread busy (the direct in-place
+// path splits images only) or Winograd (which splits an image's tile rows too).
 bool UsePadded(const ConvGeom& g) {
-  return g.sH == 1 && g.sW == 1 && g.K() > 0 && g.L() > 0 &&
-         g.N >= (in_parallel_region() ? 1 : num_threads());
+  return g.sH == 1 && g.sW == 1 && g.K() > 0 && g.L() > 0 && (EnoughImages(g) || UseWinograd(g));
 }
+
+bool ConvUsesWinograd(const ConvGeom& g) { return UsePadded(g) && UseWinograd(g); }
 
 bool IsPointwise(const ConvGeom& g) {
   return g.kH == 1 && g.kW == 1 && g.sH == 1 && g.sW == 1 && g.pH == 0 && g.pW == 0 && g.oH == g.H && g.oW == g.W;
@@ -437,7 +479,8 @@ void ConvForward(const ConvGeom& g, const float* x, const float* w, const float*
 bool ConvMaxPool(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
                  const PoolGeom& pool, float* y, int32_t* idx) {
   if (act != GemmAct::None && act != GemmAct::Relu) return false;  // (pooled before the activation)
-  if (IsPointwise(g) || !UsePadded(g) || !ConvPoolsOnGrid(g, pool) || pool.P != g.N * g.O) return false;
+  if (IsPointwise(g) || !UsePadded(g) || !EnoughImages(g) || !ConvPoolsOnGrid(g, pool) || pool.P != g.N * g.O)
+    return false;
 #if HWY_TARGET == HWY_WASM
   if (wasm_tile_rows() == 5) {
     ConvPadded<5>(g, x, w, bias, act, y, &pool, idx);
@@ -560,6 +603,7 @@ HWY_EXPORT(ConvForward);
 HWY_EXPORT(ConvBackwardData);
 HWY_EXPORT(ConvBackwardWeight);
 HWY_EXPORT(ConvMaxPool);
+HWY_EXPORT(ConvUsesWinograd);
 
 void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
   HWY_DYNAMIC_DISPATCH(ConvForward)(g, x, w, bias, act, y);
@@ -577,6 +621,8 @@ bool conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, con
                           const PoolGeom& pool, float* y, int32_t* idx) {
   return HWY_DYNAMIC_DISPATCH(ConvMaxPool)(g, x, w, bias, act, pool, y, idx);
 }
+
+bool conv2d_uses_winograd(const ConvGeom& g) { return HWY_DYNAMIC_DISPATCH(ConvUsesWinograd)(g); }
 
 }  // namespace simd
 }  // namespace sg

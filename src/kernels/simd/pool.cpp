@@ -54,7 +54,7 @@ HWY_INLINE bool Fits(int64_t start, int64_t N, int64_t W) {
 }
 
 // N outputs ow … ow+N−1 of row oh; the caller checked that every window is inside the plane
-// horizontally.
+// horizontally. idx nullptr: the values alone.
 template <int S>
 HWY_INLINE void MaxPoolBlock(const PoolGeom& g, const float* xp, int64_t oh, int64_t ow, float* y, int32_t* idx) {
   const DF d;
@@ -89,7 +89,7 @@ HWY_INLINE void MaxPoolBlock(const PoolGeom& g, const float* xp, int64_t oh, int
     return;
   }
   hn::StoreU(best, d, y + ow);
-  hn::StoreU(at, di, idx + ow);
+  if (idx) hn::StoreU(at, di, idx + ow);
 }
 
 // Output row oh of plane xp (y, idx at the row's start): vector blocks over the outputs whose
@@ -130,9 +130,10 @@ void MaxPool2d(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
     const float* xp = x + p * g.H * g.W;
     for (int64_t oh = 0; oh < g.oH; ++oh) {
       const int64_t o = p * L + oh * g.oW;
-      if (g.sW == 1) MaxPoolRow<1>(g, xp, oh, y + o, idx + o);
-      else if (g.sW == 2) MaxPoolRow<2>(g, xp, oh, y + o, idx + o);
-      else ref::max_pool2d_row(g, xp, oh, 0, g.oW, y + o, idx + o);
+      int32_t* io = idx ? idx + o : nullptr;
+      if (g.sW == 1) MaxPoolRow<1>(g, xp, oh, y + o, io);
+      else if (g.sW == 2) MaxPoolRow<2>(g, xp, oh, y + o, io);
+      else ref::max_pool2d_row(g, xp, oh, 0, g.oW, y + o, io);
     }
   }
 }
@@ -140,8 +141,10 @@ void MaxPool2d(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
 // A 2×2 window at stride 2, no padding or dilation (the usual pool after a conv): N outputs
 // of row oh from 2N floats of input rows 2·oh and 2·oh + 1, split into their even and odd
 // columns. The window positions are visited in the reference's order with its update rule,
-// so values and argmax positions are the reference's.
+// so values and argmax positions are the reference's. kIdx false: the values alone (no
+// positions computed, idx unused).
 #if HWY_TARGET != HWY_SCALAR
+template <bool kIdx>
 HWY_INLINE void MaxPool2x2Block(const PoolGeom& g, const float* xp, int64_t oh, int64_t ow, float* y, int32_t* idx) {
   const DF d;
   const DI di;
@@ -159,17 +162,18 @@ HWY_INLINE void MaxPool2x2Block(const PoolGeom& g, const float* xp, int64_t oh, 
   const auto update = [&](VF v, VI pos) {  // a larger value, or any NaN, takes over
     const auto take = hn::Or(hn::Gt(v, best), hn::IsNaN(v));
     best = hn::IfThenElse(take, v, best);
-    at = hn::IfThenElse(hn::RebindMask(di, take), pos, at);
+    if (kIdx) at = hn::IfThenElse(hn::RebindMask(di, take), pos, at);
   };
   update(hn::ConcatOdd(d, b0, a0), hn::Add(top, one));
   update(hn::ConcatEven(d, b1, a1), bottom);
   update(hn::ConcatOdd(d, b1, a1), hn::Add(bottom, one));
   hn::StoreU(best, d, y + ow);
-  hn::StoreU(at, di, idx + ow);
+  if (kIdx) hn::StoreU(at, di, idx + ow);
 }
 #endif
 
-void MaxPool2x2(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
+template <bool kIdx>
+void MaxPool2x2Planes(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
 #if HWY_TARGET == HWY_SCALAR
   return MaxPool2d(g, x, y, idx);
 #else
@@ -183,16 +187,21 @@ void MaxPool2x2(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
     const float* xp = x + p * g.H * g.W;
     for (int64_t oh = 0; oh < g.oH; ++oh) {
       float* yr = y + p * L + oh * g.oW;
-      int32_t* ir = idx + p * L + oh * g.oW;
+      int32_t* ir = kIdx ? idx + p * L + oh * g.oW : nullptr;
       if (blocks_end < 0) {  // a row narrower than a vector
         ref::max_pool2d_row(g, xp, oh, 0, g.oW, yr, ir);
         continue;
       }
-      for (int64_t ow = 0; ow < blocks_end; ow += N) MaxPool2x2Block(g, xp, oh, ow, yr, ir);
-      MaxPool2x2Block(g, xp, oh, blocks_end, yr, ir);
+      for (int64_t ow = 0; ow < blocks_end; ow += N) MaxPool2x2Block<kIdx>(g, xp, oh, ow, yr, ir);
+      MaxPool2x2Block<kIdx>(g, xp, oh, blocks_end, yr, ir);
     }
   }
 #endif
+}
+
+void MaxPool2x2(const PoolGeom& g, const float* x, float* y, int32_t* idx) {
+  if (idx) MaxPool2x2Planes<true>(g, x, y, idx);
+  else MaxPool2x2Planes<false>(g, x, y, nullptr);
 }
 
 // dx for 2×2 windows at stride 2, no padding or dilation: input rows 2·oh and 2·oh + 1 are

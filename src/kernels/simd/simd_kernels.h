@@ -44,6 +44,9 @@ void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* 
 // whose windows lie inside the output); false: not handled, compose the two methods.
 bool conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act,
                           const PoolGeom& pool, float* y, int32_t* idx);
+// Whether conv2d_f32 computes g by Winograd F(2×2, 3×3) (conv_winograd-inl.h) on the current
+// target and thread count (tests: which geometries exercise it).
+bool conv2d_uses_winograd(const ConvGeom& g);
 
 // The Highway target the kernels dispatch to now, and its float32 lane count (tests size their
 // inputs around the vector tails with it).

@@ -39,10 +39,16 @@ const poolParams = (g: PoolGeom, ...ops: Operand[]) => {
 const f32 = (name: string, o: Operand, write = false) => ({ name, type: 'f32', buffer: o.buffer, write });
 const i32 = (name: string, o: Operand, write = false) => ({ name, type: 'i32', buffer: o.buffer, write });
 
-/** y, idx = max pool of x: one invocation per window, the first max in window order, NaN winning. */
-function maxPool(ctx: KernelContext, g: PoolGeom, x: Operand, y: Operand, idx: Operand): void {
+/**
+ * y, idx = max pool of x: one invocation per window, the first max in window order, NaN winning.
+ * Without idx (a missing operand: no gradient will be taken) the values alone.
+ */
+function maxPool(ctx: KernelContext, g: PoolGeom, x: Operand, y: Operand, idx: Operand & { none?: boolean }): void {
   const items = g.P * g.oH * g.oW;
-  run(ctx, 'max_pool2d', [f32('X', x), f32('Y', y, true), i32('IDX', idx, true)], poolParams(g, x, y, idx), items, /* wgsl */ `
+  const withIdx = !idx.none;
+  const binds = [f32('X', x), f32('Y', y, true), ...(withIdx ? [i32('IDX', idx, true)] : [])];
+  const params = withIdx ? poolParams(g, x, y, idx) : poolParams(g, x, y);
+  run(ctx, withIdx ? 'max_pool2d' : 'max_pool2d_values', binds, params, items, /* wgsl */ `
   let L = oH() * oW();
   if (id >= u32(P() * L)) { return; }
   let plane = i32(id) / L; let l = i32(id) % L;
@@ -60,8 +66,8 @@ function maxPool(ctx: KernelContext, g: PoolGeom, x: Operand, y: Operand, idx: O
       if (at < 0 || v > best || is_nan(v)) { best = v; at = h * W() + w; }
     }
   }
-  Y[off(1u) + id] = best;
-  IDX[off(2u) + id] = at;`, POOL_GEOM);
+  Y[off(1u) + id] = best;${withIdx ? `
+  IDX[off(2u) + id] = at;` : ''}`, POOL_GEOM);
 }
 
 export const pool: Record<string, KernelFn> = {
