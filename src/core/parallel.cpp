@@ -97,16 +97,14 @@ class Pool {
     std::lock_guard<std::mutex> d(dispatch_);
     {
       std::lock_guard<std::mutex> lk(m_);
-      stop_ = true;
-      stop_flag_.store(true, std::memory_order_relaxed);
+      stop_.store(true, std::memory_order_relaxed);
     }
     wake_.notify_all();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
     started_.store(0, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lk(m_);
-    stop_ = false;
-    stop_flag_.store(false, std::memory_order_relaxed);
+    stop_.store(false, std::memory_order_relaxed);
     active_.store(1, std::memory_order_relaxed);
   }
 
@@ -170,7 +168,7 @@ class Pool {
     std::unique_lock<std::mutex> lk(m_);
     for (;;) {
       const auto news = [&] {
-        return stop_flag_.load(std::memory_order_relaxed) ||
+        return stop_.load(std::memory_order_relaxed) ||
                generation_.load(std::memory_order_acquire) != seen;
       };
       if (!news()) {
@@ -178,8 +176,8 @@ class Pool {
         spin_until(news);
         lk.lock();
       }
-      wake_.wait(lk, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
-      if (stop_) return;
+      wake_.wait(lk, news);
+      if (stop_.load(std::memory_order_relaxed)) return;
       seen = generation_.load(std::memory_order_relaxed);
       // Workers beyond this job's count (fewer chunks, or a smaller set_num_threads) sit it out.
       if (!open_ || id > workers_) continue;
@@ -199,9 +197,9 @@ class Pool {
   std::atomic<int> active_{1};
   std::atomic<uint64_t> jobs_{0};
   std::atomic<int> started_{0};  // threads_.size(), readable without the dispatch lock
-  bool stop_ = false;
-  std::atomic<bool> stop_flag_{false};     // stop_, readable while spinning
-  std::atomic<uint64_t> generation_{0};  // changed under m_; read while spinning
+  // Changed under m_; also read while spinning:
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> generation_{0};
   bool open_ = false;
   int workers_ = 0;  // workers with id ≤ workers_ may join the current job
   std::atomic<int> joined_{0};  // workers inside the current job (changed under m_)
