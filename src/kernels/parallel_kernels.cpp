@@ -2,6 +2,8 @@
 #include "kernels/parallel_kernels.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/parallel.h"
@@ -126,31 +128,66 @@ void over_items(int64_t n, int64_t work, FunctionRef fn) {
   parallel_for(0, n, std::max<int64_t>(chunk_size(n, 1, 1, 2), kMinChunk / std::max<int64_t>(work, 1)), fn);
 }
 
-void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+// op(B) packed for a row split: one buffer per calling thread (a thread splits one GEMM at a
+// time), aligned for the widest vectors; one larger than kKeepPackedB floats is freed after
+// its call instead of being held until the thread ends.
+class PackedB {
+ public:
+  float* get(int64_t n) {
+    if (n > cap_) {
+      mem_.reset(new float[static_cast<size_t>(n) + kAlignFloats]);
+      cap_ = n;
+    }
+    const uintptr_t at = reinterpret_cast<uintptr_t>(mem_.get());
+    return reinterpret_cast<float*>((at + kAlignFloats * 4 - 1) & ~uintptr_t(kAlignFloats * 4 - 1));
+  }
+  void trim() {
+    if (cap_ > kKeepPackedB) {
+      mem_.reset();
+      cap_ = 0;
+    }
+  }
+
+ private:
+  static constexpr int64_t kAlignFloats = 16;       // 64 bytes
+  static constexpr int64_t kKeepPackedB = 1 << 20;  // 4 MiB: a 1024 × 1024 op(B)
+  std::unique_ptr<float[]> mem_;
+  int64_t cap_ = 0;
+};
+
+void gemm(const GemmKernels& f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
           GemmAct act, float* c, int64_t ldc) {
   const int64_t threads = num_threads();
   if (!threaded() || m <= 0 || n <= 0 || k <= 0 || m * n * k < kMinGemmWork) {
-    return f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act, c, ldc);
+    return f.gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act, c, ldc);
   }
-  // One block per thread: every block packs the whole of the other operand again, so fewer,
-  // larger blocks waste less. Row blocks are multiples of 8 rows (whole micro-tiles of the
-  // kernel's 4-, 6- or 8-row tiles, mostly), column blocks multiples of 32 columns (whole
-  // 2-vector panels up to 16 lanes).
-  if (m >= 16 * threads) {
-    const int64_t chunk = chunk_size(m, 16, 8, 1);
-    parallel_for(0, m, chunk, [&](int64_t lo, int64_t hi) {
-      const float* ap = trans_a ? a + lo : a + lo * lda;  // rows lo.. of op(A)
-      f(trans_a, trans_b, hi - lo, n, k, alpha, ap, lda, b, ldb, beta, bias, act, c + lo * ldc, ldc);
+  const int64_t mr = f.tile_rows();
+  if (m >= 2 * mr * threads) {
+    // Row blocks of C, cut at whole tiles, all against one packed op(B): packed once (its
+    // panels split over the threads) instead of once per block, so the blocks can be as many
+    // as balancing the threads needs.
+    thread_local PackedB packed_b;
+    const int64_t nr = f.panel_width(), panels = (n + nr - 1) / nr;
+    float* packed = packed_b.get(panels * nr * k);
+    parallel_for(0, panels, chunk_size(panels, std::max<int64_t>(1, kMinChunk / (nr * k))), [&](int64_t lo, int64_t hi) {
+      f.pack_b(trans_b, n, k, b, ldb, lo, hi, packed);
     });
+    parallel_for(0, m, chunk_size(m, mr, mr, 1), [&](int64_t lo, int64_t hi) {
+      const float* ap = trans_a ? a + lo : a + lo * lda;  // rows lo.. of op(A)
+      f.gemm_packed(trans_a, hi - lo, n, k, alpha, ap, lda, packed, beta, bias, act, c + lo * ldc, ldc);
+    });
+    packed_b.trim();
   } else if (n >= 64 * threads) {
+    // Few rows: column blocks, each packing its own columns of op(B) (and all of the small op(A)).
+    // Multiples of 32 columns: whole 2-vector panels up to 16 lanes.
     const int64_t chunk = chunk_size(n, 64, 32, 1);
     parallel_for(0, n, chunk, [&](int64_t lo, int64_t hi) {
       const float* bp = trans_b ? b + lo * ldb : b + lo;  // columns lo.. of op(B)
-      f(trans_a, trans_b, m, hi - lo, k, alpha, a, lda, bp, ldb, beta, bias ? bias + lo : nullptr, act, c + lo, ldc);
+      f.gemm(trans_a, trans_b, m, hi - lo, k, alpha, a, lda, bp, ldb, beta, bias ? bias + lo : nullptr, act, c + lo, ldc);
     });
   } else {
-    f(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act, c, ldc);
+    f.gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act, c, ldc);
   }
 }
 

@@ -13,8 +13,9 @@
 //                        itself then combines (the same op, so NaN/inf propagate as on one
 //                        thread; sums and products round differently: equal within float
 //                        tolerance).
-//   gemm                 row blocks of C (column blocks when M is small), each one call of the
-//                        kernel with offset operands: equal within float tolerance.
+//   gemm                 row blocks of C against op(B) packed once for all threads (column
+//                        blocks, each packing its own, when M is small): every entry of C is
+//                        summed in the same order as on one thread, so results are bit-identical.
 //   max pool, backward   plane ranges (every plane computed as on one thread): bit-identical.
 //   (The convolutions split themselves: kernels/simd/conv.cpp.)
 // The kernels must be reentrant (no shared scratch; gemm's packing buffers are thread_local).
@@ -40,6 +41,16 @@ using LogsumexpFn = void (*)(const float*, float*, int64_t, int64_t);
 // The signature of gemm_f32_bias (bias[j] added to every row of C, nullptr: none; then act).
 using GemmFn = void (*)(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
                         const float*, int64_t, float, const float*, GemmAct, float*, int64_t);
+// A GEMM kernel and the pieces of it the row split runs (simd_kernels.h describes them).
+struct GemmKernels {
+  GemmFn gemm;
+  int64_t (*panel_width)();
+  int (*tile_rows)();
+  void (*pack_b)(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb, int64_t q0, int64_t q1,
+                 float* packed);
+  void (*gemm_packed)(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                      const float* packed_b, float beta, const float* bias, GemmAct act, float* c, int64_t ldc);
+};
 
 using PoolFn = void (*)(const PoolGeom&, const float*, float*, int32_t*);
 using PoolBackwardFn = void (*)(const PoolGeom&, const float*, const int32_t*, float*);
@@ -61,7 +72,7 @@ void elementwise(int64_t n, FunctionRef fn);
 // about two ranges per thread with at least kMinChunk elements in each. Every item is computed
 // whole by one call, so the results do not depend on the thread count.
 void over_items(int64_t n, int64_t work, FunctionRef fn);
-void gemm(GemmFn f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+void gemm(const GemmKernels& f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
           GemmAct act, float* c, int64_t ldc);
 

@@ -1,8 +1,8 @@
 // The SIMD backend split over 2, 3 and 4 threads (kernels/parallel_kernels.h, simd/conv.cpp)
 // against the same backend on one thread, on odd sizes above the split thresholds:
 // elementwise ops, softmax, logsumexp, max pooling, the optimizer updates and the
-// convolution's forward and data-gradient passes must be bit-identical; reductions, GEMM and the weight gradient equal within float
-// tolerance (they sum in another order). Each case also checks
+// convolution's forward and data-gradient passes, and the GEMM must be bit-identical; reductions and the weight gradient equal
+// within float tolerance (they sum in another order). Each case also checks
 // that the pool really ran jobs, so a split that silently stayed serial fails here.
 // Also built into simdgrad_tsan_tests (ThreadSanitizer).
 #include <doctest/doctest.h>
@@ -169,12 +169,14 @@ TEST_CASE("parallel kernels: softmax and logsumexp rows are bit-identical on 1..
   }
 }
 
-TEST_CASE("parallel kernels: gemm (with and without bias and activation) in row and column blocks equals one thread and the reference" * doctest::skip(!sg::threads_supported())) {
+TEST_CASE("parallel kernels: gemm (with and without bias and activation) in row and column blocks is bit-identical to one thread and near the reference" * doctest::skip(!sg::threads_supported())) {
   struct Case {
     int64_t m, n, k;
   };
-  // Row split (tall), column split (few rows), both transposes, padded leading dims, beta.
-  for (Case c : {Case{257, 129, 65}, Case{5, 1031, 503}, Case{130, 67, 301}}) {
+  // Row split (tall; op(B) packed once for all threads: more than one column block of 512
+  // and more than one depth block in the last), column split (few rows), both transposes,
+  // padded leading dims, beta.
+  for (Case c : {Case{257, 129, 65}, Case{5, 1031, 503}, Case{130, 67, 301}, Case{100, 530, 300}}) {
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb) {
         const int64_t lda = (ta ? c.m : c.k) + 3, ldb = (tb ? c.k : c.n) + 1, ldc = c.n + 2;
@@ -194,6 +196,7 @@ TEST_CASE("parallel kernels: gemm (with and without bias and activation) in row 
           };
         };
         const std::vector<float> ref = run_with(1, c0.size(), f_on(sg::reference_backend()));
+        const std::vector<float> one = run_with(1, c0.size(), f_on(S()));
         // The γ_k bound: (k + 2)·u·(|alpha| Σ|a||b| + |beta c|) with Σ|a||b| ≤ k (|a|, |b| ≤ 1).
         // (An activation passes it on with slope ≤ 1.13 and adds its own ≤ 6e-7 relative.)
         auto tol = [&](size_t i) {
@@ -203,6 +206,7 @@ TEST_CASE("parallel kernels: gemm (with and without bias and activation) in row 
         for (int t = 1; t <= 4; ++t) {
           INFO("gemm " << c.m << "x" << c.n << "x" << c.k << " ta " << ta << " tb " << tb << " threads " << t);
           const std::vector<float> got = run_with(t, c0.size(), f_on(S()));
+          CHECK(bit_mismatches(got, one) == 0);
           CHECK(tol_mismatches(got, ref, tol) == 0);
           // Padding between rows of C (columns n..ldc) is never written.
           int64_t touched = 0;

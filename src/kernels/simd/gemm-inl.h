@@ -76,6 +76,9 @@ struct GemmArgs {
   GemmAct act;            // applied to C after the last depth block
   float* c;
   int64_t ldc;
+  // op(B) already packed whole (GemmPackBPanels), or nullptr: pack it here. The threaded
+  // split packs it once for every row block of C instead of once per block.
+  const float* packed_b = nullptr;
 };
 // Rows of the wasm tile (5 or 6, see the header comment); 0 = not chosen yet.
 int wasm_tile_rows();
@@ -482,6 +485,39 @@ HWY_INLINE void WriteBack(float* HWY_RESTRICT tile, float* HWY_RESTRICT c, int64
 }
 
 // ------------------------------------------------------------------------------ driver
+// Depth blocks of (nearly) equal size: K = 300 runs as 150 + 150, not 256 + 44.
+HWY_INLINE int64_t DepthBlock(int64_t k) {
+  const int64_t kblocks = (k + kKC - 1) / kKC;
+  return (k + kblocks - 1) / kblocks;
+}
+
+// The layout of op(B) packed whole: the blocks GemmBlocked packs one at a time (kNC columns ×
+// DepthBlock(k) depth, panels of nr columns, zero-padded), stored one after the other, column
+// blocks outermost. Block (j0, p0) starts at j0 · k + round_up(nc, nr) · p0 (every column
+// block but the last is kNC wide, a multiple of nr); the whole takes round_up(n, nr) · k floats.
+HWY_INLINE int64_t PackedBlockOffset(int64_t j0, int64_t p0, int64_t nc, int64_t nr, int64_t k) {
+  return j0 * k + (nc + nr - 1) / nr * nr * p0;
+}
+
+// Panels [q0, q1) (nr columns each) of op(B), packed whole (layout above), every depth block.
+// Any panel ranges of one product can be packed by different threads at once.
+template <class PackBFn>
+void PackBPanels(const GemmArgs& g, const PackBFn& pack_b, int64_t q0, int64_t q1,
+                 float* HWY_RESTRICT packed) {
+  const DF d;
+  const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
+  const int64_t kc_max = DepthBlock(g.k);
+  const int64_t first = q0 * nr, end = std::min(g.n, q1 * nr);  // columns to pack
+  for (int64_t j0 = first / kNC * kNC; j0 < end; j0 += kNC) {
+    const int64_t nc = std::min(kNC, g.n - j0);
+    const int64_t lo = std::max(first, j0), hi = std::min(end, j0 + nc);
+    for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
+      const int64_t kc = std::min(kc_max, g.k - p0);
+      pack_b(p0, kc, lo, hi - lo, nr, packed + PackedBlockOffset(j0, p0, nc, nr, g.k) + (lo - j0) * kc);
+    }
+  }
+}
+
 // A buffer of at least n floats aligned for Load (vector<float> only guarantees 16 bytes).
 HWY_INLINE float* Scratch(std::vector<float>& buf, int64_t n) {
   constexpr size_t kAlign = HWY_MAX_BYTES / sizeof(float);
@@ -508,20 +544,20 @@ SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
   constexpr int64_t kMC = 16 * MR;  // rows of one packed A block (≤ 192 × kKC floats, L2)
-  // Depth blocks of (nearly) equal size: K = 300 runs as 150 + 150, not 256 + 44.
-  const int64_t kblocks = (g.k + kKC - 1) / kKC;
-  const int64_t kc_max = (g.k + kblocks - 1) / kblocks;
+  const int64_t kc_max = DepthBlock(g.k);
   const int64_t nc_max = (std::min(kNC, g.n) + nr - 1) / nr * nr;  // whole panels
   const int64_t mc_max = std::min(kMC, (g.m + MR - 1) / MR * MR);
   GemmScratch& scratch = ThreadGemmScratch();
-  float* pack_b_buf = Scratch(scratch.b, nc_max * kc_max);
+  float* pack_b_buf = g.packed_b ? nullptr : Scratch(scratch.b, nc_max * kc_max);
   float* pack_a = Scratch(scratch.a, mc_max * kc_max);
   HWY_ALIGN float tile[(MR + 1) * kMaxNR];
   for (int64_t j0 = 0; j0 < g.n; j0 += kNC) {
     const int64_t nc = std::min(kNC, g.n - j0);
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
       const int64_t kc = std::min(kc_max, g.k - p0);
-      pack_b(p0, kc, j0, nc, nr, pack_b_buf);
+      const float* bblock = pack_b_buf;
+      if (g.packed_b) bblock = g.packed_b + PackedBlockOffset(j0, p0, nc, nr, g.k);
+      else pack_b(p0, kc, j0, nc, nr, pack_b_buf);
       Epilogue e{g.alpha, g.beta, p0 == 0, nullptr, nullptr};
       const bool last = p0 + kc >= g.k;
       for (int64_t i0 = 0; i0 < g.m; i0 += kMC) {
@@ -535,7 +571,7 @@ SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
           float* crow = g.c + (i0 + ip) * g.ldc + j0;
           e.row_bias = g.row_bias ? g.row_bias + i0 + ip : nullptr;
           for (int64_t jp = 0; jp < nc; jp += nr) {
-            Kernels<MR>::packed.Run(h, kc, ap, pack_b_buf + jp * kc, tile);
+            Kernels<MR>::packed.Run(h, kc, ap, bblock + jp * kc, tile);
             e.bias = g.bias ? g.bias + j0 + jp : nullptr;
             WriteBack<MR>(tile, crow + jp, g.ldc, h, std::min(nr, nc - jp), e);
           }

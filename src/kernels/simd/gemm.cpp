@@ -18,6 +18,20 @@ namespace HWY_NAMESPACE {
 
 void GemmF32Blocked(const GemmArgs& g) { GemmWithTile(g, DenseB{g}); }
 
+void GemmPackB(const GemmArgs& g, int64_t q0, int64_t q1, float* packed) {
+  PackBPanels(g, DenseB{g}, q0, q1, packed);
+}
+
+int64_t GemmPanelWidth() { return kNV * static_cast<int64_t>(hn::Lanes(DF())); }
+
+int GemmTileRows() {
+#if HWY_TARGET == HWY_WASM
+  return wasm_tile_rows();
+#else
+  return kMaxMR;
+#endif
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace simd
 }  // namespace sg
@@ -27,6 +41,9 @@ HWY_AFTER_NAMESPACE();
 namespace sg {
 namespace simd {
 HWY_EXPORT(GemmF32Blocked);
+HWY_EXPORT(GemmPackB);
+HWY_EXPORT(GemmPanelWidth);
+HWY_EXPORT(GemmTileRows);
 
 namespace {
 int g_wasm_tile_rows = 0;  // 0: not chosen yet
@@ -69,6 +86,25 @@ void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
     return;
   }
   const GemmArgs g{trans_a, trans_b, m, n, k, alpha, beta, a, lda, b, ldb, bias, nullptr, act, c, ldc};
+  HWY_DYNAMIC_DISPATCH(GemmF32Blocked)(g);
+}
+
+int64_t gemm_b_panel_width() { return HWY_DYNAMIC_DISPATCH(GemmPanelWidth)(); }
+
+int gemm_tile_rows() { return HWY_DYNAMIC_DISPATCH(GemmTileRows)(); }
+
+void gemm_pack_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb, int64_t q0, int64_t q1,
+                 float* packed) {
+  GemmArgs g{false, trans_b, 0, n, k, 1.0f, 0.0f, nullptr, 0, b, ldb, nullptr, nullptr, GemmAct::None, nullptr, 0};
+  HWY_DYNAMIC_DISPATCH(GemmPackB)(g, q0, q1, packed);
+}
+
+void gemm_f32_bias_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                          int64_t lda, const float* packed_b, float beta, const float* bias, GemmAct act,
+                          float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return;  // (the threaded split never asks for these)
+  GemmArgs g{trans_a, false, m, n, k, alpha, beta, a, lda, nullptr, 0, bias, nullptr, act, c, ldc};
+  g.packed_b = packed_b;
   HWY_DYNAMIC_DISPATCH(GemmF32Blocked)(g);
 }
 

@@ -7,6 +7,9 @@
 namespace sg {
 namespace {
 
+const par::GemmKernels kGemm{simd::gemm_f32_bias, simd::gemm_b_panel_width, simd::gemm_tile_rows,
+                             simd::gemm_pack_b, simd::gemm_f32_bias_packed};
+
 class SimdBackend final : public Backend {
  public:
   const char* name() const override { return "wasm"; }
@@ -36,13 +39,13 @@ class SimdBackend final : public Backend {
   void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc) const override {
-    par::gemm(simd::gemm_f32_bias, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr,
+    par::gemm(kGemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr,
               GemmAct::None, c, ldc);
   }
   void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                      const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                      const float* bias, GemmAct act, float* c, int64_t ldc) const override {
-    par::gemm(simd::gemm_f32_bias, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act,
+    par::gemm(kGemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act,
               c, ldc);
   }
   void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const override {

@@ -32,6 +32,20 @@ void gemm_f32_blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                    const float* bias, GemmAct act, float* c, int64_t ldc);
+// The pieces of gemm_f32_bias that the threaded split (kernels/parallel_kernels.cpp) runs:
+// op(B) packed once into a buffer every thread reads, then row blocks of C against it.
+//   gemm_b_panel_width    columns (NR) of one packed panel, for the target in use
+//   gemm_tile_rows        rows (MR) of the microkernel's tile: row blocks cut at multiples
+//   gemm_pack_b           panels [q0, q1) of op(B) (k × n) into packed, which holds
+//                         round_up(n, NR) · k floats aligned for the target's vectors
+//   gemm_f32_bias_packed  gemm_f32_bias with op(B) read from packed (m, n, k > 0)
+int64_t gemm_b_panel_width();
+int gemm_tile_rows();
+void gemm_pack_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb, int64_t q0, int64_t q1,
+                 float* packed);
+void gemm_f32_bias_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                          int64_t lda, const float* packed_b, float beta, const float* bias, GemmAct act,
+                          float* c, int64_t ldc);
 void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
 void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);
