@@ -111,7 +111,10 @@ void over_planes(const PoolGeom& g, F&& run) {
 
 void max_pool2d(PoolFn f, const PoolGeom& g, const float* x, float* y, int32_t* idx) {
   const int64_t in = g.H * g.W, out = g.oH * g.oW;
-  over_planes(g, [&](const PoolGeom& piece, int64_t p0) { f(piece, x + p0 * in, y + p0 * out, idx + p0 * out); });
+  // idx may be null (no gradient will be taken: the values alone).
+  over_planes(g, [&](const PoolGeom& piece, int64_t p0) {
+    f(piece, x + p0 * in, y + p0 * out, idx ? idx + p0 * out : nullptr);
+  });
 }
 
 void max_pool2d_backward(PoolBackwardFn f, const PoolGeom& g, const float* dy, const int32_t* idx, float* dx) {

@@ -49,14 +49,7 @@ class SimdBackend final : public Backend {
               c, ldc);
   }
   void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const override {
-    if (idx) return par::max_pool2d(simd::max_pool2d_f32, g, x, y, idx);
-    // The values alone: the same split over planes, without the argmax buffer to offset.
-    const int64_t in = g.H * g.W, out = g.oH * g.oW;
-    par::over_items(g.P, in, [&](int64_t lo, int64_t hi) {
-      PoolGeom piece = g;
-      piece.P = hi - lo;
-      simd::max_pool2d_f32(piece, x + lo * in, y + lo * out, nullptr);
-    });
+    par::max_pool2d(simd::max_pool2d_f32, g, x, y, idx);  // idx may be null
   }
   void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx,
                                float* dx) const override {
