@@ -58,7 +58,12 @@ constexpr double kSpinMicros = 200.0;
 // slower on 2 threads with spinning than without, with 7 compilers running on the 2 cores). A
 // spin that finds itself preempted (two clock reads more than kPreemptedMicros apart) stops,
 // and no thread spins for the next kNoSpinMicros: the pool then waits as it did before.
-constexpr double kPreemptedMicros = 50.0;
+// The threshold is a scheduler time slice, not a short interruption: at 50 µs the spin was
+// switched off on an idle machine too (V8's pauses and Node's own threads), and the MLP step on
+// 2 threads ran 1.3× faster than on one instead of 1.85× (forward/backward/Adam 0.99/1.19/0.37 ms
+// against 0.67/0.84/0.17; one thread 1.25/1.62/0.26); with four busy loops on the 2 cores both
+// thresholds give the same times (2 threads 1.3/2.0/0.29 ms), no slower than before.
+constexpr double kPreemptedMicros = 3000.0;
 constexpr double kNoSpinMicros = 100000.0;
 
 using Clock = std::chrono::steady_clock;
