@@ -171,17 +171,8 @@ export const moreOps: MoreOpFunctions = {
     // PyTorch's float32 formula (round_decimals_kernel): the scale is a float32 10^|d|; one
     // multiply (or divide), round half to even, then the inverse.
     const scale = Math.fround(10 ** Math.abs(d));
-    const scaled = d > 0 ? mulOp(input, scale) : divOp(input, scale);
-    try {
-      const r = roundHalfEven(scaled);
-      try {
-        return d > 0 ? divOp(r, scale) : mulOp(r, scale);
-      } finally {
-        r.dispose();
-      }
-    } finally {
-      scaled.dispose();
-    }
+    return withTemp(null, d > 0 ? mulOp(input, scale) : divOp(input, scale), (scaled) =>
+      withTemp(null, roundHalfEven(scaled), (r) => (d > 0 ? divOp(r, scale) : mulOp(r, scale))));
   },
 
   trunc: unary('trunc'),

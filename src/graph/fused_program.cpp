@@ -95,7 +95,7 @@ void run_blocks(const FusedProgram& p, const std::vector<InputPlan>& plans, cons
         continue;
       }
       const Reg bb = r[ins.b];
-      be.binary_run_f32(ins.op, a.ptr, a.scalar, bb.ptr, bb.scalar, dst, n);
+      be.binary_run_f32(ins.op, a.ptr, a.scalar, bb.ptr, bb.scalar, dst, a.scalar && bb.scalar ? 1 : n);
       r[ins.out] = {dst, a.scalar && bb.scalar};
     }
     // Stores come last, after every read of the block: an output may share an input's buffer.

@@ -20,7 +20,6 @@ const Backend* find(const std::string& name) {
 
 void Backend::binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
                              int64_t n) const {
-  if (a_scalar && b_scalar) n = 1;
   const BroadcastPlan plan{{n}, {a_scalar ? 0 : 1}, {b_scalar ? 0 : 1}};
   binary_f32(op, plan, a, b, out);
 }

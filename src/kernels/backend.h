@@ -81,7 +81,7 @@ class Backend : public DataKernels, public LayerKernels {
   virtual void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b,
                           float* out) const = 0;
   // One contiguous run of n outputs, each operand n values or (a_scalar / b_scalar) one broadcast
-  // value: a fused kernel's block (graph/fused_program.cpp). The results of binary_f32 on that
+  // value (both scalars: n is 1): a fused kernel's block (graph/fused_program.cpp). The results of binary_f32 on that
   // plan, without building one; by default it builds one.
   virtual void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar,
                               float* out, int64_t n) const;

@@ -547,7 +547,7 @@ TEST_CASE("kernels binary_run_f32: bit-identical to binary_f32 for every op, ope
             if (!a.empty()) a[0] = kNaN;  // NaN propagation goes the same way
             std::vector<float> want(static_cast<size_t>(m)), got(static_cast<size_t>(m), -12345.0f);
             be->binary_f32(c.op, BroadcastPlan{{m}, {sa ? 0 : 1}, {sb ? 0 : 1}}, a.data(), b.data(), want.data());
-            be->binary_run_f32(c.op, a.data(), sa, b.data(), sb, got.data(), n);
+            be->binary_run_f32(c.op, a.data(), sa, b.data(), sb, got.data(), m);
             // Bit for bit, except a NaN's sign (x86 takes it from whichever operand the compiler
             // put first in a commutative op, which may differ between two inlinings).
             bool same = true;

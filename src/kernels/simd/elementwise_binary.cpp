@@ -126,6 +126,19 @@ HWY_INLINE void Run(const float* a, const float* b, float* out, int64_t n, const
   }
 }
 
+// One run of n outputs whose operands advance by ia and ib: the vector loop for the strides 0 and 1,
+// the scalar definition for any other pair.
+template <class F>
+HWY_INLINE void RunStrided(Binary op, const float* a, int64_t ia, const float* b, int64_t ib, float* out, int64_t n,
+                           const F& f) {
+  if (ia == 1 && ib == 1) Run<true, true>(a, b, out, n, f);
+  else if (ia == 0 && ib == 1) Run<false, true>(a, b, out, n, f);
+  else if (ia == 1 && ib == 0) Run<true, false>(a, b, out, n, f);
+  else if (ia == 0 && ib == 0) Run<false, false>(a, b, out, n, f);
+  else
+    for (int64_t i = 0; i < n; ++i) out[i] = scalar::binary(op, a[i * ia], b[i * ib]);
+}
+
 template <class F>
 HWY_INLINE void Walk(Binary op, const CollapsedPlan& p, const float* a, const float* b, float* out,
                      const F& f) {
@@ -135,15 +148,7 @@ HWY_INLINE void Walk(Binary op, const CollapsedPlan& p, const float* a, const fl
   idx.assign(nd, 0);
   int64_t ao = 0, bo = 0;
   for (int64_t o = 0; o < p.numel; o += n) {
-    const float* pa = a + ao;
-    const float* pb = b + bo;
-    float* po = out + o;
-    if (ia == 1 && ib == 1) Run<true, true>(pa, pb, po, n, f);
-    else if (ia == 0 && ib == 1) Run<false, true>(pa, pb, po, n, f);
-    else if (ia == 1 && ib == 0) Run<true, false>(pa, pb, po, n, f);
-    else if (ia == 0 && ib == 0) Run<false, false>(pa, pb, po, n, f);
-    else
-      for (int64_t i = 0; i < n; ++i) po[i] = scalar::binary(op, pa[i * ia], pb[i * ib]);
+    RunStrided(op, a + ao, ia, b + bo, ib, out + o, n, f);
     // Odometer over the outer dims.
     for (size_t dim = nd - 1; dim-- > 0;) {
       ao += p.sa[dim];
@@ -253,14 +258,9 @@ void BinaryF32(Binary op, const CollapsedPlan& p, const float* a, const float* b
   WithOp(op, [&](const auto& f) { Walk(op, p, a, b, out, f); });
 }
 
-// One contiguous run (Backend::binary_run_f32): the same Run loops Walk uses for these patterns.
+// One contiguous run (Backend::binary_run_f32): Walk's loops for one dimension.
 void BinaryRunF32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out, int64_t n) {
-  WithOp(op, [&](const auto& f) {
-    if (!a_scalar && !b_scalar) Run<true, true>(a, b, out, n, f);
-    else if (a_scalar && !b_scalar) Run<false, true>(a, b, out, n, f);
-    else if (!a_scalar) Run<true, false>(a, b, out, n, f);
-    else Run<false, false>(a, b, out, n, f);
-  });
+  WithOp(op, [&](const auto& f) { RunStrided(op, a, a_scalar ? 0 : 1, b, b_scalar ? 0 : 1, out, n, f); });
 }
 
 }  // namespace HWY_NAMESPACE

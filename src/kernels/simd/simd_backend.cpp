@@ -23,7 +23,7 @@ class SimdBackend final : public Backend {
   // A fused kernel's block: one thread (the fused kernel splits its blocks itself), no plan.
   void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
                       int64_t n) const override {
-    simd::binary_run_f32(op, a, a_scalar, b, b_scalar, out, a_scalar && b_scalar ? 1 : n);
+    simd::binary_run_f32(op, a, a_scalar, b, b_scalar, out, n);
   }
   void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
                   float* out) const override {
