@@ -45,6 +45,10 @@ void grow_to(std::vector<T>& v, size_t n) {
 // tensor), ids[n..2n) their dtype codes (-1 for none); returns n. All or none: a failure releases
 // the ids already made.
 int write_results(const std::vector<sg::Tensor>& ts);
+// The attributes JS wrote into words[0..n_words) (handles.ts writeAttrs), as callOp reads them.
+sg::Attrs scratch_attrs(size_t n_words);
+// The name JS interned as `id` (sg_intern); throws sg::Error naming `what` for an unknown id.
+const std::string& interned(int32_t id, std::string_view what);
 // A string JS wrote as words [length, UTF-16 code units...] starting at words[at], as UTF-8.
 std::string string_at(const std::vector<double>& words, size_t at, size_t end);
 

@@ -1,4 +1,4 @@
-// Embind glue: optimizer steps, gradient clipping and safetensors (bindings/README.md,
+// Embind glue: optimizer state creation, gradient clipping and safetensors (bindings/README.md,
 // section "Optimizers, clipping and safetensors"). Glue only: each function converts its
 // arguments, calls src/optim or src/io and converts back; every one is registered through
 // guarded<> (glue.h) and gets the JS-side stack guard (stack_guard.cpp).
@@ -66,20 +66,7 @@ void write_back(const val& states, const std::vector<sg::optim::ParamState>& bef
   }
 }
 
-std::vector<sg::Tensor> grads_of(const std::vector<sg::Tensor>& params) {
-  std::vector<sg::Tensor> grads;
-  for (const sg::Tensor& p : params) grads.push_back(p.defined() ? p.grad() : sg::Tensor());
-  return grads;
-}
-
-void optim_step(std::string algorithm, val params, val states, val hyper) {
-  const std::vector<sg::Tensor> ps = tensor_list(params, "optimStep: params");
-  const sg::Attrs attrs = hyper_of(hyper, "optimStep");
-  const auto before = states_of(states, ps.size(), "optimStep");
-  auto after = before;
-  sg::optim::optimizer_step(algorithm, attrs, ps, grads_of(ps), after);
-  write_back(states, before, after);
-}
+using sg::optim::grads_of;
 
 void optim_init_state(std::string algorithm, val params, val states, val hyper) {
   const std::vector<sg::Tensor> ps = tensor_list(params, "optimInitState: params");
@@ -153,7 +140,6 @@ val load_safetensors(val bytes) {
 EMSCRIPTEN_BINDINGS(simdgrad_io_optim) {
   using namespace sgjs;
   std::string names;
-  def<&optim_step>(names, "optimStep");
   def<&optim_init_state>(names, "optimInitState");
   def<&clip_grad_norm>(names, "clipGradNorm");
   def<&clip_grad_value>(names, "clipGradValue");

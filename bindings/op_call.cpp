@@ -141,6 +141,16 @@ int write_results(const std::vector<sg::Tensor>& out) {
 std::vector<int32_t>& scratch_ids() { return g_ids; }
 std::vector<double>& scratch_words() { return g_words; }
 
+sg::Attrs scratch_attrs(size_t n_words) {
+  if (n_words > g_words.size()) sg::fail("malformed call (", n_words, " attribute words)");
+  return read_attrs(n_words);
+}
+
+const std::string& interned(int32_t id, std::string_view what) {
+  if (id < 0 || static_cast<size_t>(id) >= g_keys.size()) sg::fail(what, ": unknown name id ", id);
+  return g_keys[static_cast<size_t>(id)];
+}
+
 std::string string_at(const std::vector<double>& words, size_t at, size_t end) {
   const size_t n = counted(words, at, end);
   std::string out;

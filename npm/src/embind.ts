@@ -32,7 +32,7 @@ export interface MemoryStats {
 }
 
 /**
- * The plain wasm exports (bindings/op_call.cpp, handle_calls.cpp, stack_guard.cpp), named here
+ * The plain wasm exports (bindings/op_call.cpp, optim_call.cpp, handle_calls.cpp, stack_guard.cpp), named here
  * without their `_sg_` prefix. Failures return -1 with the message pending for take_error().
  */
 export interface RawExports {
@@ -41,6 +41,7 @@ export interface RawExports {
   scratch_size(which: number): number;
   intern(at: number, end: number): number;
   call_op(op: number, nInputs: number, nWords: number): number;
+  optim_step(algorithm: number, nKeys: number, nParams: number, nWords: number): number;
   empty(ndim: number, dtype: number): number;
   scalar(value: number, dtype: number): number;
   release(id: number): number;

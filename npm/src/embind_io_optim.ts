@@ -11,11 +11,6 @@ export interface LoadedSafetensors {
 
 declare module './embind.js' {
   interface SimdgradModule {
-    /**
-     * One optimizer step over a group: params updated in place; states[i] is { key: id },
-     * entries the C++ side creates are written into the objects as new ids (caller owns).
-     */
-    optimStep(algorithm: string, params: TensorHandle[], states: Record<string, TensorHandle>[], hyper: Attrs): void;
     /** Creates missing state entries without stepping (Adagrad's eager state). */
     optimInitState(algorithm: string, params: TensorHandle[], states: Record<string, TensorHandle>[], hyper: Attrs): void;
     clipGradNorm(params: TensorHandle[], maxNorm: number, normType: number, errorIfNonfinite: boolean): number;

@@ -189,6 +189,35 @@ export function callOp1(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null)
   return id;
 }
 
+/** A state entry an optimizer step created: parameter i's entry for key k, a new id the caller owns. */
+export interface CreatedState {
+  param: number;
+  key: number;
+  id: TensorHandle;
+}
+
+/**
+ * One optimizer step over one param group (bindings/optim_call.cpp): `algorithm` ('Adam', ...),
+ * the state keys the optimizer knows, the parameters' ids, and stateIds[i·keys.length + k] =
+ * param i's entry for key k (0 for none yet). Parameters are updated in place from their .grad;
+ * returns the state entries the step created.
+ */
+export function callOptimStep(algorithm: string, keys: readonly string[], params: ArrayLike<number>, stateIds: ArrayLike<number>, attrs: Attrs): CreatedState[] {
+  const nWords = writeAttrs(algorithm, attrs);
+  const algo = keyId(algorithm, nWords);
+  const nk = keys.length, np = params.length;
+  const keyIdsOf = keys.map((k) => keyId(k, nWords));
+  const v = ids(nk + np * (1 + nk));
+  for (let k = 0; k < nk; k++) v[k] = keyIdsOf[k]!;
+  for (let i = 0; i < np; i++) v[nk + i] = params[i]!;
+  for (let j = 0; j < np * nk; j++) v[nk + np + j] = stateIds[j]!;
+  const c = ok(raw().optim_step(algo, nk, np, nWords));
+  const r = ids(3 * c);
+  const out: CreatedState[] = new Array(c);
+  for (let j = 0; j < c; j++) out[j] = { param: r[3 * j]!, key: r[3 * j + 1]!, id: r[3 * j + 2]! };
+  return out;
+}
+
 let lastDType: DType | undefined;
 /** The dtype of the result callOp1 returned last (C++ sends it with the id: no extra call). */
 export function lastResultDType(): DType | undefined {

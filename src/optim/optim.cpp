@@ -579,6 +579,13 @@ RAdamOptions radam_options(const Attrs& a) {
 }
 }  // namespace
 
+std::vector<Tensor> grads_of(const std::vector<Tensor>& params) {
+  std::vector<Tensor> grads;
+  grads.reserve(params.size());
+  for (const Tensor& p : params) grads.push_back(p.defined() ? p.grad() : Tensor());
+  return grads;
+}
+
 void optimizer_step(const std::string& algorithm, const Attrs& hyper,
                     const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                     std::vector<ParamState>& states) {

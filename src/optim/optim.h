@@ -139,6 +139,10 @@ void optimizer_step(const std::string& algorithm, const Attrs& hyper,
 void optimizer_init_state(const std::string& algorithm, const Attrs& hyper,
                           const std::vector<Tensor>& params, std::vector<ParamState>& states);
 
+// Each parameter's .grad (undefined for an undefined parameter or one without a grad): what a
+// step or a clipping function reads.
+std::vector<Tensor> grads_of(const std::vector<Tensor>& params);
+
 // torch.nn.utils.clip_grad_norm_ over the defined grads, viewed as one vector: returns the
 // total norm (norm_type: any p != 0, ±infinity, or 0 = PyTorch's count of the grads holding a
 // nonzero) and scales every grad in place by clip_coef = max_norm / (total + 1e-6) when it

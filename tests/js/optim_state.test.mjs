@@ -200,6 +200,38 @@ test('the optimizer owns its state: dispose() frees it, parameters stay', () => 
   p.dispose();
 });
 
+test('a step creates state only for parameters with a grad, keeps sg.memory() flat; a disposed parameter fails with nothing changed', () => {
+  const a = sg.tensor([1, 2, 3], { requiresGrad: true });
+  const b = sg.tensor([4, 5], { requiresGrad: true });
+  const opt = new sg.optim.Adam([a, b], { lr: 0.1 });
+  a.grad = sg.tensor([1, -1, 0.5]);
+  opt.step(); // b has no grad: skipped, no state (PyTorch's grad is None)
+  let sd = opt.stateDict();
+  assert.deepEqual(Object.keys(sd.state), ['0']);
+  assert.deepEqual(Object.keys(sd.state[0]).sort(), ['exp_avg', 'exp_avg_sq', 'step']);
+  sg.dispose(sd.state);
+  // Adam's first step moves each coordinate by lr·sign(g) (m̂ = g, v̂ = g²).
+  close(Array.from(a.dataSync()), [0.9, 2.1, 2.9], 1e-6);
+  b.grad = sg.tensor([1, 1]);
+  const before = sg.memory().tensors;
+  for (let i = 0; i < 200; i++) opt.step();
+  sd = opt.stateDict();
+  assert.equal(sd.state[1].step.item(), 200);
+  assert.equal(sd.state[0].step.item(), 201);
+  sg.dispose(sd.state);
+  assert.equal(sg.memory().tensors, before + 3, 'b\'s three entries, nothing else');
+  // A disposed parameter: an Error saying so; the other parameter and the state do not move.
+  const aWas = Array.from(a.dataSync());
+  b.dispose();
+  assert.throws(() => opt.step(), (e) => e instanceof Error && /disposed/.test(e.message));
+  assert.deepEqual(Array.from(a.dataSync()), aWas);
+  sd = opt.stateDict();
+  assert.equal(sd.state[0].step.item(), 201);
+  sg.dispose(sd.state);
+  opt.dispose();
+  sg.dispose([a, b]);
+});
+
 test('option errors (PyTorch checks, wording adapted)', () => {
   const p = sg.zeros([2], { requiresGrad: true });
   const { SGD, Adam, AdamW, RMSprop, Adagrad } = sg.optim;

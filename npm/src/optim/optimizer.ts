@@ -1,11 +1,11 @@
 // The Optimizer base: PyTorch's param groups, lazily created per-parameter state, stateDict /
 // loadStateDict, zeroGrad. The arithmetic is not here: step() hands each param group to the
-// C++ optimizer (src/optim, binding `optimStep`) in one call, which updates every parameter of
+// C++ optimizer (src/optim, `sg_optim_step`, handles.ts callOptimStep) in one call, which updates every parameter of
 // the group in place (the same Tensor objects, so a model's parameters stay valid) and creates
 // missing state entries. The subclasses (sgd.ts, adam.ts, ...) only declare their
 // hyper-parameters: defaults, option types and PyTorch's constructor checks.
 import type { Attrs, TensorHandle } from '../embind.js';
-import { callOp1, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../handles.js';
+import { callOp1, callOptimStep, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../handles.js';
 import { keep } from '../memory.js';
 import { mod } from '../module.js';
 import { checkOptions, describe, isOptionsObject, type Spec } from '../options.js';
@@ -173,36 +173,47 @@ export abstract class Optimizer {
     return this.algo.toAttrs(h);
   }
 
-  /**
-   * Runs `fn` on the group's parameters with their state as handle objects, then adopts every
-   * state entry the C++ side created (new handles written into the objects) as a kept Tensor.
-   */
-  private withStates(group: ParamGroup, fn: (handles: TensorHandle[], states: Record<string, TensorHandle>[]) => void): void {
-    const handles = group.params.map((p) => p.handle);
-    const states = group.params.map((p) => {
-      const s: Record<string, TensorHandle> = {};
+  /** Makes id (a state entry C++ created) parameter p's entry `key`, a kept Tensor. */
+  private adoptCreatedState(p: Tensor, key: string, id: TensorHandle): void {
+    let entry = this.state.get(p);
+    if (!entry) this.state.set(p, (entry = {}));
+    entry[key]?.dispose();
+    entry[key] = keep(new Tensor(id));
+  }
+
+  /** Steps one group in one call (handles.ts callOptimStep) and adopts the state entries it created. */
+  private stepGroup(group: ParamGroup): void {
+    const keys = this.algo.stateKeys;
+    const params = group.params;
+    const handles: TensorHandle[] = new Array(params.length);
+    const stateIds: TensorHandle[] = new Array(params.length * keys.length).fill(0);
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!;
+      handles[i] = p.handle;
       const st = this.state.get(p);
-      if (st) for (const [k, t] of Object.entries(st)) s[k] = t.handle;
-      return s;
-    });
-    fn(handles, states);
-    group.params.forEach((p, i) => {
-      const st = this.state.get(p);
-      for (const [k, h] of Object.entries(states[i]!)) {
-        if (st && st[k] && !st[k]!.isDisposed && st[k]!.handle === h) continue;
-        const t = keep(new Tensor(h));
-        let entry = this.state.get(p);
-        if (!entry) this.state.set(p, (entry = {}));
-        entry[k]?.dispose();
-        entry[k] = t;
+      if (st) for (let k = 0; k < keys.length; k++) {
+        const t = st[keys[k]!];
+        if (t) stateIds[i * keys.length + k] = t.handle;
       }
-    });
+    }
+    for (const made of callOptimStep(this.algo.name, keys, handles, stateIds, this.attrsOf(group))) {
+      this.adoptCreatedState(params[made.param]!, keys[made.key]!, made.id);
+    }
   }
 
   /** Creates the group's missing state (without stepping) with the hyper-parameters of `from`. */
   private initState(group: ParamGroup, from: Record<string, unknown>): void {
     const hyper = { ...group, ...from, params: group.params } as ParamGroup;
-    this.withStates(group, (handles, states) => mod().optimInitState(this.algo.name, handles, states, this.attrsOf(hyper)));
+    const states = group.params.map((p) => {
+      const s: Record<string, TensorHandle> = {};
+      for (const [k, t] of Object.entries(this.state.get(p) ?? {})) s[k] = t.handle;
+      return s;
+    });
+    mod().optimInitState(this.algo.name, group.params.map((p) => p.handle), states, this.attrsOf(hyper));
+    group.params.forEach((p, i) => {
+      const had = this.state.get(p);
+      for (const [k, id] of Object.entries(states[i]!)) if (had?.[k]?.handle !== id) this.adoptCreatedState(p, k, id);
+    });
   }
 
   /**
@@ -228,9 +239,7 @@ export abstract class Optimizer {
         setGradEnabled(was);
       }
     }
-    for (const group of this.paramGroups) {
-      this.withStates(group, (handles, states) => mod().optimStep(this.algo.name, handles, states, this.attrsOf(group)));
-    }
+    for (const group of this.paramGroups) this.stepGroup(group);
     // A training step's GPU work goes to the queue here, in one submit, without waiting.
     submitWork();
     this.stepCount++;
