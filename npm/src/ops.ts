@@ -44,8 +44,10 @@ export interface PadOptions {
 /** The functional form of every op that also exists as a Tensor method. */
 export interface OpFunctions {
   // arithmetic (binary ops broadcast; numbers are 0-d tensors)
-  add(input: TensorLike, other: TensorLike): Tensor;
-  sub(input: TensorLike, other: TensorLike): Tensor;
+  /** input + alpha·other (PyTorch's alpha, default 1). */
+  add(input: TensorLike, other: TensorLike, options?: { alpha?: number }): Tensor;
+  /** input − alpha·other. */
+  sub(input: TensorLike, other: TensorLike, options?: { alpha?: number }): Tensor;
   mul(input: TensorLike, other: TensorLike): Tensor;
   div(input: TensorLike, other: TensorLike): Tensor;
   pow(input: TensorLike, exponent: TensorLike): Tensor;
@@ -145,16 +147,46 @@ function required(fn: string, name: string, v: TensorLike): TensorLike {
   return v;
 }
 
+/**
+ * An options object given to an op that has none (`sg.exp(x, { foo: 1 })`, PyTorch's unexpected
+ * keyword) is an Error rather than silently ignored. Other extra arguments pass: `xs.map(sg.exp)`
+ * hands every element its index and the array.
+ */
+function noOptions(fn: string, extra: unknown): void {
+  if (isOptionsObject(extra)) throw new Error(`${fn}: takes no options, got an options object with keys: ${Object.keys(extra).join(', ') || '(none)'}`);
+}
+
 /** A one-operand op by name (the fast path for live Tensors). */
 export const unary = (name: string) => {
   const op = new OpRef(name);
-  return (input: TensorLike): Tensor => run1(name, op, 'input', required(name, 'input', input));
+  return (input: TensorLike, extra?: unknown): Tensor => {
+    if (extra !== undefined) noOptions(name, extra);
+    return run1(name, op, 'input', required(name, 'input', input));
+  };
 };
 /** A two-operand op by name; `second` names the second operand in errors. */
 export const binary = (name: string, second = 'other') => {
   const op = new OpRef(name);
-  return (input: TensorLike, other: TensorLike): Tensor =>
-    run2(name, op, 'input', required(name, 'input', input), second, required(name, second, other));
+  return (input: TensorLike, other: TensorLike, extra?: unknown): Tensor => {
+    if (extra !== undefined) noOptions(name, extra);
+    return run2(name, op, 'input', required(name, 'input', input), second, required(name, second, other));
+  };
+};
+
+/** add and sub with PyTorch's `alpha`: input ± alpha·other (other scaled first, as torch.add). */
+const withAlpha = (name: 'add' | 'sub') => {
+  const plain = binary(name);
+  const scale = binary('mul');
+  return (input: TensorLike, other: TensorLike, options?: { alpha?: number }): Tensor => {
+    if (options === undefined) return plain(input, other);
+    const { alpha } = checkOptions<{ alpha: number }>(name, options, {
+      alpha: { check: (v: unknown) => typeof v === 'number' && Number.isFinite(v), expected: 'a finite number' },
+    });
+    if (alpha === undefined || alpha === 1) return plain(input, other);
+    if (typeof other === 'number') return plain(input, alpha * other);
+    const scaled = scale(required(name, 'other', other), alpha);
+    return withTemp(null, scaled, (b) => plain(input, b));
+  };
 };
 
 function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}): Tensor {
@@ -225,8 +257,8 @@ function bound(fn: string, name: string, v: unknown): number | undefined {
 // ---- the table ----
 
 export const ops: OpFunctions = {
-  add: binary('add'),
-  sub: binary('sub'),
+  add: withAlpha('add'),
+  sub: withAlpha('sub'),
   mul: binary('mul'),
   div: binary('div'),
   pow: binary('pow', 'exponent'),

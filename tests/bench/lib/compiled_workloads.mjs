@@ -41,7 +41,7 @@ function mlp(name, desc, sizes, batch) {
       };
       const e = build(), c = build();
       const compiledStep = sg.compile(() => step(c));
-      const floor = matmulFloor(sg, mlpProducts(sizes, batch));
+      const floor = combined(matmulFloor(sg, mlpProducts(sizes, batch)), adamFloor(sg, params.map((p) => p.length)));
       return {
         eager: () => void step(e),
         floor,
@@ -135,6 +135,38 @@ function matmulFloor(sg, products) {
       for (const [a, b, ta, tb] of operands) sg.matmul(ta ? last(a) : a, tb ? last(b) : b);
     },
     dispose: () => operands && sg.dispose(operands.flatMap(([a, b]) => [a, b])),
+  };
+}
+
+/**
+ * The optimizer update a training step cannot avoid: Adam (the workloads' options) over
+ * parameters of the given sizes whose grads are set, run alone with the same kernels.
+ */
+function adamFloor(sg, sizes) {
+  let state = null;
+  const make = () => {
+    const params = sizes.map((n, i) => sg.tensor(uniform(n, 70 + i, 1), { shape: [n], requiresGrad: true }));
+    for (const p of params) p.grad = sg.onesLike(p);
+    return { params, opt: new sg.optim.Adam(params, ADAM) };
+  };
+  return {
+    prepare: () => void (state ??= make()),
+    run: () => state.opt.step(),
+    dispose: () => {
+      if (!state) return;
+      state.opt.dispose();
+      for (const p of state.params) p.grad = null;
+      sg.dispose(state.params);
+    },
+  };
+}
+
+/** Several floors run one after the other, as one. */
+function combined(...floors) {
+  return {
+    prepare: () => floors.forEach((f) => f.prepare()),
+    run: () => floors.forEach((f) => f.run()),
+    dispose: () => floors.forEach((f) => f.dispose()),
   };
 }
 
