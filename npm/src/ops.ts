@@ -152,15 +152,15 @@ function required(fn: string, name: string, v: TensorLike): TensorLike {
  * keyword) is an Error rather than silently ignored. Other extra arguments pass: `xs.map(sg.exp)`
  * hands every element its index and the array.
  */
-function noOptions(fn: string, extra: unknown): void {
-  if (isOptionsObject(extra)) throw new Error(`${fn}: takes no options, got an options object with keys: ${Object.keys(extra).join(', ') || '(none)'}`);
+export function noOptions(fn: string, extra: unknown): void {
+  if (extra !== undefined && isOptionsObject(extra)) throw new Error(`${fn}: takes no options, got an options object with keys: ${Object.keys(extra).join(', ') || '(none)'}`);
 }
 
 /** A one-operand op by name (the fast path for live Tensors). */
 export const unary = (name: string) => {
   const op = new OpRef(name);
   return (input: TensorLike, extra?: unknown): Tensor => {
-    if (extra !== undefined) noOptions(name, extra);
+    noOptions(name, extra);
     return run1(name, op, 'input', required(name, 'input', input));
   };
 };
@@ -168,7 +168,7 @@ export const unary = (name: string) => {
 export const binary = (name: string, second = 'other') => {
   const op = new OpRef(name);
   return (input: TensorLike, other: TensorLike, extra?: unknown): Tensor => {
-    if (extra !== undefined) noOptions(name, extra);
+    noOptions(name, extra);
     return run2(name, op, 'input', required(name, 'input', input), second, required(name, second, other));
   };
 };
@@ -189,7 +189,8 @@ const withAlpha = (name: 'add' | 'sub') => {
   };
 };
 
-function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}): Tensor {
+function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}, trailing?: unknown): Tensor {
+  noOptions(name, trailing);
   return run(name, name, [['input', input]], { dim: dimsArg(name, dim), keepdim: boolArg(name, 'keepdim', keepdim, false), ...extra });
 }
 
@@ -265,7 +266,8 @@ export const ops: OpFunctions = {
   maximum: binary('maximum'),
   minimum: binary('minimum'),
   neg: unary('neg'),
-  clamp(input, min, max) {
+  clamp(input, min, max, trailing?: unknown) {
+    noOptions('clamp', trailing);
     if (min instanceof Tensor || max instanceof Tensor) {
       // Tensor bounds: clamp = minimum(maximum(x, min), max), as PyTorch.
       let out = min === null || min === undefined ? ops.clone(input) : ops.maximum(input, min);
@@ -294,13 +296,16 @@ export const ops: OpFunctions = {
   square: unary('square'),
   reciprocal: unary('reciprocal'),
   relu: unary('relu'),
-  leakyRelu(input, negativeSlope = 0.01) {
+  leakyRelu(input, negativeSlope = 0.01, trailing?: unknown) {
+    noOptions('leakyRelu', trailing);
     return run('leakyRelu', 'leakyRelu', [['input', input]], { negativeSlope: numberArg('leakyRelu', 'negativeSlope', negativeSlope) });
   },
-  prelu(input, weight) {
+  prelu(input, weight, trailing?: unknown) {
+    noOptions('prelu', trailing);
     return run('prelu', 'prelu', [['input', input], ['weight', tensorArg('prelu', 'weight', weight)]]);
   },
-  elu(input, alpha = 1) {
+  elu(input, alpha = 1, trailing?: unknown) {
+    noOptions('elu', trailing);
     return run('elu', 'elu', [['input', input]], { alpha: numberArg('elu', 'alpha', alpha) });
   },
   selu: unary('selu'),
@@ -315,14 +320,17 @@ export const ops: OpFunctions = {
     return run('softplus', 'softplus', [['input', input]], { beta: o.beta, threshold: o.threshold });
   },
   silu: unary('silu'),
-  softmax(input, dim) {
+  softmax(input, dim, trailing?: unknown) {
+    noOptions('softmax', trailing);
     return run('softmax', 'softmax', [['input', input]], { dim: intArg('softmax', 'dim', dim) });
   },
-  logSoftmax(input, dim) {
+  logSoftmax(input, dim, trailing?: unknown) {
+    noOptions('logSoftmax', trailing);
     return run('logSoftmax', 'logSoftmax', [['input', input]], { dim: intArg('logSoftmax', 'dim', dim) });
   },
   matmul: binary('matmul'),
-  transpose(input, dim0, dim1) {
+  transpose(input, dim0, dim1, trailing?: unknown) {
+    noOptions('transpose', trailing);
     return run('transpose', 'transpose', [['input', input]], {
       dim0: intArg('transpose', 'dim0', dim0),
       dim1: intArg('transpose', 'dim1', dim1),
@@ -331,23 +339,26 @@ export const ops: OpFunctions = {
   permute(input, ...dims) {
     return run('permute', 'permute', [['input', input]], { dims: shapeArgs('permute', dims) });
   },
-  sum: (input, dim, keepdim) => reduce('sum', input, dim, keepdim),
-  mean: (input, dim, keepdim) => reduce('mean', input, dim, keepdim),
-  prod: (input, dim, keepdim) => reduce('prod', input, dim, keepdim),
-  logsumexp: (input, dim, keepdim) => reduce('logsumexp', input, dim, keepdim),
-  max: (input, dim, keepdim) => (dim instanceof Tensor ? ops.maximum(input, dim) : reduce('max', input, dim, keepdim)),
-  min: (input, dim, keepdim) => (dim instanceof Tensor ? ops.minimum(input, dim) : reduce('min', input, dim, keepdim)),
+  sum: (input, dim, keepdim, trailing?: unknown) => reduce('sum', input, dim, keepdim, {}, trailing),
+  mean: (input, dim, keepdim, trailing?: unknown) => reduce('mean', input, dim, keepdim, {}, trailing),
+  prod: (input, dim, keepdim, trailing?: unknown) => reduce('prod', input, dim, keepdim, {}, trailing),
+  logsumexp: (input, dim, keepdim, trailing?: unknown) => reduce('logsumexp', input, dim, keepdim, {}, trailing),
+  max: (input, dim, keepdim, trailing?: unknown) => (dim instanceof Tensor ? ops.maximum(input, dim) : reduce('max', input, dim, keepdim, {}, trailing)),
+  min: (input, dim, keepdim, trailing?: unknown) => (dim instanceof Tensor ? ops.minimum(input, dim) : reduce('min', input, dim, keepdim, {}, trailing)),
   var: (input, dim, keepdim, options) => variance('var', input, dim, keepdim, options),
   std: (input, dim, keepdim, options) => variance('std', input, dim, keepdim, options),
-  argmax(input, dim, keepdim) {
+  argmax(input, dim, keepdim, trailing?: unknown) {
+    noOptions('argmax', trailing);
     const d = dim === null || dim === undefined ? undefined : intArg('argmax', 'dim', dim);
     return run('argmax', 'argmax', [['input', input]], { dim: d, keepdim: boolArg('argmax', 'keepdim', keepdim, false) });
   },
-  argmin(input, dim, keepdim) {
+  argmin(input, dim, keepdim, trailing?: unknown) {
+    noOptions('argmin', trailing);
     const d = dim === null || dim === undefined ? undefined : intArg('argmin', 'dim', dim);
     return run('argmin', 'argmin', [['input', input]], { dim: d, keepdim: boolArg('argmin', 'keepdim', keepdim, false) });
   },
-  norm(input, p = 2, dim, keepdim) {
+  norm(input, p = 2, dim, keepdim, trailing?: unknown) {
+    noOptions('norm', trailing);
     const pv = p === 'fro' ? 2 : p;
     if (typeof pv !== 'number' || Number.isNaN(pv)) throw new Error(`norm: expected 'p' to be a number or 'fro', got ${describe(p)}`);
     return reduce('norm', input, dim, keepdim, { p: pv });
@@ -361,20 +372,24 @@ export const ops: OpFunctions = {
   expand(input, ...shape) {
     return run('expand', 'expand', [['input', input]], { shape: shapeArgs('expand', shape) });
   },
-  flatten(input, startDim = 0, endDim = -1) {
+  flatten(input, startDim = 0, endDim = -1, trailing?: unknown) {
+    noOptions('flatten', trailing);
     return run('flatten', 'flatten', [['input', input]], {
       startDim: intArg('flatten', 'startDim', startDim),
       endDim: intArg('flatten', 'endDim', endDim),
     });
   },
-  squeeze(input, dim) {
+  squeeze(input, dim, trailing?: unknown) {
+    noOptions('squeeze', trailing);
     const d = dim === null || dim === undefined ? undefined : intArg('squeeze', 'dim', dim);
     return run('squeeze', 'squeeze', [['input', input]], { dim: d });
   },
-  unsqueeze(input, dim) {
+  unsqueeze(input, dim, trailing?: unknown) {
+    noOptions('unsqueeze', trailing);
     return run('unsqueeze', 'unsqueeze', [['input', input]], { dim: intArg('unsqueeze', 'dim', dim) });
   },
-  split(input, splitSizeOrSections, dim = 0) {
+  split(input, splitSizeOrSections, dim = 0, trailing?: unknown) {
+    noOptions('split', trailing);
     const d = intArg('split', 'dim', dim);
     if (isInteger(splitSizeOrSections)) return runList('split', 'split', [['input', input]], { splitSize: splitSizeOrSections, dim: d });
     if (Array.isArray(splitSizeOrSections) && splitSizeOrSections.every(isInteger)) {
@@ -382,17 +397,20 @@ export const ops: OpFunctions = {
     }
     throw new Error(`split: expected 'splitSizeOrSections' to be an integer or an array of integers, got ${describe(splitSizeOrSections)}`);
   },
-  chunk(input, chunks, dim = 0) {
+  chunk(input, chunks, dim = 0, trailing?: unknown) {
+    noOptions('chunk', trailing);
     return runList('chunk', 'chunk', [['input', input]], { chunks: intArg('chunk', 'chunks', chunks), dim: intArg('chunk', 'dim', dim) });
   },
-  narrow(input, dim, start, length) {
+  narrow(input, dim, start, length, trailing?: unknown) {
+    noOptions('narrow', trailing);
     return run('narrow', 'narrow', [['input', input]], {
       dim: intArg('narrow', 'dim', dim),
       start: intArg('narrow', 'start', start),
       length: intArg('narrow', 'length', length),
     });
   },
-  slice(input, dim, start, end, step = 1) {
+  slice(input, dim, start, end, step = 1, trailing?: unknown) {
+    noOptions('slice', trailing);
     const opt = (name: string, v: unknown) => (v === null || v === undefined ? undefined : intArg('slice', name, v));
     return run('slice', 'slice', [['input', input]], {
       dim: intArg('slice', 'dim', dim),
@@ -401,13 +419,15 @@ export const ops: OpFunctions = {
       step: intArg('slice', 'step', step),
     });
   },
-  indexSelect(input, dim, index) {
+  indexSelect(input, dim, index, trailing?: unknown) {
+    noOptions('indexSelect', trailing);
     const d = intArg('indexSelect', 'dim', dim);
     return withTemp(index, indexOperand('indexSelect', index, deviceOf(input)), (ix) =>
       run('indexSelect', 'indexSelect', [['input', input], ['index', ix]], { dim: d }),
     );
   },
-  gather(input, dim, index) {
+  gather(input, dim, index, trailing?: unknown) {
+    noOptions('gather', trailing);
     const d = intArg('gather', 'dim', dim);
     return withTemp(index, indexOperand('gather', index, deviceOf(input)), (ix) => run('gather', 'gather', [['input', input], ['index', ix]], { dim: d }));
   },
@@ -419,7 +439,8 @@ export const ops: OpFunctions = {
   le: binary('le'),
   gt: binary('gt'),
   ge: binary('ge'),
-  maskedFill(input, mask, value) {
+  maskedFill(input, mask, value, trailing?: unknown) {
+    noOptions('maskedFill', trailing);
     const v = typeof value === 'boolean' ? Number(value) : value;
     if (typeof v !== 'number' || Number.isNaN(v)) throw new Error(`maskedFill: expected 'value' to be a number, got ${describe(value)}`);
     return withTemp(mask, maskOperand('maskedFill', mask, deviceOf(input)), (m) =>
@@ -437,17 +458,20 @@ function tensorList(fn: string, list: unknown): Tensor[] {
 
 export const functionOps = {
   /** Concatenates tensors along an existing dim. */
-  cat(tensors: readonly Tensor[], dim = 0): Tensor {
+  cat(tensors: readonly Tensor[], dim = 0, trailing?: unknown): Tensor {
+    noOptions('cat', trailing);
     const list = tensorList('cat', tensors);
     return run('cat', 'cat', list.map((t, i): [string, Tensor] => [`tensors[${i}]`, t]), { dim: intArg('cat', 'dim', dim) });
   },
   /** Stacks same-shape tensors along a new dim. */
-  stack(tensors: readonly Tensor[], dim = 0): Tensor {
+  stack(tensors: readonly Tensor[], dim = 0, trailing?: unknown): Tensor {
+    noOptions('stack', trailing);
     const list = tensorList('stack', tensors);
     return run('stack', 'stack', list.map((t, i): [string, Tensor] => [`tensors[${i}]`, t]), { dim: intArg('stack', 'dim', dim) });
   },
   /** Elementwise cond ? input : other (both may be numbers); differentiable in input and other. */
-  where(condition: Tensor | boolean[] | boolean[][], input: TensorLike, other: TensorLike): Tensor {
+  where(condition: Tensor | boolean[] | boolean[][], input: TensorLike, other: TensorLike, trailing?: unknown): Tensor {
+    noOptions('where', trailing);
     return withTemp(condition, maskOperand('where', condition, deviceOf(input) ?? deviceOf(other)), (c) =>
       run('where', 'where', [['condition', c], ['input', input], ['other', other]]),
     );

@@ -5,7 +5,7 @@
 // turns JS arguments into callOp operands and attrs, the C++ op validates and reports errors.
 import type { Attrs } from './embind.js';
 import { run, runList, type TensorLike } from './call.js';
-import { binary, deviceOf, indexOperand, installMethods, unary, withTemp, type Dim, type IndexLike } from './ops.js';
+import { binary, deviceOf, indexOperand, installMethods, noOptions, unary, withTemp, type Dim, type IndexLike } from './ops.js';
 import { boolArg, checkOptions, describe, dimsArg, intArg, isInteger, shapeArgs } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -187,10 +187,10 @@ export const moreOps: MoreOpFunctions = {
   logicalOr: binary('logicalOr'),
   logicalXor: binary('logicalXor'),
   logicalNot: unary('logicalNot'),
-  any: (input, dim, keepdim) => run('any', 'any', [['input', input]], { dim: dimsArg('any', dim), keepdim: boolArg('any', 'keepdim', keepdim, false) }),
-  all: (input, dim, keepdim) => run('all', 'all', [['input', input]], { dim: dimsArg('all', dim), keepdim: boolArg('all', 'keepdim', keepdim, false) }),
-  cumsum: (input, dim) => run('cumsum', 'cumsum', [['input', input]], { dim: intArg('cumsum', 'dim', dim) }),
-  cumprod: (input, dim) => run('cumprod', 'cumprod', [['input', input]], { dim: intArg('cumprod', 'dim', dim) }),
+  any: (input, dim, keepdim, trailing?: unknown) => (noOptions('any', trailing), run('any', 'any', [['input', input]], { dim: dimsArg('any', dim), keepdim: boolArg('any', 'keepdim', keepdim, false) })),
+  all: (input, dim, keepdim, trailing?: unknown) => (noOptions('all', trailing), run('all', 'all', [['input', input]], { dim: dimsArg('all', dim), keepdim: boolArg('all', 'keepdim', keepdim, false) })),
+  cumsum: (input, dim, trailing?: unknown) => (noOptions('cumsum', trailing), run('cumsum', 'cumsum', [['input', input]], { dim: intArg('cumsum', 'dim', dim) })),
+  cumprod: (input, dim, trailing?: unknown) => (noOptions('cumprod', trailing), run('cumprod', 'cumprod', [['input', input]], { dim: intArg('cumprod', 'dim', dim) })),
   sort(input, dim, options) {
     const o = checkOptions<SortOptions>('sort', options, { descending: 'boolean', stable: 'boolean' });
     return sortResult('sort', input, { dim: optionalInt('sort', 'dim', dim, -1), descending: o.descending });
@@ -215,9 +215,9 @@ export const moreOps: MoreOpFunctions = {
       run('scatterAdd', 'scatterAdd', [['input', input], ['index', ix], ['src', src]], { dim: d }),
     );
   },
-  tril: (input, diagonal) => run('tril', 'tril', [['input', input]], { diagonal: optionalInt('tril', 'diagonal', diagonal, 0) }),
-  triu: (input, diagonal) => run('triu', 'triu', [['input', input]], { diagonal: optionalInt('triu', 'diagonal', diagonal, 0) }),
-  diag: (input, diagonal) => run('diag', 'diag', [['input', input]], { diagonal: optionalInt('diag', 'diagonal', diagonal, 0) }),
+  tril: (input, diagonal, trailing?: unknown) => (noOptions('tril', trailing), run('tril', 'tril', [['input', input]], { diagonal: optionalInt('tril', 'diagonal', diagonal, 0) })),
+  triu: (input, diagonal, trailing?: unknown) => (noOptions('triu', trailing), run('triu', 'triu', [['input', input]], { diagonal: optionalInt('triu', 'diagonal', diagonal, 0) })),
+  diag: (input, diagonal, trailing?: unknown) => (noOptions('diag', trailing), run('diag', 'diag', [['input', input]], { diagonal: optionalInt('diag', 'diagonal', diagonal, 0) })),
   outer: binary('outer', 'vec2'),
   flip: (input, ...dims) => run('flip', 'flip', [['input', input]], { dims: intList('flip', 'dims', dims) }),
   roll(input, shifts, dims) {

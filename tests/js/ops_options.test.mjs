@@ -1,4 +1,4 @@
-// add/sub with PyTorch's `alpha` (input ± alpha·other), checked against the closed form in
+// Options of the elementwise and shape ops: add/sub with PyTorch's `alpha` (input ± alpha·other), checked against the closed form in
 // float32 (alpha·other rounded, then the sum rounded, as torch.add without FMA) and its
 // gradients (1 and ±alpha); and ops without options refusing an options object instead of
 // silently ignoring it, while extra plain arguments (xs.map(sg.exp)) still pass.
@@ -72,7 +72,25 @@ test('bad alpha, unknown options, and options given to ops that take none are Er
   throwsWith(() => sg.exp(a, { foo: 1 }), 'exp: takes no options', 'foo');
   throwsWith(() => a.relu({ inplace: true }), 'relu: takes no options', 'inplace');
   throwsWith(() => sg.mul(a, 2, { alpha: 2 }), 'mul: takes no options');
-  assert.equal(sg.memory().tensors, live);
+  // Ops with positional arguments: an options object past them (a keyword PyTorch would refuse).
+  const m = sg.tensor([[1, -2], [3, 4]]);
+  const past = {
+    softmax: () => sg.softmax(m, 1, { dtype: 'float32' }),
+    sum: () => m.sum(0, true, { foo: 1 }),
+    max: () => sg.max(m, 1, false, { foo: 1 }),
+    argmax: () => m.argmax(0, false, { foo: 1 }),
+    transpose: () => m.transpose(0, 1, { foo: 1 }),
+    flatten: () => m.flatten(0, -1, { foo: 1 }),
+    unsqueeze: () => m.unsqueeze(0, { foo: 1 }),
+    clamp: () => sg.clamp(m, 0, 1, { foo: 1 }),
+    cat: () => sg.cat([m, m], 0, { foo: 1 }),
+    where: () => sg.where(m.gt(0), m, 0, { foo: 1 }),
+    cumsum: () => m.cumsum(1, { foo: 1 }),
+    tril: () => m.tril(0, { foo: 1 }),
+  };
+  for (const [name, call] of Object.entries(past)) throwsWith(() => sg.tidy(call), `${name}: takes no options`, 'keys: ');
+  assert.equal(sg.memory().tensors, live + 1);  // m
+  m.dispose();
   // Array callbacks pass indices, not options: still fine.
   const outs = [a, a].map(sg.exp);
   close(Array.from(outs[1].dataSync()), [Math.E, Math.E ** 2], 1e-6);
