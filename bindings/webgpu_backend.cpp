@@ -20,6 +20,54 @@ void Backend::binary_f32(sg::Binary op, const sg::BroadcastPlan& p, const float*
   call("binary_f32", args().num(e(op)).list(p.shape).list(p.a_strides).list(p.b_strides).buf(a).buf(b).buf(out));
 }
 
+// A fused elementwise program as one WGSL kernel (kernels/fused.ts). Within WebGPU's default
+// limits: 8 storage buffers per kernel (inputs and outputs), 8 dims, and 5 inputs read through
+// strides (the parameter block's room); beyond them the graph runs the ops one by one.
+bool Backend::fused_f32(const sg::FusedCall& c) const {
+  constexpr size_t kMaxBuffers = 8, kMaxGathers = 5, kMaxDims = 8;
+  if (c.inputs.size() + c.outputs.size() > kMaxBuffers || c.shape.size() > kMaxDims) return false;
+  std::vector<int64_t> contiguous(c.shape.size(), 1);
+  for (size_t d = c.shape.size(); d-- > 1;) contiguous[d - 1] = contiguous[d] * c.shape[d];
+  // How each input is read: 0 its own contiguous data, 1 one broadcast value, 2 through strides,
+  // 3 a value from the CPU (in the parameter block's free words 10..15).
+  constexpr size_t kMaxValues = 6;
+  std::vector<int> modes;
+  size_t gathers = 0, values = 0;
+  for (size_t k = 0; k < c.inputs.size(); ++k) {
+    const std::vector<int64_t>& st = c.input_strides[k];
+    if (c.inputs[k] == nullptr) {
+      modes.push_back(3);
+      ++values;
+      continue;
+    }
+    bool dense = true, scalar = true;
+    for (size_t d = 0; d < st.size(); ++d) {
+      if (c.shape[d] == 1) continue;
+      dense = dense && st[d] == contiguous[d];
+      scalar = scalar && st[d] == 0;
+    }
+    modes.push_back(scalar ? 1 : dense ? 0 : 2);
+    gathers += modes.back() == 2;
+  }
+  if (gathers > kMaxGathers || values > kMaxValues) return false;
+  Args a = args();
+  a.list(c.shape).num(double(c.num_registers)).num(double(c.inputs.size())).num(double(c.outputs.size()));
+  a.num(double(c.constants.size()));
+  for (float v : c.constants) a.num(v);
+  a.num(double(c.code.size()));
+  for (const sg::FusedInstr& i : c.code)
+    a.flag(i.binary).num(e(i.unary)).num(e(i.op)).num(i.param).num(i.a).num(i.b).num(i.out);
+  for (int r : c.output_registers) a.num(r);
+  for (size_t k = 0; k < c.inputs.size(); ++k) {
+    a.num(modes[k]);
+    if (modes[k] == 3) a.num(c.values[k]);
+    else a.list(c.input_strides[k]).buf(c.inputs[k]);
+  }
+  for (float* out : c.outputs) a.buf(out);
+  call("fused_f32", a);
+  return true;
+}
+
 void Backend::reduce_f32(sg::Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out) const {
   call("reduce_f32", args().num(e(op)).buf(x).num(outer).num(r).num(inner).buf(out));
 }

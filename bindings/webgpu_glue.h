@@ -63,6 +63,7 @@ class Backend final : public sg::Backend {
   void binary_f32(sg::Binary op, const sg::BroadcastPlan& plan, const float* a, const float* b,
                   float* out) const override;
   void reduce_f32(sg::Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out) const override;
+  bool fused_f32(const sg::FusedCall& call) const override;
   void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_) const override;
   void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const override;
   void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,

@@ -115,12 +115,50 @@ Tensor output_buffer(const Shape& shape, const Tensor* donor) {
   return Tensor::uninitialized(shape, DType::Float32, Device::CPU);
 }
 
+// The program as one kernel of the inputs' device: outputs new buffers there; empty when the
+// backend has no kernel for it.
+// A one-element CPU input, which a program on another device takes by value (a number operand).
+bool cpu_value(const Tensor& t) { return t.device() == Device::CPU && t.numel() == 1; }
+
+// Where the program runs: the device of its inputs besides one-element CPU values.
+Device device_of(const std::vector<Tensor>& inputs) {
+  for (const Tensor& t : inputs)
+    if (!cpu_value(t)) return t.device();
+  return Device::CPU;
+}
+
+std::vector<Tensor> run_fused_on_device(const FusedProgram& p, const std::vector<Tensor>& inputs, Device device) {
+  FusedCall call;
+  call.shape = p.shape;
+  call.num_registers = p.num_registers;
+  call.constants = p.constants;
+  call.code = p.code;
+  call.output_registers = p.output_registers;
+  for (const Tensor& t : inputs) {
+    const bool by_value = t.device() != device;
+    call.inputs.push_back(by_value ? nullptr : t.dev_f32());
+    call.values.push_back(by_value ? t.f32()[0] : 0.0f);
+    call.input_strides.push_back(broadcast_strides(t.shape(), t.strides(), p.shape));
+  }
+  std::vector<Tensor> outputs;
+  for (size_t o = 0; o < p.output_registers.size(); ++o) {
+    outputs.push_back(Tensor::uninitialized(p.shape, DType::Float32, device));
+    call.outputs.push_back(outputs.back().dev_f32());
+  }
+  if (numel_of(p.shape) == 0) return outputs;
+  if (!backend_for(device).fused_f32(call)) return {};
+  return outputs;
+}
+
 }  // namespace
 
 bool can_run_fused(const FusedProgram& p, const std::vector<Tensor>& inputs) {
-  if (inputs.size() != p.input_values.size()) return false;
+  if (inputs.size() != p.input_values.size() || inputs.empty()) return false;
+  for (const Tensor& t : inputs)
+    if (!t.defined()) return false;
+  const Device device = device_of(inputs);
   for (const Tensor& t : inputs) {
-    if (!t.defined() || t.device() != Device::CPU || t.dtype() != DType::Float32 || t.impl()->storage->pending())
+    if ((t.device() != device && !cpu_value(t)) || t.dtype() != DType::Float32 || t.impl()->storage->pending())
       return false;
     // Every input broadcasts to the program's shape (its traced shape, or any that does).
     const Shape& s = t.shape();
@@ -135,6 +173,7 @@ bool can_run_fused(const FusedProgram& p, const std::vector<Tensor>& inputs) {
 
 std::vector<Tensor> run_fused(const FusedProgram& p, const std::vector<Tensor>& inputs,
                               const std::vector<bool>& donated) {
+  if (const Device device = device_of(inputs); device != Device::CPU) return run_fused_on_device(p, inputs, device);
   const int64_t total = numel_of(p.shape);
   std::vector<InputPlan> plans;
   plans.reserve(inputs.size());

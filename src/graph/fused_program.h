@@ -18,15 +18,6 @@ namespace sg::graph {
 // Elements per block: a few registers of this size stay in the L1 cache.
 constexpr int64_t kBlock = 1024;
 
-struct FusedInstr {
-  bool binary = false;
-  Unary unary = Unary::Neg;
-  Binary op = Binary::Add;
-  float param = 0;
-  int a = 0, b = 0;  // operand registers
-  int out = 0;       // result register
-};
-
 // Registers: [0, num_inputs) the node's inputs, then one per constant (a broadcast scalar),
 // then the temporaries (shared by values whose lifetimes do not overlap).
 struct FusedProgram {
@@ -42,10 +33,13 @@ struct FusedProgram {
   std::vector<ValueId> input_values, output_values;
 };
 
-// Whether the program can run on these inputs: all on the CPU, float32, with the traced shapes.
+// Whether the program can run on these inputs: all on one device, float32, with the traced
+// shapes (broadcastable to them).
 bool can_run_fused(const FusedProgram& p, const std::vector<Tensor>& inputs);
 
-// Runs the program. An input the caller gives up (`donated[i]`, contiguous, float32, not shared
+// Runs the program: on the CPU block by block; on another device as one kernel of its backend
+// (Backend::fused_f32), or not at all (an empty result: the caller runs the members instead).
+// On the CPU, an input the caller gives up (`donated[i]`, contiguous, float32, not shared
 // with any other tensor) may become the buffer of an output of its size (peak memory).
 // No autograd.
 std::vector<Tensor> run_fused(const FusedProgram& p, const std::vector<Tensor>& inputs,

@@ -78,11 +78,13 @@ struct Group {
 bool fusable(const Graph& g, const Node& n) {
   if (n.kind != NodeKind::Op || n.impure || n.outputs.size() != 1) return false;
   const ValueInfo& out = g.values[n.outputs[0]];
-  if (!out.defined || out.spec.dtype != DType::Float32 || out.spec.device != Device::CPU) return false;
+  if (!out.defined || out.spec.dtype != DType::Float32) return false;
   for (ValueId v : n.inputs) {
     if (v == kNoValue) return false;
     const TensorSpec& s = g.values[v].spec;
-    if (s.dtype != DType::Float32 || s.device != out.spec.device) return false;
+    if (s.dtype != DType::Float32) return false;
+    // A one-element CPU value (a number operand, x.mul(2)) may join a program on another device.
+    if (s.device != out.spec.device && !(s.device == Device::CPU && numel_of(s.shape) == 1)) return false;
   }
   if (is_clamp(n)) return n.inputs.size() == 1;
   try {

@@ -24,6 +24,8 @@ void Backend::binary_run_f32(Binary op, const float* a, bool a_scalar, const flo
   binary_f32(op, plan, a, b, out);
 }
 
+bool Backend::fused_f32(const FusedCall&) const { return false; }
+
 void Backend::max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const {
   ref::max_pool2d_f32(g, x, y, idx);
 }

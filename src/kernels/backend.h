@@ -42,6 +42,34 @@ enum class Binary : uint8_t {
   SiluBackward,      // g * s (1 + x (1 - s)), s = sigmoid(x)
 };
 
+// One instruction of a fused elementwise program (graph/fused_program.h): out = unary(a) or
+// binary(a, b) over registers.
+struct FusedInstr {
+  bool binary = false;
+  Unary unary = Unary::Neg;
+  Binary op = Binary::Add;
+  float param = 0;
+  int a = 0, b = 0;  // operand registers
+  int out = 0;       // result register
+};
+
+// A fused elementwise program run on a device (Backend::fused_f32): registers [0, inputs.size())
+// hold the inputs, read at their broadcast strides over `shape` (one value where all are 0) or,
+// where inputs[k] is null, the value values[k] (a one-element input on the CPU); then one
+// register per constant, then temporaries; each output register is stored contiguously.
+struct FusedCall {
+  std::vector<int64_t> shape;
+  int num_registers = 0;
+  std::vector<float> constants;
+  std::vector<FusedInstr> code;
+  std::vector<int> output_registers;
+  std::vector<const float*> inputs;
+  std::vector<float> values;
+  std::vector<std::vector<int64_t>> input_strides;
+  std::vector<float*> outputs;
+};
+
+
 enum class Reduce : uint8_t { Sum, Max, Min, Prod };
 
 // A broadcast binary op over `shape` (out contiguous). a_strides/b_strides are in elements
@@ -85,6 +113,10 @@ class Backend : public DataKernels, public LayerKernels {
   // plan, without building one; by default it builds one.
   virtual void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar,
                               float* out, int64_t n) const;
+  // A whole fused program in one kernel, on a device whose buffers the CPU cannot walk block by
+  // block as graph/fused_program.cpp does. False (the default) when this backend has no kernel
+  // for it (or not for this many operands): the graph then runs the program's ops one by one.
+  virtual bool fused_f32(const FusedCall& call) const;
   // x viewed as [outer, r, inner] → out [outer, inner]. r may be 0 (sum → 0, prod → 1,
   // max/min → the op layer rejects it first).
   virtual void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,

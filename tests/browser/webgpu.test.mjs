@@ -1,6 +1,7 @@
 // The results matrix in headless Chromium with --enable-unsafe-webgpu (SwiftShader's adapter):
 // fixtures/webgpu.html runs tests/js/backend_matrix_run.mjs against navigator.gpu, so every op,
-// layer, loss and optimizer step is compared across reference, wasm and webgpu in a browser too.
+// layer, loss and optimizer step is compared across reference, wasm and webgpu in a browser too;
+// and a compiled elementwise chain runs as one fused WGSL kernel there.
 //   node --test tests/browser/webgpu.test.mjs      (needs npm/dist: bash scripts/build.sh wasm js)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,6 +45,11 @@ test('the results matrix passes on webgpu in Chromium', async (t) => {
     for (const op of fallback) {
       assert.ok(r.warnings.includes(`simdgrad: ${op} has no webgpu kernel yet; running it on wasm`), `${op} warned`);
     }
+    // sg.compile's fused elementwise kernel in the browser: 8 ops, one dispatch, the eager values.
+    assert.equal(r.fused?.device, 'webgpu', JSON.stringify(r.fused));
+    assert.equal(r.fused.fused, 1, JSON.stringify(r.fused));
+    assert.equal(r.fused.dispatches, 1, JSON.stringify(r.fused));
+    assert.ok(r.fused.maxDiff <= 1e-6, JSON.stringify(r.fused));
     assert.deepEqual(watcher.problems(), []);
     t.diagnostic(`${ops.length} ops; on webgpu ${ops.length - fallback.length} with kernels, ${fallback.length} through the fallback; ${JSON.stringify(r.stats)}`);
   } finally {

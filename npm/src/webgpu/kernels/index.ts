@@ -7,6 +7,7 @@ import { random } from './random.js';
 import { indexing } from './indexing.js';
 import { conv } from './conv.js';
 import { pool } from './pool.js';
+import { fused } from './fused.js';
 import type { KernelFn } from './common.js';
 
 export type { KernelContext, KernelFn } from './common.js';
@@ -20,4 +21,5 @@ export const KERNELS: Record<string, KernelFn> = {
   ...indexing,
   ...conv,
   ...pool,
+  ...fused,
 };
