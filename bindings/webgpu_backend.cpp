@@ -1,6 +1,8 @@
 // The WebGPU Backend: every kernel method flattens its arguments (webgpu_glue.h) and hands them
 // to the JS runtime, whose WGSL kernel of the same name (npm/src/webgpu/kernels/) runs it. The
 // argument order of each call here is the order its JS handler reads them in.
+#include <algorithm>
+
 #include "core/error.h"
 #include "webgpu_glue.h"
 
@@ -21,16 +23,16 @@ void Backend::binary_f32(sg::Binary op, const sg::BroadcastPlan& p, const float*
 }
 
 // A fused elementwise program as one WGSL kernel (kernels/fused.ts). Within WebGPU's default
-// limits: 8 storage buffers per kernel (inputs and outputs), 8 dims, and 5 inputs read through
-// strides (the parameter block's room); beyond them the graph runs the ops one by one.
+// limits: 8 storage buffers per kernel (inputs and outputs; the one-element inputs count as one),
+// 8 dims, and what fits the 64-word parameter block (8 words per input read through strides, one
+// per number operand from the CPU); beyond them the graph runs the ops one by one.
 bool Backend::fused_f32(const sg::FusedCall& c) const {
   constexpr size_t kMaxBuffers = 8, kMaxGathers = 5, kMaxDims = 8;
-  if (c.inputs.size() + c.outputs.size() > kMaxBuffers || c.shape.size() > kMaxDims) return false;
+  if (c.shape.size() > kMaxDims) return false;
   std::vector<int64_t> contiguous(c.shape.size(), 1);
   for (size_t d = c.shape.size(); d-- > 1;) contiguous[d - 1] = contiguous[d] * c.shape[d];
   // How each input is read: 0 its own contiguous data, 1 one broadcast value, 2 through strides,
-  // 3 a value from the CPU (in the parameter block's free words 10..15).
-  constexpr size_t kMaxValues = 6;
+  // 3 a value from the CPU (in the parameter block, after the strides: 64 words in all).
   std::vector<int> modes;
   size_t gathers = 0, values = 0;
   for (size_t k = 0; k < c.inputs.size(); ++k) {
@@ -49,7 +51,11 @@ bool Backend::fused_f32(const sg::FusedCall& c) const {
     modes.push_back(scalar ? 1 : dense ? 0 : 2);
     gathers += modes.back() == 2;
   }
-  if (gathers > kMaxGathers || values > kMaxValues) return false;
+  // One-element inputs on the GPU (number operands) can share one binding (the kernel copies them
+  // into one buffer when they would not fit one each).
+  const size_t scalars = size_t(std::count(modes.begin(), modes.end(), 1));
+  const size_t buffers = c.inputs.size() - values - scalars + c.outputs.size() + (scalars > 0);
+  if (buffers > kMaxBuffers || gathers > kMaxGathers || 24 + 8 * gathers + values > 64) return false;
   Args a = args();
   a.list(c.shape).num(double(c.num_registers)).num(double(c.inputs.size())).num(double(c.outputs.size()));
   a.num(double(c.constants.size()));

@@ -105,6 +105,33 @@ test('elementwise chains on webgpu run as one fused WGSL kernel: values and grad
   assert.ok(compiled.stats().fused >= 1, JSON.stringify(compiled.stats()));
   assert.equal(used, 1, 'the chain of 11 ops is one dispatch (11 eagerly)');
 
+  // 60 ops with 20 number operands (one-element GPU tensors, copied into one binding): one kernel.
+  const long = (v) => {
+    let h = v;
+    for (let i = 0; i < 10; i++) h = h.mul(0.9).add(row).maximum(h.neg()).abs().minimum(2);
+    return h;
+  };
+  const longC = sg.compile(long);
+  longC(x);
+  const d0 = sg.webgpuStats().dispatches;
+  const lv = longC(x);
+  assert.equal(sg.webgpuStats().dispatches - d0, 1, 'the 60-op chain is one dispatch (60 eagerly)');
+  close(await lv.data(), Array.from(await long(x).data()), 1e-6, 'long');
+  assert.equal(longC.stats().fusedOps, 60);
+  longC.clear();
+
+  // Eight one-element GPU tensors as operands: past 8 bindings, copied into one; same values.
+  const ws = Array.from({ length: 8 }, (_, i) => sg.tensor(0.5 + i / 8));
+  assert.equal(ws[0].device, 'webgpu');
+  const scaled = (v, ...s) => s.reduce((acc, w, i) => (i % 2 ? acc.add(w) : acc.mul(w)), v);
+  const scaledC = sg.compile(scaled);
+  scaledC(x, ...ws);
+  const d1 = sg.webgpuStats().dispatches;
+  const sv = scaledC(x, ...ws);
+  assert.equal(sg.webgpuStats().dispatches - d1, 1);
+  close(await sv.data(), Array.from(await scaled(x, ...ws).data()), 1e-6, 'scaled');
+  scaledC.clear();
+
   // Gradients through the fused kernel (its members replayed by backward) equal eager ones.
   const xg = sg.randn([6, 5], { requiresGrad: true });
   const loss = (a) => chain(a, row, t)[0].sum();
