@@ -74,6 +74,14 @@ bool Backend::fused_f32(const sg::FusedCall& c) const {
   return true;
 }
 
+void Backend::math_f32(sg::MathFn fn, const float* x, float* y, int64_t n) const {
+  if (n > 0) call("math_f32", args().num(e(fn)).buf(x).buf(y).num(double(n)));
+}
+
+void Backend::atan2_f32(const sg::BroadcastPlan& p, const float* a, const float* b, float* out) const {
+  call("atan2_f32", args().list(p.shape).list(p.a_strides).list(p.b_strides).buf(a).buf(b).buf(out));
+}
+
 void Backend::reduce_f32(sg::Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out) const {
   call("reduce_f32", args().num(e(op)).buf(x).num(outer).num(r).num(inner).buf(out));
 }

@@ -87,6 +87,8 @@ class Backend final : public sg::Backend {
   // Data kernels (kernels/data_kernels.h).
   void copy_strided(const sg::StridedCopy& c, const void* src, void* dst) const override;
   void fill(sg::DType dtype, double value, void* dst, int64_t n) const override;
+  void math_f32(sg::MathFn fn, const float* x, float* y, int64_t n) const override;
+  void atan2_f32(const sg::BroadcastPlan& plan, const float* a, const float* b, float* out) const override;
   void random_uniform_f32(sg::RngState at, float lo, float hi, float* dst, int64_t n) const override;
   void random_normal_f32(sg::RngState at, float mean, float std, float* dst, int64_t n) const override;
   void binary_i32(sg::IntBinary op, const sg::BroadcastPlan& plan, const int32_t* a, const int32_t* b,

@@ -6,7 +6,7 @@
 // kernel's own scalars, 16..23 the shape, then 8 words of strides per operand from word 24.
 import type { BufferLike } from '../gpu_types.js';
 import { Params } from '../params.js';
-import { BINARY, MATH, UNARY } from './math.js';
+import { BINARY, MATH, MATH_FN, MATH_MORE, UNARY } from './math.js';
 import { BOOL, ENTRY, F32, I32, byteRead, byteWrite, load, prelude, wgslType } from './prelude.js';
 import { coalesce, groupsFor, operand, pad8, STRIDED, type KernelFn } from './common.js';
 
@@ -34,7 +34,7 @@ function header(ins: number[], out: number): string {
   });
   s += bind(ins.length, 'OUT', wgslType(out, true), true);
   if (out === BOOL) s += byteWrite('OUT');
-  return s + prelude(ins.length + 1) + MATH + STRIDED + IPOW;
+  return s + prelude(ins.length + 1) + MATH + MATH_MORE + STRIDED + IPOW;
 }
 
 const access = (n: number) => [...new Array(n).fill('read'), 'write'] as const;
@@ -96,6 +96,22 @@ export const elementwise: Record<string, KernelFn> = {
     const shape = a.list(), as = a.list(), bs = a.list();
     const x = operand(ctx, a), y = operand(ctx, a), out = operand(ctx, a);
     strided(ctx, `binary${op}`, `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = ${BINARY[op]};`,
+      [{ ...x, dtype: F32, strides: as }, { ...y, dtype: F32, strides: bs }], { ...out, dtype: F32 }, shape);
+  },
+
+  math_f32(ctx, a) {
+    const fn = a.num();
+    const x = operand(ctx, a);
+    const y = operand(ctx, a);
+    const n = a.num();
+    strided(ctx, `math${fn}`, `  let x = IN0[${off(0)}];\n  OUT[pu(3u) + id] = ${MATH_FN[fn]};`,
+      [{ ...x, dtype: F32, strides: [1] }], { ...y, dtype: F32 }, [n]);
+  },
+
+  atan2_f32(ctx, a) {
+    const shape = a.list(), as = a.list(), bs = a.list();
+    const x = operand(ctx, a), y = operand(ctx, a), out = operand(ctx, a);
+    strided(ctx, 'atan2', `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = atan2_f(a, b);`,
       [{ ...x, dtype: F32, strides: as }, { ...y, dtype: F32, strides: bs }], { ...out, dtype: F32 }, shape);
   },
 

@@ -149,3 +149,72 @@ export const BINARY: readonly string[] = [
   'b * gelu_tanh_grad(a)',
   'b * sigmoid_f(a) * (1.0 + a * (1.0 - sigmoid_f(a)))', // SiluBackward
 ];
+
+// DataKernels::math_f32 and atan2_f32 (kernels/reference/data_math.cpp): the CPU evaluates them
+// in double and rounds once; here in f32 with the cancellations avoided (sinh near 0 through
+// expm1, acos near ±1 through asin; tan reduced in three parts, as WGSL's tan loses digits) and C's special cases spelled out where WGSL leaves them undefined (asin/acos outside
+// [−1, 1], atan2 of zeros and infinities).
+export const MATH_MORE = /* wgsl */ `
+fn sinh_f(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  let a = abs(x);
+  var r: f32;
+  if (a > 20.0) { r = exp(a - 0.6931471805599453); } else { let u = expm1_f(a); r = 0.5 * (u + u / (u + 1.0)); }
+  return select(r, -r, x < 0.0);
+}
+fn cosh_f(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  let a = abs(x);
+  if (a > 20.0) { return exp(a - 0.6931471805599453); }
+  let e = exp(a);
+  return 0.5 * (e + 1.0 / e);
+}
+// Cephes' tanf: x reduced by π/4 in three parts (exact for |x| < 8192), a rational-free
+// polynomial on [−π/4, π/4], −1/y in the odd octants.
+fn tan_f(x: f32) -> f32 {
+  if (is_nan(x) || is_inf(x)) { return nan_f(); }
+  let a = abs(x);
+  var j = floor(a * 1.2732395447351628);
+  if ((u32(j) & 1u) == 1u) { j += 1.0; }
+  let z = ((a - j * 0.78515625) - j * 2.4187564849853515625e-4) - j * 3.77489497744594108e-8;
+  let zz = z * z;
+  var y = z;
+  if (zz > 1.0e-8) {
+    y = (((((9.38540185543e-3 * zz + 3.11992232697e-3) * zz + 2.44301354525e-2) * zz + 5.34112807005e-2) * zz
+         + 1.33387994085e-1) * zz + 3.33331568548e-1) * zz * z + z;
+  }
+  if ((u32(j) & 2u) == 2u) { y = -1.0 / y; }
+  return select(y, -y, x < 0.0);
+}
+// acos through asin of a half-angle near ±1, where acos(x) = π/2 − asin(x) would cancel.
+fn acos_f(x: f32) -> f32 {
+  if (!(abs(x) <= 1.0)) { return nan_f(); }
+  if (x > 0.5) { return 2.0 * asin(sqrt(0.5 * (1.0 - x))); }
+  if (x < -0.5) { return 3.141592653589793 - 2.0 * asin(sqrt(0.5 * (1.0 + x))); }
+  return 1.5707963267948966 - asin(x);
+}
+fn sign_bit(x: f32) -> bool { return (bitcast<u32>(x) >> 31u) == 1u; }
+fn atan2_f(y: f32, x: f32) -> f32 {
+  if (is_nan(x) || is_nan(y)) { return nan_f(); }
+  let pi = 3.141592653589793;
+  if (y == 0.0) { return select(y, select(pi, -pi, sign_bit(y)), sign_bit(x)); }
+  if (is_inf(x) && is_inf(y)) { let q = select(0.7853981633974483, 2.356194490192345, x < 0.0); return select(q, -q, y < 0.0); }
+  if (is_inf(x)) { let r = select(0.0, pi, x < 0.0); return select(r, -r, y < 0.0); }
+  if (x == 0.0 || is_inf(y)) { return select(1.5707963267948966, -1.5707963267948966, y < 0.0); }
+  return atan2(y, x);
+}
+`;
+
+// MathFn in the order of sg::MathFn (kernels/data_kernels.h), of `x`.
+export const MATH_FN: readonly string[] = [
+  'floor(x)',
+  'ceil(x)',
+  'round(x)', // half to even, as std::nearbyint
+  'trunc(x)',
+  'tan_f(x)',
+  'atan(x)',
+  'select(nan_f(), asin(x), abs(x) <= 1.0)',
+  'acos_f(x)',
+  'sinh_f(x)',
+  'cosh_f(x)',
+];
