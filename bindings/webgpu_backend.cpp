@@ -82,6 +82,18 @@ void Backend::atan2_f32(const sg::BroadcastPlan& p, const float* a, const float*
   call("atan2_f32", args().list(p.shape).list(p.a_strides).list(p.b_strides).buf(a).buf(b).buf(out));
 }
 
+void Backend::scan(sg::Scan op, sg::DType dtype, bool reverse, const void* x, int64_t outer, int64_t r,
+                   int64_t inner, void* out) const {
+  if (outer * r * inner > 0)
+    call("scan", args().num(e(op)).num(e(dtype)).flag(reverse).buf(x).num(outer).num(r).num(inner).buf(out));
+}
+
+void Backend::cumprod_backward_f32(const float* x, const float* g, int64_t outer, int64_t r, int64_t inner,
+                                   float* dx) const {
+  if (outer * r * inner > 0)
+    call("cumprod_backward_f32", args().buf(x).buf(g).num(outer).num(r).num(inner).buf(dx));
+}
+
 void Backend::reduce_f32(sg::Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out) const {
   call("reduce_f32", args().num(e(op)).buf(x).num(outer).num(r).num(inner).buf(out));
 }

@@ -89,6 +89,10 @@ class Backend final : public sg::Backend {
   void fill(sg::DType dtype, double value, void* dst, int64_t n) const override;
   void math_f32(sg::MathFn fn, const float* x, float* y, int64_t n) const override;
   void atan2_f32(const sg::BroadcastPlan& plan, const float* a, const float* b, float* out) const override;
+  void scan(sg::Scan op, sg::DType dtype, bool reverse, const void* x, int64_t outer, int64_t r, int64_t inner,
+            void* out) const override;
+  void cumprod_backward_f32(const float* x, const float* g, int64_t outer, int64_t r, int64_t inner,
+                            float* dx) const override;
   void random_uniform_f32(sg::RngState at, float lo, float hi, float* dst, int64_t n) const override;
   void random_normal_f32(sg::RngState at, float mean, float std, float* dst, int64_t n) const override;
   void binary_i32(sg::IntBinary op, const sg::BroadcastPlan& plan, const int32_t* a, const int32_t* b,

@@ -1,4 +1,5 @@
-// The WGSL kernels of the rounding, trigonometric and hyperbolic ops (floor … cosh, atan2) against
+// The WGSL kernels of the rounding, trigonometric and hyperbolic ops (floor … cosh, atan2) and of
+// the scans (cumsum, cumprod and its gradient) against
 // the CPU's (evaluated in double, rounded once): a dense sweep within 1e-6 relative, and the
 // special values (±0, ±∞, NaN, halves for round, |x| > 1 for asin/acos, atan2 of zeros and
 // infinities) exactly as the CPU gives them.
@@ -31,5 +32,35 @@ test('rounding, trigonometric and hyperbolic ops on webgpu equal the CPU (sweep 
   const want = sg.atan2(sg.tensor(ys, { device: 'cpu' }), sg.tensor(xs, { device: 'cpu' })).dataSync();
   ys.forEach((y, i) => assert.ok(same(want[i], got[i], 1e-6), `atan2(${y}, ${xs[i]}): cpu ${want[i]}, webgpu ${got[i]}`));
   assert.ok(sg.webgpuCoverage().withKernel.includes('atan2'));
+  process.exitCode = 0;
+});
+
+test('cumsum and cumprod on webgpu equal the CPU (double-accumulated), gradients and int32 wrapping included', { skip: gpu ? false : why }, async () => {
+  const sg = await init({ backend: 'webgpu', gpu });
+  const both = (values, shape, dtype = 'float32') => [sg.tensor(values, { shape, dtype }), sg.tensor(values, { shape, dtype, device: 'cpu' })];
+  // A long sum: f32 accumulation would drift by ~1e-4 relative; the double-float one does not.
+  const n = 20000;
+  const long = Array.from({ length: n }, (_, i) => Math.sin(i * 0.37) + 0.01);
+  const [g, c] = both(long, [n]);
+  const got = await g.cumsum(0).data(), want = c.cumsum(0).dataSync();
+  want.forEach((w, i) => assert.ok(Math.abs(got[i] - w) <= 2e-7 * Math.abs(w) + 1e-6, `cumsum[${i}]: cpu ${w}, webgpu ${got[i]}`));
+  // cumprod along dim 1 of [3, 5, 4] with zeros, and both gradients (cumprod's exact where x has zeros).
+  const vals = Array.from({ length: 60 }, (_, i) => (i % 7 === 3 ? 0 : 0.5 + ((i * 13) % 11) / 10));
+  const [pg, pc] = both(vals, [3, 5, 4]);
+  pg.requiresGrad = true;
+  pc.requiresGrad = true;
+  const w = sg.tensor(Array.from({ length: 60 }, (_, i) => ((i * 7) % 5) - 2), { shape: [3, 5, 4], device: 'cpu' });
+  const lossOf = (t) => t.cumprod(1).mul(t.device === 'cpu' ? w : w.to('webgpu')).sum().add(t.cumsum(2).square().sum());
+  lossOf(pg).backward();
+  lossOf(pc).backward();
+  const [vg, vc] = [await pg.cumprod(1).data(), pc.cumprod(1).dataSync()];
+  vc.forEach((x, i) => assert.ok(Math.abs(vg[i] - x) <= 1e-6 * (1 + Math.abs(x)), `cumprod[${i}]`));
+  const [gg, gc] = [await pg.grad.data(), pc.grad.dataSync()];
+  gc.forEach((x, i) => assert.ok(Math.abs(gg[i] - x) <= 1e-5 * (1 + Math.abs(x)), `grad[${i}]: cpu ${x}, webgpu ${gg[i]}`));
+  // int32 wraps as two's complement, as on the CPU.
+  const [ig, ic] = both([2147483647, 1, 5, -7], [4], 'int32');
+  assert.deepEqual(Array.from(await ig.cumsum(0).data()), Array.from(ic.cumsum(0).dataSync()));
+  assert.deepEqual(Array.from(await ig.cumprod(0).data()), Array.from(ic.cumprod(0).dataSync()));
+  assert.ok(sg.webgpuCoverage().withKernel.includes('cumprod'));
   process.exitCode = 0;
 });

@@ -8,6 +8,7 @@ import { indexing } from './indexing.js';
 import { conv } from './conv.js';
 import { pool } from './pool.js';
 import { fused } from './fused.js';
+import { scan } from './scan.js';
 import type { KernelFn } from './common.js';
 
 export type { KernelContext, KernelFn } from './common.js';
@@ -22,4 +23,5 @@ export const KERNELS: Record<string, KernelFn> = {
   ...conv,
   ...pool,
   ...fused,
+  ...scan,
 };
