@@ -94,6 +94,12 @@ void Backend::cumprod_backward_f32(const float* x, const float* g, int64_t outer
     call("cumprod_backward_f32", args().buf(x).buf(g).num(outer).num(r).num(inner).buf(dx));
 }
 
+void Backend::argsort(sg::DType dtype, const void* x, int64_t outer, int64_t r, int64_t inner, bool descending,
+                      int64_t k, int32_t* out) const {
+  if (outer * k * inner > 0)
+    call("argsort", args().num(e(dtype)).buf(x).num(outer).num(r).num(inner).flag(descending).num(k).buf(out));
+}
+
 void Backend::reduce_f32(sg::Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out) const {
   call("reduce_f32", args().num(e(op)).buf(x).num(outer).num(r).num(inner).buf(out));
 }

@@ -93,6 +93,8 @@ class Backend final : public sg::Backend {
             void* out) const override;
   void cumprod_backward_f32(const float* x, const float* g, int64_t outer, int64_t r, int64_t inner,
                             float* dx) const override;
+  void argsort(sg::DType dtype, const void* x, int64_t outer, int64_t r, int64_t inner, bool descending, int64_t k,
+               int32_t* out) const override;
   void random_uniform_f32(sg::RngState at, float lo, float hi, float* dst, int64_t n) const override;
   void random_normal_f32(sg::RngState at, float mean, float std, float* dst, int64_t n) const override;
   void binary_i32(sg::IntBinary op, const sg::BroadcastPlan& plan, const int32_t* a, const int32_t* b,

@@ -9,6 +9,7 @@ import { conv } from './conv.js';
 import { pool } from './pool.js';
 import { fused } from './fused.js';
 import { scan } from './scan.js';
+import { sort } from './sort.js';
 import type { KernelFn } from './common.js';
 
 export type { KernelContext, KernelFn } from './common.js';
@@ -24,4 +25,5 @@ export const KERNELS: Record<string, KernelFn> = {
   ...pool,
   ...fused,
   ...scan,
+  ...sort,
 };

@@ -1,5 +1,5 @@
-// The WGSL kernels of the rounding, trigonometric and hyperbolic ops (floor … cosh, atan2) and of
-// the scans (cumsum, cumprod and its gradient) against
+// The WGSL kernels of ops_more: the rounding, trigonometric and hyperbolic ops (floor … cosh,
+// atan2), the scans (cumsum, cumprod and its gradient) and sorting (sort, argsort, topk), against
 // the CPU's (evaluated in double, rounded once): a dense sweep within 1e-6 relative, and the
 // special values (±0, ±∞, NaN, halves for round, |x| > 1 for asin/acos, atan2 of zeros and
 // infinities) exactly as the CPU gives them.
@@ -62,5 +62,30 @@ test('cumsum and cumprod on webgpu equal the CPU (double-accumulated), gradients
   assert.deepEqual(Array.from(await ig.cumsum(0).data()), Array.from(ic.cumsum(0).dataSync()));
   assert.deepEqual(Array.from(await ig.cumprod(0).data()), Array.from(ic.cumprod(0).dataSync()));
   assert.ok(sg.webgpuCoverage().withKernel.includes('cumprod'));
+  process.exitCode = 0;
+});
+
+test('sort, argsort and topk on webgpu give the CPU positions exactly: ties stable, NaN last, any dim, int32 and bool', { skip: gpu ? false : why }, async () => {
+  const sg = await init({ backend: 'webgpu', gpu });
+  const vals = [3, NaN, -1, 3, 0, -0, 2, NaN, 3, -5, 7, 0, 1, 1, -2, 9, 4, 3, -1, 2, NaN, 6, 0, 8];
+  const both = (v, shape, dtype = 'float32') => [sg.tensor(v, { shape, dtype }), sg.tensor(v, { shape, dtype, device: 'cpu' })];
+  const eq = async (g, c, what) => assert.deepEqual(Array.from(await g.data()), Array.from(c.dataSync()), what);
+  for (const [dtype, v] of [['float32', vals], ['int32', vals.map((x, i) => (Number.isNaN(x) ? i % 3 : Math.trunc(x)))], ['bool', vals.map((x) => x > 1)]]) {
+    const [g, c] = both(v, [2, 4, 3], dtype);
+    for (const dim of [0, 1, 2]) {
+      for (const descending of [false, true]) {
+        const [sg_, sc] = [g.sort(dim, { descending }), c.sort(dim, { descending })];
+        await eq(sg_.indices, sc.indices, `${dtype} sort dim ${dim} ${descending ? 'desc' : 'asc'} indices`);
+        await eq(sg_.values, sc.values, `${dtype} sort dim ${dim} values`);
+        await eq(g.argsort(dim, { descending }), c.argsort(dim, { descending }), `${dtype} argsort dim ${dim}`);
+      }
+      if (dtype !== 'bool') {
+        const [tg, tc] = [g.topk(2, dim), c.topk(2, dim)];
+        await eq(tg.indices, tc.indices, `${dtype} topk dim ${dim}`);
+        await eq(tg.values, tc.values, `${dtype} topk values dim ${dim}`);
+      }
+    }
+  }
+  assert.ok(sg.webgpuCoverage().withKernel.includes('topk'));
   process.exitCode = 0;
 });
