@@ -305,17 +305,36 @@ void Backend::index_add_f32(const float* g, int64_t outer, int64_t n, int64_t in
   call("index_add_f32", args().buf(g).num(outer).num(n).num(inner).buf(idx).num(size).buf(out));
 }
 
+namespace {
+void gather_geom(Args& a, const sg::GatherGeom& g) {
+  a.list(g.index_shape).list(g.walk_strides).num(g.dim_stride).num(g.dim_size).num(g.dim);
+}
+}  // namespace
+
 void Backend::gather(size_t elem_bytes, const sg::GatherGeom& g, const void* x, const int32_t* idx,
                      void* out) const {
-  call("gather", args()
-                     .num(double(elem_bytes)).list(g.index_shape).list(g.walk_strides)
-                     .num(g.dim_stride).num(g.dim_size).num(g.dim).buf(x).buf(idx).buf(out));
+  Args a = args().num(double(elem_bytes));
+  gather_geom(a, g);
+  call("gather", a.buf(x).buf(idx).buf(out));
 }
 
 void Backend::scatter_add_f32(const sg::GatherGeom& g, const float* src, const int32_t* idx, float* out) const {
-  call("scatter_add_f32", args()
-                              .list(g.index_shape).list(g.walk_strides).num(g.dim_stride).num(g.dim_size)
-                              .num(g.dim).buf(src).buf(idx).buf(out));
+  Args a = args();
+  gather_geom(a, g);
+  call("scatter_add_f32", a.buf(src).buf(idx).buf(out));
+}
+
+void Backend::scatter_add_i32(const sg::GatherGeom& g, const int32_t* src, const int32_t* idx, int32_t* out) const {
+  Args a = args();
+  gather_geom(a, g);
+  call("scatter_add_i32", a.buf(src).buf(idx).buf(out));
+}
+
+void Backend::scatter(size_t elem_bytes, const sg::GatherGeom& g, const void* src, const int32_t* idx,
+                      void* out) const {
+  Args a = args().num(double(elem_bytes));
+  gather_geom(a, g);
+  call("scatter", a.buf(src).buf(idx).buf(out));
 }
 
 void Backend::pad_mapped(size_t elem_bytes, const sg::PadGeom& g, const void* x, void* out) const {

@@ -123,6 +123,9 @@ class Backend final : public sg::Backend {
   void gather(size_t elem_bytes, const sg::GatherGeom& g, const void* x, const int32_t* idx,
               void* out) const override;
   void scatter_add_f32(const sg::GatherGeom& g, const float* src, const int32_t* idx, float* out) const override;
+  void scatter(size_t elem_bytes, const sg::GatherGeom& g, const void* src, const int32_t* idx,
+               void* out) const override;
+  void scatter_add_i32(const sg::GatherGeom& g, const int32_t* src, const int32_t* idx, int32_t* out) const override;
   void pad_mapped(size_t elem_bytes, const sg::PadGeom& g, const void* x, void* out) const override;
   void pad_mapped_backward_f32(const sg::PadGeom& g, const float* grad, float* dx) const override;
 

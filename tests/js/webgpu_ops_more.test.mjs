@@ -1,5 +1,6 @@
 // The WGSL kernels of ops_more: the rounding, trigonometric and hyperbolic ops (floor … cosh,
-// atan2), the scans (cumsum, cumprod and its gradient) and sorting (sort, argsort, topk), against
+// atan2), the scans (cumsum, cumprod and its gradient), sorting (sort, argsort, topk) and
+// scatter/scatterAdd, against
 // the CPU's (evaluated in double, rounded once): a dense sweep within 1e-6 relative, and the
 // special values (±0, ±∞, NaN, halves for round, |x| > 1 for asin/acos, atan2 of zeros and
 // infinities) exactly as the CPU gives them.
@@ -87,5 +88,46 @@ test('sort, argsort and topk on webgpu give the CPU positions exactly: ties stab
     }
   }
   assert.ok(sg.webgpuCoverage().withKernel.includes('topk'));
+  process.exitCode = 0;
+});
+
+test('scatter and scatterAdd on webgpu equal the CPU: repeated indices (last wins, sums), int32 wrapping, bool, gradients', { skip: gpu ? false : why }, async () => {
+  const sg = await init({ backend: 'webgpu', gpu });
+  const on = (device) => (v, shape, dtype = 'float32') => sg.tensor(v, { shape, dtype, device });
+  const [gpuT, cpuT] = [on('webgpu'), on('cpu')];
+  const idx = [[0, 2, 0, 1], [2, 2, 1, 0], [1, 0, 1, 1]];  // repeats along dim 1 and along dim 0
+  const srcV = Array.from({ length: 12 }, (_, i) => (i * 7) % 11 - 5);
+  const xV = Array.from({ length: 20 }, (_, i) => i / 3);
+  for (const [dtype, xs, ss] of [
+    ['float32', xV, srcV],
+    ['int32', xV.map((v, i) => (i === 4 ? -2147483648 : Math.round(v))), srcV],  // (1, 0) of [5, 4] gets −4: wraps
+    ['bool', xV.map((v) => v > 2), srcV.map((v) => v > 0)],
+  ]) {
+    for (const dim of [0, 1]) {
+      const shape = dim === 1 ? [3, 5] : [5, 4];
+      const xs_ = xs.slice(0, shape[0] * shape[1]);
+      const ix = dim === 1 ? idx : [[0, 4, 0, 1], [4, 4, 1, 0], [1, 0, 1, 1]];
+      const run = (make, op) => {
+        const x = make(xs_, shape, dtype), s = make(ss, [3, 4], dtype);
+        return x[op](dim, sg.tensor(ix.flat(), { shape: [3, 4], dtype: 'int32', device: x.device }), s);
+      };
+      for (const op of dtype === 'bool' ? ['scatter'] : ['scatter', 'scatterAdd']) {
+        const got = await run(gpuT, op).data(), want = run(cpuT, op).dataSync();
+        assert.deepEqual(Array.from(got), Array.from(want), `${dtype} ${op} dim ${dim}`);
+      }
+    }
+  }
+  // Gradients of both (to x and src) equal the CPU's.
+  const grads = async (make) => {
+    const x = make(xV.slice(0, 15), [3, 5]), s = make(srcV, [3, 4]);
+    x.requiresGrad = true;
+    s.requiresGrad = true;
+    const ix = sg.tensor(idx.flat(), { shape: [3, 4], dtype: 'int32', device: x.device });
+    const w = make(Array.from({ length: 15 }, (_, i) => i - 7), [3, 5]);
+    x.scatter(1, ix, s).mul(w).sum().add(x.scatterAdd(1, ix, s).square().sum()).backward();
+    return [Array.from(await x.grad.data()), Array.from(await s.grad.data())];
+  };
+  assert.deepEqual(await grads(gpuT), await grads(cpuT));
+  assert.ok(sg.webgpuCoverage().withKernel.includes('scatterAdd'));
   process.exitCode = 0;
 });

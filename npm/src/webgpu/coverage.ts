@@ -6,7 +6,6 @@ const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
   ['rnnLayer', 'the recurrent cell math still reads tensor memory itself (not through the Backend)'],
   // The ops of src/ops/ops_more.h that compute through DataKernels methods with no WGSL kernel
   // yet (their defaults are CPU loops); the others of that file compose ops that have kernels.
-  ...['scatter', 'scatterAdd'].map((op): [string, string] => [op, 'no WGSL kernel for DataKernels::scatter and scatter_add_i32 yet']),
   ['multinomial', 'no WGSL kernel for DataKernels::check_distribution and multinomial yet'],
 ]);
 

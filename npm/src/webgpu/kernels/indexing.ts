@@ -1,5 +1,5 @@
-// Indexing and padding: index_select and its index_add adjoint, gather and its scatter_add
-// adjoint, reflect/replicate padding. Twins of src/kernels/reference/data_index.cpp. The
+// Indexing and padding: index_select and its index_add adjoint, gather and its adjoints
+// (scatter_add, scatter), reflect/replicate padding. Twins of src/kernels/reference/data_index.cpp. The
 // adjoints accumulate without atomics: each invocation owns a line of the output that only it
 // writes (every index of the line, in order), so repeated indices add up as on the CPU.
 import { Params } from '../params.js';
@@ -10,6 +10,43 @@ const elemType = (bytes: number, write = false) => (bytes === 1 ? (write ? 'atom
 const moveElem = (bytes: number, dst: string, src: string) =>
   bytes === 1 ? `OUT_set_byte(${dst}, X_byte(${src}));` : `OUT[${dst}] = X[${src}];`;
 const byteHelpers = (bytes: number) => (bytes === 1 ? byteRead('X') + byteWrite('OUT') : '');
+
+/**
+ * gather's adjoints over lines along the dim (args: GatherGeom, src, idx, out): each invocation
+ * walks one line in order and is the only one to write the output line it maps to, so repeated
+ * indices add up, or the last one wins, exactly as on the CPU. `type` is the element type, or the
+ * element size in bytes for scatter (1: bool bytes).
+ */
+function scatterLines(ctx: Parameters<KernelFn>[0], a: Parameters<KernelFn>[1], type: 'f32' | 'i32' | number, body: string): void {
+  const eb = typeof type === 'number' ? type : 4;
+  const shape = a.list(), walk = a.list();
+  const dimStride = a.num();
+  a.num(); // dim_size
+  const dim = a.num();
+  const src = operand(ctx, a, eb), idx = operand(ctx, a), out = operand(ctx, a, eb);
+  const total = shape.reduce((p, s) => p * s, 1);
+  if (total === 0) return;
+  const cs = contiguousStrides(shape);
+  const lines = total / shape[dim];
+  // The shape of the lines (the dim's size 1), its walk strides and the index's own strides.
+  const lineShape = shape.map((s, d) => (d === dim ? 1 : s));
+  const p = new Params().u(lines).u(shape.length).u(src.at).u(idx.at).u(out.at).i(dimStride).u(shape[dim]).u(cs[dim]);
+  while (p.length < 16) p.u(0);
+  p.ints(pad8(lineShape)).ints(pad8(walk)).ints(pad8(cs));
+  const elem = typeof type === 'number' ? elemType(type) : type;
+  const outElem = typeof type === 'number' ? elemType(type, true) : type;
+  run(ctx, `scatter_lines_${type}_${body}`,
+    [{ name: 'X', type: elem, buffer: src.buffer }, { name: 'IDX', type: 'i32', buffer: idx.buffer },
+      { name: 'OUT', type: outElem, buffer: out.buffer, write: true }], p, lines, /* wgsl */ `
+  if (id >= pu(0u)) { return; }
+  let w = strided(id, 24u);
+  let i0 = u32(strided(id, 32u));
+  for (var j = 0u; j < pu(6u); j++) {
+    let i = pu(2u) + i0 + j * pu(7u);
+    let at = u32(i32(pu(4u)) + w + IDX[pu(3u) + i0 + j * pu(7u)] * pi(5u));
+    ${body}
+  }`, STRIDED + byteHelpers(eb));
+}
 
 export const indexing: Record<string, KernelFn> = {
   index_select(ctx, a) {
@@ -73,31 +110,18 @@ export const indexing: Record<string, KernelFn> = {
   },
 
   scatter_add_f32(ctx, a) {
-    const shape = a.list(), walk = a.list();
-    const dimStride = a.num();
-    a.num(); // dim_size
-    const dim = a.num();
-    const src = operand(ctx, a), idx = operand(ctx, a), out = operand(ctx, a);
-    const total = shape.reduce((p, s) => p * s, 1);
-    if (total === 0) return;
-    const cs = contiguousStrides(shape);
-    const lines = total / shape[dim];
-    // The shape of the lines (the dim's size 1), its walk strides and the index's own strides.
-    const lineShape = shape.map((s, d) => (d === dim ? 1 : s));
-    const p = new Params().u(lines).u(shape.length).u(src.at).u(idx.at).u(out.at).i(dimStride).u(shape[dim]).u(cs[dim]);
-    while (p.length < 16) p.u(0);
-    p.ints(pad8(lineShape)).ints(pad8(walk)).ints(pad8(cs));
-    run(ctx, 'scatter_add',
-      [{ name: 'SRC', type: 'f32', buffer: src.buffer }, { name: 'IDX', type: 'i32', buffer: idx.buffer },
-        { name: 'OUT', type: 'f32', buffer: out.buffer, write: true }], p, lines, /* wgsl */ `
-  if (id >= pu(0u)) { return; }
-  let w = strided(id, 24u);
-  let i0 = u32(strided(id, 32u));
-  for (var j = 0u; j < pu(6u); j++) {
-    let i = i0 + j * pu(7u);
-    let at = u32(i32(pu(4u)) + w + IDX[pu(3u) + i] * pi(5u));
-    OUT[at] = OUT[at] + SRC[pu(2u) + i];
-  }`, STRIDED);
+    scatterLines(ctx, a, 'f32', 'OUT[at] = OUT[at] + X[i];');
+  },
+
+  /** scatter_add for int32 (wrapping, as the CPU's). */
+  scatter_add_i32(ctx, a) {
+    scatterLines(ctx, a, 'i32', 'OUT[at] = OUT[at] + X[i];');
+  },
+
+  /** scatter: the last write of a line wins, as the CPU's row-major order (a line is one invocation's). */
+  scatter(ctx, a) {
+    const eb = a.num();
+    scatterLines(ctx, a, eb, eb === 1 ? 'OUT_set_byte(at, X_byte(i));' : 'OUT[at] = X[i];');
   },
 
   pad_mapped(ctx, a) {
