@@ -24,6 +24,7 @@ import * as H from './handles.js';
 import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
 import { moreFunctionOps, moreOps } from './ops_more.js';
+import { composeFunctionOps, composeOps } from './ops_compose.js';
 import { F } from './functional.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
@@ -158,6 +159,8 @@ export function createApi() {
     ...functionOps,
     ...moreOps,
     ...moreFunctionOps,
+    ...composeOps,
+    ...composeFunctionOps,
     // memory
     tidy,
     keep,

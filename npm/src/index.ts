@@ -126,6 +126,7 @@ export type {
   BernoulliOptions,
   MultinomialOptions,
 } from './ops_more.js';
+export type { ComposeOpFunctions, ComposeOpMethods, NanToNumOptions, AddmmOptions, MeshgridOptions } from './ops_compose.js';
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
 export type {

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Reference values for the composite ops of npm/src/ops_compose.ts (tests/js/ops_compose.test.mjs),
+computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
+
+    /usr/bin/python3 tests/data/gen_ops_compose.py     # writes tests/data/ops_compose_ref.json
+
+Each case: an id the test maps to its JS call, the inputs (float32 values, or int32; 'grad' marks
+those differentiated), every output, and for cases with gradients a fixed upstream gradient per
+output and the gradient of every marked input (torch.autograd.grad of sum(out_k * upstream_k)).
+Inputs are float32 and PyTorch computes in float32, as the JS side does. Floats are written with
+17 significant digits; NaN and infinities as "nan", "inf", "-inf".
+"""
+import json
+import math
+import os
+
+import torch
+
+torch.manual_seed(20261125)
+CASES = []
+inf, nan = float("inf"), float("nan")
+
+
+def num(v):
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return float("%.17g" % v)
+
+
+def enc(t):
+    d = t.detach()
+    if d.dtype == torch.bool:
+        return {"shape": list(d.shape), "dtype": "bool", "data": [int(v) for v in d.reshape(-1).tolist()]}
+    if d.dtype in (torch.int64, torch.int32):
+        return {"shape": list(d.shape), "dtype": "int32", "data": [int(v) for v in d.reshape(-1).tolist()]}
+    return {"shape": list(d.shape), "dtype": "float32", "data": [num(v) for v in d.double().reshape(-1).tolist()]}
+
+
+def case(cid, fn, inputs, grad=()):
+    """inputs: list of tensors; grad: indices of inputs differentiated."""
+    ins = [t.clone().requires_grad_(i in grad) for i, t in enumerate(inputs)]
+    out = fn(*ins)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    entry = {"id": cid, "inputs": [dict(enc(t), grad=i in grad) for i, t in enumerate(ins)], "outputs": [enc(o) for o in outs]}
+    if grad:
+        ups = [torch.randn(o.shape) for o in outs]
+        total = sum((o * u).sum() for o, u in zip(outs, ups))
+        gs = torch.autograd.grad(total, [ins[i] for i in grad])
+        entry["upstream"] = [enc(u) for u in ups]
+        entry["grads"] = [enc(g) for g in gs]
+    CASES.append(entry)
+
+
+f = lambda *shape: torch.randn(*shape)
+special = torch.tensor([0.0, -0.0, 1.5, -2.0, inf, -inf, nan, 3e38, -1e-30])
+
+case("isnan", torch.isnan, [special])
+case("isinf", torch.isinf, [special])
+case("isfinite", torch.isfinite, [special])
+case("isfinite int32", torch.isfinite, [torch.tensor([1, -2, 3], dtype=torch.int32)])
+case("nanToNum", torch.nan_to_num, [special])
+case("nanToNum options", lambda x: torch.nan_to_num(x, nan=-1.0, posinf=7.0, neginf=-7.0), [special])
+case("nanToNum grad", lambda x: torch.nan_to_num(x, nan=0.5), [torch.tensor([1.0, nan, -2.0, inf, 0.25])], grad=(0,))
+ties = torch.tensor([[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 2.0, 0.5], [-4.0, 0.0, 5.0, 5.0]])
+case("amax dim 1", lambda x: torch.amax(x, 1), [ties], grad=(0,))
+case("amax all keepdim", lambda x: torch.amax(x, (0, 1), keepdim=True), [ties], grad=(0,))
+case("amin dim 0", lambda x: torch.amin(x, 0), [ties], grad=(0,))
+case("lerp scalar low", lambda a, b: torch.lerp(a, b, 0.3), [f(3, 4), f(3, 4)], grad=(0, 1))
+case("lerp scalar high", lambda a, b: torch.lerp(a, b, 0.8), [f(3, 4), f(4)], grad=(0, 1))
+case("lerp tensor", torch.lerp, [f(3, 4), f(3, 4), torch.rand(3, 4) * 1.4 - 0.2], grad=(0, 1, 2))
+case("logaddexp", torch.logaddexp, [f(2, 5) * 3, f(5) * 3], grad=(0, 1))
+case("logaddexp large", torch.logaddexp, [torch.tensor([100.0, -100.0, 0.0, 80.0]), torch.tensor([100.0, -101.0, 200.0, 80.0])], grad=(0, 1))
+case("logaddexp infinities", torch.logaddexp, [torch.tensor([inf, -inf, -inf, 2.0]), torch.tensor([inf, -inf, 1.0, -inf])])
+case("xlogy", torch.xlogy, [torch.tensor([0.0, 0.0, 2.0, -1.5, 3.0, 0.0]), torch.tensor([0.0, 5.0, 0.5, 2.0, 4.0, 7.0])], grad=(0, 1))
+case("xlogy nan", torch.xlogy, [torch.tensor([0.0, 1.0, nan]), torch.tensor([nan, nan, 1.0])])
+case("logit", torch.logit, [torch.rand(7) * 0.9 + 0.05], grad=(0,))
+case("logit eps", lambda x: torch.logit(x, eps=0.1), [torch.tensor([0.0, 0.05, 0.3, 0.95, 1.0])], grad=(0,))
+case("sinc", torch.sinc, [torch.tensor([0.0, 0.5, -1.25, 2.0, 0.05, 3.7])], grad=(0,))  # (near 0 the float32 gradient formulas cancel)
+case("frac", torch.frac, [torch.tensor([2.75, -2.75, 0.5, -0.0, 7.0, 1e7 + 0.5])], grad=(0,))
+case("exp2", torch.exp2, [f(6) * 4], grad=(0,))
+case("rad2deg", torch.rad2deg, [f(5)], grad=(0,))
+case("deg2rad", torch.deg2rad, [f(5) * 180], grad=(0,))
+case("clampMin", lambda x: torch.clamp_min(x, -0.5), [f(8)], grad=(0,))
+case("clampMax", lambda x: torch.clamp_max(x, 0.25), [f(8)], grad=(0,))
+case("bmm", torch.bmm, [f(2, 3, 4), f(2, 4, 5)], grad=(0, 1))
+case("mv", torch.mv, [f(3, 4), f(4)], grad=(0, 1))
+case("dot", torch.dot, [f(6), f(6)], grad=(0, 1))
+case("addmm", torch.addmm, [f(5), f(3, 4), f(4, 5)], grad=(0, 1, 2))
+case("addmm beta alpha", lambda i, a, b: torch.addmm(i, a, b, beta=0.5, alpha=-2.0), [f(3, 5), f(3, 4), f(4, 5)], grad=(0, 1, 2))
+case("addmm beta 0", lambda i, a, b: torch.addmm(i, a, b, beta=0.0), [torch.full((3, 2), nan), f(3, 4), f(4, 2)])
+case("trace", torch.trace, [f(4, 3)], grad=(0,))
+case("unbind 1", lambda x: torch.unbind(x, 1), [f(2, 3, 2)], grad=(0,))
+case("movedim", lambda x: torch.movedim(x, 0, 2), [f(2, 3, 4)], grad=(0,))
+case("movedim lists", lambda x: torch.movedim(x, (0, 3), (2, 0)), [f(2, 3, 4, 5)], grad=(0,))
+case("swapaxes", lambda x: torch.swapaxes(x, 0, 2), [f(2, 3, 4)], grad=(0,))
+case("repeatInterleave dim", lambda x: torch.repeat_interleave(x, 3, dim=1), [f(2, 3)], grad=(0,))
+case("repeatInterleave flat", lambda x: torch.repeat_interleave(x, 2), [f(2, 2)], grad=(0,))
+case("meshgrid ij", lambda a, b, c: torch.meshgrid(a, b, c, indexing="ij"), [f(2), f(3), f(4)], grad=(0, 1, 2))
+case("meshgrid xy", lambda a, b: torch.meshgrid(a, b, indexing="xy"), [f(2), f(3)], grad=(0, 1))
+
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops_compose_ref.json")
+with open(out, "w") as fh:
+    json.dump({"torch": torch.__version__, "cases": CASES}, fh, separators=(",", ":"))
+print(f"{len(CASES)} cases -> {out}")

@@ -1,0 +1,152 @@
+// The composite ops of npm/src/ops_compose.ts against PyTorch 1.13 (tests/data/ops_compose_ref.json,
+// from gen_ops_compose.py): values (NaN and infinities included) and the gradients of
+// Σ out·upstream; central-difference gradient checks of every differentiable one; the method
+// forms; the errors of bad arguments; no tensor left behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sg, throwsWith } from './helpers.mjs';
+import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+
+const REF = readJson('ops_compose_ref.json');
+const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
+const make = (e, requiresGrad = false) => sg.tensor(e.data.map(dec), { shape: e.shape, dtype: e.dtype, requiresGrad });
+
+// Each case id as the JS call (the same arguments as the PyTorch lambda).
+const CALLS = {
+  isnan: (x) => sg.isnan(x),
+  isinf: (x) => sg.isinf(x),
+  isfinite: (x) => x.isfinite(),
+  'isfinite int32': (x) => sg.isfinite(x),
+  nanToNum: (x) => sg.nanToNum(x),
+  'nanToNum options': (x) => x.nanToNum({ nan: -1, posinf: 7, neginf: -7 }),
+  'nanToNum grad': (x) => sg.nanToNum(x, { nan: 0.5 }),
+  'amax dim 1': (x) => sg.amax(x, 1),
+  'amax all keepdim': (x) => x.amax([0, 1], true),
+  'amin dim 0': (x) => sg.amin(x, 0),
+  'lerp scalar low': (a, b) => sg.lerp(a, b, 0.3),
+  'lerp scalar high': (a, b) => a.lerp(b, 0.8),
+  'lerp tensor': (a, b, w) => sg.lerp(a, b, w),
+  logaddexp: (a, b) => sg.logaddexp(a, b),
+  'logaddexp large': (a, b) => a.logaddexp(b),
+  'logaddexp infinities': (a, b) => sg.logaddexp(a, b),
+  xlogy: (a, b) => sg.xlogy(a, b),
+  'xlogy nan': (a, b) => a.xlogy(b),
+  logit: (x) => sg.logit(x),
+  'logit eps': (x) => x.logit(0.1),
+  sinc: (x) => sg.sinc(x),
+  frac: (x) => x.frac(),
+  exp2: (x) => sg.exp2(x),
+  rad2deg: (x) => sg.rad2deg(x),
+  deg2rad: (x) => x.deg2rad(),
+  clampMin: (x) => sg.clampMin(x, -0.5),
+  clampMax: (x) => x.clampMax(0.25),
+  bmm: (a, b) => sg.bmm(a, b),
+  mv: (a, b) => a.mv(b),
+  dot: (a, b) => sg.dot(a, b),
+  addmm: (i, a, b) => sg.addmm(i, a, b),
+  'addmm beta alpha': (i, a, b) => i.addmm(a, b, { beta: 0.5, alpha: -2 }),
+  'addmm beta 0': (i, a, b) => sg.addmm(i, a, b, { beta: 0 }),
+  trace: (x) => sg.trace(x),
+  'unbind 1': (x) => x.unbind(1),
+  movedim: (x) => sg.movedim(x, 0, 2),
+  'movedim lists': (x) => x.movedim([0, 3], [2, 0]),
+  swapaxes: (x) => sg.swapaxes(x, 0, 2),
+  'repeatInterleave dim': (x) => x.repeatInterleave(3, 1),
+  'repeatInterleave flat': (x) => sg.repeatInterleave(x, 2),
+  'meshgrid ij': (a, b, c) => sg.meshgrid(a, b, c, { indexing: 'ij' }),
+  'meshgrid xy': (a, b) => sg.meshgrid([a, b], { indexing: 'xy' }),
+};
+
+function sameValues(t, e, what) {
+  assert.deepEqual(t.shape, e.shape, `${what}: shape`);
+  assert.equal(t.dtype, e.dtype, `${what}: dtype`);
+  const got = Array.from(t.dataSync());
+  e.data.map(dec).forEach((w, i) => {
+    const g = got[i];
+    if (e.dtype !== 'float32') return assert.equal(g, w, `${what}[${i}]`);
+    const ok = Object.is(g, w) || (Number.isNaN(w) && Number.isNaN(g)) || Math.abs(g - w) <= 2e-6 * (1 + Math.abs(w)) || (Math.abs(w) > 1e30 && Math.abs(g - w) <= 1e-6 * Math.abs(w));
+    assert.ok(ok, `${what}[${i}]: PyTorch ${w}, got ${g}`);
+  });
+}
+
+test('every composite op equals PyTorch 1.13: values, special values and gradients', () => {
+  assert.deepEqual(REF.cases.map((c) => c.id).filter((id) => !CALLS[id]), [], 'a JS call for every case');
+  const live = sg.memory().tensors;
+  for (const c of REF.cases) {
+    sg.tidy(() => {
+      const ins = c.inputs.map((e) => make(e, e.grad));
+      const out = CALLS[c.id](...ins);
+      const outs = Array.isArray(out) ? out : [out];
+      assert.equal(outs.length, c.outputs.length, `${c.id}: outputs`);
+      outs.forEach((o, k) => sameValues(o, c.outputs[k], `${c.id} output ${k}`));
+      if (!c.grads) return;
+      outs.map((o, k) => o.mul(make(c.upstream[k])).sum()).reduce((a, b) => a.add(b)).backward();
+      c.inputs.filter((e) => e.grad).forEach((e, j) => {
+        const x = ins[c.inputs.indexOf(e)];
+        assert.ok(x.grad, `${c.id}: input ${j} got no gradient`);
+        sameValues(x.grad, c.grads[j], `${c.id} grad ${j}`);
+        x.grad = null;
+      });
+    });
+  }
+  assert.equal(sg.memory().tensors, live, 'no tensor left behind');
+});
+
+test('composite ops: central-difference gradient checks', () => {
+  const v = (shape, seed, lo = -1, hi = 1) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    let s = seed;
+    return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
+  };
+  gradcheck('nanToNum', (x) => sg.nanToNum(x), [v([5], 1)]);
+  gradcheck('amax', (x) => sg.amax(x, 1), [v([3, 4], 2)]);
+  gradcheck('lerp', (a, b, w) => sg.lerp(a, b, w), [v([6], 3), v([6], 4), v([6], 5, -0.2, 1.2)]);
+  gradcheck('logaddexp', (a, b) => sg.logaddexp(a, b), [v([5], 6, -3, 3), v([5], 7, -3, 3)]);
+  gradcheck('xlogy', (a, b) => sg.xlogy(a, b), [v([5], 8), v([5], 9, 0.2, 3)]);
+  gradcheck('logit', (x) => sg.logit(x), [v([5], 10, 0.1, 0.9)]);
+  gradcheck('sinc', (x) => sg.sinc(x), [v([6], 11, -2, 2)]);
+  gradcheck('frac', (x) => sg.frac(x), [v([5], 12, 0.1, 0.9)]);
+  gradcheck('exp2', (x) => sg.exp2(x), [v([5], 13, -2, 2)]);
+  gradcheck('rad2deg', (x) => sg.rad2deg(x), [v([4], 14)], { rtol: 2e-2, atol: 2e-1 });
+  gradcheck('addmm', (i, a, b) => sg.addmm(i, a, b, { beta: 0.5, alpha: 2 }), [v([2, 3], 15), v([2, 4], 16), v([4, 3], 17)]);
+  gradcheck('bmm', (a, b) => sg.bmm(a, b), [v([2, 2, 3], 18), v([2, 3, 2], 19)]);
+  gradcheck('trace', (x) => sg.trace(x), [v([3, 3], 20)]);
+  gradcheck('movedim', (x) => sg.movedim(x, [0, 1], [2, 0]), [v([2, 3, 2], 21)]);
+  gradcheck('repeatInterleave', (x) => sg.repeatInterleave(x, 2, 0), [v([2, 3], 22)]);
+  gradcheck('unbind', (x) => sg.unbind(x, 0)[1], [v([3, 2], 23)]);
+  gradcheck('meshgrid', (a, b) => sg.meshgrid(a, b)[0].mul(sg.meshgrid(a, b)[1]), [v([2], 24), v([3], 25)]);
+});
+
+test('composite ops: bad arguments are Errors naming them; nothing leaks', () => {
+  const x = sg.randn([2, 3]);
+  const live = sg.memory().tensors;
+  throwsWith(() => sg.tidy(() => sg.bmm(x, x)), 'bmm', "'input' to be 3-D", '[2, 3]');
+  throwsWith(() => sg.tidy(() => sg.bmm(sg.zeros([2, 3, 4]), sg.zeros([3, 4, 5]))), 'bmm: expected batch sizes to match, got 2 and 3');
+  throwsWith(() => sg.tidy(() => sg.dot(sg.zeros([3]), sg.zeros([4]))), 'dot: expected 1-D tensors of one size, got 3 and 4');
+  throwsWith(() => sg.tidy(() => sg.mv(x, x)), 'mv', "'vec' to be 1-D");
+  throwsWith(() => sg.tidy(() => sg.addmm(x, x, [1, 2])), 'addmm', "'mat2' to be a Tensor");
+  throwsWith(() => sg.tidy(() => sg.addmm(x, x, x.transpose(0, 1), { gamma: 1 })), 'addmm', 'gamma');
+  throwsWith(() => sg.tidy(() => sg.unbind(x, 2)), 'unbind', "'dim'", '[-2, 1]');
+  throwsWith(() => sg.tidy(() => sg.movedim(x, [0, 1], [1])), 'movedim', 'one length');
+  throwsWith(() => sg.tidy(() => sg.movedim(x, [0, 0], [0, 1])), 'movedim: repeated dims');
+  throwsWith(() => sg.tidy(() => sg.repeatInterleave(x, 1.5)), 'repeatInterleave', "'repeats'", '1.5');
+  throwsWith(() => sg.tidy(() => sg.repeatInterleave(x, sg.tensor([1, 2]))), 'repeatInterleave', 'a tensor of repeats is not supported');
+  throwsWith(() => sg.tidy(() => sg.logit(x, 0.7)), 'logit', "'eps'", '[0, 0.5]');
+  throwsWith(() => sg.tidy(() => sg.meshgrid(x)), 'meshgrid', '1-D');
+  throwsWith(() => sg.tidy(() => sg.meshgrid(sg.zeros([2]), { indexing: 'yx' })), 'meshgrid', 'indexing');
+  throwsWith(() => sg.tidy(() => sg.nanToNum(x, { nan: 'zero' })), 'nanToNum', 'nan');
+  throwsWith(() => sg.tidy(() => sg.lerp(x, x, 0.5, { foo: 1 })), 'lerp: takes no options');
+  assert.equal(sg.memory().tensors, live);
+  x.dispose();
+});
+
+test('composite ops inside sg.compile equal the eager ones', () => {
+  const a = sg.randn([3, 4]), b = sg.randn([3, 4]), w = sg.rand([3, 4]);
+  const fn = (p, q, r) => sg.logaddexp(sg.lerp(p, q, r), q).nanToNum().amax(1).add(sg.xlogy(r, q.abs().add(1)).sum());
+  const compiled = sg.compile(fn);
+  const eager = sg.tidy(() => Array.from(fn(a, b, w).dataSync()));
+  compiled(a, b, w);
+  assert.deepEqual(sg.tidy(() => Array.from(compiled(a, b, w).dataSync())), eager);
+  compiled.clear();
+  sg.dispose([a, b, w]);
+});
