@@ -18,6 +18,7 @@ import {
   tripletMarginLoss,
 } from './nn/loss_functions.js';
 import { functionOps, ops } from './ops.js';
+import { functionalMore } from './functional_more.js';
 import { checkOptions, describe, intArg, isInteger, isOptionsObject, numberArg, type OptionSpec, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -679,6 +680,7 @@ export const F = {
   normalize,
   scaledDotProductAttention,
   interpolate,
+  ...functionalMore,
   // losses
   crossEntropy,
   nllLoss,

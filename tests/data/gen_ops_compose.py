@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Reference values for the composite ops of npm/src/ops_compose.ts (tests/js/ops_compose.test.mjs),
+"""Reference values for the composite ops of npm/src/ops_compose.ts, the F functions of
+npm/src/functional_more.ts and the modules of npm/src/nn/rearrange_modules.ts
+(tests/js/ops_compose.test.mjs),
 computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_ops_compose.py     # writes tests/data/ops_compose_ref.json
@@ -99,6 +101,25 @@ case("repeatInterleave dim", lambda x: torch.repeat_interleave(x, 3, dim=1), [f(
 case("repeatInterleave flat", lambda x: torch.repeat_interleave(x, 2), [f(2, 2)], grad=(0,))
 case("meshgrid ij", lambda a, b, c: torch.meshgrid(a, b, c, indexing="ij"), [f(2), f(3), f(4)], grad=(0, 1, 2))
 case("meshgrid xy", lambda a, b: torch.meshgrid(a, b, indexing="xy"), [f(2), f(3)], grad=(0, 1))
+
+import torch.nn.functional as F  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+case("F.cosineSimilarity", lambda a, b: F.cosine_similarity(a, b, dim=1), [f(3, 5), f(3, 5)], grad=(0, 1))
+case("F.cosineSimilarity broadcast dim -1", lambda a, b: F.cosine_similarity(a, b, dim=-1, eps=1e-6), [f(2, 3, 4), f(4)], grad=(0, 1))
+case("F.cosineSimilarity tiny", lambda a, b: F.cosine_similarity(a, b), [torch.tensor([[1e-10, 0.0, 0.0]]), torch.tensor([[3e-10, 4e-10, 0.0]])])
+case("F.pairwiseDistance", F.pairwise_distance, [f(4, 3), f(4, 3)], grad=(0, 1))
+case("F.pairwiseDistance p1 keepdim", lambda a, b: F.pairwise_distance(a, b, p=1.0, keepdim=True), [f(4, 3), f(3)], grad=(0, 1))
+case("F.pairwiseDistance inf", lambda a, b: F.pairwise_distance(a, b, p=float("inf")), [f(2, 5), f(2, 5)])
+case("F.pixelShuffle", lambda x: F.pixel_shuffle(x, 2), [f(1, 8, 2, 3)], grad=(0,))
+case("F.pixelUnshuffle", lambda x: F.pixel_unshuffle(x, 2), [f(2, 2, 4, 6)], grad=(0,))
+case("nn.ZeroPad2d", nn.ZeroPad2d(1), [f(1, 1, 2, 3)], grad=(0,))
+case("nn.ConstantPad1d", nn.ConstantPad1d((1, 2), 3.5), [f(2, 3)], grad=(0,))
+case("nn.ReflectionPad2d", nn.ReflectionPad2d((1, 1, 2, 0)), [f(1, 2, 3, 3)], grad=(0,))
+case("nn.ReplicationPad1d", nn.ReplicationPad1d(2), [f(1, 2, 3)], grad=(0,))
+case("nn.PixelShuffle", nn.PixelShuffle(3), [f(2, 9, 1, 2)])
+case("nn.CosineSimilarity", nn.CosineSimilarity(dim=0), [f(4, 2), f(4, 2)])
+case("nn.PairwiseDistance", nn.PairwiseDistance(p=3.0), [f(3, 2), f(3, 2)])
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops_compose_ref.json")
 with open(out, "w") as fh:

@@ -1,4 +1,5 @@
-// The composite ops of npm/src/ops_compose.ts against PyTorch 1.13 (tests/data/ops_compose_ref.json,
+// The composite ops of npm/src/ops_compose.ts, F.cosineSimilarity/pairwiseDistance/pixelShuffle/
+// pixelUnshuffle and the padding, pixel-shuffle and distance modules, against PyTorch 1.13 (tests/data/ops_compose_ref.json,
 // from gen_ops_compose.py): values (NaN and infinities included) and the gradients of
 // Σ out·upstream; central-difference gradient checks of every differentiable one; the method
 // forms; the errors of bad arguments; no tensor left behind.
@@ -55,6 +56,21 @@ const CALLS = {
   'repeatInterleave flat': (x) => sg.repeatInterleave(x, 2),
   'meshgrid ij': (a, b, c) => sg.meshgrid(a, b, c, { indexing: 'ij' }),
   'meshgrid xy': (a, b) => sg.meshgrid([a, b], { indexing: 'xy' }),
+  'F.cosineSimilarity': (a, b) => sg.F.cosineSimilarity(a, b),
+  'F.cosineSimilarity broadcast dim -1': (a, b) => sg.F.cosineSimilarity(a, b, { dim: -1, eps: 1e-6 }),
+  'F.cosineSimilarity tiny': (a, b) => sg.F.cosineSimilarity(a, b),
+  'F.pairwiseDistance': (a, b) => sg.F.pairwiseDistance(a, b),
+  'F.pairwiseDistance p1 keepdim': (a, b) => sg.F.pairwiseDistance(a, b, { p: 1, keepdim: true }),
+  'F.pairwiseDistance inf': (a, b) => sg.F.pairwiseDistance(a, b, { p: Infinity }),
+  'F.pixelShuffle': (x) => sg.F.pixelShuffle(x, 2),
+  'F.pixelUnshuffle': (x) => sg.F.pixelUnshuffle(x, 2),
+  'nn.ZeroPad2d': (x) => new sg.nn.ZeroPad2d(1)(x),
+  'nn.ConstantPad1d': (x) => new sg.nn.ConstantPad1d([1, 2], 3.5)(x),
+  'nn.ReflectionPad2d': (x) => new sg.nn.ReflectionPad2d([1, 1, 2, 0])(x),
+  'nn.ReplicationPad1d': (x) => new sg.nn.ReplicationPad1d(2)(x),
+  'nn.PixelShuffle': (x) => new sg.nn.PixelShuffle(3)(x),
+  'nn.CosineSimilarity': (a, b) => new sg.nn.CosineSimilarity({ dim: 0 })(a, b),
+  'nn.PairwiseDistance': (a, b) => new sg.nn.PairwiseDistance({ p: 3 })(a, b),
 };
 
 function sameValues(t, e, what) {
@@ -114,6 +130,9 @@ test('composite ops: central-difference gradient checks', () => {
   gradcheck('movedim', (x) => sg.movedim(x, [0, 1], [2, 0]), [v([2, 3, 2], 21)]);
   gradcheck('repeatInterleave', (x) => sg.repeatInterleave(x, 2, 0), [v([2, 3], 22)]);
   gradcheck('unbind', (x) => sg.unbind(x, 0)[1], [v([3, 2], 23)]);
+  gradcheck('cosineSimilarity', (a, b) => sg.F.cosineSimilarity(a, b), [v([2, 4], 26), v([2, 4], 27)]);
+  gradcheck('pairwiseDistance', (a, b) => sg.F.pairwiseDistance(a, b, { p: 3 }), [v([3, 2], 28), v([3, 2], 29)]);
+  gradcheck('pixelShuffle', (x) => sg.F.pixelShuffle(x, 2), [v([1, 4, 1, 2], 30)]);
   gradcheck('meshgrid', (a, b) => sg.meshgrid(a, b)[0].mul(sg.meshgrid(a, b)[1]), [v([2], 24), v([3], 25)]);
 });
 
@@ -136,6 +155,12 @@ test('composite ops: bad arguments are Errors naming them; nothing leaks', () =>
   throwsWith(() => sg.tidy(() => sg.meshgrid(sg.zeros([2]), { indexing: 'yx' })), 'meshgrid', 'indexing');
   throwsWith(() => sg.tidy(() => sg.nanToNum(x, { nan: 'zero' })), 'nanToNum', 'nan');
   throwsWith(() => sg.tidy(() => sg.lerp(x, x, 0.5, { foo: 1 })), 'lerp: takes no options');
+  throwsWith(() => sg.tidy(() => sg.F.pixelShuffle(sg.zeros([1, 3, 2, 2]), 2)), 'pixelShuffle', 'divisible by 4', '[1, 3, 2, 2]');
+  throwsWith(() => sg.tidy(() => sg.F.pixelUnshuffle(sg.zeros([1, 1, 3, 4]), 2)), 'pixelUnshuffle', 'divisible by 2');
+  throwsWith(() => sg.tidy(() => sg.F.cosineSimilarity(x, [1, 2])), 'cosineSimilarity', "'x2' to be a Tensor");
+  throwsWith(() => sg.tidy(() => sg.F.pairwiseDistance(x, x, { q: 1 })), 'pairwiseDistance', 'q');
+  throwsWith(() => new sg.nn.ZeroPad2d([1, 2]), 'ZeroPad2d', "'padding'", '4 integers');
+  throwsWith(() => new sg.nn.ReflectionPad1d(-1), 'ReflectionPad1d', "'padding'");
   assert.equal(sg.memory().tensors, live);
   x.dispose();
 });

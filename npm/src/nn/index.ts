@@ -24,6 +24,7 @@ import {
   TransformerEncoderLayer,
 } from './transformer.js';
 import { utils } from './utils.js';
+import * as rearrange from './rearrange_modules.js';
 
 export const nn = {
   Module,
@@ -55,6 +56,17 @@ export const nn = {
   Upsample,
   UpsamplingNearest2d,
   UpsamplingBilinear2d,
+  PixelShuffle: rearrange.PixelShuffle,
+  PixelUnshuffle: rearrange.PixelUnshuffle,
+  CosineSimilarity: rearrange.CosineSimilarity,
+  PairwiseDistance: rearrange.PairwiseDistance,
+  ZeroPad2d: rearrange.ZeroPad2d,
+  ConstantPad1d: rearrange.ConstantPad1d,
+  ConstantPad2d: rearrange.ConstantPad2d,
+  ReflectionPad1d: rearrange.ReflectionPad1d,
+  ReflectionPad2d: rearrange.ReflectionPad2d,
+  ReplicationPad1d: rearrange.ReplicationPad1d,
+  ReplicationPad2d: rearrange.ReplicationPad2d,
   // activations
   ReLU: act.ReLU,
   ReLU6: act.ReLU6,

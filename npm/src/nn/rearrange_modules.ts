@@ -1,0 +1,127 @@
+// Parameter-free modules over F functions: CosineSimilarity, PairwiseDistance, PixelShuffle,
+// PixelUnshuffle, and PyTorch's padding modules (ZeroPad2d, ConstantPad1d/2d, ReflectionPad1d/2d,
+// ReplicationPad1d/2d) over F.pad. Padding sizes as PyTorch: one number for every side, or the
+// list F.pad takes (last dim first).
+import {
+  cosineSimilarity,
+  pairwiseDistance,
+  pixelShuffle,
+  pixelUnshuffle,
+  type CosineSimilarityOptions,
+  type PairwiseDistanceOptions,
+} from '../functional_more.js';
+import { functionOps } from '../ops.js';
+import { describe, intArg, isInteger } from '../options.js';
+import type { Tensor } from '../tensor.js';
+import { Module } from './module.js';
+
+export class CosineSimilarity extends Module {
+  declare options: CosineSimilarityOptions;
+  constructor(options: CosineSimilarityOptions = {}) {
+    super();
+    this.options = { ...options };
+  }
+  forward(x1: Tensor, x2: Tensor): Tensor {
+    return cosineSimilarity(x1, x2, this.options);
+  }
+}
+
+export class PairwiseDistance extends Module {
+  declare options: PairwiseDistanceOptions;
+  constructor(options: PairwiseDistanceOptions = {}) {
+    super();
+    this.options = { ...options };
+  }
+  forward(x1: Tensor, x2: Tensor): Tensor {
+    return pairwiseDistance(x1, x2, this.options);
+  }
+}
+
+export class PixelShuffle extends Module {
+  declare upscaleFactor: number;
+  constructor(upscaleFactor: number) {
+    super();
+    this.upscaleFactor = intArg('PixelShuffle', 'upscaleFactor', upscaleFactor);
+  }
+  forward(input: Tensor): Tensor {
+    return pixelShuffle(input, this.upscaleFactor);
+  }
+  extraRepr(): string {
+    return `upscale_factor=${this.upscaleFactor}`;
+  }
+}
+
+export class PixelUnshuffle extends Module {
+  declare downscaleFactor: number;
+  constructor(downscaleFactor: number) {
+    super();
+    this.downscaleFactor = intArg('PixelUnshuffle', 'downscaleFactor', downscaleFactor);
+  }
+  forward(input: Tensor): Tensor {
+    return pixelUnshuffle(input, this.downscaleFactor);
+  }
+  extraRepr(): string {
+    return `downscale_factor=${this.downscaleFactor}`;
+  }
+}
+
+type PadMode = 'constant' | 'reflect' | 'replicate';
+
+/** A padding module over `sides` trailing dims: F.pad with a fixed mode (and value). */
+class Pad extends Module {
+  declare padding: number[];
+  declare mode: PadMode;
+  declare value: number;
+  constructor(name: string, sides: number, padding: number | readonly number[], mode: PadMode, value = 0) {
+    super();
+    const n = 2 * sides;
+    if (isInteger(padding) && padding >= 0) this.padding = new Array<number>(n).fill(padding);
+    else if (Array.isArray(padding) && padding.length === n && padding.every(isInteger)) this.padding = padding.slice();
+    else throw new Error(`${name}: expected 'padding' to be an integer >= 0 or ${n} integers, got ${describe(padding)}`);
+    if (typeof value !== 'number') throw new Error(`${name}: expected 'value' to be a number, got ${describe(value)}`);
+    this.mode = mode;
+    this.value = value;
+  }
+  forward(input: Tensor): Tensor {
+    return functionOps.pad(input, this.padding, this.mode === 'constant' ? { value: this.value } : { mode: this.mode });
+  }
+  extraRepr(): string {
+    return `(${this.padding.join(', ')})${this.mode === 'constant' ? `, value=${this.value}` : ''}`;
+  }
+}
+
+export class ZeroPad2d extends Pad {
+  constructor(padding: number | readonly number[]) {
+    super('ZeroPad2d', 2, padding, 'constant', 0);
+  }
+}
+export class ConstantPad1d extends Pad {
+  constructor(padding: number | readonly number[], value: number) {
+    super('ConstantPad1d', 1, padding, 'constant', value);
+  }
+}
+export class ConstantPad2d extends Pad {
+  constructor(padding: number | readonly number[], value: number) {
+    super('ConstantPad2d', 2, padding, 'constant', value);
+  }
+}
+export class ReflectionPad1d extends Pad {
+  constructor(padding: number | readonly number[]) {
+    super('ReflectionPad1d', 1, padding, 'reflect');
+  }
+}
+export class ReflectionPad2d extends Pad {
+  constructor(padding: number | readonly number[]) {
+    super('ReflectionPad2d', 2, padding, 'reflect');
+  }
+}
+export class ReplicationPad1d extends Pad {
+  constructor(padding: number | readonly number[]) {
+    super('ReplicationPad1d', 1, padding, 'replicate');
+  }
+}
+export class ReplicationPad2d extends Pad {
+  constructor(padding: number | readonly number[]) {
+    super('ReplicationPad2d', 2, padding, 'replicate');
+  }
+}
