@@ -2,10 +2,11 @@
 // pairwiseDistance (PyTorch 1.13's formulas and eps placement), pixelShuffle and
 // pixelUnshuffle (sub-pixel convolution's rearrangement). Their modules are in
 // nn/rearrange_modules.ts.
+import { tensorArg } from './call.js';
 import { tidy } from './memory.js';
 import { ops } from './ops.js';
-import { checkOptions, describe, intArg } from './options.js';
-import { Tensor } from './tensor.js';
+import { checkOptions, intArg } from './options.js';
+import type { Tensor } from './tensor.js';
 
 export interface CosineSimilarityOptions {
   /** The dim the vectors lie along (default 1). */
@@ -21,15 +22,10 @@ export interface PairwiseDistanceOptions {
   keepdim?: boolean;
 }
 
-function tensor(fn: string, name: string, v: unknown): Tensor {
-  if (!(v instanceof Tensor)) throw new Error(`${fn}: expected '${name}' to be a Tensor, got ${describe(v)}`);
-  return v;
-}
-
 /** Σ x1·x2 / (max(‖x1‖, eps) · max(‖x2‖, eps)) along dim (x1 and x2 broadcast). */
 export function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilarityOptions): Tensor {
   const o = checkOptions<CosineSimilarityOptions>('cosineSimilarity', options, { dim: 'integer', eps: 'number' });
-  const [a, b] = [tensor('cosineSimilarity', 'x1', x1), tensor('cosineSimilarity', 'x2', x2)];
+  const [a, b] = [tensorArg('cosineSimilarity', 'x1', x1), tensorArg('cosineSimilarity', 'x2', x2)];
   const dim = o.dim ?? 1, eps = o.eps ?? 1e-8;
   return tidy(() => {
     const norm = (t: Tensor) => ops.clamp(ops.norm(t, 2, dim), eps, null);
@@ -40,13 +36,13 @@ export function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilar
 /** ‖x1 − x2 + eps‖_p along the last dim. */
 export function pairwiseDistance(x1: Tensor, x2: Tensor, options?: PairwiseDistanceOptions): Tensor {
   const o = checkOptions<PairwiseDistanceOptions>('pairwiseDistance', options, { p: 'numberOrInfinity', eps: 'number', keepdim: 'boolean' });
-  const [a, b] = [tensor('pairwiseDistance', 'x1', x1), tensor('pairwiseDistance', 'x2', x2)];
+  const [a, b] = [tensorArg('pairwiseDistance', 'x1', x1), tensorArg('pairwiseDistance', 'x2', x2)];
   return tidy(() => ops.norm(ops.add(ops.sub(a, b), o.eps ?? 1e-6), o.p ?? 2, -1, o.keepdim ?? false));
 }
 
 /** [*, C·r², H, W] → [*, C, H·r, W·r]. */
 export function pixelShuffle(input: Tensor, upscaleFactor: number): Tensor {
-  const x = tensor('pixelShuffle', 'input', input);
+  const x = tensorArg('pixelShuffle', 'input', input);
   const r = intArg('pixelShuffle', 'upscaleFactor', upscaleFactor);
   if (r < 1) throw new Error(`pixelShuffle: expected 'upscaleFactor' >= 1, got ${r}`);
   if (x.ndim < 3 || x.shape.at(-3)! % (r * r) !== 0) {
@@ -63,7 +59,7 @@ export function pixelShuffle(input: Tensor, upscaleFactor: number): Tensor {
 
 /** [*, C, H·r, W·r] → [*, C·r², H, W] (pixelShuffle's inverse). */
 export function pixelUnshuffle(input: Tensor, downscaleFactor: number): Tensor {
-  const x = tensor('pixelUnshuffle', 'input', input);
+  const x = tensorArg('pixelUnshuffle', 'input', input);
   const r = intArg('pixelUnshuffle', 'downscaleFactor', downscaleFactor);
   if (r < 1) throw new Error(`pixelUnshuffle: expected 'downscaleFactor' >= 1, got ${r}`);
   if (x.ndim < 3 || x.shape.at(-2)! % r !== 0 || x.shape.at(-1)! % r !== 0) {

@@ -6,7 +6,7 @@
 // differentiable through the ops it is made of, with PyTorch 1.13's values and gradients
 // (tests/data/gen_ops_compose.py). Temporaries are freed (tidy); an argument of the wrong kind is
 // an Error naming it.
-import type { TensorLike } from './call.js';
+import { tensorArg, type TensorLike } from './call.js';
 import { tidy } from './memory.js';
 import { functionOps, installMethods, noOptions, ops, type Dim } from './ops.js';
 import { moreOps } from './ops_more.js';
@@ -90,10 +90,11 @@ declare module './tensor.js' {
 const FLOAT32_MAX = 3.4028234663852886e38;
 const where = functionOps.where;
 
-function tensorArg(fn: string, name: string, v: unknown, ndim?: number): Tensor {
-  if (!(v instanceof Tensor)) throw new Error(`${fn}: expected '${name}' to be a Tensor, got ${describe(v)}`);
-  if (ndim !== undefined && v.ndim !== ndim) throw new Error(`${fn}: expected '${name}' to be ${ndim}-D, got shape [${v.shape.join(', ')}]`);
-  return v;
+/** A Tensor argument, of `ndim` dims when given. */
+function tensorOf(fn: string, name: string, v: unknown, ndim?: number): Tensor {
+  const t = tensorArg(fn, name, v);
+  if (ndim !== undefined && t.ndim !== ndim) throw new Error(`${fn}: expected '${name}' to be ${ndim}-D, got shape [${t.shape.join(', ')}]`);
+  return t;
 }
 
 function dimArg(fn: string, name: string, v: unknown, ndim: number): number {
@@ -131,11 +132,11 @@ export const composeOps: ComposeOpFunctions = {
   },
   amax(input, dim, keepdim, trailing?: unknown) {
     noOptions('amax', trailing);
-    return ops.max(input, dim ?? undefined, keepdim);
+    return ops.max(input, dim, keepdim);
   },
   amin(input, dim, keepdim, trailing?: unknown) {
     noOptions('amin', trailing);
-    return ops.min(input, dim ?? undefined, keepdim);
+    return ops.min(input, dim, keepdim);
   },
   lerp(input, end, weight, trailing?: unknown) {
     noOptions('lerp', trailing);
@@ -210,24 +211,24 @@ export const composeOps: ComposeOpFunctions = {
   },
   bmm(input, mat2, trailing?: unknown) {
     noOptions('bmm', trailing);
-    const a = tensorArg('bmm', 'input', input, 3), b = tensorArg('bmm', 'mat2', mat2, 3);
+    const a = tensorOf('bmm', 'input', input, 3), b = tensorOf('bmm', 'mat2', mat2, 3);
     if (a.shape[0] !== b.shape[0]) throw new Error(`bmm: expected batch sizes to match, got ${a.shape[0]} and ${b.shape[0]}`);
     return ops.matmul(a, b);
   },
   mv(input, vec, trailing?: unknown) {
     noOptions('mv', trailing);
-    return ops.matmul(tensorArg('mv', 'input', input, 2), tensorArg('mv', 'vec', vec, 1));
+    return ops.matmul(tensorOf('mv', 'input', input, 2), tensorOf('mv', 'vec', vec, 1));
   },
   dot(input, other, trailing?: unknown) {
     noOptions('dot', trailing);
-    const a = tensorArg('dot', 'input', input, 1), b = tensorArg('dot', 'other', other, 1);
+    const a = tensorOf('dot', 'input', input, 1), b = tensorOf('dot', 'other', other, 1);
     if (a.shape[0] !== b.shape[0]) throw new Error(`dot: expected 1-D tensors of one size, got ${a.shape[0]} and ${b.shape[0]}`);
     return ops.matmul(a, b);
   },
   addmm(input, mat1, mat2, options) {
     const o = checkOptions<AddmmOptions>('addmm', options, { beta: 'number', alpha: 'number' });
     const [beta, alpha] = [o.beta ?? 1, o.alpha ?? 1];
-    const m1 = tensorArg('addmm', 'mat1', mat1, 2), m2 = tensorArg('addmm', 'mat2', mat2, 2);
+    const m1 = tensorOf('addmm', 'mat1', mat1, 2), m2 = tensorOf('addmm', 'mat2', mat2, 2);
     return tidy(() => {
       const product = alpha === 1 ? ops.matmul(m1, m2) : ops.mul(ops.matmul(m1, m2), alpha);
       if (beta === 0) return product;  // input not read: its NaNs do not propagate (PyTorch)
@@ -236,18 +237,18 @@ export const composeOps: ComposeOpFunctions = {
   },
   trace(input, trailing?: unknown) {
     noOptions('trace', trailing);
-    const x = tensorArg('trace', 'input', input, 2);
+    const x = tensorOf('trace', 'input', input, 2);
     return tidy(() => ops.sum(moreOps.diag(x)));
   },
   unbind(input, dim = 0, trailing?: unknown) {
     noOptions('unbind', trailing);
-    const x = tensorArg('unbind', 'input', input);
+    const x = tensorOf('unbind', 'input', input);
     const d = dimArg('unbind', 'dim', dim, x.ndim);
     return tidy(() => ops.split(x, 1, d).map((t) => ops.squeeze(t, d)));
   },
   movedim(input, source, destination, trailing?: unknown) {
     noOptions('movedim', trailing);
-    const x = tensorArg('movedim', 'input', input);
+    const x = tensorOf('movedim', 'input', input);
     const list = (name: string, v: unknown) => (Array.isArray(v) ? v : [v]).map((d, i) => dimArg('movedim', `${name}[${i}]`, d, x.ndim));
     const src = list('source', source), dst = list('destination', destination);
     if (src.length !== dst.length) throw new Error(`movedim: expected 'source' and 'destination' of one length, got ${src.length} and ${dst.length}`);
@@ -264,7 +265,7 @@ export const composeOps: ComposeOpFunctions = {
   },
   repeatInterleave(input, repeats, dim, trailing?: unknown) {
     noOptions('repeatInterleave', trailing);
-    const x = tensorArg('repeatInterleave', 'input', input);
+    const x = tensorOf('repeatInterleave', 'input', input);
     if (!isInteger(repeats) || repeats < 0) {
       throw new Error(`repeatInterleave: expected 'repeats' to be an integer >= 0 (a tensor of repeats is not supported), got ${describe(repeats)}`);
     }
@@ -289,7 +290,7 @@ export const composeFunctionOps = {
     if (args.length && !(args.at(-1) instanceof Tensor) && !Array.isArray(args.at(-1))) options = args.pop() as MeshgridOptions;
     const o = checkOptions<MeshgridOptions>('meshgrid', options, { indexing: ['ij', 'xy'] });
     const list = (args.length === 1 && Array.isArray(args[0]) ? args[0] : args) as unknown[];
-    const ts = list.map((t, i) => tensorArg('meshgrid', `tensors[${i}]`, t, 1));
+    const ts = list.map((t, i) => tensorOf('meshgrid', `tensors[${i}]`, t, 1));
     if (ts.length === 0) throw new Error('meshgrid: expected at least one tensor');
     const xy = o.indexing === 'xy' && ts.length >= 2;
     const order = xy ? [ts[1]!, ts[0]!, ...ts.slice(2)] : ts;

@@ -2,7 +2,8 @@
 // simdgrad on WebGPU: `npm run bench -- --backend=webgpu` (or node tests/bench/webgpu.mjs).
 //   matmul N×N (GFLOP/s), the MNIST-shaped MLP train step and the bench's small CNN train step
 //   (ms), each timed after a warm-up with sg.sync() (which waits for the GPU) around the runs,
-//   next to the same workload on wasm in the same process.
+//   next to the same workload on wasm in the same process; and a 60-op elementwise chain eagerly
+//   and under sg.compile (one fused WGSL kernel), with the dispatches per call.
 // The GPU is navigator.gpu where it exists, else Dawn from npm `webgpu` (tests/js/webgpu_env.mjs:
 // Chromium's SwiftShader on machines without a GPU, which emulates one on the CPU: its numbers
 // say nothing about a real GPU). TensorFlow.js's WebGPU backend (tfjs-backend-webgpu, a dev
@@ -98,6 +99,29 @@ for (const [name, make] of [['mlp_step_128', mlpStep], ['cnn_step_32', cnnStep]]
 }
 console.warn = warn;
 
+// sg.compile on the GPU: the compiled bench's chain (10 rounds of mul, add, maximum, abs, minimum on
+// 1,000 floats: 60 ops with the neg) eagerly, one dispatch per op, and compiled, one fused kernel.
+{
+  sg.setBackend('webgpu');
+  const a = sg.randn([1000]), b = sg.rand([1000]);
+  const chain = (x) => {
+    let h = x;
+    for (let i = 0; i < 10; i++) h = h.mul(0.9).add(b).maximum(h.neg()).abs().minimum(2);
+    return h;
+  };
+  const compiled = sg.compile(chain);
+  sg.tidy(() => compiled(a));  // traces (its first run goes op by op)
+  for (const [device, f] of [['webgpu', () => chain(a)], ['webgpu-compiled', () => compiled(a)]]) {
+    const s0 = sg.webgpuStats();
+    const ms = await time('webgpu', f, quick ? 5 : 30);
+    const s1 = sg.webgpuStats();
+    const calls = (quick ? 5 : 30) + 2;
+    rows.push({ workload: 'chain_60ops_1000', device, ms, dispatches: (s1.dispatches - s0.dispatches) / calls });
+  }
+  compiled.clear();
+  sg.dispose([a, b]);
+}
+
 // tfjs-backend-webgpu on the same GPU (navigator.gpu set to it for tfjs), after simdgrad's runs.
 const tfjs = args.includes('--no-tfjs') ? { why: '--no-tfjs' } : await loadTfjsWebgpu(gpu);
 if (tfjs.tf) {
@@ -111,11 +135,12 @@ const adapter = await (gpu ?? globalThis.navigator.gpu).requestAdapter();
 console.log(`simdgrad WebGPU bench · adapter ${adapter?.info?.description ?? '?'} · CPU ${os.cpus()[0]?.model} · ${new Date().toISOString()}`);
 if (!tfjs.tf) console.log(`tfjs-backend-webgpu not compared: ${tfjs.why}`);
 else console.log(`tfjs ${tfjs.tf.version_core} (tfjs-backend-webgpu) on the same adapter`);
-console.log('workload         device        median ms   GFLOP/s   simdgrad webgpu / this');
+console.log('workload         device           median ms   GFLOP/s   simdgrad webgpu / this');
 const mine = (w) => rows.find((r) => r.workload === w && r.device === 'webgpu')?.ms;
 for (const r of rows) {
   const ratio = r.device === 'webgpu' || !mine(r.workload) ? '' : (r.ms / mine(r.workload)).toFixed(2) + '×';
-  console.log(`${r.workload.padEnd(16)} ${r.device.padEnd(12)} ${r.ms.toFixed(2).padStart(10)}   ${r.gflops ? r.gflops.toFixed(2).padStart(7) : ''.padStart(7)}   ${ratio}`);
+  const extra = r.dispatches === undefined ? '' : `   ${r.dispatches.toFixed(0)} dispatches per call`;
+  console.log(`${r.workload.padEnd(16)} ${r.device.padEnd(15)} ${r.ms.toFixed(2).padStart(10)}   ${r.gflops ? r.gflops.toFixed(2).padStart(7) : ''.padStart(7)}   ${ratio}${extra}`);
 }
 console.log(JSON.stringify({ bench: 'webgpu', rows }));
 process.exit(0);
