@@ -62,7 +62,7 @@ async function timeWorkload(name, quick) {
 async function peakOf(name, key) {
   const { sg } = await loadSimdgrad();
   const w = COMPILED_WORKLOADS.find((x) => x.name === name);
-  const s = w.setup(sg);
+  const s = w.setup(sg, key);
   // One step first: the optimizer creates its state then, which stays (part of the rest), and a
   // compiled function traces (eagerly). The peak counts from the rest on.
   sg.tidy(() => void s[key]());

@@ -1,6 +1,7 @@
 // Workloads of the compiled-vs-eager benchmark (tests/bench/compiled.mjs): each builds, over one
 // set of tensors, an eager step and the same step under sg.compile. A workload is
-// { name, desc, setup(sg) → { eager(), compiled(), check(), dispose() } }: eager() and
+// { name, desc, setup(sg, side = 'both' | 'eager' | 'compiled') → { eager(), compiled(), check(), dispose() } }
+// (a side: only what that side's step needs, for its peak memory): eager() and
 // compiled() run one step (inside the runner's tidy), check() returns [eager, compiled]
 // Float32Arrays computed from the same state, compared before timing.
 import { labels, normal, uniform } from './data.mjs';
@@ -12,7 +13,7 @@ function mlp(name, desc, sizes, batch) {
   return {
     name,
     desc,
-    setup(sg) {
+    setup(sg, side = 'both') {
       const params = [];
       for (let i = 0; i + 1 < sizes.length; i++) {
         const bound = 1 / Math.sqrt(sizes[i]);
@@ -39,7 +40,10 @@ function mlp(name, desc, sizes, batch) {
         opt.step();
         return loss;
       };
-      const e = build(), c = build();
+      // The peak-memory processes build only their side's twin (the other's weights would count in
+      // the memory at rest of both).
+      const e = side === 'compiled' ? null : build();
+      const c = side === 'eager' ? null : build();
       const compiledStep = sg.compile(() => step(c));
       const floor = combined(matmulFloor(sg, mlpProducts(sizes, batch)), adamFloor(sg, params.map((p) => p.length)));
       return {
@@ -55,7 +59,7 @@ function mlp(name, desc, sizes, batch) {
         dispose: () => {
           compiledStep.clear();
           floor.dispose();
-          for (const s of [e, c]) {
+          for (const s of [e, c].filter(Boolean)) {
             s.opt.zeroGrad();
             s.opt.dispose?.();
             sg.dispose(s.model.parameters());
