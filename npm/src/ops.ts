@@ -129,9 +129,11 @@ export interface OpFunctions {
 }
 
 /** The methods derived from OpFunctions: the first argument becomes `this`. */
-export type OpMethods = {
-  [K in keyof OpFunctions]: OpFunctions[K] extends (input: never, ...rest: infer R) => infer Out ? (...rest: R) => Out : never;
+/** The methods of a table of op functions: the first argument becomes `this`. */
+export type MethodsOf<T> = {
+  [K in keyof T]: T[K] extends (input: never, ...rest: infer R) => infer Out ? (...rest: R) => Out : never;
 };
+export type OpMethods = MethodsOf<OpFunctions>;
 
 // Every op is a Tensor method too (installed at the end of this file).
 declare module './tensor.js' {

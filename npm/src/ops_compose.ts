@@ -8,7 +8,7 @@
 // an Error naming it.
 import { tensorArg, type TensorLike } from './call.js';
 import { tidy } from './memory.js';
-import { functionOps, installMethods, noOptions, ops, type Dim } from './ops.js';
+import { functionOps, installMethods, noOptions, ops, type Dim, type MethodsOf } from './ops.js';
 import { moreOps } from './ops_more.js';
 import { checkOptions, describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
@@ -76,11 +76,7 @@ export interface ComposeOpFunctions {
 }
 
 /** The methods derived from ComposeOpFunctions: the first argument becomes `this`. */
-export type ComposeOpMethods = {
-  [K in keyof ComposeOpFunctions]: ComposeOpFunctions[K] extends (input: never, ...rest: infer R) => infer Out
-    ? (...rest: R) => Out
-    : never;
-};
+export type ComposeOpMethods = MethodsOf<ComposeOpFunctions>;
 
 declare module './tensor.js' {
   // eslint-disable-next-line @typescript-eslint/no-empty-interface

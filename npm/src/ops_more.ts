@@ -5,7 +5,7 @@
 // turns JS arguments into callOp operands and attrs, the C++ op validates and reports errors.
 import type { Attrs } from './embind.js';
 import { run, runList, type TensorLike } from './call.js';
-import { binary, deviceOf, indexOperand, installMethods, noOptions, unary, withTemp, type Dim, type IndexLike } from './ops.js';
+import { binary, deviceOf, indexOperand, installMethods, noOptions, unary, withTemp, type Dim, type IndexLike, type MethodsOf } from './ops.js';
 import { boolArg, checkOptions, describe, dimsArg, intArg, isInteger, shapeArgs } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -97,11 +97,7 @@ export interface MoreOpFunctions {
 }
 
 /** The methods derived from MoreOpFunctions: the first argument becomes `this`. */
-export type MoreOpMethods = {
-  [K in keyof MoreOpFunctions]: MoreOpFunctions[K] extends (input: never, ...rest: infer R) => infer Out
-    ? (...rest: R) => Out
-    : never;
-};
+export type MoreOpMethods = MethodsOf<MoreOpFunctions>;
 
 declare module './tensor.js' {
   // eslint-disable-next-line @typescript-eslint/no-empty-interface

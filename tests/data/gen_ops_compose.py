@@ -9,35 +9,16 @@ computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 Each case: an id the test maps to its JS call, the inputs (float32 values, or int32; 'grad' marks
 those differentiated), every output, and for cases with gradients a fixed upstream gradient per
 output and the gradient of every marked input (torch.autograd.grad of sum(out_k * upstream_k)).
-Inputs are float32 and PyTorch computes in float32, as the JS side does. Floats are written with
-17 significant digits; NaN and infinities as "nan", "inf", "-inf".
+Inputs are float32 and PyTorch computes in float32, as the JS side does; tensors are written by
+ref_json.typed (float32 values exactly, NaN and infinities as "nan", "inf", "-inf").
 """
-import json
-import math
-import os
-
 import torch
+
+from ref_json import typed as enc, write
 
 torch.manual_seed(20261125)
 CASES = []
 inf, nan = float("inf"), float("nan")
-
-
-def num(v):
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return float("%.17g" % v)
-
-
-def enc(t):
-    d = t.detach()
-    if d.dtype == torch.bool:
-        return {"shape": list(d.shape), "dtype": "bool", "data": [int(v) for v in d.reshape(-1).tolist()]}
-    if d.dtype in (torch.int64, torch.int32):
-        return {"shape": list(d.shape), "dtype": "int32", "data": [int(v) for v in d.reshape(-1).tolist()]}
-    return {"shape": list(d.shape), "dtype": "float32", "data": [num(v) for v in d.double().reshape(-1).tolist()]}
 
 
 def case(cid, fn, inputs, grad=()):
@@ -121,7 +102,4 @@ case("nn.PixelShuffle", nn.PixelShuffle(3), [f(2, 9, 1, 2)])
 case("nn.CosineSimilarity", nn.CosineSimilarity(dim=0), [f(4, 2), f(4, 2)])
 case("nn.PairwiseDistance", nn.PairwiseDistance(p=3.0), [f(3, 2), f(3, 2)])
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops_compose_ref.json")
-with open(out, "w") as fh:
-    json.dump({"torch": torch.__version__, "cases": CASES}, fh, separators=(",", ":"))
-print(f"{len(CASES)} cases -> {out}")
+write("gen_ops_compose.py", "ops_compose_ref.json", {"cases": CASES})

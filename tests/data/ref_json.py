@@ -1,5 +1,5 @@
 """Shared by the generators gen_rnn.py, gen_optim_more.py, gen_lbfgs.py, gen_schedulers_more.py,
-gen_losses_more.py, gen_interpolate.py, gen_transformer.py and gen_round_decimals.py: how a tensor and a whole
+gen_losses_more.py, gen_interpolate.py, gen_transformer.py, gen_round_decimals.py and gen_ops_compose.py: how a tensor and a whole
 reference file are written (each generator imports it from its own folder)."""
 import json
 import math
@@ -29,6 +29,17 @@ def flat(t):
 def enc(t):
     """A tensor as { shape, data } (row-major float32 values)."""
     return {"shape": list(t.shape), "data": flat(t)}
+
+
+def typed(t):
+    """A tensor as { shape, dtype, data }: bool and integer tensors as 0/1 and int32 numbers, the
+    rest as float32 values (num: NaN and infinities as strings)."""
+    d = t.detach()
+    if d.dtype == torch.bool:
+        return {"shape": list(d.shape), "dtype": "bool", "data": [int(v) for v in d.reshape(-1).tolist()]}
+    if d.dtype in (torch.int64, torch.int32):
+        return {"shape": list(d.shape), "dtype": "int32", "data": [int(v) for v in d.reshape(-1).tolist()]}
+    return {"shape": list(d.shape), "dtype": "float32", "data": [num(v) for v in d.float().reshape(-1).tolist()]}
 
 
 def write(generator, name, payload):
