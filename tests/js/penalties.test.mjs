@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { sg, close, throwsWith } from './helpers.mjs';
+import { sg, close, settleGarbage, throwsWith } from './helpers.mjs';
 import { forEachBackend, values } from './backends.mjs';
 
 const P = sg.penalties;
@@ -249,6 +249,9 @@ forEachBackend('lambda as a number and as a 0-d tensor give the same result', as
 forEachBackend('every penalty returns a 0-d tensor on its input\'s device and leaves no other tensor behind', async () => {
   const inputs = [sg.tensor(W), sg.tensor(LOGITS), sg.tensor(LOGITS2)];
   try {
+    // Earlier tests' forgotten tensors must not be freed (by the FinalizationRegistry) between the
+    // two counts: the awaits below let finalizers run (a CI run once saw 78 wasm bytes drop to 3).
+    await settleGarbage();
     const before = sg.memory();
     const results = [
       P.l1(inputs[0]),
