@@ -1,15 +1,17 @@
 // PyTorch functions that ports of models reach for and that are compositions of existing ops:
 // tests for special values (isnan, isinf, isfinite, nanToNum), amax/amin, lerp, logaddexp, xlogy,
 // logit, sinc, frac, exp2, rad2deg/deg2rad, clampMin/clampMax, the matrix-product spellings
-// (bmm, mv, dot, addmm, trace), and rearranging (unbind, movedim, swapaxes, meshgrid,
-// repeatInterleave). Each is a function (sg.lerp(a, b, w)) and a Tensor method (a.lerp(b, w)),
-// differentiable through the ops it is made of, with PyTorch 1.13's values and gradients
+// (bmm, mv, dot, addmm, trace, cross), order statistics through sort (kthvalue, median,
+// quantile), and rearranging (unbind, movedim, swapaxes, meshgrid, repeatInterleave). Each is a
+// function (sg.lerp(a, b, w)) and a Tensor method (a.lerp(b, w)), differentiable through the ops
+// it is made of, with PyTorch 1.13's values and gradients
 // (tests/data/gen_ops_compose.py). Temporaries are freed (tidy); an argument of the wrong kind is
 // an Error naming it.
 import { tensorArg, type TensorLike } from './call.js';
+import { zeros } from './creation.js';
 import { tidy } from './memory.js';
 import { functionOps, installMethods, noOptions, ops, type Dim, type MethodsOf } from './ops.js';
-import { moreOps } from './ops_more.js';
+import { moreOps, type SortResult } from './ops_more.js';
 import { checkOptions, describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 
@@ -73,6 +75,26 @@ export interface ComposeOpFunctions {
   swapaxes(input: Tensor, axis0: number, axis1: number): Tensor;
   /** Each element repeated `repeats` times along dim (flattened first when dim is not given). */
   repeatInterleave(input: Tensor, repeats: number, dim?: number): Tensor;
+  /** Cross product of 3-vectors along dim (default: the first dim of size 3, as PyTorch 1.13). */
+  cross(input: Tensor, other: Tensor, dim?: number): Tensor;
+  /** The k-th smallest (1-based) along dim and its position; NaN counts as the largest. */
+  kthvalue(input: Tensor, k: number, dim?: number, keepdim?: boolean): SortResult;
+  /**
+   * The lower median: of all elements (a 0-d tensor) without dim, else `{ values, indices }` along
+   * dim. NaN if any element is NaN (its position then), as PyTorch.
+   */
+  median(input: Tensor): Tensor;
+  median(input: Tensor, dim: number, keepdim?: boolean): SortResult;
+  /**
+   * The q-quantiles (q a number or a list/1-D tensor in [0, 1]) of all elements or along dim;
+   * a list of q adds a leading dim. NaN if the row holds a NaN.
+   */
+  quantile(input: Tensor, q: number | readonly number[] | Tensor, dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
+}
+
+export interface QuantileOptions {
+  /** Between the two order statistics around q·(n − 1): 'linear' (default), 'lower', 'higher', 'midpoint', 'nearest' (half to even). */
+  interpolation?: 'linear' | 'lower' | 'higher' | 'midpoint' | 'nearest';
 }
 
 /** The methods derived from ComposeOpFunctions: the first argument becomes `this`. */
@@ -98,6 +120,34 @@ function dimArg(fn: string, name: string, v: unknown, ndim: number): number {
     throw new Error(`${fn}: expected '${name}' to be an integer in [${-Math.max(ndim, 1)}, ${Math.max(ndim, 1) - 1}], got ${describe(v)}`);
   }
   return v < 0 ? v + ndim : v;
+}
+
+/** Round half to even (Python's round, numpy's, torch.round's). */
+function roundHalfEven(v: number): number {
+  const r = Math.round(v);
+  return Math.abs(v % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * The order statistic at position pick(n) of each row along d ({ values, indices }), NaN and its
+ * position where the row holds a NaN (NaN sorts last; the first NaN is reported, as PyTorch).
+ */
+function orderStatistic(x: Tensor, d: number, pick: (n: number) => number, keepdim: boolean): SortResult {
+  return tidy(() => {
+    if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
+    const n = x.shape[d]!;
+    if (n === 0) throw new Error('expected a non-empty input along dim');
+    const s = moreOps.sort(x, d);
+    const k = pick(n);
+    const nans = ops.sum(composeOps.isnan(x).int(), d, true);  // NaNs of each row
+    const hasNan = ops.gt(nans, 0);
+    // The first NaN's sorted position is n − (NaN count); clamp for the rows without one.
+    const firstNan = ops.clamp(ops.sub(n, nans), 0, n - 1).int();
+    const pos = where(hasNan, firstNan, k).int();
+    const values = ops.gather(s.values, d, pos);
+    const indices = ops.gather(s.indices, d, pos);
+    return keepdim ? { values, indices } : { values: ops.squeeze(values, d), indices: ops.squeeze(indices, d) };
+  });
 }
 
 /** A float32 view of x for the tests (int32 and bool have no NaN or infinity). */
@@ -272,6 +322,75 @@ export const composeOps: ComposeOpFunctions = {
       const expanded = [...shape.slice(0, d + 1), repeats, ...shape.slice(d + 1)];
       const grown = ops.expand(ops.unsqueeze(src, d + 1), expanded);
       return ops.reshape(grown, [...shape.slice(0, d), shape[d]! * repeats, ...shape.slice(d + 1)]);
+    });
+  },
+  cross(input, other, dim, trailing?: unknown) {
+    noOptions('cross', trailing);
+    const a = tensorOf('cross', 'input', input), b = tensorOf('cross', 'other', other);
+    const shapes = `[${a.shape.join(', ')}] and [${b.shape.join(', ')}]`;
+    if (a.ndim !== b.ndim) throw new Error(`cross: expected inputs with the same number of dims (others broadcast), got shapes ${shapes}`);
+    let d: number;
+    if (dim === undefined || dim === null) {
+      d = a.shape.findIndex((n, k) => n === 3 && b.shape[k] === 3);
+      if (d < 0) throw new Error(`cross: no dim of size 3 in shapes ${shapes}; give 'dim'`);
+    } else {
+      d = dimArg('cross', 'dim', dim, a.ndim);
+    }
+    if (a.shape[d] !== 3 || b.shape[d] !== 3) throw new Error(`cross: expected dim ${d} of both inputs to have size 3, got shapes ${shapes}`);
+    return tidy(() => {
+      const [a0, a1, a2] = [0, 1, 2].map((k) => ops.narrow(a, d, k, 1));
+      const [b0, b1, b2] = [0, 1, 2].map((k) => ops.narrow(b, d, k, 1));
+      const c = (p: Tensor, q: Tensor, r: Tensor, t: Tensor) => ops.sub(ops.mul(p, q), ops.mul(r, t));
+      return functionOps.cat([c(a1!, b2!, a2!, b1!), c(a2!, b0!, a0!, b2!), c(a0!, b1!, a1!, b0!)], d);
+    });
+  },
+  kthvalue(input, k, dim = -1, keepdim = false, trailing?: unknown) {
+    noOptions('kthvalue', trailing);
+    const x = tensorOf('kthvalue', 'input', input);
+    const d = dimArg('kthvalue', 'dim', dim, x.ndim);
+    const n = x.ndim === 0 ? 1 : x.shape[d]!;
+    if (!isInteger(k) || k < 1 || k > n) throw new Error(`kthvalue: expected 'k' to be an integer in [1, ${n}], got ${describe(k)}`);
+    return orderStatistic(x, d, () => k - 1, keepdim);
+  },
+  median(input: Tensor, dim?: number, keepdim: boolean = false, trailing?: unknown): Tensor & SortResult {
+    noOptions('median', trailing);
+    const x = tensorOf('median', 'input', input);
+    if (dim === undefined || dim === null) {
+      return tidy(() => orderStatistic(ops.flatten(x), 0, (n) => (n - 1) >> 1, false).values) as Tensor & SortResult;
+    }
+    return orderStatistic(x, dimArg('median', 'dim', dim, x.ndim), (n) => (n - 1) >> 1, keepdim) as Tensor & SortResult;
+  },
+  quantile(input, q, dim, keepdim = false, options) {
+    const o = checkOptions<QuantileOptions>('quantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
+    const x = tensorOf('quantile', 'input', input);
+    const qs = q instanceof Tensor ? Array.from(q.dataSync()) : Array.isArray(q) ? q.slice() : [q];
+    if (!qs.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) {
+      throw new Error(`quantile: expected 'q' in [0, 1] (a number, a list or a 1-D tensor), got ${describe(q instanceof Tensor ? qs : q)}`);
+    }
+    const scalar = typeof q === 'number' || (q instanceof Tensor && q.ndim === 0);
+    return tidy(() => {
+      const flat = dim === undefined || dim === null;
+      const src = flat ? ops.flatten(x) : x;
+      const d = flat ? 0 : dimArg('quantile', 'dim', dim, x.ndim);
+      const n = src.shape[d]!;
+      if (n === 0) throw new Error('quantile: expected a non-empty input along dim');
+      const sorted = moreOps.sort(src, d).values;
+      const nanRow = composeOps.isnan(moreOps.select(sorted, d, n - 1));
+      const at = (i: number) => moreOps.select(sorted, d, i);
+      const rows = qs.map((v) => {
+        const rank = v * (n - 1);
+        const mode = o.interpolation ?? 'linear';
+        const lo = Math.floor(rank), hi = Math.ceil(rank);
+        let r: Tensor;
+        if (mode === 'lower') r = at(lo);
+        else if (mode === 'higher') r = at(hi);
+        else if (mode === 'nearest') r = at(roundHalfEven(rank));
+        else r = composeOps.lerp(at(lo), at(hi), mode === 'midpoint' ? (lo === hi ? 0 : 0.5) : rank - lo);
+        r = where(nanRow, NaN, r);
+        return flat ? r : keepdim ? ops.unsqueeze(r, d) : r;
+      });
+      const out = scalar ? rows[0]! : functionOps.stack(rows, 0);
+      return flat && keepdim ? ops.reshape(out, [...(scalar ? [] : [qs.length]), ...x.shape.map(() => 1)]) : out;
     });
   },
 };

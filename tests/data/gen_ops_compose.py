@@ -83,6 +83,25 @@ case("repeatInterleave flat", lambda x: torch.repeat_interleave(x, 2), [f(2, 2)]
 case("meshgrid ij", lambda a, b, c: torch.meshgrid(a, b, c, indexing="ij"), [f(2), f(3), f(4)], grad=(0, 1, 2))
 case("meshgrid xy", lambda a, b: torch.meshgrid(a, b, indexing="xy"), [f(2), f(3)], grad=(0, 1))
 
+case("cross", lambda a, b: torch.cross(a, b, dim=1), [f(4, 3), f(4, 3)], grad=(0, 1))
+case("cross default dim", torch.cross, [f(3, 2), f(3, 2)], grad=(0, 1))
+case("cross broadcast", lambda a, b: torch.cross(a, b, dim=-1), [f(2, 4, 3), f(1, 4, 3)], grad=(0, 1))
+distinct = torch.randperm(24).float().reshape(4, 6) * 0.5 - 3  # no ties: positions are unambiguous
+case("kthvalue", lambda x: torch.kthvalue(x, 2, 1), [distinct], grad=(0,))
+case("kthvalue keepdim dim 0", lambda x: torch.kthvalue(x, 4, 0, keepdim=True), [distinct], grad=(0,))
+case("median all", torch.median, [distinct], grad=(0,))
+case("median dim", lambda x: torch.median(x, 1), [distinct], grad=(0,))
+case("median even keepdim", lambda x: torch.median(x, 0, keepdim=True), [distinct], grad=(0,))
+case("median nan", lambda x: torch.median(x, 1), [torch.tensor([[3.0, 1.0, nan, 2.0], [4.0, 1.0, 2.0, 3.0]])])
+case("median all nan", torch.median, [torch.tensor([3.0, nan, 1.0])])
+case("quantile", lambda x: torch.quantile(x, 0.3), [distinct], grad=(0,))
+case("quantile list dim", lambda x: torch.quantile(x, torch.tensor([0.0, 0.25, 0.5, 1.0]), dim=1), [distinct], grad=(0,))
+case("quantile keepdim", lambda x: torch.quantile(x, 0.6, dim=0, keepdim=True), [distinct], grad=(0,))
+case("quantile all keepdim list", lambda x: torch.quantile(x, torch.tensor([0.1, 0.9]), keepdim=True), [distinct])
+for mode in ["lower", "higher", "midpoint", "nearest"]:
+    case(f"quantile {mode}", lambda x, m=mode: torch.quantile(x, torch.tensor([0.3, 0.5, 0.7]), dim=1, interpolation=m), [distinct])
+case("quantile nan", lambda x: torch.quantile(x, 0.5, dim=1), [torch.tensor([[3.0, 1.0, nan, 2.0], [4.0, 1.0, 2.0, 3.0]])])
+
 import torch.nn.functional as F  # noqa: E402
 import torch.nn as nn  # noqa: E402
 

@@ -56,6 +56,25 @@ const CALLS = {
   'repeatInterleave flat': (x) => sg.repeatInterleave(x, 2),
   'meshgrid ij': (a, b, c) => sg.meshgrid(a, b, c, { indexing: 'ij' }),
   'meshgrid xy': (a, b) => sg.meshgrid([a, b], { indexing: 'xy' }),
+  cross: (a, b) => sg.cross(a, b, 1),
+  'cross default dim': (a, b) => a.cross(b),
+  'cross broadcast': (a, b) => sg.cross(a, b, -1),
+  kthvalue: (x) => { const r = sg.kthvalue(x, 2, 1); return [r.values, r.indices]; },
+  'kthvalue keepdim dim 0': (x) => { const r = x.kthvalue(4, 0, true); return [r.values, r.indices]; },
+  'median all': (x) => sg.median(x),
+  'median dim': (x) => { const r = x.median(1); return [r.values, r.indices]; },
+  'median even keepdim': (x) => { const r = sg.median(x, 0, true); return [r.values, r.indices]; },
+  'median nan': (x) => { const r = sg.median(x, 1); return [r.values, r.indices]; },
+  'median all nan': (x) => x.median(),
+  quantile: (x) => sg.quantile(x, 0.3),
+  'quantile list dim': (x) => x.quantile([0, 0.25, 0.5, 1], 1),
+  'quantile keepdim': (x) => sg.quantile(x, 0.6, 0, true),
+  'quantile all keepdim list': (x) => sg.quantile(x, sg.tensor([0.1, 0.9]), null, true),
+  'quantile lower': (x) => sg.quantile(x, [0.3, 0.5, 0.7], 1, false, { interpolation: 'lower' }),
+  'quantile higher': (x) => sg.quantile(x, [0.3, 0.5, 0.7], 1, false, { interpolation: 'higher' }),
+  'quantile midpoint': (x) => sg.quantile(x, [0.3, 0.5, 0.7], 1, false, { interpolation: 'midpoint' }),
+  'quantile nearest': (x) => sg.quantile(x, [0.3, 0.5, 0.7], 1, false, { interpolation: 'nearest' }),
+  'quantile nan': (x) => sg.quantile(x, 0.5, 1),
   'F.cosineSimilarity': (a, b) => sg.F.cosineSimilarity(a, b),
   'F.cosineSimilarity broadcast dim -1': (a, b) => sg.F.cosineSimilarity(a, b, { dim: -1, eps: 1e-6 }),
   'F.cosineSimilarity tiny': (a, b) => sg.F.cosineSimilarity(a, b),
@@ -133,6 +152,9 @@ test('composite ops: central-difference gradient checks', () => {
   gradcheck('cosineSimilarity', (a, b) => sg.F.cosineSimilarity(a, b), [v([2, 4], 26), v([2, 4], 27)]);
   gradcheck('pairwiseDistance', (a, b) => sg.F.pairwiseDistance(a, b, { p: 3 }), [v([3, 2], 28), v([3, 2], 29)]);
   gradcheck('pixelShuffle', (x) => sg.F.pixelShuffle(x, 2), [v([1, 4, 1, 2], 30)]);
+  gradcheck('cross', (a, b) => sg.cross(a, b, 0), [v([3, 2], 31), v([3, 2], 32)]);
+  gradcheck('quantile', (x) => sg.quantile(x, [0.2, 0.7], 1), [v([2, 5], 35)]);  // (seed 33 has two values 3e-4 apart: a reorder within ±eps)
+  gradcheck('median', (x) => sg.median(x, 1).values, [v([3, 5], 34)]);
   gradcheck('meshgrid', (a, b) => sg.meshgrid(a, b)[0].mul(sg.meshgrid(a, b)[1]), [v([2], 24), v([3], 25)]);
 });
 
@@ -155,6 +177,12 @@ test('composite ops: bad arguments are Errors naming them; nothing leaks', () =>
   throwsWith(() => sg.tidy(() => sg.meshgrid(sg.zeros([2]), { indexing: 'yx' })), 'meshgrid', 'indexing');
   throwsWith(() => sg.tidy(() => sg.nanToNum(x, { nan: 'zero' })), 'nanToNum', 'nan');
   throwsWith(() => sg.tidy(() => sg.lerp(x, x, 0.5, { foo: 1 })), 'lerp: takes no options');
+  throwsWith(() => sg.tidy(() => sg.cross(sg.zeros([2, 2]), sg.zeros([2, 2]))), 'cross: no dim of size 3', "give 'dim'");
+  throwsWith(() => sg.tidy(() => sg.cross(sg.zeros([2, 3]), sg.zeros([3]))), 'cross: expected inputs with the same number of dims');
+  throwsWith(() => sg.tidy(() => sg.cross(sg.zeros([3, 2]), sg.zeros([3, 2]), 1)), 'cross: expected dim 1 of both inputs to have size 3');
+  throwsWith(() => sg.tidy(() => sg.kthvalue(x, 4, 1)), 'kthvalue', "'k'", '[1, 3]');
+  throwsWith(() => sg.tidy(() => sg.quantile(x, 1.5)), 'quantile', "'q' in [0, 1]", '1.5');
+  throwsWith(() => sg.tidy(() => sg.quantile(x, 0.5, 1, false, { interpolation: 'cubic' })), 'quantile', 'interpolation');
   throwsWith(() => sg.tidy(() => sg.F.pixelShuffle(sg.zeros([1, 3, 2, 2]), 2)), 'pixelShuffle', 'divisible by 4', '[1, 3, 2, 2]');
   throwsWith(() => sg.tidy(() => sg.F.pixelUnshuffle(sg.zeros([1, 1, 3, 4]), 2)), 'pixelUnshuffle', 'divisible by 2');
   throwsWith(() => sg.tidy(() => sg.F.cosineSimilarity(x, [1, 2])), 'cosineSimilarity', "'x2' to be a Tensor");
