@@ -27,7 +27,7 @@ void Backend::binary_f32(sg::Binary op, const sg::BroadcastPlan& p, const float*
 // 8 dims, and what fits the 64-word parameter block (8 words per input read through strides, one
 // per number operand from the CPU); beyond them the graph runs the ops one by one.
 bool Backend::fused_f32(const sg::FusedCall& c) const {
-  constexpr size_t kMaxBuffers = 8, kMaxGathers = 5, kMaxDims = 8;
+  constexpr size_t kMaxBuffers = 8, kMaxDims = 8, kParamWords = 64;
   if (c.shape.size() > kMaxDims) return false;
   std::vector<int64_t> contiguous(c.shape.size(), 1);
   for (size_t d = c.shape.size(); d-- > 1;) contiguous[d - 1] = contiguous[d] * c.shape[d];
@@ -55,7 +55,7 @@ bool Backend::fused_f32(const sg::FusedCall& c) const {
   // into one buffer when they would not fit one each).
   const size_t scalars = size_t(std::count(modes.begin(), modes.end(), 1));
   const size_t buffers = c.inputs.size() - values - scalars + c.outputs.size() + (scalars > 0);
-  if (buffers > kMaxBuffers || gathers > kMaxGathers || 24 + 8 * gathers + values > 64) return false;
+  if (buffers > kMaxBuffers || 24 + 8 * gathers + values > kParamWords) return false;
   Args a = args();
   a.list(c.shape).num(double(c.num_registers)).num(double(c.inputs.size())).num(double(c.outputs.size()));
   a.num(double(c.constants.size()));

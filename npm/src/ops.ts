@@ -128,7 +128,6 @@ export interface OpFunctions {
   maskedFill(input: TensorLike, mask: Tensor | boolean[] | boolean[][] | boolean[][][], value: number): Tensor;
 }
 
-/** The methods derived from OpFunctions: the first argument becomes `this`. */
 /** The methods of a table of op functions: the first argument becomes `this`. */
 export type MethodsOf<T> = {
   [K in keyof T]: T[K] extends (input: never, ...rest: infer R) => infer Out ? (...rest: R) => Out : never;
@@ -181,9 +180,7 @@ const withAlpha = (name: 'add' | 'sub') => {
   const scale = binary('mul');
   return (input: TensorLike, other: TensorLike, options?: { alpha?: number }): Tensor => {
     if (options === undefined) return plain(input, other);
-    const { alpha } = checkOptions<{ alpha: number }>(name, options, {
-      alpha: { check: (v: unknown) => typeof v === 'number' && Number.isFinite(v), expected: 'a finite number' },
-    });
+    const { alpha } = checkOptions<{ alpha: number }>(name, options, { alpha: 'number' });
     if (alpha === undefined || alpha === 1) return plain(input, other);
     if (typeof other === 'number') return plain(input, alpha * other);
     const scaled = scale(required(name, 'other', other), alpha);

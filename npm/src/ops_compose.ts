@@ -132,11 +132,11 @@ function roundHalfEven(v: number): number {
  * The order statistic at position pick(n) of each row along d ({ values, indices }), NaN and its
  * position where the row holds a NaN (NaN sorts last; the first NaN is reported, as PyTorch).
  */
-function orderStatistic(x: Tensor, d: number, pick: (n: number) => number, keepdim: boolean): SortResult {
+function orderStatistic(fn: string, x: Tensor, d: number, pick: (n: number) => number, keepdim: boolean): SortResult {
   return tidy(() => {
     if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
     const n = x.shape[d]!;
-    if (n === 0) throw new Error('expected a non-empty input along dim');
+    if (n === 0) throw new Error(`${fn}: expected a non-empty input along dim ${d}`);
     const s = moreOps.sort(x, d);
     const k = pick(n);
     const nans = ops.sum(composeOps.isnan(x).int(), d, true);  // NaNs of each row
@@ -150,7 +150,7 @@ function orderStatistic(x: Tensor, d: number, pick: (n: number) => number, keepd
   });
 }
 
-/** A float32 view of x for the tests (int32 and bool have no NaN or infinity). */
+/** Whether x can hold NaN or ±∞ (float32; int32 and bool cannot). */
 const isFloat = (x: TensorLike) => typeof x === 'number' || (x instanceof Tensor && x.dtype === 'float32');
 
 export const composeOps: ComposeOpFunctions = {
@@ -350,15 +350,15 @@ export const composeOps: ComposeOpFunctions = {
     const d = dimArg('kthvalue', 'dim', dim, x.ndim);
     const n = x.ndim === 0 ? 1 : x.shape[d]!;
     if (!isInteger(k) || k < 1 || k > n) throw new Error(`kthvalue: expected 'k' to be an integer in [1, ${n}], got ${describe(k)}`);
-    return orderStatistic(x, d, () => k - 1, keepdim);
+    return orderStatistic('kthvalue', x, d, () => k - 1, keepdim);
   },
   median(input: Tensor, dim?: number, keepdim: boolean = false, trailing?: unknown): Tensor & SortResult {
     noOptions('median', trailing);
     const x = tensorOf('median', 'input', input);
     if (dim === undefined || dim === null) {
-      return tidy(() => orderStatistic(ops.flatten(x), 0, (n) => (n - 1) >> 1, false).values) as Tensor & SortResult;
+      return tidy(() => orderStatistic('median', ops.flatten(x), 0, (n) => (n - 1) >> 1, false).values) as Tensor & SortResult;
     }
-    return orderStatistic(x, dimArg('median', 'dim', dim, x.ndim), (n) => (n - 1) >> 1, keepdim) as Tensor & SortResult;
+    return orderStatistic('median', x, dimArg('median', 'dim', dim, x.ndim), (n) => (n - 1) >> 1, keepdim) as Tensor & SortResult;
   },
   quantile(input, q, dim, keepdim = false, options) {
     const o = checkOptions<QuantileOptions>('quantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
@@ -377,9 +377,9 @@ export const composeOps: ComposeOpFunctions = {
       const sorted = moreOps.sort(src, d).values;
       const nanRow = composeOps.isnan(moreOps.select(sorted, d, n - 1));
       const at = (i: number) => moreOps.select(sorted, d, i);
+      const mode = o.interpolation ?? 'linear';
       const rows = qs.map((v) => {
         const rank = v * (n - 1);
-        const mode = o.interpolation ?? 'linear';
         const lo = Math.floor(rank), hi = Math.ceil(rank);
         let r: Tensor;
         if (mode === 'lower') r = at(lo);

@@ -115,8 +115,6 @@ Tensor output_buffer(const Shape& shape, const Tensor* donor) {
   return Tensor::uninitialized(shape, DType::Float32, Device::CPU);
 }
 
-// The program as one kernel of the inputs' device: outputs new buffers there; empty when the
-// backend has no kernel for it.
 // A one-element CPU input, which a program on another device takes by value (a number operand).
 bool cpu_value(const Tensor& t) { return t.device() == Device::CPU && t.numel() == 1; }
 
@@ -127,6 +125,8 @@ Device device_of(const std::vector<Tensor>& inputs) {
   return Device::CPU;
 }
 
+// The program as one kernel of `device`: outputs new buffers there; empty when the backend has
+// no kernel for it.
 std::vector<Tensor> run_fused_on_device(const FusedProgram& p, const std::vector<Tensor>& inputs, Device device) {
   FusedCall call;
   call.shape = p.shape;

@@ -69,7 +69,6 @@ struct FusedCall {
   std::vector<float*> outputs;
 };
 
-
 enum class Reduce : uint8_t { Sum, Max, Min, Prod };
 
 // A broadcast binary op over `shape` (out contiguous). a_strides/b_strides are in elements

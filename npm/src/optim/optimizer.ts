@@ -1,8 +1,8 @@
 // The Optimizer base: PyTorch's param groups, lazily created per-parameter state, stateDict /
 // loadStateDict, zeroGrad. The arithmetic is not here: step() hands each param group to the
-// C++ optimizer (src/optim, `sg_optim_step`, handles.ts callOptimStep) in one call, which updates every parameter of
-// the group in place (the same Tensor objects, so a model's parameters stay valid) and creates
-// missing state entries. The subclasses (sgd.ts, adam.ts, ...) only declare their
+// C++ optimizer (src/optim, through handles.ts callOptimStep → sg_optim_step) in one call, which
+// updates every parameter of the group in place (the same Tensor objects, so a model's
+// parameters stay valid) and creates missing state entries. The subclasses (sgd.ts, adam.ts, ...) only declare their
 // hyper-parameters: defaults, option types and PyTorch's constructor checks.
 import type { Attrs, TensorHandle } from '../embind.js';
 import { callOp1, callOptimStep, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../handles.js';

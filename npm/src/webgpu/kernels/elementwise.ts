@@ -26,7 +26,7 @@ function convert(from: number, to: number, v: string): string {
 }
 
 /** Bindings and helpers of a kernel reading `ins` (dtype per input, named IN0…) and writing OUT. */
-function header(ins: number[], out: number): string {
+function header(ins: number[], out: number, extra = ''): string {
   let s = '';
   ins.forEach((d, k) => {
     s += bind(k, `IN${k}`, wgslType(d), false);
@@ -34,7 +34,7 @@ function header(ins: number[], out: number): string {
   });
   s += bind(ins.length, 'OUT', wgslType(out, true), true);
   if (out === BOOL) s += byteWrite('OUT');
-  return s + prelude(ins.length + 1) + MATH + MATH_MORE + STRIDED + IPOW;
+  return s + prelude(ins.length + 1) + MATH + extra + STRIDED + IPOW;
 }
 
 const access = (n: number) => [...new Array(n).fill('read'), 'write'] as const;
@@ -51,6 +51,7 @@ function strided(
   out: { buffer: BufferLike; at: number; dtype: number; strides?: number[] },
   shape: number[],
   scalars: Params = new Params(),
+  extra = '',
 ): void {
   const n = shape.reduce((p, s) => p * s, 1);
   if (n === 0) return;
@@ -69,7 +70,7 @@ function strided(
     {
       key: `${key}|${dtypes.join(',')}>${out.dtype}`,
       access: access(ins.length),
-      code: () => header(dtypes, out.dtype) + ENTRY(`  if (id >= pu(0u)) { return; }\n${body}`),
+      code: () => header(dtypes, out.dtype, extra) + ENTRY(`  if (id >= pu(0u)) { return; }\n${body}`),
     },
     [...ins.map((x) => x.buffer), out.buffer],
     p,
@@ -105,14 +106,14 @@ export const elementwise: Record<string, KernelFn> = {
     const y = operand(ctx, a);
     const n = a.num();
     strided(ctx, `math${fn}`, `  let x = IN0[${off(0)}];\n  OUT[pu(3u) + id] = ${MATH_FN[fn]};`,
-      [{ ...x, dtype: F32, strides: [1] }], { ...y, dtype: F32 }, [n]);
+      [{ ...x, dtype: F32, strides: [1] }], { ...y, dtype: F32 }, [n], new Params(), MATH_MORE);
   },
 
   atan2_f32(ctx, a) {
     const shape = a.list(), as = a.list(), bs = a.list();
     const x = operand(ctx, a), y = operand(ctx, a), out = operand(ctx, a);
     strided(ctx, 'atan2', `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = atan2_f(a, b);`,
-      [{ ...x, dtype: F32, strides: as }, { ...y, dtype: F32, strides: bs }], { ...out, dtype: F32 }, shape);
+      [{ ...x, dtype: F32, strides: as }, { ...y, dtype: F32, strides: bs }], { ...out, dtype: F32 }, shape, new Params(), MATH_MORE);
   },
 
   fill(ctx, a) {
