@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "glue.h"
 #include "graph/callbacks.h"
+#include "graph/fused_autograd.h"
 #include "graph/session.h"
 
 using namespace sgjs;
@@ -182,5 +183,24 @@ EMSCRIPTEN_KEEPALIVE void sg_graph_abort(int run) { sgg::end_run(run); }
 
 EMSCRIPTEN_KEEPALIVE int sg_graph_live_runs() { return sgg::live_runs(); }
 EMSCRIPTEN_KEEPALIVE int sg_graph_live_programs() { return sgg::live_programs(); }
+
+// How the backward runs through program `program`'s fused kernels went: words[0] as one fused
+// kernel each (graph/fused_backward.h), words[1] replaying their members.
+EMSCRIPTEN_KEEPALIVE int sg_graph_backward_counts(int program) {
+  return catching(-1, [&] {
+    int64_t fused = 0, replayed = 0;
+    for (const sgg::Node& n : sgg::program(program).graph.nodes) {
+      if (!n.fused) continue;
+      const sgg::FusedBackwardCounts c = sgg::fused_backward_counts(*n.fused);
+      fused += c.fused;
+      replayed += c.replayed;
+    }
+    std::vector<double>& w = scratch_words();
+    grow_to(w, 2);
+    w[0] = static_cast<double>(fused);
+    w[1] = static_cast<double>(replayed);
+    return 0;
+  });
+}
 
 }  // extern "C"

@@ -42,6 +42,12 @@ export interface CompiledStats {
   /** Ops inside the fused kernels, and nodes left after the passes. */
   fusedOps: number;
   nodes: number;
+  /**
+   * Backward runs through fused kernels, over every signature compiled: `fused` ran as one
+   * fused gradient kernel each, `replayed` replayed the kernel's ops one by one (an op without
+   * a fused gradient formula, or a gradient being recorded for a higher derivative).
+   */
+  fusedBackward: { fused: number; replayed: number };
 }
 
 export interface CompiledFunction<A extends unknown[], R> {
@@ -259,7 +265,19 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
   };
 
   const f = compiled as CompiledFunction<A, R | Promise<R>>;
-  f.stats = () => ({ ...counts, stages: last.stages, callbacks: last.callbacks, fused: last.fused, fusedOps: last.fusedOps, nodes: last.nodes });
+  const fusedBackward = () => {
+    const sum = { fused: 0, replayed: 0 };
+    for (const e of cache.values()) {
+      const c = G.backwardCounts(e.program);
+      sum.fused += c.fused;
+      sum.replayed += c.replayed;
+    }
+    return sum;
+  };
+  f.stats = () => ({
+    ...counts, stages: last.stages, callbacks: last.callbacks, fused: last.fused, fusedOps: last.fusedOps, nodes: last.nodes,
+    fusedBackward: fusedBackward(),
+  });
   f.clear = () => {
     for (const e of cache.values()) free(e);
     cache.clear();

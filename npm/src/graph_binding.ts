@@ -20,11 +20,13 @@ interface GraphExports {
   graph_abort(run: number): void;
   graph_live_runs(): number;
   graph_live_programs(): number;
+  graph_backward_counts(program: number): number;
 }
 
 const NAMES: readonly (keyof GraphExports)[] = [
   'graph_trace_begin', 'graph_trace_callback', 'graph_trace_host_step', 'graph_trace_end', 'graph_trace_abort',
   'graph_free', 'graph_captured', 'graph_run', 'graph_resume', 'graph_abort', 'graph_live_runs', 'graph_live_programs',
+  'graph_backward_counts',
 ];
 
 interface GraphEmbind {
@@ -184,6 +186,13 @@ export function resumeRun(run: number, results: readonly Tensor[]): Stage {
 /** Drops a run (a callback failed): everything it made is freed. */
 export function abortRun(run: number): void {
   g().graph_abort(run);
+}
+
+/** How backward went through the program's fused kernels: as one fused kernel each, or replaying their members. */
+export function backwardCounts(program: number): { fused: number; replayed: number } {
+  ok(g().graph_backward_counts(program));
+  const w = words(2);
+  return { fused: w[0]!, replayed: w[1]! };
 }
 
 export function liveCounts(): { programs: number; runs: number } {

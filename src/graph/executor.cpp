@@ -70,11 +70,12 @@ void Run::run_fused_node(size_t i) {
   for (ValueId v : n.inputs) inputs.push_back(values_[v]);
   std::vector<Tensor> outputs;
   if (can_run_fused(p, inputs)) {
-    const bool grad = grad_enabled() && any_requires_grad(inputs);
-    // An input dying here, made by the graph, may lend its buffer to an output: the table
-    // lets go of it first, so that the kernel can tell whether anything else holds it.
-    std::vector<bool> donated(inputs.size(), false);
-    if (!grad) {
+    if (grad_enabled() && any_requires_grad(inputs)) {
+      outputs = run_fused_with_grad(n.fused, inputs);
+    } else {
+      // An input dying here, made by the graph, may lend its buffer to an output: the table
+      // lets go of it first, so that the kernel can tell whether anything else holds it.
+      std::vector<bool> donated(inputs.size(), false);
       for (size_t k = 0; k < inputs.size(); ++k) {
         const ValueId v = n.inputs[k];
         if (program_->graph.values[v].source != ValueSource::Node) continue;
@@ -82,10 +83,9 @@ void Run::run_fused_node(size_t i) {
         values_[v] = Tensor();
         donated[k] = true;
       }
+      outputs = run_fused(p, inputs, donated);
+      if (outputs.size() != p.output_registers.size()) outputs = run_members(p, inputs);  // no kernel for it
     }
-    outputs = run_fused(p, inputs, donated);
-    if (outputs.size() == p.output_registers.size()) outputs = attach_fused_backward(n.fused, inputs, std::move(outputs));
-    else outputs = run_members(p, inputs);  // the device has no kernel for it
   } else {
     outputs = run_members(p, inputs);
   }

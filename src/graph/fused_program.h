@@ -31,6 +31,8 @@ struct FusedProgram {
   // run (another device, other shapes) and replayed by the backward (graph/fused_autograd.h).
   std::vector<Node> members;
   std::vector<ValueId> input_values, output_values;
+  // The fused gradients made for it so far (graph/fused_autograd.cpp), by output and inputs.
+  mutable std::shared_ptr<struct FusedGradientCache> gradient_cache;
 };
 
 // Whether the program can run on these inputs: all on one device, float32, with the traced

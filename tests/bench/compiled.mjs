@@ -21,6 +21,9 @@ const median = (v) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+/** How backward went through the fused kernels, when it did: fused gradient kernels / members replayed. */
+const backwardNote = (b) => (b && b.fused + b.replayed > 0 ? `, backward ${b.fused ? 'fused' : 'replayed'}` : '');
+
 async function timeWorkload(name, quick) {
   const { sg } = await loadSimdgrad();
   const w = COMPILED_WORKLOADS.find((x) => x.name === name);
@@ -109,7 +112,7 @@ if (argv[0] === '--time') {
   const table = rows.map((r) => {
     const above = (p) => ((p.peak - p.resting) / MB).toFixed(3);
     return [r.name, r.eager.toFixed(4), r.compiled.toFixed(4), (r.eager / r.compiled).toFixed(2) + '×',
-      r.floor == null ? '—' : r.floor.toFixed(4), r.floor == null ? '—' : (r.eager / r.floor).toFixed(2) + '×', String(r.runs), String(r.stats.stages), `${r.stats.fused} (${r.stats.fusedOps} ops)`,
+      r.floor == null ? '—' : r.floor.toFixed(4), r.floor == null ? '—' : (r.eager / r.floor).toFixed(2) + '×', String(r.runs), String(r.stats.stages), `${r.stats.fused} (${r.stats.fusedOps} ops)${backwardNote(r.stats.fusedBackward)}`,
       (r.peak.eager.peak / MB).toFixed(3), (r.peak.compiled.peak / MB).toFixed(3), above(r.peak.eager), above(r.peak.compiled), r.diff <= 1e-5 ? 'ok' : `DIFF ${r.diff.toExponential(1)}`];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));

@@ -122,6 +122,34 @@ console.warn = warn;
   sg.dispose([a, b]);
 }
 
+// Forward and backward of 50 elementwise ops (10 rounds of mul, add, tanh, sub, sigmoid: each
+// with a fused gradient formula) on 1,000 floats: eagerly one dispatch per op and per gradient
+// step; compiled, the forward kernel (keeping tanh's and sigmoid's results) and one gradient kernel.
+{
+  sg.setBackend('webgpu');
+  const x = sg.randn([1000], { requiresGrad: true }), b = sg.rand([1000]);
+  const loss = (v) => {
+    let h = v;
+    for (let i = 0; i < 10; i++) h = h.mul(0.9).add(b).tanh().sub(v.mul(0.1)).sigmoid();
+    return h.sum();
+  };
+  const compiled = sg.compile(loss);
+  const step = (f) => () => {
+    f(x).backward();
+    x.grad = null;
+  };
+  sg.tidy(step(compiled));  // traces (its first run goes op by op)
+  for (const [device, f] of [['webgpu', step(loss)], ['webgpu-compiled', step(compiled)]]) {
+    const s0 = sg.webgpuStats();
+    const ms = await time('webgpu', f, quick ? 5 : 30);
+    const s1 = sg.webgpuStats();
+    const calls = (quick ? 5 : 30) + 2;
+    rows.push({ workload: 'chain_50ops_1000_fwd_bwd', device, ms, dispatches: (s1.dispatches - s0.dispatches) / calls });
+  }
+  compiled.clear();
+  sg.dispose([x, b]);
+}
+
 // tfjs-backend-webgpu on the same GPU (navigator.gpu set to it for tfjs), after simdgrad's runs.
 const tfjs = args.includes('--no-tfjs') ? { why: '--no-tfjs' } : await loadTfjsWebgpu(gpu);
 if (tfjs.tf) {

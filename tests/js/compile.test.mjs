@@ -158,6 +158,58 @@ test('gradients through a fused chain: backward of the compiled result equals ea
   assert.ok(c.stats().fused >= 1);
 }));
 
+test('the backward of a fused chain runs as one fused gradient kernel, bit for bit the eager gradients', scoped(() => {
+  const w = sg.randn([6], { requiresGrad: true });
+  // x meets two contributions and w one (two adds commute exactly, so nothing is reordered).
+  const f = (x) => x.mul(w).tanh().mul(x.exp()).gelu().mul(1.5).sum();
+  const c = sg.compile(f);
+  for (let call = 1; call <= 2; call++) {
+    const x1 = sg.randn([40, 6], { requiresGrad: true }), x2 = x1.detach().requiresGrad_();
+    w.grad = null;
+    c(x1).backward();
+    const gw = w.grad.clone();
+    w.grad = null;
+    f(x2).backward();
+    same(x1.grad, x2.grad, 'x');
+    same(gw, w.grad, 'w');
+    assert.deepEqual(c.stats().fusedBackward, { fused: call, replayed: 0 });
+  }
+  // maximum's gradient selects between its operands: no fused formula, the members replay.
+  const m = (x) => x.mul(w).maximum(x.neg()).exp().sum();
+  const cm = sg.compile(m);
+  const x1 = sg.randn([4, 6], { requiresGrad: true }), x2 = x1.detach().requiresGrad_();
+  cm(x1).backward();
+  m(x2).backward();
+  same(x1.grad, x2.grad, 'maximum');
+  assert.deepEqual(cm.stats().fusedBackward, { fused: 0, replayed: 1 });
+  w.grad = null;
+}));
+
+test('second derivatives of a compiled function equal eager ones (its fused kernel replays, recorded)', scoped(() => {
+  const f = (x) => x.mul(x).tanh().mul(3).sin().sum();
+  const c = sg.compile(f);
+  const x = sg.tensor([0.3, -0.7, 1.1, 0.05]);
+  const second = (fn) => {
+    const g1 = sg.grad(fn);
+    return [g1(x), sg.grad((t) => g1(t).sum())(x)];
+  };
+  const [ge, gge] = second(f), [gc, ggc] = second(c);
+  near(gc, ge, 'first');
+  near(ggc, gge, 'second', 1e-5);
+  assert.ok(c.stats().fused >= 1);
+  assert.ok(c.stats().fusedBackward.replayed >= 1);
+  // Against central differences of the first derivative (float64 arithmetic on float32 values).
+  const h = 1e-2, xs = Array.from(x.dataSync());
+  const d1 = (v) => {
+    const u = Math.tanh(v * v);
+    return Math.cos(3 * u) * 3 * (1 - u * u) * 2 * v;
+  };
+  ggc.dataSync().forEach((v, i) => {
+    const fd = (d1(xs[i] + h) - d1(xs[i] - h)) / (2 * h);
+    assert.ok(Math.abs(v - fd) <= 2e-3 * Math.max(1, Math.abs(fd)), `element ${i}: ${v} vs ${fd}`);
+  });
+}));
+
 test('a compiled training step (zeroGrad, forward, backward, Adam step, scheduler) follows the eager one', scoped(() => {
   const make = () => {
     sg.manualSeed(3);

@@ -143,6 +143,25 @@ test('elementwise chains on webgpu run as one fused WGSL kernel: values and grad
   xg.grad = null;
   sg.tidy(() => lossC(xg).backward());
   close(await xg.grad.data(), Array.from(ge), 1e-5, 'grad');
+  assert.ok(lossC.stats().fusedBackward.replayed >= 1);  // maximum has no fused formula
+
+  // Ops with fused gradient formulas: the backward is one more fused WGSL kernel.
+  const smooth = (a) => a.add(row).mul(0.5).tanh().sub(t).sigmoid().mul(a.exp()).gelu().sum();
+  const smoothC = sg.compile(smooth);
+  sg.tidy(() => smooth(xg).backward());
+  const gs = await xg.grad.data();
+  xg.grad = null;
+  sg.tidy(() => smoothC(xg).backward());  // traces and runs
+  xg.grad = null;
+  const before2 = sg.webgpuStats().dispatches;
+  sg.tidy(() => smoothC(xg).backward());
+  const dispatches = sg.webgpuStats().dispatches - before2;
+  close(await xg.grad.data(), Array.from(gs), 1e-5, 'fused grad');
+  assert.deepEqual(smoothC.stats().fusedBackward, { fused: 2, replayed: 0 });
+  // The forward kernel, the sum, the sum's backward, the gradient kernel and what seeds and
+  // stores the gradient: a handful of dispatches where the 8 ops and their gradients took 20+.
+  assert.ok(dispatches <= 8, `${dispatches} dispatches for a compiled forward and backward`);
+  smoothC.clear();
 
   // More operands than one WGSL kernel may bind (9 inputs): the ops run one by one, same values.
   const many = Array.from({ length: 9 }, () => sg.randn([7]));

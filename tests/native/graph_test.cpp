@@ -24,59 +24,16 @@
 #include "graph/tracer.h"
 #include "ops/ops.h"
 #include "ops/registry.h"
+#include "graph_test_util.h"
 #include "test_util.h"
 
 using namespace sg;
 using namespace sg::graph;
 using sgtest::error_of;
 using sgtest::leaf;
+using namespace graphtest;
 
 namespace {
-
-using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
-
-Attrs attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) {
-  Attrs a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
-
-Tensor op(const std::string& name, const std::vector<Tensor>& in, const Attrs& a = {}) {
-  std::vector<Tensor> out = call_op(name, in, a);
-  return out.empty() ? Tensor() : out[0];
-}
-
-Tensor num(double v) { return scalar_tensor(v); }
-
-Graph trace_graph(const std::vector<Tensor>& args, const Fn& fn) {
-  Tracer t(args);
-  return t.finish(fn(args));
-}
-
-std::shared_ptr<const Program> compiled(const std::vector<Tensor>& args, const Fn& fn, CompileOptions o = {}) {
-  return compile(trace_graph(args, fn), o);
-}
-
-std::vector<Tensor> replay(const std::shared_ptr<const Program>& p, const std::vector<Tensor>& args) {
-  Run r(p, args);
-  REQUIRE(r.resume() == -1);
-  return r.outputs();
-}
-
-void check_bits(const Tensor& got, const Tensor& want) {
-  REQUIRE(got.shape() == want.shape());
-  REQUIRE(got.dtype() == want.dtype());
-  const Tensor g = contiguous_copy(got), w = contiguous_copy(want);
-  CHECK(std::memcmp(g.raw(), w.raw(), static_cast<size_t>(g.numel()) * dtype_size(g.dtype())) == 0);
-}
-
-void check_close(const Tensor& got, const Tensor& want, double rtol = 1e-6, double atol = 1e-7) {
-  REQUIRE(got.shape() == want.shape());
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    const double a = got.at(i), b = want.at(i);
-    CHECK_MESSAGE(std::fabs(a - b) <= atol + rtol * std::fabs(b), "element " << i << ": " << a << " vs " << b);
-  }
-}
 
 int count(const Graph& g, NodeKind kind) {
   int n = 0;

@@ -235,6 +235,45 @@ function elementwise50(name, desc, round) {
 }
 
 /**
+ * The transcendental mix's 50 ops forward and backward (x requires grad): eagerly, every op and
+ * every gradient formula step is an op; compiled, the fused forward keeps tanh's and sigmoid's
+ * results and the gradient is one more fused kernel (graph/fused_backward.h).
+ */
+function elementwise50Grad(name, desc, n) {
+  return {
+    name,
+    desc,
+    repeat: 5,
+    setup(sg) {
+      const x = sg.tensor(normal(n, 42, 0.5), { shape: [n], requiresGrad: true });
+      const b = sg.tensor(uniform(n, 43, 1), { shape: [n] });
+      const loss = (v) => {
+        let h = v;
+        for (let i = 0; i < 10; i++) h = h.mul(0.9).add(b).tanh().sub(v.mul(0.1)).sigmoid();
+        return h.sum();
+      };
+      const compiled = sg.compile(loss);
+      const step = (f) => {
+        f(x).backward();
+        const g = x.grad;
+        x.grad = null;
+        return g;
+      };
+      return {
+        eager: () => void step(loss),
+        compiled: () => void step(compiled),
+        check: () => [step(loss).dataSync(), step(compiled).dataSync()],
+        stats: () => compiled.stats(),
+        dispose: () => {
+          compiled.clear();
+          sg.dispose([x, b]);
+        },
+      };
+    },
+  };
+}
+
+/**
  * What a compiled call costs besides its kernels: the identity (a graph of no node) and one add
  * of one element (a kernel of a few nanoseconds), each against the same op called eagerly.
  */
@@ -262,12 +301,15 @@ function cacheHit(name, desc, fn) {
 
 export const COMPILED_WORKLOADS = [
   mlp('mlp_train', 'MLP 784→256→256→10 ReLU, batch 128: zeroGrad, forward, cross-entropy, backward, Adam step', [784, 256, 256, 10], 128),
+  mlp('mlp_train_tiny', 'MLP 2→16→16→2 ReLU, batch 64: the size of the teaching demos\' classifiers', [2, 16, 16, 2], 64),
   mlp('mlp_train_small', 'MLP 32→64→64→10 ReLU, batch 16: the same step where per-op overhead dominates', [32, 64, 64, 10], 16),
   attention,
   elementwise50('elementwise_50x1000', '50 arithmetic elementwise ops (mul, add, max, abs, min with scalars and a second tensor) on 1,000 float32',
     (h, b) => h.mul(0.9).add(b).maximum(h.neg()).abs().minimum(2)),
   elementwise50('elementwise_50x1000_transcendental', '50 elementwise ops, 20 of them tanh/sigmoid, on 1,000 float32',
     (h, b) => h.mul(0.9).add(b).tanh().sub(h.mul(0.1)).sigmoid()),
+  elementwise50Grad('elementwise_50x1000_fwd_bwd', 'the transcendental mix (10 rounds of mul, add, tanh, mul, sub, sigmoid) on 1,000 float32, forward and backward (gradient of x)', 1000),
+  elementwise50Grad('elementwise_50x100k_fwd_bwd', 'the same on 100,000 float32: the kernels\' own arithmetic dominates', 100000),
   cacheHit('cache_hit_identity', 'compiled call of x => x (no node): the whole cost is overhead', (x) => x),
   cacheHit('cache_hit_add', 'compiled call of x => x.add(1) on 1 element (one tiny kernel)', (x) => x.add(1)),
 ];
