@@ -140,10 +140,12 @@ std::vector<Tensor> run_fused_with_grad(const std::shared_ptr<const FusedProgram
   for (size_t k = 0; k < n_out; ++k) {
     outputs[k] = record("fused", outputs[k], inputs, [p, fg, keeps, inputs, saved, k](const Tensor& g) -> Grads {
       if (grad_enabled()) return recorded(*p, inputs, k, g);  // the engine records: createGraph
-      if (fg) {
-        const FusedProgram& program = keeps ? fg->gradients[k] : fg->recomputing[k];
-        if (auto grads = fused(*p, program, fg->parts[k], inputs, saved, g)) return std::move(*grads);
-      }
+      // The kernel reading the saved values, else (a device that cannot bind that many
+      // buffers) the one computing them again, else the members one by one.
+      if (fg && keeps)
+        if (auto grads = fused(*p, fg->gradients[k], fg->parts[k], inputs, saved, g)) return std::move(*grads);
+      if (fg)
+        if (auto grads = fused(*p, fg->recomputing[k], fg->parts[k], inputs, {}, g)) return std::move(*grads);
       return replayed(*p, inputs, k, g);
     });
   }

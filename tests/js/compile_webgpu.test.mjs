@@ -162,6 +162,28 @@ test('elementwise chains on webgpu run as one fused WGSL kernel: values and grad
   // stores the gradient: a handful of dispatches where the 8 ops and their gradients took 20+.
   assert.ok(dispatches <= 8, `${dispatches} dispatches for a compiled forward and backward`);
   smoothC.clear();
+  xg.grad = null;
+
+  // Ten rounds keep 20 values for the gradient: more outputs than one WGSL kernel may bind, so
+  // the plain forward runs and the gradient kernel computes every value again from the inputs.
+  const rounds = (a) => {
+    let h = a;
+    for (let i = 0; i < 10; i++) h = h.mul(0.9).add(row).tanh().sub(a.mul(0.1)).sigmoid();
+    return h.sum();
+  };
+  const roundsC = sg.compile(rounds);
+  sg.tidy(() => rounds(xg).backward());
+  const gl = await xg.grad.data();
+  xg.grad = null;
+  sg.tidy(() => roundsC(xg).backward());
+  xg.grad = null;
+  const before3 = sg.webgpuStats().dispatches;
+  sg.tidy(() => roundsC(xg).backward());
+  const roundsDispatches = sg.webgpuStats().dispatches - before3;
+  close(await xg.grad.data(), Array.from(gl), 1e-5, 'recomputing grad');
+  assert.deepEqual(roundsC.stats().fusedBackward, { fused: 2, replayed: 0 });
+  assert.ok(roundsDispatches <= 8, `${roundsDispatches} dispatches where the 60 ops and their gradients took 120+`);
+  roundsC.clear();
 
   // More operands than one WGSL kernel may bind (9 inputs): the ops run one by one, same values.
   const many = Array.from({ length: 9 }, () => sg.randn([7]));
