@@ -26,6 +26,17 @@ const std::vector<std::string>& op_table() {
   return names;
 }
 
+// The registry entry of each op id, found once (a lookup by name per call cost more than a
+// small op's kernel).
+const std::vector<const sg::OpInfo*>& op_infos() {
+  static const std::vector<const sg::OpInfo*> infos = [] {
+    std::vector<const sg::OpInfo*> out;
+    for (const std::string& name : op_table()) out.push_back(sg::find_op(name));
+    return out;
+  }();
+  return infos;
+}
+
 // Attribute value tags (npm/src/handles.ts writes them), as the words hold them.
 constexpr double kNumber = 0, kBool = 1, kString = 2, kList = 3;
 
@@ -224,7 +235,8 @@ EMSCRIPTEN_KEEPALIVE int sg_call_op(int op, int n_inputs, int n_words) {
     const std::string& name = names[static_cast<size_t>(op)];
     InputsOfThisCall call;
     read_inputs(name, static_cast<size_t>(n_inputs), call.inputs);
-    return write_results(sg::call_op(name, call.inputs, read_attrs(static_cast<size_t>(n_words))));
+    return write_results(sg::call_op(name, *op_infos()[static_cast<size_t>(op)], call.inputs,
+                                     read_attrs(static_cast<size_t>(n_words))));
   });
 }
 

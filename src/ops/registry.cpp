@@ -156,7 +156,11 @@ bool is_impure(const OpInfo& info, const std::vector<Tensor>& inputs, const Attr
 std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   const OpInfo* found = find_op(name);
   if (!found) fail("unknown op '", name, "'");
-  const OpInfo& info = *found;
+  return call_op(name, *found, inputs, attrs);
+}
+
+std::vector<Tensor> call_op(const std::string& name, const OpInfo& info, const std::vector<Tensor>& inputs,
+                            const Attrs& attrs) {
   int n = static_cast<int>(inputs.size());
   if (n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs))
     fail(name, ": expected ", info.min_inputs,

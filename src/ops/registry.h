@@ -70,6 +70,9 @@ struct OpInfo {
 // Runs op `name`; checks it exists and gets the right number of tensor inputs. While an
 // OpObserver is installed, a call made from outside any op goes to it instead.
 std::vector<Tensor> call_op(const std::string& name, const std::vector<Tensor>& inputs, const Attrs& attrs);
+// The same for an entry already found (find_op): what the JS entry calls, by op id.
+std::vector<Tensor> call_op(const std::string& name, const OpInfo& info, const std::vector<Tensor>& inputs,
+                            const Attrs& attrs);
 std::vector<std::string> op_names();
 
 // The entry of op `name`, or nullptr.

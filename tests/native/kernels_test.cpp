@@ -670,6 +670,16 @@ TEST_CASE("kernels simd softmax/logsumexp: sizes and extreme rows") {
         0,     0,     0,     0,     0,     0,     0,      // uniform
     };
     check_rows(ext, int64_t(ext.size() / 7), 7, "extreme rows");
+    // Rows narrower than a vector (one row per lane, groups padded): the same extremes, 2 and 3
+    // wide, 9 rows (a group and a part of one at 4 or 8 lanes).
+    const std::vector<float> ext2 = {1e4f, -1e4f, 1e4f, 1e4f - 1, -1e4f, -1e4f, ninf, 2, ninf, ninf,
+                                     kInf, 0,     kNaN, 1,        0,     0,     3,    -3};
+    check_rows(ext2, 9, 2, "extreme rows, 2 wide");
+    const std::vector<float> ext3 = {1e4f, -1e4f, 0, 1e4f, 1e4f - 1, 1e4f - 2, -1e4f, -1e4f, -1e4f,
+                                     ninf, 0,     1, ninf, ninf,     ninf,     kInf,  0,     1,
+                                     kNaN, 0,     1, 0,    0,        0,        -2,    5,     0.5f};
+    check_rows(ext3, 9, 3, "extreme rows, 3 wide");
+    check_rows(uniform(37 * 2, -5, 5, seed++), 37, 2, "37 rows, 2 wide");
   });
 }
 
