@@ -6,6 +6,7 @@
 #include <set>
 
 #include "graph/fused_builder.h"
+#include "kernels/reference/scalar_math.h"
 
 namespace sg::graph {
 
@@ -17,22 +18,47 @@ const double kTwoOverSqrtPi = 1.1283791670955126;  // 2/√π, as ops/unary.cpp
 
 // The gradients a member sends to its inputs a and b (−1: none), given the forward operands
 // x (and bb for a binary op), its result y and its output's gradient g: each op's eager
-// formula, kernel for kernel. False when the op has no formula here.
+// formula, kernel for kernel (where(m, u, v) as KeepIf(m, u) + KeepUnless(m, v), exact). False
+// when the op has no formula here.
 bool member_gradient(ProgramBuilder& b, const Node& m, int x, int bb, int y, int g, int& ga, int& gb) {
   const auto mul = [&](int u, int v) { return b.binary(Binary::Mul, u, v); };
   const auto div = [&](int u, int v) { return b.binary(Binary::Div, u, v); };
   const auto add = [&](int u, int v) { return b.binary(Binary::Add, u, v); };
+  const auto sub = [&](int u, int v) { return b.binary(Binary::Sub, u, v); };
   const auto neg = [&](int u) { return b.unary(Unary::Neg, u); };
   const auto un = [&](Unary op, int u) { return b.unary(op, u); };
+  const auto cmp = [&](Binary op, int u, int v) { return b.binary(op, u, v); };
+  const auto where = [&](int mask, int u, int v) {
+    return add(b.binary(Binary::KeepIf, mask, u), b.binary(Binary::KeepUnless, mask, v));
+  };
   const auto c = [&](double v) { return b.constant(v); };
   const std::string& op = m.op;
+  const char* name = op.c_str();
+  const Attrs& at = m.attrs;
   ga = gb = -1;
   // Binary ops: the gradient of each operand (ops/binary.cpp).
   if (op == "add") ga = gb = g;
   else if (op == "sub") ga = g, gb = neg(g);
   else if (op == "mul") ga = mul(g, bb), gb = mul(g, x);
   else if (op == "div") ga = div(g, bb), gb = neg(div(mul(g, y), bb));
-  // Unary ops: g ⊙ derivative (ops/unary.cpp), or the fused backward kernel (activation.cpp).
+  else if (op == "maximum" || op == "minimum") {  // ties share g; NaN pairs pass it to both
+    const bool is_max = op == "maximum";
+    const int zero = c(0), half_g = mul(g, c(0.5)), tie = cmp(Binary::Equal, x, bb);
+    ga = where(tie, half_g, where(cmp(is_max ? Binary::Less : Binary::Greater, x, bb), zero, g));
+    gb = where(tie, half_g, where(cmp(is_max ? Binary::Greater : Binary::Less, x, bb), zero, g));
+  } else if (op == "pow") {  // b·a^(b−1), 0 where b = 0; a^b·log a, 0 where a = 0 and b ≥ 0
+    const int zero = c(0);
+    ga = mul(g, where(cmp(Binary::Equal, bb, zero), zero, mul(bb, b.binary(Binary::Pow, x, sub(bb, c(1))))));
+    const int d = mul(y, un(Unary::Log, x));
+    gb = mul(g, where(cmp(Binary::Equal, x, zero), where(cmp(Binary::GreaterEqual, bb, zero), zero, d), d));
+  } else if (op == "clamp") {  // 1 on [lo, hi], 0 outside and at NaN
+    int gx = g;
+    if (auto lo = at.opt_number(name, "min")) gx = where(cmp(Binary::GreaterEqual, x, c(*lo)), gx, c(0));
+    if (auto hi = at.opt_number(name, "max")) gx = where(cmp(Binary::LessEqual, x, c(*hi)), gx, c(0));
+    ga = gx;
+  }
+  // Unary ops: g ⊙ derivative (ops/unary.cpp), the fused backward kernel or a selection
+  // (activation.cpp).
   else if (op == "neg") ga = neg(g);
   else if (op == "exp") ga = mul(g, y);
   else if (op == "log") ga = div(g, x);
@@ -43,6 +69,7 @@ bool member_gradient(ProgramBuilder& b, const Node& m, int x, int bb, int y, int
   else if (op == "sqrt") ga = div(g, mul(y, c(2)));
   else if (op == "rsqrt") ga = mul(g, mul(mul(y, un(Unary::Square, y)), c(-0.5)));
   else if (op == "abs") ga = mul(g, un(Unary::Sign, x));
+  else if (op == "sign") ga = c(0);  // piecewise constant: zeros
   else if (op == "sin") ga = mul(g, un(Unary::Cos, x));
   else if (op == "cos") ga = mul(g, neg(un(Unary::Sin, x)));
   else if (op == "erf") ga = mul(g, mul(un(Unary::Exp, neg(un(Unary::Square, x))), c(kTwoOverSqrtPi)));
@@ -55,6 +82,16 @@ bool member_gradient(ProgramBuilder& b, const Node& m, int x, int bb, int y, int
   else if (op == "gelu") {
     const Kernel k = *kernel_of(m);  // the forward fused, so its approximation is one of the two
     ga = b.binary(k.unary == Unary::GeluErf ? Binary::GeluErfBackward : Binary::GeluTanhBackward, x, g);
+  } else if (op == "leakyRelu") {
+    ga = where(cmp(Binary::Greater, x, c(0)), g, mul(g, c(at.number(name, "negativeSlope", 0.01))));
+  } else if (op == "elu") {  // x ≤ 0: αeˣ = y + α
+    ga = where(cmp(Binary::Greater, x, c(0)), g, mul(g, add(y, c(at.number(name, "alpha", 1.0)))));
+  } else if (op == "selu") {  // x ≤ 0: scale·α·eˣ = y + scale·α
+    ga = where(cmp(Binary::Greater, x, c(0)), mul(g, c(scalar::kSeluScale)),
+               mul(g, add(y, c(scalar::kSeluScale * scalar::kSeluAlpha))));
+  } else if (op == "softplus") {  // sigmoid(βx) below the threshold, 1 above
+    const int bx = mul(x, c(at.number(name, "beta", 1.0)));
+    ga = where(cmp(Binary::Greater, bx, c(at.number(name, "threshold", 20.0))), g, mul(g, un(Unary::Sigmoid, bx)));
   } else {
     return false;
   }

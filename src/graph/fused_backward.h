@@ -35,9 +35,8 @@ struct FusedGradient {
 };
 
 // The gradients with respect to the inputs marked in `wanted` (`broadcast`: read at a shape
-// other than the program's). nullopt when a member on the way has no formula here (pow,
-// maximum, minimum, clamp, sign and the activations whose backward selects: leakyRelu, elu,
-// selu, softplus): the caller replays the members with autograd instead.
+// other than the program's). Every fusable op has a formula; nullopt is for one that would not
+// (the caller then replays the members with autograd).
 std::optional<FusedGradient> fused_gradient(const FusedProgram& p, const std::vector<bool>& wanted,
                                             const std::vector<bool>& broadcast);
 

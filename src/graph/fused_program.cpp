@@ -88,13 +88,18 @@ void run_blocks(const FusedProgram& p, const std::vector<InputPlan>& plans, cons
     }
     for (const FusedInstr& ins : p.code) {
       float* dst = slot(ins.out);
-      const Reg a = r[ins.a];
+      Reg a = r[ins.a];
       if (!ins.binary) {
         be.unary_f32(ins.unary, ins.param, a.ptr, dst, a.scalar ? 1 : n);
         r[ins.out] = {dst, a.scalar};
         continue;
       }
-      const Reg bb = r[ins.b];
+      Reg bb = r[ins.b];
+      // A one-value operand in the register the result goes to would be overwritten by the
+      // result's first element before the others are computed: read it from a copy.
+      float a0, b0;
+      if (a.scalar && !bb.scalar && a.ptr == dst) a.ptr = &(a0 = a.ptr[0]);
+      if (bb.scalar && !a.scalar && bb.ptr == dst) bb.ptr = &(b0 = bb.ptr[0]);
       be.binary_run_f32(ins.op, a.ptr, a.scalar, bb.ptr, bb.scalar, dst, a.scalar && bb.scalar ? 1 : n);
       r[ins.out] = {dst, a.scalar && bb.scalar};
     }

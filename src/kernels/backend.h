@@ -40,6 +40,13 @@ enum class Binary : uint8_t {
   GeluErfBackward,   // g * (Φ(x) + x φ(x))
   GeluTanhBackward,  // g * d/dx of the tanh approximation
   SiluBackward,      // g * s (1 + x (1 - s)), s = sigmoid(x)
+  // Selection, for gradient formulas in fused kernels (graph/fused_backward.cpp): comparisons
+  // give 1 or 0 (0 where either side is NaN, as IEEE compares), and where(m, u, v) is
+  // KeepIf(m, u) + KeepUnless(m, v): the side not kept is −0, which added to any value gives it
+  // back exactly (±0, infinities and NaN included).
+  Greater, GreaterEqual, Less, LessEqual, Equal,
+  KeepIf,      // a ≠ 0 ? b : −0
+  KeepUnless,  // a ≠ 0 ? −0 : b
 };
 
 // One instruction of a fused elementwise program (graph/fused_program.h): out = unary(a) or

@@ -158,7 +158,7 @@ test('gradients through a fused chain: backward of the compiled result equals ea
   assert.ok(c.stats().fused >= 1);
 }));
 
-test('the backward of a fused chain runs as one fused gradient kernel, bit for bit the eager gradients', scoped(() => {
+test('the backward of a fused chain runs as one fused gradient kernel, bit for bit the eager gradients, selections and special values included', scoped(() => {
   const w = sg.randn([6], { requiresGrad: true });
   // x meets two contributions and w one (two adds commute exactly, so nothing is reordered).
   const f = (x) => x.mul(w).tanh().mul(x.exp()).gelu().mul(1.5).sum();
@@ -174,14 +174,20 @@ test('the backward of a fused chain runs as one fused gradient kernel, bit for b
     same(gw, w.grad, 'w');
     assert.deepEqual(c.stats().fusedBackward, { fused: call, replayed: 0 });
   }
-  // maximum's gradient selects between its operands: no fused formula, the members replay.
-  const m = (x) => x.mul(w).maximum(x.neg()).exp().sum();
+  // Gradients that select (maximum's ties and sides, clamp's range, leakyRelu's sign) are
+  // written with masks in the fused kernel; special values and ties included.
+  const m = (x) => x.mul(w).maximum(x.neg()).clamp(-0.5, 2).leakyRelu(0.1).exp().sum();
   const cm = sg.compile(m);
-  const x1 = sg.randn([4, 6], { requiresGrad: true }), x2 = x1.detach().requiresGrad_();
+  const x1 = sg.tensor([[0, -0, 0.5, -0.5, NaN, Infinity], [1, -1, 2, -2, 0.25, -3]], { requiresGrad: true });
+  const x2 = x1.detach().requiresGrad_();
+  w.grad = null;
   cm(x1).backward();
+  const gw = w.grad.clone();
+  w.grad = null;
   m(x2).backward();
-  same(x1.grad, x2.grad, 'maximum');
-  assert.deepEqual(cm.stats().fusedBackward, { fused: 0, replayed: 1 });
+  same(x1.grad, x2.grad, 'selecting formulas: x');
+  same(gw, w.grad, 'selecting formulas: w');
+  assert.deepEqual(cm.stats().fusedBackward, { fused: 1, replayed: 0 });
   w.grad = null;
 }));
 

@@ -4,6 +4,8 @@
 // members replayed where an op has no formula; a second derivative through a fused kernel.
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -132,24 +134,39 @@ TEST_CASE("fused backward: three contributions meeting at one value are within t
   CHECK(counts(*p).fused == 1);
 }
 
-TEST_CASE("fused backward: an op without a formula here replays the members, with the same gradients") {
-  const Tensor w = leaf({6}, 0.5, 1.5, 61);
-  for (const char* name : {"maximum", "pow", "clamp", "leakyRelu", "elu", "sign"}) {
-    CAPTURE(name);
-    const std::string n = name;
-    const Fn f = [&](const std::vector<Tensor>& in) {
-      const Tensor h = op("mul", {in[0], w});
-      Tensor y;
-      if (n == "maximum") y = op(name, {h, op("neg", {in[0]})});
-      else if (n == "pow") y = op(name, {op("abs", {h}), num(1.5)});
-      else if (n == "clamp") y = op(name, {h}, attrs({{"min", -0.3}, {"max", 0.4}}));
-      else y = op(name, {h});
-      return std::vector<Tensor>{op("add", {op("mul", {y, num(2)}), h})};
+TEST_CASE("fused backward: the selecting formulas (maximum, pow, clamp, leakyRelu, elu, selu, softplus, sign) equal eager bit for bit, special values included") {
+  on_each_backend([] {
+    // Values at the formulas' edges: zeros of both signs, ties, the clamp bounds, NaN, ±inf.
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> xs = {-2, -0.3f, 0, -0.0f, 0.3f, 0.4f, 1.5f, nan, inf, -inf, 0.7f, -1e-3f};
+    const std::vector<float> ws = {1, 1, 1, 1, 1, 1, -2, 1, 1, 1, 0.5f, 1};
+    const int64_t n = static_cast<int64_t>(xs.size());
+    const Tensor x = sgtest::from({n}, xs, true), w = sgtest::from({n}, ws, true);
+    const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&, const Tensor&)>>> cases = {
+        {"maximum", [](const Tensor& a, const Tensor& b) { return op("maximum", {a, op("mul", {b, num(0.3)})}); }},
+        {"minimum", [](const Tensor& a, const Tensor& b) { return op("minimum", {op("abs", {b}), a}); }},
+        {"pow", [](const Tensor& a, const Tensor& b) { return op("pow", {op("abs", {a}), op("sub", {b, num(1)})}); }},
+        {"clamp", [](const Tensor& a, const Tensor&) { return op("clamp", {a}, attrs({{"min", -0.3}, {"max", 0.4}})); }},
+        {"leakyRelu", [](const Tensor& a, const Tensor&) { return op("leakyRelu", {a}, attrs({{"negativeSlope", 0.2}})); }},
+        {"elu", [](const Tensor& a, const Tensor&) { return op("elu", {a}, attrs({{"alpha", 0.7}})); }},
+        {"selu", [](const Tensor& a, const Tensor&) { return op("selu", {a}); }},
+        {"softplus", [](const Tensor& a, const Tensor&) { return op("softplus", {a}, attrs({{"beta", 2.0}})); }},
+        {"sign", [](const Tensor& a, const Tensor&) { return op("sign", {a}); }},
     };
-    const auto p = compare(f, leaf({4, 6}, -1, 1, 62), leaf({4, 6}, -1, 1, 63), {w}, false);
-    CHECK(counts(*p).fused == 0);
-    CHECK(counts(*p).replayed == 1);
-  }
+    for (const auto& entry : cases) {
+      const std::string& name = entry.first;
+      const auto& body = entry.second;
+      CAPTURE(name);
+      // body(x·w, w)·2 + x·w: each value meets at most two contributions.
+      const Fn f = [&](const std::vector<Tensor>& in) {
+        const Tensor h = op("mul", {in[0], w});
+        return std::vector<Tensor>{op("add", {op("mul", {body(h, w), num(2)}), h})};
+      };
+      const auto p = compare(f, x, x, {w}, true);
+      CHECK(counts(*p).fused == 1);
+      CHECK(counts(*p).replayed == 0);
+    }
+  });
 }
 
 TEST_CASE("fused backward: an output read inside the chain too, and two outputs, each get their gradients") {
@@ -276,5 +293,27 @@ TEST_CASE("fused backward: the gradient program that computes every value again 
     const std::vector<Tensor> b = run_fused(fg->recomputing[0], recomputing, {});
     REQUIRE(a.size() == b.size());
     for (size_t i = 0; i < a.size(); ++i) check_bits(a[i], b[i]);
+  });
+}
+
+TEST_CASE("fused backward: one-value operands (number exponents, a sum's gradient) give the eager gradients") {
+  // pow(x, 2)'s formula computes 2 − 1 once (one value) and then x^1 over the block: the block
+  // runner must not let the result overwrite that value while reading it (it did).
+  on_each_backend([] {
+    for (double e : {2.0, 3.0, 0.5}) {
+      CAPTURE(e);
+      const Fn f = [&](const std::vector<Tensor>& in) {
+        const Tensor h = op("pow", {op("add", {op("abs", {in[0]}), num(0.25)}), num(e)});
+        return std::vector<Tensor>{op("sum", {op("mul", {op("maximum", {h, num(0.5)}), num(3)})})};
+      };
+      for (int64_t n : {5, 1031}) {
+        const Tensor x = leaf({n}, -2, 2, 111);
+        const auto p = compiled({x}, f);
+        const Tensor gc = compute_grads(replay(p, {x})[0], Tensor(), {x}, false)[0];
+        const Tensor ge = compute_grads(f({x})[0], Tensor(), {x}, false)[0];
+        check_bits(gc, ge);
+        CHECK(counts(*p).fused == 1);
+      }
+    }
   });
 }

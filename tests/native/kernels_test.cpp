@@ -200,6 +200,19 @@ TEST_CASE("kernels reference: closed forms") {
   CHECK(b(Binary::GeluErfBackward, 1, 1) == doctest::Approx(1.0833154705876864).epsilon(1e-7));
   // s(1 + x(1 − s)) at x = 1, s = 0.7310585786300049
   CHECK(b(Binary::SiluBackward, 1, 1) == doctest::Approx(0.9276705118714866).epsilon(1e-7));
+  // Selection: IEEE comparisons (NaN: false), and −0 for the side not kept.
+  CHECK(b(Binary::Greater, 2, 1) == 1.0);
+  CHECK(b(Binary::Greater, 1, 1) == 0.0);
+  CHECK(b(Binary::GreaterEqual, 1, 1) == 1.0);
+  CHECK(b(Binary::Less, kNaN, 1) == 0.0);
+  CHECK(b(Binary::LessEqual, -kInf, -kInf) == 1.0);
+  CHECK(b(Binary::Equal, 0.0f, -0.0f) == 1.0);
+  CHECK(b(Binary::Equal, kNaN, kNaN) == 0.0);
+  CHECK(b(Binary::KeepIf, 1, 5) == 5.0);
+  CHECK(std::signbit(b(Binary::KeepIf, 0, 5)));
+  CHECK(b(Binary::KeepIf, kNaN, 5) == 5.0);  // NaN ≠ 0
+  CHECK(std::signbit(b(Binary::KeepUnless, 1, 5)));
+  CHECK(b(Binary::KeepUnless, 0, -3) == -3.0);
   // GeluTanhBackward vs a central difference of the reference GeluTanh.
   {
     const double x = 0.7, h = 1e-4;
@@ -441,6 +454,14 @@ const BinaryCase kBinaryCases[] = {
     {Binary::GeluErfBackward, "gelu_erf_backward", -6, 6, -3, 3, 4e-7, 1, 1e-6},
     {Binary::GeluTanhBackward, "gelu_tanh_backward", -6, 6, -3, 3, 2e-7, 2, 1e-6},
     {Binary::SiluBackward, "silu_backward", -20, 20, -3, 3, 2e-7, 1, 1e-6},
+    // Selection (narrow ranges, so that ties and zeros occur).
+    {Binary::Greater, "greater", -2, 2, -2, 2, 0, 0, 0},
+    {Binary::GreaterEqual, "greater_equal", -2, 2, -2, 2, 0, 0, 0},
+    {Binary::Less, "less", -2, 2, -2, 2, 0, 0, 0},
+    {Binary::LessEqual, "less_equal", -2, 2, -2, 2, 0, 0, 0},
+    {Binary::Equal, "equal", -2, 2, -2, 2, 0, 0, 0},
+    {Binary::KeepIf, "keep_if", -1, 1, -3, 3, 0, 0, 0},
+    {Binary::KeepUnless, "keep_unless", -1, 1, -3, 3, 0, 0, 0},
 };
 
 int64_t plan_numel(const BroadcastPlan& p) {

@@ -112,6 +112,13 @@ inline float binary(Binary op, float a, float b) {
       const double s = sigmoid_d(a);
       return float(double(b) * s * (1.0 + double(a) * (1.0 - s)));
     }
+    case Binary::Greater: return a > b ? 1.0f : 0.0f;
+    case Binary::GreaterEqual: return a >= b ? 1.0f : 0.0f;
+    case Binary::Less: return a < b ? 1.0f : 0.0f;
+    case Binary::LessEqual: return a <= b ? 1.0f : 0.0f;
+    case Binary::Equal: return a == b ? 1.0f : 0.0f;
+    case Binary::KeepIf: return a != 0 ? b : -0.0f;
+    case Binary::KeepUnless: return a != 0 ? -0.0f : b;
   }
   return std::numeric_limits<float>::quiet_NaN();
 }

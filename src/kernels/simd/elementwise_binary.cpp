@@ -234,6 +234,25 @@ struct SiluBackwardOp {  // g · s (1 + x (1 − s))
   }
 };
 
+// Selection (graph/fused_backward.cpp): masks of 1 or 0, and a value or −0 by a mask.
+template <class Cmp>
+struct CompareOp {
+  HWY_INLINE VF operator()(DF d, VF a, VF b) const { return hn::IfThenElseZero(Cmp()(a, b), hn::Set(d, 1.0f)); }
+};
+struct CmpGt { HWY_INLINE auto operator()(VF a, VF b) const { return hn::Gt(a, b); } };
+struct CmpGe { HWY_INLINE auto operator()(VF a, VF b) const { return hn::Ge(a, b); } };
+struct CmpLt { HWY_INLINE auto operator()(VF a, VF b) const { return hn::Lt(a, b); } };
+struct CmpLe { HWY_INLINE auto operator()(VF a, VF b) const { return hn::Le(a, b); } };
+struct CmpEq { HWY_INLINE auto operator()(VF a, VF b) const { return hn::Eq(a, b); } };
+template <bool kKeep>
+struct KeepOp {  // kKeep: a ≠ 0 ? b : −0; else a ≠ 0 ? −0 : b
+  HWY_INLINE VF operator()(DF d, VF a, VF b) const {
+    const VF neg_zero = hn::Set(d, -0.0f);
+    const auto nonzero = hn::Ne(a, hn::Zero(d));  // NaN ≠ 0
+    return kKeep ? hn::IfThenElse(nonzero, b, neg_zero) : hn::IfThenElse(nonzero, neg_zero, b);
+  }
+};
+
 // Calls go(functor) with op's functor (not Pow: its callers take the scalar path first).
 template <class Go>
 HWY_INLINE void WithOp(Binary op, const Go& go) {
@@ -250,6 +269,13 @@ HWY_INLINE void WithOp(Binary op, const Go& go) {
     case Binary::GeluErfBackward: return go(GeluErfBackwardOp());
     case Binary::GeluTanhBackward: return go(GeluTanhBackwardOp());
     case Binary::SiluBackward: return go(SiluBackwardOp());
+    case Binary::Greater: return go(CompareOp<CmpGt>());
+    case Binary::GreaterEqual: return go(CompareOp<CmpGe>());
+    case Binary::Less: return go(CompareOp<CmpLt>());
+    case Binary::LessEqual: return go(CompareOp<CmpLe>());
+    case Binary::Equal: return go(CompareOp<CmpEq>());
+    case Binary::KeepIf: return go(KeepOp<true>());
+    case Binary::KeepUnless: return go(KeepOp<false>());
     case Binary::Pow: break;  // handled by the caller (scalar std::pow)
   }
 }

@@ -148,6 +148,14 @@ export const BINARY: readonly string[] = [
   'b * gelu_erf_grad(a)',
   'b * gelu_tanh_grad(a)',
   'b * sigmoid_f(a) * (1.0 + a * (1.0 - sigmoid_f(a)))', // SiluBackward
+  // Selection (graph/fused_backward.cpp): masks of 1 or 0, then b or −0 by a mask.
+  'select(0.0, 1.0, a > b)',
+  'select(0.0, 1.0, a >= b)',
+  'select(0.0, 1.0, a < b)',
+  'select(0.0, 1.0, a <= b)',
+  'select(0.0, 1.0, a == b)',
+  'select(bitcast<f32>(0x80000000u), b, a != 0.0)', // KeepIf
+  'select(b, bitcast<f32>(0x80000000u), a != 0.0)', // KeepUnless
 ];
 
 // DataKernels::math_f32 and atan2_f32 (kernels/reference/data_math.cpp): the CPU evaluates them
