@@ -122,7 +122,7 @@ console.warn = warn;
   sg.dispose([a, b]);
 }
 
-// Forward and backward of 50 elementwise ops (10 rounds of mul, add, tanh, sub, sigmoid: each
+// Forward and backward of 60 elementwise ops (10 rounds of mul, add, tanh, sub, sigmoid: each
 // with a fused gradient formula) on 1,000 floats: eagerly one dispatch per op and per gradient
 // step; compiled, the forward kernel (keeping tanh's and sigmoid's results) and one gradient kernel.
 {
@@ -144,7 +144,7 @@ console.warn = warn;
     const ms = await time('webgpu', f, quick ? 5 : 30);
     const s1 = sg.webgpuStats();
     const calls = (quick ? 5 : 30) + 2;
-    rows.push({ workload: 'chain_50ops_1000_fwd_bwd', device, ms, dispatches: (s1.dispatches - s0.dispatches) / calls });
+    rows.push({ workload: 'chain_60ops_1000_fwd_bwd', device, ms, dispatches: (s1.dispatches - s0.dispatches) / calls });
   }
   compiled.clear();
   sg.dispose([x, b]);
