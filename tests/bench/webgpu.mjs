@@ -99,6 +99,18 @@ for (const [name, make] of [['mlp_step_128', mlpStep], ['cnn_step_32', cnnStep]]
 }
 console.warn = warn;
 
+/** Times `eager` and `compiled` (made from it by sg.compile) on the GPU, with the dispatches per call. */
+async function timeCompiled(workload, eager, compiled) {
+  sg.tidy(compiled);  // traces (its first run goes op by op)
+  const runs = quick ? 5 : 30;
+  for (const [device, f] of [['webgpu', eager], ['webgpu-compiled', compiled]]) {
+    const s0 = sg.webgpuStats();
+    const ms = await time('webgpu', f, runs);
+    const s1 = sg.webgpuStats();
+    rows.push({ workload, device, ms, dispatches: (s1.dispatches - s0.dispatches) / (runs + 2) });
+  }
+}
+
 // sg.compile on the GPU: the compiled bench's chain (10 rounds of mul, add, maximum, abs, minimum on
 // 1,000 floats: 60 ops with the neg) eagerly, one dispatch per op, and compiled, one fused kernel.
 {
@@ -110,14 +122,7 @@ console.warn = warn;
     return h;
   };
   const compiled = sg.compile(chain);
-  sg.tidy(() => compiled(a));  // traces (its first run goes op by op)
-  for (const [device, f] of [['webgpu', () => chain(a)], ['webgpu-compiled', () => compiled(a)]]) {
-    const s0 = sg.webgpuStats();
-    const ms = await time('webgpu', f, quick ? 5 : 30);
-    const s1 = sg.webgpuStats();
-    const calls = (quick ? 5 : 30) + 2;
-    rows.push({ workload: 'chain_60ops_1000', device, ms, dispatches: (s1.dispatches - s0.dispatches) / calls });
-  }
+  await timeCompiled('chain_60ops_1000', () => chain(a), () => compiled(a));
   compiled.clear();
   sg.dispose([a, b]);
 }
@@ -138,14 +143,7 @@ console.warn = warn;
     f(x).backward();
     x.grad = null;
   };
-  sg.tidy(step(compiled));  // traces (its first run goes op by op)
-  for (const [device, f] of [['webgpu', step(loss)], ['webgpu-compiled', step(compiled)]]) {
-    const s0 = sg.webgpuStats();
-    const ms = await time('webgpu', f, quick ? 5 : 30);
-    const s1 = sg.webgpuStats();
-    const calls = (quick ? 5 : 30) + 2;
-    rows.push({ workload: 'chain_60ops_1000_fwd_bwd', device, ms, dispatches: (s1.dispatches - s0.dispatches) / calls });
-  }
+  await timeCompiled('chain_60ops_1000_fwd_bwd', step(loss), step(compiled));
   compiled.clear();
   sg.dispose([x, b]);
 }

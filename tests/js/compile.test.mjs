@@ -160,35 +160,32 @@ test('gradients through a fused chain: backward of the compiled result equals ea
 
 test('the backward of a fused chain runs as one fused gradient kernel, bit for bit the eager gradients, selections and special values included', scoped(() => {
   const w = sg.randn([6], { requiresGrad: true });
-  // x meets two contributions and w one (two adds commute exactly, so nothing is reordered).
-  const f = (x) => x.mul(w).tanh().mul(x.exp()).gelu().mul(1.5).sum();
-  const c = sg.compile(f);
-  for (let call = 1; call <= 2; call++) {
-    const x1 = sg.randn([40, 6], { requiresGrad: true }), x2 = x1.detach().requiresGrad_();
+  // The gradients of x (a copy of it for the eager side) and of w, compiled against eager.
+  const compare = (f, c, x1, what) => {
+    const x2 = x1.detach().requiresGrad_();
     w.grad = null;
     c(x1).backward();
     const gw = w.grad.clone();
     w.grad = null;
     f(x2).backward();
-    same(x1.grad, x2.grad, 'x');
-    same(gw, w.grad, 'w');
+    same(x1.grad, x2.grad, `${what}: x`);
+    same(gw, w.grad, `${what}: w`);
+    w.grad = null;
+  };
+  // x meets two contributions and w one (two adds commute exactly, so nothing is reordered).
+  const f = (x) => x.mul(w).tanh().mul(x.exp()).gelu().mul(1.5).sum();
+  const c = sg.compile(f);
+  for (let call = 1; call <= 2; call++) {
+    compare(f, c, sg.randn([40, 6], { requiresGrad: true }), `call ${call}`);
     assert.deepEqual(c.stats().fusedBackward, { fused: call, replayed: 0 });
   }
   // Gradients that select (maximum's ties and sides, clamp's range, leakyRelu's sign) are
   // written with masks in the fused kernel; special values and ties included.
   const m = (x) => x.mul(w).maximum(x.neg()).clamp(-0.5, 2).leakyRelu(0.1).exp().sum();
   const cm = sg.compile(m);
-  const x1 = sg.tensor([[0, -0, 0.5, -0.5, NaN, Infinity], [1, -1, 2, -2, 0.25, -3]], { requiresGrad: true });
-  const x2 = x1.detach().requiresGrad_();
-  w.grad = null;
-  cm(x1).backward();
-  const gw = w.grad.clone();
-  w.grad = null;
-  m(x2).backward();
-  same(x1.grad, x2.grad, 'selecting formulas: x');
-  same(gw, w.grad, 'selecting formulas: w');
+  const special = sg.tensor([[0, -0, 0.5, -0.5, NaN, Infinity], [1, -1, 2, -2, 0.25, -3]], { requiresGrad: true });
+  compare(m, cm, special, 'selecting formulas');
   assert.deepEqual(cm.stats().fusedBackward, { fused: 1, replayed: 0 });
-  w.grad = null;
 }));
 
 test('second derivatives of a compiled function equal eager ones (its fused kernel replays, recorded)', scoped(() => {

@@ -132,59 +132,42 @@ test('elementwise chains on webgpu run as one fused WGSL kernel: values and grad
   close(await sv.data(), Array.from(await scaled(x, ...ws).data()), 1e-6, 'scaled');
   scaledC.clear();
 
-  // Gradients through the fused kernel (its members replayed by backward) equal eager ones.
+  // Gradients through fused kernels: x's gradient eagerly and compiled (traced on the first
+  // call, timed on the second), the dispatches of the second, and the compiled function's stats.
   const xg = sg.randn([6, 5], { requiresGrad: true });
-  const loss = (a) => chain(a, row, t)[0].sum();
-  const lossC = sg.compile(loss);
-  sg.tidy(() => loss(xg).backward());
-  const ge = await xg.grad.data();
-  xg.grad = null;
-  sg.tidy(() => lossC(xg).backward());  // traces and runs
-  xg.grad = null;
-  sg.tidy(() => lossC(xg).backward());
-  close(await xg.grad.data(), Array.from(ge), 1e-5, 'grad');
-  // maximum's gradient (ties, sides) selects with masks inside the fused gradient kernel.
-  assert.deepEqual(lossC.stats().fusedBackward, { fused: 2, replayed: 0 });
-
-  // Ops with fused gradient formulas: the backward is one more fused WGSL kernel.
-  const smooth = (a) => a.add(row).mul(0.5).tanh().sub(t).sigmoid().mul(a.exp()).gelu().sum();
-  const smoothC = sg.compile(smooth);
-  sg.tidy(() => smooth(xg).backward());
-  const gs = await xg.grad.data();
-  xg.grad = null;
-  sg.tidy(() => smoothC(xg).backward());  // traces and runs
-  xg.grad = null;
-  const before2 = sg.webgpuStats().dispatches;
-  sg.tidy(() => smoothC(xg).backward());
-  const dispatches = sg.webgpuStats().dispatches - before2;
-  close(await xg.grad.data(), Array.from(gs), 1e-5, 'fused grad');
-  assert.deepEqual(smoothC.stats().fusedBackward, { fused: 2, replayed: 0 });
+  const gradients = async (loss, what) => {
+    const lossC = sg.compile(loss);
+    sg.tidy(() => loss(xg).backward());
+    const want = await xg.grad.data();
+    xg.grad = null;
+    sg.tidy(() => lossC(xg).backward());  // traces and runs
+    xg.grad = null;
+    const before = sg.webgpuStats().dispatches;
+    sg.tidy(() => lossC(xg).backward());
+    const dispatches = sg.webgpuStats().dispatches - before;
+    close(await xg.grad.data(), Array.from(want), 1e-5, what);
+    xg.grad = null;
+    const stats = lossC.stats();
+    lossC.clear();
+    return { dispatches, stats };
+  };
+  // The chain above (maximum's gradient, ties and sides, selects with masks in the kernel).
+  const g1 = await gradients((a) => chain(a, row, t)[0].sum(), 'grad');
+  assert.deepEqual(g1.stats.fusedBackward, { fused: 2, replayed: 0 });
   // The forward kernel, the sum, the sum's backward, the gradient kernel and what seeds and
   // stores the gradient: a handful of dispatches where the 8 ops and their gradients took 20+.
-  assert.ok(dispatches <= 8, `${dispatches} dispatches for a compiled forward and backward`);
-  smoothC.clear();
-  xg.grad = null;
-
+  const g2 = await gradients((a) => a.add(row).mul(0.5).tanh().sub(t).sigmoid().mul(a.exp()).gelu().sum(), 'fused grad');
+  assert.deepEqual(g2.stats.fusedBackward, { fused: 2, replayed: 0 });
+  assert.ok(g2.dispatches <= 8, `${g2.dispatches} dispatches for a compiled forward and backward`);
   // Ten rounds keep 20 values for the gradient: more outputs than one WGSL kernel may bind, so
   // the plain forward runs and the gradient kernel computes every value again from the inputs.
-  const rounds = (a) => {
+  const g3 = await gradients((a) => {
     let h = a;
     for (let i = 0; i < 10; i++) h = h.mul(0.9).add(row).tanh().sub(a.mul(0.1)).sigmoid();
     return h.sum();
-  };
-  const roundsC = sg.compile(rounds);
-  sg.tidy(() => rounds(xg).backward());
-  const gl = await xg.grad.data();
-  xg.grad = null;
-  sg.tidy(() => roundsC(xg).backward());
-  xg.grad = null;
-  const before3 = sg.webgpuStats().dispatches;
-  sg.tidy(() => roundsC(xg).backward());
-  const roundsDispatches = sg.webgpuStats().dispatches - before3;
-  close(await xg.grad.data(), Array.from(gl), 1e-5, 'recomputing grad');
-  assert.deepEqual(roundsC.stats().fusedBackward, { fused: 2, replayed: 0 });
-  assert.ok(roundsDispatches <= 8, `${roundsDispatches} dispatches where the 60 ops and their gradients took 120+`);
-  roundsC.clear();
+  }, 'recomputing grad');
+  assert.deepEqual(g3.stats.fusedBackward, { fused: 2, replayed: 0 });
+  assert.ok(g3.dispatches <= 8, `${g3.dispatches} dispatches where the 60 ops and their gradients took 120+`);
 
   // More operands than one WGSL kernel may bind (9 inputs): the ops run one by one, same values.
   const many = Array.from({ length: 9 }, () => sg.randn([7]));
@@ -193,7 +176,6 @@ test('elementwise chains on webgpu run as one fused WGSL kernel: values and grad
   sum9c(...many);
   close(await sum9c(...many).data(), Array.from(await sum9(...many).data()), 1e-6, 'sum9');
   compiled.clear();
-  lossC.clear();
   sum9c.clear();
   process.exitCode = 0;
 });

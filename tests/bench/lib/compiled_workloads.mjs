@@ -201,6 +201,24 @@ function attentionProducts(b, t, dm) {
 }
 
 /**
+ * A workload's two steps over fn: `call(f)` runs f (fn, or fn compiled) once and returns the
+ * tensor the check compares; `tensors` are freed with the compiled function.
+ */
+function sides(sg, fn, call, tensors) {
+  const compiled = sg.compile(fn);
+  return {
+    eager: () => void call(fn),
+    compiled: () => void call(compiled),
+    check: () => [call(fn).dataSync(), call(compiled).dataSync()],
+    stats: () => compiled.stats(),
+    dispose: () => {
+      compiled.clear();
+      sg.dispose(tensors);
+    },
+  };
+}
+
+/**
  * 50 elementwise ops on 1,000 floats, no gradients: per-op cost against one fused kernel. `ops`
  * picks the mix: arithmetic (add, mul, max, ...: the kernels cost little, the per-op overhead
  * dominates) or transcendental (tanh and sigmoid in every round: the kernels' own arithmetic is
@@ -219,17 +237,7 @@ function elementwise50(name, desc, round) {
         for (let i = 0; i < 10; i++) h = round(h, b);  // 5 elementwise ops a round
         return h;
       };
-      const compiled = sg.compile(chain);
-      return {
-        eager: () => void chain(a),
-        compiled: () => void compiled(a),
-        check: () => [chain(a).dataSync(), compiled(a).dataSync()],
-        stats: () => compiled.stats(),
-        dispose: () => {
-          compiled.clear();
-          sg.dispose([a, b]);
-        },
-      };
+      return sides(sg, chain, (f) => f(a), [a, b]);
     },
   };
 }
@@ -252,23 +260,13 @@ function elementwise50Grad(name, desc, n) {
         for (let i = 0; i < 10; i++) h = h.mul(0.9).add(b).tanh().sub(v.mul(0.1)).sigmoid();
         return h.sum();
       };
-      const compiled = sg.compile(loss);
       const step = (f) => {
         f(x).backward();
         const g = x.grad;
         x.grad = null;
         return g;
       };
-      return {
-        eager: () => void step(loss),
-        compiled: () => void step(compiled),
-        check: () => [step(loss).dataSync(), step(compiled).dataSync()],
-        stats: () => compiled.stats(),
-        dispose: () => {
-          compiled.clear();
-          sg.dispose([x, b]);
-        },
-      };
+      return sides(sg, loss, step, [x, b]);
     },
   };
 }
@@ -284,17 +282,7 @@ function cacheHit(name, desc, fn) {
     repeat: 200,
     setup(sg) {
       const x = sg.tensor([1.5]);
-      const compiled = sg.compile(fn);
-      return {
-        eager: () => void fn(x),
-        compiled: () => void compiled(x),
-        check: () => [fn(x).dataSync(), compiled(x).dataSync()],
-        stats: () => compiled.stats(),
-        dispose: () => {
-          compiled.clear();
-          x.dispose();
-        },
-      };
+      return sides(sg, fn, (f) => f(x), [x]);
     },
   };
 }
