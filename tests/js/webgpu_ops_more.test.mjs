@@ -88,6 +88,30 @@ test('sort, argsort and topk on webgpu give the CPU positions exactly: ties stab
     }
   }
   assert.ok(sg.webgpuCoverage().withKernel.includes('topk'));
+
+  // Rows longer than the rank kernel takes (RANK_MAX = 256) go through the bitonic network:
+  // lengths around and between powers of two, many ties and NaNs, along the last dim and a
+  // middle one, every dtype.
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const r of [257, 300, 1024, 1500]) {
+    const n = 3 * r * 2;
+    const fv = Array.from({ length: n }, (_, i) => (i % 37 === 5 ? NaN : Math.floor(next() * 40) - 20 + (i % 3 ? 0 : 0.5)));
+    for (const [dtype, v] of [['float32', fv], ['int32', fv.map((x, i) => (Number.isNaN(x) ? i % 5 : Math.trunc(x)))], ['bool', fv.map((x) => x > 0)]]) {
+      const [g, c] = both(v, [3, r, 2], dtype);
+      for (const descending of [false, true]) {
+        await eq(g.argsort(1, { descending }), c.argsort(1, { descending }), `${dtype} argsort r=${r} ${descending ? 'desc' : 'asc'}`);
+      }
+      const [gt, ct] = [g.transpose(1, 2).contiguous(), c.transpose(1, 2).contiguous()];
+      const [sg2, sc2] = [gt.sort(-1, { descending: true }), ct.sort(-1, { descending: true })];
+      await eq(sg2.indices, sc2.indices, `${dtype} sort last dim r=${r}`);
+      await eq(sg2.values, sc2.values, `${dtype} sort values r=${r}`);
+      if (dtype !== 'bool') {
+        const [tg, tc] = [gt.topk(5, -1), ct.topk(5, -1)];
+        await eq(tg.indices, tc.indices, `${dtype} topk r=${r}`);
+      }
+    }
+  }
   process.exitCode = 0;
 });
 
