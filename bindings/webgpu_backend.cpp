@@ -295,6 +295,14 @@ void Backend::check_indices(const int32_t* idx, int64_t n, int64_t lo, int64_t h
               val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, after);
 }
 
+void Backend::modulo(sg::Modulo, sg::DType, const sg::BroadcastPlan&, const void*, const void*, void*) const {
+  sg::fail("webgpu: internal error: the modulo ops have no WGSL kernel and must run on the CPU");
+}
+
+void Backend::check_nonzero_i32(const int32_t*, int64_t, const std::string&, const std::string&) const {
+  sg::fail("webgpu: internal error: the modulo ops have no WGSL kernel and must run on the CPU");
+}
+
 void Backend::index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,
                            const int32_t* idx, int64_t n, void* out) const {
   call("index_select", args().num(double(elem_bytes)).buf(x).num(outer).num(size).num(inner).buf(idx).num(n).buf(out));

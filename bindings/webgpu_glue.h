@@ -116,6 +116,12 @@ class Backend final : public sg::Backend {
                          int64_t inner, float* dx) const override;
   void check_indices(const int32_t* idx, int64_t n, int64_t lo, int64_t hi, int64_t allowed,
                      const std::string& before, const std::string& after) const override;
+  // No WGSL kernels: the modulo ops run on the CPU (npm/src/webgpu/coverage.ts); these refuse
+  // GPU buffers instead of reading them as host memory.
+  void modulo(sg::Modulo op, sg::DType dtype, const sg::BroadcastPlan& plan, const void* a, const void* b,
+              void* out) const override;
+  void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
+                         const std::string& after) const override;
   void index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,
                     const int32_t* idx, int64_t n, void* out) const override;
   void index_add_f32(const float* g, int64_t outer, int64_t n, int64_t inner, const int32_t* idx, int64_t size,

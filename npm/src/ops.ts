@@ -49,7 +49,12 @@ export interface OpFunctions {
   /** input − alpha·other. */
   sub(input: TensorLike, other: TensorLike, options?: { alpha?: number }): Tensor;
   mul(input: TensorLike, other: TensorLike): Tensor;
-  div(input: TensorLike, other: TensorLike): Tensor;
+  /**
+   * True division, or with `roundingMode` the quotient rounded toward zero ('trunc') or down
+   * ('floor'), as torch.div: integer operands then stay int32 (a zero divisor is an Error), and
+   * the gradient is 0.
+   */
+  div(input: TensorLike, other: TensorLike, options?: { roundingMode?: 'trunc' | 'floor' | null }): Tensor;
   pow(input: TensorLike, exponent: TensorLike): Tensor;
   maximum(input: TensorLike, other: TensorLike): Tensor;
   minimum(input: TensorLike, other: TensorLike): Tensor;
@@ -174,6 +179,19 @@ export const binary = (name: string, second = 'other') => {
   };
 };
 
+/** div with PyTorch's `roundingMode` (the op divRounded, ops/modulo.cpp). */
+const divide = () => {
+  const plain = binary('div');
+  return (input: TensorLike, other: TensorLike, options?: { roundingMode?: 'trunc' | 'floor' | null }): Tensor => {
+    if (options === undefined) return plain(input, other);
+    const { roundingMode } = checkOptions<{ roundingMode: string | null }>('div', options, {
+      roundingMode: { check: (v) => v === null || v === 'trunc' || v === 'floor', expected: "'trunc', 'floor' or null" },
+    });
+    if (roundingMode === undefined || roundingMode === null) return plain(input, other);
+    return run('div', 'divRounded', [['input', input], ['other', other]], { roundingMode });
+  };
+};
+
 /** add and sub with PyTorch's `alpha`: input ± alpha·other (other scaled first, as torch.add). */
 const withAlpha = (name: 'add' | 'sub') => {
   const plain = binary(name);
@@ -260,7 +278,7 @@ export const ops: OpFunctions = {
   add: withAlpha('add'),
   sub: withAlpha('sub'),
   mul: binary('mul'),
-  div: binary('div'),
+  div: divide(),
   pow: binary('pow', 'exponent'),
   maximum: binary('maximum'),
   minimum: binary('minimum'),

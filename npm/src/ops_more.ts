@@ -61,6 +61,13 @@ export interface MoreOpFunctions {
   sinh(input: TensorLike): Tensor;
   cosh(input: TensorLike): Tensor;
   atan2(input: TensorLike, other: TensorLike): Tensor;
+  // modulo (int32 stays int32; a zero integer divisor is an Error, as PyTorch's ZeroDivisionError)
+  /** C's fmod: input − trunc(input / other)·other, exactly; the sign of input. */
+  fmod(input: TensorLike, other: TensorLike): Tensor;
+  /** Python's %: the sign of other (torch.remainder), exactly. */
+  remainder(input: TensorLike, other: TensorLike): Tensor;
+  /** input / other rounded down (torch.floor_divide); not differentiable (use div with roundingMode 'floor'). */
+  floorDivide(input: TensorLike, other: TensorLike): Tensor;
   // logical (bool results; nonzero and NaN are true)
   logicalAnd(input: TensorLike, other: TensorLike): Tensor;
   logicalOr(input: TensorLike, other: TensorLike): Tensor;
@@ -179,6 +186,9 @@ export const moreOps: MoreOpFunctions = {
   sinh: unary('sinh'),
   cosh: unary('cosh'),
   atan2: binary('atan2'),
+  fmod: binary('fmod'),
+  remainder: binary('remainder'),
+  floorDivide: binary('floorDivide'),
   logicalAnd: binary('logicalAnd'),
   logicalOr: binary('logicalOr'),
   logicalXor: binary('logicalXor'),

@@ -40,6 +40,11 @@ enum class Compare : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 // Float math beyond Backend::unary_f32's set (rounding, the rest of trigonometry): evaluated in
 // double and rounded once; Round is half to even (PyTorch's round).
 enum class MathFn : uint8_t { Floor, Ceil, Round, Trunc, Tan, Atan, Asin, Acos, Sinh, Cosh };
+// Modulo and rounded division (ops/modulo.cpp), as PyTorch 1.13's CPU kernels: Fmod is C's fmod
+// (the dividend's sign), Remainder Python's % (the divisor's sign: fmod, plus b where the signs
+// differ), FloorDivide and TruncDivide round a / b down or toward zero (floats: PyTorch's
+// div_floor formula from fmod; integers: exact).
+enum class Modulo : uint8_t { Fmod, Remainder, FloorDivide, TruncDivide };
 // Cumulative scans along a dim (cumsum, cumprod).
 enum class Scan : uint8_t { Sum, Prod };
 
@@ -132,6 +137,15 @@ class DataKernels {
   virtual void math_f32(MathFn fn, const float* x, float* y, int64_t n) const;
   // out = atan2(a, b) over plan.shape (out contiguous), as Backend::binary_f32 reads operands.
   virtual void atan2_f32(const BroadcastPlan& plan, const float* a, const float* b, float* out) const;
+
+  // out = op(a, b) over plan.shape (out contiguous), float32 or int32 operands and result; an
+  // int32 divisor is never 0 (the op checks first: PyTorch's ZeroDivisionError).
+  // (kernels/reference/data_modulo.cpp)
+  virtual void modulo(Modulo op, DType dtype, const BroadcastPlan& plan, const void* a, const void* b,
+                      void* out) const;
+  // Throws sg::Error(before + i + after) for the first i with x[i] == 0 (an integer divisor).
+  virtual void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
+                                 const std::string& after) const;
 
   // ---- scans, sorting (kernels/reference/data_scan.cpp, data_sort.cpp) ----
   // x viewed as [outer, r, inner] (float32 or int32) → out of the same shape and dtype:

@@ -60,6 +60,8 @@ void warn_once(DeviceRuntime& rt, const std::string& name) {
   rt.warn("simdgrad: " + name + " has no " + device_name(rt.device()) + " kernel yet; running it on wasm");
 }
 
+thread_local bool stand_in_run = false;
+
 // Stand-ins of the inputs' shapes and dtypes on the CPU: 1 for float32 (no log(0) or 0/0 in a
 // shape-only run), 0 for indices and masks (always in range).
 std::vector<Tensor> stand_ins(const std::vector<Tensor>& inputs) {
@@ -128,6 +130,8 @@ void write_back_changes(DeviceRuntime& rt, const std::vector<Tensor>& device_inp
 
 }  // namespace
 
+bool in_stand_in_run() { return stand_in_run; }
+
 std::vector<Tensor> run_on_cpu(const std::string& name, const OpFn& fn, const std::vector<Tensor>& inputs,
                                const Attrs& attrs, Device device) {
   const Runtime runtime = device_runtime_shared(device);
@@ -140,6 +144,10 @@ std::vector<Tensor> run_on_cpu(const std::string& name, const OpFn& fn, const st
   std::vector<Tensor> shapes;
   {
     NoGradGuard no_grad;
+    struct StandIn {
+      StandIn() { stand_in_run = true; }
+      ~StandIn() { stand_in_run = false; }
+    } flag;
     shapes = fn(stand_ins(inputs), attrs);
   }
   std::vector<Tensor> outs;

@@ -16,6 +16,10 @@
 
 namespace sg {
 
+// True while an op runs on stand-in inputs for its outputs' shapes (step 1): checks of input
+// values (a zero integer divisor) belong to the real run.
+bool in_stand_in_run();
+
 std::vector<Tensor> run_on_cpu(const std::string& name, const OpFn& fn, const std::vector<Tensor>& inputs,
                                const Attrs& attrs, Device device);
 

@@ -28,6 +28,11 @@ Tensor acos(const Tensor& x);
 Tensor sinh(const Tensor& x);
 Tensor cosh(const Tensor& x);
 Tensor atan2(const Tensor& a, const Tensor& b);  // broadcasts
+// Modulo and rounded division, broadcasting (ops/modulo.cpp). rounding: "trunc" or "floor".
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor div_rounded(const Tensor& a, const Tensor& b, const std::string& rounding);
 // clamp to [min_val, max_val] whose gradient is 0 at and beyond the bounds (PyTorch's hardtanh;
 // relu6 is hardtanh(x, 0, 6)).
 Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);

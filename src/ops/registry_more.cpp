@@ -86,11 +86,15 @@ void register_elementwise(Table& t) {
   for (const auto& [name, f] : unary)
     one(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
   const std::pair<const char*, BinaryFn> binary[] = {
-      {"atan2", &atan2}, {"logicalAnd", &logical_and}, {"logicalOr", &logical_or},
+      {"atan2", &atan2}, {"fmod", &fmod}, {"remainder", &remainder}, {"floorDivide", &floor_divide},
+      {"logicalAnd", &logical_and}, {"logicalOr", &logical_or},
       {"logicalXor", &logical_xor}, {"outer", &outer},
   };
   for (const auto& [name, f] : binary)
     one(t, name, 2, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0], in[1]); });
+  one(t, "divRounded", 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    return div_rounded(in[0], in[1], a.str(op, "roundingMode", "trunc"));
+  });
   one(t, "hardtanh", 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return hardtanh(in[0], a.number(op, "minVal", -1.0), a.number(op, "maxVal", 1.0));
   });

@@ -116,6 +116,14 @@ for (const op of ['floor', 'ceil', 'round', 'trunc', 'tan', 'atan', 'asin', 'aco
 }
 add('round int32', 'round', [xi], (sg, a) => a.round());
 add('atan2', 'atan2', [s, row], (sg, a, c) => sg.atan2(a, c));
+for (const op of ['fmod', 'remainder']) {
+  add(op, op, [s, row], (sg, a, c) => sg[op](a.mul(5), c));
+  add(`${op} int32`, op, [xi, rowi], (sg, a, c) => a[op](c));
+}
+add('floorDivide', 'floorDivide', [fb([2, 3], -5, 5, 8), fb([3], 0.5, 2, 9)], (sg, a, c) => sg.floorDivide(a, c));
+add('floorDivide int32', 'floorDivide', [xi, rowi], (sg, a, c) => a.floorDivide(c));
+add('div floor', 'divRounded', [s, row], (sg, a, c) => sg.div(a.mul(5), c, { roundingMode: 'floor' }));
+add('div trunc int32', 'divRounded', [xi, rowi], (sg, a, c) => sg.div(a, c, { roundingMode: 'trunc' }));
 add('hardtanh', 'hardtanh', [s], (sg, a) => sg.F.hardtanh(a, { minVal: -0.5, maxVal: 0.5 }));
 for (const op of ['logicalAnd', 'logicalOr', 'logicalXor']) add(op, op, [s, mask], (sg, a, m) => a[op](m));
 add('any', 'any', [s], (sg, a) => a.any(1));

@@ -204,6 +204,13 @@ std::vector<Case> all_cases() {
     add(op, {s});
   add("round", {xi}, {}, "int32");
   add("atan2", {s, row});
+  for (const char* op : {"fmod", "remainder"}) {
+    add(op, {s, row});
+    add(op, {xi, rowi}, {}, "int32");
+  }
+  add("floorDivide", {xi, rowi}, {}, "int32");  // (float32 too, but it has no gradient to compare)
+  add("divRounded", {s, row}, attrs({{"roundingMode", std::string("floor")}}), "floor");
+  add("divRounded", {xi, rowi}, attrs({{"roundingMode", std::string("trunc")}}), "int32 trunc");
   add("hardtanh", {s}, attrs({{"minVal", -0.5}, {"maxVal", 0.5}}));
   for (const char* op : {"logicalAnd", "logicalOr", "logicalXor"}) add(op, {s, mask});
   add("any", {s}, attrs({{"dim", V{1}}}));
