@@ -13,7 +13,7 @@ PyTorch's CPU kernel dies of SIGFPE there; the test checks its wrap-around by ha
 """
 import torch
 
-from ref_json import typed as enc, write
+from ref_json import grad_case, write
 
 torch.manual_seed(20261125)
 CASES = []
@@ -21,16 +21,7 @@ inf, nan = float("inf"), float("nan")
 
 
 def case(cid, fn, inputs, grad=()):
-    ins = [t.clone().requires_grad_(i in grad) for i, t in enumerate(inputs)]
-    out = fn(*ins)
-    entry = {"id": cid, "inputs": [dict(enc(t), grad=i in grad) for i, t in enumerate(ins)], "outputs": [enc(out)]}
-    if grad:
-        up = torch.randn(out.shape)
-        gs = torch.autograd.grad((out * up).sum(), [ins[i] for i in grad])
-        entry["upstream"] = [enc(up)]
-        entry["grads"] = [enc(g) for g in gs]
-    CASES.append(entry)
-
+    CASES.append(grad_case(cid, fn, inputs, grad))
 
 OPS = {
     "fmod": torch.fmod,

@@ -14,7 +14,7 @@ ref_json.typed (float32 values exactly, NaN and infinities as "nan", "inf", "-in
 """
 import torch
 
-from ref_json import typed as enc, write
+from ref_json import grad_case, write
 
 torch.manual_seed(20261125)
 CASES = []
@@ -22,19 +22,7 @@ inf, nan = float("inf"), float("nan")
 
 
 def case(cid, fn, inputs, grad=()):
-    """inputs: list of tensors; grad: indices of inputs differentiated."""
-    ins = [t.clone().requires_grad_(i in grad) for i, t in enumerate(inputs)]
-    out = fn(*ins)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    entry = {"id": cid, "inputs": [dict(enc(t), grad=i in grad) for i, t in enumerate(ins)], "outputs": [enc(o) for o in outs]}
-    if grad:
-        ups = [torch.randn(o.shape) for o in outs]
-        total = sum((o * u).sum() for o, u in zip(outs, ups))
-        gs = torch.autograd.grad(total, [ins[i] for i in grad])
-        entry["upstream"] = [enc(u) for u in ups]
-        entry["grads"] = [enc(g) for g in gs]
-    CASES.append(entry)
-
+    CASES.append(grad_case(cid, fn, inputs, grad))
 
 f = lambda *shape: torch.randn(*shape)
 special = torch.tensor([0.0, -0.0, 1.5, -2.0, inf, -inf, nan, 3e38, -1e-30])

@@ -1,6 +1,6 @@
 """Shared by the generators gen_rnn.py, gen_optim_more.py, gen_lbfgs.py, gen_schedulers_more.py,
-gen_losses_more.py, gen_interpolate.py, gen_transformer.py, gen_round_decimals.py and gen_ops_compose.py: how a tensor and a whole
-reference file are written (each generator imports it from its own folder)."""
+gen_losses_more.py, gen_interpolate.py, gen_transformer.py, gen_round_decimals.py, gen_ops_compose.py and gen_modulo.py: how a tensor, a whole
+reference file and an op's case are written (each generator imports it from its own folder)."""
 import json
 import math
 import os
@@ -50,3 +50,20 @@ def write(generator, name, payload):
         json.dump(out, f, separators=(",", ":"))
         f.write("\n")
     print("wrote", path, os.path.getsize(path), "bytes")
+
+
+def grad_case(cid, fn, inputs, grad=()):
+    """One reference case of an op (gen_ops_compose.py, gen_modulo.py): its id, the inputs (typed;
+    'grad' marks those differentiated), every output, and, when some inputs are differentiated, a
+    random upstream gradient per output and the gradients of sum(out_k * upstream_k)."""
+    ins = [t.clone().requires_grad_(i in grad) for i, t in enumerate(inputs)]
+    out = fn(*ins)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    entry = {"id": cid, "inputs": [dict(typed(t), grad=i in grad) for i, t in enumerate(ins)], "outputs": [typed(o) for o in outs]}
+    if grad:
+        ups = [torch.randn(o.shape) for o in outs]
+        total = sum((o * u).sum() for o, u in zip(outs, ups))
+        gs = torch.autograd.grad(total, [ins[i] for i in grad])
+        entry["upstream"] = [typed(u) for u in ups]
+        entry["grads"] = [typed(g) for g in gs]
+    return entry
