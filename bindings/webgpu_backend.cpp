@@ -295,12 +295,18 @@ void Backend::check_indices(const int32_t* idx, int64_t n, int64_t lo, int64_t h
               val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, after);
 }
 
-void Backend::modulo(sg::Modulo, sg::DType, const sg::BroadcastPlan&, const void*, const void*, void*) const {
-  sg::fail("webgpu: internal error: the modulo ops have no WGSL kernel and must run on the CPU");
+void Backend::modulo(sg::Modulo op, sg::DType dtype, const sg::BroadcastPlan& p, const void* a, const void* b,
+                     void* out) const {
+  call("modulo", args().num(e(op)).num(e(dtype)).list(p.shape).list(p.a_strides).list(p.b_strides).buf(a).buf(b).buf(out));
 }
 
-void Backend::check_nonzero_i32(const int32_t*, int64_t, const std::string&, const std::string&) const {
-  sg::fail("webgpu: internal error: the modulo ops have no WGSL kernel and must run on the CPU");
+// As check_indices: the first zero is found on the GPU and reported at the next sync.
+void Backend::check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
+                                const std::string& after) const {
+  if (n == 0) return;
+  const Args a = args().buf(x).num(n);
+  rt_.checked("check", std::string("check_nonzero_i32"),
+              val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, after);
 }
 
 void Backend::index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,

@@ -116,8 +116,6 @@ class Backend final : public sg::Backend {
                          int64_t inner, float* dx) const override;
   void check_indices(const int32_t* idx, int64_t n, int64_t lo, int64_t hi, int64_t allowed,
                      const std::string& before, const std::string& after) const override;
-  // No WGSL kernels: the modulo ops run on the CPU (npm/src/webgpu/coverage.ts); these refuse
-  // GPU buffers instead of reading them as host memory.
   void modulo(sg::Modulo op, sg::DType dtype, const sg::BroadcastPlan& plan, const void* a, const void* b,
               void* out) const override;
   void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,

@@ -143,7 +143,8 @@ class DataKernels {
   // (kernels/reference/data_modulo.cpp)
   virtual void modulo(Modulo op, DType dtype, const BroadcastPlan& plan, const void* a, const void* b,
                       void* out) const;
-  // Throws sg::Error(before + i + after) for the first i with x[i] == 0 (an integer divisor).
+  // Throws sg::Error(before + x[i] + after) at the first x[i] == 0 (an integer divisor);
+  // asynchronous devices report it at the next sync, as check_indices.
   virtual void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
                                  const std::string& after) const;
 

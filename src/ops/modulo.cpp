@@ -19,13 +19,13 @@ using Grads = std::vector<Tensor>;
 
 Tensor as_dtype(const Tensor& t, DType d) { return t.dtype() == d ? t : contiguous_copy(t, d); }
 
-// Throws the ZeroDivisionError of an integer division at the first zero of divisor b (int32).
-// The shape-only run of the WebGPU fallback (stand-in zeros, ops/fallback.h) checks nothing.
+// Throws the ZeroDivisionError of an integer division at the first zero of divisor b (int32; on
+// a GPU at the next sync). A shape-only run on stand-in zeros (ops/fallback.h) checks nothing.
 void check_nonzero(const char* op, const Tensor& b) {
   if (in_stand_in_run() || b.numel() == 0) return;
   const Tensor c = as_contiguous(b);
   backend_for(c.device()).check_nonzero_i32(c.dev_i32(), c.numel(), std::string(op) +
-      ": expected a nonzero divisor for integer tensors, got 0 (at flat index ", "; PyTorch raises ZeroDivisionError)");
+      ": expected nonzero divisors for integer tensors, got ", " (PyTorch raises ZeroDivisionError)");
 }
 
 Tensor modulo_values(const char* op, Modulo m, const Tensor& a0, const Tensor& b0) {

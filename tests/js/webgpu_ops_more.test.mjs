@@ -155,3 +155,51 @@ test('scatter and scatterAdd on webgpu equal the CPU: repeated indices (last win
   assert.ok(sg.webgpuCoverage().withKernel.includes('scatterAdd'));
   process.exitCode = 0;
 });
+
+test('fmod, remainder, floorDivide and div roundingMode on webgpu give the CPU values exactly; a zero int32 divisor is an Error at the next sync', { skip: gpu ? false : why }, async () => {
+  const sg = await init({ backend: 'webgpu', gpu });
+  const both = (v, shape, dtype = 'float32') => [sg.tensor(v, { shape, dtype }), sg.tensor(v, { shape, dtype, device: 'cpu' })];
+  // Values exactly, signed zeros told apart; any NaN equals any NaN (the CPU's is x86's negative one).
+  const bits = (arr) => Array.from(arr, (v) => (Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : v));
+  // Every pair of special values (a down the rows, b across), and random ones with b broadcast.
+  const sa = [0, -0, 5.5, -5.5, 1e30, -1e-30, Infinity, -Infinity, NaN, 7, -3e38, 0.3];
+  const sb = [0, -0, 3, -3, 1e-30, 0.1, Infinity, -Infinity, NaN, 7, 2.5, -0.7];
+  let seed = 3;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const ra = Array.from({ length: 40 * 9 }, () => (next() - 0.5) * 200), rb = Array.from({ length: 9 }, () => (next() - 0.5) * 6);
+  const ops = {
+    fmod: (a, b) => sg.fmod(a, b),
+    remainder: (a, b) => sg.remainder(a, b),
+    floorDivide: (a, b) => sg.floorDivide(a, b),
+    'div floor': (a, b) => sg.div(a, b, { roundingMode: 'floor' }),
+    'div trunc': (a, b) => sg.div(a, b, { roundingMode: 'trunc' }),
+  };
+  for (const [name, f] of Object.entries(ops)) {
+    for (const [what, [ag, ac], [bg, bc]] of [
+      ['special', both(sa, [12, 1]), both(sb, [12])],
+      ['random', both(ra, [40, 9]), both(rb, [9])],
+    ]) {
+      const [g, c] = [await f(ag, bg).data(), f(ac, bc).dataSync()];
+      assert.deepEqual(bits(g), bits(c), `${name} ${what}`);
+    }
+    const ints = [7, -7, 0, 2147483647, -2147483648, 13, -13, 100];
+    const [ig, ic] = both(ints, [8, 1], 'int32');
+    const [jg, jc] = both([3, -3, 1, -1, 7, 2147483647, -2], [7], 'int32');
+    assert.deepEqual(Array.from(await f(ig, jg).data()), Array.from(f(ic, jc).dataSync()), `${name} int32`);
+  }
+  assert.ok(sg.webgpuCoverage().withKernel.includes('fmod'));
+  // Gradients on the GPU equal the CPU's.
+  const [xg, xc] = both([0.3, 1.1, 2.7, -1.9, 7.3], [5]);
+  const [yg, yc] = both([3.2, -3.9, 3.5, 2.9, -2.5], [5]);
+  for (const t of [xg, xc, yg, yc]) t.requiresGrad = true;
+  sg.remainder(xg, yg).sum().backward();
+  sg.remainder(xc, yc).sum().backward();
+  assert.deepEqual(Array.from(await yg.grad.data()), Array.from(yc.grad.dataSync()));
+  // A zero int32 divisor: the GPU finds it, and the next sync throws the CPU's message.
+  const [zg] = both([4, 0, 2], [3], 'int32');
+  const [ng] = both([9, 9, 9], [3], 'int32');
+  const q = sg.fmod(ng, zg);
+  await assert.rejects(q.data(), /fmod: expected nonzero divisors for integer tensors, got 0 \(PyTorch raises ZeroDivisionError\)/);
+  assert.deepEqual(Array.from(await sg.add(ng, 1).data()), [10, 10, 10]);  // still usable
+  process.exitCode = 0;
+});

@@ -25,12 +25,12 @@ export class Checks {
 
   constructor(private rt: WebGpuRuntime) {}
 
-  /** Encodes check `name` ('check_indices' | 'check_range_f32') over the arguments in `a`. */
+  /** Encodes check `name` ('check_indices' | 'check_range_f32' | 'check_nonzero_i32') over the arguments in `a`. */
   encode(name: string, a: ArgReader, before: string, after: string): void {
     const ctx = this.rt.context;
     const x = operand(ctx, a);
     const n = a.num();
-    const isIndex = name === 'check_indices';
+    const isIndex = name === 'check_indices' || name === 'check_nonzero_i32';  // int32 values, reported as such
     if (!this.slots) {
       this.slots = this.rt.device.createBuffer({ size: SLOTS * 8, usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST });
       ctx.clear(this.slots);
@@ -39,7 +39,8 @@ export class Checks {
     const slot = this.used.length;
     this.used.push({ before, after, isIndex });
     const p = new Params().u(n).u(x.at);
-    if (isIndex) {
+    if (name === 'check_nonzero_i32') p.u(0).u(0).u(0).u(0);
+    else if (isIndex) {
       // Bounds as int32 (the C++ side may pass int64 limits): lo, the largest valid index, allowed.
       const lo = a.num(), hi = a.num(), allowed = a.num();
       const clamp = (v: number) => Math.min(Math.max(v, -2147483648), 2147483647);
@@ -48,7 +49,8 @@ export class Checks {
     } else p.f(a.num()).f(a.num()).u(0).u(0); // lo, hi
     p.u(2 * slot); // word 6
     const type = isIndex ? 'i32' : 'f32';
-    const bad = isIndex ? '(v < pi(2u) || v > pi(3u)) && !(pu(5u) != 0u && v == pi(4u))' : '!(v >= pf(2u) && v <= pf(3u)) || is_nan(v)';
+    const bad = name === 'check_nonzero_i32' ? 'v == 0'
+      : isIndex ? '(v < pi(2u) || v > pi(3u)) && !(pu(5u) != 0u && v == pi(4u))' : '!(v >= pf(2u) && v <= pf(3u)) || is_nan(v)';
     const binds = [
       { name: 'X', type, buffer: x.buffer },
       { name: 'SLOT', type: 'atomic<u32>', buffer: this.slots, write: true },

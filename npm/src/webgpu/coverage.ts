@@ -7,9 +7,6 @@ const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
   // The ops of src/ops/ops_more.h that compute through DataKernels methods with no WGSL kernel
   // yet (their defaults are CPU loops); the others of that file compose ops that have kernels.
   ['multinomial', 'no WGSL kernel for DataKernels::check_distribution and multinomial yet'],
-  // DataKernels::modulo: an exact float fmod needs more than WGSL's %, and an integer divisor is
-  // checked for zero on the CPU first.
-  ...['fmod', 'remainder', 'floorDivide', 'divRounded'].map((op) => [op, 'no WGSL kernel for DataKernels::modulo yet'] as [string, string]),
 ]);
 
 export function isSupported(op: string): boolean {

@@ -68,7 +68,7 @@ void DataKernels::modulo(Modulo op, DType dtype, const BroadcastPlan& plan, cons
 void DataKernels::check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
                                     const std::string& after) const {
   for (int64_t i = 0; i < n; ++i)
-    if (x[i] == 0) fail(before, i, after);
+    if (x[i] == 0) fail(before, x[i], after);
 }
 
 }  // namespace sg

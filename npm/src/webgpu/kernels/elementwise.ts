@@ -6,7 +6,7 @@
 // kernel's own scalars, 16..23 the shape, then 8 words of strides per operand from word 24.
 import type { BufferLike } from '../gpu_types.js';
 import { Params } from '../params.js';
-import { BINARY, MATH, MATH_FN, MATH_MORE, UNARY } from './math.js';
+import { BINARY, MATH, MATH_FN, MATH_MORE, MODULO_F32, MODULO_I32, MODULO_WGSL, UNARY } from './math.js';
 import { BOOL, ENTRY, F32, I32, byteRead, byteWrite, load, prelude, wgslType } from './prelude.js';
 import { coalesce, groupsFor, operand, pad8, STRIDED, type KernelFn } from './common.js';
 
@@ -114,6 +114,15 @@ export const elementwise: Record<string, KernelFn> = {
     const x = operand(ctx, a), y = operand(ctx, a), out = operand(ctx, a);
     strided(ctx, 'atan2', `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = atan2_f(a, b);`,
       [{ ...x, dtype: F32, strides: as }, { ...y, dtype: F32, strides: bs }], { ...out, dtype: F32 }, shape, new Params(), MATH_MORE);
+  },
+
+  modulo(ctx, a) {
+    const op = a.num(), dtype = a.num();
+    const shape = a.list(), as = a.list(), bs = a.list();
+    const x = operand(ctx, a), y = operand(ctx, a), out = operand(ctx, a);
+    const expr = (dtype === F32 ? MODULO_F32 : MODULO_I32)[op];
+    strided(ctx, `modulo${op}`, `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = ${expr};`,
+      [{ ...x, dtype, strides: as }, { ...y, dtype, strides: bs }], { ...out, dtype }, shape, new Params(), MODULO_WGSL);
   },
 
   fill(ctx, a) {

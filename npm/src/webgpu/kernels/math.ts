@@ -226,3 +226,61 @@ export const MATH_FN: readonly string[] = [
   'sinh_f(x)',
   'cosh_f(x)',
 ];
+
+// DataKernels::modulo (kernels/reference/data_modulo.cpp), op by op in the order of sg::Modulo:
+// Fmod, Remainder, FloorDivide, TruncDivide. fmod_f is exact, as C's fmod: it subtracts the
+// largest b·2^k not above the remainder, from the top down; each subtraction is exact (the two
+// are within a factor 2 of each other). The floor division is PyTorch's formula from it; the
+// truncating one is trunc(a / b). Integers: WGSL's i32 / and % truncate as C's and give a (and 0)
+// for INT32_MIN by −1, the CPU's wrap; a zero divisor was refused before the kernel ran.
+export const MODULO_WGSL = /* wgsl */ `
+fn sign_bit(x: f32) -> u32 { return bitcast<u32>(x) >> 31u; }
+fn fmod_f(a: f32, b: f32) -> f32 {
+  if (is_nan(a) || is_nan(b) || is_inf(a) || b == 0.0) { return nan_f(); }
+  let m = abs(b);
+  var r = abs(a);
+  if (is_inf(b) || r < m) { return a; }
+  let d = frexp(r).exp - frexp(m).exp;
+  var s = ldexp(m, d);
+  if (is_inf(s) || s > r) { s = ldexp(m, d - 1); }
+  loop {
+    if (r >= s) { r = r - s; }
+    if (s <= m) { break; }
+    s = s * 0.5;
+  }
+  return select(r, -r, sign_bit(a) == 1u);
+}
+// a / b for b = ±0: NaN for a NaN or zero a, else an infinity of the sign of a·b.
+fn div_zero_f(a: f32, b: f32) -> f32 {
+  if (is_nan(a) || a == 0.0) { return nan_f(); }
+  return select(inf_f(), -inf_f(), (sign_bit(a) ^ sign_bit(b)) == 1u);
+}
+fn remainder_f(a: f32, b: f32) -> f32 {
+  let rem = fmod_f(a, b);
+  return select(rem, rem + b, rem != 0.0 && ((b < 0.0) != (rem < 0.0)));
+}
+fn floor_divide_f(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return div_zero_f(a, b); }
+  let rem = fmod_f(a, b);
+  var div = (a - rem) / b;
+  if (rem != 0.0 && ((b < 0.0) != (rem < 0.0))) { div = div - 1.0; }
+  if (div == 0.0) { return select(0.0, neg_zero_f(), (sign_bit(a) ^ sign_bit(b)) == 1u); }
+  var fl = floor(div);
+  if (div - fl > 0.5) { fl = fl + 1.0; }
+  return fl;
+}
+fn neg_zero_f() -> f32 { var b = 0x80000000u; return bitcast<f32>(b); }
+fn trunc_divide_f(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return div_zero_f(a, b); }
+  return trunc(a / b);
+}
+fn adjust_i(r: i32, b: i32) -> bool { return r != 0 && ((r < 0) != (b < 0)); }
+`;
+
+export const MODULO_F32: readonly string[] = ['fmod_f(a, b)', 'remainder_f(a, b)', 'floor_divide_f(a, b)', 'trunc_divide_f(a, b)'];
+export const MODULO_I32: readonly string[] = [
+  'a % b',
+  'select(a % b, a % b + b, adjust_i(a % b, b))',
+  'select(a / b, a / b - 1, adjust_i(a % b, b))',
+  'a / b',
+];
