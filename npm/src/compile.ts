@@ -44,8 +44,8 @@ export interface CompiledStats {
   nodes: number;
   /**
    * Backward runs through fused kernels, over every signature compiled: `fused` ran as one
-   * fused gradient kernel each, `replayed` replayed the kernel's ops one by one (an op without
-   * a fused gradient formula, or a gradient being recorded for a higher derivative).
+   * fused gradient kernel each, `replayed` replayed the kernel's ops one by one (a gradient
+   * being recorded for a higher derivative, or a GPU that cannot bind the gradient kernel).
    */
   fusedBackward: { fused: number; replayed: number };
 }

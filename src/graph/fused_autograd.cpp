@@ -111,7 +111,7 @@ std::optional<Grads> fused(const FusedProgram& p, const FusedProgram& program, c
   Grads grads(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     for (int part : parts[i]) {
-      const Tensor t = inputs[i].shape() == p.shape ? outs[part] : sum_to(outs[part], inputs[i].shape());
+      const Tensor t = sum_to(outs[part], inputs[i].shape());  // the part itself at the program's shape
       grads[i] = grads[i].defined() ? add(grads[i], t) : t;
     }
   }

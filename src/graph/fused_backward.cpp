@@ -1,7 +1,6 @@
 #include "graph/fused_backward.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 
@@ -12,9 +11,11 @@ namespace sg::graph {
 
 namespace {
 
-const double kLn2 = std::log(2.0);
-const double kLn10 = std::log(10.0);
-const double kTwoOverSqrtPi = 1.1283791670955126;  // 2/√π, as ops/unary.cpp
+using scalar::kLn10;
+using scalar::kLn2;
+using scalar::kSeluAlpha;
+using scalar::kSeluScale;
+using scalar::kTwoOverSqrtPi;
 
 // The gradients a member sends to its inputs a and b (−1: none), given the forward operands
 // x (and bb for a binary op), its result y and its output's gradient g: each op's eager
@@ -87,8 +88,7 @@ bool member_gradient(ProgramBuilder& b, const Node& m, int x, int bb, int y, int
   } else if (op == "elu") {  // x ≤ 0: αeˣ = y + α
     ga = where(cmp(Binary::Greater, x, c(0)), g, mul(g, add(y, c(at.number(name, "alpha", 1.0)))));
   } else if (op == "selu") {  // x ≤ 0: scale·α·eˣ = y + scale·α
-    ga = where(cmp(Binary::Greater, x, c(0)), mul(g, c(scalar::kSeluScale)),
-               mul(g, add(y, c(scalar::kSeluScale * scalar::kSeluAlpha))));
+    ga = where(cmp(Binary::Greater, x, c(0)), mul(g, c(kSeluScale)), mul(g, add(y, c(kSeluScale * kSeluAlpha))));
   } else if (op == "softplus") {  // sigmoid(βx) below the threshold, 1 above
     const int bx = mul(x, c(at.number(name, "beta", 1.0)));
     ga = where(cmp(Binary::Greater, bx, c(at.number(name, "threshold", 20.0))), g, mul(g, un(Unary::Sigmoid, bx)));
@@ -171,9 +171,10 @@ std::optional<FusedProgram> gradient_program(const FusedProgram& p, size_t k, co
       parts[i].push_back(next++);
     }
   }
-  if (read) {
+  if (read) {  // (nothing is saved yet: every member's result is a step, ≥ 0)
+    const std::vector<bool> needed = b.needed();
     for (const Node& m : p.members)
-      if (b.needed(operand.at(m.outputs[0]))) read->insert(m.outputs[0]);
+      if (needed[operand.at(m.outputs[0])]) read->insert(m.outputs[0]);
   }
   FusedProgram out = b.finish();
   out.input_values = p.input_values;

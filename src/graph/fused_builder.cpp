@@ -65,7 +65,11 @@ std::vector<int> ProgramBuilder::last_reads() const {
   return last_read;
 }
 
-bool ProgramBuilder::needed(int v) const { return v < 0 || last_reads()[v] >= 0; }
+std::vector<bool> ProgramBuilder::needed() const {
+  std::vector<bool> out;
+  for (int r : last_reads()) out.push_back(r >= 0);
+  return out;
+}
 
 FusedProgram ProgramBuilder::finish() const {
   FusedProgram p;

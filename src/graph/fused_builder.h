@@ -6,7 +6,6 @@
 #pragma once
 #include <map>
 #include <optional>
-#include <set>
 #include <vector>
 
 #include "graph/fused_program.h"
@@ -46,8 +45,8 @@ class ProgramBuilder {
   // Stores operand v (any kind) as the program's next output.
   void output(int v) { outputs_.push_back(v); }
 
-  // Whether the stored outputs depend on virtual operand v (a step's result or an input).
-  bool needed(int v) const;
+  // Per virtual operand ≥ 0 (inputs, then steps): whether the stored outputs depend on it.
+  std::vector<bool> needed() const;
 
   // The program: steps no output depends on are dropped, and a temporary's physical register
   // is free again after its last read (an op may write over one of its own operands). Sets

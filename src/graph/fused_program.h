@@ -28,10 +28,12 @@ struct FusedProgram {
   std::vector<FusedInstr> code;
   std::vector<int> output_registers;  // one per node output
   // The ops it replaces (graph value ids), in order: run one by one where the kernel cannot
-  // run (another device, other shapes) and replayed by the backward (graph/fused_autograd.h).
+  // run (another device, other shapes); their gradients are written into the fused gradient,
+  // or replayed where it cannot run (graph/fused_autograd.h).
   std::vector<Node> members;
   std::vector<ValueId> input_values, output_values;
-  // The fused gradients made for it so far (graph/fused_autograd.cpp), by output and inputs.
+  // The fused gradients made for it so far, by which inputs are wanted and broadcast, and how
+  // its backward runs went (graph/fused_autograd.cpp).
   mutable std::shared_ptr<struct FusedGradientCache> gradient_cache;
 };
 

@@ -7,7 +7,6 @@
 // or a callback (the fused node must read its inputs where its members did).
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <set>
 
 #include "core/error.h"

@@ -6,6 +6,7 @@
 
 #include "autograd/record.h"
 #include "core/copy.h"
+#include "kernels/reference/scalar_math.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
@@ -15,8 +16,8 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-constexpr double kSeluAlpha = 1.6732632423543772;
-constexpr double kSeluScale = 1.0507009873554805;
+using scalar::kSeluAlpha;
+using scalar::kSeluScale;
 constexpr double kSoftplusKernelThreshold = 20.0;  // what Unary::Softplus switches to x at
 
 // dy/dx of an activation as differentiable ops, from x (or y when the op saves its output).

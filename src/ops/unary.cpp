@@ -5,6 +5,7 @@
 
 #include "autograd/record.h"
 #include "core/copy.h"
+#include "kernels/reference/scalar_math.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
@@ -32,9 +33,9 @@ Tensor float_unary(const char* name, Unary op, const Tensor& x, D deriv) {
   });
 }
 
-const double kLn2 = std::log(2.0);
-const double kLn10 = std::log(10.0);
-const double kTwoOverSqrtPi = 1.1283791670955126;  // 2/√π (M_PI is not standard C++)
+using scalar::kLn10;
+using scalar::kLn2;
+using scalar::kTwoOverSqrtPi;
 
 }  // namespace
 

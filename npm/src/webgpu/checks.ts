@@ -14,8 +14,31 @@ const SLOTS = 1024;
 interface Pending {
   before: string;
   after: string;
-  isIndex: boolean;
+  isInt: boolean;  // the bad value is an int32 (else a float32)
 }
+
+/**
+ * The checks: the element type, when an element is bad, and its parameters (words 2–5 of the
+ * parameter block, read by `bad`) from the C++ arguments.
+ */
+const KINDS: Record<string, { type: 'i32' | 'f32'; bad: string; params: (a: ArgReader, p: Params) => void }> = {
+  // Indices in [lo, hi) or equal to `allowed` (an ignore_index).
+  check_indices: {
+    type: 'i32',
+    bad: '(v < pi(2u) || v > pi(3u)) && !(pu(5u) != 0u && v == pi(4u))',
+    params(a, p) {
+      // Bounds as int32 (the C++ side may pass int64 limits): lo, the largest valid index, allowed.
+      const lo = a.num(), hi = a.num(), allowed = a.num();
+      const clamp = (v: number) => Math.min(Math.max(v, -2147483648), 2147483647);
+      const allowedFits = allowed >= -2147483648 && allowed <= 2147483647;
+      p.i(clamp(lo)).i(clamp(hi - 1)).i(allowedFits ? allowed : 0).u(allowedFits ? 1 : 0);
+    },
+  },
+  // Floats in [lo, hi], not NaN (probabilities).
+  check_range_f32: { type: 'f32', bad: '!(v >= pf(2u) && v <= pf(3u)) || is_nan(v)', params: (a, p) => void p.f(a.num()).f(a.num()) },
+  // Integer divisors (the modulo ops).
+  check_nonzero_i32: { type: 'i32', bad: 'v == 0', params: () => {} },
+};
 
 export class Checks {
   private slots: BufferLike | null = null;
@@ -25,32 +48,26 @@ export class Checks {
 
   constructor(private rt: WebGpuRuntime) {}
 
-  /** Encodes check `name` ('check_indices' | 'check_range_f32' | 'check_nonzero_i32') over the arguments in `a`. */
+  /** Encodes check `name` (one of KINDS) over the arguments in `a`. */
   encode(name: string, a: ArgReader, before: string, after: string): void {
     const ctx = this.rt.context;
     const x = operand(ctx, a);
     const n = a.num();
-    const isIndex = name === 'check_indices' || name === 'check_nonzero_i32';  // int32 values, reported as such
+    const kind = KINDS[name];
+    if (!kind) throw new Error(`webgpu: internal error: unknown check ${name}`);
     if (!this.slots) {
       this.slots = this.rt.device.createBuffer({ size: SLOTS * 8, usage: Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST });
       ctx.clear(this.slots);
     }
     if (this.used.length === SLOTS) this.collect();
     const slot = this.used.length;
-    this.used.push({ before, after, isIndex });
+    const isInt = kind.type === 'i32';
+    this.used.push({ before, after, isInt });
     const p = new Params().u(n).u(x.at);
-    if (name === 'check_nonzero_i32') p.u(0).u(0).u(0).u(0);
-    else if (isIndex) {
-      // Bounds as int32 (the C++ side may pass int64 limits): lo, the largest valid index, allowed.
-      const lo = a.num(), hi = a.num(), allowed = a.num();
-      const clamp = (v: number) => Math.min(Math.max(v, -2147483648), 2147483647);
-      const allowedFits = allowed >= -2147483648 && allowed <= 2147483647;
-      p.i(clamp(lo)).i(clamp(hi - 1)).i(allowedFits ? allowed : 0).u(allowedFits ? 1 : 0);
-    } else p.f(a.num()).f(a.num()).u(0).u(0); // lo, hi
+    kind.params(a, p);
+    while (p.length < 6) p.u(0);
     p.u(2 * slot); // word 6
-    const type = isIndex ? 'i32' : 'f32';
-    const bad = name === 'check_nonzero_i32' ? 'v == 0'
-      : isIndex ? '(v < pi(2u) || v > pi(3u)) && !(pu(5u) != 0u && v == pi(4u))' : '!(v >= pf(2u) && v <= pf(3u)) || is_nan(v)';
+    const { type, bad } = kind;
     const binds = [
       { name: 'X', type, buffer: x.buffer },
       { name: 'SLOT', type: 'atomic<u32>', buffer: this.slots, write: true },
@@ -87,7 +104,7 @@ export class Checks {
           used.forEach((c, k) => {
             if (words[2 * k] === 0 || this.error) return;
             const bits = new Uint32Array([words[2 * k + 1]!]);
-            const value = c.isIndex ? String(new Int32Array(bits.buffer)[0]) : formatFloat(new Float32Array(bits.buffer)[0]!);
+            const value = c.isInt ? String(new Int32Array(bits.buffer)[0]) : formatFloat(new Float32Array(bits.buffer)[0]!);
             this.error = c.before + value + c.after;
           });
         }),

@@ -10,6 +10,11 @@
 
 namespace sg::scalar {
 
+// Constants of the gradient formulas too: the eager ones (ops/unary.cpp, activation.cpp) and the
+// fused ones (graph/fused_backward.cpp) take them from here, so the two agree bit for bit.
+inline const double kLn2 = std::log(2.0);
+inline const double kLn10 = std::log(10.0);
+inline constexpr double kTwoOverSqrtPi = 1.1283791670955126;  // 2/√π (M_PI is not standard C++)
 inline constexpr double kSeluAlpha = 1.6732632423543772;
 inline constexpr double kSeluScale = 1.0507009873554805;
 inline constexpr double kSqrt2OverPi = 0.7978845608028654;    // √(2/π)
