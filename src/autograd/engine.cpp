@@ -164,7 +164,9 @@ struct Backward {
         fail("backward: trying to backward through the graph a second time (through '", node->name,
              "'); its saved tensors were freed by the first backward. Pass { retainGraph: true } "
              "to the first backward to keep them");
-      std::vector<Tensor> grads = node->apply(g, node);
+      // The formula gets the engine's only reference to g (and, on the node's last run, its saved
+      // tensors): it may drop them before allocating its results (autograd/node.h).
+      std::vector<Tensor> grads = node->apply(std::move(g), node, !retain_graph);
       check(grads.size() == node->next.size(), "backward: internal error, '", node->name,
             "' returned ", grads.size(), " gradients for ", node->next.size(), " inputs");
       // A node runs once per backward: without retain_graph its saved tensors go now (as in

@@ -36,21 +36,26 @@ Tensor joined_output(const Tensor& out, const std::shared_ptr<Node>& node) {
 
 }  // namespace
 
-std::vector<Tensor> Node::apply(const Tensor& grad_output, const std::shared_ptr<Node>& self) const {
+std::vector<Tensor> Node::apply(Tensor grad_output, const std::shared_ptr<Node>& self, bool last) {
   if (fn_) return fn_(grad_output);
+  for (const SavedVariable& s : saved_)
+    if (s.tensor.defined()) {
+      const uint32_t now = s.tensor.impl()->storage->version();
+      if (now != s.version) fail(modified_message(s, now, name));
+    }
+  const bool creating_graph = grad_enabled();
   SavedTensors unpacked;
   unpacked.reserve(saved_.size());
-  const bool creating_graph = grad_enabled();
-  for (const SavedVariable& s : saved_) {
-    if (!s.tensor.defined()) {
-      unpacked.emplace_back();
-      continue;
-    }
-    const uint32_t now = s.tensor.impl()->storage->version();
-    if (now != s.version) fail(modified_message(s, now, name));
-    unpacked.push_back(s.is_output && creating_graph ? joined_output(s.tensor, self) : s.tensor);
+  for (SavedVariable& s : saved_) {
+    if (s.tensor.defined() && s.is_output && creating_graph) unpacked.push_back(joined_output(s.tensor, self));
+    else unpacked.push_back(last ? std::move(s.tensor) : s.tensor);
   }
-  return saved_fn_(grad_output, unpacked);
+  if (!last) return saved_fn_(grad_output, unpacked);
+  // The node's last run: it is released before the formula runs, so that a formula that throws
+  // leaves a node that says so on a second backward instead of one with its tensors half gone.
+  const SavedBackwardFn fn = std::move(saved_fn_);
+  release();
+  return fn(grad_output, unpacked);
 }
 
 void Node::release() {

@@ -21,7 +21,11 @@ using SavedTensors = std::vector<Tensor>;
 // A formula that reads its tensors from `saved`: the engine checks that none was changed in place
 // since, and while it builds a graph of the gradient (backward with create_graph) hands a saved
 // output back joined to its graph, so the formula's result can be differentiated again.
-using SavedBackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output, const SavedTensors& saved)>;
+// Both arguments are the formula's own: it may reset one once it is done with it, so that an
+// activation nothing else holds is freed before the formula allocates its results (on the node's
+// last run the engine hands over the node's only references; see Node::apply). Formulas written
+// with const references work unchanged.
+using SavedBackwardFn = std::function<std::vector<Tensor>(Tensor& grad_output, SavedTensors& saved)>;
 
 // One saved tensor: the storage version it was saved at, and whether it is the node's output
 // (kept graph-free in the node, so that saving an output makes no reference cycle).
@@ -57,8 +61,10 @@ class Node {
 
   // Runs the formula on the gradient of the output. `self` is this node: a saved output rejoins
   // the graph through it when grad mode is on (the engine turns it on only to create a graph).
-  // Throws when a saved tensor was modified in place after it was saved.
-  std::vector<Tensor> apply(const Tensor& grad_output, const std::shared_ptr<Node>& self) const;
+  // Throws when a saved tensor was modified in place after it was saved. `last`: the node runs
+  // for the last time (backward without retain_graph), so its saved tensors move into the
+  // formula's hands instead of being copied (the node is released right after anyway).
+  std::vector<Tensor> apply(Tensor grad_output, const std::shared_ptr<Node>& self, bool last);
 
   // Frees the formula and its saved tensors (after a backward without retain_graph).
   void release();

@@ -325,10 +325,15 @@ Tensor conv_nd(const char* op, int nd, const Tensor& x, const Tensor& w, const T
   const Setup s = setup(op, nd, false, x, w, b, a);
   const ConvGeom g = s.geom;
   Tensor out = run_conv(op, g, x.detach(), w.detach(), b.defined() ? b.detach() : Tensor(), act, s.out_shape);
-  const Tensor y = out.detach();  // the output without its node (no reference cycle)
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
-  return record(op, out, {x, w, b}, {x, w}, [g, y, act, need_x, need_w, need_b, op](const Tensor& gy, const SavedTensors& sv) {
-    const Tensor gz = act == GemmAct::Relu ? relu_grad(op, y, gy) : gy;
+  // With ReLU fused, the output is saved too (kept graph-free by the node: no reference cycle)
+  // and dropped as soon as its mask is applied, with the incoming gradient (autograd/node.h).
+  const SavedTensors saved = act == GemmAct::Relu ? SavedTensors{x, w, out} : SavedTensors{x, w};
+  return record(op, out, {x, w, b}, saved, [g, act, need_x, need_w, need_b, op](Tensor& gy, SavedTensors& sv) {
+    if (act != GemmAct::Relu) return conv_backward(op, g, gy, sv, need_x, need_w, need_b);
+    const Tensor gz = relu_grad(op, sv[2].detach(), gy);
+    gy = Tensor();
+    sv[2] = Tensor();
     return conv_backward(op, g, gz, sv, need_x, need_w, need_b);
   });
 }

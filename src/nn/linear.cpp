@@ -102,11 +102,15 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape x_shape = x.shape(), w_shape = w.shape();
-  return record(op, y, {x, w, b}, {x, w, y}, [=](const Tensor& g, const SavedTensors& s) {
+  // y is read from the saved tensors, not captured: the formula drops it (and g) once the mask is
+  // applied, so that an activation nothing else holds is freed before dX and dW are allocated.
+  return record(op, y, {x, w, b}, {x, w, y}, [=](Tensor& g, SavedTensors& s) {
     if (recording_backward({g, s[0], s[1]})) return linear_grads_ops(g, s[0], s[1], s[2], act == GemmAct::Relu, need_b);
     // Through the fused ReLU first: g · (y > 0), as relu's backward (y > 0 exactly where its input is).
-    const Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, y, as_contiguous(g, DType::Float32), op)
+    const Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, s[2], as_contiguous(g, DType::Float32), op)
                                            : as_contiguous(g, DType::Float32);  // [rows, out]
+    g = Tensor();
+    s[2] = Tensor();
     Tensor dx, dw, db;
     const Backend& be = backend_for(dev);
     const bool work = rows > 0 && out_f > 0 && in_f > 0;

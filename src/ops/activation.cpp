@@ -74,7 +74,9 @@ Tensor relu(const Tensor& x) {
     if (out.numel() > 0) backend_for(x.device()).unary_i32(IntUnary::Relu, xi.dev_i32(), out.dev_i32(), out.numel());
     return out;
   }
-  return fused("relu", Unary::Relu, Binary::ReluBackward, x, false, relu_derivative);  // gradient 0 at 0
+  // Saves its output, as PyTorch does (threshold_backward on the result): out > 0 exactly where
+  // x > 0, and a compiled graph can then free x right after relu.
+  return fused("relu", Unary::Relu, Binary::ReluBackward, x, true, relu_derivative);  // gradient 0 at 0
 }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {

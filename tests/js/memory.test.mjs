@@ -263,3 +263,42 @@ test('backward keeps a fresh leaf gradient without copying it; shared ones are s
   v.grad = null;
   sg.dispose([x, w, v, loss, l2]);
 });
+
+// linear's backward (nn/linear.cpp) drops its saved output and the incoming gradient once ReLU's
+// mask is applied, before it allocates dW: an activation held by nothing else is not at the peak.
+test('linear with ReLU frees its output and incoming gradient before allocating dW', () => {
+  const [batch, inF, hidden, outF] = [64, 1024, 256, 4];
+  const x = sg.randn([batch, inF]);
+  const w1 = sg.randn([hidden, inF], { requiresGrad: true });
+  const w2 = sg.randn([outF, hidden], { requiresGrad: true });
+  const forward = () => sg.tidy(() => sg.F.linear(sg.F.linear(x, w1, null, { activation: 'relu' }), w2).sum());
+  const grads = () => sg.tidy(() => [w1, w2].map((w) => Array.from(w.grad.dataSync())));
+  const clear = () => { w1.grad = null; w2.grad = null; };
+  // The hidden activation a1 = relu(x·w1ᵀ) is held only by autograd: layer 2 saves it as its
+  // input, layer 1 as its output. At layer 1's dW (hidden·inF floats), what must be live is its
+  // masked gradient (batch·hidden) and w2's gradient; a1 and the incoming gradient (batch·hidden
+  // each) are not.
+  const loss = forward();
+  const base = sg.memory().bytes;
+  sg.resetPeakMemory();
+  loss.backward();
+  const peak = sg.memory().peakBytes - base;
+  const needed = 4 * (hidden * inF + batch * hidden + outF * hidden + batch * outF);
+  const activation = 4 * batch * hidden;
+  assert.ok(peak < needed + activation / 2,
+    `backward's peak ${peak} bytes; ${needed} needed, ${2 * activation} more if a1 and its gradient were held`);
+  const once = grads();
+  clear();
+  // retainGraph: the saved tensors are handed over as copies, so a second backward still finds them.
+  const again = forward();
+  again.backward(undefined, { retainGraph: true });
+  const first = grads();
+  clear();
+  again.backward();
+  assert.deepEqual(grads(), first);
+  assert.deepEqual(first, once);
+  // Without retainGraph the node was released: a second backward says so.
+  assert.throws(() => again.backward(), /second time/);
+  clear();
+  sg.dispose([x, w1, w2, loss, again]);
+});
