@@ -25,6 +25,7 @@ import { mod } from './module.js';
 import { functionOps, ops } from './ops.js';
 import { moreFunctionOps, moreOps } from './ops_more.js';
 import { composeFunctionOps, composeOps } from './ops_compose.js';
+import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
 import { F } from './functional.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
@@ -161,6 +162,8 @@ export function createApi() {
     ...moreFunctionOps,
     ...composeOps,
     ...composeFunctionOps,
+    ...composeMoreOps,
+    ...composeMoreFunctionOps,
     // memory
     tidy,
     keep,

@@ -127,6 +127,10 @@ export type {
   MultinomialOptions,
 } from './ops_more.js';
 export type { ComposeOpFunctions, ComposeOpMethods, NanToNumOptions, AddmmOptions, MeshgridOptions } from './ops_compose.js';
+export type {
+  ComposeMoreOpFunctions, ComposeMoreOpMethods, IscloseOptions, DiffOptions, CdistOptions, BucketizeOptions, SearchsortedOptions,
+  AminmaxOptions, CombinationsOptions, TensordotDims,
+} from './ops_compose_more.js';
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
 export type {

@@ -109,17 +109,26 @@ const FLOAT32_MAX = 3.4028234663852886e38;
 const where = functionOps.where;
 
 /** A Tensor argument, of `ndim` dims when given. */
-function tensorOf(fn: string, name: string, v: unknown, ndim?: number): Tensor {
+export function tensorOf(fn: string, name: string, v: unknown, ndim?: number): Tensor {
   const t = tensorArg(fn, name, v);
   if (ndim !== undefined && t.ndim !== ndim) throw new Error(`${fn}: expected '${name}' to be ${ndim}-D, got shape [${t.shape.join(', ')}]`);
   return t;
 }
 
-function dimArg(fn: string, name: string, v: unknown, ndim: number): number {
+export function dimArg(fn: string, name: string, v: unknown, ndim: number): number {
   if (!isInteger(v) || v < -Math.max(ndim, 1) || v >= Math.max(ndim, 1)) {
     throw new Error(`${fn}: expected '${name}' to be an integer in [${-Math.max(ndim, 1)}, ${Math.max(ndim, 1) - 1}], got ${describe(v)}`);
   }
   return v < 0 ? v + ndim : v;
+}
+
+/** beta·input + alpha·product() (addmm and its kin); beta = 0 does not read input, so its NaNs do not propagate (PyTorch). */
+export function scaledSum(input: TensorLike, product: () => Tensor, beta: number, alpha: number): Tensor {
+  return tidy(() => {
+    const p = alpha === 1 ? product() : ops.mul(product(), alpha);
+    if (beta === 0) return p;
+    return ops.add(beta === 1 ? input : ops.mul(input, beta), p);
+  });
 }
 
 /** Round half to even (Python's round, numpy's, torch.round's). */
@@ -273,13 +282,8 @@ export const composeOps: ComposeOpFunctions = {
   },
   addmm(input, mat1, mat2, options) {
     const o = checkOptions<AddmmOptions>('addmm', options, { beta: 'number', alpha: 'number' });
-    const [beta, alpha] = [o.beta ?? 1, o.alpha ?? 1];
     const m1 = tensorOf('addmm', 'mat1', mat1, 2), m2 = tensorOf('addmm', 'mat2', mat2, 2);
-    return tidy(() => {
-      const product = alpha === 1 ? ops.matmul(m1, m2) : ops.mul(ops.matmul(m1, m2), alpha);
-      if (beta === 0) return product;  // input not read: its NaNs do not propagate (PyTorch)
-      return ops.add(beta === 1 ? input : ops.mul(input, beta), product);
-    });
+    return scaledSum(input, () => ops.matmul(m1, m2), o.beta ?? 1, o.alpha ?? 1);
   },
   trace(input, trailing?: unknown) {
     noOptions('trace', trailing);

@@ -7,10 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { dec, makeRef } from './ref_cases.mjs';
 
 const REF = readJson('modulo_ref.json');
-const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
-const make = (e, requiresGrad = false) => sg.tensor(e.data.map(dec), { shape: e.shape, dtype: e.dtype, requiresGrad });
+const make = makeRef;
 
 const CALLS = {
   fmod: (a, b) => sg.fmod(a, b),

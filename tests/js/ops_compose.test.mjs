@@ -7,10 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { checkRefCases } from './ref_cases.mjs';
 
 const REF = readJson('ops_compose_ref.json');
-const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
-const make = (e, requiresGrad = false) => sg.tensor(e.data.map(dec), { shape: e.shape, dtype: e.dtype, requiresGrad });
 
 // Each case id as the JS call (the same arguments as the PyTorch lambda).
 const CALLS = {
@@ -92,39 +91,8 @@ const CALLS = {
   'nn.PairwiseDistance': (a, b) => new sg.nn.PairwiseDistance({ p: 3 })(a, b),
 };
 
-function sameValues(t, e, what) {
-  assert.deepEqual(t.shape, e.shape, `${what}: shape`);
-  assert.equal(t.dtype, e.dtype, `${what}: dtype`);
-  const got = Array.from(t.dataSync());
-  e.data.map(dec).forEach((w, i) => {
-    const g = got[i];
-    if (e.dtype !== 'float32') return assert.equal(g, w, `${what}[${i}]`);
-    const ok = Object.is(g, w) || (Number.isNaN(w) && Number.isNaN(g)) || Math.abs(g - w) <= 2e-6 * (1 + Math.abs(w)) || (Math.abs(w) > 1e30 && Math.abs(g - w) <= 1e-6 * Math.abs(w));
-    assert.ok(ok, `${what}[${i}]: PyTorch ${w}, got ${g}`);
-  });
-}
-
 test('every composite op equals PyTorch 1.13: values, special values and gradients', () => {
-  assert.deepEqual(REF.cases.map((c) => c.id).filter((id) => !CALLS[id]), [], 'a JS call for every case');
-  const live = sg.memory().tensors;
-  for (const c of REF.cases) {
-    sg.tidy(() => {
-      const ins = c.inputs.map((e) => make(e, e.grad));
-      const out = CALLS[c.id](...ins);
-      const outs = Array.isArray(out) ? out : [out];
-      assert.equal(outs.length, c.outputs.length, `${c.id}: outputs`);
-      outs.forEach((o, k) => sameValues(o, c.outputs[k], `${c.id} output ${k}`));
-      if (!c.grads) return;
-      outs.map((o, k) => o.mul(make(c.upstream[k])).sum()).reduce((a, b) => a.add(b)).backward();
-      c.inputs.filter((e) => e.grad).forEach((e, j) => {
-        const x = ins[c.inputs.indexOf(e)];
-        assert.ok(x.grad, `${c.id}: input ${j} got no gradient`);
-        sameValues(x.grad, c.grads[j], `${c.id} grad ${j}`);
-        x.grad = null;
-      });
-    });
-  }
-  assert.equal(sg.memory().tensors, live, 'no tensor left behind');
+  checkRefCases(REF, CALLS);
 });
 
 test('composite ops: central-difference gradient checks', () => {

@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { sg, throwsWith } from './helpers.mjs';
+import { dec } from './ref_cases.mjs';
 
 const REF = JSON.parse(readFileSync(new URL('../data/round_decimals_ref.json', import.meta.url), 'utf8'));
-const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
 
 test('round with decimals equals PyTorch bit for bit (float32)', () => {
   const x = sg.tensor(REF.x.map(dec));
