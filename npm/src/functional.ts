@@ -8,6 +8,10 @@ import { run, tensorArg, type Operand, type TensorLike } from './call.js';
 import { tensor, zeros } from './creation.js';
 import { tidy } from './memory.js';
 import { interpolate } from './nn/interpolate.js';
+import { celu, hardshrink, rrelu, softmax2d, softshrink, tanhshrink, threshold } from './nn/activation_more.js';
+import { affineGrid, gridSample } from './nn/grid_sample.js';
+import { multilabelMarginLoss, multiMarginLoss, softMarginLoss, tripletMarginWithDistanceLoss } from './nn/loss_more.js';
+import { fold, unfold } from './nn/unfold.js';
 import {
   gaussianNllLoss,
   hingeEmbeddingLoss,
@@ -253,6 +257,39 @@ function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | null, op
     outputPadding: sizeAttr(o.outputPadding),
     groups: o.groups,
     dilation: sizeAttr(o.dilation),
+  });
+}
+
+/**
+ * The 1-D transposed convolution as the 2-D one over a height of 1: input [N, Cin, L] (or
+ * [Cin, L]), weight [Cin, Cout/groups, k].
+ */
+function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTransposeOptions): Tensor {
+  const fn = 'convTranspose1d';
+  const o = checkOptions<ConvTransposeOptions>(fn, options, {
+    stride: sizeSpec,
+    padding: sizeSpec,
+    outputPadding: sizeSpec,
+    groups: 'positiveInteger',
+    dilation: sizeSpec,
+  });
+  const x = tensorArg(fn, 'input', input), w = tensorArg(fn, 'weight', weight);
+  if (x.ndim !== 2 && x.ndim !== 3) throw new Error(`${fn}: expected a 2-D or 3-D input ([Cin, L] or [N, Cin, L]), got shape [${x.shape.join(', ')}]`);
+  if (w.ndim !== 3) throw new Error(`${fn}: expected weight of shape [Cin, Cout/groups, k], got shape [${w.shape.join(', ')}]`);
+  const one = (v: Size | undefined, fallback: number, name: string): number[] => {
+    const a = v === undefined ? [fallback] : typeof v === 'number' ? [v] : v.slice();
+    if (a.length !== 1) throw new Error(`${fn}: expected '${name}' to be one integer, got [${a.join(', ')}]`);
+    return a;
+  };
+  return tidy(() => {
+    const out = convTranspose2d(ops.unsqueeze(x, -2), ops.unsqueeze(w, 2), bias, {
+      stride: [1, ...one(o.stride, 1, 'stride')],
+      padding: [0, ...one(o.padding, 0, 'padding')],
+      outputPadding: [0, ...one(o.outputPadding, 0, 'outputPadding')],
+      groups: o.groups,
+      dilation: [1, ...one(o.dilation, 1, 'dilation')],
+    });
+    return ops.squeeze(out, -2);
   });
 }
 
@@ -656,11 +693,19 @@ export const F = {
   softsign,
   softmin,
   glu,
+  hardshrink,
+  softshrink,
+  tanhshrink,
+  celu,
+  threshold,
+  rrelu,
+  softmax2d,
   // layers
   linear,
   bilinear,
   conv1d,
   conv2d,
+  convTranspose1d,
   convTranspose2d,
   maxPool1d: (input: Tensor, kernelSize: Size, options?: MaxPoolOptions): Tensor => maxPool('maxPool1d', input, kernelSize, options),
   maxPool2d: (input: Tensor, kernelSize: Size, options?: MaxPoolOptions): Tensor => maxPool('maxPool2d', input, kernelSize, options),
@@ -680,6 +725,10 @@ export const F = {
   normalize,
   scaledDotProductAttention,
   interpolate,
+  unfold,
+  fold,
+  affineGrid,
+  gridSample,
   ...functionalMore,
   // losses
   crossEntropy,
@@ -699,6 +748,10 @@ export const F = {
   poissonNllLoss,
   gaussianNllLoss,
   sigmoidFocalLoss,
+  softMarginLoss,
+  multiMarginLoss,
+  multilabelMarginLoss,
+  tripletMarginWithDistanceLoss,
 };
 
 export type Functional = typeof F;

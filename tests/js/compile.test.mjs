@@ -360,6 +360,16 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['GRUCell', () => new nn.GRUCell(6, 5), x2],
     ['TransformerDecoder', () => new nn.TransformerDecoder(new nn.TransformerDecoderLayer(8, 2, { dimFeedforward: 16, dropout: 0, batchFirst: true }), 2), () => [seq(), seq()]],
     ['Transformer', () => new nn.Transformer({ dModel: 8, nhead: 2, numEncoderLayers: 1, numDecoderLayers: 1, dimFeedforward: 16, dropout: 0, batchFirst: true }), () => [seq(), seq()]],
+    ['ConvTranspose1d', () => new nn.ConvTranspose1d(3, 4, 3, { stride: 2, groups: 1 }), () => sg.randn([2, 3, 7])],
+    ['Unfold', () => new nn.Unfold(3, { padding: 1, stride: 2 }), img],
+    ['Fold', () => new nn.Fold([4, 5], 2), () => sg.randn([2, 12, 12])],
+    ['Hardshrink', () => new nn.Hardshrink(), x2],
+    ['Softshrink', () => new nn.Softshrink(0.3), x2],
+    ['Tanhshrink', () => new nn.Tanhshrink(), x2],
+    ['CELU', () => new nn.CELU(0.7), x2],
+    ['Threshold', () => new nn.Threshold(0.1, -2), x2],
+    ['RReLU', () => new nn.RReLU(), x2],  // (random slopes: the same seed on both sides)
+    ['Softmax2d', () => new nn.Softmax2d(), img],
     // nn.Sequential turns Conv2d → ReLU → MaxPool2d into the one fused op conv2dReluMaxPool2d.
     ['Sequential(Conv2d, ReLU, MaxPool2d)', () => new nn.Sequential(new nn.Conv2d(3, 4, 3, { padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2)), img],
   ];
@@ -389,6 +399,7 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
       e.gp.forEach((g, k) => (g === null ? assert.equal(c.gp[k], null) : near(c.gp[k], g, `${name}: parameter gradient ${k}`)));
     });
   }
+  const cls = () => sg.tensor([0, 4, 2, 1], { dtype: 'int32' });
   const losses = [
     ['crossEntropy', (x, t) => F.crossEntropy(x, t), () => [sg.randn([4, 5]), sg.tensor([0, 4, 2, 1], { dtype: 'int32' })]],
     ['crossEntropy smoothing weight', (x, t) => F.crossEntropy(x, t, { labelSmoothing: 0.1, weight: sg.tensor([1, 2, 1, 0.5, 1]) }), () => [sg.randn([4, 5]), sg.tensor([0, 4, 2, 1], { dtype: 'int32' })]],
@@ -409,9 +420,12 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['poissonNllLoss', (x, t) => F.poissonNllLoss(x, t), () => [sg.randn([4, 5]), sg.rand([4, 5]).mul(3)]],
     ['gaussianNllLoss', (x, t) => F.gaussianNllLoss(x, t, t.abs().add(0.1)), () => [sg.randn([4, 5]), sg.randn([4, 5])]],
     ['sigmoidFocalLoss', (x, t) => F.sigmoidFocalLoss(x, t, { reduction: 'mean' }), () => [sg.randn([4, 5]), sg.rand([4, 5]).gt(0.5).float()]],
+    ['softMarginLoss', (x, t) => F.softMarginLoss(x, t), () => [sg.randn([4, 5]), sg.rand([4, 5]).gt(0.5).float().mul(2).sub(1)]],
+    ['multiMarginLoss', (x, t) => F.multiMarginLoss(x, t, { p: 2, weight: sg.tensor([0.5, 1, 2, 1, 0.7]) }), () => [sg.randn([4, 5]), cls()]],
+    ['multilabelMarginLoss', (x, t) => F.multilabelMarginLoss(x, t), () => [sg.randn([4, 5]), sg.tensor([[0, 3, -1, 0, 0], [4, -1, 1, 1, 1], [1, 2, 3, 4, 0], [-1, 0, 0, 0, 0]], { dtype: 'int32' })]],
+    ['tripletMarginWithDistanceLoss', (x, t) => F.tripletMarginWithDistanceLoss(x, t, t.flip(0), { swap: true }), () => [sg.randn([4, 5]), sg.randn([4, 5])]],
   ];
   // The loss modules, as modules.
-  const cls = () => sg.tensor([0, 4, 2, 1], { dtype: 'int32' });
   const lossModules = [
     ['CrossEntropyLoss', () => new nn.CrossEntropyLoss({ labelSmoothing: 0.05 }), cls],
     ['NLLLoss', () => new nn.NLLLoss(), cls, (x) => x.logSoftmax(1)],
@@ -429,6 +443,10 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['MultiLabelSoftMarginLoss', () => new nn.MultiLabelSoftMarginLoss(), () => sg.rand([4, 5]).gt(0.5).float()],
     ['PoissonNLLLoss', () => new nn.PoissonNLLLoss(), () => sg.rand([4, 5]).mul(3)],
     ['GaussianNLLLoss', () => new nn.GaussianNLLLoss(), null, null, (m, x, t) => m(x, t, sg.ones([4, 5]).mul(0.5))],
+    ['SoftMarginLoss', () => new nn.SoftMarginLoss(), () => sg.tensor([1, -1, 1, -1, 1])],
+    ['MultiMarginLoss', () => new nn.MultiMarginLoss({ margin: 0.5 }), cls],
+    ['MultiLabelMarginLoss', () => new nn.MultiLabelMarginLoss(), () => sg.tensor([[1, -1, 0, 0, 0], [2, 3, -1, 0, 0], [0, 1, 2, 3, 4], [4, -1, 0, 0, 0]], { dtype: 'int32' })],
+    ['TripletMarginWithDistanceLoss', () => new nn.TripletMarginWithDistanceLoss({ margin: 2 }), null, null, (m, x, t) => m(x, t, t.flip(0))],
   ];
   for (const [name, make, target, pre, call] of lossModules) {
     const m = make();

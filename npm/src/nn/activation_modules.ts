@@ -37,6 +37,96 @@ export const Hardsigmoid = simple('Hardsigmoid', F.hardsigmoid);
 export const Hardswish = simple('Hardswish', F.hardswish);
 export const LogSigmoid = simple('LogSigmoid', F.logsigmoid);
 export const Softsign = simple('Softsign', F.softsign);
+export const Tanhshrink = simple('Tanhshrink', F.tanhshrink);
+export const Softmax2d = simple('Softmax2d', F.softmax2d);
+
+/** Hardshrink and Softshrink: one threshold lambd (default 0.5). */
+function shrink(name: string, fn: (x: Tensor, lambd: number) => Tensor) {
+  const cls = class extends Module {
+    declare lambd: number;
+
+    constructor(lambd?: number | { lambd?: number }) {
+      super();
+      const o = scalarOrOptions<{ lambd: number }>(name, lambd, 'lambd', { lambd: 'number' });
+      this.lambd = o.lambd ?? 0.5;
+      if (!(this.lambd >= 0)) throw new Error(`${name}: expected 'lambd' to be a number >= 0, got ${this.lambd}`);
+    }
+
+    forward(input: Tensor): Tensor {
+      return fn(input, this.lambd);
+    }
+
+    extraRepr(): string {
+      return `${this.lambd}`;
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+export const Hardshrink = shrink('Hardshrink', F.hardshrink);
+export const Softshrink = shrink('Softshrink', F.softshrink);
+
+export class CELU extends Module {
+  declare alpha: number;
+
+  constructor(alpha?: number | { alpha?: number; inplace?: boolean }) {
+    super();
+    const o = scalarOrOptions<{ alpha: number }>('CELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
+    this.alpha = o.alpha ?? 1;
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.celu(input, this.alpha);
+  }
+
+  extraRepr(): string {
+    return `alpha=${this.alpha}`;
+  }
+}
+
+/** value where x ≤ threshold, x elsewhere. */
+export class Threshold extends Module {
+  declare threshold: number;
+  declare value: number;
+
+  constructor(threshold: number, value: number, options?: boolean | InplaceOptions) {
+    super();
+    if (typeof options !== 'boolean') checkOptions<InplaceOptions>('Threshold', options, { inplace: 'boolean' });
+    this.threshold = threshold;
+    this.value = value;
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.threshold(input, this.threshold, this.value);
+  }
+
+  extraRepr(): string {
+    return `threshold=${this.threshold}, value=${this.value}`;
+  }
+}
+
+/** Randomized leaky ReLU: random slopes in [lower, upper] while training, their mean in eval(). */
+export class RReLU extends Module {
+  declare lower: number;
+  declare upper: number;
+
+  constructor(lower?: number | { lower?: number; upper?: number; inplace?: boolean }, upper?: number) {
+    super();
+    const o = scalarOrOptions<{ lower: number; upper: number }>('RReLU', lower, 'lower', { lower: 'number', upper: 'number', inplace: 'boolean' });
+    this.lower = o.lower ?? 1 / 8;
+    this.upper = upper ?? o.upper ?? 1 / 3;
+    if (!(this.lower <= this.upper)) throw new Error(`RReLU: expected lower <= upper, got lower ${this.lower} and upper ${this.upper}`);
+  }
+
+  forward(input: Tensor): Tensor {
+    return F.rrelu(input, { lower: this.lower, upper: this.upper, training: this.training });
+  }
+
+  extraRepr(): string {
+    return `lower=${this.lower}, upper=${this.upper}`;
+  }
+}
 
 export class LeakyReLU extends Module {
   declare negativeSlope: number;

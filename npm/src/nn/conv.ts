@@ -1,4 +1,4 @@
-// Conv1d, Conv2d, ConvTranspose2d (torch.nn.Conv*): weight [out, in/groups, ...kernel]
+// Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (torch.nn.Conv*): weight [out, in/groups, ...kernel]
 // (transposed: [in, out/groups, ...kernel]), bias [out], PyTorch's default initialization.
 // paddingMode 'reflect' / 'replicate' pads with F.pad first and convolves without padding,
 // as PyTorch does; 'circular' is not supported.
@@ -159,7 +159,8 @@ export class Conv2d extends ConvNd {
 }
 
 /** The gradient of Conv2d with respect to its input; weight [in, out/groups, kH, kW]. */
-export class ConvTranspose2d extends Module {
+/** ConvTranspose1d and ConvTranspose2d: the same module over 1 or 2 spatial dims. */
+abstract class ConvTransposeNd extends Module {
   declare inChannels: number;
   declare outChannels: number;
   declare kernelSize: number[];
@@ -171,9 +172,11 @@ export class ConvTranspose2d extends Module {
   declare weight: Parameter;
   declare bias: Parameter | null;
 
-  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
+  declare dims: number;
+
+  constructor(name: string, dims: number, inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
     super();
-    const name = 'ConvTranspose2d';
+    this.dims = dims;
     const o = checkOptions<ConvTransposeModuleOptions>(name, options, {
       stride: 'integers',
       padding: 'integers',
@@ -184,11 +187,11 @@ export class ConvTranspose2d extends Module {
     });
     this.inChannels = countArg(name, 'inChannels', inChannels, 1);
     this.outChannels = countArg(name, 'outChannels', outChannels, 1);
-    this.kernelSize = tupleArg(name, 'kernelSize', kernelSize, 2, 1);
-    this.stride = tupleArg(name, 'stride', o.stride ?? 1, 2, 1);
-    this.padding = tupleArg(name, 'padding', o.padding ?? 0, 2, 0);
-    this.outputPadding = tupleArg(name, 'outputPadding', o.outputPadding ?? 0, 2, 0);
-    this.dilation = tupleArg(name, 'dilation', o.dilation ?? 1, 2, 1);
+    this.kernelSize = tupleArg(name, 'kernelSize', kernelSize, dims, 1);
+    this.stride = tupleArg(name, 'stride', o.stride ?? 1, dims, 1);
+    this.padding = tupleArg(name, 'padding', o.padding ?? 0, dims, 0);
+    this.outputPadding = tupleArg(name, 'outputPadding', o.outputPadding ?? 0, dims, 0);
+    this.dilation = tupleArg(name, 'dilation', o.dilation ?? 1, dims, 1);
     this.groups = o.groups ?? 1;
     if (this.inChannels % this.groups !== 0) throw new Error(`${name}: inChannels (${this.inChannels}) must be divisible by groups (${this.groups})`);
     if (this.outChannels % this.groups !== 0) throw new Error(`${name}: outChannels (${this.outChannels}) must be divisible by groups (${this.groups})`);
@@ -204,7 +207,7 @@ export class ConvTranspose2d extends Module {
   }
 
   forward(input: Tensor): Tensor {
-    return F.convTranspose2d(input, this.weight, this.bias, {
+    return (this.dims === 1 ? F.convTranspose1d : F.convTranspose2d)(input, this.weight, this.bias, {
       stride: this.stride,
       padding: this.padding,
       outputPadding: this.outputPadding,
@@ -222,5 +225,17 @@ export class ConvTranspose2d extends Module {
     if (this.groups !== 1) s += `, groups=${this.groups}`;
     if (this.bias === null) s += ', bias=False';
     return s;
+  }
+}
+
+export class ConvTranspose1d extends ConvTransposeNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
+    super('ConvTranspose1d', 1, inChannels, outChannels, kernelSize, options);
+  }
+}
+
+export class ConvTranspose2d extends ConvTransposeNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
+    super('ConvTranspose2d', 2, inChannels, outChannels, kernelSize, options);
   }
 }

@@ -3,7 +3,8 @@ import { F } from '../functional.js';
 import * as act from './activation_modules.js';
 import { MultiheadAttention } from './attention.js';
 import { ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential } from './container.js';
-import { Conv1d, Conv2d, ConvTranspose2d } from './conv.js';
+import { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d } from './conv.js';
+import { Fold, Unfold } from './unfold.js';
 import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
 import { init } from './init.js';
@@ -37,7 +38,10 @@ export const nn = {
   Unflatten,
   Conv1d,
   Conv2d,
+  ConvTranspose1d,
   ConvTranspose2d,
+  Unfold,
+  Fold,
   MaxPool1d,
   MaxPool2d,
   AvgPool1d,
@@ -81,6 +85,13 @@ export const nn = {
   Mish: act.Mish,
   Softplus: act.Softplus,
   Softsign: act.Softsign,
+  Hardshrink: act.Hardshrink,
+  Softshrink: act.Softshrink,
+  Tanhshrink: act.Tanhshrink,
+  CELU: act.CELU,
+  Threshold: act.Threshold,
+  RReLU: act.RReLU,
+  Softmax2d: act.Softmax2d,
   Hardtanh: act.Hardtanh,
   Hardsigmoid: act.Hardsigmoid,
   Hardswish: act.Hardswish,
@@ -126,6 +137,10 @@ export const nn = {
   MarginRankingLoss: losses.MarginRankingLoss,
   HingeEmbeddingLoss: losses.HingeEmbeddingLoss,
   MultiLabelSoftMarginLoss: losses.MultiLabelSoftMarginLoss,
+  SoftMarginLoss: losses.SoftMarginLoss,
+  MultiMarginLoss: losses.MultiMarginLoss,
+  MultiLabelMarginLoss: losses.MultiLabelMarginLoss,
+  TripletMarginWithDistanceLoss: losses.TripletMarginWithDistanceLoss,
   PoissonNLLLoss: losses.PoissonNLLLoss,
   GaussianNLLLoss: losses.GaussianNLLLoss,
   // namespaces

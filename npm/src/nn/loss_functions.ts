@@ -16,7 +16,7 @@ export type Reduction = 'mean' | 'sum' | 'none';
 const reductionSpec: Spec = { reduction: ['mean', 'sum', 'none'] };
 
 /** PyTorch's apply_loss_reduction. */
-function reduce(loss: Tensor, reduction: Reduction | undefined): Tensor {
+export function reduce(loss: Tensor, reduction: Reduction | undefined): Tensor {
   if (reduction === 'sum') return loss.sum();
   if (reduction === 'none') return loss;
   return loss.mean();
@@ -30,7 +30,7 @@ function floatArg(fn: string, name: string, v: unknown): Tensor {
 }
 
 /** NumPy broadcasting of the named shapes, or an error naming them. */
-function broadcastShapes(fn: string, named: [string, Tensor][]): number[] {
+export function broadcastShapes(fn: string, named: [string, Tensor][]): number[] {
   const n = Math.max(...named.map(([, t]) => t.ndim));
   const out = new Array<number>(n).fill(1);
   for (const [, t] of named) {

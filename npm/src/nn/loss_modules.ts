@@ -8,6 +8,7 @@ import { shareHandle } from '../handles.js';
 import { checkOptions, type Spec } from '../options.js';
 import { Tensor } from '../tensor.js';
 import type { GaussianNllLossOptions, PoissonNllLossOptions, TripletMarginLossOptions } from './loss_functions.js';
+import type { TripletMarginWithDistanceLossOptions } from './loss_more.js';
 import { Module } from './module.js';
 
 function ownHandle(t: Tensor | null | undefined): Tensor | null {
@@ -256,5 +257,66 @@ export class MultiLabelSoftMarginLoss extends Module {
 
   forward(input: Tensor, target: Tensor): Tensor {
     return F.multilabelSoftMarginLoss(input, target, { weight: this.weight, reduction: this.reduction });
+  }
+}
+
+export class SoftMarginLoss extends ScalarLoss<{ reduction?: Reduction }> {
+  constructor(options?: { reduction?: Reduction }) {
+    super('SoftMarginLoss', options, reduction);
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return F.softMarginLoss(input, target, this.options);
+  }
+}
+
+export class MultiMarginLoss extends Module {
+  declare p: number;
+  declare margin: number;
+  declare weight: Tensor | null;
+  declare reduction: Reduction;
+
+  constructor(options?: { p?: number; margin?: number; weight?: Tensor | null; reduction?: Reduction }) {
+    super();
+    const o = checkOptions<{ p: number; margin: number; weight: Tensor | null; reduction: Reduction }>('MultiMarginLoss', options, {
+      p: 'integer',
+      margin: 'number',
+      weight: optionalTensorSpec,
+      ...reduction,
+    });
+    if (o.p !== undefined && o.p !== 1 && o.p !== 2) throw new Error(`MultiMarginLoss: only p == 1 and p == 2 are supported, got ${o.p}`);
+    this.p = o.p ?? 1;
+    this.margin = o.margin ?? 1;
+    this.registerBuffer('weight', ownHandle(o.weight));
+    this.reduction = o.reduction ?? 'mean';
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return F.multiMarginLoss(input, target, { p: this.p, margin: this.margin, weight: this.weight, reduction: this.reduction });
+  }
+}
+
+export class MultiLabelMarginLoss extends ScalarLoss<{ reduction?: Reduction }> {
+  constructor(options?: { reduction?: Reduction }) {
+    super('MultiLabelMarginLoss', options, reduction);
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return F.multilabelMarginLoss(input, target, this.options);
+  }
+}
+
+export class TripletMarginWithDistanceLoss extends ScalarLoss<TripletMarginWithDistanceLossOptions> {
+  constructor(options?: TripletMarginWithDistanceLossOptions) {
+    super('TripletMarginWithDistanceLoss', options, {
+      ...reduction,
+      distanceFunction: { check: (v) => v === null || typeof v === 'function', expected: 'a function or null' },
+      margin: 'number',
+      swap: 'boolean',
+    });
+  }
+
+  forward(anchor: Tensor, positive: Tensor, negative: Tensor): Tensor {
+    return F.tripletMarginWithDistanceLoss(anchor, positive, negative, this.options);
   }
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Reference values for the F functions of npm/src/nn/activation_more.ts, loss_more.ts, unfold.ts,
+grid_sample.ts and F.convTranspose1d (tests/js/nn_more.test.mjs), computed by PyTorch. Run with
+Debian's PyTorch (1.13, CPU):
+
+    /usr/bin/python3 tests/data/gen_nn_more.py   # writes tests/data/nn_more_ref.json
+
+The case format is gen_ops_compose.py's (ref_json.grad_case).
+"""
+import torch
+import torch.nn.functional as F
+
+from ref_json import grad_case, write
+
+torch.manual_seed(20261127)
+CASES = []
+inf, nan = float("inf"), float("nan")
+
+
+def case(cid, fn, inputs, grad=()):
+    CASES.append(grad_case(cid, fn, inputs, grad))
+
+
+f = lambda *shape: torch.randn(*shape)
+band = torch.tensor([-2.0, -1.2, -0.5, -0.3, 0.0, 0.3, 0.5, 0.7, 1.2, 3.0])
+special = torch.tensor([nan, inf, -inf, 0.0, -0.0])
+
+case("hardshrink", F.hardshrink, [band], grad=(0,))
+case("hardshrink lambd", lambda x: F.hardshrink(x, 1.2), [band], grad=(0,))
+case("hardshrink special", F.hardshrink, [special])
+case("softshrink", F.softshrink, [band], grad=(0,))
+case("softshrink lambd", lambda x: F.softshrink(x, 0.3), [band], grad=(0,))
+case("softshrink special", F.softshrink, [torch.tensor([inf, -inf, 0.0, -0.0])])
+case("tanhshrink", F.tanhshrink, [f(7) * 2], grad=(0,))
+case("celu", F.celu, [f(8) * 2], grad=(0,))
+case("celu alpha", lambda x: F.celu(x, 0.5), [torch.cat([f(8) * 2, torch.tensor([0.0, -0.0])])], grad=(0,))
+case("threshold", lambda x: F.threshold(x, 0.1, 20.0), [torch.cat([f(8), torch.tensor([0.1, nan])])])
+case("threshold grad", lambda x: F.threshold(x, 0.1, 20.0), [torch.cat([f(8), torch.tensor([0.1])])], grad=(0,))
+case("rrelu eval", lambda x: F.rrelu(x, training=False), [f(8)], grad=(0,))
+case("rrelu eval bounds", lambda x: F.rrelu(x, 0.2, 0.6, training=False), [f(8)], grad=(0,))
+case("softmax2d", lambda x: torch.nn.Softmax2d()(x), [f(2, 3, 2, 2)], grad=(0,))
+
+case("softMarginLoss", F.soft_margin_loss, [f(3, 4), torch.randint(0, 2, (3, 4)).float() * 2 - 1], grad=(0,))
+case("softMarginLoss none", lambda x, y: F.soft_margin_loss(x, y, reduction="none"), [f(5), torch.randint(0, 2, (5,)).float() * 2 - 1], grad=(0,))
+case("multiMarginLoss", lambda x, y: F.multi_margin_loss(x, y.long()), [f(4, 5), torch.tensor([0, 3, 4, 1], dtype=torch.int32)], grad=(0,))
+case("multiMarginLoss p2 margin weight", lambda x, y, w: F.multi_margin_loss(x, y.long(), p=2, margin=0.7, weight=w, reduction="none"),
+     [f(3, 4), torch.tensor([2, 0, 3], dtype=torch.int32), torch.rand(4) + 0.5], grad=(0,))
+case("multiMarginLoss single sum", lambda x, y: F.multi_margin_loss(x, y.long(), reduction="sum"), [f(6), torch.tensor(2, dtype=torch.int32)], grad=(0,))
+ml_target = torch.tensor([[3, 0, -1, 1], [1, 2, 3, 0], [2, 2, -1, -1], [-1, 1, 2, 3]], dtype=torch.int32)
+case("multilabelMarginLoss", lambda x, y: F.multilabel_margin_loss(x, y.long()), [f(4, 4), ml_target], grad=(0,))
+case("multilabelMarginLoss none", lambda x, y: F.multilabel_margin_loss(x, y.long(), reduction="none"), [f(4, 4), ml_target], grad=(0,))
+case("multilabelMarginLoss single", lambda x, y: F.multilabel_margin_loss(x, y.long()), [f(5), torch.tensor([4, 1, -1, 0, 2], dtype=torch.int32)], grad=(0,))
+case("tripletMarginWithDistanceLoss", F.triplet_margin_with_distance_loss, [f(4, 3), f(4, 3), f(4, 3)], grad=(0, 1, 2))
+case("tripletMarginWithDistanceLoss cosine swap", lambda a, p, n: F.triplet_margin_with_distance_loss(
+    a, p, n, distance_function=lambda x, y: 1.0 - F.cosine_similarity(x, y), margin=0.5, swap=True, reduction="none"),
+    [f(5, 3), f(5, 3), f(5, 3)], grad=(0, 1, 2))
+
+case("unfold", lambda x: F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [f(2, 3, 5, 6)], grad=(0,))
+case("unfold unbatched", lambda x: F.unfold(x, 2), [f(2, 3, 3)], grad=(0,))
+case("fold", lambda x: F.fold(x, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [f(2, 18, 12)], grad=(0,))
+case("fold unbatched overlap", lambda x: F.fold(x, 4, 2), [f(8, 9)], grad=(0,))
+
+theta = torch.tensor([[[0.9, -0.3, 0.1], [0.2, 1.1, -0.2]], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+case("affineGrid", lambda t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False), [theta], grad=(0,))
+case("affineGrid alignCorners", lambda t: F.affine_grid(t, [2, 1, 3, 2], align_corners=True), [theta], grad=(0,))
+img, grid = f(2, 3, 4, 5), torch.rand(2, 3, 6, 2) * 2.4 - 1.2
+for mode in ("bilinear", "nearest"):
+    for pad in ("zeros", "border", "reflection"):
+        for align in (False, True):
+            grads = (0, 1) if mode == "bilinear" else (0,)
+            case(f"gridSample {mode} {pad} {align}", lambda x, g, m=mode, p=pad, a=align: F.grid_sample(x, g, mode=m, padding_mode=p, align_corners=a), [img, grid], grad=grads)
+
+case("convTranspose1d", lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1, dilation=2), [f(2, 4, 5), f(4, 3, 3), f(3)], grad=(0, 1, 2))
+case("convTranspose1d groups unbatched", lambda x, w: F.conv_transpose1d(x, w, groups=2), [f(4, 6), f(4, 2, 2)], grad=(0, 1))
+
+write("gen_nn_more.py", "nn_more_ref.json", {"cases": CASES})

@@ -1,0 +1,174 @@
+// The activations, losses, unfold/fold, affineGrid/gridSample and convTranspose1d of
+// npm/src/nn/{activation_more,loss_more,unfold,grid_sample}.ts and their modules, against
+// PyTorch 1.13 (tests/data/nn_more_ref.json, from gen_nn_more.py): values and the gradients of
+// Σ out·upstream on every backend; central-difference gradient checks; modules = F; errors;
+// inside sg.compile.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sg, throwsWith } from './helpers.mjs';
+import { forEachBackend } from './backends.mjs';
+import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
+
+const REF = readJson('nn_more_ref.json');
+const F = () => sg.F;
+
+const CALLS = {
+  hardshrink: (x) => F().hardshrink(x),
+  'hardshrink lambd': (x) => F().hardshrink(x, 1.2),
+  'hardshrink special': (x) => F().hardshrink(x),
+  softshrink: (x) => F().softshrink(x),
+  'softshrink lambd': (x) => F().softshrink(x, 0.3),
+  'softshrink special': (x) => F().softshrink(x),
+  tanhshrink: (x) => F().tanhshrink(x),
+  celu: (x) => F().celu(x),
+  'celu alpha': (x) => F().celu(x, 0.5),
+  threshold: (x) => F().threshold(x, 0.1, 20),
+  'threshold grad': (x) => F().threshold(x, 0.1, 20),
+  'rrelu eval': (x) => F().rrelu(x),
+  'rrelu eval bounds': (x) => F().rrelu(x, { lower: 0.2, upper: 0.6 }),
+  softmax2d: (x) => new sg.nn.Softmax2d()(x),
+  softMarginLoss: (x, y) => F().softMarginLoss(x, y),
+  'softMarginLoss none': (x, y) => new sg.nn.SoftMarginLoss({ reduction: 'none' })(x, y),
+  multiMarginLoss: (x, y) => F().multiMarginLoss(x, y),
+  'multiMarginLoss p2 margin weight': (x, y, w) => F().multiMarginLoss(x, y, { p: 2, margin: 0.7, weight: w, reduction: 'none' }),
+  'multiMarginLoss single sum': (x, y) => F().multiMarginLoss(x, y, { reduction: 'sum' }),
+  multilabelMarginLoss: (x, y) => new sg.nn.MultiLabelMarginLoss()(x, y),
+  'multilabelMarginLoss none': (x, y) => F().multilabelMarginLoss(x, y, { reduction: 'none' }),
+  'multilabelMarginLoss single': (x, y) => F().multilabelMarginLoss(x, y),
+  tripletMarginWithDistanceLoss: (a, p, n) => F().tripletMarginWithDistanceLoss(a, p, n),
+  'tripletMarginWithDistanceLoss cosine swap': (a, p, n) => new sg.nn.TripletMarginWithDistanceLoss({
+    distanceFunction: (x, y) => sg.sub(1, F().cosineSimilarity(x, y)), margin: 0.5, swap: true, reduction: 'none',
+  })(a, p, n),
+  unfold: (x) => F().unfold(x, [2, 3], { dilation: [1, 2], padding: 1, stride: [2, 1] }),
+  'unfold unbatched': (x) => new sg.nn.Unfold(2)(x),
+  fold: (x) => F().fold(x, [5, 6], [2, 3], { dilation: [1, 2], padding: 1, stride: [2, 1] }),
+  'fold unbatched overlap': (x) => new sg.nn.Fold(4, 2)(x),
+  affineGrid: (t) => F().affineGrid(t, [2, 3, 4, 5]),
+  'affineGrid alignCorners': (t) => F().affineGrid(t, [2, 1, 3, 2], { alignCorners: true }),
+  'convTranspose1d': (x, w, b) => F().convTranspose1d(x, w, b, { stride: 2, padding: 1, outputPadding: 1, dilation: 2 }),
+  'convTranspose1d groups unbatched': (x, w) => F().convTranspose1d(x, w, null, { groups: 2 }),
+};
+for (const mode of ['bilinear', 'nearest']) {
+  for (const pad of ['zeros', 'border', 'reflection']) {
+    for (const align of [false, true]) {
+      CALLS[`gridSample ${mode} ${pad} ${align ? 'True' : 'False'}`] = (x, g) => F().gridSample(x, g, { mode, paddingMode: pad, alignCorners: align });
+    }
+  }
+}
+
+// Composed in another order than ATen's fused kernels (a gradient sums the same terms in
+// another order; the grid's bilinear weights are products of differences): a few ulps.
+const TOLERANCE = (id) => (id.startsWith('gridSample') || id.startsWith('affineGrid') || id.startsWith('convTranspose1d') ? 1e-5 : undefined);
+
+test('every function equals PyTorch 1.13: values, special values and gradients', () => {
+  checkRefCases(REF, CALLS, TOLERANCE);
+});
+
+forEachBackend('the functions equal PyTorch on the backend', async () => {
+  await checkRefCasesAsync(REF, CALLS, TOLERANCE);
+});
+
+test('central-difference gradient checks', () => {
+  const v = (shape, seed, lo = -1, hi = 1) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    let s = seed;
+    return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
+  };
+  gradcheck('softshrink', (x) => F().softshrink(x, 0.25), [v([6], 1)]);
+  gradcheck('celu', (x) => F().celu(x, 0.7), [v([6], 2)]);
+  gradcheck('softMarginLoss', (x) => F().softMarginLoss(x, sg.tensor([1, -1, 1])), [v([3], 3)]);
+  gradcheck('multiMarginLoss', (x) => F().multiMarginLoss(x, sg.tensor([1, 0], { dtype: 'int32' }), { p: 2 }), [v([2, 3], 4)]);
+  gradcheck('multilabelMarginLoss', (x) => F().multilabelMarginLoss(x, sg.tensor([[2, -1, 0], [0, 1, -1]], { dtype: 'int32' })), [v([2, 3], 5)]);
+  gradcheck('tripletMarginWithDistanceLoss', (a, p, n) => F().tripletMarginWithDistanceLoss(a, p, n, { swap: true }), [v([2, 3], 6), v([2, 3], 7), v([2, 3], 8)]);
+  gradcheck('unfold', (x) => F().unfold(x, 2, { stride: 1, padding: 1 }), [v([1, 2, 3, 3], 9)]);
+  gradcheck('fold', (x) => F().fold(x, [3, 3], 2), [v([1, 8, 4], 10)]);
+  gradcheck('affineGrid', (t) => F().affineGrid(t, [1, 1, 2, 3]), [v([1, 2, 3], 11)]);
+  gradcheck('gridSample bilinear', (x, g) => F().gridSample(x, g, { paddingMode: 'border' }), [v([1, 2, 3, 3], 12), v([1, 2, 2, 2], 13, -0.9, 0.9)], { rtol: 2e-2, atol: 2e-3 });
+  gradcheck('gridSample reflection', (x, g) => F().gridSample(x, g, { paddingMode: 'reflection', alignCorners: true }), [v([1, 1, 3, 3], 14), v([1, 2, 2, 2], 15, -1.4, 1.4)], { rtol: 2e-2, atol: 2e-3 });
+  gradcheck('convTranspose1d', (x, w) => F().convTranspose1d(x, w, null, { stride: 2 }), [v([1, 2, 3], 16), v([2, 1, 2], 17)]);
+});
+
+test('rrelu while training: slopes drawn in [lower, upper], the mean in eval()', () => {
+  const x = sg.tensor([-1, -2, -3, -4, 1, 0, 2, -5, -6, -7]);
+  const m = new sg.nn.RReLU(0.1, 0.3);
+  const y = sg.tidy(() => Array.from(m(x).dataSync()));
+  const slopes = y.map((v, i) => v / x.dataSync()[i]);
+  [0, 1, 2, 3, 7, 8, 9].forEach((i) => assert.ok(slopes[i] >= 0.1 - 1e-6 && slopes[i] <= 0.3 + 1e-6, `slope ${slopes[i]}`));
+  assert.ok(new Set([0, 1, 2, 3, 7, 8, 9].map((i) => slopes[i].toFixed(5))).size > 1, 'different slopes per element');
+  assert.deepEqual([y[4], y[5], y[6]], [1, 0, 2]);
+  m.eval();
+  assert.deepEqual(sg.tidy(() => Array.from(m(sg.tensor([-1, 2])).dataSync())), [Math.fround(-0.2), 2]);
+  x.dispose();
+});
+
+test('fold(unfold(x)) counts each pixel once per block holding it; modules equal their F', () => {
+  const x = sg.rand([1, 2, 4, 4]);
+  const [got, want] = sg.tidy(() => {
+    const back = F().fold(F().unfold(x, 2, { stride: 1 }), 4, 2, { stride: 1 });
+    const counts = F().fold(F().unfold(sg.onesLike(x), 2, { stride: 1 }), 4, 2, { stride: 1 });
+    return [Array.from(back.dataSync()), Array.from(x.mul(counts).dataSync())];
+  });
+  got.forEach((g, i) => assert.ok(Math.abs(g - want[i]) < 1e-6, `${i}: ${g} vs ${want[i]}`));
+  const t = sg.tensor([-1, -0.2, 0.2, 1]);
+  const pairs = [
+    [new sg.nn.Hardshrink(0.5), (v) => F().hardshrink(v, 0.5)],
+    [new sg.nn.Softshrink({ lambd: 0.1 }), (v) => F().softshrink(v, 0.1)],
+    [new sg.nn.Tanhshrink(), (v) => F().tanhshrink(v)],
+    [new sg.nn.CELU(0.3), (v) => F().celu(v, 0.3)],
+    [new sg.nn.Threshold(0, -3), (v) => F().threshold(v, 0, -3)],
+  ];
+  for (const [m, f] of pairs) assert.deepEqual(sg.tidy(() => Array.from(m(t).dataSync())), sg.tidy(() => Array.from(f(t).dataSync())), m.constructor.name);
+  const ct = new sg.nn.ConvTranspose1d(2, 4, 3, { stride: 2, groups: 2 });
+  assert.deepEqual(ct.weight.shape, [2, 2, 3]);
+  assert.deepEqual(sg.tidy(() => ct(sg.zeros([1, 2, 5])).shape), [1, 4, 11]);
+  sg.dispose([x, t, ...ct.parameters()]);
+});
+
+test('bad arguments are Errors naming them; nothing leaks', () => {
+  const x = sg.randn([2, 3]);
+  const live = sg.memory().tensors;
+  throwsWith(() => sg.tidy(() => F().hardshrink(x, -1)), 'hardshrink', "'lambd'", '>= 0', '-1');
+  throwsWith(() => sg.tidy(() => F().celu(x, 0)), 'celu', "'alpha'", 'nonzero', '0');
+  throwsWith(() => sg.tidy(() => F().rrelu(x, { lower: 0.5, upper: 0.1 })), 'rrelu: expected lower <= upper');
+  throwsWith(() => sg.tidy(() => F().softmax2d(x)), 'softmax2d: expected a 3-D or 4-D input, got shape [2, 3]');
+  throwsWith(() => sg.tidy(() => F().softMarginLoss(x, sg.zeros([2]))), 'softMarginLoss', '[2, 3]', '[2]');
+  throwsWith(() => sg.tidy(() => F().multiMarginLoss(x, sg.zeros([2], { dtype: 'int32' }), { p: 3 })), 'multiMarginLoss: only p == 1 and p == 2 are supported, got 3');
+  throwsWith(() => sg.tidy(() => F().multiMarginLoss(x, sg.zeros([2]))), 'multiMarginLoss', "'target' to be int32", 'float32');
+  throwsWith(() => sg.tidy(() => F().multiMarginLoss(x, sg.zeros([3], { dtype: 'int32' }))), 'multiMarginLoss', "'target' of shape [2]", '[3]');
+  throwsWith(() => sg.tidy(() => F().multilabelMarginLoss(x, sg.zeros([2, 2], { dtype: 'int32' }))), 'multilabelMarginLoss', "'target' of shape [2, 3]");
+  throwsWith(() => sg.tidy(() => F().tripletMarginWithDistanceLoss(x, x, x, { margin: 0 })), 'tripletMarginWithDistanceLoss', "'margin' > 0");
+  throwsWith(() => sg.tidy(() => F().unfold(x, 2)), 'unfold: expected a 3-D or 4-D input');
+  throwsWith(() => sg.tidy(() => F().unfold(sg.zeros([1, 1, 2, 2]), 3)), 'unfold: the kernel 3x3', 'does not fit the padded plane 2x2');
+  throwsWith(() => sg.tidy(() => F().fold(sg.zeros([1, 4, 5]), 3, 2)), 'fold', 'number of sliding blocks 2 * 2 = 4', 'got 5');
+  throwsWith(() => sg.tidy(() => F().fold(sg.zeros([1, 5, 4]), 3, 2)), 'fold', 'divisible', '4');
+  throwsWith(() => sg.tidy(() => F().affineGrid(sg.zeros([1, 2, 3]), [2, 1, 3, 3])), 'affineGrid: expected theta of shape [2, 2, 3]', '[1, 2, 3]');
+  throwsWith(() => sg.tidy(() => F().affineGrid(sg.zeros([1, 3, 4]), [1, 1, 2, 2, 2])), 'affineGrid', "'size' to be [N, C, H, W]");
+  throwsWith(() => sg.tidy(() => F().gridSample(sg.zeros([1, 1, 3, 3]), sg.zeros([1, 2, 2, 3]))), 'gridSample: expected grid of shape [1, Ho, Wo, 2]');
+  throwsWith(() => sg.tidy(() => F().gridSample(sg.zeros([1, 1, 3, 3]), sg.zeros([1, 2, 2, 2]), { mode: 'bicubic' })), 'gridSample', 'mode');
+  throwsWith(() => sg.tidy(() => F().convTranspose1d(sg.zeros([3]), sg.zeros([2, 1, 2]))), 'convTranspose1d: expected a 2-D or 3-D input', 'got shape [3]');
+  throwsWith(() => sg.tidy(() => F().convTranspose1d(x, sg.zeros([2, 1, 2]), null, { stride: [1, 2] })), 'convTranspose1d', "'stride' to be one integer", '[1, 2]');
+  assert.equal(sg.memory().tensors, live);
+  x.dispose();
+});
+
+test('inside sg.compile: a spatial-transformer step equals the eager one', () => {
+  const img = sg.randn([2, 3, 5, 5]);
+  const theta = sg.tensor([[[0.8, 0.1, 0.05], [-0.1, 0.9, 0]], [[1, 0, 0.2], [0, 1, -0.1]]], { requiresGrad: true });
+  const step = () => {
+    const warped = F().gridSample(img, F().affineGrid(theta, [2, 3, 4, 4]), { paddingMode: 'border' });
+    const loss = F().celu(F().unfold(warped, 2)).sum();
+    loss.backward();
+    return loss;
+  };
+  const eager = sg.tidy(() => [Array.from(step().dataSync()), Array.from(theta.grad.dataSync())]);
+  theta.grad = null;
+  const compiled = sg.compile(step);
+  compiled();
+  theta.grad = null;
+  const c = sg.tidy(() => [Array.from(compiled().dataSync()), Array.from(theta.grad.dataSync())]);
+  assert.deepEqual(c, eager);
+  theta.grad = null;
+  compiled.clear();
+  sg.dispose([img, theta]);
+});
