@@ -12,6 +12,7 @@ import { celu, hardshrink, rrelu, softmax2d, softshrink, tanhshrink, threshold }
 import { affineGrid, gridSample } from './nn/grid_sample.js';
 import { multilabelMarginLoss, multiMarginLoss, softMarginLoss, tripletMarginWithDistanceLoss } from './nn/loss_more.js';
 import { fold, unfold } from './nn/unfold.js';
+import { adaptiveMaxPool1d, adaptiveMaxPool2d, maxPoolWithIndices, maxUnpool1d, maxUnpool2d } from './nn/pool_indices.js';
 import {
   gaussianNllLoss,
   hingeEmbeddingLoss,
@@ -293,7 +294,13 @@ function convTranspose1d(input: Tensor, weight: Tensor, bias?: Tensor | null, op
   });
 }
 
-function maxPool(name: string, input: Tensor, kernelSize: Size, options: unknown): Tensor {
+/** maxPool1d/2d: the output, or with returnIndices [output, indices] (int32 flat positions in each plane, nn/pool_indices.ts). */
+export interface MaxPoolFn {
+  (input: Tensor, kernelSize: Size, options: MaxPoolOptions & { returnIndices: true }): [Tensor, Tensor];
+  (input: Tensor, kernelSize: Size, options?: MaxPoolOptions): Tensor;
+}
+
+function maxPool(name: string, input: Tensor, kernelSize: Size, options: unknown): Tensor | [Tensor, Tensor] {
   const o = checkOptions<MaxPoolOptions>(name, options, {
     stride: nullableSize,
     padding: sizeSpec,
@@ -301,14 +308,27 @@ function maxPool(name: string, input: Tensor, kernelSize: Size, options: unknown
     ceilMode: 'boolean',
     returnIndices: 'boolean',
   });
-  if (o.returnIndices) throw new Error(`${name}: returnIndices is not supported (the indices of the maxima are not returned)`);
-  return run(name, name, [['input', inputArg(name, input)]], {
-    kernelSize: sizeArg(name, 'kernelSize', kernelSize),
+  const kernel = sizeArg(name, 'kernelSize', kernelSize);
+  const pool = (x: Tensor) => run(name, name, [['input', inputArg(name, x)]], {
+    kernelSize: kernel,
     stride: sizeAttr(o.stride),
     padding: sizeAttr(o.padding),
     dilation: sizeAttr(o.dilation),
     ceilMode: o.ceilMode,
   });
+  if (!o.returnIndices) return pool(input);
+  const dims = name === 'maxPool1d' ? 1 : 2;
+  const tuple = (v: Size | null | undefined, fallback: Size) => {
+    const a = v === null || v === undefined ? fallback : v;
+    return typeof a === 'number' ? new Array<number>(dims).fill(a) : a.length === 1 ? new Array<number>(dims).fill(a[0]!) : a.slice();
+  };
+  return maxPoolWithIndices(name, dims, input, {
+    kernel: tuple(kernel, 1),
+    stride: tuple(o.stride, kernel),
+    padding: tuple(o.padding, 0),
+    dilation: tuple(o.dilation, 1),
+    ceilMode: o.ceilMode ?? false,
+  }, pool);
 }
 
 function avgPool(name: string, input: Tensor, kernelSize: Size, options: unknown): Tensor {
@@ -707,8 +727,12 @@ export const F = {
   conv2d,
   convTranspose1d,
   convTranspose2d,
-  maxPool1d: (input: Tensor, kernelSize: Size, options?: MaxPoolOptions): Tensor => maxPool('maxPool1d', input, kernelSize, options),
-  maxPool2d: (input: Tensor, kernelSize: Size, options?: MaxPoolOptions): Tensor => maxPool('maxPool2d', input, kernelSize, options),
+  maxPool1d: ((input: Tensor, kernelSize: Size, options?: MaxPoolOptions) => maxPool('maxPool1d', input, kernelSize, options)) as MaxPoolFn,
+  maxPool2d: ((input: Tensor, kernelSize: Size, options?: MaxPoolOptions) => maxPool('maxPool2d', input, kernelSize, options)) as MaxPoolFn,
+  adaptiveMaxPool1d,
+  adaptiveMaxPool2d,
+  maxUnpool1d,
+  maxUnpool2d,
   avgPool1d: (input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor => avgPool('avgPool1d', input, kernelSize, options),
   avgPool2d: (input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor => avgPool('avgPool2d', input, kernelSize, options),
   adaptiveAvgPool1d,

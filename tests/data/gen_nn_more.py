@@ -73,4 +73,17 @@ for mode in ("bilinear", "nearest"):
 case("convTranspose1d", lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1, dilation=2), [f(2, 4, 5), f(4, 3, 3), f(3)], grad=(0, 1, 2))
 case("convTranspose1d groups unbatched", lambda x, w: F.conv_transpose1d(x, w, groups=2), [f(4, 6), f(4, 2, 2)], grad=(0, 1))
 
+pool_in = torch.randperm(2 * 3 * 7 * 6).float().reshape(2, 3, 7, 6) / 10 - 12  # distinct: one maximum per window
+case("maxPool2d indices", lambda x: F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True), [pool_in], grad=(0,))
+case("maxPool2d indices dilation", lambda x: F.max_pool2d(x, (2, 3), stride=(1, 2), dilation=(2, 1), return_indices=True), [pool_in], grad=(0,))
+case("maxPool1d indices unbatched", lambda x: F.max_pool1d(x, 2, return_indices=True), [pool_in[0, :, 0, :]], grad=(0,))
+case("adaptiveMaxPool2d", lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True), [pool_in], grad=(0,))
+case("adaptiveMaxPool2d keep dim", lambda x: F.adaptive_max_pool2d(x, (None, 2)), [pool_in], grad=(0,))
+case("adaptiveMaxPool1d", lambda x: F.adaptive_max_pool1d(x, 4, return_indices=True), [pool_in[:, :, 1, :]], grad=(0,))
+pooled, where = F.max_pool2d(pool_in, 2, return_indices=True)
+case("maxUnpool2d", lambda x, i: F.max_unpool2d(x, i.long(), 2), [pooled.detach(), where.int()], grad=(0,))
+case("maxUnpool2d outputSize", lambda x, i: F.max_unpool2d(x, i.long(), 2, output_size=[7, 6]), [pooled.detach(), where.int()], grad=(0,))
+pooled1, where1 = F.max_pool1d(pool_in[:, :, 2, :], 3, stride=2, return_indices=True)
+case("maxUnpool1d", lambda x, i: F.max_unpool1d(x, i.long(), 3, stride=2), [pooled1.detach(), where1.int()], grad=(0,))
+
 write("gen_nn_more.py", "nn_more_ref.json", {"cases": CASES})

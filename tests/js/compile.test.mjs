@@ -370,6 +370,11 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['Threshold', () => new nn.Threshold(0.1, -2), x2],
     ['RReLU', () => new nn.RReLU(), x2],  // (random slopes: the same seed on both sides)
     ['Softmax2d', () => new nn.Softmax2d(), img],
+    ['AdaptiveMaxPool2d', () => new nn.AdaptiveMaxPool2d([3, 2]), img],
+    ['AdaptiveMaxPool1d', () => new nn.AdaptiveMaxPool1d(3), () => sg.randn([2, 3, 8])],
+    ['MaxPool2d returnIndices', () => new nn.MaxPool2d(3, { stride: 2, padding: 1, returnIndices: true }), img],
+    ['MaxUnpool2d', () => new nn.MaxUnpool2d(2), () => F.maxPool2d(img(), 2, { returnIndices: true })],
+    ['MaxUnpool1d', () => new nn.MaxUnpool1d(2), () => F.maxPool1d(sg.randn([2, 3, 8]), 2, { returnIndices: true })],
     // nn.Sequential turns Conv2d → ReLU → MaxPool2d into the one fused op conv2dReluMaxPool2d.
     ['Sequential(Conv2d, ReLU, MaxPool2d)', () => new nn.Sequential(new nn.Conv2d(3, 4, 3, { padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2)), img],
   ];

@@ -48,6 +48,15 @@ const CALLS = {
   'affineGrid alignCorners': (t) => F().affineGrid(t, [2, 1, 3, 2], { alignCorners: true }),
   'convTranspose1d': (x, w, b) => F().convTranspose1d(x, w, b, { stride: 2, padding: 1, outputPadding: 1, dilation: 2 }),
   'convTranspose1d groups unbatched': (x, w) => F().convTranspose1d(x, w, null, { groups: 2 }),
+  'maxPool2d indices': (x) => F().maxPool2d(x, 3, { stride: 2, padding: 1, ceilMode: true, returnIndices: true }),
+  'maxPool2d indices dilation': (x) => new sg.nn.MaxPool2d([2, 3], { stride: [1, 2], dilation: [2, 1], returnIndices: true })(x),
+  'maxPool1d indices unbatched': (x) => F().maxPool1d(x, 2, { returnIndices: true }),
+  adaptiveMaxPool2d: (x) => new sg.nn.AdaptiveMaxPool2d([3, 4], { returnIndices: true })(x),
+  'adaptiveMaxPool2d keep dim': (x) => F().adaptiveMaxPool2d(x, [null, 2]),
+  adaptiveMaxPool1d: (x) => F().adaptiveMaxPool1d(x, 4, { returnIndices: true }),
+  maxUnpool2d: (x, i) => new sg.nn.MaxUnpool2d(2)(x, i),
+  'maxUnpool2d outputSize': (x, i) => F().maxUnpool2d(x, i, 2, { outputSize: [7, 6] }),
+  maxUnpool1d: (x, i) => F().maxUnpool1d(x, i, 3, { stride: 2 }),
 };
 for (const mode of ['bilinear', 'nearest']) {
   for (const pad of ['zeros', 'border', 'reflection']) {
@@ -86,6 +95,8 @@ test('central-difference gradient checks', () => {
   gradcheck('affineGrid', (t) => F().affineGrid(t, [1, 1, 2, 3]), [v([1, 2, 3], 11)]);
   gradcheck('gridSample bilinear', (x, g) => F().gridSample(x, g, { paddingMode: 'border' }), [v([1, 2, 3, 3], 12), v([1, 2, 2, 2], 13, -0.9, 0.9)], { rtol: 2e-2, atol: 2e-3 });
   gradcheck('gridSample reflection', (x, g) => F().gridSample(x, g, { paddingMode: 'reflection', alignCorners: true }), [v([1, 1, 3, 3], 14), v([1, 2, 2, 2], 15, -1.4, 1.4)], { rtol: 2e-2, atol: 2e-3 });
+  gradcheck('adaptiveMaxPool2d', (x) => F().adaptiveMaxPool2d(x, [2, 3]), [v([1, 2, 5, 5], 18)]);
+  gradcheck('maxUnpool2d', (x) => F().maxUnpool2d(x, sg.tensor([[[[0, 3], [9, 14]]]], { dtype: 'int32' }), 2), [v([1, 1, 2, 2], 19)]);
   gradcheck('convTranspose1d', (x, w) => F().convTranspose1d(x, w, null, { stride: 2 }), [v([1, 2, 3], 16), v([2, 1, 2], 17)]);
 });
 
@@ -146,6 +157,10 @@ test('bad arguments are Errors naming them; nothing leaks', () => {
   throwsWith(() => sg.tidy(() => F().affineGrid(sg.zeros([1, 3, 4]), [1, 1, 2, 2, 2])), 'affineGrid', "'size' to be [N, C, H, W]");
   throwsWith(() => sg.tidy(() => F().gridSample(sg.zeros([1, 1, 3, 3]), sg.zeros([1, 2, 2, 3]))), 'gridSample: expected grid of shape [1, Ho, Wo, 2]');
   throwsWith(() => sg.tidy(() => F().gridSample(sg.zeros([1, 1, 3, 3]), sg.zeros([1, 2, 2, 2]), { mode: 'bicubic' })), 'gridSample', 'mode');
+  throwsWith(() => sg.tidy(() => F().adaptiveMaxPool2d(sg.zeros([1, 2, 3, 3]), [2, 0])), 'adaptiveMaxPool2d', "'outputSize'", '[2, 0]');
+  throwsWith(() => sg.tidy(() => F().adaptiveMaxPool1d(sg.zeros([2, 3, 4, 5]), 2)), 'adaptiveMaxPool1d: expected a 2-D or 3-D input');
+  throwsWith(() => sg.tidy(() => F().maxUnpool2d(sg.zeros([1, 1, 2, 2]), sg.zeros([1, 1, 2, 2])), 2), 'maxUnpool2d', "'indices' to be an int32 Tensor");
+  throwsWith(() => sg.tidy(() => F().maxUnpool2d(sg.zeros([1, 1, 2, 2]), sg.zeros([1, 1, 2, 1], { dtype: 'int32' }), 2)), 'maxUnpool2d: expected input and indices of one shape');
   throwsWith(() => sg.tidy(() => F().convTranspose1d(sg.zeros([3]), sg.zeros([2, 1, 2]))), 'convTranspose1d: expected a 2-D or 3-D input', 'got shape [3]');
   throwsWith(() => sg.tidy(() => F().convTranspose1d(x, sg.zeros([2, 1, 2]), null, { stride: [1, 2] })), 'convTranspose1d', "'stride' to be one integer", '[1, 2]');
   assert.equal(sg.memory().tensors, live);

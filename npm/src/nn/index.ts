@@ -5,6 +5,7 @@ import { MultiheadAttention } from './attention.js';
 import { ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential } from './container.js';
 import { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d } from './conv.js';
 import { Fold, Unfold } from './unfold.js';
+import { AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d } from './pool_indices.js';
 import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
 import { init } from './init.js';
@@ -48,6 +49,10 @@ export const nn = {
   AvgPool2d,
   AdaptiveAvgPool1d,
   AdaptiveAvgPool2d,
+  AdaptiveMaxPool1d,
+  AdaptiveMaxPool2d,
+  MaxUnpool1d,
+  MaxUnpool2d,
   BatchNorm1d,
   BatchNorm2d,
   InstanceNorm1d,

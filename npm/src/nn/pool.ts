@@ -24,7 +24,6 @@ abstract class MaxPoolNd extends Module {
       ceilMode: 'boolean',
       returnIndices: 'boolean',
     });
-    if (o.returnIndices) throw new Error(`${name}: returnIndices is not supported (the indices of the maxima are not returned)`);
     this.options = { ...o };
   }
 
@@ -39,6 +38,7 @@ export class MaxPool1d extends MaxPoolNd {
     super('MaxPool1d', kernelSize, options);
   }
 
+  /** The output, or [output, indices] with returnIndices. */
   forward(input: Tensor): Tensor {
     return F.maxPool1d(input, this.kernelSize, this.options);
   }
