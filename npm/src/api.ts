@@ -26,6 +26,7 @@ import { functionOps, ops } from './ops.js';
 import { moreFunctionOps, moreOps } from './ops_more.js';
 import { composeFunctionOps, composeOps } from './ops_compose.js';
 import { F } from './functional.js';
+import { linalg, linalgFunctions } from './linalg.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
@@ -161,6 +162,7 @@ export function createApi() {
     ...moreFunctionOps,
     ...composeOps,
     ...composeFunctionOps,
+    ...linalgFunctions,
     // memory
     tidy,
     keep,
@@ -187,6 +189,8 @@ export function createApi() {
     // nn (API.md: nn, Functional and losses)
     nn,
     F,
+    // torch.linalg's basics (inv, det, slogdet, solve, cholesky)
+    linalg,
     // ready models with PyTorch's parameter names (nanoGPT, Hugging Face BERT)
     models,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)

@@ -129,6 +129,7 @@ export type {
 export type { ComposeOpFunctions, ComposeOpMethods, NanToNumOptions, AddmmOptions, MeshgridOptions } from './ops_compose.js';
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
+export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg.js';
 export type {
   ParamGroup,
   ParamGroupInput,
