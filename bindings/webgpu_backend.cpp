@@ -309,6 +309,25 @@ void Backend::check_nonzero_i32(const int32_t* x, int64_t n, const std::string& 
               val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, after);
 }
 
+namespace {
+[[noreturn]] void linalg_on_cpu_only() {
+  sg::fail("webgpu: internal error: the linalg ops have no WGSL kernel and must run on the CPU");
+}
+}  // namespace
+
+void Backend::lu_inverse_f32(const float*, int64_t, int64_t, float*, const std::string&, bool) const {
+  linalg_on_cpu_only();
+}
+void Backend::lu_solve_f32(const float*, const float*, int64_t, int64_t, int64_t, float*, const std::string&,
+                           bool) const {
+  linalg_on_cpu_only();
+}
+void Backend::lu_det_f32(const float*, int64_t, int64_t, float*, float*, float*) const { linalg_on_cpu_only(); }
+void Backend::cofactor_f32(const float*, int64_t, int64_t, float*) const { linalg_on_cpu_only(); }
+void Backend::cholesky_f32(const float*, int64_t, int64_t, bool, float*, const std::string&, bool) const {
+  linalg_on_cpu_only();
+}
+
 void Backend::index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,
                            const int32_t* idx, int64_t n, void* out) const {
   call("index_select", args().num(double(elem_bytes)).buf(x).num(outer).num(size).num(inner).buf(idx).num(n).buf(out));

@@ -120,6 +120,16 @@ class Backend final : public sg::Backend {
               void* out) const override;
   void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
                          const std::string& after) const override;
+  // No WGSL kernels: the linalg ops run on the CPU (npm/src/webgpu/coverage.ts); these refuse
+  // GPU buffers instead of reading them as host memory.
+  void lu_inverse_f32(const float* a, int64_t batch, int64_t n, float* out, const std::string& op,
+                      bool batched) const override;
+  void lu_solve_f32(const float* a, const float* b, int64_t batch, int64_t n, int64_t k, float* x,
+                    const std::string& op, bool batched) const override;
+  void lu_det_f32(const float* a, int64_t batch, int64_t n, float* sign, float* logabsdet, float* det) const override;
+  void cofactor_f32(const float* a, int64_t batch, int64_t n, float* out) const override;
+  void cholesky_f32(const float* a, int64_t batch, int64_t n, bool upper, float* out, const std::string& op,
+                    bool batched) const override;
   void index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,
                     const int32_t* idx, int64_t n, void* out) const override;
   void index_add_f32(const float* g, int64_t outer, int64_t n, int64_t inner, const int32_t* idx, int64_t size,

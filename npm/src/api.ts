@@ -27,6 +27,7 @@ import { moreFunctionOps, moreOps } from './ops_more.js';
 import { composeFunctionOps, composeOps } from './ops_compose.js';
 import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
 import { F } from './functional.js';
+import { linalg, linalgFunctions } from './linalg.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
@@ -164,6 +165,7 @@ export function createApi() {
     ...composeFunctionOps,
     ...composeMoreOps,
     ...composeMoreFunctionOps,
+    ...linalgFunctions,
     // memory
     tidy,
     keep,
@@ -190,6 +192,8 @@ export function createApi() {
     // nn (API.md: nn, Functional and losses)
     nn,
     F,
+    // torch.linalg's basics (inv, det, slogdet, solve, cholesky)
+    linalg,
     // ready models with PyTorch's parameter names (nanoGPT, Hugging Face BERT)
     models,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)

@@ -133,6 +133,7 @@ export type {
 } from './ops_compose_more.js';
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
+export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg.js';
 export type {
   ParamGroup,
   ParamGroupInput,

@@ -148,6 +148,31 @@ class DataKernels {
   virtual void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
                                  const std::string& after) const;
 
+  // ---- linear algebra (kernels/reference/data_linalg.cpp) ----
+  // `batch` n×n float32 matrices, row-major and contiguous, each factored in double (LU with
+  // partial pivoting as LAPACK's getrf, or Cholesky) and every result rounded once to float32.
+  // Errors name `op` with PyTorch's messages; `batched` (the input had batch dims) adds
+  // PyTorch's "(Batch element i): ".
+  // out = A⁻¹; a zero pivot (an exactly singular matrix) is an Error. inv and solve factor Aᵀ,
+  // as PyTorch does for a row-major A, so the pivot the message names is PyTorch's.
+  virtual void lu_inverse_f32(const float* a, int64_t batch, int64_t n, float* out, const std::string& op,
+                              bool batched) const;
+  // x = A⁻¹·b for b [batch, n, k]; a zero pivot is an Error.
+  virtual void lu_solve_f32(const float* a, const float* b, int64_t batch, int64_t n, int64_t k, float* x,
+                            const std::string& op, bool batched) const;
+  // Per matrix: sign (1, −1, or 0 when singular), log|det| (−inf when singular) and det; a null
+  // pointer skips that result.
+  virtual void lu_det_f32(const float* a, int64_t batch, int64_t n, float* sign, float* logabsdet,
+                          float* det) const;
+  // out = the cofactor matrix adj(A)ᵀ = ∂det(A)/∂A, singular matrices included (division-free
+  // from the LU factors, so no det(A)·A⁻ᵀ).
+  virtual void cofactor_f32(const float* a, int64_t batch, int64_t n, float* out) const;
+  // out = L with L·Lᵀ = A from A's lower triangle (upper: U = Lᵀ with Uᵀ·U = A from A's upper
+  // triangle, as LAPACK's potrf); the other triangle of out is 0. A leading minor that is not
+  // positive-definite is an Error.
+  virtual void cholesky_f32(const float* a, int64_t batch, int64_t n, bool upper, float* out,
+                            const std::string& op, bool batched) const;
+
   // ---- scans, sorting (kernels/reference/data_scan.cpp, data_sort.cpp) ----
   // x viewed as [outer, r, inner] (float32 or int32) → out of the same shape and dtype:
   // out[o, j, i] = x[o, 0, i] ⊕ … ⊕ x[o, j, i] (reverse: x[o, j, i] ⊕ … ⊕ x[o, r−1, i]). Float

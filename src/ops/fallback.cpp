@@ -141,21 +141,25 @@ std::vector<Tensor> run_on_cpu(const std::string& name, const OpFn& fn, const st
   // shapes only), which keeps the global stream where an op run now would leave it; the real
   // run later draws the same words again from `rng_at_call`.
   const RngState rng_at_call = rng_state();
+  const bool grad = grad_enabled() && any_requires_grad(inputs);
+  std::vector<bool> wants_grad;
+  for (const Tensor& t : inputs) wants_grad.push_back(grad && t.defined() && t.requires_grad());
+  // Under the real run's grad mode, with the same inputs requiring grad: which outputs are
+  // differentiable is known now (slogdet's sign is not), so only those get a device node.
   std::vector<Tensor> shapes;
   {
-    NoGradGuard no_grad;
+    GradMode mode(grad);
     struct StandIn {
       StandIn() { stand_in_run = true; }
       ~StandIn() { stand_in_run = false; }
     } flag;
-    shapes = fn(stand_ins(inputs), attrs);
+    std::vector<Tensor> standing = stand_ins(inputs);
+    for (size_t i = 0; i < standing.size(); ++i)
+      if (wants_grad[i]) standing[i].set_requires_grad(true);
+    shapes = fn(standing, attrs);
   }
   std::vector<Tensor> outs;
   for (const Tensor& s : shapes) outs.push_back(Tensor::uninitialized(s.shape(), s.dtype(), device));
-
-  const bool grad = grad_enabled() && any_requires_grad(inputs);
-  std::vector<bool> wants_grad;
-  for (const Tensor& t : inputs) wants_grad.push_back(grad && t.defined() && t.requires_grad());
   auto run = std::make_shared<CpuRun>();
   bring_down(rt, inputs, [runtime, run, fn, attrs, inputs, outs, grad, wants_grad, rng_at_call](const std::vector<Tensor>& host) {
     run->inputs = host;
@@ -180,6 +184,7 @@ std::vector<Tensor> run_on_cpu(const std::string& name, const OpFn& fn, const st
   std::vector<Shape> in_shapes;
   for (const Tensor& t : inputs) in_shapes.push_back(t.defined() ? t.shape() : Shape{});
   for (size_t j = 0; j < outs.size(); ++j) {
+    if (!shapes[j].requires_grad()) continue;
     outs[j] = record(name.c_str(), outs[j], inputs, [runtime, run, j, wants_grad, in_shapes, device](const Tensor& g) {
       std::vector<Tensor> grads(wants_grad.size());
       for (size_t i = 0; i < grads.size(); ++i)

@@ -31,12 +31,13 @@ const std::map<std::string, OpInfo>& table() {
   return t;
 }
 
-// "conv2d: ..." / "Linear: ...": the message already starts with a name and a colon.
+// "conv2d: ..." / "Linear: ..." / "linalg.inv: ...": the message already starts with a name
+// (dotted for the functions of a namespace) and a colon.
 bool has_op_prefix(const std::string& message) {
   size_t colon = message.find(':');
   if (colon == 0 || colon == std::string::npos) return false;
   for (size_t i = 0; i < colon; ++i)
-    if (!std::isalnum(static_cast<unsigned char>(message[i])) && message[i] != '_') return false;
+    if (!std::isalnum(static_cast<unsigned char>(message[i])) && message[i] != '_' && message[i] != '.') return false;
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/linalg.h"
 #include "ops/ops_more.h"
 #include "ops/registry.h"
 
@@ -158,6 +159,22 @@ void register_sampling(Table& t) {
   });
 }
 
+// torch.linalg (ops/linalg.h); the JS layer names them linalg.inv, ... (npm/src/linalg.ts).
+void register_linalg(Table& t) {
+  const std::pair<const char*, UnaryFn> unary[] = {
+      {"linalgInv", &linalg_inv}, {"linalgDet", &linalg_det}, {"logdet", &logdet}};
+  for (const auto& [name, f] : unary)
+    one(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
+  row(t, "linalgSlogdet", 1, 1, [](const char*, const Inputs& in, const Attrs&) -> Outputs {
+    const SignLogDet s = linalg_slogdet(in[0]);
+    return {s.sign, s.logabsdet};
+  });
+  one(t, "linalgSolve", 2, [](const char*, const Inputs& in, const Attrs&) { return linalg_solve(in[0], in[1]); });
+  one(t, "linalgCholesky", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return linalg_cholesky(in[0], a.flag(op, "upper", false));
+  });
+}
+
 }  // namespace
 
 void register_more_ops(std::map<std::string, OpInfo>& table) {
@@ -165,6 +182,7 @@ void register_more_ops(std::map<std::string, OpInfo>& table) {
   register_along_dim(table);
   register_rearranging(table);
   register_sampling(table);
+  register_linalg(table);
 }
 
 }  // namespace sg

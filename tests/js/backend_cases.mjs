@@ -144,6 +144,18 @@ add('diag of a matrix', 'diag', [x], (sg, a) => a.diag(-1));
 add('outer', 'outer', [row, f([2])], (sg, a, c) => sg.outer(a, c));
 add('einsum', 'einsum', [t3, f([4, 2], -1, 1, 8)], (sg, a, c) => sg.einsum('bij,jk->bki', a, c), R);
 add('einsum diagonal', 'einsum', [f([3, 3])], (sg, a) => sg.einsum('ii->i', a));
+// linalg: random entries plus 3·I (diagonally dominant), or a·aᵀ + 3·I (positive-definite).
+const wellConditioned = (sg, a) => a.add(sg.eye(3).mul(3));
+const positiveDefinite = (sg, a) => a.matmul(a.transpose(-2, -1)).add(sg.eye(3).mul(3));
+const mats = f([2, 3, 3], -1, 1, 40);
+add('linalg.inv', 'linalgInv', [mats], (sg, a) => sg.linalg.inv(wellConditioned(sg, a)), R);
+add('linalg.det', 'linalgDet', [mats], (sg, a) => sg.linalg.det(wellConditioned(sg, a)), R);
+add('linalg.slogdet', 'linalgSlogdet', [mats], (sg, a) => sg.linalg.slogdet(a.sub(sg.eye(3).mul(2))), R);
+add('logdet', 'logdet', [mats], (sg, a) => sg.logdet(positiveDefinite(sg, a)), R);
+add('linalg.solve', 'linalgSolve', [mats, f([3, 2], -1, 1, 41)], (sg, a, c) => sg.linalg.solve(wellConditioned(sg, a), c), R);
+add('linalg.solve vector', 'linalgSolve', [mats, f([3], -1, 1, 42)], (sg, a, c) => sg.linalg.solve(wellConditioned(sg, a), c), R);
+add('linalg.cholesky', 'linalgCholesky', [mats], (sg, a) => sg.linalg.cholesky(positiveDefinite(sg, a)), R);
+add('linalg.cholesky upper', 'linalgCholesky', [mats], (sg, a) => sg.linalg.cholesky(positiveDefinite(sg, a), { upper: true }), R);
 add('flip', 'flip', [t3], (sg, a) => a.flip(0, 2));
 add('roll', 'roll', [t3], (sg, a) => a.roll([1, -1], [2, 0]));
 add('repeat', 'repeat', [x], (sg, a) => a.repeat(2, 1, 2));

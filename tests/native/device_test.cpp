@@ -43,6 +43,14 @@ Tensor ints(const Shape& shape, const std::vector<int32_t>& values) {
   return t;
 }
 
+// A float32 CPU leaf holding `values` (matrices the linalg ops accept).
+Tensor floats(const Shape& shape, const std::vector<float>& values) {
+  Tensor t = Tensor::empty(shape);
+  for (size_t i = 0; i < values.size(); ++i) t.f32()[i] = values[i];
+  t.set_requires_grad(true);
+  return t;
+}
+
 Tensor bools(const Shape& shape, const std::vector<uint8_t>& values) {
   Tensor t = Tensor::empty(shape, DType::Bool);
   for (size_t i = 0; i < values.size(); ++i) t.u8()[i] = values[i];
@@ -232,6 +240,12 @@ std::vector<Case> all_cases() {
   add("outer", {row, f({2})});
   add("einsum", {t3, f({4, 2}, -1, 1, 8)}, attrs({{"equation", std::string("bij,jk->bki")}}));
   add("einsum", {f({3, 3})}, attrs({{"equation", std::string("ii->i")}}), "diagonal");
+  // linalg: two symmetric, diagonally dominant (so positive-definite) 3x3 matrices.
+  const Tensor spd = floats({2, 3, 3}, {4, 1, 0.5, 1, 3, -0.25, 0.5, -0.25, 2, 5, -1, 0, -1, 4, 1, 0, 1, 3});
+  for (const char* op : {"linalgInv", "linalgDet", "linalgSlogdet", "logdet", "linalgCholesky"}) add(op, {spd});
+  add("linalgCholesky", {spd}, attrs({{"upper", true}}), "upper");
+  add("linalgSolve", {spd, f({3, 2})});
+  add("linalgSolve", {spd, f({3})}, {}, "vector");
   add("flip", {t3}, attrs({{"dims", V{0, 2}}}));
   add("roll", {t3}, attrs({{"shifts", V{1, -1}}, {"dims", V{2, 0}}}));
   add("repeat", {x}, attrs({{"repeats", V{2, 1, 2}}}));
