@@ -12,6 +12,7 @@ import { celu, hardshrink, rrelu, softmax2d, softshrink, tanhshrink, threshold }
 import { affineGrid, gridSample } from './nn/grid_sample.js';
 import { multilabelMarginLoss, multiMarginLoss, softMarginLoss, tripletMarginWithDistanceLoss } from './nn/loss_more.js';
 import { fold, unfold } from './nn/unfold.js';
+import { embeddingBag } from './nn/embedding_bag.js';
 import { adaptiveMaxPool1d, adaptiveMaxPool2d, maxPoolWithIndices, maxUnpool1d, maxUnpool2d } from './nn/pool_indices.js';
 import {
   gaussianNllLoss,
@@ -745,6 +746,7 @@ export const F = {
   instanceNorm,
   pad: functionOps.pad,
   embedding,
+  embeddingBag,
   oneHot,
   normalize,
   scaledDotProductAttention,

@@ -86,4 +86,17 @@ case("maxUnpool2d outputSize", lambda x, i: F.max_unpool2d(x, i.long(), 2, outpu
 pooled1, where1 = F.max_pool1d(pool_in[:, :, 2, :], 3, stride=2, return_indices=True)
 case("maxUnpool1d", lambda x, i: F.max_unpool1d(x, i.long(), 3, stride=2), [pooled1.detach(), where1.int()], grad=(0,))
 
+table = f(7, 3)
+bag_in = torch.tensor([1, 2, 4, 5, 4, 3, 2, 0, 6], dtype=torch.int32)
+bag_off = torch.tensor([0, 2, 2, 5], dtype=torch.int32)  # the second bag is empty
+case("embeddingBag mean", lambda w, i, o: F.embedding_bag(i.long(), w, o.long()), [table, bag_in, bag_off], grad=(0,))
+case("embeddingBag sum weights", lambda w, i, o, p: F.embedding_bag(i.long(), w, o.long(), mode="sum", per_sample_weights=p), [table, bag_in, bag_off, torch.rand(9)], grad=(0, 3))
+case("embeddingBag max padding", lambda w, i, o: F.embedding_bag(i.long(), w, o.long(), mode="max", padding_idx=4), [table, bag_in, bag_off], grad=(0,))
+case("embeddingBag mean padding last offset", lambda w, i, o: F.embedding_bag(i.long(), w, o.long(), padding_idx=2, include_last_offset=True),
+     [table, bag_in, torch.tensor([0, 3, 3, 9], dtype=torch.int32)], grad=(0,))  # (a last offset short of the input crashes PyTorch 1.13)
+rows_in = torch.tensor([[1, 2, 4], [5, 5, 0], [6, 3, 3]], dtype=torch.int32)
+case("embeddingBag 2d sum", lambda w, i: F.embedding_bag(i.long(), w, mode="sum"), [table, rows_in], grad=(0,))
+case("embeddingBag 2d max padding", lambda w, i: F.embedding_bag(i.long(), w, mode="max", padding_idx=5), [table, rows_in], grad=(0,))
+case("embeddingBag 2d mean padding", lambda w, i: F.embedding_bag(i.long(), w, padding_idx=3), [table, rows_in], grad=(0,))
+
 write("gen_nn_more.py", "nn_more_ref.json", {"cases": CASES})

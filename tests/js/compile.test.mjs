@@ -306,6 +306,7 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['Dropout', () => new nn.Dropout(0.3), x2],
     ['Dropout2d', () => new nn.Dropout2d(0.3), img],
     ['Embedding', () => new nn.Embedding(10, 4), () => sg.tensor([[1, 2, 9], [0, 2, 2]], { dtype: 'int32' })],
+    ['EmbeddingBag', () => new nn.EmbeddingBag(10, 4, { mode: 'max' }), () => sg.tensor([[1, 2, 9], [0, 2, 2]], { dtype: 'int32' })],
     ['Flatten', () => new nn.Flatten(), img],
     ['Identity', () => new nn.Identity(), x2],
     ['ReLU', () => new nn.ReLU(), x2],

@@ -8,6 +8,7 @@ import { Fold, Unfold } from './unfold.js';
 import { AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d } from './pool_indices.js';
 import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
+import { EmbeddingBag } from './embedding_bag.js';
 import { init } from './init.js';
 import { Upsample, UpsamplingBilinear2d, UpsamplingNearest2d } from './interpolate.js';
 import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
@@ -62,6 +63,7 @@ export const nn = {
   Dropout,
   Dropout2d,
   Embedding,
+  EmbeddingBag,
   Upsample,
   UpsamplingNearest2d,
   UpsamplingBilinear2d,
