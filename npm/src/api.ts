@@ -28,6 +28,7 @@ import { composeFunctionOps, composeOps } from './ops_compose.js';
 import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
 import { F } from './functional.js';
 import { linalg, linalgFunctions } from './linalg.js';
+import { dataDependentOps } from './ops_data_dependent.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
@@ -166,6 +167,7 @@ export function createApi() {
     ...composeMoreOps,
     ...composeMoreFunctionOps,
     ...linalgFunctions,
+    ...dataDependentOps,
     // memory
     tidy,
     keep,

@@ -86,7 +86,22 @@ const CALLS = {
   cartesianProd: (a, b, c) => sg.cartesianProd(a, b, c),
   triuIndices: () => sg.triuIndices(3, 4, 1),
   trilIndices: () => sg.trilIndices(4, 3, -1),
+  nonzero: (x) => sg.nonzero(x),
+  'nonzero asTuple': (x) => x.nonzero({ asTuple: true }),
+  argwhere: (x) => sg.argwhere(x),
+  maskedSelect: (x, m) => x.maskedSelect(m),
+  unique: (x) => sg.unique(x),
+  'unique inverse counts': (x) => sg.unique(x, { returnInverse: true, returnCounts: true }),
+  'unique int32 counts': (x) => x.unique({ returnCounts: true }),
+  uniqueConsecutive: (x) => sg.uniqueConsecutive(x, { returnInverse: true, returnCounts: true }),
+  bincount: (x) => sg.bincount(x),
+  'bincount weights minlength': (x, w) => x.bincount({ weights: w, minlength: 10 }),
+  histc: (x) => sg.histc(x, { bins: 7 }),
+  'histc range': (x) => x.histc({ bins: 5, min: -1, max: 2.5 }),
+  'histc constant': (x) => sg.histc(x, { bins: 4 }),
 };
+// Shapes from values: read synchronously, so CPU only (on a GPU each is an Error saying so).
+const DATA_DEPENDENT = /^(nonzero|argwhere|maskedSelect|unique|uniqueConsecutive|bincount|histc)\b/;
 
 // 'cdist mm' sums |a|² + |b|² − 2a·b in another order than PyTorch's BLAS: a few float32 ulps of
 // the squared norms (up to ~30 here), relative to distances of about 3.
@@ -99,8 +114,9 @@ test('every composite op equals PyTorch 1.13: values, special values and gradien
 // Compositions run wherever their ops do: the same cases on every backend (WebGPU with
 // SG_TEST_WEBGPU=1), read with await data().
 forEachBackend('composite ops equal PyTorch on the backend', async (backend) => {
-  await checkRefCasesAsync(REF, CALLS, (id) => TOLERANCE[id]);
+  await checkRefCasesAsync(REF, CALLS, (id) => TOLERANCE[id], (id) => backend === 'webgpu' && DATA_DEPENDENT.test(id));
   if (backend !== 'webgpu') return;
+  sg.tidy(() => throwsWith(() => sg.unique(sg.tensor([1, 2])), "unique: the result's shape depends on the values", "this tensor is on 'webgpu'", 'move it first'));
   // allclose answers synchronously: on a GPU that is an Error that says what to do instead.
   const a = sg.tensor([1, 2]);
   throwsWith(() => sg.allclose(a, a), "allclose: returns a boolean, read synchronously, and these tensors are on 'webgpu'", 'await sg.isclose(a, b)');
@@ -146,6 +162,19 @@ test('allclose, a JavaScript boolean, and the index builders on edge sizes', () 
   sg.dispose([a, b]);
 });
 
+test('unique: each NaN is its own value, after the numbers', () => {
+  const [values, inverse, counts] = sg.unique(sg.tensor([NaN, 2, NaN, 1, 2]), { returnInverse: true, returnCounts: true });
+  assert.deepEqual(Array.from(values.dataSync()), [1, 2, NaN, NaN]);
+  assert.deepEqual(Array.from(inverse.dataSync()), [2, 1, 3, 0, 1]);
+  assert.deepEqual(Array.from(counts.dataSync()), [1, 2, 1, 1]);
+  sg.dispose([values, inverse, counts]);
+  // Inside sg.compile the read is the tracer's Error, which says what to do.
+  const traced = sg.compile((x) => sg.unique(x));
+  throwsWith(() => sg.tidy(() => traced(sg.tensor([1, 2, 2]))), 'cannot read tensor values while sg.compile traces', 'sg.jsCall');
+  // histc skips NaN (PyTorch 1.13 counts it in the first bin, against its own comment).
+  assert.deepEqual(sg.tidy(() => Array.from(sg.histc(sg.tensor([NaN, -0.5, 2]), { bins: 5, min: -1, max: 2.5 }).dataSync())), [1, 0, 0, 0, 1]);
+});
+
 test('composite ops: bad arguments are Errors naming them; nothing leaks', () => {
   const x = sg.randn([2, 3]);
   const live = sg.memory().tensors;
@@ -173,6 +202,12 @@ test('composite ops: bad arguments are Errors naming them; nothing leaks', () =>
   throwsWith(() => sg.tidy(() => sg.combinations(x)), 'combinations', "'input' to be 1-D");
   throwsWith(() => sg.tidy(() => sg.triuIndices(-1, 2)), 'triuIndices', "'row'", '-1');
   throwsWith(() => sg.tidy(() => sg.cartesianProd()), 'cartesianProd: expected at least one tensor');
+  throwsWith(() => sg.tidy(() => sg.maskedSelect(x, x)), "maskedSelect: expected 'mask' to be a bool Tensor, got float32");
+  throwsWith(() => sg.tidy(() => sg.maskedSelect(x, sg.tensor([true, false]))), 'maskedSelect: shapes [2, 3] and [2] do not broadcast');
+  throwsWith(() => sg.tidy(() => sg.bincount(sg.tensor([1, -1], { dtype: 'int32' }))), 'bincount: expected non-negative values, got -1');
+  throwsWith(() => sg.tidy(() => sg.bincount(x)), 'bincount: expected a 1-D int32 input, got float32 of shape [2, 3]');
+  throwsWith(() => sg.tidy(() => sg.histc(sg.tensor([1, NaN]))), 'histc: range of [NaN, NaN] is not finite');
+  throwsWith(() => sg.tidy(() => sg.unique(x, { dim: 0 })), "unique: unknown option 'dim'");
   assert.equal(sg.memory().tensors, live);
   x.dispose();
 });
