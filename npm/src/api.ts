@@ -29,6 +29,8 @@ import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
 import { F } from './functional.js';
 import { linalg, linalgFunctions } from './linalg.js';
 import { dataDependentOps } from './ops_data_dependent.js';
+import { stackSplitFunctionOps, stackSplitOps } from './ops_stack_split.js';
+import { statsCreationOps, statsOps } from './ops_stats.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
@@ -168,6 +170,10 @@ export function createApi() {
     ...composeMoreFunctionOps,
     ...linalgFunctions,
     ...dataDependentOps,
+    ...stackSplitOps,
+    ...stackSplitFunctionOps,
+    ...statsOps,
+    ...statsCreationOps,
     // memory
     tidy,
     keep,

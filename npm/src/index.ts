@@ -131,6 +131,8 @@ export type {
   ComposeMoreOpFunctions, ComposeMoreOpMethods, IscloseOptions, DiffOptions, CdistOptions, BucketizeOptions, SearchsortedOptions,
   AminmaxOptions, CombinationsOptions, TensordotDims,
 } from './ops_compose_more.js';
+export type { StackSplitOpFunctions, StackSplitFunctionOps } from './ops_stack_split.js';
+export type { StatsOpFunctions } from './ops_stats.js';
 export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOptions, HistcOptions } from './ops_data_dependent.js';
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';

@@ -10,18 +10,10 @@ The case format is gen_ops_compose.py's (ref_json.grad_case).
 import torch
 import torch.nn.functional as F
 
-from ref_json import grad_case, write
+from ref_json import Cases, i32, inf, nan, randn as f, write
 
-torch.manual_seed(20261127)
-CASES = []
-inf, nan = float("inf"), float("nan")
-
-
-def case(cid, fn, inputs, grad=()):
-    CASES.append(grad_case(cid, fn, inputs, grad))
-
-
-f = lambda *shape: torch.randn(*shape)
+CASES = Cases(20261127)
+case = CASES.case
 band = torch.tensor([-2.0, -1.2, -0.5, -0.3, 0.0, 0.3, 0.5, 0.7, 1.2, 3.0])
 special = torch.tensor([nan, inf, -inf, 0.0, -0.0])
 

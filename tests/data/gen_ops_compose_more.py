@@ -10,19 +10,10 @@ and torch.autograd.grad of sum(out_k * upstream_k). PyTorch's int64 results are 
 """
 import torch
 
-from ref_json import grad_case, write
+from ref_json import Cases, i32, inf, nan, randn as f, write
 
-torch.manual_seed(20261126)
-CASES = []
-inf, nan = float("inf"), float("nan")
-
-
-def case(cid, fn, inputs, grad=()):
-    CASES.append(grad_case(cid, fn, inputs, grad))
-
-
-f = lambda *shape: torch.randn(*shape)
-i32 = lambda *v: torch.tensor(v, dtype=torch.int32)
+CASES = Cases(20261126)
+case = CASES.case
 
 case("addcmul", torch.addcmul, [f(2, 3), f(3), f(2, 1)], grad=(0, 1, 2))
 case("addcmul value", lambda a, b, c: torch.addcmul(a, b, c, value=-0.5), [f(4), f(4), f(4)], grad=(0, 1, 2))

@@ -1,5 +1,6 @@
 """Shared by the generators gen_rnn.py, gen_optim_more.py, gen_lbfgs.py, gen_schedulers_more.py,
-gen_losses_more.py, gen_interpolate.py, gen_transformer.py, gen_round_decimals.py, gen_ops_compose.py and gen_modulo.py: how a tensor, a whole
+gen_losses_more.py, gen_interpolate.py, gen_transformer.py, gen_round_decimals.py, gen_ops_compose.py, gen_modulo.py,
+gen_linalg.py, gen_ops_compose_more.py, gen_nn_more.py and gen_ops_stack_stats.py: how a tensor, a whole
 reference file and an op's case are written (each generator imports it from its own folder)."""
 import json
 import math
@@ -67,3 +68,25 @@ def grad_case(cid, fn, inputs, grad=()):
         entry["upstream"] = [typed(u) for u in ups]
         entry["grads"] = [typed(g) for g in gs]
     return entry
+
+
+inf, nan = float("inf"), float("nan")
+
+
+def randn(*shape):
+    return torch.randn(*shape)
+
+
+def i32(*values):
+    return torch.tensor(values, dtype=torch.int32)
+
+
+class Cases(list):
+    """A generator's cases, seeded: `case(id, fn, inputs, grad)` appends grad_case's entry."""
+
+    def __init__(self, seed):
+        super().__init__()
+        torch.manual_seed(seed)
+
+    def case(self, cid, fn, inputs, grad=()):
+        self.append(grad_case(cid, fn, inputs, grad))
