@@ -31,6 +31,7 @@ import { linalg, linalgFunctions } from './linalg.js';
 import { dataDependentOps } from './ops_data_dependent.js';
 import { stackSplitFunctionOps, stackSplitOps } from './ops_stack_split.js';
 import { statsCreationOps, statsOps } from './ops_stats.js';
+import { distributions } from './distributions.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
@@ -202,6 +203,8 @@ export function createApi() {
     F,
     // torch.linalg's basics (inv, det, slogdet, solve, cholesky)
     linalg,
+    // torch.distributions' Normal, Uniform, Bernoulli, Categorical and klDivergence
+    distributions,
     // ready models with PyTorch's parameter names (nanoGPT, Hugging Face BERT)
     models,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)

@@ -133,6 +133,7 @@ export type {
 } from './ops_compose_more.js';
 export type { StackSplitOpFunctions, StackSplitFunctionOps } from './ops_stack_split.js';
 export type { StatsOpFunctions } from './ops_stats.js';
+export type { Distribution, Normal, Uniform, Bernoulli, Categorical } from './distributions.js';
 export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOptions, HistcOptions } from './ops_data_dependent.js';
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
