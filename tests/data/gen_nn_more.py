@@ -91,4 +91,8 @@ case("embeddingBag 2d sum", lambda w, i: F.embedding_bag(i.long(), w, mode="sum"
 case("embeddingBag 2d max padding", lambda w, i: F.embedding_bag(i.long(), w, mode="max", padding_idx=5), [table, rows_in], grad=(0,))
 case("embeddingBag 2d mean padding", lambda w, i: F.embedding_bag(i.long(), w, padding_idx=3), [table, rows_in], grad=(0,))
 
+from torch.nn.utils.rnn import pad_sequence
+case("padSequence", lambda a, b, c: pad_sequence([a, b, c]), [f(3, 2), f(1, 2), f(4, 2)], grad=(0, 1, 2))
+case("padSequence batchFirst value", lambda a, b: pad_sequence([a, b], batch_first=True, padding_value=-1.5), [f(2), f(5)], grad=(0, 1))
+
 write("gen_nn_more.py", "nn_more_ref.json", {"cases": CASES})

@@ -64,6 +64,8 @@ const CALLS = {
   'embeddingBag 2d sum': (w, i) => F().embeddingBag(i, w, { mode: 'sum' }),
   'embeddingBag 2d max padding': (w, i) => F().embeddingBag(i, w, { mode: 'max', paddingIdx: 5 }),
   'embeddingBag 2d mean padding': (w, i) => F().embeddingBag(i, w, { paddingIdx: 3 }),
+  padSequence: (a, b, c) => sg.nn.utils.rnn.padSequence([a, b, c]),
+  'padSequence batchFirst value': (a, b) => sg.nn.utils.rnn.padSequence([a, b], { batchFirst: true, paddingValue: -1.5 }),
 };
 for (const mode of ['bilinear', 'nearest']) {
   for (const pad of ['zeros', 'border', 'reflection']) {
@@ -146,6 +148,18 @@ test('fold(unfold(x)) counts each pixel once per block holding it; modules equal
   assert.deepEqual(ct.weight.shape, [2, 2, 3]);
   assert.deepEqual(sg.tidy(() => ct(sg.zeros([1, 2, 5])).shape), [1, 4, 11]);
   sg.dispose([x, t, ...ct.parameters()]);
+});
+
+test('unpadSequence cuts a padded batch back into its sequences', () => {
+  sg.tidy(() => {
+    const seqs = [sg.randn([3, 2]), sg.randn([1, 2]), sg.randn([4, 2])];
+    for (const batchFirst of [false, true]) {
+      const back = sg.nn.utils.rnn.unpadSequence(sg.nn.utils.rnn.padSequence(seqs, { batchFirst }), [3, 1, 4], { batchFirst });
+      back.forEach((t, i) => assert.deepEqual(Array.from(t.dataSync()), Array.from(seqs[i].dataSync())));
+    }
+    throwsWith(() => sg.nn.utils.rnn.padSequence([sg.zeros([2, 3]), sg.zeros([2, 2])]), 'padSequence: expected every sequence to have the trailing dims [3]');
+    throwsWith(() => sg.nn.utils.rnn.unpadSequence(sg.zeros([4, 2]), [5, 1]), 'unpadSequence: expected 2 lengths, each an integer in [0, 4]');
+  });
 });
 
 test('bad arguments are Errors naming them; nothing leaks', () => {

@@ -10,6 +10,7 @@ import { Tensor } from '../tensor.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
 import { noGrad } from '../autograd.js';
 import { recordHostStep } from '../compile_state.js';
+import { rnnUtils } from './utils_rnn.js';
 
 // The clipping functions of bindings/io_optim.cpp.
 interface ClipBindings {
@@ -157,4 +158,4 @@ export function vectorToParameters(vec: Tensor, parameters: Iterable<Tensor>): v
 }
 
 /** sg.nn.utils */
-export const utils = { clipGradNorm_, clipGradValue_, parametersToVector, vectorToParameters };
+export const utils = { clipGradNorm_, clipGradValue_, parametersToVector, vectorToParameters, rnn: rnnUtils };
