@@ -28,6 +28,7 @@ import { composeFunctionOps, composeOps } from './ops_compose.js';
 import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
 import { F } from './functional.js';
 import { linalg, linalgFunctions } from './linalg.js';
+import { special, specialFunctions } from './special.js';
 import { dataDependentOps } from './ops_data_dependent.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
@@ -167,6 +168,7 @@ export function createApi() {
     ...composeMoreOps,
     ...composeMoreFunctionOps,
     ...linalgFunctions,
+    ...specialFunctions,
     ...dataDependentOps,
     // memory
     tidy,
@@ -196,6 +198,8 @@ export function createApi() {
     F,
     // torch.linalg's basics (inv, det, slogdet, solve, cholesky)
     linalg,
+    // torch.special's names (erfinv, gammaln, digamma/psi, polygamma, i0, expit, ndtr, entr, ...)
+    special,
     // ready models with PyTorch's parameter names (nanoGPT, Hugging Face BERT)
     models,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
