@@ -328,6 +328,10 @@ void Backend::cholesky_f32(const float*, int64_t, int64_t, bool, float*, const s
   linalg_on_cpu_only();
 }
 
+void Backend::special_f32(sg::Special, int, const float*, float*, int64_t) const {
+  sg::fail("webgpu: internal error: the special functions have no WGSL kernel and must run on the CPU");
+}
+
 void Backend::index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,
                            const int32_t* idx, int64_t n, void* out) const {
   call("index_select", args().num(double(elem_bytes)).buf(x).num(outer).num(size).num(inner).buf(idx).num(n).buf(out));

@@ -130,6 +130,8 @@ class Backend final : public sg::Backend {
   void cofactor_f32(const float* a, int64_t batch, int64_t n, float* out) const override;
   void cholesky_f32(const float* a, int64_t batch, int64_t n, bool upper, float* out, const std::string& op,
                     bool batched) const override;
+  // No WGSL kernels for the special functions either (erfinv, lgamma, ...): they run on the CPU.
+  void special_f32(sg::Special fn, int n, const float* x, float* y, int64_t count) const override;
   void index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size, int64_t inner,
                     const int32_t* idx, int64_t n, void* out) const override;
   void index_add_f32(const float* g, int64_t outer, int64_t n, int64_t inner, const int32_t* idx, int64_t size,

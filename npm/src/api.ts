@@ -28,6 +28,7 @@ import { composeFunctionOps, composeOps } from './ops_compose.js';
 import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
 import { F } from './functional.js';
 import { linalg, linalgFunctions } from './linalg.js';
+import { special, specialFunctions } from './special.js';
 import { dataDependentOps } from './ops_data_dependent.js';
 import { stackSplitFunctionOps, stackSplitOps } from './ops_stack_split.js';
 import { statsCreationOps, statsOps } from './ops_stats.js';
@@ -170,6 +171,7 @@ export function createApi() {
     ...composeMoreOps,
     ...composeMoreFunctionOps,
     ...linalgFunctions,
+    ...specialFunctions,
     ...dataDependentOps,
     ...stackSplitOps,
     ...stackSplitFunctionOps,
@@ -205,6 +207,8 @@ export function createApi() {
     linalg,
     // torch.distributions' Normal, Uniform, Bernoulli, Categorical and klDivergence
     distributions,
+    // torch.special's names (erfinv, gammaln, digamma/psi, polygamma, i0, expit, ndtr, entr, ...)
+    special,
     // ready models with PyTorch's parameter names (nanoGPT, Hugging Face BERT)
     models,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)

@@ -45,6 +45,10 @@ enum class MathFn : uint8_t { Floor, Ceil, Round, Trunc, Tan, Atan, Asin, Acos, 
 // differ), FloorDivide and TruncDivide round a / b down or toward zero (floats: PyTorch's
 // div_floor formula from fmod; integers: exact).
 enum class Modulo : uint8_t { Fmod, Remainder, FloorDivide, TruncDivide };
+// Special functions (ops/special.cpp), as PyTorch 1.13's CPU kernels (ATen's Math.h): erfinv,
+// erfc, lgamma, digamma, polygamma of order n (n ≥ 0), the modified Bessel functions i0 and i1
+// (i1 only for i0's gradient).
+enum class Special : uint8_t { Erfinv, Erfc, Lgamma, Digamma, Polygamma, I0, I1 };
 // Cumulative scans along a dim (cumsum, cumprod).
 enum class Scan : uint8_t { Sum, Prod };
 
@@ -172,6 +176,10 @@ class DataKernels {
   // positive-definite is an Error.
   virtual void cholesky_f32(const float* a, int64_t batch, int64_t n, bool upper, float* out,
                             const std::string& op, bool batched) const;
+
+  // y = fn(x) elementwise, evaluated in double and rounded once to float32; n is polygamma's
+  // order (ignored by the others). (kernels/reference/data_special.cpp)
+  virtual void special_f32(Special fn, int n, const float* x, float* y, int64_t count) const;
 
   // ---- scans, sorting (kernels/reference/data_scan.cpp, data_sort.cpp) ----
   // x viewed as [outer, r, inner] (float32 or int32) → out of the same shape and dtype:

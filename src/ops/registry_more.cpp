@@ -9,6 +9,7 @@
 #include "ops/linalg.h"
 #include "ops/ops_more.h"
 #include "ops/registry.h"
+#include "ops/special.h"
 
 namespace sg {
 
@@ -175,6 +176,17 @@ void register_linalg(Table& t) {
   });
 }
 
+// PyTorch's special functions (ops/special.h); npm/src/special.ts also names them special.*.
+void register_special(Table& t) {
+  const std::pair<const char*, UnaryFn> unary[] = {
+      {"erfinv", &erfinv}, {"erfc", &erfc}, {"lgamma", &lgamma}, {"digamma", &digamma}, {"i0", &i0}};
+  for (const auto& [name, f] : unary)
+    one(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
+  one(t, "polygamma", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return polygamma(a.integer(op, "n"), in[0]);
+  });
+}
+
 }  // namespace
 
 void register_more_ops(std::map<std::string, OpInfo>& table) {
@@ -183,6 +195,7 @@ void register_more_ops(std::map<std::string, OpInfo>& table) {
   register_rearranging(table);
   register_sampling(table);
   register_linalg(table);
+  register_special(table);
 }
 
 }  // namespace sg

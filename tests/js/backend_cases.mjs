@@ -124,6 +124,10 @@ add('floorDivide', 'floorDivide', [fb([2, 3], -5, 5, 8), fb([3], 0.5, 2, 9)], (s
 add('floorDivide int32', 'floorDivide', [xi, rowi], (sg, a, c) => a.floorDivide(c));
 add('div floor', 'divRounded', [s, row], (sg, a, c) => sg.div(a.mul(5), c, { roundingMode: 'floor' }));
 add('div trunc int32', 'divRounded', [xi, rowi], (sg, a, c) => sg.div(a, c, { roundingMode: 'trunc' }));
+// special.ts: erfinv on s in (−1, 1); lgamma, digamma, polygamma on positive values (off the poles).
+for (const op of ['erfinv', 'erfc', 'i0']) add(op, op, [s], (sg, a) => a[op]());
+for (const op of ['lgamma', 'digamma']) add(op, op, [f([2, 3], 0.5, 4, 12)], (sg, a) => sg[op](a));
+add('polygamma', 'polygamma', [f([2, 3], 0.5, 4, 12)], (sg, a) => sg.polygamma(2, a));
 add('hardtanh', 'hardtanh', [s], (sg, a) => sg.F.hardtanh(a, { minVal: -0.5, maxVal: 0.5 }));
 for (const op of ['logicalAnd', 'logicalOr', 'logicalXor']) add(op, op, [s, mask], (sg, a, m) => a[op](m));
 add('any', 'any', [s], (sg, a) => a.any(1));

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { gradcheck, readJson } from './gradcheck_helpers.mjs';
-import { checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
+import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 import { forEachBackend } from './backends.mjs';
 
 const REF = readJson('ops_compose_more_ref.json');
@@ -215,10 +215,6 @@ test('composite ops: bad arguments are Errors naming them; nothing leaks', () =>
 test('composite ops inside sg.compile equal the eager ones', () => {
   const a = sg.randn([4, 3]), b = sg.randn([5, 3]);
   const fn = (p, q) => sg.cdist(p, q).diagonal().nansum().add(sg.addcmul(p, p, p).kron(q.diff()).sum()).add(sg.inner(p, q).rot90().sum());
-  const compiled = sg.compile(fn);
-  const eager = sg.tidy(() => Array.from(fn(a, b).dataSync()));
-  compiled(a, b);
-  assert.deepEqual(sg.tidy(() => Array.from(compiled(a, b).dataSync())), eager);
-  compiled.clear();
+  assertCompiledEqualsEager(fn, [a, b]);
   sg.dispose([a, b]);
 });

@@ -84,3 +84,15 @@ export async function checkRefCasesAsync(REF, CALLS, tolerance = () => undefined
   }
   assert.equal(sg.memory().tensors, live, 'no tensor left behind');
 }
+
+/**
+ * sg.compile(fn) gives fn's eager values on `inputs` (the first call traces, the second runs the
+ * compiled graph); the inputs stay the caller's.
+ */
+export function assertCompiledEqualsEager(fn, inputs) {
+  const compiled = sg.compile(fn);
+  const eager = sg.tidy(() => Array.from(fn(...inputs).dataSync()));
+  compiled(...inputs);
+  assert.deepEqual(sg.tidy(() => Array.from(compiled(...inputs).dataSync())), eager);
+  compiled.clear();
+}

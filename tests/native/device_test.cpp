@@ -219,6 +219,10 @@ std::vector<Case> all_cases() {
   add("floorDivide", {xi, rowi}, {}, "int32");  // (float32 too, but it has no gradient to compare)
   add("divRounded", {s, row}, attrs({{"roundingMode", std::string("floor")}}), "floor");
   add("divRounded", {xi, rowi}, attrs({{"roundingMode", std::string("trunc")}}), "int32 trunc");
+  // special.h: x in [0.5, 2] keeps lgamma/digamma/polygamma off their poles, s in (−1, 1) erfinv finite.
+  for (const char* op : {"erfinv", "erfc", "i0"}) add(op, {s});
+  for (const char* op : {"lgamma", "digamma"}) add(op, {x});
+  add("polygamma", {x}, attrs({{"n", 2.0}}));
   add("hardtanh", {s}, attrs({{"minVal", -0.5}, {"maxVal", 0.5}}));
   for (const char* op : {"logicalAnd", "logicalOr", "logicalXor"}) add(op, {s, mask});
   add("any", {s}, attrs({{"dim", V{1}}}));

@@ -10,6 +10,9 @@ const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
   // torch.linalg: LU and Cholesky in double (kernels/reference/data_linalg.cpp); WGSL has no f64.
   ...['linalgInv', 'linalgDet', 'linalgSlogdet', 'logdet', 'linalgSolve', 'linalgCholesky'].map(
     (op) => [op, 'no WGSL kernel for the DataKernels linear algebra (LU, Cholesky in double) yet'] as [string, string]),
+  // The special functions (DataKernels::special_f32): series and recurrences in double; WGSL has no f64.
+  ...['erfinv', 'erfc', 'lgamma', 'digamma', 'polygamma', 'i0'].map(
+    (op) => [op, 'no WGSL kernel for DataKernels::special_f32 (evaluated in double) yet'] as [string, string]),
 ]);
 
 export function isSupported(op: string): boolean {
