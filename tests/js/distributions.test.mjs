@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
 import { readJson } from './gradcheck_helpers.mjs';
-import { checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
+import { assertCompiledStepEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
 const REF = readJson('distributions_ref.json');
 const D = () => sg.distributions;
@@ -107,16 +107,6 @@ test('a REINFORCE-style step inside sg.compile equals the eager one', () => {
     loss.backward();
     return loss;
   };
-  const run = (f) => sg.tidy(() => {
-    const l = f();
-    const out = [Array.from(l.dataSync()), Array.from(logits.grad.dataSync())];
-    logits.grad = null;
-    return out;
-  });
-  const eager = run(step);
-  const compiled = sg.compile(step);
-  run(compiled);
-  assert.deepEqual(run(compiled), eager);
-  compiled.clear();
+  assertCompiledStepEqualsEager(step, logits);
   sg.dispose([logits, actions, reward]);
 });

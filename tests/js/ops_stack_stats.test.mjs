@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
 import { gradcheck, readJson } from './gradcheck_helpers.mjs';
-import { checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
+import { assertCompiledStepEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
 const REF = readJson('ops_stack_stats_ref.json');
 const vi = (r) => [r.values, r.indices];
@@ -142,17 +142,11 @@ test('inside sg.compile: the functions equal their eager values and gradients', 
   const x = sg.randn([4, 5], { requiresGrad: true });
   const fn = (t) => sg.logcumsumexp(t, 1).add(sg.cummax(t, 0).values).sum().add(sg.cov(t).sum()).add(sg.vstack([t, sg.fliplr(t)]).nanquantile(0.3))
     .add(sg.indexAdd(t, 1, sg.tensor([0, 4], { dtype: 'int32' }), t.narrow(1, 0, 2)).sum());
-  const run = (f) => sg.tidy(() => {
-    const l = f(x);
+  const step = () => {
+    const l = fn(x);
     l.backward();
-    const out = [Array.from(l.dataSync()), Array.from(x.grad.dataSync())];
-    x.grad = null;
-    return out;
-  });
-  const eager = run(fn);
-  const compiled = sg.compile(fn);
-  run(compiled);
-  assert.deepEqual(run(compiled), eager);
-  compiled.clear();
+    return l;
+  };
+  assertCompiledStepEqualsEager(step, x);
   x.dispose();
 });

@@ -96,3 +96,21 @@ export function assertCompiledEqualsEager(fn, inputs) {
   assert.deepEqual(sg.tidy(() => Array.from(compiled(...inputs).dataSync())), eager);
   compiled.clear();
 }
+
+/**
+ * A step that calls backward (a training step's loss): compiled, its value and the gradient it
+ * leaves in `leaf` equal the eager step's (the second compiled call, after the tracing one).
+ */
+export function assertCompiledStepEqualsEager(step, leaf) {
+  const run = (f) => sg.tidy(() => {
+    const l = f();
+    const out = [Array.from(l.dataSync()), Array.from(leaf.grad.dataSync())];
+    leaf.grad = null;
+    return out;
+  });
+  const eager = run(step);
+  const compiled = sg.compile(step);
+  run(compiled);
+  assert.deepEqual(run(compiled), eager);
+  compiled.clear();
+}
