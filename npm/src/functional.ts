@@ -13,6 +13,7 @@ import { affineGrid, gridSample } from './nn/grid_sample.js';
 import { multilabelMarginLoss, multiMarginLoss, softMarginLoss, tripletMarginWithDistanceLoss } from './nn/loss_more.js';
 import { fold, unfold } from './nn/unfold.js';
 import { embeddingBag } from './nn/embedding_bag.js';
+import { ctcLoss } from './nn/ctc_loss.js';
 import { adaptiveMaxPool1d, adaptiveMaxPool2d, maxPoolWithIndices, maxUnpool1d, maxUnpool2d } from './nn/pool_indices.js';
 import {
   gaussianNllLoss,
@@ -778,6 +779,7 @@ export const F = {
   multiMarginLoss,
   multilabelMarginLoss,
   tripletMarginWithDistanceLoss,
+  ctcLoss,
 };
 
 export type Functional = typeof F;

@@ -95,4 +95,22 @@ from torch.nn.utils.rnn import pad_sequence
 case("padSequence", lambda a, b, c: pad_sequence([a, b, c]), [f(3, 2), f(1, 2), f(4, 2)], grad=(0, 1, 2))
 case("padSequence batchFirst value", lambda a, b: pad_sequence([a, b], batch_first=True, padding_value=-1.5), [f(2), f(5)], grad=(0, 1))
 
+# CTC: the inputs are logits and the loss takes their log_softmax, as in training. (PyTorch's
+# ctc_loss backward returns exp(log_probs) − posterior for log_probs, the gradient through a
+# log_softmax it assumes, not the partial derivative; through the log_softmax both give the
+# same gradient of the logits, which is what these cases compare.) Padded and concatenated
+# targets, repeats (which need a blank between them), an empty target, and a target too long
+# for its frames (an infinite loss).
+ctc_x = f(7, 3, 5)
+ctc_targets = torch.tensor([[1, 2, 2, 0], [3, 3, 4, 1], [2, 0, 0, 0]], dtype=torch.int32)
+ctc_in, ctc_tg = i32(7, 6, 7), i32(3, 4, 0)
+ls = lambda x: x.log_softmax(-1)
+case("ctcLoss", lambda x, y: F.ctc_loss(ls(x), y.long(), ctc_in.long(), ctc_tg.long()), [ctc_x, ctc_targets], grad=(0,))
+case("ctcLoss sum blank", lambda x, y: F.ctc_loss(ls(x), y.long(), ctc_in.long(), ctc_tg.long(), blank=4, reduction="sum"),
+     [ctc_x, torch.tensor([[1, 2, 2, 0], [3, 3, 0, 1], [2, 0, 0, 0]], dtype=torch.int32)], grad=(0,))
+case("ctcLoss concatenated none", lambda x, y: F.ctc_loss(ls(x), y.long(), ctc_in.long(), ctc_tg.long(), reduction="none"), [ctc_x, i32(1, 2, 2, 3, 3, 4, 1)], grad=(0,))
+case("ctcLoss infinite", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(2, 7).long(), i32(3, 2).long(), reduction="none"), [f(7, 2, 4), i32(1, 1, 1, 2, 1, 1, 1, 2).reshape(2, 4)])
+case("ctcLoss zeroInfinity", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(2, 7).long(), i32(3, 2).long(), zero_infinity=True), [f(7, 2, 4), i32(1, 2, 1, 2, 3, 3, 0, 0).reshape(2, 4)], grad=(0,))
+case("ctcLoss unbatched", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(6).long(), i32(2).long()), [f(6, 4), i32(3, 1)], grad=(0,))
+
 write("gen_nn_more.py", "nn_more_ref.json", {"cases": CASES})

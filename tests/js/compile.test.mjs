@@ -430,6 +430,7 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['multiMarginLoss', (x, t) => F.multiMarginLoss(x, t, { p: 2, weight: sg.tensor([0.5, 1, 2, 1, 0.7]) }), () => [sg.randn([4, 5]), cls()]],
     ['multilabelMarginLoss', (x, t) => F.multilabelMarginLoss(x, t), () => [sg.randn([4, 5]), sg.tensor([[0, 3, -1, 0, 0], [4, -1, 1, 1, 1], [1, 2, 3, 4, 0], [-1, 0, 0, 0, 0]], { dtype: 'int32' })]],
     ['tripletMarginWithDistanceLoss', (x, t) => F.tripletMarginWithDistanceLoss(x, t, t.flip(0), { swap: true }), () => [sg.randn([4, 5]), sg.randn([4, 5])]],
+    ['ctcLoss', (x, t) => F.ctcLoss(x.reshape([4, 1, 5]).logSoftmax(-1), t, [4], [2]), () => [sg.randn([4, 5]), sg.tensor([[1, 3]], { dtype: 'int32' })]],
   ];
   // The loss modules, as modules.
   const lossModules = [
@@ -453,6 +454,7 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['MultiMarginLoss', () => new nn.MultiMarginLoss({ margin: 0.5 }), cls],
     ['MultiLabelMarginLoss', () => new nn.MultiLabelMarginLoss(), () => sg.tensor([[1, -1, 0, 0, 0], [2, 3, -1, 0, 0], [0, 1, 2, 3, 4], [4, -1, 0, 0, 0]], { dtype: 'int32' })],
     ['TripletMarginWithDistanceLoss', () => new nn.TripletMarginWithDistanceLoss({ margin: 2 }), null, null, (m, x, t) => m(x, t, t.flip(0))],
+    ['CTCLoss', () => new nn.CTCLoss({ reduction: 'sum' }), () => sg.tensor([[2, 2, 3]], { dtype: 'int32' }), null, (m, x, t) => m(x.reshape([5, 1, 4]).logSoftmax(-1), t, [5], [3])],
   ];
   for (const [name, make, target, pre, call] of lossModules) {
     const m = make();

@@ -64,6 +64,12 @@ const CALLS = {
   'embeddingBag 2d sum': (w, i) => F().embeddingBag(i, w, { mode: 'sum' }),
   'embeddingBag 2d max padding': (w, i) => F().embeddingBag(i, w, { mode: 'max', paddingIdx: 5 }),
   'embeddingBag 2d mean padding': (w, i) => F().embeddingBag(i, w, { paddingIdx: 3 }),
+  ctcLoss: (x, y) => F().ctcLoss(x.logSoftmax(-1), y, [7, 6, 7], [3, 4, 0]),
+  'ctcLoss sum blank': (x, y) => new sg.nn.CTCLoss({ blank: 4, reduction: 'sum' })(x.logSoftmax(-1), y, sg.tensor([7, 6, 7], { dtype: 'int32', device: 'cpu' }), [3, 4, 0]),
+  'ctcLoss concatenated none': (x, y) => F().ctcLoss(x.logSoftmax(-1), y, [7, 6, 7], [3, 4, 0], { reduction: 'none' }),
+  'ctcLoss infinite': (x, y) => F().ctcLoss(x.logSoftmax(-1), y, [2, 7], [3, 2], { reduction: 'none' }),
+  'ctcLoss zeroInfinity': (x, y) => F().ctcLoss(x.logSoftmax(-1), y, [2, 7], [3, 2], { zeroInfinity: true }),
+  'ctcLoss unbatched': (x, y) => F().ctcLoss(x.logSoftmax(-1), y, 6, 2),
   padSequence: (a, b, c) => sg.nn.utils.rnn.padSequence([a, b, c]),
   'padSequence batchFirst value': (a, b) => sg.nn.utils.rnn.padSequence([a, b], { batchFirst: true, paddingValue: -1.5 }),
 };
@@ -85,11 +91,14 @@ test('every function equals PyTorch 1.13: values, special values and gradients',
 
 forEachBackend('the functions equal PyTorch on the backend', async (backend) => {
   // embeddingBag's max mode over offsets reads them synchronously: on a GPU, an Error instead.
-  const hostOnly = (id) => backend === 'webgpu' && id === 'embeddingBag max padding';
+  // So does ctcLoss with concatenated targets (it pads them on the CPU).
+  const hostOnly = (id) => backend === 'webgpu' && (id === 'embeddingBag max padding' || id === 'ctcLoss concatenated none');
   await checkRefCasesAsync(REF, CALLS, TOLERANCE, hostOnly);
   if (backend !== 'webgpu') return;
   sg.tidy(() => throwsWith(() => F().embeddingBag(sg.tensor([1, 2], { dtype: 'int32' }), sg.randn([3, 2]), { offsets: sg.tensor([0], { dtype: 'int32' }), mode: 'max' }),
     "embeddingBag: mode 'max' with offsets reads the offsets synchronously", 'pass a 2-D input'));
+  sg.tidy(() => throwsWith(() => F().ctcLoss(sg.zeros([3, 1, 3]), sg.tensor([1, 2], { dtype: 'int32' }), [3], [2]),
+    "ctcLoss: concatenated (1-D) targets are split on the CPU; on 'webgpu' give them padded"));
 });
 
 test('central-difference gradient checks', () => {
@@ -111,6 +120,8 @@ test('central-difference gradient checks', () => {
   gradcheck('gridSample reflection', (x, g) => F().gridSample(x, g, { paddingMode: 'reflection', alignCorners: true }), [v([1, 1, 3, 3], 14), v([1, 2, 2, 2], 15, -1.4, 1.4)], { rtol: 2e-2, atol: 2e-3 });
   gradcheck('adaptiveMaxPool2d', (x) => F().adaptiveMaxPool2d(x, [2, 3]), [v([1, 2, 5, 5], 18)]);
   gradcheck('maxUnpool2d', (x) => F().maxUnpool2d(x, sg.tensor([[[[0, 3], [9, 14]]]], { dtype: 'int32' }), 2), [v([1, 1, 2, 2], 19)]);
+  // The true partial derivative in the log-probabilities (PyTorch's adds exp(logProbs), which cancels through a log_softmax).
+  gradcheck('ctcLoss', (lp) => F().ctcLoss(lp, sg.tensor([[1, 1], [2, 0]], { dtype: 'int32' }), [4, 3], [2, 1]), [v([4, 2, 3], 20, -3, -0.1)]);
   gradcheck('convTranspose1d', (x, w) => F().convTranspose1d(x, w, null, { stride: 2 }), [v([1, 2, 3], 16), v([2, 1, 2], 17)]);
 });
 
@@ -187,6 +198,13 @@ test('bad arguments are Errors naming them; nothing leaks', () => {
   throwsWith(() => sg.tidy(() => F().adaptiveMaxPool1d(sg.zeros([2, 3, 4, 5]), 2)), 'adaptiveMaxPool1d: expected a 2-D or 3-D input');
   throwsWith(() => sg.tidy(() => F().maxUnpool2d(sg.zeros([1, 1, 2, 2]), sg.zeros([1, 1, 2, 2])), 2), 'maxUnpool2d', "'indices' to be an int32 Tensor");
   throwsWith(() => sg.tidy(() => F().maxUnpool2d(sg.zeros([1, 1, 2, 2]), sg.zeros([1, 1, 2, 1], { dtype: 'int32' }), 2)), 'maxUnpool2d: expected input and indices of one shape');
+  const lp = sg.zeros([5, 2, 3]);
+  throwsWith(() => sg.tidy(() => F().ctcLoss(lp, sg.zeros([2, 2], { dtype: 'int32' }), [5, 6], [1, 1])), 'ctcLoss: expected inputLengths[1] in [1, 5]', 'got 6');
+  throwsWith(() => sg.tidy(() => F().ctcLoss(lp, sg.zeros([2, 2], { dtype: 'int32' }), [5, 5], [1])), "ctcLoss: expected 'targetLengths' to be 2 non-negative integers");
+  throwsWith(() => sg.tidy(() => F().ctcLoss(lp, sg.zeros([2, 2], { dtype: 'int32' }), [5, 5], [3, 1])), 'ctcLoss: expected targets [N, S]', 'holding every target length');
+  throwsWith(() => sg.tidy(() => F().ctcLoss(lp, sg.zeros([3], { dtype: 'int32' }), [5, 5], [1, 1])), 'ctcLoss: expected concatenated targets of length 2');
+  throwsWith(() => sg.tidy(() => F().ctcLoss(lp, sg.zeros([2, 2], { dtype: 'int32' }), [5, 5], [1, 1], { blank: 3 })), 'ctcLoss: expected blank in [0, 3)');
+  lp.dispose();
   throwsWith(() => sg.tidy(() => F().convTranspose1d(sg.zeros([3]), sg.zeros([2, 1, 2]))), 'convTranspose1d: expected a 2-D or 3-D input', 'got shape [3]');
   throwsWith(() => sg.tidy(() => F().convTranspose1d(x, sg.zeros([2, 1, 2]), null, { stride: [1, 2] })), 'convTranspose1d', "'stride' to be one integer", '[1, 2]');
   assert.equal(sg.memory().tensors, live);

@@ -9,6 +9,7 @@ import { AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d } from '
 import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
 import { EmbeddingBag } from './embedding_bag.js';
+import { CTCLoss } from './ctc_loss.js';
 import { init } from './init.js';
 import { Upsample, UpsamplingBilinear2d, UpsamplingNearest2d } from './interpolate.js';
 import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
@@ -148,6 +149,7 @@ export const nn = {
   MultiMarginLoss: losses.MultiMarginLoss,
   MultiLabelMarginLoss: losses.MultiLabelMarginLoss,
   TripletMarginWithDistanceLoss: losses.TripletMarginWithDistanceLoss,
+  CTCLoss,
   PoissonNLLLoss: losses.PoissonNLLLoss,
   GaussianNLLLoss: losses.GaussianNLLLoss,
   // namespaces
