@@ -14,6 +14,7 @@ import { multilabelMarginLoss, multiMarginLoss, softMarginLoss, tripletMarginWit
 import { fold, unfold } from './nn/unfold.js';
 import { embeddingBag } from './nn/embedding_bag.js';
 import { ctcLoss } from './nn/ctc_loss.js';
+import { alphaDropout, channelShuffle, dropout1d, dropout3d, featureAlphaDropout, localResponseNorm, lpPool1d, lpPool2d } from './nn/layers_more.js';
 import { adaptiveMaxPool1d, adaptiveMaxPool2d, maxPoolWithIndices, maxUnpool1d, maxUnpool2d } from './nn/pool_indices.js';
 import {
   gaussianNllLoss,
@@ -740,7 +741,15 @@ export const F = {
   adaptiveAvgPool1d,
   adaptiveAvgPool2d,
   dropout,
+  dropout1d,
   dropout2d,
+  dropout3d,
+  alphaDropout,
+  featureAlphaDropout,
+  localResponseNorm,
+  lpPool1d,
+  lpPool2d,
+  channelShuffle,
   layerNorm,
   batchNorm,
   groupNorm,

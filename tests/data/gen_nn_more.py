@@ -113,4 +113,18 @@ case("ctcLoss infinite", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(2, 7).long
 case("ctcLoss zeroInfinity", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(2, 7).long(), i32(3, 2).long(), zero_infinity=True), [f(7, 2, 4), i32(1, 2, 1, 2, 3, 3, 0, 0).reshape(2, 4)], grad=(0,))
 case("ctcLoss unbatched", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(6).long(), i32(2).long()), [f(6, 4), i32(3, 1)], grad=(0,))
 
+# More layers (npm/src/nn/layers_more.ts, norm.ts, rearrange_modules.ts): the deterministic ones.
+vol = f(2, 3, 2, 3, 4)
+case("batchNorm3d", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [vol, torch.rand(3) + 0.5, f(3)], grad=(0, 1, 2))
+case("instanceNorm3d", lambda x: F.instance_norm(x), [vol], grad=(0,))
+case("localResponseNorm", lambda x: F.local_response_norm(x, 3, alpha=0.2, beta=0.8, k=1.5), [f(2, 5, 3, 3)], grad=(0,))
+case("localResponseNorm 3d even", lambda x: F.local_response_norm(x, 4), [f(2, 6, 5)], grad=(0,))
+case("lpPool2d", lambda x: F.lp_pool2d(x, 2.0, 2), [f(1, 2, 4, 5)], grad=(0,))
+case("lpPool1d stride", lambda x: F.lp_pool1d(x, 3.0, 3, stride=2), [torch.rand(2, 3, 9) + 0.1], grad=(0,))
+case("channelShuffle", lambda x: torch.nn.ChannelShuffle(3)(x), [f(2, 6, 2, 2)])
+case("channelShuffle groups 2", lambda x: torch.nn.ChannelShuffle(2)(x), [f(1, 4, 3)])  # (PyTorch 1.13 has no derivative for it; ours is checked by central differences)
+case("constantPad3d", lambda x: torch.nn.ConstantPad3d((1, 0, 2, 1, 0, 1), 0.5)(x), [f(1, 2, 2, 2, 3)], grad=(0,))
+case("reflectionPad3d", lambda x: torch.nn.ReflectionPad3d(1)(x), [f(1, 1, 2, 3, 3)], grad=(0,))
+case("replicationPad3d", lambda x: torch.nn.ReplicationPad3d((0, 2, 1, 0, 1, 1))(x), [f(1, 2, 2, 2, 2)], grad=(0,))
+
 write("gen_nn_more.py", "nn_more_ref.json", {"cases": CASES})

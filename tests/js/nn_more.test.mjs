@@ -70,6 +70,17 @@ const CALLS = {
   'ctcLoss infinite': (x, y) => F().ctcLoss(x.logSoftmax(-1), y, [2, 7], [3, 2], { reduction: 'none' }),
   'ctcLoss zeroInfinity': (x, y) => F().ctcLoss(x.logSoftmax(-1), y, [2, 7], [3, 2], { zeroInfinity: true }),
   'ctcLoss unbatched': (x, y) => F().ctcLoss(x.logSoftmax(-1), y, 6, 2),
+  batchNorm3d: (x, w, b) => F().batchNorm(x, null, null, w, b, { training: true }),
+  instanceNorm3d: (x) => new sg.nn.InstanceNorm3d(3)(x),
+  localResponseNorm: (x) => new sg.nn.LocalResponseNorm(3, { alpha: 0.2, beta: 0.8, k: 1.5 })(x),
+  'localResponseNorm 3d even': (x) => F().localResponseNorm(x, 4),
+  lpPool2d: (x) => new sg.nn.LPPool2d(2, 2)(x),
+  'lpPool1d stride': (x) => F().lpPool1d(x, 3, 3, { stride: 2 }),
+  channelShuffle: (x) => new sg.nn.ChannelShuffle(3)(x),
+  'channelShuffle groups 2': (x) => F().channelShuffle(x, 2),
+  constantPad3d: (x) => new sg.nn.ConstantPad3d([1, 0, 2, 1, 0, 1], 0.5)(x),
+  reflectionPad3d: (x) => new sg.nn.ReflectionPad3d(1)(x),
+  replicationPad3d: (x) => new sg.nn.ReplicationPad3d([0, 2, 1, 0, 1, 1])(x),
   padSequence: (a, b, c) => sg.nn.utils.rnn.padSequence([a, b, c]),
   'padSequence batchFirst value': (a, b) => sg.nn.utils.rnn.padSequence([a, b], { batchFirst: true, paddingValue: -1.5 }),
 };
@@ -122,6 +133,9 @@ test('central-difference gradient checks', () => {
   gradcheck('maxUnpool2d', (x) => F().maxUnpool2d(x, sg.tensor([[[[0, 3], [9, 14]]]], { dtype: 'int32' }), 2), [v([1, 1, 2, 2], 19)]);
   // The true partial derivative in the log-probabilities (PyTorch's adds exp(logProbs), which cancels through a log_softmax).
   gradcheck('ctcLoss', (lp) => F().ctcLoss(lp, sg.tensor([[1, 1], [2, 0]], { dtype: 'int32' }), [4, 3], [2, 1]), [v([4, 2, 3], 20, -3, -0.1)]);
+  gradcheck('localResponseNorm', (x) => F().localResponseNorm(x, 2), [v([1, 3, 2], 21)]);
+  gradcheck('channelShuffle', (x) => F().channelShuffle(x, 2), [v([1, 4, 2], 22)]);
+  gradcheck('lpPool1d', (x) => F().lpPool1d(x, 2, 2), [v([1, 2, 4], 23, 0.2, 1)]);
   gradcheck('convTranspose1d', (x, w) => F().convTranspose1d(x, w, null, { stride: 2 }), [v([1, 2, 3], 16), v([2, 1, 2], 17)]);
 });
 
@@ -159,6 +173,30 @@ test('fold(unfold(x)) counts each pixel once per block holding it; modules equal
   assert.deepEqual(ct.weight.shape, [2, 2, 3]);
   assert.deepEqual(sg.tidy(() => ct(sg.zeros([1, 2, 5])).shape), [1, 4, 11]);
   sg.dispose([x, t, ...ct.parameters()]);
+});
+
+test('channel and alpha dropout: whole channels, SELU statistics kept, identity in eval()', () => {
+  sg.manualSeed(11);
+  sg.tidy(() => {
+    const x = sg.ones([2, 6, 5]);
+    const y = Array.from(sg.F.dropout1d(x, { p: 0.5 }).dataSync());
+    for (let ch = 0; ch < 12; ch++) {
+      const row = y.slice(ch * 5, ch * 5 + 5);
+      assert.ok(row.every((v) => v === row[0]) && (row[0] === 0 || row[0] === 2), `channel ${ch}: ${row}`);
+    }
+    const v = Array.from(sg.F.dropout3d(sg.ones([1, 4, 2, 2, 2]), { p: 0.5 }).dataSync());
+    for (let ch = 0; ch < 4; ch++) assert.ok(v.slice(ch * 8, ch * 8 + 8).every((e) => e === v[ch * 8]));
+    // Alpha dropout of standard normal values keeps mean 0 and variance 1 (20,000 values).
+    const z = sg.randn([20000]);
+    const a = sg.F.alphaDropout(z, { p: 0.3 });
+    assert.ok(Math.abs(a.mean().item()) < 0.03, `mean ${a.mean().item()}`);
+    assert.ok(Math.abs(a.var().item() - 1) < 0.05, `variance ${a.var().item()}`);
+    const f = Array.from(sg.F.featureAlphaDropout(sg.randn([2, 3, 4]), { p: 0.5 }).sub(0).dataSync());
+    assert.equal(f.length, 24);
+    const m = new sg.nn.AlphaDropout(0.4);
+    m.eval();
+    assert.deepEqual(Array.from(m(z.narrow(0, 0, 5)).dataSync()), Array.from(z.narrow(0, 0, 5).dataSync()));
+  });
 });
 
 test('unpadSequence cuts a padded batch back into its sequences', () => {

@@ -10,12 +10,13 @@ import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
 import { EmbeddingBag } from './embedding_bag.js';
 import { CTCLoss } from './ctc_loss.js';
+import * as more from './layers_more.js';
 import { init } from './init.js';
 import { Upsample, UpsamplingBilinear2d, UpsamplingNearest2d } from './interpolate.js';
 import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
 import * as losses from './loss_modules.js';
 import { Module, Parameter } from './module.js';
-import { BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm } from './norm.js';
+import { BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm } from './norm.js';
 import { GRU, GRUCell, LSTM, LSTMCell, RNN, RNNCell } from './rnn.js';
 import { AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d } from './pool.js';
 import {
@@ -57,6 +58,19 @@ export const nn = {
   MaxUnpool2d,
   BatchNorm1d,
   BatchNorm2d,
+  BatchNorm3d,
+  InstanceNorm3d,
+  Dropout1d: more.Dropout1d,
+  Dropout3d: more.Dropout3d,
+  AlphaDropout: more.AlphaDropout,
+  FeatureAlphaDropout: more.FeatureAlphaDropout,
+  LocalResponseNorm: more.LocalResponseNorm,
+  LPPool1d: more.LPPool1d,
+  LPPool2d: more.LPPool2d,
+  ChannelShuffle: more.ChannelShuffle,
+  ConstantPad3d: rearrange.ConstantPad3d,
+  ReflectionPad3d: rearrange.ReflectionPad3d,
+  ReplicationPad3d: rearrange.ReplicationPad3d,
   InstanceNorm1d,
   InstanceNorm2d,
   LayerNorm,

@@ -1,4 +1,4 @@
-// Normalization modules (torch.nn.BatchNorm1d/2d, InstanceNorm1d/2d, LayerNorm, GroupNorm)
+// Normalization modules (torch.nn.BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm)
 // with PyTorch's parameters (weight ones, bias zeros), buffers (running_mean zeros,
 // running_var ones, num_batches_tracked int32 0) and train/eval behaviour. Running stats are
 // updated in place by the C++ op.
@@ -157,6 +157,16 @@ export class BatchNorm2d extends BatchNormNd {
   }
 }
 
+export class BatchNorm3d extends BatchNormNd {
+  constructor(numFeatures: number, options?: BatchNormModuleOptions) {
+    super('BatchNorm3d', numFeatures, options);
+  }
+
+  protected checkInputDim(input: Tensor): void {
+    if (input.ndim !== 5) throw new Error(`BatchNorm3d: expected 5D input (got ${input.ndim}D input)`);
+  }
+}
+
 abstract class InstanceNormNd extends NormBase {
   declare spatialDims: number;
 
@@ -294,5 +304,11 @@ export class GroupNorm extends Module {
 
   extraRepr(): string {
     return `${this.numGroups}, ${this.numChannels}, eps=${this.eps}, affine=${this.affine ? 'True' : 'False'}`;
+  }
+}
+
+export class InstanceNorm3d extends InstanceNormNd {
+  constructor(numFeatures: number, options?: BatchNormModuleOptions) {
+    super('InstanceNorm3d', 3, numFeatures, options);
   }
 }

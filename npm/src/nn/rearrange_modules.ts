@@ -90,38 +90,29 @@ class Pad extends Module {
   }
 }
 
+/** A padding module class: padding over `sides` dims with a fixed mode (constant: a value given second). */
+function padModule(name: string, sides: number, mode: PadMode) {
+  const cls = class extends Pad {
+    constructor(padding: number | readonly number[], value?: number) {
+      super(name, sides, padding, mode, mode === 'constant' ? value : 0);
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+/** ZeroPad2d: constant 0 (its constructor takes no value). */
 export class ZeroPad2d extends Pad {
   constructor(padding: number | readonly number[]) {
     super('ZeroPad2d', 2, padding, 'constant', 0);
   }
 }
-export class ConstantPad1d extends Pad {
-  constructor(padding: number | readonly number[], value: number) {
-    super('ConstantPad1d', 1, padding, 'constant', value);
-  }
-}
-export class ConstantPad2d extends Pad {
-  constructor(padding: number | readonly number[], value: number) {
-    super('ConstantPad2d', 2, padding, 'constant', value);
-  }
-}
-export class ReflectionPad1d extends Pad {
-  constructor(padding: number | readonly number[]) {
-    super('ReflectionPad1d', 1, padding, 'reflect');
-  }
-}
-export class ReflectionPad2d extends Pad {
-  constructor(padding: number | readonly number[]) {
-    super('ReflectionPad2d', 2, padding, 'reflect');
-  }
-}
-export class ReplicationPad1d extends Pad {
-  constructor(padding: number | readonly number[]) {
-    super('ReplicationPad1d', 1, padding, 'replicate');
-  }
-}
-export class ReplicationPad2d extends Pad {
-  constructor(padding: number | readonly number[]) {
-    super('ReplicationPad2d', 2, padding, 'replicate');
-  }
-}
+export const ConstantPad1d = padModule('ConstantPad1d', 1, 'constant');
+export const ConstantPad2d = padModule('ConstantPad2d', 2, 'constant');
+export const ConstantPad3d = padModule('ConstantPad3d', 3, 'constant');
+export const ReflectionPad1d = padModule('ReflectionPad1d', 1, 'reflect');
+export const ReflectionPad2d = padModule('ReflectionPad2d', 2, 'reflect');
+export const ReflectionPad3d = padModule('ReflectionPad3d', 3, 'reflect');
+export const ReplicationPad1d = padModule('ReplicationPad1d', 1, 'replicate');
+export const ReplicationPad2d = padModule('ReplicationPad2d', 2, 'replicate');
+export const ReplicationPad3d = padModule('ReplicationPad3d', 3, 'replicate');
