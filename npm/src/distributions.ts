@@ -64,19 +64,20 @@ export abstract class Distribution {
   }
   /** Samples of shape [...shape, ...batchShape] (no gradient). */
   sample(shape?: number | number[]): Tensor {
-    return noGrad(() => this.rsampleOrSample(sampleShape(this.constructor.name, shape), false));
+    return noGrad(() => this.draw(sampleShape(this.constructor.name, shape)));
   }
   /** Reparameterized samples: differentiable in the parameters (Normal, Uniform). */
   rsample(shape?: number | number[]): Tensor {
     if (!this.hasRsample) throw new Error(`${this.constructor.name}.rsample: this distribution has no reparameterized sampling; use sample (and a score-function estimator such as REINFORCE)`);
-    return this.rsampleOrSample(sampleShape(this.constructor.name, shape), true);
+    return this.draw(sampleShape(this.constructor.name, shape));
   }
   abstract logProb(value: TensorLike): Tensor;
   abstract entropy(): Tensor;
   /** Frees the tensors the distribution made or holds. */
   abstract dispose(): void;
   protected abstract get hasRsample(): boolean;
-  protected abstract rsampleOrSample(shape: number[], reparameterized: boolean): Tensor;
+  /** Samples of [...shape, ...batchShape], as a function of the parameters (sample() runs it without gradient). */
+  protected abstract draw(shape: number[]): Tensor;
 }
 
 export class Normal extends Distribution {
@@ -99,7 +100,7 @@ export class Normal extends Distribution {
   protected get hasRsample(): boolean {
     return true;
   }
-  protected rsampleOrSample(shape: number[]): Tensor {
+  protected draw(shape: number[]): Tensor {
     return tidy(() => ops.add(this.loc, ops.mul(randn([...shape, ...this.batchShape], { device: this.loc.device }), this.scale)));
   }
   logProb(value: TensorLike): Tensor {
@@ -142,7 +143,7 @@ export class Uniform extends Distribution {
   protected get hasRsample(): boolean {
     return true;
   }
-  protected rsampleOrSample(shape: number[]): Tensor {
+  protected draw(shape: number[]): Tensor {
     return tidy(() => ops.add(this.low, ops.mul(rand([...shape, ...this.batchShape], { device: this.low.device }), ops.sub(this.high, this.low))));
   }
   logProb(value: TensorLike): Tensor {
@@ -201,7 +202,7 @@ export class Bernoulli extends Distribution {
   protected get hasRsample(): boolean {
     return false;
   }
-  protected rsampleOrSample(shape: number[]): Tensor {
+  protected draw(shape: number[]): Tensor {
     return tidy(() => moreOps.bernoulli(ops.expand(this.probs, [...shape, ...this.batchShape])));
   }
   logProb(value: TensorLike): Tensor {
@@ -257,7 +258,7 @@ export class Categorical extends Distribution {
   protected get hasRsample(): boolean {
     return false;
   }
-  protected rsampleOrSample(shape: number[]): Tensor {
+  protected draw(shape: number[]): Tensor {
     return tidy(() => {
       const k = this.probs.shape.at(-1)!;
       const rows = ops.reshape(this.probs, [-1, k]);

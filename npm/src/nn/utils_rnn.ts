@@ -3,6 +3,7 @@
 // padded batch; PackedSequence is not provided).
 import { tidy } from '../memory.js';
 import { functionOps, ops } from '../ops.js';
+import { moreOps } from '../ops_more.js';
 import { checkOptions, describe, isInteger } from '../options.js';
 import { Tensor } from '../tensor.js';
 
@@ -51,9 +52,7 @@ function unpadSequence(padded: Tensor, lengths: readonly number[] | Tensor, opti
   if (!Array.isArray(ls) || ls.length !== b || !ls.every((l) => isInteger(l) && l >= 0 && l <= maxL)) {
     throw new Error(`${fn}: expected ${b} lengths, each an integer in [0, ${maxL}], got ${describe(lengths)}`);
   }
-  return ls.map((l, i) => ops.narrow(moreSelect(padded, batchDim, i), 0, 0, l));
+  return ls.map((l, i) => ops.narrow(moreOps.select(padded, batchDim, i), 0, 0, l));
 }
-
-const moreSelect = (t: Tensor, dim: number, i: number) => ops.squeeze(ops.narrow(t, dim, i, 1), dim);
 
 export const rnnUtils = { padSequence, unpadSequence };
