@@ -13,7 +13,7 @@ import { rand, randn, tensor } from './creation.js';
 import { tidy } from './memory.js';
 import { functionOps, ops } from './ops.js';
 import { moreOps } from './ops_more.js';
-import { checkOptions, describe, isInteger } from './options.js';
+import { broadcastShapesOf, checkOptions, describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 
 const FLOAT32_EPS = 1.1920928955078125e-7;   // torch.finfo(torch.float32).eps
@@ -42,6 +42,17 @@ function paramPair(cls: string, [n1, v1]: [string, unknown], [n2, v2]: [string, 
   }
 }
 
+/** The batch shape of two parameters; if they do not broadcast, both handles are freed first. */
+function batchOf(cls: string, a: Tensor, b: Tensor): number[] {
+  try {
+    return broadcastShapesOf(cls, [a.shape, b.shape]);
+  } catch (e) {
+    a.dispose();
+    b.dispose();
+    throw e;
+  }
+}
+
 function sampleShape(cls: string, shape: unknown): number[] {
   if (shape === undefined) return [];
   const s = typeof shape === 'number' ? [shape] : shape;
@@ -49,10 +60,6 @@ function sampleShape(cls: string, shape: unknown): number[] {
   return s.slice();
 }
 
-function broadcastShape(a: readonly number[], b: readonly number[]): number[] {
-  const n = Math.max(a.length, b.length);
-  return Array.from({ length: n }, (_, i) => Math.max(a[a.length - n + i] ?? 1, b[b.length - n + i] ?? 1));
-}
 
 /** The common surface (torch.distributions.Distribution). Tensors a distribution holds are freed by dispose(). */
 export abstract class Distribution {
@@ -88,7 +95,7 @@ export class Normal extends Distribution {
   constructor(loc: TensorLike, scale: TensorLike) {
     super();
     [this.loc, this.scale] = paramPair('Normal', ['loc', loc], ['scale', scale]);
-    this.batchShape = broadcastShape(this.loc.shape, this.scale.shape);
+    this.batchShape = batchOf('Normal', this.loc, this.scale);
   }
 
   get mean(): Tensor {
@@ -131,7 +138,7 @@ export class Uniform extends Distribution {
   constructor(low: TensorLike, high: TensorLike) {
     super();
     [this.low, this.high] = paramPair('Uniform', ['low', low], ['high', high]);
-    this.batchShape = broadcastShape(this.low.shape, this.high.shape);
+    this.batchShape = batchOf('Uniform', this.low, this.high);
   }
 
   get mean(): Tensor {
@@ -220,7 +227,7 @@ export class Bernoulli extends Distribution {
 /** binary_cross_entropy_with_logits(x, y, reduction='none'), as PyTorch's Bernoulli uses it. */
 function bceWithLogits(x: Tensor, y: TensorLike): Tensor {
   const t = y instanceof Tensor ? y : tensor(y as number, { device: x.device });
-  const shape = broadcastShape(x.shape, t.shape);  // the loss takes operands of one shape
+  const shape = broadcastShapesOf('Bernoulli.logProb', [x.shape, t.shape]);  // the loss takes operands of one shape
   return F.binaryCrossEntropyWithLogits(ops.expand(x, shape), ops.expand(t, shape), { reduction: 'none' });
 }
 
@@ -271,7 +278,7 @@ export class Categorical extends Distribution {
     const v = tensorArg('Categorical.logProb', 'value', value);
     if (v.dtype !== 'int32') throw new Error(`Categorical.logProb: expected int32 category indices, got ${v.dtype}`);
     return tidy(() => {
-      const shape = broadcastShape(v.shape, this.batchShape);
+      const shape = broadcastShapesOf('Categorical.logProb', [v.shape, this.batchShape]);
       const logits = ops.expand(this.logits, [...shape, this.logits.shape.at(-1)!]);
       return ops.squeeze(ops.gather(logits, -1, ops.unsqueeze(ops.expand(v, shape), -1)), -1);
     });

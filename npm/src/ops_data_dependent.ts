@@ -8,7 +8,7 @@ import { tensorArg } from './call.js';
 import { tensor } from './creation.js';
 import { tidy } from './memory.js';
 import { ops, installMethods, noOptions, type MethodsOf } from './ops.js';
-import { checkOptions, type Spec } from './options.js';
+import { broadcastShapesOf, checkOptions, type Spec } from './options.js';
 import { Tensor } from './tensor.js';
 
 export interface UniqueOptions {
@@ -134,7 +134,7 @@ export const dataDependentOps: DataDependentOpFunctions = {
     if (m.dtype !== 'bool') throw new Error(`maskedSelect: expected 'mask' to be a bool Tensor, got ${m.dtype}`);
     return tidy(() => {
       // Both broadcast to one shape; the chosen flat positions are gathered from x.
-      const shape = broadcastShape('maskedSelect', x.shape, m.shape);
+      const shape = broadcastShapesOf('maskedSelect', [x.shape, m.shape]);
       const mb = ops.expand(m, shape), xb = ops.expand(x, shape);
       const flat = valuesOf('maskedSelect', ops.contiguous(mb));
       const at: number[] = [];
@@ -203,14 +203,5 @@ export const dataDependentOps: DataDependentOpFunctions = {
     return tensor(counts, { shape: [bins], device: x.device });
   },
 };
-
-function broadcastShape(fn: string, a: readonly number[], b: readonly number[]): number[] {
-  const n = Math.max(a.length, b.length);
-  return Array.from({ length: n }, (_, i) => {
-    const x = a[a.length - n + i] ?? 1, y = b[b.length - n + i] ?? 1;
-    if (x !== y && x !== 1 && y !== 1) throw new Error(`${fn}: shapes [${a.join(', ')}] and [${b.join(', ')}] do not broadcast (${x} vs ${y})`);
-    return x === 1 ? y : x;
-  });
-}
 
 installMethods(dataDependentOps);

@@ -12,7 +12,7 @@ import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './o
 import { composeOps, dimArg, tensorOf } from './ops_compose.js';
 import { composeMoreOps } from './ops_compose_more.js';
 import { moreOps } from './ops_more.js';
-import { checkOptions, describe, isInteger } from './options.js';
+import { broadcastShapesOf, checkOptions, describe, isInteger } from './options.js';
 import { Tensor } from './tensor.js';
 
 const shapeStr = (s: readonly number[]) => `[${s.join(', ')}]`;
@@ -22,20 +22,6 @@ const where = functionOps.where;
 function tensorList(fn: string, args: unknown[]): Tensor[] {
   const list = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
   return list.map((t, i) => tensorArg(fn, `tensors[${i}]`, t));
-}
-
-/** NumPy broadcasting of shapes, or an Error naming fn. */
-function broadcast(fn: string, shapes: readonly (readonly number[])[]): number[] {
-  const n = Math.max(0, ...shapes.map((s) => s.length));
-  return Array.from({ length: n }, (_, i) => {
-    let size = 1;
-    for (const s of shapes) {
-      const v = s[s.length - n + i] ?? 1;
-      if (v !== 1 && size !== 1 && v !== size) throw new Error(`${fn}: shapes ${shapes.map(shapeStr).join(', ')} do not broadcast (${size} vs ${v} in dim ${i})`);
-      if (v !== 1) size = v;
-    }
-    return size;
-  });
 }
 
 function atleast(x: Tensor, n: 1 | 2 | 3): Tensor {
@@ -292,12 +278,12 @@ export const stackSplitFunctionOps = {
     shapes.forEach((s, i) => {
       if (!Array.isArray(s) || !s.every((v) => isInteger(v) && v >= 0)) throw new Error(`broadcastShapes: expected shapes[${i}] to be an array of sizes, got ${describe(s)}`);
     });
-    return broadcast('broadcastShapes', shapes);
+    return broadcastShapesOf('broadcastShapes', shapes);
   },
   /** Each tensor expanded to the shapes' broadcast (views). */
   broadcastTensors(...tensors: unknown[]): Tensor[] {
     const ts = tensorList('broadcastTensors', tensors);
-    const shape = broadcast('broadcastTensors', ts.map((t) => t.shape));
+    const shape = broadcastShapesOf('broadcastTensors', ts.map((t) => t.shape));
     return ts.map((t) => ops.expand(t, shape));
   },
   /** cat along dim 1 (dim 0 for 1-D tensors), after atleast1d. */

@@ -130,3 +130,18 @@ export function shapeArgs(fn: string, args: readonly unknown[]): number[] {
   }
   return list as number[];
 }
+
+/** NumPy broadcasting of shapes, or an Error naming fn and the shapes. */
+export function broadcastShapesOf(fn: string, shapes: readonly (readonly number[])[]): number[] {
+  const show = (s: readonly number[]) => `[${s.join(', ')}]`;
+  const n = Math.max(0, ...shapes.map((s) => s.length));
+  return Array.from({ length: n }, (_, i) => {
+    let size = 1;
+    for (const s of shapes) {
+      const v = s[s.length - n + i] ?? 1;
+      if (v !== 1 && size !== 1 && v !== size) throw new Error(`${fn}: shapes ${shapes.map(show).join(', ')} do not broadcast (${size} vs ${v} in dim ${i})`);
+      if (v !== 1) size = v;
+    }
+    return size;
+  });
+}

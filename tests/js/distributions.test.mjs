@@ -89,6 +89,7 @@ test('errors; a distribution frees only its own handles', () => {
   throwsWith(() => new sg.distributions.Bernoulli({}), 'Bernoulli: expected exactly one of { probs } and { logits }');
   throwsWith(() => sg.tidy(() => new sg.distributions.Categorical({ probs: sg.tensor([1, 2]), logits: sg.tensor([1, 2]) })), 'Categorical: expected exactly one of');
   throwsWith(() => new sg.distributions.Normal(0, 'wide'), "Normal: expected 'scale' to be a Tensor", "'wide'");
+  throwsWith(() => sg.tidy(() => new sg.distributions.Normal(sg.zeros([2]), sg.ones([3]))), 'Normal: shapes [2], [3] do not broadcast');
   throwsWith(() => sg.tidy(() => new sg.distributions.Bernoulli({ probs: 0.5 }).rsample()), 'Bernoulli.rsample: this distribution has no reparameterized sampling');
   throwsWith(() => sg.tidy(() => new sg.distributions.Normal(0, 1).sample([-1])), 'Normal.sample: expected a shape');
   throwsWith(() => sg.tidy(() => new sg.distributions.Normal(sg.zeros([2], { dtype: 'int32' }), 1)), "Normal: expected 'loc' to be float32, got int32");

@@ -203,7 +203,7 @@ test('composite ops: bad arguments are Errors naming them; nothing leaks', () =>
   throwsWith(() => sg.tidy(() => sg.triuIndices(-1, 2)), 'triuIndices', "'row'", '-1');
   throwsWith(() => sg.tidy(() => sg.cartesianProd()), 'cartesianProd: expected at least one tensor');
   throwsWith(() => sg.tidy(() => sg.maskedSelect(x, x)), "maskedSelect: expected 'mask' to be a bool Tensor, got float32");
-  throwsWith(() => sg.tidy(() => sg.maskedSelect(x, sg.tensor([true, false]))), 'maskedSelect: shapes [2, 3] and [2] do not broadcast');
+  throwsWith(() => sg.tidy(() => sg.maskedSelect(x, sg.tensor([true, false]))), 'maskedSelect: shapes [2, 3], [2] do not broadcast');
   throwsWith(() => sg.tidy(() => sg.bincount(sg.tensor([1, -1], { dtype: 'int32' }))), 'bincount: expected non-negative values, got -1');
   throwsWith(() => sg.tidy(() => sg.bincount(x)), 'bincount: expected a 1-D int32 input, got float32 of shape [2, 3]');
   throwsWith(() => sg.tidy(() => sg.histc(sg.tensor([1, NaN]))), 'histc: range of [NaN, NaN] is not finite');
