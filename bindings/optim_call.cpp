@@ -36,20 +36,30 @@ struct Created {
   sg::Tensor tensor;
 };
 
-// The entries `after` holds that `before` did not (or held as another tensor); an entry under a
-// key JS did not name would be lost to it, so that is an internal error.
+// The entries the step created or replaced: where states[i] holds, under key k, another tensor
+// than given[i·nKeys + k] (the one JS passed, or none). An entry under a key JS did not name
+// would be lost to it, so that is an internal error.
 std::vector<Created> created_entries(const std::vector<const std::string*>& keys,
-                                     const std::vector<sg::optim::ParamState>& before,
-                                     const std::vector<sg::optim::ParamState>& after) {
+                                     const std::vector<sg::Tensor>& given,
+                                     const std::vector<sg::optim::ParamState>& states) {
+  const size_t nk = keys.size();
   std::vector<Created> out;
-  for (size_t i = 0; i < after.size(); ++i) {
-    for (const auto& [name, t] : after[i]) {
-      auto old = before[i].find(name);
-      if (old != before[i].end() && old->second.same(t)) continue;
-      size_t k = 0;
-      while (k < keys.size() && *keys[k] != name) ++k;
-      if (k == keys.size()) sg::fail("optimStep: internal error, state entry '", name, "' is not among the keys given");
-      out.push_back({static_cast<int32_t>(i), static_cast<int32_t>(k), t});
+  for (size_t i = 0; i < states.size(); ++i) {
+    size_t found = 0;
+    for (size_t k = 0; k < nk; ++k) {
+      auto it = states[i].find(*keys[k]);
+      if (it == states[i].end()) continue;
+      ++found;
+      const sg::Tensor& was = given[i * nk + k];
+      if (it->second.defined() && !(was.defined() && was.same(it->second)))
+        out.push_back({static_cast<int32_t>(i), static_cast<int32_t>(k), it->second});
+    }
+    if (found != states[i].size()) {
+      for (const auto& [name, t] : states[i]) {
+        size_t k = 0;
+        while (k < nk && *keys[k] != name) ++k;
+        if (k == nk) sg::fail("optimStep: internal error, state entry '", name, "' is not among the keys given");
+      }
     }
   }
   return out;
@@ -72,19 +82,21 @@ EMSCRIPTEN_KEEPALIVE int sg_optim_step(int algorithm, int n_keys, int n_params, 
     for (size_t k = 0; k < nk; ++k) keys[k] = &interned(ids[k], "optimStep: state key");
     std::vector<sg::Tensor> params(np);
     for (size_t i = 0; i < np; ++i) params[i] = live(ids[nk + i], "params", i);
-    std::vector<sg::optim::ParamState> before(np);
+    // The step works on maps built here once; `given` keeps what JS passed, to tell the
+    // entries the step created from those it updated in place.
+    std::vector<sg::Tensor> given(np * nk);
+    std::vector<sg::optim::ParamState> states(np);
     for (size_t i = 0; i < np; ++i) {
       for (size_t k = 0; k < nk; ++k) {
         const int32_t id = ids[nk + np + i * nk + k];
-        if (id != 0) before[i][*keys[k]] = live(id, "state of params", i);
+        if (id != 0) states[i][*keys[k]] = given[i * nk + k] = live(id, "state of params", i);
       }
     }
 
-    std::vector<sg::optim::ParamState> after = before;
     sg::optim::optimizer_step(name, scratch_attrs(static_cast<size_t>(n_words)), params,
-                              sg::optim::grads_of(params), after);
+                              sg::optim::grads_of(params), states);
 
-    const std::vector<Created> made = created_entries(keys, before, after);
+    const std::vector<Created> made = created_entries(keys, given, states);
     grow_to(ids, 3 * made.size());
     size_t done = 0;
     try {

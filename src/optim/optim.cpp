@@ -46,14 +46,19 @@ void check_non_negative(const char* op, const char* what, double value) {
   check_hyper(value >= 0, op, what, value);
 }
 
+// `what` names the tensor in messages: "grad", or with `key`, "state '<key>'" (built only on
+// failure: this runs for every parameter and state entry of every step).
 void check_float_tensor(const char* op, size_t i, const char* what, const Tensor& t,
-                        const Tensor& param) {
-  check(t.dtype() == DType::Float32, op, ": parameter ", i, ": ", what, " must be float32, got ",
-        dtype_name(t.dtype()));
-  check(t.device() == param.device(), op, ": parameter ", i, ": ", what, " must be on the parameter's device (",
-        device_name(param.device()), "), got ", device_name(t.device()));
-  check(t.shape() == param.shape(), op, ": parameter ", i, ": ", what, " has shape ", t.shape(),
-        ", expected the parameter's shape ", param.shape());
+                        const Tensor& param, const char* key = nullptr) {
+  const auto name = [&] { return key ? std::string("state '") + key + "'" : std::string(what); };
+  if (t.dtype() != DType::Float32)
+    fail(op, ": parameter ", i, ": ", name(), " must be float32, got ", dtype_name(t.dtype()));
+  if (t.device() != param.device())
+    fail(op, ": parameter ", i, ": ", name(), " must be on the parameter's device (", device_name(param.device()),
+         "), got ", device_name(t.device()));
+  if (t.shape() != param.shape())
+    fail(op, ": parameter ", i, ": ", name(), " has shape ", t.shape(), ", expected the parameter's shape ",
+         param.shape());
 }
 
 void check_param(const char* op, size_t i, const Tensor& p) {
@@ -70,7 +75,7 @@ void check_state(const char* op, size_t i, const ParamState& st, const Tensor& p
   for (const StateEntry& e : spec.entries) {
     auto it = st.find(e.key);
     if (it == st.end() || !it->second.defined()) continue;  // created when needed
-    check_float_tensor(op, i, (std::string("state '") + e.key + "'").c_str(), it->second, p);
+    check_float_tensor(op, i, "state", it->second, p, e.key);
   }
   if (!spec.has_step) return;
   auto it = st.find("step");

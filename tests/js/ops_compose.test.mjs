@@ -95,6 +95,31 @@ test('every composite op equals PyTorch 1.13: values, special values and gradien
   checkRefCases(REF, CALLS);
 });
 
+test('sinc near 0: value and gradient against their closed forms (no float32 cancellation)', () => {
+  // d/dx sin(πx)/(πx) = π·(u·cos u − sin u)/u², u = πx; in double by its series where that
+  // difference would cancel even there. Both sides of the series/quotient switch at |u| = 0.5.
+  const xs = [1e-6, -1e-4, 1e-3, 0.01, -0.05, 0.1, 0.159, 0.16, -0.161, 0.3, 1.7];
+  const exact = (x) => {
+    const u = Math.PI * x;
+    if (Math.abs(u) < 0.1) {
+      const s = u * u;
+      return { value: 1 - s / 6 + (s * s) / 120 - (s * s * s) / 5040, grad: Math.PI * (-u / 3 + (u * s) / 30 - (u * s * s) / 840) };
+    }
+    return { value: Math.sin(u) / u, grad: (Math.PI * (u * Math.cos(u) - Math.sin(u))) / (u * u) };
+  };
+  const x = sg.tensor(xs, { requiresGrad: true });
+  const y = sg.sinc(x);
+  y.sum().backward();
+  const values = y.dataSync(), grads = x.grad.dataSync();
+  xs.forEach((xi, i) => {
+    const e = exact(Math.fround(xi));
+    assert.ok(Math.abs(values[i] - e.value) <= 2e-7, `sinc(${xi}) = ${values[i]}, expected ${e.value}`);
+    assert.ok(Math.abs(grads[i] - e.grad) <= 1e-5 * Math.abs(e.grad) + 1e-12,
+      `sinc'(${xi}) = ${grads[i]}, expected ${e.grad}`);
+  });
+  sg.dispose([x, y]);
+});
+
 test('composite ops: central-difference gradient checks', () => {
   const v = (shape, seed, lo = -1, hi = 1) => {
     const n = shape.reduce((a, b) => a * b, 1);
