@@ -28,6 +28,7 @@ import { composeFunctionOps, composeOps } from './ops_compose.js';
 import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
 import { F } from './functional.js';
 import { linalg, linalgFunctions } from './linalg.js';
+import { bitwiseOps } from './ops_bitwise.js';
 import { special, specialFunctions } from './special.js';
 import { dataDependentOps } from './ops_data_dependent.js';
 import { stackSplitFunctionOps, stackSplitOps } from './ops_stack_split.js';
@@ -171,6 +172,7 @@ export function createApi() {
     ...composeMoreOps,
     ...composeMoreFunctionOps,
     ...linalgFunctions,
+    ...bitwiseOps,
     ...specialFunctions,
     ...dataDependentOps,
     ...stackSplitOps,

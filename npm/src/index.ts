@@ -138,6 +138,7 @@ export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOpt
 export type { TypedData } from './handles.js';
 export type { LinearOptions } from './functional.js';
 export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg.js';
+export type { BitwiseOpFunctions } from './ops_bitwise.js';
 export type { Special, SpecialFunctions } from './special.js';
 export type {
   ParamGroup,

@@ -32,9 +32,12 @@ struct StridedCopy {
 };
 
 // Integer elementwise math: operands are int32 (callers cast bool to int32 first), computed in
-// int64 and stored as int32 (two's complement wrapping) or as bool (nonzero).
-enum class IntBinary : uint8_t { Add, Sub, Mul, Pow, Maximum, Minimum };
-enum class IntUnary : uint8_t { Neg, Abs, Sign, Square, Relu };
+// int64 and stored as int32 (two's complement wrapping) or as bool (nonzero). The bitwise ops
+// work on the int32 bits; shifts by an amount outside [0, 32) give 0 (left) or the sign fill
+// (right), as PyTorch ≥ 2.1 defines them; gcd and lcm follow c10's calc_gcd in int32
+// (ops/bitwise.cpp). New members go last: the WebGPU kernels index them by number.
+enum class IntBinary : uint8_t { Add, Sub, Mul, Pow, Maximum, Minimum, BitAnd, BitOr, BitXor, ShiftLeft, ShiftRight, Gcd, Lcm };
+enum class IntUnary : uint8_t { Neg, Abs, Sign, Square, Relu, BitNot };
 // Comparisons in one dtype (callers promote both operands first); NaN compares false except ne.
 enum class Compare : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 // Float math beyond Backend::unary_f32's set (rounding, the rest of trigonometry): evaluated in

@@ -23,8 +23,17 @@ using Grads = std::vector<Tensor>;
 
 Tensor as_i32(const Tensor& t) { return t.dtype() == DType::Int32 ? t : contiguous_copy(t, DType::Int32); }
 
-// out = op(a, b) over the broadcast shape, with a and b read as int32 (bool as 0/1); the result
-// is stored as int32 (truncated, two's complement) or bool (nonzero).
+// The gradients of a broadcast binary op: ga/gb are computed only for inputs that need them.
+struct Needs {
+  bool a, b;
+  Shape sa, sb;
+};
+Needs needs(const Tensor& a, const Tensor& b) {
+  return {a.requires_grad(), b.requires_grad(), a.shape(), b.shape()};
+}
+
+}  // namespace
+
 Tensor int_binary(IntBinary op, const Tensor& a0, const Tensor& b0, const char* name, DType out_dtype) {
   const Shape shape = broadcast_shapes(a0.shape(), b0.shape(), name);
   const Device dev = operands_device(name, {&a0, &b0});
@@ -42,17 +51,6 @@ Tensor int_binary(IntBinary op, const Tensor& a0, const Tensor& b0, const char* 
                               out.dev_raw());
   return out;
 }
-
-// The gradients of a broadcast binary op: ga/gb are computed only for inputs that need them.
-struct Needs {
-  bool a, b;
-  Shape sa, sb;
-};
-Needs needs(const Tensor& a, const Tensor& b) {
-  return {a.requires_grad(), b.requires_grad(), a.shape(), b.shape()};
-}
-
-}  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b) {
   if (promote(a.dtype(), b.dtype()) != DType::Float32)

@@ -34,6 +34,14 @@ Tensor binary_f32(Binary op, const Tensor& a, const Tensor& b, const char* name)
 // no autograd.
 Tensor unary_f32(Unary op, const Tensor& x, float param = 0.0f);
 
+// out = op(a, b) over the broadcast shape, with a and b read as int32 (bool as 0/1); the result
+// is stored as int32 (truncated, two's complement) or bool (nonzero). No autograd.
+Tensor int_binary(IntBinary op, const Tensor& a, const Tensor& b, const char* name, DType out_dtype);
+
+// out = op(x) over an int32 (or bool, read as 0/1) tensor, computed in int64 and truncated to
+// int32 so that e.g. neg(INT32_MIN) wraps instead of being UB. No autograd.
+Tensor int_unary(IntUnary op, const Tensor& x);
+
 // A 0-d float32 tensor holding v, no autograd: constants in formulas (binary ops treat a 0-d
 // operand as a stride-0 scalar, so no broadcast copy is made).
 Tensor f32_scalar(double v);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/bitwise.h"
 #include "ops/linalg.h"
 #include "ops/ops_more.h"
 #include "ops/registry.h"
@@ -83,7 +84,7 @@ void register_elementwise(Table& t) {
   const std::pair<const char*, UnaryFn> unary[] = {
       {"floor", &floor}, {"ceil", &ceil}, {"round", &round}, {"trunc", &trunc}, {"tan", &tan},
       {"atan", &atan},   {"asin", &asin}, {"acos", &acos},   {"sinh", &sinh},   {"cosh", &cosh},
-      {"logicalNot", &logical_not},
+      {"logicalNot", &logical_not}, {"bitwiseNot", &bitwise_not},
   };
   for (const auto& [name, f] : unary)
     one(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
@@ -91,6 +92,9 @@ void register_elementwise(Table& t) {
       {"atan2", &atan2}, {"fmod", &fmod}, {"remainder", &remainder}, {"floorDivide", &floor_divide},
       {"logicalAnd", &logical_and}, {"logicalOr", &logical_or},
       {"logicalXor", &logical_xor}, {"outer", &outer},
+      {"bitwiseAnd", &bitwise_and}, {"bitwiseOr", &bitwise_or}, {"bitwiseXor", &bitwise_xor},
+      {"bitwiseLeftShift", &bitwise_left_shift}, {"bitwiseRightShift", &bitwise_right_shift},
+      {"gcd", &gcd}, {"lcm", &lcm},
   };
   for (const auto& [name, f] : binary)
     one(t, name, 2, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0], in[1]); });

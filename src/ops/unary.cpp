@@ -15,15 +15,6 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-// out = op(x) over an int32 (or bool, read as 0/1) tensor, computed in int64 and truncated to
-// int32 so that e.g. neg(INT32_MIN) wraps instead of being UB.
-Tensor int_unary(IntUnary op, const Tensor& x) {
-  const Tensor xi = as_contiguous(x, DType::Int32);
-  Tensor out = Tensor::uninitialized(x.shape(), DType::Int32, x.device());
-  if (out.numel() > 0) backend_for(x.device()).unary_i32(op, xi.dev_i32(), out.dev_i32(), out.numel());
-  return out;
-}
-
 // A float op whose gradient is g ⊙ d(x, out), with d built from ops.
 template <class D>
 Tensor float_unary(const char* name, Unary op, const Tensor& x, D deriv) {
@@ -38,6 +29,13 @@ using scalar::kLn2;
 using scalar::kTwoOverSqrtPi;
 
 }  // namespace
+
+Tensor int_unary(IntUnary op, const Tensor& x) {
+  const Tensor xi = as_contiguous(x, DType::Int32);
+  Tensor out = Tensor::uninitialized(x.shape(), DType::Int32, x.device());
+  if (out.numel() > 0) backend_for(x.device()).unary_i32(op, xi.dev_i32(), out.dev_i32(), out.numel());
+  return out;
+}
 
 Tensor neg(const Tensor& x) {
   if (x.dtype() == DType::Bool)

@@ -130,6 +130,11 @@ for (const op of ['lgamma', 'digamma']) add(op, op, [f([2, 3], 0.5, 4, 12)], (sg
 add('polygamma', 'polygamma', [f([2, 3], 0.5, 4, 12)], (sg, a) => sg.polygamma(2, a));
 add('hardtanh', 'hardtanh', [s], (sg, a) => sg.F.hardtanh(a, { minVal: -0.5, maxVal: 0.5 }));
 for (const op of ['logicalAnd', 'logicalOr', 'logicalXor']) add(op, op, [s, mask], (sg, a, m) => a[op](m));
+// ops_bitwise.ts: int32 bits (broadcast), bool as the logical ops; shift amounts inside [0, 32).
+for (const op of ['bitwiseAnd', 'bitwiseOr', 'bitwiseXor', 'gcd', 'lcm']) add(op, op, [xi, rowi], (sg, a, c) => a[op](c));
+for (const op of ['bitwiseAnd', 'bitwiseOr', 'bitwiseXor']) add(`${op} bool`, op, [mask, b([3], [1, 0, 1])], (sg, a, c) => a[op](c));
+add('bitwiseNot', 'bitwiseNot', [xi], (sg, a) => a.bitwiseNot());
+for (const op of ['bitwiseLeftShift', 'bitwiseRightShift']) add(op, op, [xi, i([3], [1, 0, 31])], (sg, a, c) => a[op](c));
 add('any', 'any', [s], (sg, a) => a.any(1));
 add('all int32', 'all', [xi], (sg, a) => a.all());
 add('cumsum', 'cumsum', [t3], (sg, a) => a.cumsum(1));

@@ -29,6 +29,38 @@ int64_t int_pow(int64_t base, int64_t e) {
   return r;
 }
 
+// c10's calc_gcd in int32 arithmetic, overflow and all: |INT32_MIN| stays INT32_MIN, so
+// gcd(INT32_MIN, 6) is −2 there and here. (b % a never sees a = −1: a ≥ 0 or INT32_MIN.)
+int32_t gcd_i32(int32_t a, int32_t b) {
+  const auto wrap_abs = [](int32_t v) { return v < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(v)) : v; };
+  a = wrap_abs(a);
+  b = wrap_abs(b);
+  while (a != 0) {
+    const int32_t c = a;
+    a = static_cast<int32_t>(int64_t(b) % int64_t(a));
+    b = c;
+  }
+  return b;
+}
+
+// c10's lcm: |a / g · b| in int32 (wrapping), 0 when g is 0.
+int32_t lcm_i32(int32_t a, int32_t b) {
+  const int32_t g = gcd_i32(a, b);
+  if (g == 0) return 0;
+  const int32_t q = static_cast<int32_t>(int64_t(a) / int64_t(g));
+  const int32_t m = static_cast<int32_t>(static_cast<uint32_t>(q) * static_cast<uint32_t>(b));
+  return m < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(m)) : m;
+}
+
+int64_t shift_left(int64_t x, int64_t s) {
+  if (s < 0 || s >= 32) return 0;
+  return static_cast<int32_t>(static_cast<uint32_t>(x) << s);
+}
+int64_t shift_right(int64_t x, int64_t s) {
+  const int32_t v = static_cast<int32_t>(x);
+  return (s < 0 || s >= 32) ? (v < 0 ? -1 : 0) : (v >> s);  // arithmetic (C++20)
+}
+
 int64_t apply(IntBinary op, int64_t x, int64_t y) {
   switch (op) {
     case IntBinary::Add: return x + y;
@@ -37,6 +69,13 @@ int64_t apply(IntBinary op, int64_t x, int64_t y) {
     case IntBinary::Pow: return int_pow(x, y);
     case IntBinary::Maximum: return x > y ? x : y;
     case IntBinary::Minimum: return x < y ? x : y;
+    case IntBinary::BitAnd: return x & y;
+    case IntBinary::BitOr: return x | y;
+    case IntBinary::BitXor: return x ^ y;
+    case IntBinary::ShiftLeft: return shift_left(x, y);
+    case IntBinary::ShiftRight: return shift_right(x, y);
+    case IntBinary::Gcd: return gcd_i32(static_cast<int32_t>(x), static_cast<int32_t>(y));
+    case IntBinary::Lcm: return lcm_i32(static_cast<int32_t>(x), static_cast<int32_t>(y));
   }
   return 0;
 }
@@ -48,6 +87,7 @@ int64_t apply(IntUnary op, int64_t v) {
     case IntUnary::Sign: return (v > 0) - (v < 0);
     case IntUnary::Square: return v * v;
     case IntUnary::Relu: return v > 0 ? v : 0;
+    case IntUnary::BitNot: return ~v;
   }
   return 0;
 }

@@ -160,7 +160,7 @@ export const elementwise: Record<string, KernelFn> = {
     const op = a.num();
     const x = operand(ctx, a), y = operand(ctx, a);
     const n = a.num();
-    const expr = ['-x', 'abs(x)', 'sign(x)', 'x * x', 'max(x, 0)'][op];
+    const expr = ['-x', 'abs(x)', 'sign(x)', 'x * x', 'max(x, 0)', '~x'][op];
     strided(ctx, `iunary${op}`, `  let x = IN0[pu(2u) + id];\n  OUT[pu(3u) + id] = ${expr};`,
       [{ ...x, dtype: I32, strides: [1] }], { ...y, dtype: I32 }, [n]);
   },
@@ -171,7 +171,9 @@ export const elementwise: Record<string, KernelFn> = {
     const x = operand(ctx, a), y = operand(ctx, a);
     const outType = a.num();
     const out = operand(ctx, a, bytesOf(outType));
-    const expr = ['a + b', 'a - b', 'a * b', 'ipow(a, b)', 'max(a, b)', 'min(a, b)'][op];
+    // In the order of IntBinary (kernels/data_kernels.h).
+    const expr = ['a + b', 'a - b', 'a * b', 'ipow(a, b)', 'max(a, b)', 'min(a, b)', 'a & b', 'a | b', 'a ^ b',
+      'ishl(a, b)', 'ishr(a, b)', 'igcd(a, b)', 'ilcm(a, b)'][op];
     const v = outType === BOOL ? `select(0u, 1u, ${expr} != 0)` : expr;
     strided(ctx, `ibinary${op}`,
       `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  ${store(outType, 'pu(4u) + id', v)}`,
@@ -212,5 +214,26 @@ fn ipow(base0: i32, e0: i32) -> i32 {
   if (e < 0) { return 0; }
   loop { if (e <= 0) { break; } if ((e & 1) == 1) { r = r * b; } b = b * b; e = e >> 1; }
   return r;
+}
+// Shifts by an amount outside [0, 32) give 0 (left) or the sign fill (right), as the reference
+// (WGSL itself would take the amount mod 32).
+fn ishl(a: i32, s: i32) -> i32 {
+  if (s < 0 || s >= 32) { return 0; }
+  return a << u32(s);
+}
+fn ishr(a: i32, s: i32) -> i32 {
+  if (s < 0 || s >= 32) { return select(0, -1, a < 0); }
+  return a >> u32(s);
+}
+// c10's calc_gcd in wrapping int32 (abs(INT32_MIN) stays INT32_MIN, as there) and lcm from it.
+fn igcd(a0: i32, b0: i32) -> i32 {
+  var a = abs(a0); var b = abs(b0);
+  loop { if (a == 0) { break; } let c = a; a = b % a; b = c; }
+  return b;
+}
+fn ilcm(a: i32, b: i32) -> i32 {
+  let g = igcd(a, b);
+  if (g == 0) { return 0; }
+  return abs((a / g) * b);
 }
 `;
