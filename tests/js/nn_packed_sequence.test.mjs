@@ -43,8 +43,16 @@ const CALLS = {
   unpackSequence: (a, b, c) => R().unpackSequence(R().packSequence([a, b, c], { enforceSorted: false })),
 };
 
-forEachBackend('pack, pad, packSequence and unpackSequence equal PyTorch (values and gradients)', async () => {
+forEachBackend('pack, pad, packSequence and unpackSequence equal PyTorch (values and gradients)', async (backend) => {
   await checkRefCasesAsync({ cases: REF.ops }, CALLS);
+  if (backend !== 'webgpu') return;
+  // A batch packed on the CPU moves to the GPU whole (batchSizes stays on the CPU, as PyTorch's).
+  const x = sg.randn([3, 2, 2], { device: 'cpu' });
+  const p = R().packPaddedSequence(x, [1, 3], { enforceSorted: false });
+  const g = p.to('webgpu');
+  assert.deepEqual([g.data.device, g.sortedIndices.device, g.unsortedIndices.device, g.batchSizes.device], ['webgpu', 'webgpu', 'webgpu', 'cpu']);
+  assert.deepEqual(Array.from(await g.data.data()), Array.from(p.data.dataSync()));
+  sg.dispose([x, p, g]);
 });
 
 const toArr = async (t) => Array.from(await t.data());
@@ -143,6 +151,7 @@ test('a packed batch gives each sequence what it gives alone (h_n at its own las
 });
 
 test('inside sg.compile: packing, the layers and padding equal eager; a PackedSequence passes in and out', () => {
+  const live = sg.memory().tensors;
   sg.manualSeed(7);
   const lstm = new sg.nn.LSTM(2, 3, { bidirectional: true, numLayers: 2 });
   const x = sg.randn([4, 3, 2], { requiresGrad: true });
@@ -165,7 +174,7 @@ test('inside sg.compile: packing, the layers and padding equal eager; a PackedSe
   const f = sg.compile((p) => gru.forward(p)[0]);
   const eager = (p) => sg.tidy(() => Array.from(gru.forward(p)[0].data.dataSync()));
   for (let k = 0; k < 3; k++) {
-    const p = R().packPaddedSequence(sg.randn([3, 2, 2]), [3, 2]);
+    const p = sg.tidy(() => R().packPaddedSequence(sg.randn([3, 2, 2]), [3, 2]));
     const out = f(p);
     assert.ok(out instanceof R().PackedSequence);
     assert.deepEqual(Array.from(out.batchSizes.dataSync()), [2, 2, 1]);
@@ -173,7 +182,7 @@ test('inside sg.compile: packing, the layers and padding equal eager; a PackedSe
     sg.dispose([p, out]);
   }
   assert.equal(f.stats().compiles, 1);
-  const q = R().packPaddedSequence(sg.randn([3, 2, 2]), [3, 1]); // other sizes: a new trace
+  const q = sg.tidy(() => R().packPaddedSequence(sg.randn([3, 2, 2]), [3, 1])); // other sizes: a new trace
   sg.dispose([f(q), q]);
   assert.equal(f.stats().compiles, 2);
   f.clear();
@@ -185,6 +194,7 @@ test('inside sg.compile: packing, the layers and padding equal eager; a PackedSe
   sg.dispose([x, h0, c0]);
   lstm.dispose();
   gru.dispose();
+  assert.equal(sg.memory().tensors, live, 'no tensor left behind');
 });
 
 test('tidy keeps a returned PackedSequence; dispose() and sg.dispose free all its tensors; layer outputs own theirs', () => {
@@ -196,8 +206,14 @@ test('tidy keeps a returned PackedSequence; dispose() and sg.dispose free all it
   const before = sg.memory().tensors;
   const [out, h] = rnn.forward(p);
   assert.equal(sg.memory().tensors, before + 5);
+  const moved = p.to('cpu');
+  assert.ok(moved instanceof R().PackedSequence && moved !== p && moved.data.device === 'cpu');
+  assert.equal(sg.memory().tensors, before + 9, 'its own four tensors');
   p.dispose();
   assert.ok(p.isDisposed);
+  assert.deepEqual(Array.from(moved.sortedIndices.dataSync()), [1, 0], 'the copy outlives the original');
+  assert.equal(moved.data.shape.join(), '4,2');
+  moved.dispose();
   p.dispose(); // twice is fine
   assert.deepEqual(Array.from(out.batchSizes.dataSync()), [2, 1, 1], 'still readable after the input is disposed');
   sg.dispose([out, h]);
@@ -216,7 +232,7 @@ test('bad arguments are Errors saying what was expected and what was got; nothin
   const x = sg.randn([3, 2, 2]);
   const xb = sg.zeros([2, 2, 2]);
   const [x1, x4, z32, z2, z0] = [sg.zeros([3]), sg.zeros([3, 2, 4]), sg.zeros([3, 2]), sg.zeros([1, 3]), sg.zeros([0, 3])];
-  const [h133, h123, x3d] = [sg.zeros([1, 3, 3]), sg.zeros([1, 2, 3]), sg.zeros([3, 2, 2])];
+  const [h133, h123, h113, x3d] = [sg.zeros([1, 3, 3]), sg.zeros([1, 2, 3]), sg.zeros([1, 1, 3]), sg.zeros([3, 2, 2])];
   const fLengths = sg.tensor([3, 2]);
   const lstm = new sg.nn.LSTM(2, 3);
   const gru = new sg.nn.GRU(2, 3);
@@ -246,12 +262,12 @@ test('bad arguments are Errors saying what was expected and what was got; nothin
   throwsWith(() => new PS(z32, [2, 1], [1, 0], [0, 1]), "expected 'unsortedIndices' to be the inverse of sortedIndices, [1, 0], got [0, 1]");
   throwsWith(() => lstm.forward(p4), 'LSTM: input.size(-1) must be equal to inputSize: expected 2, got 4');
   throwsWith(() => lstm.forward(p, [h133, h123]), 'LSTM: expected h0 of shape [1, 2, 3], got [1, 3, 3]');
-  throwsWith(() => gru.forward(p, h123.narrow(1, 0, 1)), 'GRU: expected h0 of shape [1, 2, 3], got [1, 1, 3]');
-  assert.equal(sg.memory().tensors, live + 1, 'nothing but the narrowed h0 of the last call');
+  throwsWith(() => gru.forward(p, h113), 'GRU: expected h0 of shape [1, 2, 3], got [1, 1, 3]');
+  assert.equal(sg.memory().tensors, live, 'nothing left by the failed calls');
   const bad = new PS(x3d, [2, 1]);
   throwsWith(() => gru.forward(bad), 'GRU: input must have 2 dimensions', 'got 3');
-  sg.dispose([p, p4, bad, x, xb, x1, x4, z32, z2, z0, h133, h123, fLengths]);
-  const q = R().packPaddedSequence(sg.zeros([3, 2, 2]), [3, 2]);
+  sg.dispose([p, p4, bad, x, xb, x1, x4, z32, z2, z0, h133, h123, h113, fLengths]);
+  const q = sg.tidy(() => R().packPaddedSequence(sg.zeros([3, 2, 2]), [3, 2]));
   q.dispose();
   throwsWith(() => gru.forward(q), 'GRU: the PackedSequence input is disposed');
   lstm.dispose();

@@ -101,6 +101,16 @@ export class PackedSequence {
     return new PackedSequence(data, like.sizes, like.order);
   }
 
+  /**
+   * The same batch with data on `device` (differentiable, as Tensor.to), sortedIndices and
+   * unsortedIndices there too, batchSizes on the CPU: a new PackedSequence owning its tensors.
+   */
+  to(device: 'cpu' | 'webgpu'): PackedSequence {
+    if (this.isDisposed) throw new Error('PackedSequence.to: the PackedSequence is disposed');
+    if (device !== 'cpu' && device !== 'webgpu') throw new Error(`PackedSequence.to: expected a device ('cpu', 'webgpu'), got ${describe(device)}`);
+    return tidy(() => new PackedSequence(this.data.to(device), this.sizes, this.order));
+  }
+
   /** Whether dispose() was called (any of its tensors is gone). */
   get isDisposed(): boolean {
     return this.data.isDisposed;
