@@ -7,10 +7,11 @@
 //
 // Differences from PyTorch: batchSizes, sortedIndices and unsortedIndices are int32 (PyTorch:
 // int64); lengths longer than the padded input are an Error (PyTorch reads past the input); the
-// sort of enforceSorted: false is stable (ties keep their batch order, as PyTorch's CPU sort
-// does for small batches). The sizes and the permutation are also kept as JavaScript numbers, so
-// that the RNN layers and padding need no read of tensor values (and work inside sg.compile,
-// where they are static values of the trace).
+// sort of enforceSorted: false is stable (equal lengths keep their batch order; PyTorch 1.13's CPU
+// sort does so only up to 16 sequences, so a larger batch with ties may be packed in another order
+// there, with the same padded results and states). The sizes and the permutation are also kept
+// as JavaScript numbers, so that the RNN layers and padding need no read of tensor values (and
+// work inside sg.compile, where they are static values of the trace).
 import { full, tensor } from '../creation.js';
 import { HeldTensors, tensorHolder, tidy } from '../memory.js';
 import { functionOps, ops } from '../ops.js';
