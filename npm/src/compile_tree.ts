@@ -1,8 +1,9 @@
-// The arguments and results of a compiled function as trees: arrays and plain objects nest,
-// Tensors are the leaves the graph sees, everything else is a static value. The arguments' tree
+// The arguments and results of a compiled function as trees: arrays, plain objects and tensor
+// holders (memory.ts tensorHolder: a PackedSequence) nest, Tensors are the leaves the graph sees, everything else is a static value. The arguments' tree
 // gives the cache key (a tensor's shape, dtype, device and requiresGrad; a static value by
 // value, or by identity for functions and class instances); the results' tree is rebuilt
 // around the graph's output tensors on every call.
+import { heldTensorsOf } from './memory.js';
 import { Tensor } from './tensor.js';
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -72,6 +73,12 @@ export function flattenArgs(value: readonly unknown[], withRequiresGrad = true):
       parts.push(`[${v.length}`);
       v.forEach((e, i) => walk(e, `${path}[${i}]`));
       parts.push(']');
+    } else if (heldTensorsOf(v) !== null) {
+      // A tensor holder (a PackedSequence): its static part, then its tensors as graph inputs.
+      const held = heldTensorsOf(v)!;
+      parts.push(`<${held.key}`);
+      held.tensors.forEach((t, i) => walk(t, `${path}<${i}>`));
+      parts.push('>');
     } else if (isPlainObject(v)) {
       parts.push('{');
       for (const k of Object.keys(v)) {
@@ -104,6 +111,11 @@ export function flattenResult(value: unknown): ResultShape {
     if (Array.isArray(v)) {
       const parts = v.map(build);
       return (ts) => parts.map((p) => p(ts));
+    }
+    const held = heldTensorsOf(v);
+    if (held !== null) {
+      const parts = held.tensors.map(build);
+      return (ts) => held.rebuild(parts.map((p) => p(ts)));
     }
     if (isPlainObject(v)) {
       const parts = Object.entries(v).map(([k, e]) => [k, build(e)] as const);

@@ -172,6 +172,7 @@ export type {
   SequentialLROptions,
 } from './optim/index.js';
 export type { RNNBaseOptions, RNNOptions, LSTMOptions, Nonlinearity } from './nn/rnn.js';
+export type { PackedSequence, PackPaddedOptions, PadPackedOptions } from './nn/packed_sequence.js';
 export type { InterpolateMode, InterpolateOptions } from './nn/interpolate.js';
 export type { TransformerOptions, TransformerForwardOptions } from './nn/transformer.js';
 export type {

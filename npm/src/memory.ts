@@ -109,11 +109,37 @@ export function keep<T extends Owned>(t: T): T {
   return t;
 }
 
-/** Every object reachable from `value` through arrays, plain objects, Maps and Sets. */
+/** What a class instance that holds tensors (a PackedSequence) says of them: see {@link tensorHolder}. */
+export interface HeldTensors {
+  /** The tensors it holds, in a fixed order (no nulls). */
+  tensors: Owned[];
+  /** Its static part (sizes, flags), for sg.compile's cache key. */
+  key: string;
+  /** The same kind of object with these tensors (same order) in place of its own (sg.compile's results). */
+  rebuild(tensors: readonly unknown[]): unknown;
+}
+
+/**
+ * The method key under which a class instance lists the tensors it holds, so that tidy() keeps
+ * them when the instance is returned, dispose() reaches them, and sg.compile passes them through
+ * as graph inputs and results, as for a plain object.
+ */
+export const tensorHolder: unique symbol = Symbol('simdgrad.tensorHolder');
+
+/** v[tensorHolder]() when v is such an instance, else null. */
+export function heldTensorsOf(v: unknown): HeldTensors | null {
+  if (v === null || typeof v !== 'object') return null;
+  const f = (v as { [tensorHolder]?: () => HeldTensors })[tensorHolder];
+  return typeof f === 'function' ? f.call(v) : null;
+}
+
+/** Every object reachable from `value` through arrays, plain objects, Maps, Sets and {@link tensorHolder} instances. */
 function reachable(value: unknown, out: Set<unknown>): void {
   if (value === null || typeof value !== 'object' || out.has(value)) return;
   out.add(value);
-  if (Array.isArray(value)) for (const v of value) reachable(v, out);
+  const held = heldTensorsOf(value);
+  if (held !== null) for (const v of held.tensors) reachable(v, out);
+  else if (Array.isArray(value)) for (const v of value) reachable(v, out);
   else if (value instanceof Map) for (const v of value.values()) reachable(v, out);
   else if (value instanceof Set) for (const v of value) reachable(v, out);
   else if (Object.getPrototypeOf(value) === Object.prototype) for (const v of Object.values(value)) reachable(v, out);

@@ -92,7 +92,7 @@ export async function checkRefCasesAsync(REF, CALLS, tolerance = () => undefined
 export function assertCompiledEqualsEager(fn, inputs) {
   const compiled = sg.compile(fn);
   const eager = sg.tidy(() => Array.from(fn(...inputs).dataSync()));
-  compiled(...inputs);
+  sg.dispose(compiled(...inputs));  // the tracing call
   assert.deepEqual(sg.tidy(() => Array.from(compiled(...inputs).dataSync())), eager);
   compiled.clear();
 }

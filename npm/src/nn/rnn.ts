@@ -3,7 +3,8 @@
 // weight_hr_l0, ..._reverse; the cells' weight_ih, ...), gate order, initialisation
 // (every parameter U(±1/√hiddenSize)), arguments and results. Each layer and direction runs as
 // one C++ op over the whole sequence (op 'rnnLayer', src/nn/rnn.h): one graph node per layer,
-// whatever the sequence length.
+// whatever the sequence length. A PackedSequence input (packed_sequence.ts) runs the same op once
+// per distinct sequence length (runPackedLayer).
 import { run } from '../call.js';
 import { zeros } from '../creation.js';
 import { F } from '../functional.js';
@@ -14,6 +15,7 @@ import { Tensor } from '../tensor.js';
 import { countArg, probabilityArg } from './args.js';
 import { uniform_ } from './init.js';
 import { Module, Parameter } from './module.js';
+import { PackedSequence, packedLayout } from './packed_sequence.js';
 
 type CellMode = 'lstm' | 'gru' | 'rnn_tanh' | 'rnn_relu';
 export type Nonlinearity = 'tanh' | 'relu';
@@ -57,6 +59,68 @@ function runLayer(fn: string, mode: CellMode, x: Tensor, h0: Tensor, c0: Tensor 
   const result = [output, output.narrow(0, last, 1).squeeze(0)];
   if (mode === 'lstm') result.push(packed.narrow(0, T * B * P, T * B * H).view([T, B, H]).narrow(0, last, 1).squeeze(0));
   return result;
+}
+
+/**
+ * One layer, one direction over a packed batch: x [N, I] (packed rows, the batch sorted by
+ * decreasing length; sizes = batchSizes), h0 [B, P] and c0 [B, H] in sorted order →
+ * [output [N, P] (packed rows), hN [B, P], cN [B, H] (LSTM)], each sequence's final state at its
+ * own last step (forward) or at step 0 (reverse), as PyTorch's packed RNN.
+ *
+ * At step t the running sequences are the first sizes[t] of the batch, so time splits into
+ * segments [a, b) between consecutive distinct lengths where that prefix is fixed: its rows are
+ * contiguous in x and form a [b − a, n, I] block, which the per-layer op runs from the prefix's
+ * carried states. Forward: segments in increasing time; after each, the sequences that end at b
+ * (rows sizes[b]..n of the prefix) drop out and their last states are kept. Reverse: segments in
+ * decreasing time; the sequences whose last step lies in a segment join there from their h0, below
+ * the states carried from the later segment. One op call per distinct length.
+ */
+function runPackedLayer(fn: string, mode: CellMode, x: Tensor, sizes: readonly number[], h0: Tensor, c0: Tensor | null, w: LayerWeights, reverse: boolean): Tensor[] {
+  const off = packedLayout.offsets(sizes);
+  const T = sizes.length;
+  const segments: [number, number][] = [];
+  for (let a = 0, t = 1; t <= T; t++) {
+    if (t === T || sizes[t] !== sizes[a]) {
+      segments.push([a, t]);
+      a = t;
+    }
+  }
+  const I = x.shape[1]!;
+  const block = ([a, b]: [number, number]) => x.narrow(0, off[a]!, off[b]! - off[a]!).view([b - a, sizes[a]!, I]);
+  const flatOut = (out: Tensor) => out.reshape([out.shape[0]! * out.shape[1]!, out.shape[2]!]);
+  const lstm = c0 !== null;
+  if (!reverse) {
+    const outs: Tensor[] = [];
+    const endedH: Tensor[] = [];
+    const endedC: Tensor[] = [];
+    let h = h0, c = c0;
+    for (const seg of segments) {
+      const n = sizes[seg[0]]!;
+      const res = runLayer(fn, mode, block(seg), h.narrow(0, 0, n), lstm ? c!.narrow(0, 0, n) : null, w, false);
+      outs.push(flatOut(res[0]!));
+      [h, c] = [res[1]!, lstm ? res[2]! : null];
+      const next = seg[1] < T ? sizes[seg[1]]! : 0;
+      endedH.unshift(h.narrow(0, next, n - next));
+      if (lstm) endedC.unshift(c!.narrow(0, next, n - next));
+    }
+    const cat0 = (ts: Tensor[]) => (ts.length === 1 ? ts[0]! : functionOps.cat(ts, 0));
+    return [cat0(outs), cat0(endedH), ...(lstm ? [cat0(endedC)] : [])];
+  }
+  const outs: Tensor[] = [];
+  let h: Tensor | null = null, c: Tensor | null = null;
+  for (const seg of [...segments].reverse()) {
+    const n = sizes[seg[0]]!;
+    const join = (carried: Tensor | null, init: Tensor): Tensor => {
+      const have = carried === null ? 0 : carried.shape[0]!;
+      if (have === n) return carried!;
+      const fresh = init.narrow(0, have, n - have);
+      return carried === null ? fresh : functionOps.cat([carried, fresh], 0);
+    };
+    const res = runLayer(fn, mode, block(seg), join(h, h0), lstm ? join(c, c0!) : null, w, true);
+    outs.unshift(flatOut(res[0]!));
+    [h, c] = [res[1]!, lstm ? res[2]! : null];
+  }
+  return [outs.length === 1 ? outs[0]! : functionOps.cat(outs, 0), h!, ...(lstm ? [c!] : [])];
 }
 
 /** PyTorch's reset_parameters of RNNBase and RNNCellBase. */
@@ -164,7 +228,11 @@ abstract class RNNBase extends Module {
    * states h0 [L·D, B, P] and (LSTM) c0 [L·D, B, H] (unbatched without B), or zeros.
    * Returns [output, hN, cN | null].
    */
-  protected runStack(fn: string, input: unknown, h0: unknown, c0: unknown): [Tensor, Tensor, Tensor | null] {
+  protected runStack(fn: string, input: Tensor, h0: unknown, c0: unknown): [Tensor, Tensor, Tensor | null];
+  protected runStack(fn: string, input: PackedSequence, h0: unknown, c0: unknown): [PackedSequence, Tensor, Tensor | null];
+  protected runStack(fn: string, input: Tensor | PackedSequence, h0: unknown, c0: unknown): [Tensor | PackedSequence, Tensor, Tensor | null];
+  protected runStack(fn: string, input: unknown, h0: unknown, c0: unknown): [Tensor | PackedSequence, Tensor, Tensor | null] {
+    if (input instanceof PackedSequence) return this.runPacked(fn, input, h0, c0);
     const x0 = floatTensorArg(fn, 'input', input);
     if (x0.ndim !== 2 && x0.ndim !== 3) throw new Error(`${fn}: expected input of 2 (unbatched) or 3 dims, got ${x0.ndim} dims (shape [${x0.shape.join(', ')}])`);
     const batched = x0.ndim === 3;
@@ -175,18 +243,7 @@ abstract class RNNBase extends Module {
     const dirs = this.bidirectional ? 2 : 1;
     const B = batched ? x0.shape[this.batchFirst ? 0 : 1]! : 1;
     const P = this.projSize > 0 ? this.projSize : this.hiddenSize;
-    const states: [string, unknown, number][] = [['h0', h0, P]];
-    if (lstm) states.push(['c0', c0, this.hiddenSize]);
-    const given = states.map(([name, v, size]) => {
-      if (v === null || v === undefined) return null;
-      const t = floatTensorArg(fn, name, v);
-      const expected = batched ? [this.numLayers * dirs, B, size] : [this.numLayers * dirs, size];
-      if (t.ndim !== expected.length) {
-        throw new Error(`${fn}: for ${batched ? 'batched 3-D' : 'unbatched 2-D'} input, ${name} should be ${expected.length}-D, got shape [${t.shape.join(', ')}]`);
-      }
-      checkShape(fn, name, t, expected);
-      return t;
-    });
+    const given = this.givenStates(fn, h0, c0, B, batched);
     return tidy(() => {
       let x = batched ? (this.batchFirst ? x0.transpose(0, 1) : x0) : x0.unsqueeze(1);
       const state = (k: number, index: number, size: number): Tensor => {
@@ -220,6 +277,69 @@ abstract class RNNBase extends Module {
     });
   }
 
+  /** The initial states as given (null: zeros), checked against [L·D, B, size]. */
+  private givenStates(fn: string, h0: unknown, c0: unknown, B: number, batched: boolean): (Tensor | null)[] {
+    const dirs = this.bidirectional ? 2 : 1;
+    const P = this.projSize > 0 ? this.projSize : this.hiddenSize;
+    const states: [string, unknown, number][] = [['h0', h0, P]];
+    if (this.mode === 'lstm') states.push(['c0', c0, this.hiddenSize]);
+    return states.map(([name, v, size]) => {
+      if (v === null || v === undefined) return null;
+      const t = floatTensorArg(fn, name, v);
+      const expected = batched ? [this.numLayers * dirs, B, size] : [this.numLayers * dirs, size];
+      if (t.ndim !== expected.length) {
+        throw new Error(`${fn}: for ${batched ? 'batched 3-D' : 'unbatched 2-D'} input, ${name} should be ${expected.length}-D, got shape [${t.shape.join(', ')}]`);
+      }
+      checkShape(fn, name, t, expected);
+      return t;
+    });
+  }
+
+  /**
+   * The stacked layers over a PackedSequence (data [N, I]): the output is a PackedSequence of the
+   * same batch, hN/cN [L·D, B, *] in the original batch order; h0/c0 are given in that order too
+   * (permuted with sortedIndices, as PyTorch's permute_hidden).
+   */
+  private runPacked(fn: string, input: PackedSequence, h0: unknown, c0: unknown): [PackedSequence, Tensor, Tensor | null] {
+    if (input.isDisposed) throw new Error(`${fn}: the PackedSequence input is disposed`);
+    const data = floatTensorArg(fn, 'input.data', input.data);
+    if (data.ndim !== 2) throw new Error(`${fn}: input must have 2 dimensions (a PackedSequence's data [N, inputSize]), got ${data.ndim} (shape [${data.shape.join(', ')}])`);
+    if (data.shape[1] !== this.inputSize) throw new Error(`${fn}: input.size(-1) must be equal to inputSize: expected ${this.inputSize}, got ${data.shape[1]}`);
+    const sizes = input.sizes;
+    const B = sizes[0]!;
+    const given = this.givenStates(fn, h0, c0, B, true);
+    const lstm = this.mode === 'lstm';
+    const dirs = this.bidirectional ? 2 : 1;
+    const P = this.projSize > 0 ? this.projSize : this.hiddenSize;
+    const order = input.order;
+    return tidy(() => {
+      const sortedStates = given.map((t) => (t && order ? t.indexSelect(1, order as number[]) : t));
+      const state = (k: number, index: number, size: number): Tensor => {
+        const t = sortedStates[k];
+        return t ? t.narrow(0, index, 1).squeeze(0) : zeros([B, size], { device: data.device });
+      };
+      let x = data;
+      const hN: Tensor[] = [];
+      const cN: Tensor[] = [];
+      for (let layer = 0; layer < this.numLayers; layer++) {
+        const outs: Tensor[] = [];
+        for (let d = 0; d < dirs; d++) {
+          const index = layer * dirs + d;
+          const res = runPackedLayer(fn, this.mode, x, sizes, state(0, index, P), lstm ? state(1, index, this.hiddenSize) : null, this.weights(layer, d === 1), d === 1);
+          outs.push(res[0]!);
+          hN.push(res[1]!);
+          if (lstm) cN.push(res[2]!);
+        }
+        x = dirs === 2 ? functionOps.cat(outs, 1) : outs[0]!;
+        if (this.dropout > 0 && this.training && layer < this.numLayers - 1) x = F.dropout(x, this.dropout, true);
+      }
+      const unsort = (t: Tensor) => (order ? t.indexSelect(1, packedLayout.inverse(order)) : t);
+      const h = unsort(functionOps.stack(hN, 0));
+      const c = lstm ? unsort(functionOps.stack(cN, 0)) : null;
+      return [PackedSequence.withData(input, x), h, c] as [PackedSequence, Tensor, Tensor | null];
+    });
+  }
+
   extraRepr(): string {
     let s = `${this.inputSize}, ${this.hiddenSize}`;
     if (this.projSize !== 0) s += `, proj_size=${this.projSize}`;
@@ -232,7 +352,10 @@ abstract class RNNBase extends Module {
   }
 }
 
-/** Elman RNN: h' = tanh (or relu)(x·W_ihᵀ + b_ih + h·W_hhᵀ + b_hh). forward(input, h0?) → [output, hN]. */
+/**
+ * Elman RNN: h' = tanh (or relu)(x·W_ihᵀ + b_ih + h·W_hhᵀ + b_hh). forward(input, h0?) → [output, hN];
+ * a PackedSequence input gives a PackedSequence output (as LSTM and GRU).
+ */
 export class RNN extends RNNBase {
   declare nonlinearity: Nonlinearity;
 
@@ -243,7 +366,9 @@ export class RNN extends RNNBase {
     this.nonlinearity = nl;
   }
 
-  forward(input: Tensor, h0?: Tensor | null): [Tensor, Tensor] {
+  forward(input: Tensor, h0?: Tensor | null): [Tensor, Tensor];
+  forward(input: PackedSequence, h0?: Tensor | null): [PackedSequence, Tensor];
+  forward(input: Tensor | PackedSequence, h0?: Tensor | null): [Tensor | PackedSequence, Tensor] {
     const [output, h] = this.runStack('RNN', input, h0, null);
     return [output, h];
   }
@@ -260,7 +385,9 @@ export class LSTM extends RNNBase {
     super('LSTM', 'lstm', inputSize, hiddenSize, o);
   }
 
-  forward(input: Tensor, hx?: readonly [Tensor, Tensor] | null): [Tensor, [Tensor, Tensor]] {
+  forward(input: Tensor, hx?: readonly [Tensor, Tensor] | null): [Tensor, [Tensor, Tensor]];
+  forward(input: PackedSequence, hx?: readonly [Tensor, Tensor] | null): [PackedSequence, [Tensor, Tensor]];
+  forward(input: Tensor | PackedSequence, hx?: readonly [Tensor, Tensor] | null): [Tensor | PackedSequence, [Tensor, Tensor]] {
     if (hx !== undefined && hx !== null && !(Array.isArray(hx) && hx.length === 2)) {
       throw new Error(`LSTM: expected hx to be [h0, c0] (two Tensors) or null, got ${describe(hx)}`);
     }
@@ -275,7 +402,9 @@ export class GRU extends RNNBase {
     super('GRU', 'gru', inputSize, hiddenSize, checkOptions<RNNBaseOptions>('GRU', options, baseSpec));
   }
 
-  forward(input: Tensor, h0?: Tensor | null): [Tensor, Tensor] {
+  forward(input: Tensor, h0?: Tensor | null): [Tensor, Tensor];
+  forward(input: PackedSequence, h0?: Tensor | null): [PackedSequence, Tensor];
+  forward(input: Tensor | PackedSequence, h0?: Tensor | null): [Tensor | PackedSequence, Tensor] {
     const [output, h] = this.runStack('GRU', input, h0, null);
     return [output, h];
   }

@@ -1,11 +1,13 @@
 // sg.nn.utils.rnn: padSequence and unpadSequence (torch.nn.utils.rnn.pad_sequence /
-// unpad_sequence), for batching sequences of different lengths (the RNN layers then take the
-// padded batch; PackedSequence is not provided).
+// unpad_sequence), for batching sequences of different lengths, and the packed sequences of
+// packed_sequence.ts (PackedSequence, packPaddedSequence, padPackedSequence, packSequence,
+// unpackSequence), which the RNN layers take and return.
 import { tidy } from '../memory.js';
 import { functionOps, ops } from '../ops.js';
 import { moreOps } from '../ops_more.js';
 import { checkOptions, describe, isInteger } from '../options.js';
 import { Tensor } from '../tensor.js';
+import { PackedSequence, packPaddedSequence, packSequence, padPackedSequence, unpackSequence } from './packed_sequence.js';
 
 function sequences(fn: string, v: unknown): Tensor[] {
   if (!Array.isArray(v) || v.length === 0) throw new Error(`${fn}: expected a non-empty array of Tensors, got ${describe(v)}`);
@@ -55,4 +57,4 @@ function unpadSequence(padded: Tensor, lengths: readonly number[] | Tensor, opti
   return ls.map((l, i) => ops.narrow(moreOps.select(padded, batchDim, i), 0, 0, l));
 }
 
-export const rnnUtils = { padSequence, unpadSequence };
+export const rnnUtils = { padSequence, unpadSequence, PackedSequence, packPaddedSequence, padPackedSequence, packSequence, unpackSequence };
