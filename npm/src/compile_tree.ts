@@ -1,5 +1,6 @@
 // The arguments and results of a compiled function as trees: arrays, plain objects and tensor
-// holders (memory.ts tensorHolder: a PackedSequence) nest, Tensors are the leaves the graph sees, everything else is a static value. The arguments' tree
+// holders (memory.ts tensorHolder: a PackedSequence) nest, Tensors are the leaves the graph
+// sees, everything else is a static value. The arguments' tree
 // gives the cache key (a tensor's shape, dtype, device and requiresGrad; a static value by
 // value, or by identity for functions and class instances); the results' tree is rebuilt
 // around the graph's output tensors on every call.
