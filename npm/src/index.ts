@@ -172,6 +172,8 @@ export type {
 } from './optim/index.js';
 export type { RNNBaseOptions, RNNOptions, LSTMOptions, Nonlinearity } from './nn/rnn.js';
 export type { InterpolateMode, InterpolateOptions } from './nn/interpolate.js';
+export type { Conv3dOptions, ConvTranspose3dOptions } from './nn/conv3d.js';
+export type { MaxPool3dOptions, AvgPool3dOptions, AdaptiveMaxPool3dOptions, AdaptiveSize3d } from './nn/pool3d.js';
 export type { TransformerOptions, TransformerForwardOptions } from './nn/transformer.js';
 export type {
   TripletMarginLossOptions,

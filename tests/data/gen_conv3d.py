@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Reference values for F.conv3d, F.maxPool3d, F.avgPool3d, F.adaptiveAvgPool3d, F.adaptiveMaxPool3d
-and their modules (npm/src/nn/conv3d.ts, pool3d.ts; tests/js/conv3d.test.mjs), computed by PyTorch.
+"""Reference values for F.conv3d, F.convTranspose3d, F.maxPool3d, F.avgPool3d, F.adaptiveAvgPool3d, F.adaptiveMaxPool3d
+and their modules (npm/src/nn/conv3d.ts, pool3d.ts, conv.ts; tests/js/conv3d.test.mjs), computed by PyTorch.
 Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_conv3d.py   # writes tests/data/conv3d_ref.json
@@ -56,6 +56,28 @@ def conv3d_module(mode, **kw):
 case("Conv3d replicate", conv3d_module("replicate", padding=(1, 2, 1), stride=(1, 2, 1)), [f(2, 2, 4, 5, 4), f(3, 2, 3, 3, 2), f(3)], grad=(0,))
 case("Conv3d reflect same", conv3d_module("reflect", padding="same"), [f(1, 2, 4, 5, 4), f(2, 2, 2, 3, 3), f(2)], grad=(0,))
 
+# ---- convTranspose3d: values and the gradients of input, weight and bias ----
+case("convTranspose3d", lambda x, w, b: F.conv_transpose3d(x, w, b, stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 0), dilation=(1, 2, 1)),
+     [f(2, 4, 3, 4, 3), f(4, 3, 2, 3, 2), f(3)], grad=(0, 1, 2))
+case("convTranspose3d groups unbatched", lambda x, w: F.conv_transpose3d(x, w, None, stride=2, padding=(0, 1, 0), output_padding=(1, 1, 0), groups=2),
+     [f(4, 3, 3, 2), f(4, 2, 3, 2, 2)], grad=(0, 1))
+# outputPadding >= stride (allowed when below the dilation), and a padding that crops into the taps.
+case("convTranspose3d outputPadding below dilation", lambda x, w, b: F.conv_transpose3d(x, w, b, dilation=(3, 2, 1), padding=(2, 1, 0), output_padding=(2, 1, 0)),
+     [f(1, 2, 3, 3, 2), f(2, 3, 2, 2, 3), f(3)], grad=(0, 1, 2))
+case("convTranspose3d depthwise stride 3", lambda x, w, b: F.conv_transpose3d(x, w, b, stride=(3, 1, 2), output_padding=(2, 0, 1), groups=3),
+     [f(1, 3, 2, 3, 3), f(3, 1, 2, 2, 2), f(3)], grad=(0, 1, 2))
+
+
+def conv_transpose3d_module(x, w, b):
+    m = torch.nn.ConvTranspose3d(4, 6, (2, 2, 3), stride=(1, 2, 1), padding=(0, 1, 1), groups=2)
+    with torch.no_grad():
+        m.weight.copy_(w)
+        m.bias.copy_(b)
+    return m(x)
+
+
+case("ConvTranspose3d", conv_transpose3d_module, [f(2, 4, 3, 3, 4), f(4, 3, 2, 2, 3), f(6)], grad=(0,))
+
 # ---- maxPool3d: first maximum in (d, h, w) order; NaN as ATen's loop ----
 case("maxPool3d", lambda x: F.max_pool3d(x, 2, return_indices=True), [distinct(1, 3, 5, 6, 7)], grad=(0,))
 case("maxPool3d stride padding dilation ceil", lambda x: F.max_pool3d(x, (3, 2, 3), stride=(2, 1, 2), padding=(1, 1, 0), dilation=(1, 2, 1), ceil_mode=True, return_indices=True),
@@ -64,6 +86,7 @@ case("maxPool3d stride padding dilation ceil", lambda x: F.max_pool3d(x, (3, 2, 
 case("maxPool3d ceil dropped window", lambda x: F.max_pool3d(x, 3, stride=3, padding=1, ceil_mode=True, return_indices=True), [distinct(1, 2, 5, 5, 7)], grad=(0,))
 case("maxPool3d ties", lambda x: F.max_pool3d(x, 2, stride=1, return_indices=True), [ties(2, 2, 4, 5, 4)], grad=(0,))
 case("maxPool3d ties padding ceil", lambda x: F.max_pool3d(x, (2, 3, 2), stride=(2, 2, 1), padding=(1, 1, 0), ceil_mode=True, return_indices=True), [ties(1, 3, 5, 5, 4)], grad=(0,))
+case("MaxPool3d ties gradient", lambda x: torch.nn.MaxPool3d(2, stride=1, padding=1)(x), [ties(1, 2, 4, 4, 5)], grad=(0,))
 nan_in = f(1, 2, 4, 4, 4)
 nan_in[0, 0, 0, 0, 1] = nan
 nan_in[0, 0, 1, 1, 0] = nan

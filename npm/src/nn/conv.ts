@@ -173,7 +173,7 @@ export class Conv3d extends ConvNd {
   }
 }
 
-/** ConvTranspose1d and ConvTranspose2d: the same module over 1 or 2 spatial dims. */
+/** ConvTranspose1d, ConvTranspose2d and ConvTranspose3d: the same module over 1, 2 or 3 spatial dims. */
 abstract class ConvTransposeNd extends Module {
   declare inChannels: number;
   declare outChannels: number;
@@ -221,7 +221,7 @@ abstract class ConvTransposeNd extends Module {
   }
 
   forward(input: Tensor): Tensor {
-    return (this.dims === 1 ? F.convTranspose1d : F.convTranspose2d)(input, this.weight, this.bias, {
+    return (this.dims === 1 ? F.convTranspose1d : this.dims === 2 ? F.convTranspose2d : F.convTranspose3d)(input, this.weight, this.bias, {
       stride: this.stride,
       padding: this.padding,
       outputPadding: this.outputPadding,
@@ -251,5 +251,12 @@ export class ConvTranspose1d extends ConvTransposeNd {
 export class ConvTranspose2d extends ConvTransposeNd {
   constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
     super('ConvTranspose2d', 2, inChannels, outChannels, kernelSize, options);
+  }
+}
+
+/** Input [N, C_in, D, H, W] (or [C_in, D, H, W]); F.convTranspose3d, a composition (nn/conv3d.ts). */
+export class ConvTranspose3d extends ConvTransposeNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
+    super('ConvTranspose3d', 3, inChannels, outChannels, kernelSize, options);
   }
 }

@@ -1,4 +1,5 @@
-// F.conv3d (torch.nn.functional.conv3d) as a composition of existing ops; nn.Conv3d is in conv.ts.
+// F.conv3d and F.convTranspose3d (torch.nn.functional.conv3d, conv_transpose3d) as compositions of
+// existing ops (convTranspose3d: see its comment); nn.Conv3d and nn.ConvTranspose3d are in conv.ts.
 //
 // A partial im2col along depth: the input is padded in depth, the kD depth slices each output
 // depth reads are gathered (one indexSelect) and folded into the channel axis in the order
@@ -108,5 +109,98 @@ export function conv3d(input: Tensor, weight: Tensor, bias?: Tensor | null, opti
     const [, , ho, wo] = y.shape as [number, number, number, number];
     const out = ops.contiguous(ops.permute(ops.reshape(y, [n, dOut, outC, ho, wo]), 0, 2, 1, 3, 4));
     return batched ? out : ops.squeeze(out, 0);
+  });
+}
+
+export interface ConvTranspose3dOptions {
+  /** A number or [sD, sH, sW] (default 1). */
+  stride?: number | readonly number[];
+  /** Cells cropped from each side of the full output (default 0). */
+  padding?: number | readonly number[];
+  /** Cells added at the end of each dim (default 0; smaller than the stride or the dilation). */
+  outputPadding?: number | readonly number[];
+  groups?: number;
+  /** default 1 */
+  dilation?: number | readonly number[];
+}
+
+/**
+ * Input [N, C_in, D, H, W] or [C_in, D, H, W], weight [C_in, C_out/groups, kD, kH, kW], bias
+ * [C_out] or null → [N, C_out, D_out, H_out, W_out] with D_out = (D − 1)·sD − 2·pD + dD·(kD − 1)
+ * + opD + 1 (and so for H, W), as torch.nn.functional.conv_transpose3d.
+ *
+ * A composition too: ONE convTranspose2d call over the N·D depth slices computes, for every
+ * kernel depth kd, each slice's (H, W) contribution (the kD·C_out/groups outputs of a group side
+ * by side: the weight permuted to [C_in, kD, C_out/groups, kH, kW]); F.fold then adds them up
+ * along depth (col2im with a [kD, 1] kernel: slice d reaches depth d·sD + kd·dD), after which
+ * the padding is cropped and the bias added.
+ */
+export function convTranspose3d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: ConvTranspose3dOptions): Tensor {
+  const fn = 'convTranspose3d';
+  const o = checkOptions<ConvTranspose3dOptions>(fn, options, {
+    stride: 'integers',
+    padding: 'integers',
+    outputPadding: 'integers',
+    groups: 'positiveInteger',
+    dilation: 'integers',
+  });
+  const x = tensorArg(fn, 'input', input), w = tensorArg(fn, 'weight', weight), b = optTensor(fn, 'bias', bias);
+  if (x.ndim !== 4 && x.ndim !== 5) throw new Error(`${fn}: Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: [${dims(x.shape)}]`);
+  if (w.ndim !== 5) throw new Error(`${fn}: expected 'weight' to be 5-D [inChannels, outChannels/groups, kD, kH, kW], got size [${dims(w.shape)}]`);
+  if (x.dtype !== 'float32' || w.dtype !== 'float32') throw new Error(`${fn}: expected float32 input and weight, got ${x.dtype} and ${w.dtype}`);
+  if (x.device !== w.device) throw new Error(`${fn}: expected input and weight on one device, got input on '${x.device}' and weight on '${w.device}'`);
+  const groups = o.groups ?? 1;
+  const stride = tupleArg(fn, 'stride', o.stride ?? 1, 3, 1);
+  const dilation = tupleArg(fn, 'dilation', o.dilation ?? 1, 3, 1);
+  const padding = tupleArg(fn, 'padding', o.padding ?? 0, 3, 0);
+  const outputPadding = tupleArg(fn, 'outputPadding', o.outputPadding ?? 0, 3, 0);
+  if (outputPadding.some((p, i) => p >= stride[i]! && p >= dilation[i]!)) {
+    throw new Error(`${fn}: output padding must be smaller than either stride or dilation, but got outputPadding [${dims(outputPadding)}], stride [${dims(stride)}] and dilation [${dims(dilation)}]`);
+  }
+  const [inC, outPerGroup, ...kernel] = w.shape as [number, number, number, number, number];
+  const batched = x.ndim === 5;
+  const [c, ...spatial] = x.shape.slice(batched ? 1 : 0) as [number, number, number, number];
+  if (c !== inC) {
+    throw new Error(`${fn}: Given transposed=1, weight of size [${dims(w.shape)}], expected input[${dims(x.shape)}] to have ${inC} channels, but got ${c} channels instead`);
+  }
+  if (inC % groups !== 0) {
+    throw new Error(`${fn}: Given groups=${groups}, expected weight to be divisible by ${groups} at dimension 0, but got weight of size [${dims(w.shape)}] instead`);
+  }
+  const outC = outPerGroup * groups;
+  if (b !== null && (b.ndim !== 1 || b.shape[0] !== outC)) {
+    throw new Error(`${fn}: Given transposed=1, weight of size [${dims(w.shape)}], expected bias to be 1-dimensional with ${outC} elements, but got bias of size [${dims(b.shape)}] instead`);
+  }
+  if (spatial.some((n) => n === 0) || (batched && x.shape[0] === 0)) throw new Error(`${fn}: expected a non-empty input, got size [${dims(x.shape)}]`);
+  const out = spatial.map((n, i) => (n - 1) * stride[i]! - 2 * padding[i]! + dilation[i]! * (kernel[i]! - 1) + outputPadding[i]! + 1);
+  if (out.some((n) => n < 1)) {
+    throw new Error(`${fn}: Given input size per channel: (${dims(spatial, ' x ')}). Calculated output size per channel: (${dims(out, ' x ')}). Output size is too small`);
+  }
+  const [kD] = kernel;
+  const [d] = spatial;
+  return tidy(() => {
+    const x5 = batched ? x : ops.unsqueeze(x, 0);
+    const n = x5.shape[0]!;
+    // [N, C, D, H, W] → [N·D, C, H, W]; the weight's kernel depth moved next to its outputs.
+    const slices = ops.reshape(ops.permute(x5, 0, 2, 1, 3, 4), [n * d, c, spatial[1]!, spatial[2]!]);
+    const w2 = ops.reshape(ops.permute(w, 0, 2, 1, 3, 4), [inC, kD * outPerGroup, kernel[1]!, kernel[2]!]);
+    const y = F.convTranspose2d(slices, w2, null, {
+      stride: stride.slice(1),
+      padding: padding.slice(1),
+      outputPadding: outputPadding.slice(1),
+      groups,
+      dilation: dilation.slice(1),
+    });
+    const [ho, wo] = [y.shape[2]!, y.shape[3]!];
+    // [N, D, g, kD, C_out/g, Ho, Wo] → fold's columns [N, (C_out·Ho·Wo)·kD, D]
+    const cols = ops.reshape(ops.permute(ops.reshape(y, [n, d, groups, kD, outPerGroup, ho, wo]), 0, 2, 4, 5, 6, 3, 1), [n, outC * ho * wo * kD, d]);
+    // The uncropped depth (every slice's every tap), then outputPadding's cells, then the padding cropped.
+    const full = (d - 1) * stride[0]! + dilation[0]! * (kD - 1) + 1;
+    let depth = ops.reshape(F.fold(cols, [full, 1], [kD, 1], { stride: [stride[0]!, 1], dilation: [dilation[0]!, 1] }), [n, outC, ho, wo, full]);
+    if (outputPadding[0]) depth = functionOps.pad(depth, [0, outputPadding[0]]);
+    depth = ops.narrow(depth, 4, padding[0]!, out[0]!);
+    let result = ops.permute(depth, 0, 1, 4, 2, 3);
+    if (b !== null) result = ops.add(result, ops.reshape(b, [outC, 1, 1, 1]));
+    result = ops.contiguous(result);
+    return batched ? result : ops.squeeze(result, 0);
   });
 }
