@@ -16,6 +16,8 @@ import { embeddingBag } from './nn/embedding_bag.js';
 import { ctcLoss } from './nn/ctc_loss.js';
 import { alphaDropout, channelShuffle, dropout1d, dropout3d, featureAlphaDropout, localResponseNorm, lpPool1d, lpPool2d } from './nn/layers_more.js';
 import { adaptiveMaxPool1d, adaptiveMaxPool2d, maxPoolWithIndices, maxUnpool1d, maxUnpool2d } from './nn/pool_indices.js';
+import { conv3d, convTranspose3d } from './nn/conv3d.js';
+import { adaptiveAvgPool3d, adaptiveMaxPool3d, avgPool3d, maxPool3d } from './nn/pool3d.js';
 import {
   gaussianNllLoss,
   hingeEmbeddingLoss,
@@ -728,8 +730,10 @@ export const F = {
   bilinear,
   conv1d,
   conv2d,
+  conv3d,
   convTranspose1d,
   convTranspose2d,
+  convTranspose3d,
   maxPool1d: ((input: Tensor, kernelSize: Size, options?: MaxPoolOptions) => maxPool('maxPool1d', input, kernelSize, options)) as MaxPoolFn,
   maxPool2d: ((input: Tensor, kernelSize: Size, options?: MaxPoolOptions) => maxPool('maxPool2d', input, kernelSize, options)) as MaxPoolFn,
   adaptiveMaxPool1d,
@@ -740,6 +744,10 @@ export const F = {
   avgPool2d: (input: Tensor, kernelSize: Size, options?: AvgPoolOptions): Tensor => avgPool('avgPool2d', input, kernelSize, options),
   adaptiveAvgPool1d,
   adaptiveAvgPool2d,
+  maxPool3d,
+  avgPool3d,
+  adaptiveAvgPool3d,
+  adaptiveMaxPool3d,
   dropout,
   dropout1d,
   dropout2d,

@@ -174,6 +174,8 @@ export type {
 export type { RNNBaseOptions, RNNOptions, LSTMOptions, Nonlinearity } from './nn/rnn.js';
 export type { PackedSequence, PackPaddedOptions, PadPackedOptions } from './nn/packed_sequence.js';
 export type { InterpolateMode, InterpolateOptions } from './nn/interpolate.js';
+export type { Conv3dOptions, ConvTranspose3dOptions } from './nn/conv3d.js';
+export type { MaxPool3dOptions, AvgPool3dOptions, AdaptiveMaxPool3dOptions, AdaptiveSize3d } from './nn/pool3d.js';
 export type { TransformerOptions, TransformerForwardOptions } from './nn/transformer.js';
 export type {
   TripletMarginLossOptions,

@@ -389,6 +389,12 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['MaxPool2d returnIndices', () => new nn.MaxPool2d(3, { stride: 2, padding: 1, returnIndices: true }), img],
     ['MaxUnpool2d', () => new nn.MaxUnpool2d(2), () => F.maxPool2d(img(), 2, { returnIndices: true })],
     ['MaxUnpool1d', () => new nn.MaxUnpool1d(2), () => F.maxPool1d(sg.randn([2, 3, 8]), 2, { returnIndices: true })],
+    ['Conv3d', () => new nn.Conv3d(4, 6, [3, 2, 3], { stride: [2, 1, 1], padding: [1, 0, 1], groups: 2 }), () => sg.randn([2, 4, 5, 4, 5])],
+    ['ConvTranspose3d', () => new nn.ConvTranspose3d(4, 6, [2, 3, 2], { stride: [2, 1, 2], padding: [0, 1, 1], outputPadding: [1, 0, 0], groups: 2 }), () => sg.randn([2, 4, 3, 4, 3])],
+    ['MaxPool3d', () => new nn.MaxPool3d(3, { stride: 2, padding: 1, ceilMode: true }), () => sg.randn([2, 3, 5, 6, 5])],
+    ['AvgPool3d', () => new nn.AvgPool3d([3, 2, 3], { stride: 2, padding: [1, 0, 1], ceilMode: true, countIncludePad: false }), () => sg.randn([2, 3, 5, 6, 5])],
+    ['AdaptiveAvgPool3d', () => new nn.AdaptiveAvgPool3d([2, null, 3]), () => sg.randn([2, 3, 5, 4, 5])],
+    ['AdaptiveMaxPool3d', () => new nn.AdaptiveMaxPool3d([3, 2, 2], { returnIndices: true }), () => sg.randn([2, 3, 5, 4, 5])],
     // nn.Sequential turns Conv2d → ReLU → MaxPool2d into the one fused op conv2dReluMaxPool2d.
     ['Sequential(Conv2d, ReLU, MaxPool2d)', () => new nn.Sequential(new nn.Conv2d(3, 4, 3, { padding: 1 }), new nn.ReLU(), new nn.MaxPool2d(2)), img],
   ];

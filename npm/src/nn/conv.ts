@@ -1,4 +1,4 @@
-// Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (torch.nn.Conv*): weight [out, in/groups, ...kernel]
+// Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d (torch.nn.Conv*): weight [out, in/groups, ...kernel]
 // (transposed: [in, out/groups, ...kernel]), bias [out], PyTorch's default initialization.
 // paddingMode 'reflect' / 'replicate' pads with F.pad first and convolves without padding,
 // as PyTorch does; 'circular' is not supported.
@@ -34,7 +34,7 @@ const sizeOrMode: OptionSpec = {
   expected: "an integer, an array of integers, 'same' or 'valid'",
 };
 
-/** Conv1d and Conv2d: the same module over 1 or 2 spatial dims. */
+/** Conv1d, Conv2d and Conv3d: the same module over 1, 2 or 3 spatial dims. */
 abstract class ConvNd extends Module {
   declare inChannels: number;
   declare outChannels: number;
@@ -95,12 +95,13 @@ abstract class ConvNd extends Module {
     resetKaiming(this.weight, this.bias);
   }
 
-  protected conv(fn: 'conv1d' | 'conv2d', input: Tensor, activation?: 'relu'): Tensor {
+  protected conv(fn: 'conv1d' | 'conv2d' | 'conv3d', input: Tensor, activation?: 'relu'): Tensor {
     const opts = { stride: this.stride, dilation: this.dilation, groups: this.groups, ...(activation ? { activation } : {}) };
-    if (this.paddingMode === 'zeros') return F[fn](input, this.weight, this.bias, { ...opts, padding: this.padding });
+    const call = F[fn] as (x: Tensor, w: Tensor, b: Tensor | null, o: object) => Tensor;
+    if (this.paddingMode === 'zeros') return call(input, this.weight, this.bias, { ...opts, padding: this.padding });
     const padded = F.pad(input, this.reversedPadding, { mode: this.paddingMode });
     try {
-      return F[fn](padded, this.weight, this.bias, { ...opts, padding: 0 });
+      return call(padded, this.weight, this.bias, { ...opts, padding: 0 });
     } finally {
       padded.dispose();
     }
@@ -158,8 +159,21 @@ export class Conv2d extends ConvNd {
   }
 }
 
-/** The gradient of Conv2d with respect to its input; weight [in, out/groups, kH, kW]. */
-/** ConvTranspose1d and ConvTranspose2d: the same module over 1 or 2 spatial dims. */
+/**
+ * Input [N, C_in, D, H, W] (or [C_in, D, H, W]); F.conv3d, a composition: one conv2d call over
+ * N·D_out images with kD·C_in channels (nn/conv3d.ts).
+ */
+export class Conv3d extends ConvNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvModuleOptions) {
+    super('Conv3d', 3, inChannels, outChannels, kernelSize, options);
+  }
+
+  forward(input: Tensor): Tensor {
+    return this.conv('conv3d', input);
+  }
+}
+
+/** ConvTranspose1d, ConvTranspose2d and ConvTranspose3d: the same module over 1, 2 or 3 spatial dims. */
 abstract class ConvTransposeNd extends Module {
   declare inChannels: number;
   declare outChannels: number;
@@ -207,7 +221,7 @@ abstract class ConvTransposeNd extends Module {
   }
 
   forward(input: Tensor): Tensor {
-    return (this.dims === 1 ? F.convTranspose1d : F.convTranspose2d)(input, this.weight, this.bias, {
+    return (this.dims === 1 ? F.convTranspose1d : this.dims === 2 ? F.convTranspose2d : F.convTranspose3d)(input, this.weight, this.bias, {
       stride: this.stride,
       padding: this.padding,
       outputPadding: this.outputPadding,
@@ -237,5 +251,12 @@ export class ConvTranspose1d extends ConvTransposeNd {
 export class ConvTranspose2d extends ConvTransposeNd {
   constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
     super('ConvTranspose2d', 2, inChannels, outChannels, kernelSize, options);
+  }
+}
+
+/** Input [N, C_in, D, H, W] (or [C_in, D, H, W]); F.convTranspose3d, a composition (nn/conv3d.ts). */
+export class ConvTranspose3d extends ConvTransposeNd {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvTransposeModuleOptions) {
+    super('ConvTranspose3d', 3, inChannels, outChannels, kernelSize, options);
   }
 }

@@ -3,7 +3,8 @@ import { F } from '../functional.js';
 import * as act from './activation_modules.js';
 import { MultiheadAttention } from './attention.js';
 import { ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential } from './container.js';
-import { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d } from './conv.js';
+import { Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d } from './conv.js';
+import { AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d } from './pool3d.js';
 import { Fold, Unfold } from './unfold.js';
 import { AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d } from './pool_indices.js';
 import { Dropout, Dropout2d } from './dropout.js';
@@ -42,8 +43,10 @@ export const nn = {
   Unflatten,
   Conv1d,
   Conv2d,
+  Conv3d,
   ConvTranspose1d,
   ConvTranspose2d,
+  ConvTranspose3d,
   Unfold,
   Fold,
   MaxPool1d,
@@ -54,6 +57,10 @@ export const nn = {
   AdaptiveAvgPool2d,
   AdaptiveMaxPool1d,
   AdaptiveMaxPool2d,
+  MaxPool3d,
+  AvgPool3d,
+  AdaptiveAvgPool3d,
+  AdaptiveMaxPool3d,
   MaxUnpool1d,
   MaxUnpool2d,
   BatchNorm1d,
