@@ -3,7 +3,7 @@ from PyTorch 1.13 (CPU) for tests/js/scatter_reduce.test.mjs: every reduce × in
 1-D, 2-D and 3-D inputs with dims 0, 1 and negative, repeated indices and positions no index
 reaches, index shorter than src (and than the input off the dim), ties for amax/amin (small
 whole numbers, the input's value among them), zeros for prod (one, two at one position, in the
-input), int32 (mean rounds down), an empty index and 0-d tensors.
+input), int32 (mean rounds down), NaN, an empty index and 0-d tensors.
 
 Each case carries the call's dim, reduce and include_self. Where src is larger than index,
 PyTorch 1.13's backward fails (ScatterReduceBackward0 returns a gradient of index's shape for
@@ -14,7 +14,7 @@ Run: /usr/bin/python3 tests/data/gen_scatter_reduce.py  (writes tests/data/scatt
 """
 import torch
 
-from ref_json import Cases, write
+from ref_json import Cases, nan, write
 
 REDUCES = ("sum", "prod", "mean", "amax", "amin")
 cases = Cases(20261125)
@@ -70,6 +70,9 @@ for reduce in REDUCES:
         # An empty index: the input unchanged. 0-d input, index and src.
         case(f"{tag} empty index", torch.randn(3, 2), 1, torch.zeros(3, 0, dtype=torch.int64), torch.randn(3, 1), reduce, inc)
         case(f"{tag} 0-d", torch.tensor(1.5), 0, torch.tensor(0), torch.tensor(-2.0), reduce, inc)
+        # NaN in the input or in src propagates (amax/amin too); values only.
+        case(f"{tag} NaN", torch.tensor([1.0, nan, 0.0]), 0, torch.tensor([0, 0, 1, 1, 2, 2]),
+             torch.tensor([nan, 2.0, 3.0, 5.0, nan, -1.0]), reduce, inc, grad=False)
     # prod's zeros: one zero at a position (its gradient is the product of the others), two
     # zeros at one position (every gradient there 0), a zero in the input.
     for inc in (True, False):
