@@ -61,14 +61,14 @@ Tensor src_window(const Tensor& src, const Shape& index_shape, DType dtype) {
   return as_contiguous(Tensor::view_of(src, index_shape, src.strides(), src.offset()), dtype);
 }
 
-// A gradient of src's window (index's shape) as one of src's shape: zeros outside the window;
-// summed for a 0-d src.
+// A gradient of src's window (index's shape) as one of src's shape: zeros outside the window
+// (a differentiable pad, so second derivatives hold); summed for a 0-d src.
 Tensor window_grad(const Tensor& taken, const Shape& src_shape) {
   if (src_shape.empty()) return sum(taken);
   if (taken.shape() == src_shape) return taken;
-  Tensor z = zeros(src_shape, DType::Float32, taken.device());
-  copy_into(Tensor::view_of(z, taken.shape(), z.strides(), 0), taken);
-  return z;
+  std::vector<int64_t> pads;  // F.pad order: last dim first
+  for (size_t k = src_shape.size(); k-- > 0;) pads.insert(pads.end(), {0, src_shape[k] - taken.shape()[k]});
+  return pad(taken, pads);
 }
 
 // The gradient of src: g gathered at the indices, in src's window.
@@ -146,13 +146,18 @@ Grads reduce_backward(const Tensor& g, const Tensor& x, const Tensor& sw, const 
       break;
     }
     case ScatterReduce::Prod: {  // the product of the others, exactly where a factor is 0
+      // Through the recorded op (not the raw kernel), so second derivatives hold.
       const Tensor x1 = masked_fill(x, eq(x, zero), 1);
-      gx = div(mul(g, reduced(x1, d, ic, sw, r, include_self)), x1);
+      gx = div(mul(g, scatter_reduce(x1, d, ic, sw, "prod", include_self)), x1);
       const Tensor src_zero = eq(sw, zero);
       const Tensor zeros_there =
           gather(scatter_add(zeros(x.shape(), DType::Float32, dev), d, ic, cast(src_zero, DType::Float32)), d, ic);
+      // As PyTorch 1.13 (its DelayedError): this formula's own derivative is wrong there.
+      if (recording_backward({g, x, sw, res}) && any(gt(zeros_there, one)).item() != 0)
+        fail("scatterReduce: double backward of 'prod' is unsupported for src when more than one zero of src is "
+             "scattered to the same position (as in PyTorch 1.13)");
       const Tensor single_zero = logical_and(src_zero, eq(zeros_there, one));
-      const Tensor others = reduced(x, d, ic, masked_fill(sw, single_zero, 1), r, include_self);
+      const Tensor others = scatter_reduce(x, d, ic, masked_fill(sw, single_zero, 1), "prod", include_self);
       gs = where(single_zero, gather(mul(g, others), d, ic),
                  div(gather(mul(g, res), d, ic), masked_fill(sw, src_zero, 1)));
       break;
@@ -193,7 +198,10 @@ Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const T
   return record(op, out, {x, index, src}, {x, src, out},
                 [r, d, ic, include_self, nx = x.requires_grad(), ns = src.requires_grad(), src_shape = src.shape()](
                     const Tensor& g, const SavedTensors& s) -> Grads {
-                  const Tensor sw = src_window(s[1], ic.shape(), DType::Float32);
+                  // src's window by differentiable narrows (second derivatives reach src).
+                  Tensor sw = s[1];
+                  for (int64_t k = 0; k < sw.ndim(); ++k)
+                    if (sw.shape()[k] != ic.shape()[k]) sw = narrow(sw, k, 0, ic.shape()[k]);
                   Grads gr = reduce_backward(g, s[0], sw, s[2], d, ic, r, include_self);
                   return Grads{nx ? gr[0] : Tensor(), Tensor(), ns ? window_grad(gr[1], src_shape) : Tensor()};
                 });

@@ -98,6 +98,26 @@ test('central differences: every reduce × includeSelf, index shorter than src, 
   }
 });
 
+test('second derivatives by central differences (gradgradcheck); prod with two zeros at a position refuses, as PyTorch', () => {
+  const t = (data, shape) => sg.tensor(data, { shape, requiresGrad: true });
+  for (const reduce of REDUCES) {
+    for (const includeSelf of [true, false]) {
+      const x = t([0.7, -1.3, 0.9, 1.1], [2, 2]), s = t([0.6, 1.4, 9, -0.8, 1.2, 9, 5, 5, 5], [3, 3]);
+      const fn = (a, b) => a.scatterReduce(0, [[0, 1], [0, 0]], b, reduce, { includeSelf }).square();
+      assert.equal(sg.autograd.gradgradcheck(fn, [x, s]), true, `${reduce} includeSelf=${includeSelf}`);
+      sg.dispose([x, s]);
+    }
+  }
+  const x = t([1.5, 0], [2]), oneZero = t([0, 2, 0.5, 3], [4]), twoZeros = t([0, 0, 0.5, 3], [4]);
+  const fn = (a, b) => a.scatterReduce(0, [0, 0, 1, 1], b, 'prod').square();
+  assert.equal(sg.autograd.gradgradcheck(fn, [x, oneZero]), true, 'prod, one zero');
+  const before = sg.memory().tensors;
+  throwsWith(() => sg.tidy(() => sg.autograd.grad(sg.autograd.grad(fn(x, twoZeros).sum(), [twoZeros], { createGraph: true })[0].sum(), [twoZeros])),
+    "scatterReduce: double backward of 'prod' is unsupported for src when more than one zero of src is scattered to the same position");
+  assert.equal(sg.memory().tensors, before);
+  sg.dispose([x, oneZero, twoZeros]);
+});
+
 test('inside sg.compile the results and gradients equal the eager ones', () => {
   const x = sg.tensor(lcg(5, 12), { shape: [3, 4], requiresGrad: true });
   const s = sg.tensor(lcg(6, 15), { shape: [3, 5] });
