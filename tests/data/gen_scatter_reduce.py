@@ -3,7 +3,7 @@ from PyTorch 1.13 (CPU) for tests/js/scatter_reduce.test.mjs: every reduce × in
 1-D, 2-D and 3-D inputs with dims 0, 1 and negative, repeated indices and positions no index
 reaches, index shorter than src (and than the input off the dim), ties for amax/amin (small
 whole numbers, the input's value among them), zeros for prod (one, two at one position, in the
-input), int32 (mean rounds down), NaN, an empty index and 0-d tensors.
+input), int32 (mean rounds down; sums and products wrap), NaN, an empty index and 0-d tensors.
 
 Each case carries the call's dim, reduce and include_self. Where src is larger than index,
 PyTorch 1.13's backward fails (ScatterReduceBackward0 returns a gradient of index's shape for
@@ -83,5 +83,10 @@ for reduce in REDUCES:
              torch.tensor([0.0, 2.0, 0.0, 0.0, 4.0, -3.0, 0.0]), "prod", inc)
         case(f"{tag} zeros in input", torch.tensor([[0.0, 2.0], [3.0, 0.0]]), 1, torch.tensor([[0, 0], [1, 0]]),
              torch.tensor([[2.0, -1.5, 9.0], [0.0, 4.0, 9.0]]), "prod", inc)
+
+# int32 sums and products wrap (two's complement), and mean divides the wrapped sum.
+for reduce in ("sum", "prod", "mean"):
+    case(f"{reduce} include_self=True int32 wrapping", torch.tensor([2**31 - 1, 65536, -2**31], dtype=torch.int32), 0,
+         torch.tensor([0, 1, 2]), torch.tensor([1, 65536, -1], dtype=torch.int32), reduce, True)
 
 write("gen_scatter_reduce.py", "scatter_reduce_ref.json", {"cases": list(cases)})
