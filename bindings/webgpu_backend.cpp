@@ -374,6 +374,11 @@ void Backend::scatter(size_t elem_bytes, const sg::GatherGeom& g, const void* sr
   call("scatter", a.buf(src).buf(idx).buf(out));
 }
 
+void Backend::scatter_reduce(sg::DType, sg::ScatterReduce, const sg::GatherGeom&, const void*, const int32_t*, int64_t,
+                             bool, void*) const {
+  sg::fail("webgpu: internal error: scatterReduce has no WGSL kernel and must run on the CPU");
+}
+
 void Backend::pad_mapped(size_t elem_bytes, const sg::PadGeom& g, const void* x, void* out) const {
   call("pad_mapped", args()
                          .num(double(elem_bytes)).list(g.out_shape).list(g.in_shape).list(g.in_strides)

@@ -142,6 +142,10 @@ class Backend final : public sg::Backend {
   void scatter(size_t elem_bytes, const sg::GatherGeom& g, const void* src, const int32_t* idx,
                void* out) const override;
   void scatter_add_i32(const sg::GatherGeom& g, const int32_t* src, const int32_t* idx, int32_t* out) const override;
+  // No WGSL kernel: scatterReduce runs on the CPU (npm/src/webgpu/coverage.ts); this refuses GPU
+  // buffers instead of reading them as host memory.
+  void scatter_reduce(sg::DType dtype, sg::ScatterReduce reduce, const sg::GatherGeom& g, const void* src,
+                      const int32_t* idx, int64_t out_numel, bool include_self, void* out) const override;
   void pad_mapped(size_t elem_bytes, const sg::PadGeom& g, const void* x, void* out) const override;
   void pad_mapped_backward_f32(const sg::PadGeom& g, const float* grad, float* dx) const override;
 

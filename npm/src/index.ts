@@ -122,6 +122,8 @@ export type {
   IndexItem,
   SortOptions,
   SortResult,
+  ScatterReduceOptions,
+  ScatterReduction,
   TopkOptions,
   BernoulliOptions,
   MultinomialOptions,

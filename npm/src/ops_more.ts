@@ -29,6 +29,12 @@ export interface BernoulliOptions {
   /** One probability for every element (x's values are then ignored, only its shape counts). */
   p?: number;
 }
+/** PyTorch's scatter_reduce reductions. */
+export type ScatterReduction = 'sum' | 'prod' | 'mean' | 'amax' | 'amin';
+export interface ScatterReduceOptions {
+  /** Whether input's own value takes part where values arrive (default true, as PyTorch). */
+  includeSelf?: boolean;
+}
 export interface MultinomialOptions {
   replacement?: boolean;
 }
@@ -85,6 +91,13 @@ export interface MoreOpFunctions {
   scatter(input: TensorLike, dim: number, index: IndexLike, src: TensorLike): Tensor;
   /** A copy of input with src's values added at index along dim (repeated indices accumulate). */
   scatterAdd(input: TensorLike, dim: number, index: IndexLike, src: TensorLike): Tensor;
+  /**
+   * PyTorch 1.13's scatter_reduce: a copy of input with src's values at index along dim combined
+   * by `reduce` ('sum', 'prod', 'mean', 'amax', 'amin'); with `includeSelf: false` input's value
+   * is left out wherever a value arrives. float32 or int32 (int32 'mean' rounds down); src of
+   * input's dtype and dims. Differentiable in input and src as PyTorch (amax/amin split ties).
+   */
+  scatterReduce(input: TensorLike, dim: number, index: IndexLike, src: TensorLike, reduce: ScatterReduction, options?: ScatterReduceOptions): Tensor;
   // matrices
   tril(input: TensorLike, diagonal?: number): Tensor;
   triu(input: TensorLike, diagonal?: number): Tensor;
@@ -219,6 +232,15 @@ export const moreOps: MoreOpFunctions = {
     const d = intArg('scatterAdd', 'dim', dim);
     return withTemp(index, indexOperand('scatterAdd', index, deviceOf(input)), (ix) =>
       run('scatterAdd', 'scatterAdd', [['input', input], ['index', ix], ['src', src]], { dim: d }),
+    );
+  },
+  scatterReduce(input, dim, index, src, reduce, options) {
+    const fn = 'scatterReduce';
+    const d = intArg(fn, 'dim', dim);
+    if (typeof reduce !== 'string') throw new Error(`${fn}: expected reduce 'sum', 'prod', 'mean', 'amax' or 'amin', got ${describe(reduce)}`);
+    const o = checkOptions<ScatterReduceOptions>(fn, options, { includeSelf: 'boolean' });
+    return withTemp(index, indexOperand(fn, index, deviceOf(input)), (ix) =>
+      run(fn, fn, [['input', input], ['index', ix], ['src', src]], { dim: d, reduce, includeSelf: o.includeSelf ?? true }),
     );
   },
   tril: (input, diagonal, trailing?: unknown) => (noOptions('tril', trailing), run('tril', 'tril', [['input', input]], { diagonal: optionalInt('tril', 'diagonal', diagonal, 0) })),

@@ -54,6 +54,8 @@ enum class Modulo : uint8_t { Fmod, Remainder, FloorDivide, TruncDivide };
 enum class Special : uint8_t { Erfinv, Erfc, Lgamma, Digamma, Polygamma, I0, I1 };
 // Cumulative scans along a dim (cumsum, cumprod).
 enum class Scan : uint8_t { Sum, Prod };
+// scatter_reduce's reductions (ops/scatter.cpp), PyTorch's reduce strings.
+enum class ScatterReduce : uint8_t { Sum, Prod, Mean, Amax, Amin };
 
 // out = cond ? a : b over `shape` (out contiguous), each operand read through its strides
 // (0 along broadcast dims).
@@ -207,6 +209,14 @@ class DataKernels {
   virtual void scatter(size_t elem_bytes, const GatherGeom& g, const void* src, const int32_t* idx,
                        void* out) const;
   virtual void scatter_add_i32(const GatherGeom& g, const int32_t* src, const int32_t* idx, int32_t* out) const;
+  // out (contiguous, out_numel elements of `dtype`, float32 or int32, holding the input) reduced
+  // in place with src (contiguous of index_shape) at the same positions, as PyTorch 1.13's
+  // scatter_reduce: values combine in row-major order of src; without include_self a position
+  // that receives a value starts from the reduction's identity instead of the input (0, 1, −inf,
+  // +inf; int32: INT32_MIN/MAX). Mean divides by the count (the input counts when include_self),
+  // floor division for int32; amax/amin propagate NaN; int32 sums and products wrap.
+  virtual void scatter_reduce(DType dtype, ScatterReduce reduce, const GatherGeom& g, const void* src,
+                              const int32_t* idx, int64_t out_numel, bool include_self, void* out) const;
 
   // ---- sampling (kernels/reference/data_sample.cpp) ----
   // Throws sg::Error naming `op` unless each of the `rows` rows of `cats` weights is a

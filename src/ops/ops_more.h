@@ -65,6 +65,12 @@ Sorted topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true);
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 // out = x with src[i] added at each index (duplicates accumulate).
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+// PyTorch 1.13's scatter_reduce: out = x with src's values at each index combined by `reduce`
+// ("sum", "prod", "mean", "amax", "amin"); include_self = false leaves x's value out wherever a
+// value arrives. float32 or int32 (int32 mean is floor division); src of x's dtype and dims with
+// at least index's extent. Gradients (x and src) are PyTorch's: amax/amin split among ties.
+Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce,
+                      bool include_self = true);
 
 // ---- matrices (matrix.cpp) ----
 // The lower (upper) triangle of the last two dims: elements with column − row ≤ (≥) diagonal.

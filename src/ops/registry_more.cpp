@@ -131,6 +131,9 @@ void register_along_dim(Table& t) {
   one(t, "scatterAdd", 3, [](const char* op, const Inputs& in, const Attrs& a) {
     return scatter_add(in[0], a.integer(op, "dim"), in[1], in[2]);
   });
+  one(t, "scatterReduce", 3, [](const char* op, const Inputs& in, const Attrs& a) {
+    return scatter_reduce(in[0], a.integer(op, "dim"), in[1], in[2], a.str(op, "reduce", ""), a.flag(op, "includeSelf", true));
+  });
 }
 
 void register_rearranging(Table& t) {

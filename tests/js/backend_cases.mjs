@@ -146,6 +146,13 @@ add('topk', 'topk', [t3], (sg, a) => { const r = a.topk(2); return [r.values, r.
 add('scatter', 'scatter', [x, f([2, 4], -1, 1, 7)], (sg, a, c) => a.scatter(0, [[1, 0, 1], [0, 1, 1]], c));
 add('scatterAdd', 'scatterAdd', [x, s], (sg, a, c) => a.scatterAdd(0, [[1, 0, 1], [0, 1, 1]], c));
 add('scatterAdd int32', 'scatterAdd', [xi, xi], (sg, a, c) => a.scatterAdd(1, [[1, 0, 1], [0, 1, 1]], c));
+for (const [k, reduce] of ['sum', 'prod', 'mean', 'amax', 'amin'].entries()) {
+  for (const includeSelf of [true, false]) {
+    add(`scatterReduce ${reduce}${includeSelf ? '' : ' without self'}`, 'scatterReduce', [x, f([2, 4], -1, 1, 20 + k)],
+      (sg, a, c) => a.scatterReduce(k % 2, [[1, 0, 1], [0, 1, 1]], c, reduce, { includeSelf }));
+  }
+}
+add('scatterReduce int32 mean', 'scatterReduce', [xi, xi], (sg, a, c) => a.scatterReduce(0, [[1, 0, 1], [0, 0, 1]], c, 'mean', { includeSelf: false }));
 add('tril', 'tril', [t3], (sg, a) => a.tril(-1));
 add('triu int32', 'triu', [xi], (sg, a) => a.triu(1));
 add('diag of a vector', 'diag', [row], (sg, a) => a.diag(1));

@@ -237,6 +237,12 @@ std::vector<Case> all_cases() {
   add("scatter", {x, sidx, f({2, 4}, -1, 1, 7)}, attrs({{"dim", 0.0}}));
   add("scatterAdd", {x, sidx, s}, attrs({{"dim", 0.0}}));
   add("scatterAdd", {xi, sidx, xi}, attrs({{"dim", 1.0}}), "int32");
+  for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"})
+    for (const bool self : {true, false})
+      add("scatterReduce", {x, sidx, f({2, 4}, -1, 1, 9)},
+          attrs({{"dim", 0.0}, {"reduce", std::string(reduce)}, {"includeSelf", self}}),
+          std::string(reduce) + (self ? "" : " without self"));
+  add("scatterReduce", {xi, sidx, xi}, attrs({{"dim", 1.0}, {"reduce", std::string("mean")}}), "int32 mean");
   add("tril", {t3}, attrs({{"diagonal", -1.0}}));
   add("triu", {xi}, attrs({{"diagonal", 1.0}}), "int32");
   add("diag", {row}, attrs({{"diagonal", 1.0}}), "of a vector");

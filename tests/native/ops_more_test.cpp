@@ -159,6 +159,26 @@ TEST_CASE("ops_more: scatter and scatterAdd: gradients, duplicates, values") {
   CHECK(values(scatter_add(ints({2}, {1, 2}), 0, ints({2}, {1, 1}), ints({2}, {3, 4}))) == std::vector<double>{1, 9});
 }
 
+TEST_CASE("ops_more: scatterReduce: gradients of every reduction, values by hand") {
+  const Tensor idx = ints({2, 3}, {2, 0, 2, 0, 2, 2});  // no ties: the random values are distinct
+  sgtest::on_each_backend([&] {
+    for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"})
+      for (const bool self : {true, false})
+        gradcheck((std::string("scatterReduce ") + reduce + (self ? "" : " without self")).c_str(),
+                  [&](Ins& in) { return scatter_reduce(in[0], 0, idx, in[1], reduce, self); },
+                  {leaf({3, 3}, 0.5, 1.5, 18), leaf({2, 4}, -1.5, -0.5, 19)});
+  });
+  // Computed by hand (and by torch 1.13): int32 mean rounds down; without self the input's value
+  // is left out where values arrive, kept where none do.
+  const Tensor x = ints({4}, {5, -7, 3, 0}), i = ints({5}, {0, 0, 1, 1, 2}), s = ints({5}, {2, 4, -4, 1, 9});
+  CHECK(values(scatter_reduce(x, 0, i, s, "mean")) == std::vector<double>{3, -4, 6, 0});
+  CHECK(values(scatter_reduce(x, 0, i, s, "mean", false)) == std::vector<double>{3, -2, 9, 0});
+  CHECK(values(scatter_reduce(x, 0, i, s, "prod")) == std::vector<double>{40, 28, 27, 0});
+  CHECK(values(scatter_reduce(x, 0, i, s, "amax", false)) == std::vector<double>{4, 1, 9, 0});
+  CHECK(values(scatter_reduce(from({3}, {1, 2, 3}), -1, ints({2}, {2, 2}), from({2}, {0.5, 0.25}), "amin")) ==
+        std::vector<double>{1, 2, 0.25});
+}
+
 TEST_CASE("ops_more: triangles, diagonals, outer: gradients and dtypes") {
   sgtest::on_each_backend([] {
     for (int64_t k : {-1, 0, 2}) {
@@ -318,6 +338,10 @@ TEST_CASE("ops_more: bad arguments are errors naming the op, what was expected a
               "scatter: index 3 is out of bounds for dim 1 with size 3");
   check_error([&] { call_op("scatterAdd", {x, ints({1, 1}, {-1}), x}, attrs({{"dim", 0.0}})); },
               "scatterAdd: index -1 is out of bounds for dim 0 with size 2");
+  check_error([&] { call_op("scatterReduce", {x, idx, x}, attrs({{"dim", 1.0}, {"reduce", std::string("amax")}})); },
+              "scatterReduce: index 3 is out of bounds for dim 1 with size 3");
+  check_error([&] { call_op("scatterReduce", {x, ints({1, 1}, {0}), x}, attrs({{"dim", 1.0}, {"reduce", std::string("max")}})); },
+              "scatterReduce: expected reduce 'sum', 'prod', 'mean', 'amax' or 'amin', got 'max'");
   check_error([&] { call_op("scatter", {x, from({1, 1}, {0}), x}, attrs({{"dim", 0.0}})); },
               "scatter: expected an int32 index tensor, got float32");
   check_error([&] { call_op("scatter", {x, ints({2}, {0, 1}), x}, attrs({{"dim", 0.0}})); },

@@ -7,6 +7,7 @@ const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
   // The ops of src/ops/ops_more.h that compute through DataKernels methods with no WGSL kernel
   // yet (their defaults are CPU loops); the others of that file compose ops that have kernels.
   ['multinomial', 'no WGSL kernel for DataKernels::check_distribution and multinomial yet'],
+  ['scatterReduce', 'no WGSL kernel for DataKernels::scatter_reduce yet'],
   // torch.linalg: LU and Cholesky in double (kernels/reference/data_linalg.cpp); WGSL has no f64.
   ...['linalgInv', 'linalgDet', 'linalgSlogdet', 'logdet', 'linalgSolve', 'linalgCholesky'].map(
     (op) => [op, 'no WGSL kernel for the DataKernels linear algebra (LU, Cholesky in double) yet'] as [string, string]),
