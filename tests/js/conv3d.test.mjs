@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
 const REF = readJson('conv3d_ref.json');
@@ -82,11 +82,7 @@ forEachBackend('conv3d, convTranspose3d and the 3-D pools equal PyTorch on the b
 });
 
 test('central-difference gradient checks', () => {
-  const v = (shape, seed, lo = -1, hi = 1) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    let s = seed;
-    return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
-  };
+  const v = gradInput;
   // Distinct values a step of 1/n apart (shuffled), so no maximum is within eps of another.
   const spread = (shape, seed) => {
     const n = shape.reduce((a, b) => a * b, 1);

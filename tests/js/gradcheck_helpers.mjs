@@ -37,6 +37,16 @@ export function lcg(seed, n, lo = -1, hi = 1) {
 }
 
 /**
+ * A gradcheck input { shape, data }: values in [lo, hi) from the C library's LCG (seeded per
+ * input; the same sequence the composite-op tests always used, so their inputs did not move).
+ */
+export function gradInput(shape, seed, lo = -1, hi = 1) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  let s = seed;
+  return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
+}
+
+/**
  * fn(...tensors) → Tensor. Checks the gradient of every input (given as { shape, data }
  * objects or Tensors; all get requiresGrad) by central differences.
  */

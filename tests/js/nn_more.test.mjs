@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
 import { checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
 const REF = readJson('nn_more_ref.json');
@@ -113,11 +113,7 @@ forEachBackend('the functions equal PyTorch on the backend', async (backend) => 
 });
 
 test('central-difference gradient checks', () => {
-  const v = (shape, seed, lo = -1, hi = 1) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    let s = seed;
-    return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
-  };
+  const v = gradInput;
   gradcheck('softshrink', (x) => F().softshrink(x, 0.25), [v([6], 1)]);
   gradcheck('celu', (x) => F().celu(x, 0.7), [v([6], 2)]);
   gradcheck('softMarginLoss', (x) => F().softMarginLoss(x, sg.tensor([1, -1, 1])), [v([3], 3)]);

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
 import { checkRefCases } from './ref_cases.mjs';
 
 const REF = readJson('ops_compose_ref.json');
@@ -121,11 +121,7 @@ test('sinc near 0: value and gradient against their closed forms (no float32 can
 });
 
 test('composite ops: central-difference gradient checks', () => {
-  const v = (shape, seed, lo = -1, hi = 1) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    let s = seed;
-    return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
-  };
+  const v = gradInput;
   gradcheck('nanToNum', (x) => sg.nanToNum(x), [v([5], 1)]);
   gradcheck('amax', (x) => sg.amax(x, 1), [v([3, 4], 2)]);
   gradcheck('lerp', (a, b, w) => sg.lerp(a, b, w), [v([6], 3), v([6], 4), v([6], 5, -0.2, 1.2)]);

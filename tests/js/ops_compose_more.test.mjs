@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 import { forEachBackend } from './backends.mjs';
 
@@ -124,11 +124,7 @@ forEachBackend('composite ops equal PyTorch on the backend', async (backend) => 
 });
 
 test('composite ops: central-difference gradient checks', () => {
-  const v = (shape, seed, lo = -1, hi = 1) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    let s = seed;
-    return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
-  };
+  const v = gradInput;
   gradcheck('addcmul', (a, b, c) => sg.addcmul(a, b, c, { value: 0.5 }), [v([2, 3], 1), v([3], 2), v([2, 1], 3)]);
   gradcheck('addcdiv', (a, b, c) => sg.addcdiv(a, b, c), [v([4], 4), v([4], 5), v([4], 6, 0.5, 2)]);
   gradcheck('baddbmm', (i, a, b) => sg.baddbmm(i, a, b, { beta: 2, alpha: 0.5 }), [v([1, 2, 2], 7), v([2, 2, 3], 8), v([2, 3, 2], 9)]);

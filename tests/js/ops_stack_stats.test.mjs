@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
 import { assertCompiledStepEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
 const REF = readJson('ops_stack_stats_ref.json');
@@ -84,11 +84,7 @@ forEachBackend('the functions equal PyTorch on the backend', async () => {
 });
 
 test('central-difference gradient checks', () => {
-  const v = (shape, seed, lo = -1, hi = 1) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    let s = seed;
-    return { shape, data: Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31), lo + ((hi - lo) * s) / 2 ** 31)) };
-  };
+  const v = gradInput;
   const i32 = (a) => sg.tensor(a, { dtype: 'int32' });
   gradcheck('blockDiag', (a, b) => sg.blockDiag(a, b), [v([2, 1], 1), v([2], 2)]);
   gradcheck('take', (x) => sg.take(x, i32([[3, -1], [0, 3]])), [v([2, 2], 3)]);

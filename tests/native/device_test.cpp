@@ -225,6 +225,11 @@ std::vector<Case> all_cases() {
   add("polygamma", {x}, attrs({{"n", 2.0}}));
   add("hardtanh", {s}, attrs({{"minVal", -0.5}, {"maxVal", 0.5}}));
   for (const char* op : {"logicalAnd", "logicalOr", "logicalXor"}) add(op, {s, mask});
+  // bitwise.h: int32 bits with broadcasting, bool as the logical ops, shift amounts in [0, 32).
+  for (const char* op : {"bitwiseAnd", "bitwiseOr", "bitwiseXor", "gcd", "lcm"}) add(op, {xi, rowi});
+  for (const char* op : {"bitwiseAnd", "bitwiseOr", "bitwiseXor"}) add(op, {mask, mask}, {}, "bool");
+  add("bitwiseNot", {xi});
+  for (const char* op : {"bitwiseLeftShift", "bitwiseRightShift"}) add(op, {xi, ints({3}, {1, 0, 31})});
   add("any", {s}, attrs({{"dim", V{1}}}));
   add("all", {xi});
   add("cumsum", {t3}, attrs({{"dim", 1.0}}));
