@@ -41,7 +41,10 @@ export interface RawExports {
   scratch_size(which: number): number;
   intern(at: number, end: number): number;
   call_op(op: number, nInputs: number, nWords: number): number;
-  optim_step(algorithm: number, nKeys: number, nParams: number, nWords: number): number;
+  optim_prepare(algorithm: number, nKeys: number, nParams: number, nWords: number): number;
+  optim_group_set_attrs(group: number, nWords: number): number;
+  optim_group_step(group: number): number;
+  optim_group_free(group: number): number;
   empty(ndim: number, dtype: number): number;
   scalar(value: number, dtype: number): number;
   release(id: number): number;

@@ -202,7 +202,12 @@ export interface CreatedState {
  * param i's entry for key k (0 for none yet). Parameters are updated in place from their .grad;
  * returns the state entries the step created.
  */
-export function callOptimStep(algorithm: string, keys: readonly string[], params: ArrayLike<number>, stateIds: ArrayLike<number>, attrs: Attrs): CreatedState[] {
+/**
+ * Prepares a param group for stepping by id (bindings/optim_call.cpp): the algorithm, its state
+ * keys, the parameters, each one's state entry per key (0: none yet) and the hyper-parameters.
+ * Returns the group id; free it with freeOptimGroup.
+ */
+export function prepareOptimGroup(algorithm: string, keys: readonly string[], params: ArrayLike<number>, stateIds: ArrayLike<number>, attrs: Attrs): number {
   const nWords = writeAttrs(algorithm, attrs);
   const algo = keyId(algorithm, nWords);
   const nk = keys.length, np = params.length;
@@ -211,11 +216,27 @@ export function callOptimStep(algorithm: string, keys: readonly string[], params
   for (let k = 0; k < nk; k++) v[k] = keyIdsOf[k]!;
   for (let i = 0; i < np; i++) v[nk + i] = params[i]!;
   for (let j = 0; j < np * nk; j++) v[nk + np + j] = stateIds[j]!;
-  const c = ok(raw().optim_step(algo, nk, np, nWords));
+  return ok(raw().optim_prepare(algo, nk, np, nWords));
+}
+
+/** Replaces a prepared group's hyper-parameters. */
+export function setOptimGroupAttrs(group: number, algorithm: string, attrs: Attrs): void {
+  ok(raw().optim_group_set_attrs(group, writeAttrs(algorithm, attrs)));
+}
+
+/** One step of a prepared group; the state entries it created (new ids, owned by the caller). */
+export function stepOptimGroup(group: number): CreatedState[] {
+  const c = ok(raw().optim_group_step(group));
+  if (c === 0) return NO_STATE;
   const r = ids(3 * c);
   const out: CreatedState[] = new Array(c);
   for (let j = 0; j < c; j++) out[j] = { param: r[3 * j]!, key: r[3 * j + 1]!, id: r[3 * j + 2]! };
   return out;
+}
+const NO_STATE: CreatedState[] = [];
+
+export function freeOptimGroup(group: number): void {
+  ok(raw().optim_group_free(group));
 }
 
 let lastDType: DType | undefined;

@@ -119,7 +119,7 @@ test('the module exposes its heap views, its Embind functions and its plain expo
     assert.equal(typeof M[name], 'function', name);
   }
   for (const name of ['scratch', 'scratch_size', 'intern', 'call_op', 'empty', 'scalar', 'release', 'share', 'same',
-    'optim_step', 'live_handles', 'dtype', 'device', 'shape', 'strides', 'is_contiguous', 'data_ptr', 'item', 'requires_grad',
+    'optim_prepare', 'optim_group_set_attrs', 'optim_group_step', 'optim_group_free', 'live_handles', 'dtype', 'device', 'shape', 'strides', 'is_contiguous', 'data_ptr', 'item', 'requires_grad',
     'set_requires_grad', 'is_leaf', 'grad_fn_name', 'grad', 'set_grad', 'retain_grad', 'detach',
     'is_grad_enabled', 'set_grad_enabled', 'take_error']) {
     assert.equal(typeof M[`_sg_${name}`], 'function', `_sg_${name}`);

@@ -1,11 +1,11 @@
 // The Optimizer base: PyTorch's param groups, lazily created per-parameter state, stateDict /
 // loadStateDict, zeroGrad. The arithmetic is not here: step() hands each param group to the
-// C++ optimizer (src/optim, through handles.ts callOptimStep → sg_optim_step) in one call, which
+// C++ optimizer (src/optim, through prepared_groups.ts → bindings/optim_call.cpp) in one call, which
 // updates every parameter of the group in place (the same Tensor objects, so a model's
 // parameters stay valid) and creates missing state entries. The subclasses (sgd.ts, adam.ts, ...) only declare their
 // hyper-parameters: defaults, option types and PyTorch's constructor checks.
 import type { Attrs, TensorHandle } from '../embind.js';
-import { callOp1, callOptimStep, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../handles.js';
+import { callOp1, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../handles.js';
 import { keep } from '../memory.js';
 import { mod } from '../module.js';
 import { checkOptions, describe, isOptionsObject, type Spec } from '../options.js';
@@ -13,6 +13,7 @@ import { Tensor } from '../tensor.js';
 import { recordHostStep } from '../compile_state.js';
 import { isTracing } from '../trace_flag.js';
 import { submitWork } from '../webgpu/device.js';
+import { PreparedGroups } from './prepared_groups.js';
 
 /** One optimizer state entry per name (PyTorch's optimizer.state[p]): 'step', 'exp_avg', ... */
 export type ParamState = Record<string, Tensor>;
@@ -89,6 +90,8 @@ export abstract class Optimizer {
   stepCount = 0;
   private readonly algo: Algorithm;
   private constructed = false;
+  /** The groups as prepared in C++ for stepping (made by the first step). */
+  private prepared: PreparedGroups | undefined;
 
   protected constructor(algo: Algorithm, params: ParamsInput, options: unknown) {
     this.algo = algo;
@@ -181,23 +184,14 @@ export abstract class Optimizer {
     entry[key] = keep(new Tensor(id));
   }
 
-  /** Steps one group in one call (handles.ts callOptimStep) and adopts the state entries it created. */
+  /** Steps one group in one call (prepared_groups.ts) and adopts the state entries it created. */
   private stepGroup(group: ParamGroup): void {
+    this.prepared ??= new PreparedGroups(this, this.algo.name, this.algo.stateKeys, Object.keys(this.algo.spec), (g) =>
+      this.attrsOf(g as ParamGroup),
+    );
     const keys = this.algo.stateKeys;
-    const params = group.params;
-    const handles: TensorHandle[] = new Array(params.length);
-    const stateIds: TensorHandle[] = new Array(params.length * keys.length).fill(0);
-    for (let i = 0; i < params.length; i++) {
-      const p = params[i]!;
-      handles[i] = p.handle;
-      const st = this.state.get(p);
-      if (st) for (let k = 0; k < keys.length; k++) {
-        const t = st[keys[k]!];
-        if (t) stateIds[i * keys.length + k] = t.handle;
-      }
-    }
-    for (const made of callOptimStep(this.algo.name, keys, handles, stateIds, this.attrsOf(group))) {
-      this.adoptCreatedState(params[made.param]!, keys[made.key]!, made.id);
+    for (const made of this.prepared.step(group, (p) => this.state.get(p))) {
+      this.adoptCreatedState(group.params[made.param]!, keys[made.key]!, made.id);
     }
   }
 
@@ -383,6 +377,7 @@ export abstract class Optimizer {
 
   /** Frees the optimizer's state tensors (the parameters belong to the model). */
   dispose(): void {
+    this.prepared?.dispose();
     this.disposeState();
   }
 
