@@ -16,7 +16,10 @@ namespace sg {
 namespace simd {
 namespace HWY_NAMESPACE {
 
-void GemmF32Blocked(const GemmArgs& g) { GemmWithTile(g, DenseB{g}); }
+void GemmF32Blocked(const GemmArgs& g) {
+  if (IsSmallGemm(g, small_gemm_limit())) return GemmSmallWithTile(g, DenseB{g});
+  GemmWithTile(g, DenseB{g});
+}
 
 void GemmPackB(const GemmArgs& g, int64_t q0, int64_t q1, float* packed) {
   PackBPanels(g, DenseB{g}, q0, q1, packed);
@@ -47,6 +50,7 @@ HWY_EXPORT(GemmTileRows);
 
 namespace {
 int g_wasm_tile_rows = 0;  // 0: not chosen yet
+int64_t g_small_gemm_limit = kSmallGemmMNK;
 
 // x86 cores produce the "default NaN", whose sign bit is set, for inf − inf; ARM and the
 // others a positive one (the test XNNPACK's wasm build uses to tell them apart). volatile so
@@ -63,6 +67,10 @@ int wasm_tile_rows() {
 }
 
 void set_wasm_tile_rows(int rows) { g_wasm_tile_rows = rows == 5 || rows == 6 ? rows : 0; }
+
+int64_t small_gemm_limit() { return g_small_gemm_limit; }
+
+void set_small_gemm_limit(int64_t mnk) { g_small_gemm_limit = mnk < 0 ? kSmallGemmMNK : mnk; }
 
 const char* gemm_tile_name() {
 #ifdef __EMSCRIPTEN__

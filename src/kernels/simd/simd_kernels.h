@@ -70,6 +70,9 @@ int64_t lanes_f32();
 const char* gemm_tile_name();
 // Tests: force the wasm tile (5 or 6 rows; anything else: choose again). No effect natively.
 void set_wasm_tile_rows(int rows);
+// Tests: the largest m·n·k the dense GEMM computes without packing A (gemm-inl.h, "small
+// products"); 0 packs every product, a negative value restores the default.
+void set_small_gemm_limit(int64_t mnk);
 const char* target_name();
 
 }  // namespace sg::simd
