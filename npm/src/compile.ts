@@ -122,6 +122,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
   const counts = { compiles: 0, calls: 0, cacheHits: 0 };
   let last: G.ProgramStats = { nodes: 0, stages: 0, callbacks: 0, fused: 0, fusedOps: 0 };
   let arity = -1;
+  let lastKey: string | undefined;  // the key of the entry used last (the newest in `cache`)
 
   const trace = (args: A, tensors: Tensor[]): Entry => {
     ensureGraphHost();
@@ -173,6 +174,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
     }
     if (entry !== undefined) {
       counts.cacheHits++;
+      if (key === lastKey) return { entry, tensors: flat.tensors };  // already the most recently used
       cache.delete(key);  // back to most recently used
     } else {
       entry = trace(args, flat.tensors);
@@ -184,6 +186,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
       }
     }
     cache.set(key, entry);
+    lastKey = key;
     last = entry.stats;
     return { entry, tensors: flat.tensors };
   };
@@ -281,6 +284,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
   f.clear = () => {
     for (const e of cache.values()) free(e);
     cache.clear();
+    lastKey = undefined;
   };
   finalizer?.register(f, cache, f);
   return f;

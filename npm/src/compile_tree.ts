@@ -44,18 +44,15 @@ function staticKey(v: unknown): string {
 
 export interface Flat {
   tensors: Tensor[];
-  /** Where each tensor sits ('0', '1.x', ...), for messages. */
-  paths: string[];
   key: string;
 }
 
 /**
- * The tensors of `value` in order, their paths, and the signature key. A tensor met twice is
+ * The tensors of `value` in order and the signature key. A tensor met twice is
  * one leaf (the key records the repetition: the graph would read one value for both).
  */
 export function flattenArgs(value: readonly unknown[], withRequiresGrad = true): Flat {
   const tensors: Tensor[] = [];
-  const paths: string[] = [];
   const seen = new Map<Tensor, number>();
   const parts: string[] = [];
   const walk = (v: unknown, path: string): void => {
@@ -68,7 +65,6 @@ export function flattenArgs(value: readonly unknown[], withRequiresGrad = true):
       if (v.isDisposed) throw new Error(`compiled function: argument ${path} is a disposed Tensor`);
       seen.set(v, tensors.length);
       tensors.push(v);
-      paths.push(path);
       parts.push(`t${v.dtype}[${v.shape.join(',')}]${v.device}${withRequiresGrad && v.requiresGrad ? 'g' : ''}`);
     } else if (Array.isArray(v)) {
       parts.push(`[${v.length}`);
@@ -92,7 +88,7 @@ export function flattenArgs(value: readonly unknown[], withRequiresGrad = true):
     }
   };
   value.forEach((v, i) => walk(v, String(i)));
-  return { tensors, paths, key: parts.join(' ') };
+  return { tensors, key: parts.join(' ') };
 }
 
 /** A result tree with its tensors taken out: rebuild() puts new tensors back in their places. */

@@ -50,9 +50,10 @@ Run::Run(std::shared_ptr<const Program> program, std::vector<Tensor> args) : pro
     if (info.source == ValueSource::External) values_[v] = g.externals[info.index];
     if (info.source != ValueSource::Argument) continue;
     const Tensor& a = args[info.index];
-    check(a.defined() && spec_of(a) == info.spec, "sg.compile: argument ", info.index, " should be ",
-          spec_str(info.spec), " on ", device_name(info.spec.device), " as when traced, got ",
-          a.defined() ? spec_str(spec_of(a)) + " on " + device_name(a.device()) : std::string("nothing"));
+    // (The message is built only on failure: this runs for every argument of every call.)
+    if (!a.defined() || spec_of(a) != info.spec)
+      fail("sg.compile: argument ", info.index, " should be ", spec_str(info.spec), " on ", device_name(info.spec.device),
+           " as when traced, got ", a.defined() ? spec_str(spec_of(a)) + " on " + device_name(a.device()) : std::string("nothing"));
     values_[v] = a;
   }
 }
@@ -152,9 +153,9 @@ void Run::provide(std::vector<Tensor> outputs) {
           n.callback, ", got ", outputs.size());
     for (size_t k = 0; k < outputs.size(); ++k) {
       const TensorSpec& want = g.values[n.outputs[k]].spec;
-      check(outputs[k].defined() && outputs[k].shape() == want.shape && outputs[k].dtype() == want.dtype,
-            "jsCall: result ", k, " of callback #", n.callback, " should be ", spec_str(want), ", got ",
-            outputs[k].defined() ? spec_str(spec_of(outputs[k])) : std::string("nothing"));
+      if (!outputs[k].defined() || outputs[k].shape() != want.shape || outputs[k].dtype() != want.dtype)
+        fail("jsCall: result ", k, " of callback #", n.callback, " should be ", spec_str(want), ", got ",
+             outputs[k].defined() ? spec_str(spec_of(outputs[k])) : std::string("nothing"));
       if (outputs[k].device() != want.device) outputs[k] = to_device(outputs[k].detach(), want.device);
     }
     outputs = link_callback(n.callback, callback_inputs(), std::move(outputs));
