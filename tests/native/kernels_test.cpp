@@ -405,7 +405,7 @@ TEST_CASE("kernels simd exp, sigmoid, silu: range ends in vectors that mix them 
   // overflow, ±inf, NaN) go through the same arithmetic as their neighbours. Every other lane
   // here is ordinary (|x| ≤ 3), so each vector mixes the two, on every target and lane count.
   // Checked against the closed forms in double, where subnormal results must keep their
-  // precision: within 2 units of the smallest subnormal (measured ≤ 1.8), not just kSubnormal.
+  // precision: within 2 units of the smallest subnormal (measured ≤ 1.82), not just kSubnormal.
   const double tiny = std::numeric_limits<float>::denorm_min();
   std::vector<float> x;
   std::mt19937 gen(7);
