@@ -400,6 +400,65 @@ TEST_CASE("kernels simd unary: dense sweeps of the transcendental ranges") {
   });
 }
 
+TEST_CASE("kernels simd exp, sigmoid, silu: range ends in vectors that mix them with ordinary lanes") {
+  // exp, sigmoid and silu have no range branch: lanes past the fast range (subnormal results,
+  // overflow, ±inf, NaN) go through the same arithmetic as their neighbours. Every other lane
+  // here is ordinary (|x| ≤ 3), so each vector mixes the two, on every target and lane count.
+  // Checked against the closed forms in double, where subnormal results must keep their
+  // precision: within 2 units of the smallest subnormal (measured ≤ 1.82), not just kSubnormal.
+  const double tiny = std::numeric_limits<float>::denorm_min();
+  std::vector<float> x;
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> ordinary(-3.0f, 3.0f);
+  auto push = [&](float v) {
+    x.push_back(v);
+    x.push_back(ordinary(gen));
+  };
+  for (double v = -106.0; v <= -80.0; v += 1.0 / 1024) push(float(v));
+  for (double v = 80.0; v <= 90.0; v += 1.0 / 1024) push(float(v));
+  const float overflow = 88.72283172607421875f;  // the largest float whose exp is finite
+  for (float v : {overflow, std::nextafter(overflow, kInf), std::nextafter(overflow, 0.0f), -103.97208f,
+                  -104.0f, -104.5f, -87.0f, -87.33654f, 1e30f, -1e30f, kInf, -kInf, kNaN, 0.0f, -0.0f})
+    push(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  auto sigmoid = [](double v) { return v >= 0 ? 1 / (1 + std::exp(-v)) : std::exp(v) / (1 + std::exp(v)); };
+  struct Case {
+    Unary op;
+    const char* name;
+    std::function<double(double)> f;
+    double rel, tiny_units, tiny_units_per_x;  // bound: rel·|y| + (units + per_x·|x|)·denorm_min
+  };
+  const Case cases[] = {
+      {Unary::Exp, "exp", [](double v) { return std::exp(v); }, 2.4e-7, 1, 0},
+      {Unary::Sigmoid, "sigmoid", sigmoid, 6e-7, 2, 0},
+      {Unary::Silu, "silu", [&](double v) { return v * sigmoid(v); }, 6e-7, 1, 2},
+  };
+  for_each_target([&](bool) {
+    for (const Case& c : cases) {
+      std::vector<float> y(x.size());
+      S().unary_f32(c.op, 0, x.data(), y.data(), n);
+      Mismatches mm{std::string(c.name) + " range ends"};
+      for (int64_t i = 0; i < n; ++i) {
+        const double xi = x[size_t(i)];
+        const double w = std::isnan(xi) ? xi : std::isinf(xi) && c.op == Unary::Silu ? (xi > 0 ? xi : NAN) : c.f(xi);
+        const float want = float(w);  // rounds to ±inf past FLT_MAX, to 0 below half a subnormal
+        double bound = c.rel * std::fabs(w) + c.tiny_units * tiny;
+        if (std::isfinite(xi)) bound += c.tiny_units_per_x * std::fabs(xi) * tiny;
+        if (!close(y[size_t(i)], want, bound)) mm.add(i, xi, y[size_t(i)], want);
+      }
+      CHECK_MESSAGE(mm.count == 0, mm.what << ": " << mm.count << " mismatches");
+    }
+    // The exact ends: the largest finite exp and the first overflow, and the zero below.
+    const float ends[] = {overflow, std::nextafter(overflow, kInf), -104.5f, -kInf};
+    float got[4];
+    S().unary_f32(Unary::Exp, 0, ends, got, 4);
+    CHECK(std::isfinite(got[0]));
+    CHECK(got[1] == kInf);
+    CHECK(got[2] == 0.0f);
+    CHECK(got[3] == 0.0f);
+  });
+}
+
 TEST_CASE("kernels simd gelu (erf form): relative accuracy in the negative tail") {
   // Closed form in double: gelu(x) = x·Φ(x) = x/2·erfc(−x/√2), and its derivative
   // Φ(x) + x·φ(x). Far left both are tiny: an absolute error bound would accept any answer

@@ -37,44 +37,70 @@ HWY_INLINE V KeepNaN(D /*d*/, V x, V r) {
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
-// exp through Highway on any input: 1 ULP inside [-104, 88.72]; +inf above, 0 below (and
-// for −inf), NaN kept. Two scaling multiplications (subnormal results) and the range patches.
-// Not inlined: it is the rare path of ExpF, and inlined into every user of ExpF it multiplied
-// the code (an ASan+UBSan build of elementwise_binary.cpp for all targets: past 10 minutes
-// with it inlined, 335 s out of line; measured).
+// min(hi, x) and clamp(x, lo, hi) keeping NaN (which the arithmetic after them then carries to
+// the result). On the SIMD targets Highway's Min/Max return their second argument when either
+// is NaN (wasm f32x4.pmin/pmax, x86 minps/maxps), so with the constant first a NaN x passes
+// through with no select; the emulated targets return the other argument, and patch.
 template <class D, class V>
-HWY_NOINLINE V ExpFullRangeF(D d, V x) {
-  const V xc = hn::Min(x, hn::Set(d, 89.0f));  // keeps the int conversion in range
-  V r = hn::Exp(d, xc);                        // already 0 below −104
-  r = hn::IfThenElse(hn::Gt(x, hn::Set(d, kExpOverflow)), hn::Inf(d), r);
-  return KeepNaN(d, x, r);
+HWY_INLINE V PatchNaN(D d, V x, V c) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  return KeepNaN(d, x, c);
+#else
+  (void)d;
+  (void)x;
+  return c;
+#endif
+}
+template <class D, class V>
+HWY_INLINE V MinKeepNaN(D d, float hi, V x) {
+  return PatchNaN(d, x, hn::Min(hn::Set(d, hi), x));
+}
+template <class D, class V>
+HWY_INLINE V ClampKeepNaN(D d, V x, float lo, float hi) {
+  return PatchNaN(d, x, hn::Min(hn::Set(d, hi), hn::Max(hn::Set(d, lo), x)));
 }
 
-// exp: the same reduction and the same degree-7 polynomial as Highway's Exp (so the same
-// 1 ULP), but for the usual case of every lane in [-87, 88] — results normal, 2^n a normal
-// float — n comes from the 1.5·2^23 shifter (no float→int conversion: t's low mantissa bits
-// are n, shifted straight into the exponent field) and the scaling is a single multiplication.
-// A vector with any lane outside (or NaN) takes ExpFullRangeF. About a third fewer operations
-// on wasm, where every MulAdd is two instructions.
-template <class D, class V>
-HWY_INLINE V ExpFInRange(D d, V x);
+// The shifter of ExpF and ExpNegF: adding 1.5·2^23 to a float of magnitude < 2^22 rounds it to
+// an integer n (ties to even) and leaves n in the low mantissa bits; the extra 254 (even, so
+// the same n) is twice the exponent bias, which Pow2Split uses.
+inline constexpr float kExpShifter = 12582912.0f + 254.0f;
 
+// 2^n as two factors s1 = 2^⌊n/2⌋ and s2 = 2^(n − ⌊n/2⌋), from t = n + kExpShifter, in four
+// integer operations: t's bits shifted left 23 are F = (n + 254)·2^23 (the shifter's own bits
+// shift out; as unsigned, n + 254 < 512 fits), F/2 with the low 23 bits cleared is
+// (⌊n/2⌋ + 127)·2^23, the bits of s1, and F minus those is (n − ⌊n/2⌋ + 127)·2^23, the bits of
+// s2. For −150 ≤ n ≤ 128 (the exps below) both are normal, 2^−75 … 2^64, so p·s1 is exact for
+// p ∈ [½, 2) and (p·s1)·s2 rounds once, also where p·2^n is subnormal or overflows to inf: the
+// full range of exp without a branch. Where 2^n itself is normal the result has the same bits
+// as p·2^n in one multiplication.
+template <class D, class V>
+HWY_INLINE void Pow2Split(D d, V t, V& s1, V& s2) {
+  const hn::RebindToUnsigned<D> du;
+  const auto f = hn::ShiftLeft<23>(hn::BitCast(du, t));
+  const auto e1 = hn::And(hn::ShiftRight<1>(f), hn::Set(du, 0xFF800000u));
+  s1 = hn::BitCast(d, e1);
+  s2 = hn::BitCast(d, hn::Sub(f, e1));
+}
+
+// exp on any input, with no branch: Highway's reduction and degree-7 polynomial (so its 1 ULP),
+// n from the shifter, 2^n applied as two factors (Pow2Split). x is clamped to [−104, 89] first
+// (NaN kept): below −104 the result rounds to 0 (−inf included), and from the first float
+// above kExpOverflow up (n = 128, 2^64·2^64) the product overflows to +inf. Measured (wasm,
+// AVX2 with FMA, scalar): the same bits as the former version (a fast path for vectors inside
+// [−87, 88], Highway's Exp for the others) on every float in [−105, −86] and [86, 90] and on
+// [−30, 30] step 1e-5; ≤ 0.96 ULP (wasm), 1.02 (AVX2) against exp in double.
+// Why no branch: the former per-vector "all lanes in range?" test put each vector's work in a
+// basic block of its own, and V8 then emitted the 4 unrolled vectors' long dependency chains one
+// after another instead of interleaved; on a Zen 3 EPYC (V8 11, wasm) that made exp about 1.25×
+// and sigmoid 1.6× slower than this (one test per 4 vectors was no better: any branch costs).
 template <class D, class V>
 HWY_INLINE V ExpF(D d, V x) {
-  const auto in_range = hn::And(hn::Ge(x, hn::Set(d, -87.0f)), hn::Le(x, hn::Set(d, 88.0f)));
-  if (HWY_UNLIKELY(!hn::AllTrue(d, in_range))) return ExpFullRangeF(d, x);
-  return ExpFInRange(d, x);
-}
-
-// ExpF's body, for callers whose x is known to lie in [−87, 88] (clamped or bounded).
-template <class D, class V>
-HWY_INLINE V ExpFInRange(D d, V x) {
-  const hn::RebindToSigned<D> di;
-  const V shifter = hn::Set(d, 12582912.0f);  // 1.5·2^23: adding it rounds to an integer
-  const V t = hn::MulAdd(x, hn::Set(d, 1.442695040888963407359924681f), shifter);
-  const V n = hn::Sub(t, shifter);  // round(x·log2 e), |n| ≤ 127
+  const V xc = ClampKeepNaN(d, x, kExpUnderflow, 89.0f);
+  const V shifter = hn::Set(d, kExpShifter);
+  const V t = hn::MulAdd(xc, hn::Set(d, 1.442695040888963407359924681f), shifter);
+  const V n = hn::Sub(t, shifter);  // round(x·log2 e), −150 ≤ n ≤ 128
   // r = x − n·ln2 in two parts (n·part0 is exact: part0 has 12 significant bits), |r| ≤ ln2/2.
-  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), x);
+  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), xc);
   r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
   // Highway's ExpPoly: e^r − 1 ≈ r + r²·(k0 + k1 r + … + k5 r⁵), evaluated by Estrin.
   const V r2 = hn::Mul(r, r);
@@ -86,31 +112,35 @@ HWY_INLINE V ExpFInRange(D d, V x) {
   const V r4 = hn::Mul(r2, r2);
   const V poly = hn::MulAdd(r4, p45, hn::MulAdd(r2, p23, p01));
   const V em1 = hn::MulAdd(poly, r2, r);
-  // 2^n: n sits in t's low mantissa bits; shifted left 23 it is n in the exponent field
-  // (the shifter's own bits shift out), plus the bias.
-  const auto bits = hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, t)), hn::Set(di, 127 << 23));
-  return hn::Mul(hn::Add(em1, hn::Set(d, 1.0f)), hn::BitCast(d, bits));
+  V s1, s2;
+  Pow2Split(d, t, s1, s2);
+  return hn::Mul(hn::Mul(hn::Add(em1, hn::Set(d, 1.0f)), s1), s2);
 }
 
-// e^{−z} for 0 ≤ z ≤ 87 (the caller ensures it; NaN gives NaN): the same reduction as ExpF
-// (n = round(−z·log2 e) from the shifter, r = −z − n·ln2 in two parts, 2^n by a shift), but a
-// degree-5 polynomial, fitted here for e^r = 1 + r·P(r) on |r| ≤ ln2/2 (relative error 9e-8;
-// 1.7e-7 evaluated in float), applied as 2^n + (r·2^n)·P(r). For sigmoid, whose
-// tolerance is 6e-7: a third fewer operations than ExpF in wasm, and no range branch.
+// e^{−z} for 0 ≤ z ≤ 104 (the caller clamps; NaN gives NaN): the same reduction as ExpF
+// (n = round(−z·log2 e) from the shifter, r = −z − n·ln2 in two parts, 2^n = s1·s2 by
+// Pow2Split, so subnormal results keep their precision), but a degree-5 polynomial, fitted
+// here for e^r = 1 + r·P(r) on |r| ≤ ln2/2 (relative error 9e-8; 1.7e-7 evaluated in float),
+// applied as (s1 + (r·s1)·P(r))·s2. Computed on q = −r = z + n·ln2 with P's coefficients'
+// signs folded in (no negation of z; the same roundings: for z ≤ 81 the same bits as the former
+// single-scaling version, and in (81, 87], where r·2^n used to be subnormal, closer to e^{−z}
+// more often than not). For sigmoid, whose tolerance is 6e-7: fewer operations than ExpF.
+// (Estrin instead of Horner measured no faster in wasm on a Zen 3 EPYC.)
 template <class D, class V>
 HWY_INLINE V ExpNegF(D d, V z) {
-  const hn::RebindToSigned<D> di;
-  const V shifter = hn::Set(d, 12582912.0f);  // 1.5·2^23
+  const V shifter = hn::Set(d, kExpShifter);
   const V t = hn::MulAdd(z, hn::Set(d, -1.442695040888963407359924681f), shifter);
-  const V n = hn::Sub(t, shifter);  // −126 ≤ n ≤ 0
-  V r = hn::MulAdd(n, hn::Set(d, -0.693145751953125f), hn::Neg(z));
-  r = hn::MulAdd(n, hn::Set(d, -1.428606765330187045e-6f), r);
-  V p = hn::MulAdd(r, hn::Set(d, 0.00829086173325777f), hn::Set(d, 0.041897937655448914f));
-  p = hn::MulAdd(r, p, hn::Set(d, 0.16667626798152924f));
-  p = hn::MulAdd(r, p, hn::Set(d, 0.4999915063381195f));
-  p = hn::MulAdd(r, p, hn::Set(d, 0.9999997019767761f));
-  const V s = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, t)), hn::Set(di, 127 << 23)));
-  return hn::MulAdd(hn::Mul(r, s), p, s);
+  const V n = hn::Sub(t, shifter);  // −150 ≤ n ≤ 0
+  V q = hn::MulAdd(n, hn::Set(d, 0.693145751953125f), z);
+  q = hn::MulAdd(n, hn::Set(d, 1.428606765330187045e-6f), q);
+  // −P(−q) = −p0 + p1 q − p2 q² + p3 q³ − p4 q⁴, so that e^{−q} = 1 + q·(−P(−q)).
+  V p = hn::MulAdd(q, hn::Set(d, -0.00829086173325777f), hn::Set(d, 0.041897937655448914f));
+  p = hn::MulAdd(q, p, hn::Set(d, -0.16667626798152924f));
+  p = hn::MulAdd(q, p, hn::Set(d, 0.4999915063381195f));
+  p = hn::MulAdd(q, p, hn::Set(d, -0.9999997019767761f));
+  V s1, s2;
+  Pow2Split(d, t, s1, s2);
+  return hn::Mul(hn::MulAdd(hn::Mul(q, s1), p, s1), s2);
 }
 
 // expm1: 4 ULP; +inf above the overflow point, −1 for large negative x.
@@ -175,7 +205,9 @@ HWY_INLINE V Log1pF(D d, V x) {
 // (1 − e)/(1 + e) above). x is clamped to ±9, where the rational is 1 + 1e-6 (it crosses 1 near
 // 8.4), and the result to ±1: so |tanh| ≤ 1 everywhere and every |x| ≥ 8.8 gives exactly ±1 on
 // every target, FMA or not (GELU's tanh form needs 1 + tanh(u) = 0 exactly there).
-// NaN kept (min/max would turn it into a bound on some targets).
+// NaN kept: both clamps put the constant first, so a NaN passes through them (ClampKeepNaN,
+// PatchNaN) and through the arithmetic between, with no select (4 operations fewer than a
+// final KeepNaN; the same results on every other input).
 // Measured against std::tanh in double, every x in [−10, 10] step 1e-4 plus ±1e-30, ±1e30, ±inf,
 // NaN: relative ≤ 3.2e-7 in wasm, 2.8e-7 on AVX2 (FMA); 1.6e-7 on [−1e-3, 1e-3].
 // This is the one tanh of every SIMD path (tanh, GELU's tanh form forward and backward, and the
@@ -183,8 +215,7 @@ HWY_INLINE V Log1pF(D d, V x) {
 template <class D, class V>
 HWY_INLINE V TanhF(D d, V x) {
   const V one = hn::Set(d, 1.0f);
-  const V lim = hn::Set(d, 9.0f);
-  const V xc = hn::Min(hn::Max(x, hn::Neg(lim)), lim);
+  const V xc = ClampKeepNaN(d, x, -9.0f, 9.0f);
   const V x2 = hn::Mul(xc, xc);
   V p = hn::MulAdd(x2, hn::Set(d, 1.5293059263e-08f), hn::Set(d, 2.1939571525e-05f));
   p = hn::MulAdd(x2, p, hn::Set(d, 3.5743410699e-03f));
@@ -195,7 +226,7 @@ HWY_INLINE V TanhF(D d, V x) {
   q = hn::MulAdd(x2, q, hn::Set(d, 4.6780148149e-01f));
   q = hn::MulAdd(x2, q, one);
   const V r = hn::Div(hn::Mul(xc, p), q);
-  return KeepNaN(d, x, hn::Min(hn::Max(r, hn::Neg(one)), one));
+  return PatchNaN(d, x, hn::Min(one, hn::Max(hn::Set(d, -1.0f), r)));
 }
 
 // erf: Eigen's rational approximation (odd degree-13 numerator over even degree-8
@@ -221,16 +252,19 @@ HWY_INLINE V ErfF(D d, V x) {
   return KeepNaN(d, x, hn::Div(p, q));
 }
 
-// Sign-split logistic: e = exp(−|x|) ∈ (0, 1], f = e/(1 + e) = σ(−|x|), σ = x < 0 ? f : 1 − f.
+// Sign-split logistic: e = exp(−|x|) ∈ [0, 1], f = e/(1 + e) = σ(−|x|), σ = x < 0 ? f : 1 − f.
 // Never overflows, so ±1e4 give exactly 1 and 0, and the negative tail keeps its precision
-// where σ is subnormal but x·σ (silu) is not. |x| ≤ 87 (every lane: the usual case) takes
-// ExpNegF; a vector with anything beyond takes the full-range exp. Measured against the closed
-// form in double over [−20, 20] (step 1e-6, every x86 target): relative ≤ 2.8e-7.
+// where σ is subnormal but x·σ (silu) is not. |x| is clamped to 104 (where e rounds to 0, NaN
+// kept) and ExpNegF scales in two steps, so every lane takes the same path and there is no
+// branch (see ExpF: a per-vector range test made sigmoid 1.6× slower on a Zen 3 EPYC).
+// Measured against the closed form in double (wasm / AVX2 with FMA): over [−20, 20] step 1e-6
+// relative ≤ 2.8e-7 / 2.6e-7 (the same bits as before the tail went branch-free); every float
+// in [−87, −20] ≤ 2.3 / 2.0 ULP; every float in [−110, −87] (σ subnormal below −87.3)
+// ≤ 1.82 / 1.67 ULP of the result (0.75 when that tail took the degree-7 ExpF).
 template <class D, class V>
 HWY_INLINE V SigmoidF(D d, V x) {
   const V one = hn::Set(d, 1.0f);
-  const V z = hn::Abs(x);
-  const V e = HWY_LIKELY(hn::AllFalse(d, hn::Gt(z, hn::Set(d, 87.0f)))) ? ExpNegF(d, z) : ExpF(d, hn::Neg(z));
+  const V e = ExpNegF(d, MinKeepNaN(d, 104.0f, hn::Abs(x)));
   const V f = hn::Div(e, hn::Add(one, e));
   return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), f, hn::Sub(one, f));
 }
