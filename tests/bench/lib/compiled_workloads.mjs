@@ -71,12 +71,11 @@ function mlp(name, desc, sizes, batch) {
   };
 }
 
-/** Single-head attention forward + backward (the tfjs-comparison workload, bench/lib/workloads.mjs). */
-const attention = {
-  name: 'attention_fwd_bwd',
-  desc: 'single-head attention, batch 8, 128 tokens, d 64: forward + backward (grads of x and 4 weights)',
+/** Single-head attention forward + backward (the tfjs-comparison workload, bench/lib/workloads.mjs), batch b, t tokens, d dm. */
+const attention = (name, desc, [b, t, dm]) => ({
+  name,
+  desc,
   setup(sg) {
-    const [b, t, dm] = [8, 128, 64];
     const x = sg.tensor(normal(b * t * dm, 30), { shape: [b, t, dm], requiresGrad: true });
     const ws = [31, 32, 33, 34].map((s) => sg.tensor(uniform(dm * dm, s, 1 / Math.sqrt(dm)), { shape: [dm, dm], requiresGrad: true }));
     const [wq, wk, wv, wo] = ws;
@@ -114,18 +113,22 @@ const attention = {
       },
     };
   },
-};
+});
 
 /**
  * The matrix products a step cannot avoid, as [m, k, n, batch, transA, transB] (C = A·B with A
  * [batch, m, k] and B [batch, k, n], either stored transposed), run alone: a compiled step
  * computes the same products with the same GEMM kernel, so `eager / floor` bounds the speed-up
  * any compilation of the rest (fusion, fewer calls, less allocation) can give on this machine.
+ * The products run as one compiled function (their results its outputs, so that none is
+ * dropped as unused): no call from JavaScript per product, which on a small model's step would
+ * count several microseconds of overhead into the floor that a compiled step does not pay.
  */
 function matmulFloor(sg, products) {
   // Made by prepare(), which only the timing process calls: the peak-memory processes never run
   // the floor, so its operands must not count in their memory at rest.
   let operands = null;
+  let compiledProducts = null;
   const make = () => products.map(([m, k, n, batch, ta, tb]) => {
     const lead = batch > 1 ? [batch] : [];
     const a = sg.tensor(uniform(batch * m * k, 90 + m, 1), { shape: ta ? [...lead, k, m] : [...lead, m, k] });
@@ -134,11 +137,15 @@ function matmulFloor(sg, products) {
   });
   const last = (t) => t.transpose(-2, -1);
   return {
-    prepare: () => void (operands ??= make()),
-    run: () => {
-      for (const [a, b, ta, tb] of operands) sg.matmul(ta ? last(a) : a, tb ? last(b) : b);
+    prepare: () => {
+      operands ??= make();
+      compiledProducts ??= sg.compile(() => operands.map(([a, b, ta, tb]) => sg.matmul(ta ? last(a) : a, tb ? last(b) : b)));
     },
-    dispose: () => operands && sg.dispose(operands.flatMap(([a, b]) => [a, b])),
+    run: () => void compiledProducts(),
+    dispose: () => {
+      compiledProducts?.clear();
+      if (operands) sg.dispose(operands.flatMap(([a, b]) => [a, b]));
+    },
   };
 }
 
@@ -153,11 +160,16 @@ function adamFloor(sg, sizes) {
     for (const p of params) p.grad = sg.onesLike(p);
     return { params, opt: new sg.optim.Adam(params, ADAM) };
   };
+  let step = null;
   return {
-    prepare: () => void (state ??= make()),
-    run: () => state.opt.step(),
+    prepare: () => {
+      state ??= make();
+      step ??= sg.compile(() => state.opt.step());  // as the compiled steps run it (a host step)
+    },
+    run: () => step(),
     dispose: () => {
       if (!state) return;
+      step.clear();
       state.opt.dispose();
       for (const p of state.params) p.grad = null;
       sg.dispose(state.params);
@@ -291,7 +303,8 @@ export const COMPILED_WORKLOADS = [
   mlp('mlp_train', 'MLP 784→256→256→10 ReLU, batch 128: zeroGrad, forward, cross-entropy, backward, Adam step', [784, 256, 256, 10], 128),
   mlp('mlp_train_tiny', 'MLP 2→16→16→2 ReLU, batch 64: the size of the teaching demos\' classifiers', [2, 16, 16, 2], 64),
   mlp('mlp_train_small', 'MLP 32→64→64→10 ReLU, batch 16: the same step where per-op overhead dominates', [32, 64, 64, 10], 16),
-  attention,
+  attention('attention_fwd_bwd', 'single-head attention, batch 8, 128 tokens, d 64: forward + backward (grads of x and 4 weights)', [8, 128, 64]),
+  attention('attention_fwd_bwd_small', 'the same at the tiny-transformer demo\'s size: batch 16, 48 tokens, d 48', [16, 48, 48]),
   elementwise50('elementwise_50x1000', '50 arithmetic elementwise ops (mul, add, max, abs, min with scalars and a second tensor) on 1,000 float32',
     (h, b) => h.mul(0.9).add(b).maximum(h.neg()).abs().minimum(2)),
   elementwise50('elementwise_50x1000_transcendental', '50 elementwise ops, 20 of them tanh/sigmoid, on 1,000 float32',
