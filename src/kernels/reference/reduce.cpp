@@ -11,18 +11,20 @@ void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inn
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < inner; ++j) {
-      const float* p = x + o * r * inner + j;
+      // By index, not a pointer into x: an empty reduction (r = 0) may get x = nullptr, and
+      // nullptr + offset is undefined even when nothing is read (clang's UBSan reports it).
+      const int64_t base = o * r * inner + j;
       float res = 0.0f;
       switch (op) {
         case Reduce::Sum: {
           double acc = 0.0;
-          for (int64_t i = 0; i < r; ++i) acc += p[i * inner];
+          for (int64_t i = 0; i < r; ++i) acc += x[base + i * inner];
           res = float(acc);
           break;
         }
         case Reduce::Prod: {
           double acc = 1.0;
-          for (int64_t i = 0; i < r; ++i) acc *= p[i * inner];
+          for (int64_t i = 0; i < r; ++i) acc *= x[base + i * inner];
           res = float(acc);
           break;
         }
@@ -32,7 +34,7 @@ void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inn
           res = is_max ? -std::numeric_limits<float>::infinity()
                        : std::numeric_limits<float>::infinity();
           for (int64_t i = 0; i < r; ++i) {
-            const float v = p[i * inner];
+            const float v = x[base + i * inner];
             if (std::isnan(v)) { res = nan; break; }
             if (is_max ? v > res : v < res) res = v;
           }
