@@ -20,6 +20,43 @@ stage() {  # stage "name" command...
     failed=$((failed + 1)); failed_names+=("$name"); echo "---- $name: FAIL ($((SECONDS - t0)) s)"
   fi
 }
+# bg_stages "name" function ["name" function]...: runs those stages one after another in the
+# background, each one's output kept in a log; collect_bg waits for them and prints each log
+# under its stage header with its PASS/FAIL line, so the output reads as if they ran in order.
+bg_pid=; bg_dir=; bg_names=()
+bg_stages() {
+  bg_dir=$(mktemp -d "${TMPDIR:-/tmp}/simdgrad-stages.XXXXXX")
+  local args=("$@")
+  while (($#)); do bg_names+=("$1"); echo "(started in the background: $1)"; shift 2; done
+  (
+    set -- "${args[@]}"
+    i=0
+    while (($#)); do
+      t0=$SECONDS
+      "$2" >"$bg_dir/$i.log" 2>&1
+      echo "$? $((SECONDS - t0))" >"$bg_dir/$i.rc"
+      i=$((i + 1)); shift 2
+    done
+  ) &
+  bg_pid=$!
+}
+collect_bg() {
+  [ -n "$bg_pid" ] || return 0
+  wait "$bg_pid"
+  local i name rc secs
+  for i in "${!bg_names[@]}"; do
+    name=${bg_names[$i]}
+    printf '\n==================== %s ====================\n' "$name"
+    cat "$bg_dir/$i.log" 2>/dev/null
+    read -r rc secs <"$bg_dir/$i.rc" 2>/dev/null || { rc=1; secs=?; }
+    if [ "$rc" = 0 ]; then
+      passed=$((passed + 1)); echo "---- $name: PASS ($secs s, in the background)"
+    else
+      failed=$((failed + 1)); failed_names+=("$name"); echo "---- $name: FAIL ($secs s, in the background)"
+    fi
+  done
+  rm -rf "$bg_dir"; bg_pid=; bg_names=()
+}
 needs() {  # needs <flag-var> <what>: fail a stage whose build failed
   [ "${!1}" = 1 ] || { echo "not run: $2 failed to build"; return 1; }
 }
@@ -71,17 +108,12 @@ browser_tests() {
     (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs webgpu.test.mjs vite.test.mjs)
 }
 
-# The native doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-asan).
-# Configured here on top of build.sh's `asan` step: a build type of its own gives
-# -fno-sanitize-recover=undefined, so that any UBSan finding aborts the run instead of printing
-# and going on, and keeps the build affordable: -O1, and Highway's static target only
-# (HWY_COMPILE_ONLY_STATIC; the SIMD kernels are compiled once instead of once per x86 target,
-# which halves their compile time; the plain native stage tests the AVX2/AVX-512 paths).
-# allocator_may_return_null: tests of huge allocations expect a clean sg::Error.
+# The native doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-asan,
+# clang++ -O1, Highway's static target; see build.sh's asan step): any UBSan finding aborts the
+# run (-fno-sanitize-recover=undefined, halt_on_error). The fuzz stage links against the same
+# library. allocator_may_return_null: tests of huge allocations expect a clean sg::Error.
 asan_doctest() {
-  cmake -S . -B build/native-asan -DSG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Sanitize \
-    -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g -fno-sanitize-recover=undefined -DHWY_COMPILE_ONLY_STATIC" >/dev/null &&
-    bash scripts/build.sh asan &&
+  bash scripts/build.sh asan &&
     ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     build/native-asan/simdgrad_tests --no-colors
@@ -100,16 +132,22 @@ tsan_doctest() {
 # after changing src/io).
 fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 
+# Scheduling on 2 cores: the builds keep both cores busy (-j2), while the node tests and the npm
+# consumer, which need only npm/dist, run one test file at a time (about one core). So those two
+# run in the background, one after the other, while the wasm doctest, ASan and TSan builds (and
+# runs) go on in the foreground, and their output is printed once they end. The browser stage
+# runs last, alone: its demos train for a bounded time and must not share the cores.
 stage "build: native (build/native)"            build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 stage "native doctest"                           native_doctest
+bg_stages "node tests (tests/js)"                node_tests \
+          "npm consumer (pack, install, import/require, tsc)" consumer
 stage "native doctest under wasm (node)"         wasm_doctest
-stage "node tests (tests/js)"                    node_tests
-stage "npm consumer (pack, install, import/require, tsc)" consumer
-stage "browser (Playwright + Chromium)"          browser_tests
 stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
 stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
+collect_bg
+stage "browser (Playwright + Chromium)"          browser_tests
 
 echo
 ((failed)) && echo "failed stages: ${failed_names[*]}"

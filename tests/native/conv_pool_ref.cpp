@@ -95,7 +95,7 @@ struct Parser {
         skip_ws();
         std::string key = str();
         expect(':');
-        j.object.emplace_back(std::move(key), value());
+        j.object.push_back({std::move(key), value()});
       } while (eat(','));
       expect('}');
     } else if (c == '[') {

@@ -19,11 +19,19 @@ struct Json {
   double number = 0;
   std::string string;
   std::vector<Json> array;
-  std::vector<std::pair<std::string, Json>> object;
+  // A key and its value. Not std::pair<std::string, Json>: libstdc++'s pair of a type still
+  // incomplete here does not compile with clang++ (the ASan build); a struct defined below does.
+  struct Member;
+  std::vector<Member> object;
 
   bool is_null() const { return kind == Kind::Null; }
   bool has(const std::string& key) const;
   const Json& operator[](const std::string& key) const;  // throws when absent
+};
+
+struct Json::Member {
+  std::string first;
+  Json second;
 };
 
 Json parse_json(const std::string& text);  // throws std::runtime_error on malformed text
