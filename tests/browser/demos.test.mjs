@@ -196,7 +196,9 @@ test('every demo trains on webgpu (?backend=webgpu): the backend is webgpu, the 
 test('the digits demo reaches the same held-out accuracy on webgpu as on wasm (± 1 point)', async (t) => {
   const digits = demos.find((d) => d.pathname.includes('digits'));
   if (!digits) return t.skip('no digits demo on this index');
-  const STEPS = 300;
+  // 200 steps: 0.929 on both backends (2026-11-29; 300 steps took 113 s of the browser stage,
+  // 200 take 87 s; at 150 wasm gave 0.9055, too near the 0.9 floor to keep).
+  const STEPS = 200;
   const accuracy = {};
   for (const backend of ['wasm', 'webgpu']) {
     const { page, watcher } = await openDemo(digits, { autostart: '1', steps: String(STEPS), backend });
