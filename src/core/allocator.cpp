@@ -4,20 +4,15 @@
 #include <limits>
 #include <mutex>
 
+#include "core/sanitizers.h"
+
 namespace sg::alloc {
 namespace {
 
 // wasm32 has at most 4 GiB (usually far less) of heap: keep the cache to 256 MiB there, 1 GiB
 // natively. A steady training loop needs about its peak of live bytes in the cache. Under
 // AddressSanitizer nothing is cached, so a use after free still reaches ASan's free().
-#if defined(__SANITIZE_ADDRESS__)
-#define SG_ALLOC_NO_CACHE 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SG_ALLOC_NO_CACHE 1
-#endif
-#endif
-#ifdef SG_ALLOC_NO_CACHE
+#ifdef SG_UNDER_ASAN
 constexpr int64_t kCacheLimit = 0;
 #else
 constexpr int64_t kCacheLimit = sizeof(size_t) >= 8 ? (int64_t(1) << 30) : (int64_t(1) << 28);

@@ -4,6 +4,7 @@
 // the graph below it iteratively; the engine walks it with explicit stacks.
 #include <doctest/doctest.h>
 
+#include "core/sanitizers.h"
 #include "gradcheck.h"
 #include "ops/ops.h"
 
@@ -11,18 +12,10 @@ namespace {
 
 using sg::Tensor;
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SG_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SG_TEST_UNDER_ASAN 1
-#endif
-#endif
-
 // Under AddressSanitizer 100,000 nodes: it looks for memory errors, which a shorter chain meets
 // the same way (a million took 67 of that stage's 113 s). The depth itself is proved by the
 // plain native and wasm runs, which keep the million.
-#ifdef SG_TEST_UNDER_ASAN
+#ifdef SG_UNDER_ASAN
 constexpr int kChain = 100000;
 #else
 constexpr int kChain = 1000000;
