@@ -6,7 +6,7 @@
 #     wasm-mt build/wasm:   the threaded module (-pthread) simdgrad-mt.{mjs,wasm,worker.js}
 #                           -> npm/dist/mt (loaded by init({ threads: n > 1 })); the library is
 #                           compiled a second time, so a clean build takes about as long as wasm
-#     js      npm/src/*.ts  -> npm/dist/{esm,cjs}, entry files -> npm/dist
+#     js      npm/src/**/*.ts + web/webgpu/**/*.ts -> npm/dist/{esm,cjs}, entry files -> npm/dist
 #     asan    build/native-asan: the native build with -DSG_SANITIZE=ON, clang++ (not in the default set)
 #     asan-lib  build/native-asan's library only (what scripts/fuzz.sh links its target against)
 #     tsan    build/native-tsan: simdgrad_tsan_tests, the thread pool and threaded-kernel tests
@@ -107,7 +107,7 @@ build_js() {
   if compgen -G "npm/src/*.ts" >/dev/null; then
     # tsc is incremental too, but even a no-op costs ~1.5 s per config: skip it
     # when no source or config is newer than the last successful run.
-    if [ ! -f "$stamp" ] || [ -n "$(find npm/src npm/tsconfig.esm.json npm/tsconfig.cjs.json \
+    if [ ! -f "$stamp" ] || [ -n "$(find npm/src web/webgpu npm/tsconfig.esm.json npm/tsconfig.cjs.json \
          npm/package-lock.json -newer "$stamp" -print -quit)" ]; then
       log "tsc (esm, cjs)"
       "$tsc" -p npm/tsconfig.esm.json

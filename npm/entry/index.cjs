@@ -5,7 +5,7 @@
 // anyway, so it is import()ed when init({ threads: n > 1 }) asks for it.
 "use strict";
 const createSimdgrad = require("./simdgrad.cjs");
-const api = require("./cjs/index.js");
+const api = require("./cjs/npm/src/index.js");
 
 const init = api.createInit(createSimdgrad, () => import("./mt/simdgrad-mt.mjs").then((m) => m.default));
 module.exports = { ...api, init, default: { init } };

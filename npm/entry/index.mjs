@@ -6,8 +6,8 @@
 // The threaded module (init({ threads: n > 1 })) is imported only when asked for; it finds
 // its .wasm and .worker.js next to itself in dist/mt/ the same way.
 import createSimdgrad from "./simdgrad.mjs";
-import { createInit } from "./esm/index.js";
+import { createInit } from "./esm/npm/src/index.js";
 
-export * from "./esm/index.js";
+export * from "./esm/npm/src/index.js";
 export const init = createInit(createSimdgrad, () => import("./mt/simdgrad-mt.mjs").then((m) => m.default));
 export default { init };

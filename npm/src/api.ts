@@ -1,7 +1,7 @@
 // The `sg` object that init() resolves to: every public function in one place.
-import { enableGrad, grad, gradOf, noGrad, valueAndGrad } from './autograd.js';
-import { gradcheck, gradgradcheck } from './gradcheck.js';
-import './inplace.js';  // the in-place Tensor methods (add_, mul_, fill_, ...)
+import { enableGrad, grad, gradOf, noGrad, valueAndGrad } from './autograd/backward.js';
+import { gradcheck, gradgradcheck } from './autograd/gradcheck.js';
+import './tensor/inplace.js';  // the in-place Tensor methods (add_, mul_, fill_, ...)
 import {
   arange,
   eye,
@@ -18,39 +18,39 @@ import {
   tensor,
   zeros,
   zerosLike,
-} from './creation.js';
-import { dispose, emptyCache, keep, memory, resetPeakMemory, tidy } from './memory.js';
-import * as H from './handles.js';
-import { mod } from './module.js';
-import { functionOps, ops } from './ops.js';
-import { moreFunctionOps, moreOps } from './ops_more.js';
-import { composeFunctionOps, composeOps } from './ops_compose.js';
-import { composeMoreFunctionOps, composeMoreOps } from './ops_compose_more.js';
-import { F } from './functional.js';
-import { linalg, linalgFunctions } from './linalg.js';
-import { bitwiseOps } from './ops_bitwise.js';
-import { special, specialFunctions } from './special.js';
-import { dataDependentOps } from './ops_data_dependent.js';
-import { stackSplitFunctionOps, stackSplitOps } from './ops_stack_split.js';
-import { statsCreationOps, statsOps } from './ops_stats.js';
-import { distributions } from './distributions.js';
+} from './tensor/creation.js';
+import { dispose, emptyCache, keep, memory, resetPeakMemory, tidy } from './runtime/memory.js';
+import * as H from './runtime/handles.js';
+import { mod } from './runtime/module.js';
+import { functionOps, ops } from './tensor/ops.js';
+import { moreFunctionOps, moreOps } from './tensor/ops_registry_breadth.js';
+import { composeFunctionOps, composeOps } from './tensor/composite_a.js';
+import { composeMoreFunctionOps, composeMoreOps } from './tensor/composite_b.js';
+import { F } from './nn/functional.js';
+import { linalg, linalgFunctions } from './linalg/linalg.js';
+import { bitwiseOps } from './tensor/bitwise.js';
+import { special, specialFunctions } from './special/special.js';
+import { dataDependentOps } from './tensor/data_dependent.js';
+import { stackSplitFunctionOps, stackSplitOps } from './tensor/stack_split.js';
+import { statsCreationOps, statsOps } from './tensor/statistics.js';
+import { distributions } from './distributions/distributions.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
-import { load, loadMetadata, save, saveAsync } from './io.js';
-import { data } from './data.js';
-import { datasets } from './datasets/mnist.js';
-import { describe, isInteger } from './options.js';
-import { Tensor } from './tensor.js';
-import { version } from './version.js';
-import { isThreadedModule, stopThreads } from './threads.js';
-import { compile } from './compile.js';
-import { recordHostStep } from './compile_state.js';
-import { jsCall } from './jscall.js';
-import { activeRuntime, defaultToCpu, startWebGpu, sync, webgpuCoverage, webgpuStats } from './webgpu/device.js';
-import { penalties } from './penalties.js';
-import { customLoss } from './custom_loss_client.js';
-import { telemetry } from './telemetry.js';
+import { load, loadMetadata, save, saveAsync } from './io/safetensors.js';
+import { data } from './data/dataloader.js';
+import { datasets } from './data/mnist.js';
+import { describe, isInteger } from './runtime/options.js';
+import { Tensor } from './tensor/tensor.js';
+import { version } from './runtime/version.js';
+import { isThreadedModule, stopThreads } from './runtime/threads.js';
+import { compile } from './compile/compile.js';
+import { recordHostStep } from './compile/trace_state.js';
+import { jsCall } from './compile/jscall.js';
+import { activeRuntime, defaultToCpu, startWebGpu, sync, webgpuCoverage, webgpuStats } from './runtime/webgpu_device.js';
+import { penalties } from './customloss/penalties.js';
+import { customLoss } from './customloss/clients.js';
+import { telemetry } from './customloss/telemetry.js';
 
 export type Backend = 'wasm' | 'reference' | 'webgpu';
 

@@ -2,11 +2,11 @@
 // init(options?) → Promise<Simdgrad>. The entry files (npm/entry/index.{mjs,cjs}) do
 // `export const init = createInit(createSimdgrad)`.
 import { createApi, startWebGpu, type Backend, type Simdgrad } from './api.js';
-import type { ModuleFactory, SimdgradModule } from './embind.js';
-import { setModule } from './module.js';
-import { checkOptions } from './options.js';
-import { consoleRef } from './env.js';
-import { isThreadCount, isThreadedModule, MAX_THREADS, startThreads, threadsUnavailableReason } from './threads.js';
+import type { ModuleFactory, SimdgradModule } from './runtime/embind.js';
+import { setModule } from './runtime/module.js';
+import { checkOptions } from './runtime/options.js';
+import { consoleRef } from './runtime/env.js';
+import { isThreadCount, isThreadedModule, MAX_THREADS, startThreads, threadsUnavailableReason } from './runtime/threads.js';
 
 export interface InitOptions {
   /**
@@ -105,17 +105,17 @@ export function createInit(
   };
 }
 
-export { Tensor } from './tensor.js';
-export type { NestedArray } from './tensor.js';
-export type { BackwardOptions, GradHook, GradOfOptions } from './autograd.js';
-export type { CheckedFn, GradcheckOptions, GradgradcheckOptions } from './gradcheck.js';
+export { Tensor } from './tensor/tensor.js';
+export type { NestedArray } from './tensor/tensor.js';
+export type { BackwardOptions, GradHook, GradOfOptions } from './autograd/backward.js';
+export type { CheckedFn, GradcheckOptions, GradgradcheckOptions } from './autograd/gradcheck.js';
 export type { Simdgrad, Backend, Features } from './api.js';
-export type { TensorLike } from './call.js';
-export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './embind.js';
-export type { WebGpuStats, WebGpuCoverage } from './webgpu/device.js';
-export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './creation.js';
-export type { MemoryInfo } from './memory.js';
-export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './ops.js';
+export type { TensorLike } from './runtime/call.js';
+export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './runtime/embind.js';
+export type { WebGpuStats, WebGpuCoverage } from './runtime/webgpu_device.js';
+export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './tensor/creation.js';
+export type { MemoryInfo } from './runtime/memory.js';
+export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './tensor/ops.js';
 export type {
   MoreOpFunctions,
   MoreOpMethods,
@@ -127,21 +127,21 @@ export type {
   TopkOptions,
   BernoulliOptions,
   MultinomialOptions,
-} from './ops_more.js';
-export type { ComposeOpFunctions, ComposeOpMethods, NanToNumOptions, AddmmOptions, MeshgridOptions } from './ops_compose.js';
+} from './tensor/ops_registry_breadth.js';
+export type { ComposeOpFunctions, ComposeOpMethods, NanToNumOptions, AddmmOptions, MeshgridOptions } from './tensor/composite_a.js';
 export type {
   ComposeMoreOpFunctions, ComposeMoreOpMethods, IscloseOptions, DiffOptions, CdistOptions, BucketizeOptions, SearchsortedOptions,
   AminmaxOptions, CombinationsOptions, TensordotDims,
-} from './ops_compose_more.js';
-export type { StackSplitOpFunctions, StackSplitFunctionOps } from './ops_stack_split.js';
-export type { StatsOpFunctions } from './ops_stats.js';
-export type { Distribution, Normal, Uniform, Bernoulli, Categorical } from './distributions.js';
-export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOptions, HistcOptions } from './ops_data_dependent.js';
-export type { TypedData } from './handles.js';
-export type { LinearOptions } from './functional.js';
-export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg.js';
-export type { BitwiseOpFunctions } from './ops_bitwise.js';
-export type { Special, SpecialFunctions } from './special.js';
+} from './tensor/composite_b.js';
+export type { StackSplitOpFunctions, StackSplitFunctionOps } from './tensor/stack_split.js';
+export type { StatsOpFunctions } from './tensor/statistics.js';
+export type { Distribution, Normal, Uniform, Bernoulli, Categorical } from './distributions/distributions.js';
+export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOptions, HistcOptions } from './tensor/data_dependent.js';
+export type { TypedData } from './runtime/handles.js';
+export type { LinearOptions } from './nn/functional.js';
+export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg/linalg.js';
+export type { BitwiseOpFunctions } from './tensor/bitwise.js';
+export type { Special, SpecialFunctions } from './special/special.js';
 export type {
   ParamGroup,
   ParamGroupInput,
@@ -185,13 +185,13 @@ export type {
   GaussianNllLossOptions,
   SigmoidFocalLossOptions,
 } from './nn/loss_functions.js';
-export type { SaveOptions, BytesLike } from './io.js';
+export type { SaveOptions, BytesLike } from './io/safetensors.js';
 export type { GPTConfig, GPTOutput, GenerateOptions, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
-export type { Dataset, DataLoaderOptions } from './data.js';
-export type { MnistOptions, MnistSplit } from './datasets/mnist.js';
-export type { CompileOptions, CompiledFunction, CompiledStats } from './compile.js';
-export type { JsCallOptions, Residuals, VjpFn } from './jscall.js';
-export type { TensorSpec as JsCallSpec } from './jscall_template.js';
+export type { Dataset, DataLoaderOptions } from './data/dataloader.js';
+export type { MnistOptions, MnistSplit } from './data/mnist.js';
+export type { CompileOptions, CompiledFunction, CompiledStats } from './compile/compile.js';
+export type { JsCallOptions, Residuals, VjpFn } from './compile/jscall.js';
+export type { TensorSpec as JsCallSpec } from './compile/jscall_template.js';
 export type {
   Lambda,
   LambdaOptions,
@@ -202,7 +202,7 @@ export type {
   OrthogonalityOptions,
   GradientPenaltyOptions,
   Penalties,
-} from './penalties.js';
+} from './customloss/penalties.js';
 export type {
   RegularizerOptions,
   Regularizer,
@@ -215,6 +215,6 @@ export type {
   AsyncLossFn,
   LossResult,
   Metrics,
-} from './custom_loss.js';
-export type { ForwardBackwardResult, TrainingClient, CustomForwardBackwardResult, LocalResult, CustomLoss } from './custom_loss_client.js';
-export type { GradMethod, RegularizerEvent, GradientEvent, TelemetryEvents, TelemetryEvent, Telemetry } from './telemetry.js';
+} from './customloss/custom_loss.js';
+export type { ForwardBackwardResult, TrainingClient, CustomForwardBackwardResult, LocalResult, CustomLoss } from './customloss/clients.js';
+export type { GradMethod, RegularizerEvent, GradientEvent, TelemetryEvents, TelemetryEvent, Telemetry } from './customloss/telemetry.js';

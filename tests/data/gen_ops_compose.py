@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Reference values for the composite ops of npm/src/ops_compose.ts, the F functions of
-npm/src/functional_more.ts and the modules of npm/src/nn/rearrange_modules.ts
+"""Reference values for the composite ops of npm/src/tensor/composite_a.ts, the F functions of
+npm/src/nn/distance_pixel_shuffle.ts and the modules of npm/src/nn/rearrange_modules.ts
 (tests/js/ops_compose.test.mjs),
 computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the composite ops of npm/src/ops_compose_more.ts
+"""Reference values for the composite ops of npm/src/tensor/composite_b.ts
 (tests/js/ops_compose_more.test.mjs), computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_ops_compose_more.py   # writes tests/data/ops_compose_more_ref.json
@@ -101,7 +101,7 @@ case("cartesianProd", torch.cartesian_prod, [f(2), f(3), f(2)], grad=(0, 1, 2))
 case("triuIndices", lambda: torch.triu_indices(3, 4, 1), [])
 case("trilIndices", lambda: torch.tril_indices(4, 3, -1), [])
 
-# Shapes that depend on the values (npm/src/ops_data_dependent.ts).
+# Shapes that depend on the values (npm/src/tensor/data_dependent.ts).
 mixed = torch.tensor([[0.0, 1.5, 0.0], [-2.0, 0.0, nan], [0.0, 0.0, 3.0]])
 case("nonzero", torch.nonzero, [mixed])
 case("nonzero asTuple", lambda x: torch.nonzero(x, as_tuple=True), [torch.tensor([[0, 2], [3, 0]], dtype=torch.int32)])

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for npm/src/ops_stack_split.ts and npm/src/ops_stats.ts
+"""Reference values for npm/src/tensor/stack_split.ts and npm/src/tensor/statistics.ts
 (tests/js/ops_stack_stats.test.mjs), computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_ops_stack_stats.py   # writes tests/data/ops_stack_stats_ref.json

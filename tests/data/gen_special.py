@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for PyTorch's special functions (npm/src/special.ts, tests/js/special.test.mjs),
+"""Reference values for PyTorch's special functions (npm/src/special/special.ts, tests/js/special.test.mjs),
 computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_special.py   # writes tests/data/special_ref.json

@@ -130,7 +130,7 @@ for (const op of ['lgamma', 'digamma']) add(op, op, [f([2, 3], 0.5, 4, 12)], (sg
 add('polygamma', 'polygamma', [f([2, 3], 0.5, 4, 12)], (sg, a) => sg.polygamma(2, a));
 add('hardtanh', 'hardtanh', [s], (sg, a) => sg.F.hardtanh(a, { minVal: -0.5, maxVal: 0.5 }));
 for (const op of ['logicalAnd', 'logicalOr', 'logicalXor']) add(op, op, [s, mask], (sg, a, m) => a[op](m));
-// ops_bitwise.ts: int32 bits (broadcast), bool as the logical ops; shift amounts inside [0, 32).
+// tensor/bitwise.ts: int32 bits (broadcast), bool as the logical ops; shift amounts inside [0, 32).
 for (const op of ['bitwiseAnd', 'bitwiseOr', 'bitwiseXor', 'gcd', 'lcm']) add(op, op, [xi, rowi], (sg, a, c) => a[op](c));
 for (const op of ['bitwiseAnd', 'bitwiseOr', 'bitwiseXor']) add(`${op} bool`, op, [mask, b([3], [1, 0, 1])], (sg, a, c) => a[op](c));
 add('bitwiseNot', 'bitwiseNot', [xi], (sg, a) => a.bitwiseNot());

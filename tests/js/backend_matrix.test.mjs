@@ -32,7 +32,7 @@ test('every op, layer, loss and optimizer step gives the reference values and gr
 });
 
 test('both GEMM variants (workgroup tiles for GPUs, registers for CPU-emulated adapters) give the reference products', { skip }, async () => {
-  const { activeRuntime } = await import('../../npm/dist/esm/webgpu/device.js');
+  const { activeRuntime } = await import('../../npm/dist/esm/npm/src/runtime/webgpu_device.js');
   const prefs = activeRuntime().prefs;
   const chosen = prefs.gemm;
   const errors = [];

@@ -1,4 +1,4 @@
-// Bitwise ops and gcd/lcm (npm/src/ops_bitwise.ts, src/ops/bitwise.cpp) against PyTorch 1.13
+// Bitwise ops and gcd/lcm (npm/src/tensor/bitwise.ts, src/ops/bitwise.cpp) against PyTorch 1.13
 // (tests/data/bitwise_ref.json, from gen_bitwise.py): int32 edge values, bool and mixed operands,
 // broadcasting, scalars; the shifts outside [0, 32) that PyTorch 1.13 leaves to the hardware,
 // pinned to PyTorch ≥ 2.1's definition; errors; inside sg.compile; on every backend (WebGPU with

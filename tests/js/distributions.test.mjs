@@ -1,4 +1,4 @@
-// sg.distributions (npm/src/distributions.ts) against PyTorch 1.13's torch.distributions
+// sg.distributions (npm/src/distributions/distributions.ts) against PyTorch 1.13's torch.distributions
 // (tests/data/distributions_ref.json, from gen_distributions.py): log-probabilities, entropies,
 // cdfs, moments and KL divergences with their gradients, on every backend; sampling checked by
 // its moments and by reparameterized gradients; errors; nothing leaks.

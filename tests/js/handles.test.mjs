@@ -1,11 +1,11 @@
-// The JS side of the boundary (npm/src/handles.ts, memory.ts): every Tensor holds exactly one
+// The JS side of the boundary (npm/src/runtime/handles.ts, memory.ts): every Tensor holds exactly one
 // handle id, ids never leak below the Tensor level, tidy owns what it makes (what outlives it
 // goes to the FinalizationRegistry: memory.test.mjs), heap growth in the middle of a call,
 // attributes of every kind, and the boundary observer that a graph tracer uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { setBoundaryObserver } from '../../npm/dist/esm/handles.js';
+import { setBoundaryObserver } from '../../npm/dist/esm/npm/src/runtime/handles.js';
 
 /** Between calls, live ids and live tensors are the same count. */
 function assertOneIdPerTensor(what) {

@@ -1,4 +1,4 @@
-// The composite ops of npm/src/ops_compose_more.ts against PyTorch 1.13
+// The composite ops of npm/src/tensor/composite_b.ts against PyTorch 1.13
 // (tests/data/ops_compose_more_ref.json, from gen_ops_compose_more.py): values (NaN, infinities,
 // ties to the boundaries) and the gradients of Σ out·upstream; central-difference gradient
 // checks; the method forms; errors of bad arguments; inside sg.compile; no tensor left behind.

@@ -1,4 +1,4 @@
-// The ops of npm/src/ops_more.ts through the public API, on every backend: PyTorch 1.13's values
+// The ops of npm/src/tensor/ops_registry_breadth.ts through the public API, on every backend: PyTorch 1.13's values
 // and gradients (tests/data/ops_more_ref.json, from gen_ops_more.py) reached through each op's
 // JS signature, gradients against central differences of the op's own forward, the argument
 // forms (methods and functions, spread or array lists, index items), arange's dtype inference,

@@ -1,4 +1,4 @@
-// npm/src/ops_stack_split.ts and npm/src/ops_stats.ts against PyTorch 1.13
+// npm/src/tensor/stack_split.ts and npm/src/tensor/statistics.ts against PyTorch 1.13
 // (tests/data/ops_stack_stats_ref.json, from gen_ops_stack_stats.py): values and the gradients
 // of Σ out·upstream on every backend; central-difference gradient checks; errors; compiled = eager.
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
 // The raw wasm module (bindings/README.md), without the JS layer: tensors as handle ids, the
 // scratch-area protocol of the op entry (written here from the README, independently of
-// npm/src/handles.ts), HEAP views, C++ errors arriving as real JS Errors (and the module staying
+// npm/src/runtime/handles.ts), HEAP views, C++ errors arriving as real JS Errors (and the module staying
 // usable after them), stale ids, autograd through ids, hooks, and handle bookkeeping. Expected
 // values are computed by hand here. Set SIMDGRAD_MODULE to test another build of simdgrad.mjs
 // than npm/dist's.

@@ -1,4 +1,4 @@
-// PyTorch's special functions (npm/src/special.ts: sg.erfinv, erfc, lgamma, digamma, polygamma,
+// PyTorch's special functions (npm/src/special/special.ts: sg.erfinv, erfc, lgamma, digamma, polygamma,
 // i0 and sg.special) against PyTorch 1.13 (tests/data/special_ref.json, from gen_special.py):
 // values with NaN, ±inf, ±0, ±1 and the poles, and the gradients of Σ out·upstream; central
 // differences of first and second derivatives; the method forms; errors of bad arguments; inside

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../npm/dist/index.mjs';
-import { mod as loadedModule } from '../../npm/dist/esm/module.js';
+import { mod as loadedModule } from '../../npm/dist/esm/npm/src/runtime/module.js';
 
 const DIST = fileURLToPath(new URL('../../npm/dist/', import.meta.url));
 const sg = await init({ threads: 2 });

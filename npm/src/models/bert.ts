@@ -3,10 +3,10 @@
 // so their state dicts load with loadStateDict. Post-norm layers: LayerNorm(x + dropout(dense(h))).
 // The attention mask is HF's extended mask: (1 − mask)·finfo(float32).min added to the scores,
 // so a fully masked row attends uniformly (as in HF) instead of giving NaN.
-import { noGrad } from '../autograd.js';
-import { arange, zeros } from '../creation.js';
-import { F } from '../functional.js';
-import { tidy } from '../memory.js';
+import { noGrad } from '../autograd/backward.js';
+import { arange, zeros } from '../tensor/creation.js';
+import { F } from '../nn/functional.js';
+import { tidy } from '../runtime/memory.js';
 import { ModuleList } from '../nn/container.js';
 import { Dropout } from '../nn/dropout.js';
 import { Embedding } from '../nn/embedding.js';
@@ -14,8 +14,8 @@ import { normal_, zeros_ } from '../nn/init.js';
 import { Linear } from '../nn/linear.js';
 import { Module, Parameter, type LoadResult, type StateDict } from '../nn/module.js';
 import { LayerNorm } from '../nn/norm.js';
-import { checkOptions, describe } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { checkOptions, describe } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
 
 /** Hugging Face's BertConfig in camelCase (defaults: bert-base-uncased). */

@@ -1,6 +1,6 @@
 // The configuration object of a ready model: named options (camelCase of the Python
 // originals), each checked, with the originals' defaults for those left out.
-import { checkOptions, describe, isInteger, type Spec } from '../options.js';
+import { checkOptions, describe, isInteger, type Spec } from '../runtime/options.js';
 
 export const positiveInteger = { check: (v: unknown) => isInteger(v) && v > 0, expected: 'a positive integer' };
 export const probability = { check: (v: unknown) => typeof v === 'number' && v >= 0 && v < 1, expected: 'a number in [0, 1)' };

@@ -2,10 +2,10 @@
 // state-dict names, so a nanoGPT checkpoint (as safetensors) loads with loadStateDict. The
 // attention is model.py's non-flash path: (q·kᵀ)·1/√hs, −∞ above the diagonal, softmax, ·v.
 // lm_head.weight is transformer.wte.weight (one Parameter, as model.py ties them).
-import { noGrad } from '../autograd.js';
-import { arange } from '../creation.js';
-import { causalMask, F } from '../functional.js';
-import { tidy } from '../memory.js';
+import { noGrad } from '../autograd/backward.js';
+import { arange } from '../tensor/creation.js';
+import { causalMask, F } from '../nn/functional.js';
+import { tidy } from '../runtime/memory.js';
 import { Dropout } from '../nn/dropout.js';
 import { Embedding } from '../nn/embedding.js';
 import { normal_, zeros_ } from '../nn/init.js';
@@ -14,10 +14,10 @@ import { ModuleDict, ModuleList } from '../nn/container.js';
 import { GELU } from '../nn/activation_modules.js';
 import { Module, type LoadResult, type Parameter, type StateDict } from '../nn/module.js';
 import { LayerNorm } from '../nn/norm.js';
-import { functionOps } from '../ops.js';
-import { moreOps } from '../ops_more.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { functionOps } from '../tensor/ops.js';
+import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
 
 /** nanoGPT's GPTConfig in camelCase (defaults: GPT-2 small, vocabulary padded to 50304). */

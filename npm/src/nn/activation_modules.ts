@@ -1,9 +1,9 @@
 // Activation modules (torch.nn.ReLU & co.): each forwards to its sg.F function. PyTorch's
 // positional first argument or an options object are both accepted: LeakyReLU(0.2) and
 // LeakyReLU({ negativeSlope: 0.2 }). `inplace` is accepted and ignored (results are new tensors).
-import { F } from '../functional.js';
-import { checkOptions, intArg } from '../options.js';
-import type { Tensor } from '../tensor.js';
+import { F } from './functional.js';
+import { checkOptions, intArg } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { countArg, scalarOrOptions } from './args.js';
 import { constant_ } from './init.js';
 import { Module, Parameter } from './module.js';

@@ -1,6 +1,6 @@
 // Argument checks shared by the layer constructors of sg.nn (sizes, counts, and the
 // "a number or an options object" first argument of the small activation modules).
-import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../options.js';
+import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../runtime/options.js';
 
 /** A count that may be 0 (in/out features) or must be positive. */
 export function countArg(fn: string, name: string, v: unknown, min = 0): number {

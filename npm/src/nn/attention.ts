@@ -3,12 +3,12 @@
 // when kdim or vdim differ from embedDim) and the computation of PyTorch 1.13's
 // F.multi_head_attention_forward. Masks: bool true = masked out, float masks are added to
 // the scores (attnMask [L, S] or [N·heads, L, S]; keyPaddingMask [N, S]).
-import { additiveMask, attention, F } from '../functional.js';
-import { tensor, zeros } from '../creation.js';
-import { tidy } from '../memory.js';
-import { functionOps } from '../ops.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { additiveMask, attention, F } from './functional.js';
+import { tensor, zeros } from '../tensor/creation.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps } from '../tensor/ops.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { countArg, probabilityArg } from './args.js';
 import { constant_, xavierNormal_, xavierUniform_ } from './init.js';
 import { Linear } from './linear.js';

@@ -1,14 +1,14 @@
 // Containers (torch.nn.Sequential, ModuleList, ModuleDict). Children are registered under
 // PyTorch's names ('0', '1', ... or the dict keys), so parameter names match
 // ('0.weight'), and list children are also properties: seq[0], list[1].
-import { F } from '../functional.js';
-import { tidy } from '../memory.js';
-import { describe, intArg } from '../options.js';
+import { F } from './functional.js';
+import { tidy } from '../runtime/memory.js';
+import { describe, intArg } from '../runtime/options.js';
 import { GELU, ReLU } from './activation_modules.js';
 import { Conv2d } from './conv.js';
 import { MaxPool2d } from './pool.js';
 import { Linear } from './linear.js';
-import { Tensor } from '../tensor.js';
+import { Tensor } from '../tensor/tensor.js';
 import { Module, Parameter } from './module.js';
 
 const own = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);

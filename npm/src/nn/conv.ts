@@ -2,9 +2,9 @@
 // (transposed: [in, out/groups, ...kernel]), bias [out], PyTorch's default initialization.
 // paddingMode 'reflect' / 'replicate' pads with F.pad first and convolves without padding,
 // as PyTorch does; 'circular' is not supported.
-import { conv2dReluMaxPool2d, F, type MaxPoolOptions, type Size } from '../functional.js';
-import { checkOptions, isInteger, type OptionSpec } from '../options.js';
-import type { Tensor } from '../tensor.js';
+import { conv2dReluMaxPool2d, F, type MaxPoolOptions, type Size } from './functional.js';
+import { checkOptions, isInteger, type OptionSpec } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { countArg, tupleArg } from './args.js';
 import { resetKaiming } from './linear.js';
 import { Module, Parameter } from './module.js';

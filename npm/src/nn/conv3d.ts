@@ -7,13 +7,15 @@
 // channels computes the whole product; the weight [O, C/g, kD, kH, kW] is permuted to
 // [O, kD·C/g, kH, kW] to match. Gradients (input, weight, bias) come from indexSelect, permute,
 // pad and conv2d. Cost: the gathered input is kD/stride_D times the (padded) input.
-import { tensor } from '../creation.js';
-import { F, optTensor } from '../functional.js';
-import { tensorArg } from '../call.js';
-import { tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { checkOptions, describe, isInteger, type OptionSpec } from '../options.js';
-import type { Tensor } from '../tensor.js';
+import { tensor } from '../tensor/creation.js';
+import { optTensor } from './functional_args.js';
+import { conv2d, convTranspose2d } from './functional_layers.js';
+import { fold } from './unfold.js';
+import { tensorArg } from '../runtime/call.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { checkOptions, describe, isInteger, type OptionSpec } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { tupleArg } from './args.js';
 
 export interface Conv3dOptions {
@@ -100,7 +102,7 @@ export function conv3d(input: Tensor, weight: Tensor, bias?: Tensor | null, opti
     // [N, g, C/g, D_out, kD, H, W] → [N, D_out, g, kD, C/g, H, W] → [N·D_out, g·kD·C/g, H, W]
     const cols = ops.reshape(ops.permute(ops.reshape(slices, [n, groups, c / groups, dOut, kD, hp, wp]), 0, 3, 1, 4, 2, 5, 6), [n * dOut, c * kD, hp, wp]);
     const w2 = ops.reshape(ops.permute(w, 0, 2, 1, 3, 4), [outC, kD * inPerGroup, kernel[1]!, kernel[2]!]);
-    const y = F.conv2d(cols, w2, b, {
+    const y = conv2d(cols, w2, b, {
       stride: stride.slice(1),
       padding: [pads[1]![0], pads[2]![0]],
       dilation: dilation.slice(1),
@@ -131,7 +133,7 @@ export interface ConvTranspose3dOptions {
  *
  * A composition too: ONE convTranspose2d call over the N·D depth slices computes, for every
  * kernel depth kd, each slice's (H, W) contribution (the kD·C_out/groups outputs of a group side
- * by side: the weight permuted to [C_in, kD, C_out/groups, kH, kW]); F.fold then adds them up
+ * by side: the weight permuted to [C_in, kD, C_out/groups, kH, kW]); fold then adds them up
  * along depth (col2im with a [kD, 1] kernel: slice d reaches depth d·sD + kd·dD), after which
  * the padding is cropped and the bias added.
  */
@@ -183,7 +185,7 @@ export function convTranspose3d(input: Tensor, weight: Tensor, bias?: Tensor | n
     // [N, C, D, H, W] → [N·D, C, H, W]; the weight's kernel depth moved next to its outputs.
     const slices = ops.reshape(ops.permute(x5, 0, 2, 1, 3, 4), [n * d, c, spatial[1]!, spatial[2]!]);
     const w2 = ops.reshape(ops.permute(w, 0, 2, 1, 3, 4), [inC, kD * outPerGroup, kernel[1]!, kernel[2]!]);
-    const y = F.convTranspose2d(slices, w2, null, {
+    const y = convTranspose2d(slices, w2, null, {
       stride: stride.slice(1),
       padding: padding.slice(1),
       outputPadding: outputPadding.slice(1),
@@ -195,7 +197,7 @@ export function convTranspose3d(input: Tensor, weight: Tensor, bias?: Tensor | n
     const cols = ops.reshape(ops.permute(ops.reshape(y, [n, d, groups, kD, outPerGroup, ho, wo]), 0, 2, 4, 5, 6, 3, 1), [n, outC * ho * wo * kD, d]);
     // The uncropped depth (every slice's every tap), then outputPadding's cells, then the padding cropped.
     const full = (d - 1) * stride[0]! + dilation[0]! * (kD - 1) + 1;
-    let depth = ops.reshape(F.fold(cols, [full, 1], [kD, 1], { stride: [stride[0]!, 1], dilation: [dilation[0]!, 1] }), [n, outC, ho, wo, full]);
+    let depth = ops.reshape(fold(cols, [full, 1], [kD, 1], { stride: [stride[0]!, 1], dilation: [dilation[0]!, 1] }), [n, outC, ho, wo, full]);
     if (outputPadding[0]) depth = functionOps.pad(depth, [0, outputPadding[0]]);
     depth = ops.narrow(depth, 4, padding[0]!, out[0]!);
     let result = ops.permute(depth, 0, 1, 4, 2, 3);

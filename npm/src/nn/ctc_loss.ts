@@ -6,14 +6,14 @@
 // log p_t(l′(s)), one step of batched ops per frame; autograd through the recursion gives the
 // gradient (PyTorch computes the same from α and β). The lengths are read on the CPU (numbers,
 // arrays, or int32 tensors there).
-import { noGrad } from '../autograd.js';
-import { arange, tensor } from '../creation.js';
-import { tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { composeOps } from '../ops_compose.js';
-import { moreOps } from '../ops_more.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { noGrad } from '../autograd/backward.js';
+import { arange, tensor } from '../tensor/creation.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { composeOps } from '../tensor/composite_a.js';
+import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { Module } from './module.js';
 
 export type CtcReduction = 'mean' | 'sum' | 'none';

@@ -1,7 +1,7 @@
 // Dropout and Dropout2d (torch.nn.Dropout*): active in train mode only. The mask comes from the
 // library generator (sg.manualSeed).
-import { F, type DropoutOptions } from '../functional.js';
-import type { Tensor } from '../tensor.js';
+import { F, type DropoutOptions } from './functional.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { probabilityArg, scalarOrOptions } from './args.js';
 import { Module } from './module.js';
 

@@ -1,15 +1,15 @@
 // Embedding (torch.nn.Embedding): a [numEmbeddings, embeddingDim] table, N(0, 1) by default,
 // with the paddingIdx row zeroed and excluded from gradient updates.
-import { F, type ClassIndices } from '../functional.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { F, type ClassIndices } from './functional.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { countArg } from './args.js';
 import { normal_ } from './init.js';
 import { Module, Parameter } from './module.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
-import { tidy } from '../memory.js';
-import { noGrad } from '../autograd.js';
-import { zeros } from '../creation.js';
+import { tidy } from '../runtime/memory.js';
+import { noGrad } from '../autograd/backward.js';
+import { zeros } from '../tensor/creation.js';
 
 export interface EmbeddingOptions {
   /** Row that gets no gradient and starts at zero (negative counts from the end). */

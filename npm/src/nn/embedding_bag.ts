@@ -4,15 +4,15 @@
 // equal to paddingIdx are left out of their bag (and of a mean's count), an empty bag gives
 // zeros, max mode sends the gradient to the first maximum of each (bag, dim), and
 // perSampleWeights scale each entry (sum mode only).
-import { run } from '../call.js';
-import { arange, tensor, zeros } from '../creation.js';
-import { noGrad } from '../autograd.js';
-import { tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { composeMoreFunctionOps } from '../ops_compose_more.js';
-import { moreOps } from '../ops_more.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { run } from '../runtime/call.js';
+import { arange, tensor, zeros } from '../tensor/creation.js';
+import { noGrad } from '../autograd/backward.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { composeMoreFunctionOps } from '../tensor/composite_b.js';
+import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { countArg } from './args.js';
 import { normal_ } from './init.js';
 import { Module, Parameter } from './module.js';

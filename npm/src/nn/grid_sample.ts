@@ -3,12 +3,12 @@
 // unnormalization, padding modes and corner weights), so autograd gives the gradients of both
 // the input and the grid (the grid's through the bilinear weights; nearest has none, as in
 // PyTorch).
-import { linspace, onesLike } from '../creation.js';
-import { tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { moreOps } from '../ops_more.js';
-import { checkOptions, describe } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { linspace, onesLike } from '../tensor/creation.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { checkOptions, describe } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 
 const where = functionOps.where;
 const shape = (t: Tensor) => `[${t.shape.join(', ')}]`;

@@ -1,5 +1,5 @@
 // sg.nn: the modules, sg.nn.init, sg.nn.utils and sg.nn.functional (= sg.F), in one object.
-import { F } from '../functional.js';
+import { F } from './functional.js';
 import * as act from './activation_modules.js';
 import { MultiheadAttention } from './attention.js';
 import { ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential } from './container.js';
@@ -11,7 +11,7 @@ import { Dropout, Dropout2d } from './dropout.js';
 import { Embedding } from './embedding.js';
 import { EmbeddingBag } from './embedding_bag.js';
 import { CTCLoss } from './ctc_loss.js';
-import * as more from './layers_more.js';
+import * as more from './layers_composed.js';
 import { init } from './init.js';
 import { Upsample, UpsamplingBilinear2d, UpsamplingNearest2d } from './interpolate.js';
 import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';

@@ -1,8 +1,8 @@
 // sg.nn.init: torch.nn.init's fills, in place on a tensor's data (no graph is recorded, as
 // under torch.no_grad()), with PyTorch's fan computation and gains. Random values come from
 // the library generator, so sg.manualSeed(s) makes every initialization reproducible.
-import { checkOptions, describe, isOptionsObject, numberArg } from '../options.js';
-import type { Tensor } from '../tensor.js';
+import { checkOptions, describe, isOptionsObject, numberArg } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { checkWritable, draw, writeInto } from './tensor_data.js';
 
 export type Nonlinearity =

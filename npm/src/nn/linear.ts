@@ -1,8 +1,8 @@
 // Linear, Bilinear, Identity, Flatten, Unflatten (torch.nn.Linear & co.), with PyTorch's
 // parameter names and default initialization.
-import { F } from '../functional.js';
-import { checkOptions, describe, intArg, isInteger } from '../options.js';
-import type { Tensor } from '../tensor.js';
+import { F } from './functional.js';
+import { checkOptions, describe, intArg, isInteger } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { countArg } from './args.js';
 import { calculateFanInAndFanOut, kaimingUniform_, uniform_ } from './init.js';
 import { Module, Parameter } from './module.js';

@@ -4,13 +4,13 @@
 // tripletMarginLoss, marginRankingLoss, hingeEmbeddingLoss, multilabelSoftMarginLoss,
 // poissonNllLoss, gaussianNllLoss, sigmoidFocalLoss. Exposed in sg.F, with module classes in
 // loss_modules.ts.
-import { noGrad } from '../autograd.js';
-import { run } from '../call.js';
-import { tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { checkOptions, describe, type Spec } from '../options.js';
-import { Tensor } from '../tensor.js';
-import { isTracing } from '../trace_flag.js';
+import { noGrad } from '../autograd/backward.js';
+import { run } from '../runtime/call.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { checkOptions, describe, type Spec } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
+import { isTracing } from '../runtime/trace_flag.js';
 
 export type Reduction = 'mean' | 'sum' | 'none';
 const reductionSpec: Spec = { reduction: ['mean', 'sum', 'none'] };

@@ -2,13 +2,13 @@
 // (checked once, here) and calls it in forward(input, target). Tensor options are buffers,
 // as in PyTorch ('weight', 'pos_weight'); the module keeps its own handle on them, so the
 // caller's tensor stays the caller's.
-import { F, optionalTensorSpec, probabilitySpec, REDUCTIONS, type ClassIndices, type Reduction } from '../functional.js';
-import type { TensorLike } from '../call.js';
-import { shareHandle } from '../handles.js';
-import { checkOptions, type Spec } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { F, optionalTensorSpec, probabilitySpec, REDUCTIONS, type ClassIndices, type Reduction } from './functional.js';
+import type { TensorLike } from '../runtime/call.js';
+import { shareHandle } from '../runtime/handles.js';
+import { checkOptions, type Spec } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import type { GaussianNllLossOptions, PoissonNllLossOptions, TripletMarginLossOptions } from './loss_functions.js';
-import type { TripletMarginWithDistanceLossOptions } from './loss_more.js';
+import type { TripletMarginWithDistanceLossOptions } from './loss_margin.js';
 import { Module } from './module.js';
 
 function ownHandle(t: Tensor | null | undefined): Tensor | null {

@@ -12,12 +12,12 @@
 //
 // Ownership: a module owns the tensors registered in it. Parameters and buffers are exempt
 // from sg.tidy (keep()), and module.dispose() frees them all.
-import * as H from '../handles.js';
-import { keep } from '../memory.js';
-import { checkOptions, describe } from '../options.js';
-import { Tensor } from '../tensor.js';
+import * as H from '../runtime/handles.js';
+import { keep } from '../runtime/memory.js';
+import { checkOptions, describe } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
-import { placeOn } from '../webgpu/device.js';
+import { placeOn } from '../runtime/webgpu_device.js';
 
 /**
  * A Tensor that is a module parameter: a leaf with requiresGrad true (by default), sharing

@@ -2,16 +2,16 @@
 // with PyTorch's parameters (weight ones, bias zeros), buffers (running_mean zeros,
 // running_var ones, num_batches_tracked int32 0) and train/eval behaviour. Running stats are
 // updated in place by the C++ op.
-import { F } from '../functional.js';
-import { callOp, emptyHandle } from '../handles.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { F } from './functional.js';
+import { callOp, emptyHandle } from '../runtime/handles.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { countArg } from './args.js';
 import { ones_, zeros_ } from './init.js';
 import { Module, Parameter } from './module.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
-import { tidy } from '../memory.js';
-import { placeOn } from '../webgpu/device.js';
+import { tidy } from '../runtime/memory.js';
+import { placeOn } from '../runtime/webgpu_device.js';
 
 export interface BatchNormModuleOptions {
   eps?: number;

@@ -12,12 +12,12 @@
 // there, with the same padded results and states). The sizes and the permutation are also kept
 // as JavaScript numbers, so that the RNN layers and padding need no read of tensor values (and
 // work inside sg.compile, where they are static values of the trace).
-import { full, tensor } from '../creation.js';
-import { HeldTensors, tensorHolder, tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
-import { isTracing } from '../trace_flag.js';
+import { full, tensor } from '../tensor/creation.js';
+import { HeldTensors, tensorHolder, tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
+import { isTracing } from '../runtime/trace_flag.js';
 
 const TRACE_HINT = 'give them as an array of numbers (a static value of the compiled function)';
 
@@ -130,7 +130,7 @@ export class PackedSequence {
     return [this.data, this.batchSizes, ...(this.sortedIndices ? [this.sortedIndices, this.unsortedIndices!] : [])];
   }
 
-  /** @internal memory.ts (tidy, dispose) and compile_tree.ts (sg.compile's arguments and results). */
+  /** @internal memory.ts (tidy, dispose) and compile/arg_tree.ts (sg.compile's arguments and results). */
   [tensorHolder](): HeldTensors {
     return {
       tensors: this.held(),

@@ -1,8 +1,8 @@
 // Pooling modules (torch.nn.MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d): the options
 // are checked once here with the spec of their functional, then passed to it on every call.
-import { F, sizeArg, type AvgPoolOptions, type MaxPoolOptions, type Size } from '../functional.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import type { Tensor } from '../tensor.js';
+import { F, sizeArg, type AvgPoolOptions, type MaxPoolOptions, type Size } from './functional.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { Module } from './module.js';
 
 const nullableSize = {

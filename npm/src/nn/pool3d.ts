@@ -13,12 +13,13 @@
 //   padding rule give it; divisorOverride rescales the average over the input cells by
 //   (cells / divisorOverride).
 // - adaptive: PyTorch's windows [⌊o·in/out⌋, ⌈(o+1)·in/out⌉) are also boxes, so two passes.
-import { tensor } from '../creation.js';
-import { F } from '../functional.js';
-import { tidy } from '../memory.js';
-import { ops } from '../ops.js';
-import { checkOptions, describe, isInteger, type OptionSpec } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { tensor } from '../tensor/creation.js';
+import { adaptiveAvgPool2d, avgPool2d, maxPool2d } from './functional_layers.js';
+import { adaptiveMaxPool2d } from './pool_indices.js';
+import { tidy } from '../runtime/memory.js';
+import { ops } from '../tensor/ops.js';
+import { checkOptions, describe, isInteger, type OptionSpec } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { tupleArg } from './args.js';
 import { Module } from './module.js';
 
@@ -143,11 +144,11 @@ export function maxPool3d(input: Tensor, kernelSize: Triple, options?: MaxPool3d
     const { x5, back } = asVolumes(fn, input);
     const g = geometry(fn, x5, kernelSize, o);
     const returnIndices = o.returnIndices ?? false;
-    const first = F.maxPool2d(planes(x5), g.kernel.slice(1), {
+    const first = maxPool2d(planes(x5), g.kernel.slice(1), {
       stride: g.stride.slice(1), padding: g.padding.slice(1), dilation: g.dilation.slice(1), ceilMode: g.ceilMode, returnIndices,
     }) as Tensor | [Tensor, Tensor];
     const [v1, i1] = Array.isArray(first) ? first : [first, null];
-    const second = F.maxPool2d(depthRows(v1, x5), [g.kernel[0]!, 1], {
+    const second = maxPool2d(depthRows(v1, x5), [g.kernel[0]!, 1], {
       stride: [g.stride[0]!, 1], padding: [g.padding[0]!, 0], dilation: [g.dilation[0]!, 1], ceilMode: g.ceilMode, returnIndices,
     }) as Tensor | [Tensor, Tensor];
     const [v2, i2] = Array.isArray(second) ? second : [second, null];
@@ -166,8 +167,8 @@ export function avgPool3d(input: Tensor, kernelSize: Triple, options?: AvgPool3d
     const override = o.divisorOverride ?? null;
     // With divisorOverride: the mean over the input cells, then × cells / divisorOverride.
     const countIncludePad = override === null ? o.countIncludePad ?? true : false;
-    const v1 = F.avgPool2d(planes(x5), g.kernel.slice(1), { stride: g.stride.slice(1), padding: g.padding.slice(1), ceilMode: g.ceilMode, countIncludePad });
-    const v2 = F.avgPool2d(depthRows(v1, x5), [g.kernel[0]!, 1], { stride: [g.stride[0]!, 1], padding: [g.padding[0]!, 0], ceilMode: g.ceilMode, countIncludePad });
+    const v1 = avgPool2d(planes(x5), g.kernel.slice(1), { stride: g.stride.slice(1), padding: g.padding.slice(1), ceilMode: g.ceilMode, countIncludePad });
+    const v2 = avgPool2d(depthRows(v1, x5), [g.kernel[0]!, 1], { stride: [g.stride[0]!, 1], padding: [g.padding[0]!, 0], ceilMode: g.ceilMode, countIncludePad });
     let out = ops.reshape(v2, [x5.shape[0]!, x5.shape[1]!, ...g.out]);
     if (override !== null) {
       // Input cells per window along each dim, their product per output cell.
@@ -200,8 +201,8 @@ export function adaptiveAvgPool3d(input: Tensor, outputSize: AdaptiveSize3d): Te
   return tidy(() => {
     const { x5, back } = asVolumes(fn, input);
     const size = adaptiveSize(fn, outputSize, x5.shape.slice(2));
-    const v1 = F.adaptiveAvgPool2d(planes(x5), [size[1]!, size[2]!]);
-    const v2 = F.adaptiveAvgPool2d(depthRows(v1, x5), [size[0]!, size[1]! * size[2]!]);
+    const v1 = adaptiveAvgPool2d(planes(x5), [size[1]!, size[2]!]);
+    const v2 = adaptiveAvgPool2d(depthRows(v1, x5), [size[0]!, size[1]! * size[2]!]);
     return back(ops.reshape(v2, [x5.shape[0]!, x5.shape[1]!, ...size]));
   });
 }
@@ -215,8 +216,8 @@ export function adaptiveMaxPool3d(input: Tensor, outputSize: AdaptiveSize3d, opt
   return tidy(() => {
     const { x5, back } = asVolumes(fn, input);
     const size = adaptiveSize(fn, outputSize, x5.shape.slice(2));
-    const [v1, i1] = F.adaptiveMaxPool2d(planes(x5), [size[1]!, size[2]!], { returnIndices: true });
-    const [v2, i2] = F.adaptiveMaxPool2d(depthRows(v1, x5), [size[0]!, size[1]! * size[2]!], { returnIndices: true });
+    const [v1, i1] = adaptiveMaxPool2d(planes(x5), [size[1]!, size[2]!], { returnIndices: true });
+    const [v2, i2] = adaptiveMaxPool2d(depthRows(v1, x5), [size[0]!, size[1]! * size[2]!], { returnIndices: true });
     const values = back(ops.reshape(v2, [x5.shape[0]!, x5.shape[1]!, ...size]));
     return o.returnIndices ? [values, back(joinIndices(x5, i1, i2, size))] : values;
   });

@@ -10,13 +10,13 @@
 // cell only (PyTorch's), and unpooling scatters back through the same positions. Indices are
 // int32 (PyTorch's int64), flat within each [H, W] plane. NaN: argmax takes the first NaN of a
 // window; ATen's loop takes the last.
-import { tensor, zeros } from '../creation.js';
-import { noGrad } from '../autograd.js';
-import { tidy } from '../memory.js';
-import { ops } from '../ops.js';
-import { moreOps } from '../ops_more.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { tensor, zeros } from '../tensor/creation.js';
+import { noGrad } from '../autograd/backward.js';
+import { tidy } from '../runtime/memory.js';
+import { ops } from '../tensor/ops.js';
+import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { tupleArg } from './args.js';
 import { Module } from './module.js';
 

@@ -9,10 +9,10 @@ import {
   pixelUnshuffle,
   type CosineSimilarityOptions,
   type PairwiseDistanceOptions,
-} from '../functional_more.js';
-import { functionOps } from '../ops.js';
-import { describe, intArg, isInteger } from '../options.js';
-import type { Tensor } from '../tensor.js';
+} from './distance_pixel_shuffle.js';
+import { functionOps } from '../tensor/ops.js';
+import { describe, intArg, isInteger } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 import { Module } from './module.js';
 
 export class CosineSimilarity extends Module {

@@ -5,13 +5,13 @@
 // one C++ op over the whole sequence (op 'rnnLayer', src/nn/rnn.h): one graph node per layer,
 // whatever the sequence length. A PackedSequence input (packed_sequence.ts) runs the same op once
 // per distinct sequence length (runPackedLayer).
-import { run } from '../call.js';
-import { zeros } from '../creation.js';
-import { F } from '../functional.js';
-import { tidy } from '../memory.js';
-import { functionOps } from '../ops.js';
-import { checkOptions, describe } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { run } from '../runtime/call.js';
+import { zeros } from '../tensor/creation.js';
+import { F } from './functional.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps } from '../tensor/ops.js';
+import { checkOptions, describe } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { countArg, probabilityArg } from './args.js';
 import { uniform_ } from './init.js';
 import { Module, Parameter } from './module.js';

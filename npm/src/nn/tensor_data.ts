@@ -1,12 +1,12 @@
 // In-place writes into a tensor's storage through the wasm heap, and raw random draws from
 // the library generator. This is how sg.nn.init and loadStateDict change parameters without
 // recording a graph (PyTorch does the same under torch.no_grad()).
-import * as H from '../handles.js';
-import { mod } from '../module.js';
-import { placeOn } from '../webgpu/device.js';
-import { describe } from '../options.js';
-import { Tensor } from '../tensor.js';
-import { activeTrace } from '../compile_state.js';
+import * as H from '../runtime/handles.js';
+import { mod } from '../runtime/module.js';
+import { placeOn } from '../runtime/webgpu_device.js';
+import { describe } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
+import { activeTrace } from '../compile/trace_state.js';
 
 /** Throws unless `t` is a live, contiguous tensor (heap writes need one flat block). */
 export function checkWritable(fn: string, t: unknown): Tensor {

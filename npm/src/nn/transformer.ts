@@ -3,11 +3,11 @@
 // with PyTorch's submodule names (self_attn,
 // multihead_attn, linear1, dropout, linear2, norm1..3, dropout1..3; layers.0, layers.1, ...),
 // and the sinusoidal PositionalEncoding of the PyTorch tutorial (buffer 'pe').
-import { causalMask, F } from '../functional.js';
-import { tensor } from '../creation.js';
-import { tidy } from '../memory.js';
-import { checkOptions, describe, isInteger, isOptionsObject } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { causalMask, F } from './functional.js';
+import { tensor } from '../tensor/creation.js';
+import { tidy } from '../runtime/memory.js';
+import { checkOptions, describe, isInteger, isOptionsObject } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { countArg, probabilityArg } from './args.js';
 import { maskTensor, MultiheadAttention, type MaskLike } from './attention.js';
 import { ModuleList } from './container.js';

@@ -3,12 +3,12 @@
 // scatter-add over the flattened padded plane with the same index of block positions, so each
 // is the other's gradient. Shapes and block order are PyTorch's: column c·kH·kW + i·kW + j of
 // block l = (row, col) of the output grid, rows first.
-import { tensor, zeros } from '../creation.js';
-import { tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { moreOps } from '../ops_more.js';
-import { checkOptions } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { tensor, zeros } from '../tensor/creation.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { checkOptions } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { tupleArg } from './args.js';
 import { Module } from './module.js';
 

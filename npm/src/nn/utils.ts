@@ -1,15 +1,15 @@
 // sg.nn.utils: gradient clipping over parameters' .grad (torch.nn.utils.clip_grad_norm_,
 // clip_grad_value_; computed in C++ in one call, bindings/README.md) and the flat-vector
 // conversions parametersToVector / vectorToParameters.
-import type { TensorHandle } from '../embind.js';
-import { tidy } from '../memory.js';
-import { mod } from '../module.js';
-import { functionOps } from '../ops.js';
-import { checkOptions, describe, numberArg } from '../options.js';
-import { Tensor } from '../tensor.js';
+import type { TensorHandle } from '../runtime/embind.js';
+import { tidy } from '../runtime/memory.js';
+import { mod } from '../runtime/module.js';
+import { functionOps } from '../tensor/ops.js';
+import { checkOptions, describe, numberArg } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
-import { noGrad } from '../autograd.js';
-import { recordHostStep } from '../compile_state.js';
+import { noGrad } from '../autograd/backward.js';
+import { recordHostStep } from '../compile/trace_state.js';
 import { rnnUtils } from './utils_rnn.js';
 
 // The clipping functions of bindings/io_optim.cpp.

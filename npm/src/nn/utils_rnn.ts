@@ -2,11 +2,11 @@
 // unpad_sequence), for batching sequences of different lengths, and the packed sequences of
 // packed_sequence.ts (PackedSequence, packPaddedSequence, padPackedSequence, packSequence,
 // unpackSequence), which the RNN layers take and return.
-import { tidy } from '../memory.js';
-import { functionOps, ops } from '../ops.js';
-import { moreOps } from '../ops_more.js';
-import { checkOptions, describe, isInteger } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { tidy } from '../runtime/memory.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { PackedSequence, packPaddedSequence, packSequence, padPackedSequence, unpackSequence } from './packed_sequence.js';
 
 function sequences(fn: string, v: unknown): Tensor[] {

@@ -1,8 +1,8 @@
 // The declaration shared by the optimizers that take Adam's betas (Adamax, NAdam, RAdam):
 // options lr, betas, eps, weightDecay (plus their own), PyTorch's checks, and the attrs the C++
 // step reads (betas as beta1 and beta2).
-import type { Attrs } from '../embind.js';
-import type { Spec } from '../options.js';
+import type { Attrs } from '../runtime/embind.js';
+import type { Spec } from '../runtime/options.js';
 import { betasSpec, checkNonNegative, type Algorithm } from './optimizer.js';
 
 /** PyTorch's "Invalid beta parameter at index i" checks. */

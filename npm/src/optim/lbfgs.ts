@@ -3,14 +3,14 @@
 // from here over tensor ops (dot products, axpys on the flat vector); the parameters are written
 // in place. Scalars that PyTorch holds as float32 0-d tensors (y·s, 1/(y·s), the initial Hessian
 // scale, the two-loop coefficients) are rounded to float32 likewise.
-import { noGrad, enableGrad } from '../autograd.js';
-import { zeros } from '../creation.js';
-import { keep, tidy } from '../memory.js';
-import { mod } from '../module.js';
-import { handleDataPtr, shareHandle } from '../handles.js';
-import { functionOps } from '../ops.js';
-import { describe, isInteger, isOptionsObject } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { noGrad, enableGrad } from '../autograd/backward.js';
+import { zeros } from '../tensor/creation.js';
+import { keep, tidy } from '../runtime/memory.js';
+import { mod } from '../runtime/module.js';
+import { handleDataPtr, shareHandle } from '../runtime/handles.js';
+import { functionOps } from '../tensor/ops.js';
+import { describe, isInteger, isOptionsObject } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { strongWolfe, type Probe } from './line_search.js';
 import { checkNonNegative, Optimizer, type Algorithm, type OptimizerStateDict, type ParamsInput } from './optimizer.js';
 

@@ -1,7 +1,7 @@
 // The strong-Wolfe line search of PyTorch 1.13's LBFGS (torch/optim/lbfgs.py, ported there from
 // torch/optim's lswolfe.lua), over plain numbers: the objective returns the loss and the flat
 // gradient at x + t·d, and its directional derivative gtd = g·d.
-import type { Tensor } from '../tensor.js';
+import type { Tensor } from '../tensor/tensor.js';
 
 /** f(x + t·d), its flat gradient and g·d. */
 export interface Probe {

@@ -6,11 +6,11 @@
 // first step (lastEpoch 0). Required PyTorch positional arguments stay positional
 // (`new StepLR(opt, 30, { gamma: 0.1 })`) and may also be given in the options object
 // (`new StepLR(opt, { stepSize: 30, gamma: 0.1 })`).
-import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../options.js';
-import { Tensor } from '../tensor.js';
+import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
 import { Optimizer } from './optimizer.js';
-import { recordHostStep } from '../compile_state.js';
-import { isTracing } from '../trace_flag.js';
+import { recordHostStep } from '../compile/trace_state.js';
+import { isTracing } from '../runtime/trace_flag.js';
 
 /** The scheduler's own numbers and lists (PyTorch's state_dict(): everything but the optimizer). */
 export type SchedulerState = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // Schedulers made of schedulers (PyTorch 1.13's SequentialLR and ChainedScheduler). Their state
 // dicts hold the inner schedulers' states under 'schedulers'.
-import { checkOptions, describe, isInteger, isOptionsObject } from '../options.js';
+import { checkOptions, describe, isInteger, isOptionsObject } from '../runtime/options.js';
 import { checkOptimizer, intAtLeast, LRScheduler, type SchedulerState } from './lr_scheduler.js';
 import type { Optimizer } from './optimizer.js';
 

@@ -1,6 +1,6 @@
 // Cyclic schedules of PyTorch 1.13's torch/optim/lr_scheduler.py: CosineAnnealingWarmRestarts
 // (SGDR) and CyclicLR (with its momentum cycling), in closed form as PyTorch computes them.
-import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../options.js';
+import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../runtime/options.js';
 import { checkOptimizer, intAtLeast, LRScheduler, numberOrList, perGroup, positional } from './lr_scheduler.js';
 import type { Optimizer } from './optimizer.js';
 

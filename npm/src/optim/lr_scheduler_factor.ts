@@ -1,7 +1,7 @@
 // Factor schedules of PyTorch 1.13's torch/optim/lr_scheduler.py: LambdaLR, MultiplicativeLR,
 // ConstantLR and PolynomialLR, with its (recursive, chainable) formulas in the same order of
 // operations (see lr_scheduler.ts for the conventions).
-import { checkOptions, describe } from '../options.js';
+import { checkOptions, describe } from '../runtime/options.js';
 import { checkOptimizer, intAtLeast, LRScheduler, positional } from './lr_scheduler.js';
 import type { Optimizer } from './optimizer.js';
 

@@ -4,15 +4,15 @@
 // updates every parameter of the group in place (the same Tensor objects, so a model's
 // parameters stay valid) and creates missing state entries. The subclasses (sgd.ts, adam.ts, ...) only declare their
 // hyper-parameters: defaults, option types and PyTorch's constructor checks.
-import type { Attrs, TensorHandle } from '../embind.js';
-import { callOp1, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../handles.js';
-import { keep } from '../memory.js';
-import { mod } from '../module.js';
-import { checkOptions, describe, isOptionsObject, type Spec } from '../options.js';
-import { Tensor } from '../tensor.js';
-import { recordHostStep } from '../compile_state.js';
-import { isTracing } from '../trace_flag.js';
-import { submitWork } from '../webgpu/device.js';
+import type { Attrs, TensorHandle } from '../runtime/embind.js';
+import { callOp1, detachHandle, isGradEnabled, releaseHandle, setGradEnabled, shareHandle } from '../runtime/handles.js';
+import { keep } from '../runtime/memory.js';
+import { mod } from '../runtime/module.js';
+import { checkOptions, describe, isOptionsObject, type Spec } from '../runtime/options.js';
+import { Tensor } from '../tensor/tensor.js';
+import { recordHostStep } from '../compile/trace_state.js';
+import { isTracing } from '../runtime/trace_flag.js';
+import { submitWork } from '../runtime/webgpu_device.js';
 import { PreparedGroups } from './prepared_groups.js';
 
 /** One optimizer state entry per name (PyTorch's optimizer.state[p]): 'step', 'exp_avg', ... */

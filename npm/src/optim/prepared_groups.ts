@@ -6,10 +6,10 @@
 // state entries is another tensor than when prepared (a state dict loaded, a parameter moved or
 // disposed, state replaced by hand); changed hyper-parameters alone (a scheduler's lr) are sent
 // as they are.
-import type { Attrs } from '../embind.js';
-import { freeOptimGroup, prepareOptimGroup, setOptimGroupAttrs, stepOptimGroup, type CreatedState } from '../handles.js';
-import { moduleGeneration } from '../module.js';
-import type { Tensor } from '../tensor.js';
+import type { Attrs } from '../runtime/embind.js';
+import { freeOptimGroup, prepareOptimGroup, setOptimGroupAttrs, stepOptimGroup, type CreatedState } from '../runtime/handles.js';
+import { moduleGeneration } from '../runtime/module.js';
+import type { Tensor } from '../tensor/tensor.js';
 
 /** What a group is prepared from: its parameters and the hyper-parameters the C++ step reads. */
 export interface GroupLike {

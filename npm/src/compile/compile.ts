@@ -1,0 +1,291 @@
+// sg.compile(fn, { backend, async, cacheSize, fuse }): the first call for each input signature
+// traces fn into a graph (C++ records every op it runs, src/graph) and compiles it (common
+// subexpressions, dead code, elementwise fusion, buffer reuse); later calls with that signature
+// replay the graph in C++: one call into wasm per stage, the stages separated by the jsCall
+// callbacks, which run here in between (awaited with { async: true }).
+//
+// What a traced function reads from JavaScript besides its tensors (numbers, flags, a module's
+// training mode) is a constant of the graph, as in JAX: another value needs another argument.
+// Its tensor arguments are rebound on every call; other tensors it uses (parameters, optimizer
+// state) are held by reference, so in-place updates are seen.
+import { ensureGraphHost } from './host.js';
+import { activeTrace, releaseEntries, withTrace, type TraceState } from './trace_state.js';
+import { flattenArgs, flattenResult } from './arg_tree.js';
+import * as G from './graph_binding.js';
+import { isGradEnabled } from '../runtime/handles.js';
+import { freeMade, invokeAsync, invokeSync, type Result } from './jscall_invoke.js';
+import { callbackOf } from './jscall_registry.js';
+import { tidy } from '../runtime/memory.js';
+import { checkOptions, describe } from '../runtime/options.js';
+import { Tensor, tensorSerial } from '../tensor/tensor.js';
+
+export interface CompileOptions {
+  /** CPU kernels the graph runs with; default: the active backend at call time. */
+  backend?: 'wasm' | 'reference' | 'auto';
+  /** Callbacks may return Promises; the compiled function then returns a Promise. */
+  async?: boolean;
+  /** Signatures kept compiled (least recently used dropped first); default 8. */
+  cacheSize?: number;
+  /** Elementwise fusion (default true). */
+  fuse?: boolean;
+}
+
+export interface CompiledStats {
+  /** Traces (one per new signature). */
+  compiles: number;
+  calls: number;
+  cacheHits: number;
+  /** Of the graph the last call ran: its stages (callbacks + 1), callbacks, fused kernels. */
+  stages: number;
+  callbacks: number;
+  fused: number;
+  /** Ops inside the fused kernels, and nodes left after the passes. */
+  fusedOps: number;
+  nodes: number;
+  /**
+   * Backward runs through fused kernels, over every signature compiled: `fused` ran as one
+   * fused gradient kernel each, `replayed` replayed the kernel's ops one by one (a gradient
+   * being recorded for a higher derivative, or a GPU that cannot bind the gradient kernel).
+   */
+  fusedBackward: { fused: number; replayed: number };
+}
+
+export interface CompiledFunction<A extends unknown[], R> {
+  (...args: A): R;
+  stats(): CompiledStats;
+  /** Frees every compiled graph (and what they hold: captured tensors, callbacks); the next call traces again. */
+  clear(): void;
+}
+
+interface Entry {
+  program: number;
+  stats: G.ProgramStats;
+  rebuild: (tensors: readonly Tensor[]) => unknown;
+  ids: number[];
+  /** Tensors from outside that the graph holds, with the handle each had when traced. */
+  captured: { tensor: Tensor; handle: number; shape: number[] }[];
+}
+
+/**
+ * Whether an entry's captured tensors are as traced: a disposed one is an Error (the graph would
+ * go on with its old data, silently), one moved to another device (module.to) since makes the
+ * entry stale: false, and the caller traces again.
+ */
+function capturedIntact(e: Entry): boolean {
+  for (const c of e.captured) {
+    if (c.tensor.isDisposed) {
+      throw new Error(
+        `compiled function: a tensor it uses from outside its arguments (shape [${c.shape.join(', ')}], captured when it was traced) ` +
+          'has been disposed since; keep such tensors alive while the compiled function is used, or pass them as arguments',
+      );
+    }
+    if (c.tensor.handle !== c.handle) return false;
+  }
+  return true;
+}
+
+function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
+}
+
+function free(e: Entry): void {
+  G.freeProgram(e.program);
+  releaseEntries(e.ids);
+}
+
+// Graphs of compiled functions the program dropped without clear(): freed with them.
+const finalizer =
+  typeof FinalizationRegistry !== 'undefined'
+    ? new FinalizationRegistry<Map<string, Entry>>((cache) => {
+        try {
+          for (const e of cache.values()) free(e);
+        } catch {
+          // The module may be gone.
+        }
+      })
+    : null;
+
+export function compile<A extends unknown[], R>(fn: (...args: A) => R, options: CompileOptions & { async: true }): CompiledFunction<A, Promise<R>>;
+export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?: CompileOptions): CompiledFunction<A, R>;
+export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?: CompileOptions): CompiledFunction<A, R | Promise<R>> {
+  if (typeof fn !== 'function') throw new Error(`compile: expected fn to be a function, got ${describe(fn)}`);
+  const o = checkOptions<CompileOptions>('compile', options, {
+    backend: { check: (v) => v === 'wasm' || v === 'reference' || v === 'auto', expected: "'wasm', 'reference' or 'auto'" },
+    async: 'boolean',
+    cacheSize: { check: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 1, expected: 'a positive integer' },
+    fuse: 'boolean',
+  });
+  const isAsync = o.async === true;
+  const cacheSize = o.cacheSize ?? 8;
+  const backend = o.backend === 'auto' ? undefined : o.backend;
+  const cache = new Map<string, Entry>();  // in order of last use
+  const counts = { compiles: 0, calls: 0, cacheHits: 0 };
+  let last: G.ProgramStats = { nodes: 0, stages: 0, callbacks: 0, fused: 0, fusedOps: 0 };
+  let arity = -1;
+  let lastKey: string | undefined;  // the key of the entry used last (the newest in `cache`)
+
+  const trace = (args: A, tensors: Tensor[]): Entry => {
+    ensureGraphHost();
+    const state: TraceState = { startSerial: tensorSerial(), ids: [], read: new Set() };
+    G.traceBegin(tensors);
+    let value: unknown;
+    try {
+      value = withTrace(state, () =>
+        tidy(() => {
+          const r = fn(...args);
+          if (isPromiseLike(r)) {
+            throw new Error('compile: fn returned a Promise; a traced function must be synchronous (async work goes in an sg.jsCall callback, with { async: true })');
+          }
+          return r;
+        }),
+      );
+      const result = flattenResult(value);
+      result.tensors.forEach((t, i) => {
+        if (t.isDisposed) throw new Error(`compile: result tensor ${i} of fn is disposed`);
+      });
+      const { program, stats } = G.traceEnd(result.tensors, { fuse: o.fuse !== false, backend });
+      const candidates = [...state.read].filter((t) => !t.isDisposed && !tensors.includes(t));
+      const captured = G.capturedBy(program, candidates).map((tensor) => ({ tensor, handle: tensor.handle, shape: tensor.shape }));
+      return { program, stats, rebuild: result.rebuild, ids: state.ids, captured };
+    } catch (e) {
+      G.traceAbort();
+      releaseEntries(state.ids);
+      throw e;
+    } finally {
+      // The trace's own results were placeholders of this run: the graph makes the real ones.
+      for (const t of flattenResult(value).tensors) if (t.id > state.startSerial) t.dispose();
+    }
+  };
+
+  const entryFor = (args: A): { entry: Entry; tensors: Tensor[] } => {
+    if (arity < 0) arity = args.length;
+    else if (args.length !== arity) {
+      throw new Error(`compiled function: expected ${arity} argument${arity === 1 ? '' : 's'} (as in its first call), got ${args.length}`);
+    }
+    const flat = flattenArgs(args);
+    // The grad mode at the call is part of the signature: the trace records what fn sets it to
+    // (sg.noGrad inside fn) from the mode it started in.
+    const key = (isGradEnabled() ? 'g ' : 'n ') + flat.key;
+    let entry = cache.get(key);
+    if (entry !== undefined && !capturedIntact(entry)) {
+      cache.delete(key);
+      free(entry);
+      entry = undefined;
+    }
+    if (entry !== undefined) {
+      counts.cacheHits++;
+      if (key === lastKey) return { entry, tensors: flat.tensors };  // already the most recently used
+      cache.delete(key);  // back to most recently used
+    } else {
+      entry = trace(args, flat.tensors);
+      counts.compiles++;
+      while (cache.size >= cacheSize) {
+        const [oldest, e] = cache.entries().next().value as [string, Entry];
+        cache.delete(oldest);
+        free(e);
+      }
+    }
+    cache.set(key, entry);
+    lastKey = key;
+    last = entry.stats;
+    return { entry, tensors: flat.tensors };
+  };
+
+  const finish = (entry: Entry, stage: G.Stage): unknown => entry.rebuild(stage.tensors);
+
+  // One callback stage: run it on the run's current inputs, hand its results to C++, go on.
+  const afterCallback = (stage: G.Stage, call: (inputs: Tensor[]) => Result | Promise<Result>): G.Stage | Promise<G.Stage> => {
+    const inputs = stage.tensors;
+    let r: Result | undefined;
+    const resume = (res: Result): G.Stage => {
+      r = res;
+      return G.resumeRun(stage.run, res.outputs);
+    };
+    const cleanup = (): void => {
+      for (const t of inputs) t.dispose();
+      freeMade(r);
+    };
+    const fail = (e: unknown): never => {
+      G.abortRun(stage.run);
+      throw e;
+    };
+    let pending: Result | Promise<Result>;
+    try {
+      pending = call(inputs);
+    } catch (e) {
+      cleanup();
+      return fail(e);
+    }
+    if (!isPromiseLike(pending)) {
+      try {
+        return resume(pending);
+      } catch (e) {
+        return fail(e);
+      } finally {
+        cleanup();
+      }
+    }
+    return Promise.resolve(pending)
+      .then(resume, fail)
+      .finally(cleanup);
+  };
+
+  const runSync = (entry: Entry, tensors: Tensor[]): unknown => {
+    let stage = G.runProgram(entry.program, tensors);
+    while (stage.callback !== 0) {
+      const cb = callbackOf(stage.callback);
+      stage = afterCallback(stage, (inputs) =>
+        invokeSync(cb, inputs, 'compile the function with sg.compile(fn, { async: true }) to await it'),
+      ) as G.Stage;
+    }
+    return finish(entry, stage);
+  };
+
+  const runAsync = async (entry: Entry, tensors: Tensor[]): Promise<unknown> => {
+    let stage = G.runProgram(entry.program, tensors);
+    while (stage.callback !== 0) {
+      const cb = callbackOf(stage.callback);
+      stage = await afterCallback(stage, (inputs) => invokeAsync(cb, inputs));
+    }
+    return finish(entry, stage);
+  };
+
+  const compiled = (...args: A): unknown => {
+    // Called while another function is traced: its ops join that trace (inlined, as in JAX).
+    if (activeTrace() !== null) return fn(...args);
+    if (isAsync) {
+      try {
+        const { entry, tensors } = entryFor(args);
+        counts.calls++;
+        return runAsync(entry, tensors);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    const { entry, tensors } = entryFor(args);
+    counts.calls++;
+    return runSync(entry, tensors);
+  };
+
+  const f = compiled as CompiledFunction<A, R | Promise<R>>;
+  const fusedBackward = () => {
+    const sum = { fused: 0, replayed: 0 };
+    for (const e of cache.values()) {
+      const c = G.backwardCounts(e.program);
+      sum.fused += c.fused;
+      sum.replayed += c.replayed;
+    }
+    return sum;
+  };
+  f.stats = () => ({
+    ...counts, stages: last.stages, callbacks: last.callbacks, fused: last.fused, fusedOps: last.fusedOps, nodes: last.nodes,
+    fusedBackward: fusedBackward(),
+  });
+  f.clear = () => {
+    for (const e of cache.values()) free(e);
+    cache.clear();
+    lastKey = undefined;
+  };
+  finalizer?.register(f, cache, f);
+  return f;
+}

@@ -1,0 +1,110 @@
+// From the JS API's operands to an op call and back: Tensors pass their handle ids, numbers and
+// booleans become 0-d temporaries (released right after the call), and results come back as
+// Tensors. Every op of the JS layer goes through run / runList (or the one- and two-tensor
+// fast paths of ops.ts, run1 / run2).
+import type { Attrs, DType, TensorHandle } from './embind.js';
+import * as H from './handles.js';
+import { describe } from './options.js';
+import { Tensor } from '../tensor/tensor.js';
+
+/** Anything accepted where a tensor operand is: a number becomes a 0-d tensor. */
+export type TensorLike = Tensor | number | boolean;
+
+/** A named operand; `null` passes an absent optional tensor. */
+export type Operand = [name: string, value: TensorLike | null | undefined];
+
+/**
+ * dtype of the 0-d tensor made for number `v`: int32 when it is an integer and the tensor
+ * operands are integer (int32/bool) — or there are none — else float32 (API.md).
+ */
+function scalarDType(v: number, partner: DType | undefined): DType {
+  if (!Number.isInteger(v)) return 'float32';
+  return partner === 'float32' ? 'float32' : 'int32';
+}
+
+/** The widest dtype of the tensor operands (float32 > int32 > bool): numbers follow it. */
+function partnerDType(operands: readonly Operand[]): DType | undefined {
+  let partner: DType | undefined;
+  for (const [, v] of operands) {
+    if (v instanceof Tensor) {
+      const d = v.dtype;
+      if (d === 'float32' || partner === undefined || (partner === 'bool' && d === 'int32')) partner = d;
+    }
+  }
+  return partner;
+}
+
+/**
+ * The handle ids of the operands (0 for an absent one); numbers and booleans become 0-d tensors
+ * whose ids are pushed to `temps` for the caller to release. Errors name `fn` and the operand.
+ */
+function operandIds(fn: string, operands: readonly Operand[], temps: TensorHandle[]): TensorHandle[] {
+  let hasNumbers = false;
+  for (const [name, v] of operands) {
+    if (v instanceof Tensor) {
+      if (v.isDisposed) throw new Error(`${fn}: Tensor is disposed (argument '${name}')`);
+    } else if (typeof v === 'number' || typeof v === 'boolean') {
+      hasNumbers = true;
+    } else if (v !== null && v !== undefined) {
+      throw new Error(`${fn}: expected '${name}' to be a Tensor or a number, got ${describe(v)}`);
+    }
+  }
+  const partner = hasNumbers ? partnerDType(operands) : undefined;
+  return operands.map(([, v]): TensorHandle => {
+    if (v instanceof Tensor) return v.handle;
+    if (v === null || v === undefined) return 0;
+    const h = H.scalarHandle(v, typeof v === 'boolean' ? 'bool' : scalarDType(v, partner));
+    temps.push(h);
+    return h;
+  });
+}
+
+/**
+ * Calls op `opName` (errors in the operands are reported as `fn`'s) and returns the result
+ * handle ids, owned by the caller. Temporaries are released even when the op throws.
+ */
+export function callHandles(fn: string, opName: string, operands: Operand[], attrs?: Attrs | null): TensorHandle[] {
+  const temps: TensorHandle[] = [];
+  try {
+    return H.callOp(opName, operandIds(fn, operands, temps), attrs);
+  } finally {
+    for (const h of temps) H.releaseHandle(h);
+  }
+}
+
+/** Runs an op with one result and wraps it. */
+export function run(fn: string, opName: string, operands: Operand[], attrs?: Attrs | null): Tensor {
+  const temps: TensorHandle[] = [];
+  try {
+    return new Tensor(H.callOp1(opName, operandIds(fn, operands, temps), attrs), H.lastResultDType());
+  } finally {
+    for (const h of temps) H.releaseHandle(h);
+  }
+}
+
+/** Runs an op with a list of results (split, chunk). */
+export function runList(fn: string, opName: string, operands: Operand[], attrs?: Attrs | null): Tensor[] {
+  return callHandles(fn, opName, operands, attrs).map((h) => new Tensor(h));
+}
+
+/** run for an op of one operand, without the operand list when it is a live Tensor (the common case). */
+export function run1(fn: string, op: H.OpRef, name: string, input: TensorLike, attrs?: Attrs | null): Tensor {
+  if (input instanceof Tensor && !input.isDisposed) {
+    return new Tensor(H.callOp1(op, [input.handle], attrs), H.lastResultDType());
+  }
+  return run(fn, op.name, [[name, input]], attrs);
+}
+
+/** run for an op of two operands, without the operand list when both are live Tensors. */
+export function run2(fn: string, op: H.OpRef, nameA: string, a: TensorLike, nameB: string, b: TensorLike): Tensor {
+  if (a instanceof Tensor && b instanceof Tensor && !a.isDisposed && !b.isDisposed) {
+    return new Tensor(H.callOp1(op, [a.handle, b.handle]), H.lastResultDType());
+  }
+  return run(fn, op.name, [[nameA, a], [nameB, b]]);
+}
+
+/** Unwraps a required tensor argument (no numbers), with an error naming it. */
+export function tensorArg(fn: string, name: string, v: unknown): Tensor {
+  if (v instanceof Tensor) return v;
+  throw new Error(`${fn}: expected '${name}' to be a Tensor, got ${describe(v)}`);
+}
