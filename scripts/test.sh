@@ -137,6 +137,10 @@ fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 # run in the background, one after the other, while the wasm doctest, ASan and TSan builds (and
 # runs) go on in the foreground, and their output is printed once they end. The browser stage
 # runs last, alone: its demos train for a bounded time and must not share the cores.
+# The TypeScript layer's imports form no circle (npm/src and web/webgpu, madge; npm run lint:circles).
+import_circles() { (cd npm && npm run -s lint:circles); }
+
+stage "lint: import circles (npm/src, web/webgpu)" import_circles
 stage "build: native (build/native)"            build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 stage "native doctest"                           native_doctest

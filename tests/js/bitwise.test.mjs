@@ -6,11 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { readJson } from './gradcheck_helpers.mjs';
+import { readRef } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 import { forEachBackend } from './backends.mjs';
 
-const REF = readJson('bitwise_ref.json');
+const REF = readRef('bitwise_ref.json');
 
 // Each case id as the JS call (function and method forms alternate).
 const CALLS = {};

@@ -3,30 +3,7 @@
 // signature, keeps its stats, frees what it makes, refuses what it cannot follow, and trains.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, assertMemoryFlat, throwsWith, scoped } from './helpers.mjs';
-
-/** Same values, bit for bit (NaN equal to NaN). */
-function same(a, b, what = '') {
-  assert.deepEqual(a.shape, b.shape, `${what}: shape`);
-  assert.equal(a.dtype, b.dtype, `${what}: dtype`);
-  const x = a.dataSync(), y = b.dataSync();
-  for (let i = 0; i < x.length; i++) {
-    if (!(Object.is(x[i], y[i]) || (Number.isNaN(x[i]) && Number.isNaN(y[i])))) {
-      assert.fail(`${what}: element ${i}: ${x[i]} vs ${y[i]}`);
-    }
-  }
-}
-
-/** Values within rtol (relative to the largest magnitude) plus a tiny absolute floor. */
-function near(a, b, what = '', rtol = 1e-6) {
-  assert.deepEqual(a.shape, b.shape, `${what}: shape`);
-  const x = a.dataSync(), y = b.dataSync();
-  let scale = 0;
-  for (const v of y) scale = Math.max(scale, Math.abs(v));
-  for (let i = 0; i < x.length; i++) {
-    assert.ok(Math.abs(x[i] - y[i]) <= rtol * scale + 1e-12, `${what}: element ${i}: ${x[i]} vs ${y[i]}`);
-  }
-}
+import { sg, assertMemoryFlat, throwsWith, scoped, sameTensor as same, nearTensor as near } from './helpers.mjs';
 
 test('an elementwise chain: compiled equals eager bit for bit, fused into one kernel', scoped(() => {
   const w = sg.randn([5]);

@@ -4,21 +4,7 @@
 // compiled function with a message saying to take them eagerly).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, assertMemoryFlat, throwsWith, scoped } from './helpers.mjs';
-
-function same(a, b, what = '') {
-  assert.deepEqual(a.shape, b.shape, `${what}: shape`);
-  assert.equal(a.dtype, b.dtype, `${what}: dtype`);
-  assert.deepEqual(Array.from(a.dataSync()), Array.from(b.dataSync()), what);
-}
-
-/** Within 1e-6 of the largest magnitude: gradients may sum in another order (the issue's bound). */
-function near(a, b, what) {
-  assert.deepEqual(a.shape, b.shape, `${what}: shape`);
-  const x = a.dataSync(), y = b.dataSync();
-  const scale = Math.max(...Array.from(y, Math.abs));
-  x.forEach((v, i) => assert.ok(Math.abs(v - y[i]) <= 1e-6 * scale, `${what}: element ${i}: ${v} vs ${y[i]}`));
-}
+import { sg, assertMemoryFlat, throwsWith, scoped, sameTensor as same, nearTensor as near } from './helpers.mjs';
 
 test('in-place ops on a parameter run once per call, even when nothing reads their result', scoped(() => {
   const p = sg.zeros([3]);

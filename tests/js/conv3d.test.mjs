@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef, gradInput } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
-const REF = readJson('conv3d_ref.json');
+const REF = readRef('conv3d_ref.json');
 const F = () => sg.F;
 
 /** nn.Conv3d with the case's weight and bias loaded (the gradient checked is the input's). */

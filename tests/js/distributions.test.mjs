@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { readJson } from './gradcheck_helpers.mjs';
+import { readRef } from './gradcheck_helpers.mjs';
 import { assertCompiledStepEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
-const REF = readJson('distributions_ref.json');
+const REF = readRef('distributions_ref.json');
 const D = () => sg.distributions;
 
 const CALLS = {

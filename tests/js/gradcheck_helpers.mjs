@@ -3,12 +3,9 @@
 // direction r, L = Σ out·r; autograd's dL/dx is compared with (L(x+h) − L(x−h)) / 2h per
 // element. Also: reading reference tensors from the tests/data JSON files.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { sg } from './helpers.mjs';
 
-export function readJson(file) {
-  return JSON.parse(readFileSync(new URL(`../data/${file}`, import.meta.url), 'utf8'));
-}
+export { readRef } from './helpers.mjs';
 
 /** { shape, data } → float32 Tensor. */
 export function fromRef(e, opts = {}) {

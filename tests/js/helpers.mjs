@@ -1,6 +1,7 @@
 // Shared by the node:test files: loads the built package once and compares values
 // against independently computed expectations (hand values or Math.*).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { init } from '../../npm/dist/index.mjs';
@@ -101,4 +102,32 @@ export async function settleGarbage() {
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   await sg.sync();
+}
+
+/** A reference file of tests/data (written by the gen_*.py generators with PyTorch), parsed. */
+export function readRef(file) {
+  return JSON.parse(readFileSync(new URL(`../data/${file}`, import.meta.url), 'utf8'));
+}
+
+/** The same shape, dtype and values, bit for bit (NaN equal to NaN): compiled against eager. */
+export function sameTensor(a, b, what = '') {
+  assert.deepEqual(a.shape, b.shape, `${what}: shape`);
+  assert.equal(a.dtype, b.dtype, `${what}: dtype`);
+  const x = a.dataSync(), y = b.dataSync();
+  for (let i = 0; i < x.length; i++) {
+    if (!(Object.is(x[i], y[i]) || (Number.isNaN(x[i]) && Number.isNaN(y[i])))) {
+      assert.fail(`${what}: element ${i}: ${x[i]} vs ${y[i]}`);
+    }
+  }
+}
+
+/** Values within rtol of the largest magnitude (plus a tiny absolute floor): sums in another order. */
+export function nearTensor(a, b, what = '', rtol = 1e-6) {
+  assert.deepEqual(a.shape, b.shape, `${what}: shape`);
+  const x = a.dataSync(), y = b.dataSync();
+  let scale = 0;
+  for (const v of y) scale = Math.max(scale, Math.abs(v));
+  for (let i = 0; i < x.length; i++) {
+    assert.ok(Math.abs(x[i] - y[i]) <= rtol * scale + 1e-12, `${what}: element ${i}: ${x[i]} vs ${y[i]}`);
+  }
 }

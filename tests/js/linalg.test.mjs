@@ -15,9 +15,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend, values } from './backends.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef } from './gradcheck_helpers.mjs';
 
-const REF = readJson('linalg_ref.json');
+const REF = readRef('linalg_ref.json');
 const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
 const make = (e, requiresGrad = false) => sg.tensor(e.data.map(dec), { shape: e.shape, dtype: e.dtype, requiresGrad });
 

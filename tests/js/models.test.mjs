@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { sg } from './helpers.mjs';
-import { closeTo, fromRef, readJson } from './gradcheck_helpers.mjs';
+import { closeTo, fromRef, readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('models_ref.json');
+const ref = readRef('models_ref.json');
 const TOL = 1e-5;  // |ours − PyTorch| ≤ TOL·(1 + |PyTorch|), element by element
 const ints = (e) => sg.tensor(Int32Array.from(e.data), { shape: e.shape });
 const file = (name) => sg.load(readFileSync(new URL(`../data/${name}`, import.meta.url)));

@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef } from './gradcheck_helpers.mjs';
 import { dec, makeRef } from './ref_cases.mjs';
 
-const REF = readJson('modulo_ref.json');
+const REF = readRef('modulo_ref.json');
 const make = makeRef;
 
 const CALLS = {

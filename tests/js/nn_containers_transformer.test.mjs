@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { closeTo, fromRef, readJson } from './gradcheck_helpers.mjs';
+import { closeTo, fromRef, readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('transformer_ref.json');
+const ref = readRef('transformer_ref.json');
 const { nn } = sg;
 
 for (const c of ref.cases) {

@@ -1,11 +1,8 @@
 // Shared by the nn_*.test.mjs files: decoding the tensors of tests/data/nn_*_ref.json
 // (written by tests/data/gen_nn_*.py with PyTorch) and building modules from their JS specs.
-import { readFileSync } from 'node:fs';
 import { sg } from './helpers.mjs';
 
-export function readRef(file) {
-  return JSON.parse(readFileSync(new URL(`../data/${file}`, import.meta.url), 'utf8'));
-}
+export { readRef } from './helpers.mjs';
 
 /** { shape, dtype, data } → Tensor (null stays null). */
 export function decode(e) {

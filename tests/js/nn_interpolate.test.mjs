@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
-import { closeTo, fromRef, gradcheck, lcg, readJson } from './gradcheck_helpers.mjs';
+import { closeTo, fromRef, gradcheck, lcg, readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('interpolate_ref.json');
+const ref = readRef('interpolate_ref.json');
 const { F, nn } = sg;
 
 for (const c of ref.cases) {

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
-import { closeTo, fromRef, gradcheck, lcg, readJson } from './gradcheck_helpers.mjs';
+import { closeTo, fromRef, gradcheck, lcg, readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('losses_more_ref.json');
+const ref = readRef('losses_more_ref.json');
 const { F, nn } = sg;
 const TOL = 2e-6;
 

@@ -7,10 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef, gradInput } from './gradcheck_helpers.mjs';
 import { checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
-const REF = readJson('nn_more_ref.json');
+const REF = readRef('nn_more_ref.json');
 const F = () => sg.F;
 
 const CALLS = {

@@ -7,10 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { gradcheck, lcg, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, lcg, readRef } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, assertCompiledStepEqualsEager, checkRefCasesAsync } from './ref_cases.mjs';
 
-const REF = readJson('packed_sequence_ref.json');
+const REF = readRef('packed_sequence_ref.json');
 const R = () => sg.nn.utils.rnn;
 // float32 rounding: PyTorch's BLAS sums in another order (as nn_rnn.test.mjs).
 const TOL = 2e-6;

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { closeTo, fromRef, gradcheck, lcg, readJson } from './gradcheck_helpers.mjs';
+import { closeTo, fromRef, gradcheck, lcg, readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('rnn_ref.json');
+const ref = readRef('rnn_ref.json');
 const { nn } = sg;
 // float32 rounding: PyTorch's BLAS sums in another order (largest error seen: 7e-7).
 const TOL = 2e-6;

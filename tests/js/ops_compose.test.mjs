@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef, gradInput } from './gradcheck_helpers.mjs';
 import { checkRefCases } from './ref_cases.mjs';
 
-const REF = readJson('ops_compose_ref.json');
+const REF = readRef('ops_compose_ref.json');
 
 // Each case id as the JS call (the same arguments as the PyTorch lambda).
 const CALLS = {

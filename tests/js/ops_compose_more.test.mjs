@@ -5,11 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef, gradInput } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 import { forEachBackend } from './backends.mjs';
 
-const REF = readJson('ops_compose_more_ref.json');
+const REF = readRef('ops_compose_more_ref.json');
 const pair = (r) => [r.min, r.max];
 
 // Each case id as the JS call (the same arguments as the PyTorch lambda).

@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
-import { gradcheck, readJson, gradInput } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef, gradInput } from './gradcheck_helpers.mjs';
 import { assertCompiledStepEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
-const REF = readJson('ops_stack_stats_ref.json');
+const REF = readRef('ops_stack_stats_ref.json');
 const vi = (r) => [r.values, r.indices];
 
 const CALLS = {

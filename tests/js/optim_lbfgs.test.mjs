@@ -14,9 +14,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
-import { readJson } from './gradcheck_helpers.mjs';
+import { readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('lbfgs_ref.json');
+const ref = readRef('lbfgs_ref.json');
 const TORCH_TO_JS = { line_search_fn: 'lineSearchFn', max_iter: 'maxIter', history_size: 'historySize', lr: 'lr' };
 const jsOptions = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [TORCH_TO_JS[k], v]));
 

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
-import { readJson } from './gradcheck_helpers.mjs';
+import { readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('optim_more_ref.json');
+const ref = readRef('optim_more_ref.json');
 const TOL = 2e-6;
 
 function makeParams() {

@@ -6,12 +6,11 @@
 // A parameter without a gradient at some step must be skipped (state and step count unchanged).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { sg, close } from './helpers.mjs';
+import { sg, close, readRef } from './helpers.mjs';
 
-const load = (name) => JSON.parse(readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
-const single = load('optim_ref.json');
-const multi = load('optim_js_ref.json');
+
+const single = readRef('optim_ref.json');
+const multi = readRef('optim_js_ref.json');
 const TOL = 2e-6;
 
 /** optim_ref.json's hyper-parameters use beta1/beta2 (the C++ names): the JS API takes betas. */

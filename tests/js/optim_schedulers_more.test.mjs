@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
-import { readJson } from './gradcheck_helpers.mjs';
+import { readRef } from './gradcheck_helpers.mjs';
 
-const ref = readJson('schedulers_more_ref.json');
+const ref = readRef('schedulers_more_ref.json');
 const L = sg.optim.lrScheduler;
 const TOL = 1e-12; // Python and V8 compute cos and pow in doubles with possibly different last bits
 

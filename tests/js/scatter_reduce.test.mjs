@@ -13,10 +13,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
 import { forEachBackend, values } from './backends.mjs';
-import { gradcheck, lcg, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, lcg, readRef } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, assertCompiledStepEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
-const REF = readJson('scatter_reduce_ref.json');
+const REF = readRef('scatter_reduce_ref.json');
 // Each case's call: its dim, reduce and include_self, alternating the function and the method.
 const CALLS = Object.fromEntries(REF.cases.map((c, k) => [c.id, (x, i, s) => (k % 2
   ? sg.scatterReduce(x, c.dim, i, s, c.reduce, { includeSelf: c.includeSelf })

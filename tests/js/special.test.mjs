@@ -6,11 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
-import { gradcheck, readJson } from './gradcheck_helpers.mjs';
+import { gradcheck, readRef } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 import { forEachBackend } from './backends.mjs';
 
-const REF = readJson('special_ref.json');
+const REF = readRef('special_ref.json');
 const S = () => sg.special;
 
 // Each case id as the JS call (the same arguments as the PyTorch lambda).

@@ -33,7 +33,7 @@ const PIXELS = 28 * 28;
 
 /** The package's raw arrays, through its main module (resolved from this file, in Node). */
 async function packageDigits(): Promise<ArrayLike<number>[]> {
-  // A non-literal specifier: bundlers leave the 21 MB package out unless it is really used.
+  // A non-literal specifier: bundlers leave the 41 MB package out unless it is really used.
   const specifier = 'mnist';
   let m: unknown;
   try {
