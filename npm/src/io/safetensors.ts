@@ -4,7 +4,6 @@
 //   sg.load(bytes) → { name: Tensor, ... } in the file's order (F32, F16, BF16 → float32;
 //   I32, I64 → int32; BOOL → bool). sg.loadMetadata(bytes) → the "__metadata__" strings.
 import type { TensorHandle } from '../runtime/embind.js';
-import '../runtime/embind_io_optim.js';
 import { releaseHandle } from '../runtime/handles.js';
 import { mod } from '../runtime/module.js';
 import { checkOptions, describe } from '../runtime/options.js';

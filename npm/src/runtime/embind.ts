@@ -102,10 +102,24 @@ export interface SimdgradModule {
   setDefaultDevice(device: Device): void;
   getDefaultDevice(): Device;
   copyInto(dst: TensorHandle, src: TensorHandle): void;
+  // Optimizer steps' helpers, gradient clipping and safetensors (bindings/io_optim.cpp).
+  /** Creates missing state entries without stepping (Adagrad's eager state). */
+  optimInitState(algorithm: string, params: TensorHandle[], states: Record<string, TensorHandle>[], hyper: Attrs): void;
+  clipGradNorm(params: TensorHandle[], maxNorm: number, normType: number, errorIfNonfinite: boolean): number;
+  clipGradValue(params: TensorHandle[], clipValue: number): void;
+  saveSafetensors(names: string[], tensors: TensorHandle[], metadata: Record<string, string> | null): Uint8Array;
+  loadSafetensors(bytes: Uint8Array): LoadedSafetensors;
   // Heap views: replaced when memory grows, so read them right before each use.
   HEAPU8: Uint8Array;
   HEAP32?: Int32Array;
   HEAPF32?: Float32Array;
+}
+
+/** What loadSafetensors returns: names in file order, parallel handle ids (owned by the caller), metadata. */
+export interface LoadedSafetensors {
+  names: string[];
+  tensors: TensorHandle[];
+  metadata: Record<string, string>;
 }
 
 /** The Emscripten module factory (`createSimdgrad`). */
