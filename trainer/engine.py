@@ -4,7 +4,6 @@
 # −Σ w·logprob, scaled by the world size because DDP averages), optim_step, state save/load and sampling.
 # It needs an initialised torch.distributed process group; every rank runs the same command sequence.
 import math
-import time
 
 import torch
 import torch.distributed as dist
@@ -226,8 +225,3 @@ class Engine:
                 ids = torch.cat([ids, torch.tensor([[nxt]], device=self.device)], dim=1)
         return ids[0].tolist()
 
-
-def timed(fn, *args):
-    t0 = time.perf_counter()
-    out = fn(*args)
-    return out, time.perf_counter() - t0

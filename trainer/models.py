@@ -23,13 +23,18 @@ class Conv1D(nn.Module):
         return x @ self.weight + self.bias
 
 
+def _at_least_f32(dtype):
+    """Normalisations and softmax run in float32 for half-precision inputs (as HF does), else in the input's dtype."""
+    return torch.promote_types(dtype, torch.float32)
+
+
 def causal_attention(q, k, v, scale):
     """q [B, H, T, D], k and v [B, H, T, D] → softmax(q k^T · scale, causal) v."""
     t = q.shape[-2]
     scores = (q @ k.transpose(-1, -2)) * scale
     mask = torch.ones(t, t, dtype=torch.bool, device=q.device).tril()
     scores = scores.masked_fill(~mask, float("-inf"))
-    return torch.softmax(scores.float(), dim=-1).to(q.dtype) @ v
+    return torch.softmax(scores.to(_at_least_f32(scores.dtype)), dim=-1).to(q.dtype) @ v
 
 
 class GPT2Block(nn.Module):
@@ -96,7 +101,7 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x):
-        h = x.float()
+        h = x.to(_at_least_f32(x.dtype))
         h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.weight * h.to(x.dtype)
 
@@ -169,15 +174,17 @@ class LlamaForCausalLM(nn.Module):
         if not self.tied:
             self.lm_head = nn.Linear(cfg["hidden_size"], cfg["vocab_size"], bias=False)
 
-    def rotary(self, t, device):
-        inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, self.head_dim, 2, device=device).float() / self.head_dim))
-        freqs = torch.outer(torch.arange(t, device=device).float(), inv_freq)
+    def rotary(self, t, device, dtype=torch.float32):
+        """cos, sin [T, head_dim] (computed in float32, as HF does, or in float64 for a float64 model)."""
+        ft = _at_least_f32(dtype)
+        inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, self.head_dim, 2, device=device, dtype=ft) / self.head_dim))
+        freqs = torch.outer(torch.arange(t, device=device, dtype=ft), inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
         return emb.cos(), emb.sin()
 
     def forward(self, ids):
         x = self.model.embed_tokens(ids)
-        cos, sin = self.rotary(ids.shape[1], ids.device)
+        cos, sin = self.rotary(ids.shape[1], ids.device, x.dtype)
         cos, sin = cos.to(x.dtype), sin.to(x.dtype)
         for layer in self.model.layers:
             x = layer(x, cos, sin)
