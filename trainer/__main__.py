@@ -35,6 +35,11 @@ def main(argv=None):
         ap.error("--port must be in [0, 65535]")
     if not os.path.isfile(os.path.join(args.model, "config.json")):
         ap.error(f"--model {args.model}: no config.json there")
+    import json
+    with open(os.path.join(args.model, "config.json"), encoding="utf-8") as f:
+        kind = json.load(f).get("model_type")
+    if kind not in ("gpt2", "llama"):
+        ap.error(f"--model {args.model}: model_type {kind!r} is not supported (gpt2, llama)")
     from .server import serve
     opts = {k: v for k, v in vars(args).items()}
     opts["model"] = os.path.abspath(args.model)

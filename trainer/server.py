@@ -608,6 +608,7 @@ def serve(opts):
     os.environ.setdefault("OMP_NUM_THREADS", str(opts["threads"]))  # for the spawned ranks' OpenMP
     if sys.platform.startswith("linux"):
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # ranks talk over loopback only
+    os.environ.setdefault("NCCL_BLOCKING_WAIT", "1")  # NCCL collectives raise after --timeout instead of hanging
 
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -631,6 +632,9 @@ def serve(opts):
         httpd.serve_forever()
     except KeyboardInterrupt:
         pass
+    except (ValueError, OSError, RuntimeError) as e:  # bad model folder, port in use, a rank that failed to start
+        print(f"trainer: cannot start: {e}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
     finally:
         if httpd is not None:
             httpd.server_close()

@@ -1,5 +1,5 @@
 # trainer/tests/test_server.py: the HTTP trainer as a process (python -m trainer on 127.0.0.1, ephemeral ports).
-# ProtocolTest: a tiny GPT-2 served by 2 ranks (A) and by 1 rank (B): authentication, bad and oversized requests
+# ProtocolTest: a tiny GPT-2 served by 2 ranks (A, in micro-batches) and by 1 rank (B): authentication, bad and oversized requests
 # (the server keeps serving), forward and sample against an in-process reference, and training: forward_backward's
 # loss and gradient (read back exactly through AdamW's exp_avg with beta1 = 0) against torch autograd of
 # −Σ w·logprob, and the same AdamW update on 1 and 2 ranks.
@@ -70,7 +70,9 @@ class ProtocolTest(unittest.TestCase):
         torch.set_num_threads(1)
         cls.tmp = tempfile.TemporaryDirectory()
         cls.folder = write_folder(os.path.join(cls.tmp.name, "gpt2"), GPT2_CONFIG, gpt2_tensors(GPT2_CONFIG))
-        cls.A = TrainerProcess(cls.folder, nproc=2, token="tok-A", extra=["--max-request-bytes", "65536"])
+        # A runs forwards of at most 8 padded tokens: several micro-batches (DDP no_sync) on one rank, one on another
+        cls.A = TrainerProcess(cls.folder, nproc=2, token="tok-A",
+                               extra=["--max-request-bytes", "65536", "--micro-batch-tokens", "8"])
         cls.B = TrainerProcess(cls.folder, nproc=1, token="tok-B")
         cls.A.wait_ready()
         cls.B.wait_ready()

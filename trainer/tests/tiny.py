@@ -88,9 +88,9 @@ def write_folder(folder, config, tensors, shards=1, dtype=None):
 class TrainerProcess:
     """`python -m trainer` as a child process on 127.0.0.1 with an ephemeral port."""
 
-    def __init__(self, model, nproc=1, token=None, extra=(), ready_timeout=60):
+    def __init__(self, model, nproc=1, token=None, extra=(), ready_timeout=60, device="cpu"):
         cmd = [sys.executable, "-m", "trainer", "--model", model, "--nproc", str(nproc), "--port", "0",
-               "--threads", "1", "--timeout", "20"] + list(extra)
+               "--threads", "1", "--timeout", "20", "--device", device] + list(extra)
         if token:
             cmd += ["--token", token]
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
