@@ -18,8 +18,9 @@ def main(argv=None):
                     help="auto: CUDA (NCCL, one GPU per rank) when available, else CPU (gloo)")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch threads per rank (default: $OMP_NUM_THREADS, else CPU count / nproc)")
-    ap.add_argument("--timeout", type=float, default=120.0,
-                    help="seconds a collective or a rank's reply may take before the group counts as broken")
+    ap.add_argument("--timeout", type=float, default=45.0,
+                    help="seconds a collective or a rank's reply may take before the group counts as broken "
+                         "(default 45: a hung rank is reported within the JS client's default 60 s timeout)")
     ap.add_argument("--max-request-bytes", type=int, default=64 * 1024 * 1024,
                     help="largest JSON request body (default 64 MiB); load_state's limit follows the model size")
     ap.add_argument("--micro-batch-tokens", type=int, default=4096,
