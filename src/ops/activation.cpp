@@ -1,7 +1,7 @@
 // Activation functions. Forward values come from the backend's Unary kernels; gradients use
 // the fused Binary::*Backward kernels where one exists (relu, sigmoid, tanh, gelu, silu) and
 // are composed from ops otherwise. int32/bool inputs compute in float32, except relu, which
-// keeps int32 as PyTorch does.
+// keeps int32 as PyTorch does. hardtanh is a clamp whose gradient stops at the bounds.
 #include <cmath>
 
 #include "autograd/record.h"
@@ -175,6 +175,17 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
     // d/dx = sigmoid(βx) below the threshold, 1 above; sigmoid is exact at ±1e4.
     const Tensor bx = mul(s[0], f32_scalar(beta));
     return {where(gt(bx, f32_scalar(threshold)), g, mul(g, sigmoid(bx)))};
+  });
+}
+
+Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  check(min_val <= max_val, "hardtanh: expected minVal <= maxVal, got minVal ", min_val, " and maxVal ", max_val);
+  Tensor out = clamp(x.detach(), min_val, max_val);
+  if (x.dtype() != DType::Float32) return out;
+  // PyTorch's hardtanh_backward: the gradient passes strictly inside (min, max) only.
+  return record("hardtanh", out, {x}, [x, min_val, max_val](const Tensor& g) -> Grads {
+    const Tensor inside = logical_and(gt(x, f32_scalar(min_val)), lt(x, f32_scalar(max_val)));
+    return {where(inside, g, f32_scalar(0))};
   });
 }
 

@@ -10,7 +10,6 @@
 #include "core/error.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
-#include "ops/ops_more.h"
 
 namespace sg {
 

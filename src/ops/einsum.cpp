@@ -16,7 +16,7 @@
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "ops/elementwise.h"
-#include "ops/ops_more.h"
+#include "ops/ops.h"
 
 namespace sg {
 

@@ -14,7 +14,6 @@
 #include "ops/elementwise.h"
 #include "ops/fallback.h"
 #include "ops/ops.h"
-#include "ops/ops_more.h"
 
 namespace sg {
 

@@ -2,7 +2,7 @@
 // when it is nonzero (NaN included), as in PyTorch. Results are bool and carry no gradient.
 // Shapes and dims are checked here first, so that errors name the op the user called.
 #include "ops/elementwise.h"
-#include "ops/ops_more.h"
+#include "ops/ops.h"
 
 namespace sg {
 

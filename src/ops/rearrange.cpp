@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ops/elementwise.h"
-#include "ops/ops_more.h"
+#include "ops/ops.h"
 
 namespace sg {
 

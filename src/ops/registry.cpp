@@ -22,7 +22,6 @@ const std::map<std::string, OpInfo>& table() {
     register_layer_ops(m);
     register_loss_ops(m);
     register_optim_ops(m);
-    register_more_ops(m);
     register_effect_ops(m);
     register_rnn_ops(m);
     register_inplace_ops(m);

@@ -103,7 +103,6 @@ void register_conv_pool_ops(std::map<std::string, OpInfo>& table);  // nn/conv_p
 void register_layer_ops(std::map<std::string, OpInfo>& table);      // nn/layer_registry.cpp
 void register_loss_ops(std::map<std::string, OpInfo>& table);       // nn/loss_registry.cpp
 void register_optim_ops(std::map<std::string, OpInfo>& table);      // optim/optim_registry.cpp
-void register_more_ops(std::map<std::string, OpInfo>& table);       // ops/registry_more.cpp
 void register_effect_ops(std::map<std::string, OpInfo>& table);     // graph/effect_ops.cpp
 void register_rnn_ops(std::map<std::string, OpInfo>& table);        // nn/rnn_registry.cpp
 void register_inplace_ops(std::map<std::string, OpInfo>& table);    // ops/inplace_registry.cpp

@@ -1,14 +1,18 @@
 // The op table: every JS op name (bindings/README.md "Op table") mapped onto the C++ API of
-// ops.h. Each row only reads its attributes through the Attrs getters (so a wrong type gives
-// "op: expected 'x' to be ..., got ...") and calls one C++ function; no op logic lives here.
+// ops.h, bitwise.h, linalg.h and special.h. Each row only reads its attributes through the Attrs
+// getters (so a wrong type gives "op: expected 'x' to be ..., got ...") and calls one C++
+// function; no op logic lives here.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/device.h"
 #include "core/error.h"
+#include "ops/bitwise.h"
+#include "ops/linalg.h"
 #include "ops/ops.h"
 #include "ops/registry.h"
+#include "ops/special.h"
 
 namespace sg {
 
@@ -58,12 +62,52 @@ Device device_attr(const char* op, const Attrs& a) {
   return device_from_name(name);
 }
 
+// index's items travel as [kind, a, b, step] per entry: kind 0 all, 1 position a, 2 the range
+// a:b:step, 3 '...'. Open range ends come as 0 and a number at least the dim's size (Python's
+// slice rules clamp them), so every entry has the same four numbers.
+std::vector<IndexItem> index_items(const char* op, const Attrs& a) {
+  const std::vector<int64_t> flat = required_ints(op, a, "items");
+  check(flat.size() % 4 == 0, op, ": expected 'items' to hold groups of 4 numbers, got ", flat.size(), " numbers");
+  std::vector<IndexItem> items;
+  for (size_t i = 0; i < flat.size(); i += 4) {
+    IndexItem it;
+    switch (flat[i]) {
+      case 0:
+        it.kind = IndexItem::Kind::All;
+        break;
+      case 1:
+        it.kind = IndexItem::Kind::At;
+        it.at = flat[i + 1];
+        break;
+      case 2:
+        it.kind = IndexItem::Kind::Range;
+        it.start = flat[i + 1];
+        it.end = flat[i + 2];
+        it.step = flat[i + 3];
+        break;
+      case 3:
+        it.kind = IndexItem::Kind::Ellipsis;
+        break;
+      default:
+        fail(op, ": unknown item kind ", flat[i], " in 'items' (expected 0 to 3)");
+    }
+    items.push_back(it);
+  }
+  return items;
+}
+
 void register_elementwise(Table& t) {
   const std::pair<const char*, BinaryFn> binary[] = {
       {"add", &sg::add}, {"sub", &sub}, {"mul", &mul}, {"div", &div}, {"pow", &pow},
       {"maximum", &maximum}, {"minimum", &minimum},
       {"eq", &eq}, {"ne", &ne}, {"lt", &lt}, {"le", &le}, {"gt", &gt}, {"ge", &ge},
       {"matmul", &matmul}, {"prelu", &prelu},
+      {"atan2", &atan2}, {"fmod", &fmod}, {"remainder", &remainder}, {"floorDivide", &floor_divide},
+      {"logicalAnd", &logical_and}, {"logicalOr", &logical_or},
+      {"logicalXor", &logical_xor}, {"outer", &outer},
+      {"bitwiseAnd", &bitwise_and}, {"bitwiseOr", &bitwise_or}, {"bitwiseXor", &bitwise_xor},
+      {"bitwiseLeftShift", &bitwise_left_shift}, {"bitwiseRightShift", &bitwise_right_shift},
+      {"gcd", &gcd}, {"lcm", &lcm},
   };
   for (const auto& [name, f] : binary)
     add_fixed(t, name, 2, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0], in[1]); });
@@ -74,6 +118,9 @@ void register_elementwise(Table& t) {
       {"sign", &sign}, {"sin", &sin}, {"cos", &cos}, {"erf", &erf}, {"square", &square},
       {"reciprocal", &reciprocal}, {"relu", &relu}, {"selu", &selu}, {"sigmoid", &sigmoid},
       {"tanh", &tanh}, {"silu", &silu}, {"contiguous", &contiguous}, {"clone", &clone},
+      {"floor", &floor}, {"ceil", &ceil}, {"round", &round}, {"trunc", &trunc}, {"tan", &tan},
+      {"atan", &atan},   {"asin", &asin}, {"acos", &acos},   {"sinh", &sinh},   {"cosh", &cosh},
+      {"logicalNot", &logical_not}, {"bitwiseNot", &bitwise_not},
   };
   for (const auto& [name, f] : unary)
     add_fixed(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
@@ -103,6 +150,12 @@ void register_elementwise(Table& t) {
     if (!a.has("dtype")) fail(op, ": missing argument 'dtype'");
     return cast(in[0], dtype_attr(op, a, "float32"));
   });
+  add_fixed(t, "divRounded", 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    return div_rounded(in[0], in[1], a.str(op, "roundingMode", "trunc"));
+  });
+  add_fixed(t, "hardtanh", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return hardtanh(in[0], a.number(op, "minVal", -1.0), a.number(op, "maxVal", 1.0));
+  });
 }
 
 void register_reductions(Table& t) {
@@ -116,7 +169,7 @@ void register_reductions(Table& t) {
   // 'max'/'min' are the JS names of the dim-reducing amax/amin.
   const std::pair<const char*, ReduceFn> reductions[] = {
       {"sum", &sum}, {"mean", &mean}, {"prod", &prod}, {"max", &amax}, {"min", &amin},
-      {"logsumexp", &logsumexp},
+      {"logsumexp", &logsumexp}, {"any", &any}, {"all", &all},
   };
   for (const auto& [name, f] : reductions)
     add_fixed(t, name, 1, [fn = f](const char* op, const Inputs& in, const Attrs& a) {
@@ -136,6 +189,34 @@ void register_reductions(Table& t) {
   });
   add_fixed(t, "argmin", 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return argmin(in[0], a.opt_integer(op, "dim"), a.flag(op, "keepdim", false));
+  });
+}
+
+// Scans, sorting and scatter: ops along one dim.
+void register_along_dim(Table& t) {
+  add_fixed(t, "cumsum", 1, [](const char* op, const Inputs& in, const Attrs& a) { return cumsum(in[0], a.integer(op, "dim")); });
+  add_fixed(t, "cumprod", 1, [](const char* op, const Inputs& in, const Attrs& a) { return cumprod(in[0], a.integer(op, "dim")); });
+  add_row(t, "sort", 1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    const char* op = "sort";
+    const Sorted s = sort(in[0], a.integer(op, "dim", -1), a.flag(op, "descending", false));
+    return {s.values, s.indices};
+  });
+  add_fixed(t, "argsort", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return argsort(in[0], a.integer(op, "dim", -1), a.flag(op, "descending", false));
+  });
+  add_row(t, "topk", 1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    const char* op = "topk";
+    const Sorted s = topk(in[0], a.integer(op, "k"), a.integer(op, "dim", -1), a.flag(op, "largest", true));
+    return {s.values, s.indices};
+  });
+  add_fixed(t, "scatter", 3, [](const char* op, const Inputs& in, const Attrs& a) {
+    return scatter(in[0], a.integer(op, "dim"), in[1], in[2]);
+  });
+  add_fixed(t, "scatterAdd", 3, [](const char* op, const Inputs& in, const Attrs& a) {
+    return scatter_add(in[0], a.integer(op, "dim"), in[1], in[2]);
+  });
+  add_fixed(t, "scatterReduce", 3, [](const char* op, const Inputs& in, const Attrs& a) {
+    return scatter_reduce(in[0], a.integer(op, "dim"), in[1], in[2], a.str(op, "reduce", ""), a.flag(op, "includeSelf", true));
   });
 }
 
@@ -200,6 +281,30 @@ void register_shape_ops(Table& t) {
     return pad(in[0], required_ints(op, a, "pads"), a.str(op, "mode", "constant"),
                a.number(op, "value", 0.0));
   });
+  add_fixed(t, "flip", 1, [](const char* op, const Inputs& in, const Attrs& a) { return flip(in[0], required_ints(op, a, "dims")); });
+  add_fixed(t, "roll", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return roll(in[0], required_ints(op, a, "shifts"), a.ints(op, "dims"));
+  });
+  add_fixed(t, "repeat", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return repeat(in[0], required_ints(op, a, "repeats"));
+  });
+  add_fixed(t, "tile", 1, [](const char* op, const Inputs& in, const Attrs& a) { return tile(in[0], required_ints(op, a, "repeats")); });
+  add_fixed(t, "select", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return select(in[0], a.integer(op, "dim"), a.integer(op, "index"));
+  });
+  add_fixed(t, "index", 1, [](const char* op, const Inputs& in, const Attrs& a) { return index(in[0], index_items(op, a)); });
+}
+
+// Triangles, diagonals and einsum (outer is a binary row of register_elementwise).
+void register_matrices(Table& t) {
+  add_fixed(t, "tril", 1, [](const char* op, const Inputs& in, const Attrs& a) { return tril(in[0], a.integer(op, "diagonal", 0)); });
+  add_fixed(t, "triu", 1, [](const char* op, const Inputs& in, const Attrs& a) { return triu(in[0], a.integer(op, "diagonal", 0)); });
+  add_fixed(t, "diag", 1, [](const char* op, const Inputs& in, const Attrs& a) { return diag(in[0], a.integer(op, "diagonal", 0)); });
+  add_row(t, "einsum", 1, -1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    const char* op = "einsum";
+    if (!a.has("equation")) fail(op, ": missing argument 'equation'");
+    return {einsum(a.str(op, "equation", ""), in)};
+  });
 }
 
 void register_creation(Table& t) {
@@ -244,13 +349,54 @@ void register_creation(Table& t) {
   });
 }
 
+void register_sampling(Table& t) {
+  add_fixed(t, "bernoulli", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return bernoulli(in[0], a.opt_number(op, "p"));
+  });
+  add_fixed(t, "multinomial", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return multinomial(in[0], a.integer(op, "numSamples"), a.flag(op, "replacement", false));
+  });
+}
+
+// torch.linalg (ops/linalg.h); the JS layer names them linalg.inv, ... (npm/src/linalg/linalg.ts).
+void register_linalg(Table& t) {
+  const std::pair<const char*, UnaryFn> unary[] = {
+      {"linalgInv", &linalg_inv}, {"linalgDet", &linalg_det}, {"logdet", &logdet}};
+  for (const auto& [name, f] : unary)
+    add_fixed(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
+  add_row(t, "linalgSlogdet", 1, 1, [](const Inputs& in, const Attrs&) -> Outputs {
+    const SignLogDet s = linalg_slogdet(in[0]);
+    return {s.sign, s.logabsdet};
+  });
+  add_fixed(t, "linalgSolve", 2, [](const char*, const Inputs& in, const Attrs&) { return linalg_solve(in[0], in[1]); });
+  add_fixed(t, "linalgCholesky", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return linalg_cholesky(in[0], a.flag(op, "upper", false));
+  });
+}
+
+// PyTorch's special functions (ops/special.h); npm/src/special/special.ts also names them special.*.
+void register_special(Table& t) {
+  const std::pair<const char*, UnaryFn> unary[] = {
+      {"erfinv", &erfinv}, {"erfc", &erfc}, {"lgamma", &lgamma}, {"digamma", &digamma}, {"i0", &i0}};
+  for (const auto& [name, f] : unary)
+    add_fixed(t, name, 1, [fn = f](const char*, const Inputs& in, const Attrs&) { return fn(in[0]); });
+  add_fixed(t, "polygamma", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return polygamma(a.integer(op, "n"), in[0]);
+  });
+}
+
 }  // namespace
 
 void register_all_ops(std::map<std::string, OpInfo>& table) {
   register_elementwise(table);
   register_reductions(table);
+  register_along_dim(table);
   register_shape_ops(table);
+  register_matrices(table);
   register_creation(table);
+  register_sampling(table);
+  register_linalg(table);
+  register_special(table);
 }
 
 }  // namespace sg

@@ -1,10 +1,11 @@
-// Elementwise math beyond unary.cpp: rounding (floor, ceil, round, trunc), tan, the inverse
-// trigonometric functions, sinh/cosh, atan2 and hardtanh. Forward values come from the
-// DataKernels math_f32/atan2_f32 kernels; gradients are PyTorch's formulas written with ops.
+// Rounding (floor, ceil, round, trunc) and the trigonometric and hyperbolic functions that
+// unary.cpp's Unary kernels do not cover: tan, the inverse trigonometric functions, sinh/cosh
+// and atan2. Forward values come from the DataKernels math_f32/atan2_f32 kernels; gradients are
+// PyTorch's formulas written with ops.
 #include "autograd/record.h"
 #include "core/copy.h"
 #include "ops/elementwise.h"
-#include "ops/ops_more.h"
+#include "ops/ops.h"
 
 namespace sg {
 
@@ -86,17 +87,6 @@ Tensor atan2(const Tensor& a0, const Tensor& b0) {
     const Tensor scale = div(g, add(square(a0), square(b0)));
     return {a0.requires_grad() ? sum_to(mul(scale, b0), a0.shape()) : Tensor(),
             b0.requires_grad() ? sum_to(mul(scale, neg(a0)), b0.shape()) : Tensor()};
-  });
-}
-
-Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
-  check(min_val <= max_val, "hardtanh: expected minVal <= maxVal, got minVal ", min_val, " and maxVal ", max_val);
-  Tensor out = clamp(x.detach(), min_val, max_val);
-  if (x.dtype() != DType::Float32) return out;
-  // PyTorch's hardtanh_backward: the gradient passes strictly inside (min, max) only.
-  return record("hardtanh", out, {x}, [x, min_val, max_val](const Tensor& g) -> Grads {
-    const Tensor inside = logical_and(gt(x, f32_scalar(min_val)), lt(x, f32_scalar(max_val)));
-    return {where(inside, g, f32_scalar(0))};
   });
 }
 

@@ -9,7 +9,7 @@
 #include "core/rng.h"
 #include "kernels/backend.h"
 #include "ops/elementwise.h"
-#include "ops/ops_more.h"
+#include "ops/ops.h"
 
 namespace sg {
 

@@ -5,7 +5,7 @@
 #include "core/copy.h"
 #include "kernels/backend.h"
 #include "ops/along.h"
-#include "ops/ops_more.h"
+#include "ops/ops.h"
 
 namespace sg {
 

@@ -11,7 +11,6 @@
 #include "kernels/backend.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
-#include "ops/ops_more.h"
 
 namespace sg {
 

@@ -2,7 +2,7 @@
 // x[:, -1, :T]): views composed of narrow + squeeze (a position) and slice (a range), dim by
 // dim, so their gradients are those ops' (g written back into zeros at the viewed positions).
 #include "ops/elementwise.h"
-#include "ops/ops_more.h"
+#include "ops/ops.h"
 
 namespace sg {
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Reference values for the ops of src/ops/ops_more.h (tests/native/ops_more_ref_test.cpp and
-tests/js/ops_more.test.mjs), computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
+"""Reference values for rounding, trigonometry, hardtanh, the logical ops, scans, sorting, scatter,
+triangles and diagonals, einsum, rearranging and indexing (src/ops/ops.h; replayed by
+tests/native/ops_pytorch_ref_test.cpp and tests/js/ops_more.test.mjs), computed by PyTorch.
+Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_ops_more.py     # writes tests/data/ops_more_ref.json
 

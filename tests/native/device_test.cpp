@@ -25,35 +25,20 @@
 using namespace sg;
 using sgtest::FakeDeviceScope;
 using sgtest::host_copy;
+using sgtest::attrs;
+using sgtest::bools;
+using sgtest::ints;
 using sgtest::leaf;
 
 namespace {
 
 using V = std::vector<double>;
 
-Attrs attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) {
-  Attrs a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
-
-Tensor ints(const Shape& shape, const std::vector<int32_t>& values) {
-  Tensor t = Tensor::empty(shape, DType::Int32);
-  for (size_t i = 0; i < values.size(); ++i) t.i32()[i] = values[i];
-  return t;
-}
-
 // A float32 CPU leaf holding `values` (matrices the linalg ops accept).
 Tensor floats(const Shape& shape, const std::vector<float>& values) {
   Tensor t = Tensor::empty(shape);
   for (size_t i = 0; i < values.size(); ++i) t.f32()[i] = values[i];
   t.set_requires_grad(true);
-  return t;
-}
-
-Tensor bools(const Shape& shape, const std::vector<uint8_t>& values) {
-  Tensor t = Tensor::empty(shape, DType::Bool);
-  for (size_t i = 0; i < values.size(); ++i) t.u8()[i] = values[i];
   return t;
 }
 
@@ -207,7 +192,7 @@ std::vector<Case> all_cases() {
   add("pad", {t3}, attrs({{"pads", V{1, 2, 0, 1}}, {"value", 0.5}}), "constant");
   add("pad", {t3}, attrs({{"pads", V{2, 1}}, {"mode", std::string("reflect")}}), "reflect");
   add("pad", {t3}, attrs({{"pads", V{1, 2, 2, 0}}, {"mode", std::string("replicate")}}), "replicate");
-  // ops_more.h
+  // rounding, trigonometry, modulo (ops.h)
   for (const char* op : {"floor", "ceil", "round", "trunc", "tan", "atan", "asin", "acos", "sinh", "cosh", "logicalNot"})
     add(op, {s});
   add("round", {xi}, {}, "int32");

@@ -1,6 +1,8 @@
 // Elementwise ops (unary, binary, activations, comparisons, where/masked_fill, clamp, sum_to):
 // forward values against std:: math in double (or hand values), dtype promotion, broadcasting,
-// error messages, and a gradcheck of every differentiable op — on both CPU backends.
+// error messages, and a gradcheck of every differentiable op — on both CPU backends. Then
+// rounding, tan/atan/asin/acos/sinh/cosh/atan2 and hardtanh (their values against PyTorch are in
+// ops_pytorch_ref_test.cpp), and the logical ops.
 #include <doctest/doctest.h>
 
 #include <climits>
@@ -27,6 +29,7 @@ using sgtest::on_each_backend;
 using sgtest::ints;
 using sgtest::error_of;
 using sgtest::bools;
+using sgtest::values;
 
 namespace {
 
@@ -746,4 +749,62 @@ TEST_CASE("elementwise: ops on tensors without grad record nothing") {
   CHECK(sg::add(a, w).requires_grad());
   CHECK(sg::where(sg::gt(a, scalar(0)), a, w).requires_grad());
   CHECK_FALSE(sg::gt(w, scalar(0)).requires_grad());  // comparisons are not differentiable
+}
+
+TEST_CASE("elementwise: gradcheck of rounding, tan, the inverse trigonometric and hyperbolic functions, atan2 and hardtanh") {
+  using Ins = std::vector<Tensor>;
+  sgtest::on_each_backend([] {
+    gradcheck("tan", [](Ins& in) { return tan(in[0]); }, {leaf({2, 3}, -1.2, 1.2, 1)});
+    gradcheck("atan", [](Ins& in) { return atan(in[0]); }, {leaf({2, 3}, -3, 3, 2)});
+    gradcheck("asin", [](Ins& in) { return asin(in[0]); }, {leaf({2, 3}, -0.9, 0.9, 3)});
+    gradcheck("acos", [](Ins& in) { return acos(in[0]); }, {leaf({2, 3}, -0.9, 0.9, 4)});
+    gradcheck("sinh", [](Ins& in) { return sinh(in[0]); }, {leaf({2, 3}, -2, 2, 5)});
+    gradcheck("cosh", [](Ins& in) { return cosh(in[0]); }, {leaf({2, 3}, -2, 2, 6)});
+    gradcheck("atan2 broadcast", [](Ins& in) { return atan2(in[0], in[1]); },
+              {leaf({2, 1, 3}, -2, 2, 7), leaf({4, 3}, 0.2, 2, 8)});
+    // Piecewise constant away from the integers: gradient 0, recorded so backward reaches x.
+    for (auto fn : {&sg::floor, &sg::ceil, &sg::round, &sg::trunc})
+      gradcheck("rounding", [fn](Ins& in) { return fn(in[0]); }, {from({4}, {-1.3f, -0.2f, 0.7f, 2.4f}, true)});
+    gradcheck("hardtanh inside and beyond the bounds", [](Ins& in) { return hardtanh(in[0], -0.5, 1.5); },
+              {from({5}, {-1.0f, -0.3f, 0.4f, 1.2f, 2.0f}, true)});
+  });
+}
+
+TEST_CASE("elementwise: hardtanh's gradient is 0 exactly at min and max (PyTorch's hardtanh_backward)") {
+  Tensor x = from({5}, {-1.0f, -0.5f, 0.0f, 1.0f, 6.0f}, true);
+  sum(hardtanh(x)).backward();
+  CHECK(values(x.grad()) == std::vector<double>{0, 1, 1, 0, 0});
+  Tensor y = from({4}, {0.0f, 3.0f, 6.0f, 7.0f}, true);
+  sum(hardtanh(y, 0, 6)).backward();  // relu6
+  CHECK(values(y.grad()) == std::vector<double>{0, 1, 0, 0});
+  CHECK(values(hardtanh(ints({3}, {-4, 0, 9}), -2, 5)) == std::vector<double>{-2, 0, 5});
+}
+
+TEST_CASE("elementwise: rounding is half to even and keeps integers; math of int32 is float32") {
+  const Tensor h = from({8}, {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.5f, -0.0f});
+  CHECK(values(round(h)) == std::vector<double>{-2, -2, -0, 0, 2, 2, 4, 0});
+  CHECK(std::signbit(round(h).at(2)));  // −0.5 rounds to −0, as PyTorch
+  const Tensor i = ints({3}, {-3, 0, 7});
+  for (auto fn : {&sg::floor, &sg::ceil, &sg::round, &sg::trunc}) {
+    const Tensor r = fn(i);
+    CHECK(r.dtype() == DType::Int32);
+    CHECK(values(r) == std::vector<double>{-3, 0, 7});
+  }
+  CHECK(tan(i).dtype() == DType::Float32);
+  CHECK(std::isnan(asin(from({1}, {1.5f})).at(0)));
+}
+
+TEST_CASE("elementwise: logical ops treat nonzero and NaN as true; any/all of empty tensors") {
+  const Tensor a = from({4}, {0.0f, NAN, -0.0f, 2.0f});
+  const Tensor b = sgtest::bools({4}, {1, 1, 1, 0});
+  CHECK(values(logical_and(a, b)) == std::vector<double>{0, 1, 0, 0});
+  CHECK(values(logical_or(a, b)) == std::vector<double>{1, 1, 1, 1});
+  CHECK(values(logical_xor(a, b)) == std::vector<double>{1, 0, 1, 1});
+  CHECK(values(logical_not(a)) == std::vector<double>{1, 0, 1, 0});
+  CHECK(logical_not(ints({2}, {0, 5})).dtype() == DType::Bool);
+  CHECK(any(sg::zeros({0})).item() == 0);
+  CHECK(all(sg::zeros({0})).item() == 1);
+  CHECK(values(all(sg::zeros({2, 0}), {1})) == std::vector<double>{1, 1});
+  CHECK(values(any(from({2, 2}, {0, 1, 0, 0}), {1}, true)) == std::vector<double>{1, 0});
+  CHECK(any(from({2, 2}, {0, 1, 0, 0}), {1}, true).shape() == Shape{2, 1});
 }

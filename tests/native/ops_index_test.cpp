@@ -1,5 +1,6 @@
 // index_select, gather and pad: hand-computed values, naive independent loops, error messages,
-// hand-computed gradients with repeated indices/border copies, and gradchecks.
+// hand-computed gradients with repeated indices/border copies, and gradchecks. Then gather's
+// inverses scatter, scatter_add and scatter_reduce (scatter.cpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,24 +11,15 @@
 #include "ops/ops.h"
 
 using namespace sg;
+using sgtest::expect_values;
 using sgtest::from;
 using sgtest::gradcheck;
-using sgtest::leaf;
 using sgtest::ints;
+using sgtest::iota;
+using sgtest::leaf;
+using sgtest::values;
 
 namespace {
-
-void expect_values(const Tensor& t, const Shape& shape, const std::vector<double>& want) {
-  REQUIRE(t.shape() == shape);
-  REQUIRE(t.numel() == int64_t(want.size()));
-  for (int64_t i = 0; i < t.numel(); ++i) CHECK_MESSAGE(t.at(i) == doctest::Approx(want[i]), "at " << i);
-}
-
-Tensor iota(const Shape& shape) {
-  Tensor t = Tensor::empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.f32()[i] = float(i);
-  return t;
-}
 
 // Gradient of sum(f(x) * ones) w.r.t. a fresh leaf copy of x.
 Tensor grad_of_ones(const Tensor& x_values, const std::function<Tensor(const Tensor&)>& f) {
@@ -37,8 +29,6 @@ Tensor grad_of_ones(const Tensor& x_values, const std::function<Tensor(const Ten
   y.backward(ones(y.shape()));
   return x.grad();
 }
-
-#define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
 
 }  // namespace
 
@@ -258,4 +248,43 @@ TEST_CASE("pad: gradients") {
               return pad(transpose(in[0], 0, 1), {1, 1}, "reflect");
             },
             {leaf({3, 4})});
+}
+
+TEST_CASE("index: scatter and scatter_add: gradients, duplicates, values") {
+  using Ins = std::vector<Tensor>;
+  const Tensor idx = ints({2, 3}, {2, 0, 1, 0, 2, 2});
+  sgtest::on_each_backend([&] {
+    gradcheck("scatter", [&](Ins& in) { return scatter(in[0], 0, idx, in[1]); },
+              {leaf({3, 3}, -1, 1, 14), leaf({2, 4}, -1, 1, 15)});
+    gradcheck("scatterAdd", [&](Ins& in) { return scatter_add(in[0], 0, idx, in[1]); },
+              {leaf({3, 3}, -1, 1, 16), leaf({3, 3}, -1, 1, 17)});
+  });
+  // Duplicates: the last write (row-major) wins; scatterAdd accumulates.
+  const Tensor dup = ints({3}, {1, 1, 1});
+  CHECK(values(scatter(zeros({3}), 0, dup, from({3}, {4, 5, 6}))) == std::vector<double>{0, 6, 0});
+  CHECK(values(scatter_add(zeros({3}), 0, dup, from({3}, {4, 5, 6}))) == std::vector<double>{0, 15, 0});
+  // A 0-d src is one value for every index.
+  CHECK(values(scatter(zeros({2, 2}), 1, ints({2, 1}, {1, 0}), scalar_tensor(7))) == std::vector<double>{0, 7, 7, 0});
+  CHECK(values(scatter_add(ints({2}, {1, 2}), 0, ints({2}, {1, 1}), ints({2}, {3, 4}))) == std::vector<double>{1, 9});
+}
+
+TEST_CASE("index: scatter_reduce: gradients of every reduction, values by hand") {
+  using Ins = std::vector<Tensor>;
+  const Tensor idx = ints({2, 3}, {2, 0, 2, 0, 2, 2});  // no ties: the random values are distinct
+  sgtest::on_each_backend([&] {
+    for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"})
+      for (const bool self : {true, false})
+        gradcheck((std::string("scatterReduce ") + reduce + (self ? "" : " without self")).c_str(),
+                  [&](Ins& in) { return scatter_reduce(in[0], 0, idx, in[1], reduce, self); },
+                  {leaf({3, 3}, 0.5, 1.5, 18), leaf({2, 4}, -1.5, -0.5, 19)});
+  });
+  // Computed by hand (and by torch 1.13): int32 mean rounds down; without self the input's value
+  // is left out where values arrive, kept where none do.
+  const Tensor x = ints({4}, {5, -7, 3, 0}), i = ints({5}, {0, 0, 1, 1, 2}), s = ints({5}, {2, 4, -4, 1, 9});
+  CHECK(values(scatter_reduce(x, 0, i, s, "mean")) == std::vector<double>{3, -4, 6, 0});
+  CHECK(values(scatter_reduce(x, 0, i, s, "mean", false)) == std::vector<double>{3, -2, 9, 0});
+  CHECK(values(scatter_reduce(x, 0, i, s, "prod")) == std::vector<double>{40, 28, 27, 0});
+  CHECK(values(scatter_reduce(x, 0, i, s, "amax", false)) == std::vector<double>{4, 1, 9, 0});
+  CHECK(values(scatter_reduce(from({3}, {1, 2, 3}), -1, ints({2}, {2, 2}), from({2}, {0.5, 0.25}), "amin")) ==
+        std::vector<double>{1, 2, 0.25});
 }

@@ -1,7 +1,8 @@
 // matmul (src/ops/matmul.cpp): every rank combination of PyTorch's rules, broadcast batch
 // dims, strided/transposed/expanded operands and empty sizes against a naive double loop
 // written from the rules (not from the code), on every backend; the error messages; and
-// gradchecks including broadcast batches and transposed-view operands.
+// gradchecks including broadcast batches and transposed-view operands. Then the matrix helpers
+// (matrix.cpp: tril, triu, diag, outer) and einsum (einsum.cpp, contracted by matmul).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -15,9 +16,12 @@
 #include "ops/ops.h"
 
 using namespace sg;
+using sgtest::from;
 using sgtest::gradcheck;
+using sgtest::ints;
 using sgtest::leaf;
 using sgtest::on_each_backend;
+using sgtest::values;
 
 namespace {
 
@@ -101,17 +105,6 @@ void check_matmul(const Tensor& a, const Tensor& b) {
                   "element " << i << ": got " << got.at(i) << ", want " << want.values[i]);
 }
 
-void check_error(const std::function<void()>& f, const std::string& fragment, bool exact = false) {
-  try {
-    f();
-    FAIL("expected an sg::Error containing '" << fragment << "'");
-  } catch (const Error& e) {
-    if (exact) CHECK(std::string(e.what()) == fragment);
-    else CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos,
-                       "message '" << e.what() << "' lacks '" << fragment << "'");
-  }
-}
-
 }  // namespace
 
 TEST_CASE("matmul: every rank combination and broadcast batches vs a naive loop") {
@@ -174,15 +167,15 @@ TEST_CASE("matmul: empty sizes") {
 
 TEST_CASE("matmul: errors name both shapes") {
   Tensor a = leaf({2, 3}, -1, 1, 1, false), b = leaf({4, 5}, -1, 1, 2, false);
-  check_error([&] { matmul(a, b); }, "matmul: shapes [2, 3] and [4, 5] are not aligned (3 != 4)", true);
-  check_error([&] { matmul(leaf({3}, -1, 1, 1, false), leaf({4}, -1, 1, 1, false)); },
-              "matmul: shapes [3] and [4] are not aligned (3 != 4)", true);
-  check_error([&] { matmul(leaf({2, 3}, -1, 1, 1, false), leaf({4}, -1, 1, 1, false)); },
-              "matmul: shapes [2, 3] and [4] are not aligned (3 != 4)", true);
-  check_error([&] { matmul(leaf({2, 2, 3}, -1, 1, 1, false), leaf({3, 3, 4}, -1, 1, 1, false)); },
+  sgtest::check_error([&] { matmul(a, b); }, "matmul: shapes [2, 3] and [4, 5] are not aligned (3 != 4)");
+  sgtest::check_error([&] { matmul(leaf({3}, -1, 1, 1, false), leaf({4}, -1, 1, 1, false)); },
+                      "matmul: shapes [3] and [4] are not aligned (3 != 4)");
+  sgtest::check_error([&] { matmul(leaf({2, 3}, -1, 1, 1, false), leaf({4}, -1, 1, 1, false)); },
+                      "matmul: shapes [2, 3] and [4] are not aligned (3 != 4)");
+  CHECK_ERROR(matmul(leaf({2, 2, 3}, -1, 1, 1, false), leaf({3, 3, 4}, -1, 1, 1, false)),
               "matmul: the batch dims of shapes [2, 2, 3] and [3, 3, 4] cannot be broadcast");
-  check_error([&] { matmul(scalar_tensor(2.0), b); }, "matmul: both arguments must be at least 1-D, got shapes [] and [4, 5]");
-  check_error([&] { matmul(zeros({2, 3}, DType::Int32), leaf({3, 2}, -1, 1, 1, false)); },
+  CHECK_ERROR(matmul(scalar_tensor(2.0), b), "matmul: both arguments must be at least 1-D, got shapes [] and [4, 5]");
+  CHECK_ERROR(matmul(zeros({2, 3}, DType::Int32), leaf({3, 2}, -1, 1, 1, false)),
               "matmul: expected float32 tensors, got int32 and float32");
 }
 
@@ -231,4 +224,54 @@ TEST_CASE("matmul: gradchecks (ranks, broadcast batches, transposed views, odd s
   gradcheck("matmul_expand", [](Ins& in) { return matmul(in[0], expand(in[1], {3, 4, 2})); },
             {leaf({3, 2, 4}, -1, 1, 9), leaf({1, 4, 2}, -1, 1, 10)});
   gradcheck("matmul_xxT", [](Ins& in) { return matmul(in[0], transpose(in[0], 0, 1)); }, {leaf({3, 5}, -1, 1, 11)});
+}
+
+TEST_CASE("matrix: triangles, diagonals, outer: gradients and dtypes") {
+  using Ins = std::vector<Tensor>;
+  sgtest::on_each_backend([] {
+    for (int64_t k : {-1, 0, 2}) {
+      gradcheck("tril", [k](Ins& in) { return tril(in[0], k); }, {leaf({2, 3, 4}, -1, 1, 18)});
+      gradcheck("triu", [k](Ins& in) { return triu(in[0], k); }, {leaf({3, 4}, -1, 1, 19)});
+      gradcheck("diag 1-D", [k](Ins& in) { return diag(in[0], k); }, {leaf({3}, -1, 1, 20)});
+      gradcheck("diag 2-D", [k](Ins& in) { return diag(in[0], k); }, {leaf({3, 4}, -1, 1, 21)});
+    }
+    gradcheck("outer", [](Ins& in) { return outer(in[0], in[1]); }, {leaf({3}, -1, 1, 22), leaf({2}, -1, 1, 23)});
+  });
+  CHECK(tril(sgtest::bools({2, 2}, {1, 1, 1, 1})).dtype() == DType::Bool);
+  CHECK(values(triu(ints({2, 2}, {1, 2, 3, 4}))) == std::vector<double>{1, 2, 0, 4});
+  CHECK(values(diag(ints({2}, {5, 6}), 1)) == std::vector<double>{0, 5, 0, 0, 0, 6, 0, 0, 0});
+  CHECK(diag(zeros({2, 3}), 3).shape() == Shape{0});
+  CHECK(diag(zeros({0}), 2).shape() == Shape{2, 2});
+  // diag of a matrix is a new tensor, not a view.
+  const Tensor m = from({2, 2}, {1, 2, 3, 4});
+  CHECK(diag(m).impl()->storage != m.impl()->storage);
+}
+
+TEST_CASE("einsum: its forms against matmul, and their gradients") {
+  using Ins = std::vector<Tensor>;
+  const Tensor a = leaf({3, 4}, -1, 1, 24, false), b = leaf({4, 5}, -1, 1, 25, false);
+  const Tensor want = matmul(a, b), got = einsum("ij,jk->ik", {a, b});
+  REQUIRE(got.shape() == want.shape());
+  for (int64_t i = 0; i < got.numel(); ++i) CHECK(got.at(i) == doctest::Approx(want.at(i)).epsilon(1e-6));
+  CHECK(einsum("ii", {from({2, 2}, {1, 2, 3, 4})}).item() == 5);  // the trace
+  CHECK(einsum(" i j -> j i ", {a}).shape() == Shape{4, 3});
+  CHECK(einsum("ij->ji", {a}).impl()->storage != a.impl()->storage);
+  sgtest::on_each_backend([] {
+    const std::vector<std::pair<std::string, std::vector<Shape>>> forms = {
+        {"bij,bjk->bik", {{2, 3, 4}, {2, 4, 2}}},
+        {"bhqd,bhkd->bhqk", {{1, 2, 3, 2}, {1, 2, 4, 2}}},
+        {"ii->i", {{3, 3}}},
+        {"iji->j", {{2, 3, 2}}},
+        {"...ij,...jk", {{2, 1, 2, 3}, {3, 3, 2}}},
+        {"bn,anm,bm->ba", {{2, 3}, {2, 3, 2}, {2, 2}}},
+        {"i,j", {{3}, {2}}},
+        {"ij,ij->", {{2, 3}, {1, 3}}},
+    };
+    unsigned seed = 30;
+    for (const auto& [eq, shapes] : forms) {
+      Ins in;
+      for (const Shape& s : shapes) in.push_back(leaf(s, -1, 1, seed++));
+      gradcheck("einsum " + eq, [eq = eq](Ins& t) { return einsum(eq, t); }, in);
+    }
+  });
 }

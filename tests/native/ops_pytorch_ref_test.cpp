@@ -1,8 +1,9 @@
-// PyTorch's values for the ops of ops/ops_more.h (tests/data/ops_more_ref.json, written by
-// tests/data/gen_ops_more.py from float32 inputs, computed in float64) replayed through the op
-// registry on each CPU backend: every output, and the gradients of the marked inputs for the
-// stored upstream gradients. Integer and bool results must be equal; float ones within a few
-// float32 roundings of the exact value.
+// PyTorch's values for rounding, trigonometry, hardtanh, the logical ops, scans, sorting,
+// scatter, triangles and diagonals, einsum, rearranging and indexing (tests/data/ops_more_ref.json,
+// written by tests/data/gen_ops_more.py from float32 inputs, computed in float64) replayed
+// through the op registry on each CPU backend: every output, and the gradients of the marked
+// inputs for the stored upstream gradients. Integer and bool results must be equal; float ones
+// within a few float32 roundings of the exact value.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -106,7 +107,7 @@ void run_case(const Json& c) {
 
 }  // namespace
 
-TEST_CASE("ops_more: PyTorch 1.13's values and gradients, replayed through the registry on each backend") {
+TEST_CASE("ops: PyTorch 1.13's values and gradients, replayed through the registry on each backend") {
   const std::vector<Json>& cases = reference()["cases"].array;
   CHECK(cases.size() >= 90);
   sgtest::on_each_backend([&] {

@@ -1,4 +1,5 @@
-// Reductions and the softmax family (src/ops/reduce.cpp, src/ops/softmax.cpp).
+// Reductions and the softmax family (src/ops/reduce.cpp, src/ops/softmax.cpp), then the scans
+// and sorting (scan.cpp, sort.cpp: along one dim, as these).
 // Values are checked against an independent double-precision oracle (groups of elements
 // gathered by plain index arithmetic through Tensor::at) and hand-computed numbers, on every
 // backend; gradients by central differences (gradcheck.h) and exact hand values for ties and
@@ -21,8 +22,10 @@
 using namespace sg;
 using sgtest::from;
 using sgtest::gradcheck;
+using sgtest::ints;
 using sgtest::leaf;
 using sgtest::on_each_backend;
+using sgtest::values;
 
 namespace {
 
@@ -41,12 +44,6 @@ void check_values(const Tensor& t, const V& want, double tol = 1e-5) {
   REQUIRE(t.numel() == static_cast<int64_t>(want.size()));
   for (int64_t i = 0; i < t.numel(); ++i)
     CHECK_MESSAGE(close(t.at(i), want[i], tol), "element " << i << ": got " << t.at(i) << ", want " << want[i]);
-}
-
-Tensor int_tensor(const Shape& shape, const std::vector<int32_t>& values) {
-  Tensor t = Tensor::empty(shape, DType::Int32);
-  for (size_t i = 0; i < values.size(); ++i) t.i32()[i] = values[i];
-  return t;
 }
 
 // The elements of each reduction group, in row-major order of the kept dims (groups) and
@@ -154,16 +151,6 @@ Tensor grad_of(const std::function<Tensor(const Tensor&)>& f, Tensor x) {
   Tensor y = f(x);
   y.backward(ones(y.shape()));
   return x.grad();
-}
-
-void check_error(const std::function<void()>& f, const std::string& fragment) {
-  try {
-    f();
-    FAIL("expected an sg::Error containing '" << fragment << "'");
-  } catch (const Error& e) {
-    CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos,
-                  "message '" << e.what() << "' lacks '" << fragment << "'");
-  }
 }
 
 }  // namespace
@@ -289,9 +276,9 @@ TEST_CASE("reduce: empty tensors") {
     CHECK(amax(e, {1}).shape() == Shape{0});  // reduces over 3, not over the empty dim
     CHECK(logsumexp(e, {0}).at(0) == -kInf);
     CHECK(norm(e, 2, {0}).at(1) == 0.0);
-    check_error([&] { amax(e, {0}); }, "max: cannot reduce over a zero-size dim");
-    check_error([&] { amin(e); }, "min: cannot reduce over a zero-size dim");
-    check_error([&] { argmax(e); }, "argmax: cannot reduce over a zero-size dim");
+    CHECK_ERROR(amax(e, {0}), "max: cannot reduce over a zero-size dim");
+    CHECK_ERROR(amin(e), "min: cannot reduce over a zero-size dim");
+    CHECK_ERROR(argmax(e), "argmax: cannot reduce over a zero-size dim");
     // Gradients through empty reductions are empty.
     Tensor el = Tensor::empty({0, 3});
     el.set_requires_grad(true);
@@ -301,7 +288,7 @@ TEST_CASE("reduce: empty tensors") {
 }
 
 TEST_CASE("reduce: int32 and bool inputs") {
-  Tensor x = int_tensor({2, 3}, {1, -2, 3, 4, 5, 2147483000});
+  Tensor x = ints({2, 3}, {1, -2, 3, 4, 5, 2147483000});
   Tensor s = sum(x, {1});
   CHECK(s.dtype() == DType::Int32);
   CHECK(s.at(0) == 2);
@@ -310,9 +297,9 @@ TEST_CASE("reduce: int32 and bool inputs") {
   CHECK(s0.dtype() == DType::Int32);
   CHECK(s0.at(0) == 5);
   CHECK(s0.at(1) == 3);
-  CHECK(sum(int_tensor({2, 2}, {1, 2, 3, 4})).item() == 10);
-  CHECK(prod(int_tensor({3}, {2, -3, 4})).item() == -24);
-  CHECK(prod(int_tensor({3}, {2, -3, 4})).dtype() == DType::Int32);
+  CHECK(sum(ints({2, 2}, {1, 2, 3, 4})).item() == 10);
+  CHECK(prod(ints({3}, {2, -3, 4})).item() == -24);
+  CHECK(prod(ints({3}, {2, -3, 4})).dtype() == DType::Int32);
   Tensor mx = amax(x, {0});
   CHECK(mx.dtype() == DType::Int32);
   CHECK(mx.at(0) == 4);
@@ -328,10 +315,10 @@ TEST_CASE("reduce: int32 and bool inputs") {
   CHECK(amax(b, {1}).dtype() == DType::Bool);
   CHECK(amin(b, {1}).at(1) == 1);
   CHECK(amin(b, {1}).at(0) == 0);
-  CHECK(logsumexp(int_tensor({2}, {0, 0})).item() == doctest::Approx(std::log(2.0)));
-  check_error([&] { mean(x); }, "mean: could not infer output dtype");
-  check_error([&] { var(x); }, "var: expected a floating point");
-  check_error([&] { norm(x); }, "norm: expected a floating point");
+  CHECK(logsumexp(ints({2}, {0, 0})).item() == doctest::Approx(std::log(2.0)));
+  CHECK_ERROR(mean(x), "mean: could not infer output dtype");
+  CHECK_ERROR(var(x), "var: expected a floating point");
+  CHECK_ERROR(norm(x), "norm: expected a floating point");
 }
 
 TEST_CASE("reduce: argmax and argmin (ties, dims, keepdim, flattened, NaN)") {
@@ -354,8 +341,8 @@ TEST_CASE("reduce: argmax and argmin (ties, dims, keepdim, flattened, NaN)") {
   V want0{1, 1, 0, 0};
   for (int i = 0; i < 4; ++i) CHECK(a0.at(i) == want0[i]);
   CHECK(argmax(x, std::nullopt, true).shape() == Shape{1, 1});
-  CHECK(argmax(int_tensor({5}, {3, 9, 2, 9, 1})).item() == 1);
-  CHECK(argmin(int_tensor({5}, {3, 9, 1, 9, 1})).item() == 2);
+  CHECK(argmax(ints({5}, {3, 9, 2, 9, 1})).item() == 1);
+  CHECK(argmin(ints({5}, {3, 9, 1, 9, 1})).item() == 2);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   CHECK(argmax(from({4}, {1, nan, 9, nan})).item() == 1);
   CHECK(argmin(from({4}, {1, 2, nan, -5})).item() == 2);
@@ -364,16 +351,16 @@ TEST_CASE("reduce: argmax and argmin (ties, dims, keepdim, flattened, NaN)") {
   Tensor at = argmax(t, 0);
   CHECK(at.at(0) == 1);
   CHECK(at.at(1) == 0);
-  check_error([&] { argmax(x, 2); }, "argmax: dim 2 is out of range");
+  CHECK_ERROR(argmax(x, 2), "argmax: dim 2 is out of range");
 }
 
 TEST_CASE("reduce: dims are validated") {
   Tensor x = leaf({2, 3}, -1, 1, 1, false);
-  check_error([&] { sum(x, {0, -2}); }, "sum: dim");
-  check_error([&] { sum(x, {0, -2}); }, "repeats a dim");
-  check_error([&] { mean(x, {2}); }, "mean: dim 2 is out of range");
-  check_error([&] { amax(x, {-3}); }, "max: dim -3 is out of range");
-  check_error([&] { norm(x, -1.0); }, "norm: p must be");
+  CHECK_ERROR(sum(x, {0, -2}), "sum: dim");
+  CHECK_ERROR(sum(x, {0, -2}), "repeats a dim");
+  CHECK_ERROR(mean(x, {2}), "mean: dim 2 is out of range");
+  CHECK_ERROR(amax(x, {-3}), "max: dim -3 is out of range");
+  CHECK_ERROR(norm(x, -1.0), "norm: p must be");
 }
 
 TEST_CASE("reduce: max/min gradients split equally between tied elements") {
@@ -520,8 +507,8 @@ TEST_CASE("softmax: extreme logits, -inf entries, 0-d and empty inputs") {
     CHECK(log_softmax(scalar_tensor(3.0), -1).item() == 0.0);
     CHECK(softmax(Tensor::empty({0, 4}), 1).shape() == Shape{0, 4});
     CHECK(softmax(Tensor::empty({2, 0}), 1).shape() == Shape{2, 0});
-    check_error([&] { softmax(big, 2); }, "softmax: dim 2 is out of range");
-    check_error([&] { log_softmax(int_tensor({2}, {1, 2}), 0); }, "logSoftmax: expected a floating point");
+    CHECK_ERROR(softmax(big, 2), "softmax: dim 2 is out of range");
+    CHECK_ERROR(log_softmax(ints({2}, {1, 2}), 0), "logSoftmax: expected a floating point");
   });
 }
 
@@ -539,4 +526,42 @@ TEST_CASE("softmax: gradchecks over every dim of a 3-D tensor") {
   Tensor x = leaf({2, 3}, -1, 1, 9);
   Tensor g = grad_of([](const Tensor& t) { return sum(softmax(t, 1)); }, x);
   for (int64_t i = 0; i < 6; ++i) CHECK(std::fabs(g.at(i)) < 1e-6);
+}
+
+TEST_CASE("scan: cumsum and cumprod: gradients, exact zeros in cumprod, int32 wrapping") {
+  using Ins = std::vector<Tensor>;
+  sgtest::on_each_backend([] {
+    gradcheck("cumsum dim 1", [](Ins& in) { return cumsum(in[0], 1); }, {leaf({2, 4, 3}, -1, 1, 9)});
+    gradcheck("cumsum dim 0", [](Ins& in) { return cumsum(in[0], -3); }, {leaf({3, 2, 2}, -1, 1, 10)});
+    gradcheck("cumprod", [](Ins& in) { return cumprod(in[0], 1); }, {leaf({2, 5}, 0.5, 1.5, 11)});
+    // cumprod is a polynomial: central differences are exact at zeros, one or several.
+    gradcheck("cumprod with zeros", [](Ins& in) { return cumprod(in[0], 1); },
+              {from({3, 4}, {2, 0, 3, 0.5f, 0, 0, 2, 1, 1.5f, -2, 0, 4}, true)});
+  });
+  const Tensor big = ints({3}, {2147483647, 1, 5});
+  CHECK(values(cumsum(big, 0)) == std::vector<double>{2147483647, -2147483648.0, -2147483643.0});
+  CHECK(cumsum(sgtest::bools({3}, {1, 0, 1}), 0).dtype() == DType::Int32);
+  CHECK(values(cumprod(ints({4}, {65536, 65536, 3, 0}), 0)) == std::vector<double>{65536, 0, 0, 0});
+  CHECK(cumsum(scalar_tensor(2.5), 0).item() == 2.5);
+  CHECK(cumsum(zeros({2, 0}), 1).shape() == Shape{2, 0});
+}
+
+TEST_CASE("sort: stable both ways, NaN above every number; topk and argsort") {
+  using Ins = std::vector<Tensor>;
+  const Tensor x = from({7}, {1, NAN, 0, 1, NAN, -1, 0});
+  const Sorted up = sort(x);
+  CHECK(values(up.indices) == std::vector<double>{5, 2, 6, 0, 3, 1, 4});
+  const Sorted down = sort(x, -1, true);
+  CHECK(values(down.indices) == std::vector<double>{1, 4, 0, 3, 2, 6, 5});
+  CHECK(std::isnan(down.values.at(0)));
+  CHECK(values(argsort(sgtest::bools({4}, {1, 0, 1, 0}))) == std::vector<double>{1, 3, 0, 2});
+  const Tensor m = from({2, 3}, {3, 1, 2, 0, 5, 5});
+  CHECK(values(topk(m, 2, 1).indices) == std::vector<double>{0, 2, 1, 2});
+  CHECK(values(topk(m, 1, 0, false).values) == std::vector<double>{0, 1, 2});
+  CHECK(topk(m, 0).values.shape() == Shape{2, 0});
+  CHECK(values(argsort(ints({2, 2}, {5, -1, 2, 9}), 0, true)) == std::vector<double>{0, 1, 1, 0});
+  sgtest::on_each_backend([] {
+    gradcheck("sort values", [](Ins& in) { return sort(in[0], 1, true).values; }, {leaf({3, 5}, -1, 1, 12)});
+    gradcheck("topk values", [](Ins& in) { return topk(in[0], 2, 0).values; }, {leaf({4, 3}, -1, 1, 13)});
+  });
 }

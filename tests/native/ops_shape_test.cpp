@@ -1,5 +1,6 @@
-// Creation, casts and shape/view ops: values worked out by hand, storage sharing of views,
-// strides, error messages, and gradchecks of every differentiable op.
+// Creation, casts and shape/view ops, rearranging (flip, roll, repeat, tile) and selection
+// (select, index): values worked out by hand, storage sharing of views, strides, error messages,
+// and gradchecks of every differentiable op.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -8,31 +9,19 @@
 #include "core/copy.h"
 #include "gradcheck.h"
 #include "ops/ops.h"
+#include "test_util.h"
 
 using namespace sg;
+using sgtest::expect_values;
 using sgtest::from;
 using sgtest::gradcheck;
+using sgtest::iota;
 using sgtest::leaf;
+using sgtest::values;
 
 namespace {
 
-void expect_values(const Tensor& t, const Shape& shape, const std::vector<double>& want) {
-  REQUIRE(t.shape() == shape);
-  REQUIRE(t.numel() == int64_t(want.size()));
-  for (int64_t i = 0; i < t.numel(); ++i) CHECK_MESSAGE(t.at(i) == doctest::Approx(want[i]), "at " << i);
-}
-
-// 0, 1, ..., n-1 as float32, contiguous, in `shape`.
-Tensor iota(const Shape& shape, bool requires_grad = false) {
-  Tensor t = Tensor::empty(shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.f32()[i] = float(i);
-  if (requires_grad) t.set_requires_grad(true);
-  return t;
-}
-
 bool shares_storage(const Tensor& a, const Tensor& b) { return a.impl()->storage == b.impl()->storage; }
-
-#define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
 
 }  // namespace
 
@@ -429,4 +418,51 @@ TEST_CASE("shape: gradchecks of cat, stack, split, chunk") {
             },
             {leaf({4, 2})});
   gradcheck("chunk piece", [](auto& in) { return chunk(in[0], 3, -1)[1]; }, {leaf({2, 7})});
+}
+
+TEST_CASE("shape: flip, roll, repeat, tile: values, gradients, fresh tensors") {
+  using Ins = std::vector<Tensor>;
+  const Tensor x = from({2, 3}, {1, 2, 3, 4, 5, 6});
+  CHECK(values(flip(x, {0, 1})) == std::vector<double>{6, 5, 4, 3, 2, 1});
+  CHECK(values(roll(x, {1})) == std::vector<double>{6, 1, 2, 3, 4, 5});
+  CHECK(values(roll(x, {-1, 4}, {0, 1})) == std::vector<double>{6, 4, 5, 3, 1, 2});
+  CHECK(values(repeat(from({2}, {1, 2}), {2, 2})) == std::vector<double>{1, 2, 1, 2, 1, 2, 1, 2});
+  CHECK(repeat(x, {2, 0}).shape() == Shape{4, 0});
+  CHECK(tile(x, {2}).shape() == Shape{2, 6});
+  for (const Tensor& t : {flip(x, {}), roll(x, {0}), repeat(x, {1, 1}), roll(x, {3}, {1})})
+    CHECK(t.impl()->storage != x.impl()->storage);
+  sgtest::on_each_backend([] {
+    gradcheck("flip", [](Ins& in) { return flip(in[0], {0, -1}); }, {leaf({2, 3, 2}, -1, 1, 40)});
+    gradcheck("roll", [](Ins& in) { return roll(in[0], {2, -1}, {1, 0}); }, {leaf({3, 4}, -1, 1, 41)});
+    gradcheck("roll flat", [](Ins& in) { return roll(in[0], {-4}); }, {leaf({3, 2}, -1, 1, 42)});
+    gradcheck("repeat", [](Ins& in) { return repeat(in[0], {2, 1, 3}); }, {leaf({2, 2}, -1, 1, 43)});
+    gradcheck("tile", [](Ins& in) { return tile(in[0], {3}); }, {leaf({2, 2}, -1, 1, 44)});
+  });
+}
+
+TEST_CASE("shape: select and index are views with slice semantics") {
+  using Ins = std::vector<Tensor>;
+  using K = IndexItem::Kind;
+  const Tensor x = leaf({2, 3, 4}, -1, 1, 50, false);
+  const Tensor s = select(x, 1, -1);
+  CHECK(s.shape() == Shape{2, 4});
+  CHECK(s.impl()->storage == x.impl()->storage);
+  // x[:, -1, :3]
+  const Tensor v = index(x, {{K::All}, {K::At, -1}, {K::Range, 0, std::nullopt, 3}});
+  CHECK(v.shape() == Shape{2, 3});
+  CHECK(v.at(4) == x.at(1 * 12 + 2 * 4 + 1));
+  // x[..., ::2], x[1], x[-9:99] (clamped), x[...]
+  CHECK(index(x, {{K::Ellipsis}, {K::Range, 0, std::nullopt, std::nullopt, 2}}).shape() == Shape{2, 3, 2});
+  CHECK(index(x, {{K::At, 1}}).shape() == Shape{3, 4});
+  CHECK(index(x, {{K::Range, 0, -9, 99}}).shape() == Shape{2, 3, 4});
+  CHECK(index(x, {{K::Ellipsis}}).shape() == Shape{2, 3, 4});
+  CHECK_FALSE(index(x, {}).same(x));  // a view of x, not x itself
+  CHECK(index(x, {}).impl()->storage == x.impl()->storage);
+  CHECK(index(x, {{K::Range, 0, 0, 1}, {K::Ellipsis}, {K::At, 0}}).shape() == Shape{1, 3});
+  sgtest::on_each_backend([] {
+    gradcheck("select", [](Ins& in) { return select(in[0], 0, 1); }, {leaf({2, 3}, -1, 1, 51)});
+    gradcheck("index", [](Ins& in) {
+      return index(in[0], {{K::Range, 0, 1, std::nullopt, 1}, {K::At, -1}, {K::Range, 0, std::nullopt, std::nullopt, 2}});
+    }, {leaf({2, 3, 4}, -1, 1, 52)});
+  });
 }

@@ -25,14 +25,12 @@
 #include "io/json.h"
 #include "ops/ops.h"
 #include "optim/optim_kernels.h"
+#include "test_util.h"
 
 namespace {
 
 using sg::Tensor;
 using sg::optim::ParamState;
-
-#define CHECK_ERROR(expr, substring) \
-  CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
 
 constexpr double kAtol = 2e-6, kRtol = 2e-6;
 
@@ -48,12 +46,6 @@ Tensor tensor_of(const sg::Shape& shape, const std::vector<double>& values, bool
   for (size_t i = 0; i < values.size(); ++i) t.f32()[i] = static_cast<float>(values[i]);
   if (leaf) t.set_requires_grad(true);
   return t;
-}
-
-std::vector<double> values_of(const Tensor& t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(t.at(i));
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,9 +238,9 @@ TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules
       for (size_t i = 0; i < params.size(); ++i) {
         const std::string at =
             name + ", step " + std::to_string(k + 1) + ", param " + std::to_string(i);
-        check_close(values_of(params[i]), numbers(trajectory[k].items[i]), at + " vs PyTorch",
+        check_close(sgtest::values(params[i]), numbers(trajectory[k].items[i]), at + " vs PyTorch",
                     vs_torch);
-        check_close(values_of(params[i]), dparams[i], at + " vs double", vs_double);
+        check_close(sgtest::values(params[i]), dparams[i], at + " vs double", vs_double);
       }
     }
     // The state holds PyTorch's values under PyTorch's keys.
@@ -259,7 +251,7 @@ TEST_CASE("optim: trajectories match PyTorch 1.13 and the double-precision rules
       for (size_t k = 0; k < want.keys.size(); ++k) {
         const std::string& key = want.keys[k];
         REQUIRE_MESSAGE(states[i].count(key), name << ": missing state '" << key << "'");
-        check_close(values_of(states[i][key]), numbers(want.items[k]), name + " state " + key,
+        check_close(sgtest::values(states[i][key]), numbers(want.items[k]), name + " state " + key,
                     vs_torch);
       }
     }
@@ -361,7 +353,7 @@ TEST_CASE("optim: state is created lazily under PyTorch's keys; params without g
     o.amsgrad = true;
     sg::optim::adam_step({a, b}, {ga, Tensor()}, states, o);
     CHECK(states[1].empty());  // b had no grad: no state, untouched
-    CHECK(values_of(b) == std::vector<double>{1, 1, 1});
+    CHECK(sgtest::values(b) == std::vector<double>{1, 1, 1});
     REQUIRE(states[0].size() == 4);
     CHECK(states[0]["step"].item() == 1);
     CHECK(states[0]["step"].ndim() == 0);
@@ -384,15 +376,15 @@ TEST_CASE("optim: state is created lazily under PyTorch's keys; params without g
     o.dampening = 0.5;  // not applied on the first step (PyTorch clones d_p)
     std::vector<ParamState> s2(1);
     sg::optim::sgd_step({b}, {tensor_of({3}, {1, 2, 3}, false)}, s2, o);
-    CHECK(values_of(s2[0]["momentum_buffer"]) == std::vector<double>{1, 2, 3});
-    CHECK(values_of(b) == std::vector<double>{0.5, 0, -0.5});
+    CHECK(sgtest::values(s2[0]["momentum_buffer"]) == std::vector<double>{1, 2, 3});
+    CHECK(sgtest::values(b) == std::vector<double>{0.5, 0, -0.5});
   }
   SUBCASE("Adagrad's init_state fills every parameter's sum and step, grads or not") {
     sg::Attrs h;
     h.set("lr", 0.1);
     h.set("initialAccumulatorValue", 0.25);
     sg::optim::optimizer_init_state("Adagrad", h, {a, b}, states);
-    CHECK(values_of(states[1]["sum"]) == std::vector<double>{0.25, 0.25, 0.25});
+    CHECK(sgtest::values(states[1]["sum"]) == std::vector<double>{0.25, 0.25, 0.25});
     CHECK(states[1]["step"].item() == 0);
     sg::optim::optimizer_step("Adagrad", h, {a, b}, {ga, Tensor()}, states);
     CHECK(states[0]["step"].item() == 1);
@@ -494,7 +486,7 @@ TEST_CASE("optim: bad arguments are errors that name the problem and change noth
   std::vector<ParamState> s2(2);
   CHECK_ERROR(sg::optim::adam_step({a, b}, {g, tensor_of({1}, {1}, false)}, s2, adam),
               "parameter 1");
-  CHECK(values_of(a) == std::vector<double>{1, 2});
+  CHECK(sgtest::values(a) == std::vector<double>{1, 2});
   CHECK(s2[0].empty());
 }
 
@@ -520,8 +512,8 @@ TEST_CASE("optim: clip_grad_norm_ against hand-computed norms") {
     CHECK(gs[0].at(0) < 3);
     gs = grads();
     CHECK(sg::optim::clip_grad_norm_(gs, 100) == doctest::Approx(13));
-    CHECK(values_of(gs[0]) == std::vector<double>{3, 4});
-    CHECK(values_of(gs[2]) == std::vector<double>{12});
+    CHECK(sgtest::values(gs[0]) == std::vector<double>{3, 4});
+    CHECK(sgtest::values(gs[2]) == std::vector<double>{12});
   }
   SUBCASE("other orders") {
     auto gs = grads();
@@ -569,4 +561,128 @@ TEST_CASE("optim: clip_grad_value_ clamps in place, through views, NaN kept") {
   CHECK(base.f32()[3] == 0.5f);
   CHECK(base.f32()[4] == 1);
   CHECK(std::isnan(base.f32()[5]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Adadelta, Adamax, NAdam and RAdam: the SIMD kernels against their scalar twins on sizes around
+// the vector width (tails included) for every variant, NaN propagation of Adamax's max as
+// torch.amax, and one step of each against its formula. Their trajectories against PyTorch:
+// tests/js/optim_more.test.mjs.
+
+namespace {
+
+using Buffers = std::vector<std::vector<float>>;  // p, state a, state b
+
+// Runs `kernel(simd?, p, a, b)` on two copies of the buffers; they must agree to a few ulps
+// (natively the SIMD path may fuse a multiply and an add that the scalar twin rounds twice).
+template <class Kernel>
+void twins_agree(const Buffers& start, const Kernel& kernel) {
+  Buffers simd = start, scalar = start;
+  kernel(true, simd[0].data(), simd[1].data(), simd[2].data());
+  kernel(false, scalar[0].data(), scalar[1].data(), scalar[2].data());
+  for (size_t b = 0; b < start.size(); ++b)
+    for (size_t i = 0; i < start[b].size(); ++i) {
+      const float u = simd[b][i], v = scalar[b][i];
+      if (std::isnan(u) && std::isnan(v)) continue;
+      CHECK_MESSAGE(std::fabs(u - v) <= 1e-6f * (1.0f + std::fabs(v)),
+                    "buffer " << b << " element " << i << ": simd " << u << " vs scalar " << v);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("optim: Adadelta, Adamax, NAdam and RAdam SIMD kernels agree with their scalar twins, tails included") {
+  using namespace sg::optim;
+  std::mt19937 gen(17);
+  std::normal_distribution<float> normal;
+  for (int64_t n : {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100}) {
+    CAPTURE(n);
+    std::vector<float> g(n);
+    Buffers start(3, std::vector<float>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      g[i] = normal(gen);
+      start[0][i] = normal(gen);
+      start[1][i] = normal(gen) * 0.1f;
+      start[2][i] = std::fabs(normal(gen)) * 0.1f;  // second moments are non-negative
+    }
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool x = variant & 1, y = variant & 2;
+      CAPTURE(variant);
+      AdadeltaScalars ad;
+      ad.sign = x ? -1 : 1, ad.has_weight_decay = y, ad.weight_decay = 0.1f, ad.rho = 0.9f;
+      ad.one_minus_rho = 0.1f, ad.eps = 1e-6f, ad.neg_lr = -1.0f;
+      twins_agree(Buffers{start[0], start[2], start[2]}, [&](bool simd, float* p, float* a, float* b) {
+        (simd ? simd::adadelta_f32 : ref::adadelta_f32)(p, g.data(), a, b, n, ad);
+      });
+      AdamaxScalars am;
+      am.sign = x ? -1 : 1, am.has_weight_decay = y, am.weight_decay = 0.1f, am.beta1 = 0.9f;
+      am.one_minus_beta1 = 0.1f, am.beta2 = 0.999f, am.eps = 1e-8f, am.neg_clr = -0.02f;
+      twins_agree(start, [&](bool simd, float* p, float* a, float* b) {
+        (simd ? simd::adamax_f32 : ref::adamax_f32)(p, g.data(), a, b, n, am);
+      });
+      MomentsScalars mo;
+      mo.has_weight_decay = y, mo.weight_decay = 0.1f, mo.beta1 = 0.9f, mo.one_minus_beta1 = 0.1f;
+      mo.beta2 = 0.999f, mo.one_minus_beta2 = 0.001f, mo.eps = 1e-8f;
+      NadamScalars na;
+      na.moments = mo, na.bias_correction2 = 0.003f, na.grad_coef = -0.011f, na.avg_coef = -0.02f;
+      twins_agree(start, [&](bool simd, float* p, float* a, float* b) {
+        (simd ? simd::nadam_f32 : ref::nadam_f32)(p, g.data(), a, b, n, na);
+      });
+      RadamScalars ra;
+      ra.moments = mo, ra.bias_correction1 = 0.52f, ra.lr = 0.01f;
+      ra.bias_correction2_sqrt = 0.08f, ra.rect = 0.03f, ra.rectified = x;
+      twins_agree(start, [&](bool simd, float* p, float* a, float* b) {
+        (simd ? simd::radam_f32 : ref::radam_f32)(p, g.data(), a, b, n, ra);
+      });
+    }
+  }
+}
+
+TEST_CASE("optim: Adamax's infinity norm keeps a NaN as torch.amax does") {
+  using namespace sg::optim;
+  for (bool simd : {true, false}) {
+    CAPTURE(simd);
+    std::vector<float> p(5, 1.0f), m(5, 0.0f), u(5, 0.5f), g = {1, NAN, -2, 0, 3};
+    u[3] = NAN;
+    AdamaxScalars s;
+    s.beta1 = 0.9f, s.one_minus_beta1 = 0.1f, s.beta2 = 0.5f, s.eps = 1e-8f, s.neg_clr = -0.1f;
+    (simd ? simd::adamax_f32 : ref::adamax_f32)(p.data(), g.data(), m.data(), u.data(), 5, s);
+    CHECK(u[0] == doctest::Approx(1.0f));
+    CHECK(std::isnan(u[1]));
+    CHECK(u[2] == doctest::Approx(2.0f));
+    CHECK(std::isnan(u[3]));
+    CHECK(u[4] == doctest::Approx(3.0f));
+  }
+}
+
+TEST_CASE("optim: one step of Adadelta, Adamax, RAdam and NAdam against its formula in double") {
+  // One parameter element, first step, so each formula is short enough to write out here.
+  const double p0 = 0.5, g0 = -0.8;
+  auto step = [&](const std::string& algorithm, const sg::Attrs& attrs) {
+    sg::Tensor p = sg::Tensor::empty({1});
+    *p.f32() = static_cast<float>(p0);
+    p.set_requires_grad(true);
+    sg::Tensor g = sg::Tensor::empty({1});
+    *g.f32() = static_cast<float>(g0);
+    std::vector<sg::optim::ParamState> states(1);
+    sg::optim::optimizer_step(algorithm, attrs, {p}, {g}, states);
+    return static_cast<double>(*p.f32());
+  };
+  sg::Attrs a;
+  a.set("lr", 1.0);
+  // Adadelta: sq = 0.1·g², delta = √eps / √(sq + eps) · g
+  const double sq = 0.1 * g0 * g0;
+  CHECK(step("Adadelta", a) == doctest::Approx(p0 - std::sqrt(1e-6) / std::sqrt(sq + 1e-6) * g0).epsilon(1e-6));
+  sg::Attrs b;
+  b.set("lr", 0.1);
+  // Adamax: m = 0.1·g, u = |g| + eps, p −= lr / 0.1 · m / u
+  CHECK(step("Adamax", b) == doctest::Approx(p0 - 0.1 / 0.1 * (0.1 * g0) / (std::fabs(g0) + 1e-8)).epsilon(1e-6));
+  // RAdam, step 1 (not rectified): p −= lr·m/(1 − β1) = lr·g
+  CHECK(step("RAdam", b) == doctest::Approx(p0 - 0.1 * g0).epsilon(1e-6));
+  // NAdam, step 1: μ1, μ2; d = √(v / (1 − β2)) + eps = |g| + eps; the product is μ1 and the
+  // "next" product μ1·μ1·μ2, as PyTorch 1.13 computes it (mu_product * mu * mu_next).
+  const double mu1 = 0.9 * (1 - 0.5 * std::pow(0.96, 0.004)), mu2 = 0.9 * (1 - 0.5 * std::pow(0.96, 0.008));
+  const double d = std::fabs(g0) + 1e-8;
+  const double want = p0 - 0.1 * g0 / d - 0.1 * mu2 / (1 - mu1 * mu1 * mu2) * (0.1 * g0) / d;
+  CHECK(step("NAdam", b) == doctest::Approx(want).epsilon(1e-6));
 }

@@ -1,7 +1,7 @@
 // The op table (src/ops/registry_table.cpp): every JS op name runs through call_op with valid
 // attrs and gives what the C++ function called directly gives (same shape, dtype and values),
 // and the shape/dtype written here by hand. Then the error paths: wrong attr types, missing
-// attrs, unknown names, wrong input counts, null inputs.
+// attrs, unknown names, wrong input counts, null inputs, and the messages of bad arguments.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,33 +16,23 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "gradcheck.h"
+#include "ops/bitwise.h"
+#include "ops/linalg.h"
 #include "ops/ops.h"
 #include "ops/registry.h"
+#include "ops/special.h"
+#include "test_util.h"
 
 using namespace sg;
+using sgtest::attrs;
+using sgtest::check_error;
+using sgtest::error_of;
 using sgtest::from;
+using sgtest::ints;
 
 namespace {
 
-Attrs attrs(std::initializer_list<std::pair<std::string, AttrValue>> kv) {
-  Attrs a;
-  for (const auto& [k, v] : kv) a.set(k, v);
-  return a;
-}
-
 using V = std::vector<double>;
-
-Tensor bool_tensor(const Shape& shape, const std::vector<uint8_t>& values) {
-  Tensor t = Tensor::empty(shape, DType::Bool);
-  for (size_t i = 0; i < values.size(); ++i) t.u8()[i] = values[i];
-  return t;
-}
-
-Tensor int_tensor(const Shape& shape, const std::vector<int32_t>& values) {
-  Tensor t = Tensor::empty(shape, DType::Int32);
-  for (size_t i = 0; i < values.size(); ++i) t.i32()[i] = values[i];
-  return t;
-}
 
 struct Case {
   std::string name;
@@ -52,6 +42,7 @@ struct Case {
   std::vector<Shape> shapes;  // expected, by hand
   DType dtype;
   bool random = false;  // draws from the global generator: both calls start from one seed
+  std::vector<DType> dtypes = {};  // per output where they differ (sort, topk); else dtype
 };
 
 std::vector<Tensor> one(Tensor t) { return {std::move(t)}; }
@@ -64,15 +55,6 @@ void check_same_values(const std::string& name, const Tensor& got, const Tensor&
   }
 }
 
-std::string error_of(const std::string& op, const std::vector<Tensor>& inputs, const Attrs& a) {
-  try {
-    call_op(op, inputs, a);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("registry: every op name runs with valid attrs and matches the direct C++ call") {
@@ -83,9 +65,9 @@ TEST_CASE("registry: every op name runs with valid attrs and matches the direct 
   const Tensor t3 = sgtest::leaf({2, 3, 4}, -1, 1, 3, false);
   const Tensor x_1 = reshape(x, {2, 1, 3});
   const Tensor w = from({1}, {0.25f});
-  const Tensor mask = bool_tensor({2, 3}, {1, 0, 0, 1, 1, 0});
-  const Tensor idx = int_tensor({2}, {2, 0});
-  const Tensor gidx = int_tensor({2, 2}, {0, 2, 1, 1});
+  const Tensor mask = sgtest::bools({2, 3}, {1, 0, 0, 1, 1, 0});
+  const Tensor idx = ints({2}, {2, 0});
+  const Tensor gidx = ints({2, 2}, {0, 2, 1, 1});
   const double inf = std::numeric_limits<double>::infinity();
   const DType F = DType::Float32, I = DType::Int32, B = DType::Bool;
 
@@ -242,6 +224,103 @@ TEST_CASE("registry: every op name runs with valid attrs and matches the direct 
   cases.push_back({"to", {x}, attrs({{"device", std::string("cpu")}}), [=] { return one(to_device(x, Device::CPU)); },
                    {{2, 3}}, F});
 
+  // Rounding, trigonometry, modulo, logical and bitwise ops, special functions.
+  for (const auto& [name, fn] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&)>>{
+           {"floor", &sg::floor}, {"ceil", &sg::ceil}, {"round", &sg::round}, {"trunc", &sg::trunc},
+           {"tan", &sg::tan}, {"atan", &sg::atan}, {"asin", &sg::asin}, {"acos", &sg::acos},
+           {"sinh", &sg::sinh}, {"cosh", &sg::cosh}, {"erfinv", &erfinv}, {"erfc", &sg::erfc},
+           {"lgamma", &sg::lgamma}, {"digamma", &digamma}, {"i0", &i0}})
+    unary(name, fn);
+  binary("atan2", &sg::atan2, F);
+  binary("fmod", &sg::fmod, F);
+  binary("remainder", &sg::remainder, F);
+  binary("floorDivide", &floor_divide, F);
+  binary("logicalAnd", &logical_and, B);
+  binary("logicalOr", &logical_or, B);
+  binary("logicalXor", &logical_xor, B);
+  cases.push_back({"logicalNot", {x}, {}, [=] { return one(logical_not(x)); }, {{2, 3}}, B});
+  cases.push_back({"divRounded", {x, row}, attrs({{"roundingMode", std::string("floor")}}),
+                   [=] { return one(div_rounded(x, row, "floor")); }, {{2, 3}}, F});
+  cases.push_back({"hardtanh", {y}, attrs({{"minVal", -1.0}, {"maxVal", 2.0}}),
+                   [=] { return one(hardtanh(y, -1.0, 2.0)); }, {{2, 3}}, F});
+  cases.push_back({"polygamma", {x}, attrs({{"n", 1.0}}), [=] { return one(polygamma(1, x)); }, {{2, 3}}, F});
+  const Tensor xi = ints({2, 3}, {5, -3, 12, 0, 7, 9}), ri = ints({3}, {3, 6, 1});
+  for (const auto& [name, fn] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&, const Tensor&)>>{
+           {"bitwiseAnd", &bitwise_and}, {"bitwiseOr", &bitwise_or}, {"bitwiseXor", &bitwise_xor},
+           {"bitwiseLeftShift", &bitwise_left_shift}, {"bitwiseRightShift", &bitwise_right_shift},
+           {"gcd", &sg::gcd}, {"lcm", &sg::lcm}})
+    cases.push_back({name, {xi, ri}, {}, [=, fn = fn] { return one(fn(xi, ri)); }, {{2, 3}}, I});
+  cases.push_back({"bitwiseNot", {xi}, {}, [=] { return one(bitwise_not(xi)); }, {{2, 3}}, I});
+  cases.push_back({"any", {mask}, attrs({{"dim", V{1}}}), [=] { return one(any(mask, {1})); }, {{2}}, B});
+  cases.push_back({"all", {x}, attrs({{"keepdim", true}}), [=] { return one(all(x, {}, true)); }, {{1, 1}}, B});
+
+  // Scans, sorting, scatter.
+  cases.push_back({"cumsum", {t3}, attrs({{"dim", 1.0}}), [=] { return one(cumsum(t3, 1)); }, {{2, 3, 4}}, F});
+  cases.push_back({"cumprod", {y}, attrs({{"dim", -1.0}}), [=] { return one(cumprod(y, -1)); }, {{2, 3}}, F});
+  cases.push_back({"sort", {y}, attrs({{"dim", 0.0}, {"descending", true}}),
+                   [=] {
+                     const Sorted s = sort(y, 0, true);
+                     return std::vector<Tensor>{s.values, s.indices};
+                   },
+                   {{2, 3}, {2, 3}}, F, false, {F, I}});
+  cases.push_back({"argsort", {y}, {}, [=] { return one(argsort(y)); }, {{2, 3}}, I});
+  cases.push_back({"topk", {y}, attrs({{"k", 2.0}, {"largest", false}}),
+                   [=] {
+                     const Sorted s = topk(y, 2, -1, false);
+                     return std::vector<Tensor>{s.values, s.indices};
+                   },
+                   {{2, 2}, {2, 2}}, F, false, {F, I}});
+  cases.push_back({"scatter", {x, gidx, y}, attrs({{"dim", 1.0}}), [=] { return one(scatter(x, 1, gidx, y)); },
+                   {{2, 3}}, F});
+  cases.push_back({"scatterAdd", {x, gidx, y}, attrs({{"dim", 1.0}}),
+                   [=] { return one(scatter_add(x, 1, gidx, y)); }, {{2, 3}}, F});
+  cases.push_back({"scatterReduce", {x, gidx, y}, attrs({{"dim", 1.0}, {"reduce", std::string("amax")}}),
+                   [=] { return one(scatter_reduce(x, 1, gidx, y, "amax")); }, {{2, 3}}, F});
+
+  // Matrices and einsum, rearranging, selection and indexing.
+  cases.push_back({"tril", {m}, {}, [=] { return one(tril(m)); }, {{3, 4}}, F});
+  cases.push_back({"triu", {m}, attrs({{"diagonal", 1.0}}), [=] { return one(triu(m, 1)); }, {{3, 4}}, F});
+  cases.push_back({"diag", {row}, {}, [=] { return one(diag(row)); }, {{3, 3}}, F});
+  cases.push_back({"diag", {m}, attrs({{"diagonal", -1.0}}), [=] { return one(diag(m, -1)); }, {{2}}, F});
+  cases.push_back({"outer", {row, row}, {}, [=] { return one(outer(row, row)); }, {{3, 3}}, F});
+  cases.push_back({"einsum", {x, m}, attrs({{"equation", std::string("ij,jk->ik")}}),
+                   [=] { return one(einsum("ij,jk->ik", {x, m})); }, {{2, 4}}, F});
+  cases.push_back({"flip", {x}, attrs({{"dims", V{0}}}), [=] { return one(flip(x, {0})); }, {{2, 3}}, F});
+  cases.push_back({"roll", {x}, attrs({{"shifts", V{1}}, {"dims", V{1}}}), [=] { return one(roll(x, {1}, {1})); },
+                   {{2, 3}}, F});
+  cases.push_back({"repeat", {row}, attrs({{"repeats", V{2, 1}}}), [=] { return one(repeat(row, {2, 1})); },
+                   {{2, 3}}, F});
+  cases.push_back({"tile", {row}, attrs({{"repeats", V{2}}}), [=] { return one(tile(row, {2})); }, {{6}}, F});
+  cases.push_back({"select", {t3}, attrs({{"dim", 1.0}, {"index", -1.0}}), [=] { return one(select(t3, 1, -1)); },
+                   {{2, 4}}, F});
+  cases.push_back({"index", {t3}, attrs({{"items", V{1, 0, 0, 1, 2, 0, 2, 1}}}),  // t3[0, 0:2]
+                   [=] {
+                     using K = IndexItem::Kind;
+                     return one(index(t3, {{K::At, 0, std::nullopt, std::nullopt, 1}, {K::Range, 0, 0, 2, 1}}));
+                   },
+                   {{2, 4}}, F});
+
+  // Sampling.
+  const Tensor p = from({2, 3}, {0.1f, 0.5f, 0.9f, 0.0f, 1.0f, 0.3f});
+  cases.push_back({"bernoulli", {p}, {}, [=] { return one(bernoulli(p)); }, {{2, 3}}, F, true});
+  cases.push_back({"multinomial", {p}, attrs({{"numSamples", 2.0}}), [=] { return one(multinomial(p, 2)); },
+                   {{2, 2}}, I, true});
+
+  // torch.linalg on a symmetric positive definite matrix.
+  const Tensor spd = from({3, 3}, {4, 1, 0, 1, 3, 1, 0, 1, 2});
+  cases.push_back({"linalgInv", {spd}, {}, [=] { return one(linalg_inv(spd)); }, {{3, 3}}, F});
+  cases.push_back({"linalgDet", {spd}, {}, [=] { return one(linalg_det(spd)); }, {{}}, F});
+  cases.push_back({"logdet", {spd}, {}, [=] { return one(logdet(spd)); }, {{}}, F});
+  cases.push_back({"linalgSlogdet", {spd}, {},
+                   [=] {
+                     const SignLogDet s = linalg_slogdet(spd);
+                     return std::vector<Tensor>{s.sign, s.logabsdet};
+                   },
+                   {{}, {}}, F});
+  cases.push_back({"linalgSolve", {spd, row}, {}, [=] { return one(linalg_solve(spd, row)); }, {{3}}, F});
+  cases.push_back({"linalgCholesky", {spd}, attrs({{"upper", true}}), [=] { return one(linalg_cholesky(spd, true)); },
+                   {{3, 3}}, F});
+
   std::set<std::string> tested;
   for (const Case& c : cases) {
     CAPTURE(c.name);
@@ -254,7 +333,7 @@ TEST_CASE("registry: every op name runs with valid attrs and matches the direct 
     REQUIRE(want.size() == got.size());
     for (size_t k = 0; k < got.size(); ++k) {
       CHECK(got[k].shape() == c.shapes[k]);
-      CHECK(got[k].dtype() == c.dtype);
+      CHECK(got[k].dtype() == (c.dtypes.empty() ? c.dtype : c.dtypes[k]));
       REQUIRE(want[k].shape() == got[k].shape());
       CHECK(want[k].dtype() == got[k].dtype());
       check_same_values(c.name, got[k], want[k]);
@@ -268,7 +347,7 @@ TEST_CASE("registry: every op name runs with valid attrs and matches the direct 
   std::set<std::string> table;
   for (const auto& [name, _] : rows) table.insert(name);
   CHECK(tested == table);
-  CHECK(table.size() == 87);  // the names of bindings/README.md's op table
+  CHECK(table.size() == 150);  // the names of bindings/README.md's op table
   std::vector<std::string> names = op_names();
   for (const std::string& name : table)
     CHECK_MESSAGE(std::find(names.begin(), names.end(), name) != names.end(), name);
@@ -315,4 +394,82 @@ TEST_CASE("registry: unknown names, wrong input counts and null inputs are error
   // Errors from the op itself come through unchanged.
   CHECK(error_of("matmul", {from({2, 3}, {1, 2, 3, 4, 5, 6}), from({4, 5}, std::vector<float>(20, 1.0f))}, {})
             .find("[2, 3]") != std::string::npos);
+}
+
+TEST_CASE("registry: bad arguments of scans, sorting, scatter, matrices, einsum, rearranging, indexing and sampling name the op, what was expected and what was got") {
+  const Tensor x = from({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor idx = ints({1, 2}, {0, 3});
+  check_error([&] { call_op("scatter", {x, idx, x}, attrs({{"dim", 1.0}})); },
+              "scatter: index 3 is out of bounds for dim 1 with size 3");
+  check_error([&] { call_op("scatterAdd", {x, ints({1, 1}, {-1}), x}, attrs({{"dim", 0.0}})); },
+              "scatterAdd: index -1 is out of bounds for dim 0 with size 2");
+  check_error([&] { call_op("scatterReduce", {x, idx, x}, attrs({{"dim", 1.0}, {"reduce", std::string("amax")}})); },
+              "scatterReduce: index 3 is out of bounds for dim 1 with size 3");
+  check_error([&] { call_op("scatterReduce", {x, ints({1, 1}, {0}), x}, attrs({{"dim", 1.0}, {"reduce", std::string("max")}})); },
+              "scatterReduce: expected reduce 'sum', 'prod', 'mean', 'amax' or 'amin', got 'max'");
+  check_error([&] { call_op("scatter", {x, from({1, 1}, {0}), x}, attrs({{"dim", 0.0}})); },
+              "scatter: expected an int32 index tensor, got float32");
+  check_error([&] { call_op("scatter", {x, ints({2}, {0, 1}), x}, attrs({{"dim", 0.0}})); },
+              "scatter: index must have as many dims as the input (2), got shape [2] for input shape [2, 3]");
+  check_error([&] { call_op("scatter", {x, ints({1, 1}, {0}), ints({1, 1}, {0})}, attrs({{"dim", 0.0}})); },
+              "scatter: expected src of the input's dtype (float32), got int32");
+  check_error([&] { call_op("topk", {x}, attrs({{"k", 4.0}})); },
+              "topk: k (4) is out of range for dim 1 of size 3 (expected k in [0, 3])");
+  check_error([&] { call_op("cumsum", {x}, attrs({{"dim", 2.0}})); },
+              "cumsum: dim 2 is out of range for a tensor with 2 dims (expected a dim in [-2, 1])");
+  CHECK(error_of("cumsum", {x}, {}) == "cumsum: missing argument 'dim'");
+  check_error([&] { call_op("tril", {from({3}, {1, 2, 3})}, {}); },
+              "tril: expected a tensor of at least 2 dims, got shape [3]");
+  check_error([&] { call_op("diag", {zeros({2, 2, 2})}, {}); }, "diag: expected a 1-D or 2-D tensor, got shape [2, 2, 2]");
+  check_error([&] { call_op("outer", {x, x}, {}); }, "outer: expected two 1-D tensors, got shapes [2, 3] and [2, 3]");
+  check_error([&] { call_op("flip", {x}, attrs({{"dims", std::vector<double>{1, -1}}})); },
+              "flip: dim 1 appears more than once in dims [1, -1]");
+  check_error([&] { call_op("roll", {x}, attrs({{"shifts", std::vector<double>{1, 2}}})); },
+              "roll: without dims, expected one shift (over the flattened tensor), got [1, 2]");
+  check_error([&] { call_op("repeat", {x}, attrs({{"repeats", std::vector<double>{2}}})); },
+              "repeat: expected at least as many repeat counts as the tensor has dims (2), got 1 ([2])");
+  check_error([&] { call_op("tile", {x}, attrs({{"repeats", std::vector<double>{2, -1}}})); },
+              "tile: expected non-negative repeat counts, got [2, -1]");
+  check_error([&] { call_op("select", {x}, attrs({{"dim", 1.0}, {"index", 3.0}})); },
+              "select: index 3 is out of range for dim 1 of size 3 (expected an index in [-3, 2])");
+  check_error([&] { call_op("index", {x}, attrs({{"items", std::vector<double>{1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1}}})); },
+              "index: too many indices for a tensor of 2 dims (shape [2, 3]): got 3");
+  check_error([&] { call_op("index", {x}, attrs({{"items", std::vector<double>{0, 0, 0, 1, 1, -4, 0, 1}}})); },
+              "index: index -4 is out of range for dim 1 of size 3 (expected an index in [-3, 2])");
+  check_error([&] { call_op("index", {x}, attrs({{"items", std::vector<double>{2, 0, 5, 0}}})); },
+              "index: expected a positive step in the range for dim 0, got 0");
+  check_error([&] { call_op("index", {x}, attrs({{"items", std::vector<double>{3, 0, 0, 1, 3, 0, 0, 1}}})); },
+              "index: expected at most one '...', got 2");
+  check_error([&] { call_op("einsum", {x, x}, attrs({{"equation", std::string("ij,jk->ik")}})); },
+              "einsum: label 'j' has sizes 3 and 2 in 'ij,jk->ik' (expected equal sizes, or 1 to broadcast)");
+  check_error([&] { call_op("einsum", {x}, attrs({{"equation", std::string("ij,jk")}})); },
+              "einsum: the equation 'ij,jk' has 2 operand terms but 1 tensors were given");
+  check_error([&] { call_op("einsum", {x}, attrs({{"equation", std::string("i2")}})); },
+              "einsum: invalid character '2' in equation 'i2' (expected letters, ',', '->' and '...')");
+  check_error([&] { call_op("einsum", {x}, attrs({{"equation", std::string("ijk")}})); },
+              "einsum: operand 0 has 2 dims but its term in 'ijk' names 3");
+  check_error([&] { call_op("einsum", {x}, attrs({{"equation", std::string("ij->k")}})); },
+              "einsum: output label 'k' does not occur in any operand of 'ij->k'");
+  check_error([&] { call_op("einsum", {ints({2}, {1, 2})}, attrs({{"equation", std::string("i")}})); },
+              "einsum: expected float32 operands, got int32 (operand 0)");
+  check_error([&] { call_op("multinomial", {from({3}, {0, 1, 0})}, attrs({{"numSamples", 2.0}})); },
+              "multinomial: cannot draw 2 samples without replacement from row 0, which has only 1 categories of "
+              "nonzero probability");
+  check_error([&] { call_op("multinomial", {from({2}, {0, 0})}, attrs({{"numSamples", 1.0}})); },
+              "multinomial: invalid distribution in row 0: the probabilities sum to 0");
+  check_error([&] { call_op("multinomial", {from({2}, {1, -1})}, attrs({{"numSamples", 1.0}})); },
+              "multinomial: expected finite, non-negative probabilities, got -1 (row 0, category 1)");
+  check_error([&] { call_op("multinomial", {x}, attrs({{"numSamples", 4.0}})); },
+              "multinomial: cannot draw 4 samples without replacement from 3 categories");
+  check_error([&] { call_op("multinomial", {x}, attrs({{"numSamples", 0.0}})); },
+              "multinomial: expected a positive number of samples, got 0");
+  check_error([&] { call_op("bernoulli", {x}, attrs({{"p", 2.0}})); }, "bernoulli: expected p in [0, 1], got 2");
+  check_error([&] { call_op("hardtanh", {x}, attrs({{"minVal", 2.0}, {"maxVal", 1.0}})); },
+              "hardtanh: expected minVal <= maxVal, got minVal 2 and maxVal 1");
+  check_error([&] { call_op("logicalAnd", {x, from({2}, {1, 1})}, {}); },
+              "logicalAnd: shapes [2, 3] and [2] cannot be broadcast together (3 vs 2 at dim 1)");
+  check_error([&] { call_op("any", {x}, attrs({{"dim", 2.0}})); },
+              "any: dim 2 is out of range for a tensor with 2 dims (expected a dim in [-2, 1])");
+  // The module still computes after every failure above.
+  CHECK(sum(x).item() == 21);
 }

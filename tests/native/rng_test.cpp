@@ -1,18 +1,22 @@
 // The Philox4x32-10 generator: Random123's published known-answer vectors, the stream layout,
-// and the statistics of rand/randn/randint (bounds loose enough to never flake: ≥ 5σ).
+// and the statistics of rand/randn/randint, bernoulli and multinomial (bounds loose enough to
+// never flake: ≥ 5σ).
 #include "core/rng.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
+#include "gradcheck.h"
 #include "ops/ops.h"
+#include "test_util.h"
 
 using namespace sg;
-
-#define CHECK_ERROR(expr, substring) CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
+using sgtest::from;
+using sgtest::values;
 
 TEST_CASE("rng: Philox4x32-10 matches Random123's known-answer vectors") {
   // From kat_vectors in the Random123 distribution (D. E. Shaw Research).
@@ -185,4 +189,63 @@ TEST_CASE("rng: randint range and uniformity") {
   CHECK_ERROR(randint(5, 5, {2}), "randint: expected low < high, got low 5 and high 5");
   CHECK_ERROR(randint(0, 3000000000LL, {2}), "does not fit in int32");
   CHECK_ERROR(rand({-1}), "sizes must be non-negative");
+}
+
+TEST_CASE("rng: bernoulli: seeded, exact at 0 and 1, frequencies, gradient zero") {
+  manual_seed(5);
+  const Tensor p = full({20000}, 0.3);
+  const Tensor a = bernoulli(p);
+  manual_seed(5);
+  const Tensor b = bernoulli(p);
+  CHECK(values(a) == values(b));
+  double ones = 0;
+  for (double v : values(a)) {
+    CHECK((v == 0 || v == 1));
+    ones += v;
+  }
+  // Binomial(20000, 0.3): sd ≈ 64.8; 5 sd.
+  CHECK(std::fabs(ones - 6000) < 325);
+  CHECK(values(bernoulli(from({4}, {0, 1, 0, 1}))) == std::vector<double>{0, 1, 0, 1});
+  double with_p = 0;
+  for (double v : values(bernoulli(zeros({10000}), 0.75))) with_p += v;
+  CHECK(std::fabs(with_p - 7500) < 5 * 43.3);
+  Tensor q = from({3}, {0.2f, 0.5f, 0.9f}, true);
+  const Tensor draw = bernoulli(q);
+  CHECK(draw.requires_grad());
+  sum(draw).backward();
+  CHECK(values(q.grad()) == std::vector<double>{0, 0, 0});
+  CHECK(sgtest::error_of([] { bernoulli(from({2}, {0.5f, 1.5f})); }) ==
+        "bernoulli: expected probabilities in [0, 1], got 1.5");
+}
+
+TEST_CASE("rng: multinomial: seeded, frequencies, zero weights, without replacement") {
+  const Tensor w = from({2, 4}, {1, 0, 3, 4, 0, 0, 5, 0});
+  manual_seed(9);
+  const Tensor a = multinomial(w, 6000, true);
+  manual_seed(9);
+  CHECK(values(multinomial(w, 6000, true)) == values(a));
+  CHECK(a.shape() == Shape{2, 6000});
+  CHECK(a.dtype() == DType::Int32);
+  std::map<int, int> row0;
+  for (int64_t i = 0; i < 6000; ++i) {
+    ++row0[int(a.at(i))];
+    CHECK(a.at(6000 + i) == 2);  // the only category with weight in row 1
+  }
+  CHECK(row0.count(1) == 0);
+  // Expected 750, 2250, 3000 (weights 1:3:4 of 8): within 5 binomial sds.
+  CHECK(std::fabs(row0[0] - 750) < 5 * 25.6);
+  CHECK(std::fabs(row0[2] - 2250) < 5 * 37.5);
+  CHECK(std::fabs(row0[3] - 3000) < 5 * 38.7);
+  // Without replacement: distinct, nonzero-weight categories; over many draws the first pick
+  // follows the weights.
+  std::map<int, int> first;
+  for (int rep = 0; rep < 4000; ++rep) {
+    const Tensor d = multinomial(from({4}, {1, 0, 3, 4}), 3, false);
+    std::set<int> seen;
+    for (int64_t i = 0; i < 3; ++i) seen.insert(int(d.at(i)));
+    CHECK(seen == std::set<int>{0, 2, 3});
+    ++first[int(d.at(0))];
+  }
+  CHECK(std::fabs(first[3] - 2000) < 5 * 31.6);
+  CHECK(std::fabs(first[0] - 500) < 5 * 20.9);
 }

@@ -17,15 +17,13 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "io/json.h"
+#include "test_util.h"
 
 namespace {
 
 using sg::Tensor;
 using sg::io::load_safetensors;
 using sg::io::save_safetensors;
-
-#define CHECK_ERROR(expr, substring) \
-  CHECK_THROWS_WITH_AS(expr, doctest::Contains(substring), sg::Error)
 
 using Bytes = std::vector<uint8_t>;
 
