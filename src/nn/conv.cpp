@@ -17,26 +17,16 @@
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "nn/pool.h"
+#include "nn/size_args.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
-// PyTorch's ints-or-tuple: one value for every spatial dim, or one per dim.
-Ints per_dim(const char* op, const char* what, const Ints& v, int nd) {
-  if (v.size() == 1) return Ints(nd, v[0]);
-  if (static_cast<int>(v.size()) == nd) return v;
-  fail(op, ": expected ", what, " to have ", nd == 1 ? "1 value" : "1 or 2 values", ", got ", v.size(),
-       " (", v, ")");
-}
-
-void check_each(const char* op, const char* what, const Ints& v, int64_t min) {
-  for (int64_t e : v)
-    check(e >= min, op, ": ", what, min > 0 ? " must be positive" : " must be non-negative", ", got ", v);
-}
+using size_args::check_each;
+using size_args::Ints;
+using size_args::per_dim;
 
 // Everything one convolution call needs once its arguments are checked.
 struct Setup {

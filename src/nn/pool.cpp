@@ -17,6 +17,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "nn/size_args.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -38,19 +39,9 @@ Tensor max_pool_backward(const PoolGeom& pg, const Tensor& idx, const Tensor& gy
 
 namespace {
 
-using Ints = std::vector<int64_t>;
-
-Ints per_dim(const char* op, const char* what, const Ints& v, int nd) {
-  if (v.size() == 1) return Ints(nd, v[0]);
-  if (static_cast<int>(v.size()) == nd) return v;
-  fail(op, ": expected ", what, " to have ", nd == 1 ? "1 value" : "1 or 2 values", ", got ", v.size(),
-       " (", v, ")");
-}
-
-void check_each(const char* op, const char* what, const Ints& v, int64_t min) {
-  for (int64_t e : v)
-    check(e >= min, op, ": ", what, min > 0 ? " must be positive" : " must be non-negative", ", got ", v);
-}
+using size_args::check_each;
+using size_args::Ints;
+using size_args::per_dim;
 
 int64_t floor_div(int64_t a, int64_t b) {  // b > 0
   return a >= 0 ? a / b : -((-a + b - 1) / b);
