@@ -4,10 +4,13 @@ import { gradcheck, gradgradcheck } from './autograd/gradcheck.js';
 import './tensor/inplace.js';  // the in-place Tensor methods (add_, mul_, fill_, ...)
 import {
   arange,
+  empty,
+  emptyLike,
   eye,
   full,
   fullLike,
   linspace,
+  logspace,
   ones,
   onesLike,
   rand,
@@ -23,16 +26,24 @@ import { dispose, emptyCache, keep, memory, resetPeakMemory, tidy } from './runt
 import * as H from './runtime/handles.js';
 import { mod } from './runtime/module.js';
 import { functionOps, ops } from './tensor/ops.js';
-import { moreFunctionOps, moreOps } from './tensor/ops_registry_breadth.js';
-import { composeFunctionOps, composeOps } from './tensor/composite_a.js';
-import { composeMoreFunctionOps, composeMoreOps } from './tensor/composite_b.js';
+import { pointwiseOps } from './tensor/pointwise.js';
+import { comparisonOps } from './tensor/comparison.js';
+import { reductionOps } from './tensor/reductions.js';
+import { statisticsOps } from './tensor/statistics.js';
+import { sortingFunctionOps, sortingOps } from './tensor/sorting.js';
+import { indexingOps } from './tensor/indexing.js';
+import { scatterGatherOps } from './tensor/scatter_gather.js';
+import { productFunctionOps, productOps } from './tensor/products.js';
+import { rearrangingFunctionOps, rearrangingOps } from './tensor/rearranging.js';
+import { matrixFunctionOps, matrixOps } from './tensor/matrices.js';
+import { combinatoricsFunctionOps, combinatoricsOps } from './tensor/combinatorics.js';
+import { samplingOps } from './tensor/sampling.js';
 import { F } from './nn/functional.js';
 import { linalg, linalgFunctions } from './linalg/linalg.js';
 import { bitwiseOps } from './tensor/bitwise.js';
 import { special, specialFunctions } from './special/special.js';
 import { dataDependentOps } from './tensor/data_dependent.js';
 import { stackSplitFunctionOps, stackSplitOps } from './tensor/stack_split.js';
-import { statsCreationOps, statsOps } from './tensor/statistics.js';
 import { distributions } from './distributions/distributions.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
@@ -153,6 +164,7 @@ export function createApi() {
     full,
     arange,
     linspace,
+    logspace,
     eye,
     rand,
     randn,
@@ -162,23 +174,34 @@ export function createApi() {
     fullLike,
     randLike,
     randnLike,
+    empty,
+    emptyLike,
     // ops
     ...ops,
     ...functionOps,
-    ...moreOps,
-    ...moreFunctionOps,
-    ...composeOps,
-    ...composeFunctionOps,
-    ...composeMoreOps,
-    ...composeMoreFunctionOps,
+    ...pointwiseOps,
+    ...comparisonOps,
+    ...reductionOps,
+    ...statisticsOps,
+    ...sortingOps,
+    ...sortingFunctionOps,
+    ...indexingOps,
+    ...scatterGatherOps,
+    ...productOps,
+    ...productFunctionOps,
+    ...rearrangingOps,
+    ...rearrangingFunctionOps,
+    ...matrixOps,
+    ...matrixFunctionOps,
+    ...combinatoricsOps,
+    ...combinatoricsFunctionOps,
+    ...samplingOps,
+    ...stackSplitOps,
+    ...stackSplitFunctionOps,
     ...linalgFunctions,
     ...bitwiseOps,
     ...specialFunctions,
     ...dataDependentOps,
-    ...stackSplitOps,
-    ...stackSplitFunctionOps,
-    ...statsOps,
-    ...statsCreationOps,
     // memory
     tidy,
     keep,

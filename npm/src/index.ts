@@ -119,22 +119,24 @@ export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, So
 export type {
   MoreOpFunctions,
   MoreOpMethods,
-  IndexItem,
-  SortOptions,
-  SortResult,
-  ScatterReduceOptions,
-  ScatterReduction,
-  TopkOptions,
-  BernoulliOptions,
-  MultinomialOptions,
-} from './tensor/ops_registry_breadth.js';
-export type { ComposeOpFunctions, ComposeOpMethods, NanToNumOptions, AddmmOptions, MeshgridOptions } from './tensor/composite_a.js';
-export type {
-  ComposeMoreOpFunctions, ComposeMoreOpMethods, IscloseOptions, DiffOptions, CdistOptions, BucketizeOptions, SearchsortedOptions,
-  AminmaxOptions, CombinationsOptions, TensordotDims,
-} from './tensor/composite_b.js';
-export type { StackSplitOpFunctions, StackSplitFunctionOps } from './tensor/stack_split.js';
-export type { StatsOpFunctions } from './tensor/statistics.js';
+  ComposeOpFunctions,
+  ComposeOpMethods,
+  ComposeMoreOpFunctions,
+  ComposeMoreOpMethods,
+  StackSplitOpFunctions,
+  StatsOpFunctions,
+} from './tensor/legacy_types.js';
+export type { NanToNumOptions } from './tensor/pointwise.js';
+export type { IscloseOptions } from './tensor/comparison.js';
+export type { AminmaxOptions, DiffOptions } from './tensor/reductions.js';
+export type { SortOptions, SortResult, TopkOptions, BucketizeOptions, SearchsortedOptions } from './tensor/sorting.js';
+export type { IndexItem } from './tensor/indexing.js';
+export type { ScatterReduceOptions, ScatterReduction } from './tensor/scatter_gather.js';
+export type { AddmmOptions, CdistOptions, TensordotDims } from './tensor/products.js';
+export type { MeshgridOptions } from './tensor/rearranging.js';
+export type { CombinationsOptions } from './tensor/combinatorics.js';
+export type { BernoulliOptions, MultinomialOptions } from './tensor/sampling.js';
+export type { StackSplitFunctionOps } from './tensor/stack_split.js';
 export type { Distribution, Normal, Uniform, Bernoulli, Categorical } from './distributions/distributions.js';
 export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOptions, HistcOptions } from './tensor/data_dependent.js';
 export type { TypedData } from './runtime/handles.js';

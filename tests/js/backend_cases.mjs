@@ -110,7 +110,7 @@ add('pad reflect', 'pad', [t3], (sg, a) => sg.pad(a, [2, 1], { mode: 'reflect' }
 add('pad replicate', 'pad', [t3], (sg, a) => sg.pad(a, [1, 2, 2, 0], { mode: 'replicate' }));
 add('pad reflect 2-D', 'pad', [img], (sg, a) => sg.pad(a, [1, 2, 2, 1], { mode: 'reflect' }));
 add('pad replicate wide', 'pad', [f([2, 3], -1, 1, 7)], (sg, a) => sg.pad(a, [4, 5, 3, 0], { mode: 'replicate' }));
-// The ops of ops_more.ts.
+// The C++ ops of PyTorch breadth (npm/src/tensor/pointwise.ts, reductions.ts, sorting.ts, ...).
 for (const op of ['floor', 'ceil', 'round', 'trunc', 'tan', 'atan', 'asin', 'acos', 'sinh', 'cosh', 'logicalNot']) {
   add(op, op, [s], (sg, a) => a[op]());
 }

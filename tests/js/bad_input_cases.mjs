@@ -344,7 +344,7 @@ export function buildCases(sg) {
     { n: 'Embedding of float indices', make: () => ({ m: new nn.Embedding(10, 3) }), call: ({ m }) => m.forward(sg.tensor([1])), err: ['embedding', /int32/, /got float32/] },
   ]);
 
-  // ------------------------------------------------------------------ ops of ops_more.ts
+  // ------------------------------------------------------------------ the C++ ops of PyTorch breadth (npm/src/tensor/pointwise.ts, sorting.ts, ...)
   const x234 = () => ({ a: sg.arange(24, { dtype: 'float32' }).reshape(2, 3, 4) });
   add('moreOps', [
     { n: 'atan2 of unbroadcastable shapes', make: () => ({ a: x23() }), call: ({ a }) => sg.atan2(a, sg.ones(2)), err: ['atan2', /\[2, 3\] and \[2\]/, /cannot be broadcast/], ok: ({ a }) => same(sg.atan2(a, 1).slice(0, 0, 1), [[Math.atan(1), Math.atan(2), Math.atan(3)]]) },

@@ -1,4 +1,5 @@
-// The composite ops of npm/src/tensor/composite_a.ts, F.cosineSimilarity/pairwiseDistance/pixelShuffle/
+// The composite ops of gen_ops_compose.py (isnan … quantile, meshgrid: npm/src/tensor/pointwise.ts,
+// reductions.ts, products.ts, rearranging.ts, statistics.ts), F.cosineSimilarity/pairwiseDistance/pixelShuffle/
 // pixelUnshuffle and the padding, pixel-shuffle and distance modules, against PyTorch 1.13 (tests/data/ops_compose_ref.json,
 // from gen_ops_compose.py): values (NaN and infinities included) and the gradients of
 // Σ out·upstream; central-difference gradient checks of every differentiable one; the method

@@ -1,4 +1,6 @@
-// The composite ops of npm/src/tensor/composite_b.ts against PyTorch 1.13
+// The composite ops of gen_ops_compose_more.py (addcmul … combinations, searchsorted, triuIndices,
+// cartesianProd: npm/src/tensor/pointwise.ts, comparison.ts, reductions.ts, sorting.ts,
+// scatter_gather.ts, products.ts, rearranging.ts, matrices.ts, combinatorics.ts) against PyTorch 1.13
 // (tests/data/ops_compose_more_ref.json, from gen_ops_compose_more.py): values (NaN, infinities,
 // ties to the boundaries) and the gradients of Σ out·upstream; central-difference gradient
 // checks; the method forms; errors of bad arguments; inside sg.compile; no tensor left behind.

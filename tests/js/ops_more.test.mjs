@@ -1,4 +1,7 @@
-// The ops of npm/src/tensor/ops_registry_breadth.ts through the public API, on every backend: PyTorch 1.13's values
+// The C++ ops of PyTorch breadth (rounding, trigonometry, modulo, logical ops, scans, sorting,
+// scatter, triangles, rearranging, select/index, sampling, einsum: npm/src/tensor/pointwise.ts,
+// reductions.ts, sorting.ts, scatter_gather.ts, matrices.ts, rearranging.ts, indexing.ts,
+// sampling.ts, products.ts) through the public API, on every backend: PyTorch 1.13's values
 // and gradients (tests/data/ops_more_ref.json, from gen_ops_more.py) reached through each op's
 // JS signature, gradients against central differences of the op's own forward, the argument
 // forms (methods and functions, spread or array lists, index items), arange's dtype inference,

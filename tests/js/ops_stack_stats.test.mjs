@@ -1,4 +1,6 @@
-// npm/src/tensor/stack_split.ts and npm/src/tensor/statistics.ts against PyTorch 1.13
+// The stacking, splitting, scattering and statistics ops of gen_ops_stack_stats.py
+// (npm/src/tensor/stack_split.ts, scatter_gather.ts, statistics.ts, reductions.ts, comparison.ts,
+// pointwise.ts, rearranging.ts, indexing.ts, matrices.ts, and creation.ts's logspace/empty) against PyTorch 1.13
 // (tests/data/ops_stack_stats_ref.json, from gen_ops_stack_stats.py): values and the gradients
 // of Σ out·upstream on every backend; central-difference gradient checks; errors; compiled = eager.
 import { test } from 'node:test';

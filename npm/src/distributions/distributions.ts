@@ -12,7 +12,8 @@ import { noGrad } from '../autograd/backward.js';
 import { rand, randn, tensor } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { pointwiseOps } from '../tensor/pointwise.js';
+import { samplingOps } from '../tensor/sampling.js';
 import { broadcastShapesOf, checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 
@@ -210,7 +211,7 @@ export class Bernoulli extends Distribution {
     return false;
   }
   protected draw(shape: number[]): Tensor {
-    return tidy(() => moreOps.bernoulli(ops.expand(this.probs, [...shape, ...this.batchShape])));
+    return tidy(() => samplingOps.bernoulli(ops.expand(this.probs, [...shape, ...this.batchShape])));
   }
   logProb(value: TensorLike): Tensor {
     return tidy(() => ops.neg(bceWithLogits(this.logits, value)));
@@ -270,7 +271,7 @@ export class Categorical extends Distribution {
       const k = this.probs.shape.at(-1)!;
       const rows = ops.reshape(this.probs, [-1, k]);
       const n = shape.reduce((p, v) => p * v, 1);
-      const draws = moreOps.multinomial(rows, n, { replacement: true });  // [rows, n]
+      const draws = samplingOps.multinomial(rows, n, { replacement: true });  // [rows, n]
       return ops.reshape(ops.transpose(draws, 0, 1), [...shape, ...this.batchShape]);
     });
   }
@@ -324,7 +325,7 @@ export function klDivergence(p: Distribution, q: Distribution): Tensor {
   if (p instanceof Uniform && q instanceof Uniform) {
     return tidy(() => {
       const result = ops.log(ops.div(ops.sub(q.high, q.low), ops.sub(p.high, p.low)));
-      const outside = moreOps.logicalOr(ops.gt(q.low, p.low), ops.lt(q.high, p.high));
+      const outside = pointwiseOps.logicalOr(ops.gt(q.low, p.low), ops.lt(q.high, p.high));
       return functionOps.where(outside, Infinity, result);
     });
   }

@@ -15,7 +15,8 @@ import { GELU } from '../nn/activation_modules.js';
 import { Module, type LoadResult, type Parameter, type StateDict } from '../nn/module.js';
 import { LayerNorm } from '../nn/norm.js';
 import { functionOps } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { samplingOps } from '../tensor/sampling.js';
+import { sortingOps } from '../tensor/sorting.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
@@ -236,10 +237,10 @@ export class GPT extends Module {
           let logits = this.forward(cond).logits.select(1, 0).div(temperature);  // [B, V]
           if (topK !== null) {
             const k = Math.min(topK, V);
-            const kth = moreOps.topk(logits, k).values.narrow(-1, k - 1, 1);
+            const kth = sortingOps.topk(logits, k).values.narrow(-1, k - 1, 1);
             logits = logits.maskedFill(logits.lt(kth), -Infinity);
           }
-          return functionOps.cat([out, moreOps.multinomial(logits.softmax(-1), 1)], 1);
+          return functionOps.cat([out, samplingOps.multinomial(logits.softmax(-1), 1)], 1);
         });
         out.dispose();
         out = next;

@@ -5,7 +5,7 @@ import { tensorArg, type TensorLike } from '../runtime/call.js';
 import { rand } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { pointwiseOps } from '../tensor/pointwise.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
 
@@ -18,7 +18,7 @@ function lambdArg(fn: string, v: unknown): number {
 }
 
 /** Whether x lies in [−lambd, lambd] (false for NaN). */
-const inBand = (x: TensorLike, lambd: number) => moreOps.logicalAnd(ops.ge(x, -lambd), ops.le(x, lambd));
+const inBand = (x: TensorLike, lambd: number) => pointwiseOps.logicalAnd(ops.ge(x, -lambd), ops.le(x, lambd));
 
 /** 0 on [−lambd, lambd], x elsewhere (NaN stays NaN). */
 export function hardshrink(input: TensorLike, lambd?: number): Tensor {

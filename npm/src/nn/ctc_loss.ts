@@ -10,8 +10,8 @@ import { noGrad } from '../autograd/backward.js';
 import { arange, tensor } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { composeOps } from '../tensor/composite_a.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { indexingOps } from '../tensor/indexing.js';
+import { pointwiseOps } from '../tensor/pointwise.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { Module } from './module.js';
@@ -51,7 +51,7 @@ function lengthsOf(fn: string, name: string, v: unknown, count: number): number[
 function logSumExp(terms: Tensor[]): Tensor {
   const m = noGrad(() => {
     const top = terms.reduce((a, b) => ops.maximum(a, b));
-    return where(composeOps.isinf(top), 0, top);
+    return where(pointwiseOps.isinf(top), 0, top);
   });
   const sum = terms.map((x) => ops.exp(ops.sub(x, m))).reduce((a, b) => ops.add(a, b));
   const empty = ops.eq(sum, 0);
@@ -105,7 +105,7 @@ export function ctcLoss(logProbs: Tensor, targets: Tensor, inputLengths: unknown
     const width = 2 * s + 1;
     // The extended labels l′ [N, 2S + 1]: blank at even positions, the targets at odd ones.
     const pos = arange(width, { device: lp.device });
-    const odd = ops.eq(moreOps.remainder(pos, 2), 1);
+    const odd = ops.eq(pointwiseOps.remainder(pos, 2), 1);
     const label = ops.gather(rows, 1, ops.expand(ops.unsqueeze(ops.clamp(ops.div(ops.sub(pos, 1), 2, { roundingMode: 'floor' }), 0, s - 1).int(), 0), [n, width]));
     const ext = where(odd, label, blank).int();
     const lens = tensor(Int32Array.from(tgLens), { shape: [n, 1], device: lp.device });
@@ -113,14 +113,14 @@ export function ctcLoss(logProbs: Tensor, targets: Tensor, inputLengths: unknown
     const lpExt = where(valid, ops.gather(lp, 2, ops.expand(ops.unsqueeze(ext, 0), [t, n, width])), -Infinity);
     // A label may be reached from two back (skipping the blank between) unless it repeats.
     const twoBack = ops.narrow(functionOps.pad(ext, [2, 0], { value: blank }), 1, 0, width);
-    const skip = moreOps.logicalAnd(odd, ops.ne(ext, twoBack));
+    const skip = pointwiseOps.logicalAnd(odd, ops.ne(ext, twoBack));
     // α moved k positions right along s, −∞ coming in (padded with 0, then replaced: pad takes finite values).
     const shift = (a: Tensor, k: number) => where(ops.lt(pos, k), -Infinity, ops.narrow(functionOps.pad(a, [k, 0]), 1, 0, width));
-    let alpha = where(ops.le(ops.unsqueeze(pos, 0), 1), moreOps.select(lpExt, 0, 0), -Infinity);
+    let alpha = where(ops.le(ops.unsqueeze(pos, 0), 1), indexingOps.select(lpExt, 0, 0), -Infinity);
     const alphas = [alpha];
     for (let step = 1; step < t; step++) {
       const reach = logSumExp([alpha, shift(alpha, 1), where(skip, shift(alpha, 2), -Infinity)]);
-      alpha = ops.add(reach, moreOps.select(lpExt, 0, step));
+      alpha = ops.add(reach, indexingOps.select(lpExt, 0, step));
       alphas.push(alpha);
     }
     // Each sample's α at its last frame, ending on the last label or the blank after it.
@@ -130,7 +130,7 @@ export function ctcLoss(logProbs: Tensor, targets: Tensor, inputLengths: unknown
     const atLabel = ops.squeeze(ops.gather(end, 1, ops.clamp(ops.sub(ops.mul(lens, 2), 1), 0, null).int()), 1);
     const hasLabel = ops.gt(ops.squeeze(lens, 1), 0);
     let loss = ops.neg(logSumExp([atBlank, where(hasLabel, atLabel, -Infinity)]));  // [N]
-    if (o.zeroInfinity) loss = where(composeOps.isinf(loss), 0, loss);
+    if (o.zeroInfinity) loss = where(pointwiseOps.isinf(loss), 0, loss);
     const reduction = o.reduction ?? 'mean';
     if (reduction === 'none') return batched ? loss : ops.reshape(loss, []);
     if (reduction === 'sum') return ops.sum(loss);

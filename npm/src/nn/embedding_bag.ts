@@ -9,8 +9,11 @@ import { arange, tensor, zeros } from '../tensor/creation.js';
 import { noGrad } from '../autograd/backward.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { composeMoreFunctionOps } from '../tensor/composite_b.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { indexingOps } from '../tensor/indexing.js';
+import { pointwiseOps } from '../tensor/pointwise.js';
+import { reductionOps } from '../tensor/reductions.js';
+import { scatterGatherOps } from '../tensor/scatter_gather.js';
+import { sortingFunctionOps } from '../tensor/sorting.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { countArg } from './args.js';
@@ -48,7 +51,7 @@ function reduceRows(mode: BagMode, values: Tensor, valid: Tensor, weights: Tenso
     // The first maximum of each (bag, dim) among valid entries; the gradient goes there only.
     const at = noGrad(() => ops.argmax(functionOps.where(keep, values, -Infinity), 1, true));
     const picked = ops.squeeze(ops.gather(values, 1, at), 1);
-    return functionOps.where(ops.unsqueeze(moreOps.any(valid, 1), -1), picked, 0);
+    return functionOps.where(ops.unsqueeze(reductionOps.any(valid, 1), -1), picked, 0);
   }
   let v = functionOps.where(keep, values, 0);
   if (weights) v = ops.mul(v, ops.unsqueeze(weights, -1));
@@ -98,10 +101,10 @@ export function embeddingBag(input: Tensor, weight: Tensor, options?: EmbeddingB
     // last offset (includeLastOffset) belong to none.
     const positions = arange(t, { device: input.device });
     const starts = o.includeLastOffset ? ops.narrow(offsets, 0, 0, bags) : offsets;
-    const bag = ops.sub(composeMoreFunctionOps.searchsorted(starts, positions, { right: true }), 1);
+    const bag = ops.sub(sortingFunctionOps.searchsorted(starts, positions, { right: true }), 1);
     let valid = ops.ge(bag, 0);
-    if (o.includeLastOffset) valid = moreOps.logicalAnd(valid, ops.lt(positions, moreOps.select(offsets, 0, bags)));
-    if (pad !== null) valid = moreOps.logicalAnd(valid, ops.ne(input, pad));
+    if (o.includeLastOffset) valid = pointwiseOps.logicalAnd(valid, ops.lt(positions, indexingOps.select(offsets, 0, bags)));
+    if (pad !== null) valid = pointwiseOps.logicalAnd(valid, ops.ne(input, pad));
     const rows = lookup(input, weight);  // [T, dim]
     if (mode === 'max') {
       // Bags as rows of a padded [B, L] layout: its positions are read once here (from the CPU).
@@ -112,16 +115,16 @@ export function embeddingBag(input: Tensor, weight: Tensor, options?: EmbeddingB
       for (let b = 0; b < bags; b++) for (let i = starts[b]!; i < starts[b + 1]!; i++) at[b * longest + i - starts[b]!] = i;
       const index = tensor(at, { shape: [bags, longest], device: input.device });
       const slots = ops.clamp(index, 0, Math.max(t - 1, 0));
-      const inBag = moreOps.logicalAnd(ops.ge(index, 0), ops.gather(ops.expand(ops.unsqueeze(valid, 0), [bags, t]), 1, slots));
+      const inBag = pointwiseOps.logicalAnd(ops.ge(index, 0), ops.gather(ops.expand(ops.unsqueeze(valid, 0), [bags, t]), 1, slots));
       const values = ops.reshape(ops.indexSelect(rows, 0, ops.flatten(slots)), [bags, longest, dim]);
       return reduceRows('max', values, inBag, null);
     }
     let entries = functionOps.where(ops.unsqueeze(valid, -1), rows, 0);
     if (w) entries = ops.mul(entries, ops.unsqueeze(w, -1));
     const target = ops.expand(ops.unsqueeze(ops.clamp(bag, 0, Math.max(bags - 1, 0)), -1), [t, dim]);
-    const sum = moreOps.scatterAdd(zeros([bags, dim], { device: weight.device }), 0, target, entries);
+    const sum = scatterGatherOps.scatterAdd(zeros([bags, dim], { device: weight.device }), 0, target, entries);
     if (mode === 'sum') return sum;
-    const counts = moreOps.scatterAdd(zeros([bags], { device: weight.device }), 0, ops.clamp(bag, 0, Math.max(bags - 1, 0)), valid.float());
+    const counts = scatterGatherOps.scatterAdd(zeros([bags], { device: weight.device }), 0, ops.clamp(bag, 0, Math.max(bags - 1, 0)), valid.float());
     return ops.div(sum, ops.clamp(ops.unsqueeze(counts, -1), 1, null));
   });
 }

@@ -6,7 +6,8 @@
 import { linspace, onesLike } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { indexingOps } from '../tensor/indexing.js';
+import { pointwiseOps } from '../tensor/pointwise.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 
@@ -60,9 +61,9 @@ function reflect(x: Tensor, twiceLow: number, twiceHigh: number): Tensor {
   if (twiceLow === twiceHigh) return ops.mul(x, 0);
   const min = twiceLow / 2, span = (twiceHigh - twiceLow) / 2;
   const d = ops.abs(ops.sub(x, min));
-  const extra = moreOps.fmod(d, span);
-  const flips = moreOps.floor(ops.div(d, span));
-  const even = ops.eq(moreOps.remainder(flips, 2), 0);
+  const extra = pointwiseOps.fmod(d, span);
+  const flips = pointwiseOps.floor(ops.div(d, span));
+  const even = ops.eq(pointwiseOps.remainder(flips, 2), 0);
   return where(even, ops.add(extra, min), ops.add(ops.sub(span, extra), min));
 }
 
@@ -99,13 +100,13 @@ export function gridSample(input: Tensor, grid: Tensor, options?: GridSampleOpti
   const [ho, wo] = [grid.shape[1]!, grid.shape[2]!];
   const mode = o.mode ?? 'bilinear', padding = o.paddingMode ?? 'zeros', align = o.alignCorners ?? false;
   return tidy(() => {
-    const ix = sourceIndex(ops.reshape(moreOps.select(grid, 3, 0), [n, 1, ho * wo]), w, padding, align);
-    const iy = sourceIndex(ops.reshape(moreOps.select(grid, 3, 1), [n, 1, ho * wo]), h, padding, align);
+    const ix = sourceIndex(ops.reshape(indexingOps.select(grid, 3, 0), [n, 1, ho * wo]), w, padding, align);
+    const iy = sourceIndex(ops.reshape(indexingOps.select(grid, 3, 1), [n, 1, ho * wo]), h, padding, align);
     const flat = ops.reshape(input, [n, c, h * w]);
     // The input at integer positions (px, py) [N, 1, L], 0 where outside (the padding for
     // 'zeros'; the other modes have clamped the coordinates inside).
     const at = (px: Tensor, py: Tensor) => {
-      const inside = moreOps.logicalAnd(moreOps.logicalAnd(ops.ge(px, 0), ops.le(px, w - 1)), moreOps.logicalAnd(ops.ge(py, 0), ops.le(py, h - 1)));
+      const inside = pointwiseOps.logicalAnd(pointwiseOps.logicalAnd(ops.ge(px, 0), ops.le(px, w - 1)), pointwiseOps.logicalAnd(ops.ge(py, 0), ops.le(py, h - 1)));
       const pos = ops.add(ops.mul(ops.clamp(py, 0, h - 1), w), ops.clamp(px, 0, w - 1)).int();
       const v = ops.gather(flat, 2, ops.expand(pos, [n, c, ho * wo]));
       return where(inside, v, 0);
@@ -113,9 +114,9 @@ export function gridSample(input: Tensor, grid: Tensor, options?: GridSampleOpti
     let out: Tensor;
     if (mode === 'nearest') {
       // nearbyint: half to even, as ATen.
-      out = at(moreOps.round(ix), moreOps.round(iy));
+      out = at(pointwiseOps.round(ix), pointwiseOps.round(iy));
     } else {
-      const x0 = moreOps.floor(ix), y0 = moreOps.floor(iy);
+      const x0 = pointwiseOps.floor(ix), y0 = pointwiseOps.floor(iy);
       const x1 = ops.add(x0, 1), y1 = ops.add(y0, 1);
       // ATen's weights: nw = (x1 − x)(y1 − y), ne = (x − x0)(y1 − y), sw = (x1 − x)(y − y0), se = (x − x0)(y − y0).
       const [wx0, wx1, wy0, wy1] = [ops.sub(x1, ix), ops.sub(ix, x0), ops.sub(y1, iy), ops.sub(iy, y0)];

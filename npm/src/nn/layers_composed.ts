@@ -7,7 +7,7 @@ import { avgPool1d, avgPool2d, dropout2d } from './functional_layers.js';
 import { full } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { samplingOps } from '../tensor/sampling.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { countArg, probabilityArg, scalarOrOptions, tupleArg } from './args.js';
@@ -50,7 +50,7 @@ function alphaDropoutOf(fn: string, input: Tensor, options: unknown, feature: bo
   const b = -a * alphaPrime * o.p;
   return tidy(() => {
     const maskShape = feature ? input.shape.map((n, i) => (i < 2 ? n : 1)) : input.shape;
-    const keep = moreOps.bernoulli(full(maskShape, 1 - o.p, { device: input.device }));
+    const keep = samplingOps.bernoulli(full(maskShape, 1 - o.p, { device: input.device }));
     const kept = ops.add(ops.mul(input, keep), ops.mul(ops.sub(1, keep), alphaPrime));
     return ops.add(ops.mul(kept, a), b);
   });

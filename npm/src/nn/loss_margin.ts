@@ -7,7 +7,8 @@ import { arange } from '../tensor/creation.js';
 import { broadcastShapes, reduce as reduceLoss, type Reduction } from './loss_functions.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { pointwiseOps } from '../tensor/pointwise.js';
+import { reductionOps } from '../tensor/reductions.js';
 import { checkOptions, describe, type Spec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 
@@ -95,12 +96,12 @@ export function multilabelMarginLoss(input: Tensor, target: Tensor, options?: { 
   return tidy(() => {
     const t2 = ops.reshape(t, [n, c]);
     // Entries before the first −1: the running product of "not −1".
-    const listed = moreOps.cumprod(ops.ne(t2, -1).int(), 1).float();                 // [n, c(j)]
+    const listed = reductionOps.cumprod(ops.ne(t2, -1).int(), 1).float();                 // [n, c(j)]
     const cls = ops.clamp(t2, 0, c - 1);
     const isTarget = ops.gt(ops.sum(ops.mul(classMask(cls, c).float(), ops.unsqueeze(listed, 2)), 1), 0);  // [n, c(k)]
     const xj = ops.gather(x2, 1, cls);                                               // [n, c(j)]
     const z = ops.add(ops.sub(1, ops.unsqueeze(xj, 2)), ops.unsqueeze(x2, 1));      // [n, j, k]
-    const keep = ops.mul(ops.unsqueeze(listed, 2), ops.unsqueeze(moreOps.logicalNot(isTarget).float(), 1));
+    const keep = ops.mul(ops.unsqueeze(listed, 2), ops.unsqueeze(pointwiseOps.logicalNot(isTarget).float(), 1));
     const perSample = ops.div(ops.sum(ops.mul(ops.relu(z), keep), [1, 2]), c);
     return reduceLoss(single ? ops.reshape(perSample, []) : perSample, o.reduction);
   });

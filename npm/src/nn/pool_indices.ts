@@ -14,7 +14,7 @@ import { tensor, zeros } from '../tensor/creation.js';
 import { noGrad } from '../autograd/backward.js';
 import { tidy } from '../runtime/memory.js';
 import { ops } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { scatterGatherOps } from '../tensor/scatter_gather.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { tupleArg } from './args.js';
@@ -191,7 +191,7 @@ function maxUnpool(fn: string, dims: 1 | 2, input: Tensor, indices: Tensor, kern
     const [b, c] = [x4.shape[0]!, x4.shape[1]!];
     const cells = size.reduce((p, n) => p * n, 1);
     const idx = ops.reshape(asPlanes(fn, indices, dims, 'int32').x4, [b, c, -1]);
-    const plane = moreOps.scatter(zeros([b, c, cells], { device: input.device }), 2, idx, ops.reshape(x4, [b, c, -1]));
+    const plane = scatterGatherOps.scatter(zeros([b, c, cells], { device: input.device }), 2, idx, ops.reshape(x4, [b, c, -1]));
     return back(ops.reshape(plane, [b, c, ...(dims === 1 ? [1, size[0]!] : size)]));
   });
 }

@@ -4,7 +4,7 @@
 // unpackSequence), which the RNN layers take and return.
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
-import { moreOps } from '../tensor/ops_registry_breadth.js';
+import { indexingOps } from '../tensor/indexing.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { PackedSequence, packPaddedSequence, packSequence, padPackedSequence, unpackSequence } from './packed_sequence.js';
@@ -54,7 +54,7 @@ function unpadSequence(padded: Tensor, lengths: readonly number[] | Tensor, opti
   if (!Array.isArray(ls) || ls.length !== b || !ls.every((l) => isInteger(l) && l >= 0 && l <= maxL)) {
     throw new Error(`${fn}: expected ${b} lengths, each an integer in [0, ${maxL}], got ${describe(lengths)}`);
   }
-  return ls.map((l, i) => ops.narrow(moreOps.select(padded, batchDim, i), 0, 0, l));
+  return ls.map((l, i) => ops.narrow(indexingOps.select(padded, batchDim, i), 0, 0, l));
 }
 
 export const rnnUtils = { padSequence, unpadSequence, PackedSequence, packPaddedSequence, padPackedSequence, packSequence, unpackSequence };

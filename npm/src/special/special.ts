@@ -5,7 +5,7 @@
 // results; int32/bool inputs are promoted to float32 by the C++ ops, as PyTorch does.
 import { run, type TensorLike } from '../runtime/call.js';
 import { tidy } from '../runtime/memory.js';
-import { composeOps } from '../tensor/composite_a.js';
+import { pointwiseOps } from '../tensor/pointwise.js';
 import { functionOps, installMethods, noOptions, ops, unary, type Dim, type MethodsOf } from '../tensor/ops.js';
 import { describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -81,10 +81,10 @@ export const special: Special = {
   },
   log1p: ops.log1p,
   expm1: ops.expm1,
-  exp2: composeOps.exp2,
-  logit: composeOps.logit,
-  xlogy: composeOps.xlogy,
-  sinc: composeOps.sinc,
+  exp2: pointwiseOps.exp2,
+  logit: pointwiseOps.logit,
+  xlogy: pointwiseOps.xlogy,
+  sinc: pointwiseOps.sinc,
   entr(input, extra?: unknown) {
     noOptions('special.entr', extra);
     // PyTorch's cases; log is taken of x where x > 0 only (1 elsewhere), so no NaN reaches the
@@ -93,7 +93,7 @@ export const special: Special = {
       const x = input;
       const positive = ops.gt(x, 0);
       const safe = functionOps.where(positive, x, 1);
-      const other = functionOps.where(ops.eq(x, 0), 0, functionOps.where(composeOps.isnan(x), x, -Infinity));
+      const other = functionOps.where(ops.eq(x, 0), 0, functionOps.where(pointwiseOps.isnan(x), x, -Infinity));
       return functionOps.where(positive, ops.neg(ops.mul(safe, ops.log(safe))), other);
     });
   },

@@ -1,7 +1,10 @@
 // Tensor creation: sg.tensor from numbers, booleans, nested arrays and TypedArrays, and the
-// factories (zeros, ones, full, arange, linspace, eye, rand, randn, randint, *Like).
+// factories (zeros, ones, full, arange, linspace, eye, rand, randn, randint, *Like), with
+// logspace, empty and emptyLike made of them.
 import type { DType, Device, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
+import { tidy } from '../runtime/memory.js';
+import { ops } from './ops.js';
 import { placeOn } from '../runtime/webgpu_device.js';
 import { checkOptions, describe, isInteger, isOptionsObject, numberArg, shapeArgs, type Spec } from '../runtime/options.js';
 import { Tensor } from './tensor.js';
@@ -331,3 +334,16 @@ export function randnLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('randnLike', t, opts);
   return randn(x.shape, { ...o, device: o.device ?? x.device });
 }
+
+// ---- made of the factories ----
+
+/** base^linspace(start, end, steps). */
+export function logspace(start: number, end: number, steps: number, options?: CreationOptions & { base?: number }): Tensor {
+  const { base, ...rest } = options ?? {};
+  if (base !== undefined && (typeof base !== 'number' || Number.isNaN(base))) throw new Error(`logspace: expected 'base' to be a number, got ${describe(base)}`);
+  if (!isInteger(steps) || steps < 0) throw new Error(`logspace: expected 'steps' to be an integer >= 0, got ${describe(steps)}`);
+  return tidy(() => ops.pow(base ?? 10, linspace(start, end, steps, rest)));
+}
+/** zeros (PyTorch's empty leaves memory uninitialized; zeros is one of its possible contents). */
+export const empty = (...args: Parameters<typeof zeros>): Tensor => zeros(...args);
+export const emptyLike = (t: Tensor, opts?: CreationOptions): Tensor => zerosLike(t, opts);

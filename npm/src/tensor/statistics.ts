@@ -1,106 +1,200 @@
-// PyTorch's NaN-aware extremes, statistics and running reductions, as compositions of existing
-// ops: fmax, fmin, trueDivide, cov, corrcoef, nanmedian, nanquantile, cummax, cummin,
-// logcumsumexp, and the creation functions logspace, empty, emptyLike. Differentiable through
-// the ops they are made of, with PyTorch 1.13's values and gradients
-// (tests/data/gen_ops_stats.py). The running reductions compare every position with every
-// earlier one along the dim: O(L²) memory for a dim of length L (fine for sequences of a few
-// thousand; PyTorch's kernels scan in O(L)).
+// Order statistics and the relations between variables, as compositions of existing ops:
+// kthvalue, median, quantile (through sort), their NaN-ignoring nanmedian and nanquantile, and
+// cov and corrcoef. Each is a function (sg.median(x, 1)) and a Tensor method (x.median(1)),
+// differentiable through the ops it is made of, with PyTorch 1.13's values and gradients
+// (tests/data/gen_ops_compose.py, gen_ops_stack_stats.py). Temporaries are freed (tidy); an
+// argument of the wrong kind is an Error naming it.
 import type { TensorLike } from '../runtime/call.js';
-import { arange, linspace, zeros, zerosLike, type CreationOptions } from './creation.js';
-import { noGrad } from '../autograd/backward.js';
+import { zeros } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';
-import { composeOps, dimArg, tensorOf, type QuantileOptions } from './composite_a.js';
-import { moreOps, type SortResult } from './ops_registry_breadth.js';
+import { dimArg, tensorOf } from './args.js';
+import { indexingOps } from './indexing.js';
+import { matrixOps } from './matrices.js';
+import { pointwiseOps } from './pointwise.js';
+import { rearrangingOps } from './rearranging.js';
+import { sortingOps, type SortResult } from './sorting.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from './tensor.js';
 
-const where = functionOps.where;
-const isnan = (x: TensorLike) => composeOps.isnan(x);
-
-/** fmax/fmin: a where a ≥ b (≤ for fmin) or b is NaN, else b: NaN only where both are; ties and the gradient go to a (PyTorch's backward). */
-function nanIgnoring(a: TensorLike, b: TensorLike, max: boolean): Tensor {
-  return tidy(() => where(moreOps.logicalOr(max ? ops.ge(a, b) : ops.le(a, b), isnan(b)), a, b));
+export interface QuantileOptions {
+  /** Between the two order statistics around q·(n − 1): 'linear' (default), 'lower', 'higher', 'midpoint', 'nearest' (half to even). */
+  interpolation?: 'linear' | 'lower' | 'higher' | 'midpoint' | 'nearest';
 }
 
-/** For each position i along dim, the positions j ≤ i: a bool [..., L(i), L(j)] with dim moved last. */
-function prefixPairs(x: Tensor, d: number): { moved: Tensor; earlier: Tensor; l: number } {
-  const moved = composeOps.movedim(x, d, -1);
-  const l = moved.shape.at(-1)!;
-  const pos = arange(l, { device: x.device });
-  return { moved, earlier: ops.le(ops.unsqueeze(pos, 0), ops.unsqueeze(pos, 1)), l };
-}
-
-/**
- * cummax/cummin: ATen's scan keeps the latest position whose value is ≥ (≤) the running
- * extreme, and a NaN once seen (the latest NaN's position). Values are gathered there, so the
- * gradient goes to that position only.
- */
-function runningExtreme(fn: string, input: Tensor, dim: number, max: boolean): SortResult {
-  const x = tensorOf(fn, 'input', input);
-  const d = dimArg(fn, 'dim', dim, x.ndim);
-  return tidy(() => {
-    if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
-    const { moved, earlier, l } = prefixPairs(x, d);
-    const xj = ops.unsqueeze(moved, -2);                                              // [..., 1, L(j)]
-    const indices = noGrad(() => {
-      const masked = where(earlier, xj, max ? -Infinity : Infinity);                  // [..., L(i), L(j)]
-      const extreme = max ? ops.max(masked, -1, true) : ops.min(masked, -1, true);    // NaN if any earlier NaN
-      const nanSeen = ops.ne(extreme, extreme);
-      const hits = moreOps.logicalAnd(earlier, moreOps.logicalOr(ops.eq(xj, extreme), moreOps.logicalAnd(nanSeen, isnan(xj))));
-      return ops.max(where(hits, arange(l, { device: x.device }), -1), -1).int();    // the latest hit
-    });
-    const values = ops.gather(moved, -1, indices);
-    return { values: composeOps.movedim(values, -1, d), indices: composeOps.movedim(indices, -1, d) };
-  });
-}
-
-/** Sorted rows along the last dim with NaN last, and each row's count of numbers. */
-function sortedNumbers(x: Tensor): { sorted: SortResult; count: Tensor } {
-  return { sorted: moreOps.sort(x, -1), count: ops.sum(moreOps.logicalNot(isnan(x)).int(), -1, true) };
-}
-
-export interface StatsOpFunctions {
-  /** Elementwise max that ignores NaN (NaN only where both are). */
-  fmax(input: TensorLike, other: TensorLike): Tensor;
-  /** Elementwise min that ignores NaN. */
-  fmin(input: TensorLike, other: TensorLike): Tensor;
-  /** div (true division). */
-  trueDivide(input: TensorLike, other: TensorLike): Tensor;
-  /** Covariance of the rows (variables) of a 2-D input over its columns (observations); a 1-D input is one variable. */
-  cov(input: Tensor, options?: { correction?: number }): Tensor;
-  /** Pearson correlation coefficients of the rows, clipped to [−1, 1]. */
-  corrcoef(input: Tensor): Tensor;
+export interface StatisticsOpFunctions {
+  /** The k-th smallest (1-based) along dim and its position; NaN counts as the largest. */
+  kthvalue(input: Tensor, k: number, dim?: number, keepdim?: boolean): SortResult;
+  /**
+   * The lower median: of all elements (a 0-d tensor) without dim, else `{ values, indices }` along
+   * dim. NaN if any element is NaN (its position then), as PyTorch.
+   */
+  median(input: Tensor): Tensor;
+  median(input: Tensor, dim: number, keepdim?: boolean): SortResult;
+  /**
+   * The q-quantiles (q a number or a list/1-D tensor in [0, 1]) of all elements or along dim;
+   * a list of q adds a leading dim. NaN if the row holds a NaN.
+   */
+  quantile(input: Tensor, q: number | readonly number[] | Tensor, dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
   /** The lower median of the numbers (NaN ignored; NaN where there are none): of all elements, or { values, indices } along dim. */
   nanmedian(input: Tensor): Tensor;
   nanmedian(input: Tensor, dim: number, keepdim?: boolean): SortResult;
   /** quantile ignoring NaN (NaN for a row of NaN only). */
   nanquantile(input: Tensor, q: number | readonly number[], dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
-  /** The running maximum along dim and where it is (the latest position of a tie). */
-  cummax(input: Tensor, dim: number): SortResult;
-  /** The running minimum along dim and where it is. */
-  cummin(input: Tensor, dim: number): SortResult;
-  /** log Σ_{j ≤ i} exp(x_j) along dim. */
-  logcumsumexp(input: Tensor, dim: number): Tensor;
+  /** Covariance of the rows (variables) of a 2-D input over its columns (observations); a 1-D input is one variable. */
+  cov(input: Tensor, options?: { correction?: number }): Tensor;
+  /** Pearson correlation coefficients of the rows, clipped to [−1, 1]. */
+  corrcoef(input: Tensor): Tensor;
 }
+
+/** The methods derived from StatisticsOpFunctions: the first argument becomes `this`. */
+export type StatisticsOpMethods = MethodsOf<StatisticsOpFunctions>;
 
 declare module './tensor.js' {
   // eslint-disable-next-line @typescript-eslint/no-empty-interface
-  interface Tensor extends MethodsOf<StatsOpFunctions> {}
+  interface Tensor extends StatisticsOpMethods {}
 }
 
-export const statsOps: StatsOpFunctions = {
-  fmax(input, other, trailing?: unknown) {
-    noOptions('fmax', trailing);
-    return nanIgnoring(input, other, true);
+const where = functionOps.where;
+const isnan = (x: TensorLike) => pointwiseOps.isnan(x);
+
+/** Round half to even (Python's round, numpy's, torch.round's). */
+function roundHalfEven(v: number): number {
+  const r = Math.round(v);
+  return Math.abs(v % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * The order statistic at position pick(n) of each row along d ({ values, indices }), NaN and its
+ * position where the row holds a NaN (NaN sorts last; the first NaN is reported, as PyTorch).
+ */
+function orderStatistic(fn: string, x: Tensor, d: number, pick: (n: number) => number, keepdim: boolean): SortResult {
+  return tidy(() => {
+    if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
+    const n = x.shape[d]!;
+    if (n === 0) throw new Error(`${fn}: expected a non-empty input along dim ${d}`);
+    const s = sortingOps.sort(x, d);
+    const k = pick(n);
+    const nans = ops.sum(isnan(x).int(), d, true);  // NaNs of each row
+    const hasNan = ops.gt(nans, 0);
+    // The first NaN's sorted position is n − (NaN count); clamp for the rows without one.
+    const firstNan = ops.clamp(ops.sub(n, nans), 0, n - 1).int();
+    const pos = where(hasNan, firstNan, k).int();
+    const values = ops.gather(s.values, d, pos);
+    const indices = ops.gather(s.indices, d, pos);
+    return keepdim ? { values, indices } : { values: ops.squeeze(values, d), indices: ops.squeeze(indices, d) };
+  });
+}
+
+/** Sorted rows along the last dim with NaN last, and each row's count of numbers. */
+function sortedNumbers(x: Tensor): { sorted: SortResult; count: Tensor } {
+  return { sorted: sortingOps.sort(x, -1), count: ops.sum(pointwiseOps.logicalNot(isnan(x)).int(), -1, true) };
+}
+
+export const statisticsOps: StatisticsOpFunctions = {
+  kthvalue(input, k, dim = -1, keepdim = false, trailing?: unknown) {
+    noOptions('kthvalue', trailing);
+    const x = tensorOf('kthvalue', 'input', input);
+    const d = dimArg('kthvalue', 'dim', dim, x.ndim);
+    const n = x.ndim === 0 ? 1 : x.shape[d]!;
+    if (!isInteger(k) || k < 1 || k > n) throw new Error(`kthvalue: expected 'k' to be an integer in [1, ${n}], got ${describe(k)}`);
+    return orderStatistic('kthvalue', x, d, () => k - 1, keepdim);
   },
-  fmin(input, other, trailing?: unknown) {
-    noOptions('fmin', trailing);
-    return nanIgnoring(input, other, false);
+  median(input: Tensor, dim?: number, keepdim: boolean = false, trailing?: unknown): Tensor & SortResult {
+    noOptions('median', trailing);
+    const x = tensorOf('median', 'input', input);
+    if (dim === undefined || dim === null) {
+      return tidy(() => orderStatistic('median', ops.flatten(x), 0, (n) => (n - 1) >> 1, false).values) as Tensor & SortResult;
+    }
+    return orderStatistic('median', x, dimArg('median', 'dim', dim, x.ndim), (n) => (n - 1) >> 1, keepdim) as Tensor & SortResult;
   },
-  trueDivide(input, other, trailing?: unknown) {
-    noOptions('trueDivide', trailing);
-    return ops.div(input, other);
+  quantile(input, q, dim, keepdim = false, options) {
+    const o = checkOptions<QuantileOptions>('quantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
+    const x = tensorOf('quantile', 'input', input);
+    const qs = q instanceof Tensor ? Array.from(q.dataSync()) : Array.isArray(q) ? q.slice() : [q];
+    if (!qs.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) {
+      throw new Error(`quantile: expected 'q' in [0, 1] (a number, a list or a 1-D tensor), got ${describe(q instanceof Tensor ? qs : q)}`);
+    }
+    const scalar = typeof q === 'number' || (q instanceof Tensor && q.ndim === 0);
+    return tidy(() => {
+      const flat = dim === undefined || dim === null;
+      const src = flat ? ops.flatten(x) : x;
+      const d = flat ? 0 : dimArg('quantile', 'dim', dim, x.ndim);
+      const n = src.shape[d]!;
+      if (n === 0) throw new Error('quantile: expected a non-empty input along dim');
+      const sorted = sortingOps.sort(src, d).values;
+      const nanRow = pointwiseOps.isnan(indexingOps.select(sorted, d, n - 1));
+      const at = (i: number) => indexingOps.select(sorted, d, i);
+      const mode = o.interpolation ?? 'linear';
+      const rows = qs.map((v) => {
+        const rank = v * (n - 1);
+        const lo = Math.floor(rank), hi = Math.ceil(rank);
+        let r: Tensor;
+        if (mode === 'lower') r = at(lo);
+        else if (mode === 'higher') r = at(hi);
+        else if (mode === 'nearest') r = at(roundHalfEven(rank));
+        else r = pointwiseOps.lerp(at(lo), at(hi), mode === 'midpoint' ? (lo === hi ? 0 : 0.5) : rank - lo);
+        r = where(nanRow, NaN, r);
+        return flat ? r : keepdim ? ops.unsqueeze(r, d) : r;
+      });
+      const out = scalar ? rows[0]! : functionOps.stack(rows, 0);
+      return flat && keepdim ? ops.reshape(out, [...(scalar ? [] : [qs.length]), ...x.shape.map(() => 1)]) : out;
+    });
+  },
+  nanmedian(input: Tensor, dim?: number, keepdim = false, trailing?: unknown): Tensor & SortResult {
+    noOptions('nanmedian', trailing);
+    const x = tensorOf('nanmedian', 'input', input);
+    const pick = (t: Tensor): SortResult => {
+      // The lower median of each row's numbers: position (count − 1) / 2 of the sorted row (NaN
+      // last); a row without numbers gives its first NaN.
+      const { sorted, count } = sortedNumbers(t);
+      const at = ops.clamp(ops.div(ops.sub(count, 1), 2, { roundingMode: 'floor' }), 0, null).int();
+      return { values: ops.gather(sorted.values, -1, at), indices: ops.gather(sorted.indices, -1, at) };
+    };
+    if (dim === undefined || dim === null) {
+      return tidy(() => ops.reshape(pick(ops.flatten(x)).values, [])) as Tensor & SortResult;
+    }
+    const d = dimArg('nanmedian', 'dim', dim, x.ndim);
+    return tidy(() => {
+      if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
+      const r = pick(rearrangingOps.movedim(x, d, -1));
+      const back = (t: Tensor) => (keepdim ? rearrangingOps.movedim(t, -1, d) : ops.squeeze(t, -1));
+      return { values: back(r.values), indices: back(r.indices) };
+    }) as Tensor & SortResult;
+  },
+  nanquantile(input, q, dim, keepdim = false, options) {
+    const o = checkOptions<QuantileOptions>('nanquantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
+    const x = tensorOf('nanquantile', 'input', input);
+    const qs = Array.isArray(q) ? q.slice() : [q];
+    if (!qs.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) throw new Error(`nanquantile: expected 'q' in [0, 1] (a number or a list), got ${describe(q)}`);
+    const mode = o.interpolation ?? 'linear';
+    return tidy(() => {
+      const flat = dim === undefined || dim === null;
+      const d = flat ? 0 : dimArg('nanquantile', 'dim', dim, x.ndim);
+      const rows = flat ? ops.flatten(x) : rearrangingOps.movedim(x, d, -1);
+      if (rows.shape.at(-1) === 0) throw new Error('nanquantile: expected a non-empty input along dim');
+      const { sorted, count } = sortedNumbers(rows);
+      const last = rows.shape.at(-1)! - 1;
+      const results = qs.map((qv) => {
+        // ATen's: rank q·(count − 1) of each row's numbers; a row of NaN (negative rank) reads its last, NaN.
+        let rank = ops.mul(ops.sub(count.float(), 1), qv);
+        rank = where(ops.lt(rank, 0), last, rank);
+        const at = (r: Tensor) => ops.gather(sorted.values, -1, r.int());
+        let r: Tensor;
+        if (mode === 'lower') r = at(pointwiseOps.floor(rank));
+        else if (mode === 'higher') r = at(pointwiseOps.ceil(rank));
+        else if (mode === 'nearest') r = at(pointwiseOps.round(rank));
+        else {
+          const below = pointwiseOps.floor(rank), above = pointwiseOps.ceil(rank);
+          const weight = mode === 'midpoint' ? where(ops.gt(above, below), 0.5, 0) : ops.sub(rank, below);
+          r = pointwiseOps.lerp(at(below), at(above), weight);
+        }
+        return r;  // [..., 1]
+      });
+      const fit = (r: Tensor) => (flat ? (keepdim ? ops.reshape(r, x.shape.map(() => 1)) : ops.reshape(r, [])) : keepdim ? rearrangingOps.movedim(r, -1, d) : ops.squeeze(r, -1));
+      const outs = results.map(fit);
+      return Array.isArray(q) ? functionOps.stack(outs, 0) : outs[0]!;
+    });
   },
   cov(input, options) {
     const o = checkOptions<{ correction: number }>('cov', options, { correction: 'integer' });
@@ -121,101 +215,13 @@ export const statsOps: StatsOpFunctions = {
     noOptions('corrcoef', trailing);
     const x = tensorOf('corrcoef', 'input', input);
     return tidy(() => {
-      const c = statsOps.cov(x);
+      const c = statisticsOps.cov(x);
       if (c.ndim === 0) return ops.div(c, c);
-      const std = ops.sqrt(moreOps.diag(c));
+      const std = ops.sqrt(matrixOps.diag(c));
       const r = ops.div(ops.div(c, ops.unsqueeze(std, 1)), ops.unsqueeze(std, 0));
       return ops.clamp(r, -1, 1);
     });
   },
-  nanmedian(input: Tensor, dim?: number, keepdim = false, trailing?: unknown): Tensor & SortResult {
-    noOptions('nanmedian', trailing);
-    const x = tensorOf('nanmedian', 'input', input);
-    const pick = (t: Tensor): SortResult => {
-      // The lower median of each row's numbers: position (count − 1) / 2 of the sorted row (NaN
-      // last); a row without numbers gives its first NaN.
-      const { sorted, count } = sortedNumbers(t);
-      const at = ops.clamp(ops.div(ops.sub(count, 1), 2, { roundingMode: 'floor' }), 0, null).int();
-      return { values: ops.gather(sorted.values, -1, at), indices: ops.gather(sorted.indices, -1, at) };
-    };
-    if (dim === undefined || dim === null) {
-      return tidy(() => ops.reshape(pick(ops.flatten(x)).values, [])) as Tensor & SortResult;
-    }
-    const d = dimArg('nanmedian', 'dim', dim, x.ndim);
-    return tidy(() => {
-      if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
-      const r = pick(composeOps.movedim(x, d, -1));
-      const back = (t: Tensor) => (keepdim ? composeOps.movedim(t, -1, d) : ops.squeeze(t, -1));
-      return { values: back(r.values), indices: back(r.indices) };
-    }) as Tensor & SortResult;
-  },
-  nanquantile(input, q, dim, keepdim = false, options) {
-    const o = checkOptions<QuantileOptions>('nanquantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
-    const x = tensorOf('nanquantile', 'input', input);
-    const qs = Array.isArray(q) ? q.slice() : [q];
-    if (!qs.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) throw new Error(`nanquantile: expected 'q' in [0, 1] (a number or a list), got ${describe(q)}`);
-    const mode = o.interpolation ?? 'linear';
-    return tidy(() => {
-      const flat = dim === undefined || dim === null;
-      const d = flat ? 0 : dimArg('nanquantile', 'dim', dim, x.ndim);
-      const rows = flat ? ops.flatten(x) : composeOps.movedim(x, d, -1);
-      if (rows.shape.at(-1) === 0) throw new Error('nanquantile: expected a non-empty input along dim');
-      const { sorted, count } = sortedNumbers(rows);
-      const last = rows.shape.at(-1)! - 1;
-      const results = qs.map((qv) => {
-        // ATen's: rank q·(count − 1) of each row's numbers; a row of NaN (negative rank) reads its last, NaN.
-        let rank = ops.mul(ops.sub(count.float(), 1), qv);
-        rank = where(ops.lt(rank, 0), last, rank);
-        const at = (r: Tensor) => ops.gather(sorted.values, -1, r.int());
-        let r: Tensor;
-        if (mode === 'lower') r = at(moreOps.floor(rank));
-        else if (mode === 'higher') r = at(moreOps.ceil(rank));
-        else if (mode === 'nearest') r = at(moreOps.round(rank));
-        else {
-          const below = moreOps.floor(rank), above = moreOps.ceil(rank);
-          const weight = mode === 'midpoint' ? where(ops.gt(above, below), 0.5, 0) : ops.sub(rank, below);
-          r = composeOps.lerp(at(below), at(above), weight);
-        }
-        return r;  // [..., 1]
-      });
-      const fit = (r: Tensor) => (flat ? (keepdim ? ops.reshape(r, x.shape.map(() => 1)) : ops.reshape(r, [])) : keepdim ? composeOps.movedim(r, -1, d) : ops.squeeze(r, -1));
-      const outs = results.map(fit);
-      return Array.isArray(q) ? functionOps.stack(outs, 0) : outs[0]!;
-    });
-  },
-  cummax(input, dim, trailing?: unknown) {
-    noOptions('cummax', trailing);
-    return runningExtreme('cummax', input, dim, true);
-  },
-  cummin(input, dim, trailing?: unknown) {
-    noOptions('cummin', trailing);
-    return runningExtreme('cummin', input, dim, false);
-  },
-  logcumsumexp(input, dim, trailing?: unknown) {
-    noOptions('logcumsumexp', trailing);
-    const x = tensorOf('logcumsumexp', 'input', input);
-    const d = dimArg('logcumsumexp', 'dim', dim, x.ndim);
-    return tidy(() => {
-      if (x.ndim === 0) return ops.clone(x);
-      const { moved, earlier } = prefixPairs(x, d);
-      const terms = where(earlier, ops.unsqueeze(moved, -2), -Infinity);
-      return composeOps.movedim(ops.logsumexp(terms, -1), -1, d);
-    });
-  },
 };
 
-installMethods(statsOps);
-
-/** Creation functions (no method form). */
-export const statsCreationOps = {
-  /** base^linspace(start, end, steps). */
-  logspace(start: number, end: number, steps: number, options?: CreationOptions & { base?: number }): Tensor {
-    const { base, ...rest } = options ?? {};
-    if (base !== undefined && (typeof base !== 'number' || Number.isNaN(base))) throw new Error(`logspace: expected 'base' to be a number, got ${describe(base)}`);
-    if (!isInteger(steps) || steps < 0) throw new Error(`logspace: expected 'steps' to be an integer >= 0, got ${describe(steps)}`);
-    return tidy(() => ops.pow(base ?? 10, linspace(start, end, steps, rest)));
-  },
-  /** zeros (PyTorch's empty leaves memory uninitialized; zeros is one of its possible contents). */
-  empty: (...args: Parameters<typeof zeros>): Tensor => zeros(...args),
-  emptyLike: (t: Tensor, opts?: CreationOptions): Tensor => zerosLike(t, opts),
-};
+installMethods(statisticsOps);
