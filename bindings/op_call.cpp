@@ -37,7 +37,7 @@ const std::vector<const sg::OpInfo*>& op_infos() {
   return infos;
 }
 
-// Attribute value tags (npm/src/handles.ts writes them), as the words hold them.
+// Attribute value tags (npm/src/runtime/handles.ts writes them), as the words hold them.
 constexpr double kNumber = 0, kBool = 1, kString = 2, kList = 3;
 
 void append_utf8(std::string& out, uint32_t c) {

@@ -1,7 +1,7 @@
 // The error channel (glue.h): set_pending_error records the message of a failed call and
 // sg_take_error hands it to JS. For the Embind functions (guarded<>), the JS wrapper installed
 // here throws it and keeps the wasm shadow stack balanced; the plain exports (op_call.cpp,
-// handle_calls.cpp) return a failure value and npm/src/handles.ts takes the message itself.
+// handle_calls.cpp) return a failure value and npm/src/runtime/handles.ts takes the message itself.
 //
 // Why errors travel this way: guarded<> used to throw the JS Error from inside wasm. A JS
 // exception leaving wasm skips every C++ destructor and epilogue of the frames it crosses:

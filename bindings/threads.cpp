@@ -1,4 +1,4 @@
-// Thread control for the JS layer (npm/src/threads.ts). The same functions exist in both wasm
+// Thread control for the JS layer (npm/src/runtime/threads.ts). The same functions exist in both wasm
 // modules: the default one is single-threaded (threadsSupported() false, only 1 thread).
 #include <emscripten/bind.h>
 

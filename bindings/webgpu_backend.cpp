@@ -1,5 +1,5 @@
 // The WebGPU Backend: every kernel method flattens its arguments (webgpu_glue.h) and hands them
-// to the JS runtime, whose WGSL kernel of the same name (npm/src/webgpu/kernels/) runs it. The
+// to the JS runtime, whose WGSL kernel of the same name (web/webgpu/kernels/) runs it. The
 // argument order of each call here is the order its JS handler reads them in.
 #include <algorithm>
 

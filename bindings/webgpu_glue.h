@@ -1,5 +1,5 @@
 // The WebGPU device seen from C++: a DeviceRuntime (core/device.h) and a Backend whose every
-// method forwards to the JavaScript runtime (npm/src/webgpu/), which owns the GPU buffers,
+// method forwards to the JavaScript runtime (web/webgpu/), which owns the GPU buffers,
 // encodes the WGSL kernels and orders the transfers. Glue only: no GPU logic lives here.
 //
 // Device addresses. The core hands kernels raw pointers (Tensor::dev_f32() + offsets), so every
@@ -120,7 +120,7 @@ class Backend final : public sg::Backend {
               void* out) const override;
   void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
                          const std::string& after) const override;
-  // No WGSL kernels: the linalg ops run on the CPU (npm/src/webgpu/coverage.ts); these refuse
+  // No WGSL kernels: the linalg ops run on the CPU (web/webgpu/coverage.ts); these refuse
   // GPU buffers instead of reading them as host memory.
   void lu_inverse_f32(const float* a, int64_t batch, int64_t n, float* out, const std::string& op,
                       bool batched) const override;
@@ -142,7 +142,7 @@ class Backend final : public sg::Backend {
   void scatter(size_t elem_bytes, const sg::GatherGeom& g, const void* src, const int32_t* idx,
                void* out) const override;
   void scatter_add_i32(const sg::GatherGeom& g, const int32_t* src, const int32_t* idx, int32_t* out) const override;
-  // No WGSL kernel: scatterReduce runs on the CPU (npm/src/webgpu/coverage.ts); this refuses GPU
+  // No WGSL kernel: scatterReduce runs on the CPU (web/webgpu/coverage.ts); this refuses GPU
   // buffers instead of reading them as host memory.
   void scatter_reduce(sg::DType dtype, sg::ScatterReduce reduce, const sg::GatherGeom& g, const void* src,
                       const int32_t* idx, int64_t out_numel, bool include_self, void* out) const override;

@@ -1,5 +1,5 @@
 // The WebGPU DeviceRuntime: memory, transfers and the op list forwarded to the JS runtime
-// (npm/src/webgpu/runtime.ts), device addresses mapped to buffers (webgpu_glue.h), and the
+// (web/webgpu/runtime.ts), device addresses mapped to buffers (webgpu_glue.h), and the
 // bindings that install it (init({ backend: 'webgpu' })) and call back into it.
 #include <emscripten/bind.h>
 
@@ -144,7 +144,7 @@ void Backend::call(const char* kernel, const Args& args) const {
 
 namespace {
 
-// init({ backend: 'webgpu' }): `js` is the runtime object (npm/src/webgpu/runtime.ts).
+// init({ backend: 'webgpu' }): `js` is the runtime object (web/webgpu/runtime.ts).
 void register_runtime(val js) { sg::register_device(std::make_shared<Runtime>(std::move(js))); }
 void unregister_runtime() { sg::unregister_device(sg::Device::WebGPU); }
 void set_default_device(std::string name) { sg::set_default_device(sg::device_from_name(name)); }
