@@ -110,7 +110,7 @@ export type { NestedArray } from './tensor/tensor.js';
 export type { BackwardOptions, GradHook, GradOfOptions } from './autograd/backward.js';
 export type { CheckedFn, GradcheckOptions, GradgradcheckOptions } from './autograd/gradcheck.js';
 export type { Simdgrad, Backend, Features } from './api.js';
-export type { TensorLike } from './runtime/call.js';
+export type { TensorLike } from './tensor/call.js';
 export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './runtime/embind.js';
 export type { WebGpuStats, WebGpuCoverage } from './runtime/webgpu_device.js';
 export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './tensor/creation.js';

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const kept = sg.tidy(() => x.add(1).mul(2));
   sg.noGrad(() => x.mul(2)).dispose();
 
-  // the more ops (ops_more.ts): methods typed through the Tensor augmentation, results typed
+  // the op families of npm/src/tensor: methods typed through the Tensor augmentation, results typed
   const { values, indices }: { values: Tensor; indices: Tensor } = x.sort(1, { descending: true });
   const top: Tensor = sg.topk(x, 2).values;
   const last: Tensor = x.index(null, -1).cumsum(0).flip(0).roll(1).repeat(2);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the composite ops of npm/src/tensor/composite_a.ts, the F functions of
+"""Reference values for the composite ops of npm/src/tensor/the tensor/ family files, the F functions of
 npm/src/nn/distance_pixel_shuffle.ts and the modules of npm/src/nn/rearrange_modules.ts
 (tests/js/ops_compose.test.mjs),
 computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):

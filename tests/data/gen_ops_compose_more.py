@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the composite ops of npm/src/tensor/composite_b.ts
+"""Reference values for the composite ops of npm/src/tensor/the tensor/ family files
 (tests/js/ops_compose_more.test.mjs), computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_ops_compose_more.py   # writes tests/data/ops_compose_more_ref.json

@@ -2,7 +2,7 @@
 // (tests/data/optim_more_ref.json from gen_optim_more.py: ten steps, a parameter skipped at one
 // step, single and two-group cases) and final state under PyTorch's keys; a state dict round
 // trip that continues the same trajectory; the option checks. The kernels' SIMD/scalar twins
-// are compared in tests/native/optim_more_test.cpp.
+// are compared in tests/native/optim_test.cpp.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';

@@ -5,7 +5,7 @@
 // values and gradients follow it; samples come from sg.manualSeed's generator (they are not
 // PyTorch's numbers). Parameters broadcast to the batch shape; a shape given to sample is
 // prepended to it.
-import { tensorArg, type TensorLike } from '../runtime/call.js';
+import { tensorArg, type TensorLike } from '../tensor/call.js';
 import { F } from '../nn/functional.js';
 import { shareHandle } from '../runtime/handles.js';
 import { noGrad } from '../autograd/backward.js';

@@ -3,7 +3,7 @@
 // the Tensor methods of those names. float32 matrices [..., n, n], batched, computed
 // in double and rounded once. Each entry only turns JS arguments into one op call: the C++ op
 // checks shapes and dtypes and raises PyTorch's errors (singular, not positive-definite).
-import { run, runList, type TensorLike } from '../runtime/call.js';
+import { run, runList, type TensorLike } from '../tensor/call.js';
 import { installMethods, noOptions, type MethodsOf } from '../tensor/ops.js';
 import { checkOptions } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';

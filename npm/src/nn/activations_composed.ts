@@ -1,7 +1,7 @@
 // More activations of torch.nn.functional, as compositions of ops following ATen 1.13's kernels
 // (Activation.cpp): hardshrink, softshrink, tanhshrink, celu, threshold, rrelu, softmax2d.
 // Their modules are in activation_modules.ts.
-import { tensorArg, type TensorLike } from '../runtime/call.js';
+import { tensorArg, type TensorLike } from '../tensor/call.js';
 import { rand } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';

@@ -11,7 +11,7 @@ import { tensor } from '../tensor/creation.js';
 import { optTensor } from './functional_args.js';
 import { conv2d, convTranspose2d } from './functional_layers.js';
 import { fold } from './unfold.js';
-import { tensorArg } from '../runtime/call.js';
+import { tensorArg } from '../tensor/call.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
 import { checkOptions, describe, isInteger, type OptionSpec } from '../runtime/options.js';

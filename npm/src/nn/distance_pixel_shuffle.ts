@@ -2,7 +2,7 @@
 // pairwiseDistance (PyTorch 1.13's formulas and eps placement), pixelShuffle and
 // pixelUnshuffle (sub-pixel convolution's rearrangement). Their modules are in
 // nn/rearrange_modules.ts.
-import { tensorArg } from '../runtime/call.js';
+import { tensorArg } from '../tensor/call.js';
 import { tidy } from '../runtime/memory.js';
 import { ops } from '../tensor/ops.js';
 import { checkOptions, intArg } from '../runtime/options.js';

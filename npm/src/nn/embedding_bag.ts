@@ -4,7 +4,7 @@
 // equal to paddingIdx are left out of their bag (and of a mean's count), an empty bag gives
 // zeros, max mode sends the gradient to the first maximum of each (bag, dim), and
 // perSampleWeights scale each entry (sum mode only).
-import { run } from '../runtime/call.js';
+import { run } from '../tensor/call.js';
 import { arange, tensor, zeros } from '../tensor/creation.js';
 import { noGrad } from '../autograd/backward.js';
 import { tidy } from '../runtime/memory.js';

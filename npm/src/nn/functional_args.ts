@@ -2,7 +2,7 @@
 // functional_losses.ts, conv3d.ts, pool3d.ts, ...) and the modules: sizes, reductions, optional
 // tensors, class indices. Imports nothing from nn/.
 import type { Device } from '../runtime/embind.js';
-import { tensorArg } from '../runtime/call.js';
+import { tensorArg } from '../tensor/call.js';
 import { tensor } from '../tensor/creation.js';
 import { describe, isInteger, type OptionSpec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';

@@ -1,7 +1,7 @@
 // torch.nn.functional's layers, activations and attention (sg.F assembles them in
 // functional.ts): each turns its arguments into one callOp (bindings/README.md: layer, conv/pool
 // ops) or composes ops of tensor/ops.ts; the C++ op checks shapes and values.
-import { run, tensorArg, type Operand, type TensorLike } from '../runtime/call.js';
+import { run, tensorArg, type Operand, type TensorLike } from '../tensor/call.js';
 import { tensor, zeros } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { maxPoolWithIndices } from './pool_indices.js';

@@ -1,7 +1,7 @@
 // torch.nn.functional's losses that are one callOp each, or a short composition (sg.F assembles
 // them in functional.ts); the rest are in loss_functions.ts, loss_margin.ts, ctc_loss.ts.
 import type { Attrs } from '../runtime/embind.js';
-import { run, tensorArg, type TensorLike } from '../runtime/call.js';
+import { run, tensorArg, type TensorLike } from '../tensor/call.js';
 import { checkOptions, type Spec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { Reduction, ClassIndices, CrossEntropyOptions, NllLossOptions, ReductionOptions, optionalTensorSpec, probabilitySpec, REDUCTIONS, withIndices, inputArg } from './functional_args.js';

@@ -3,7 +3,7 @@
 // and weights are computed here exactly as ATen computes them (UpSample.h: float32 scales,
 // its output-size rounding and source-coordinate formulas); the resampling itself is made of
 // indexSelect, mul and add, so autograd gives the gradient (the scatter-add of ATen's backward).
-import { run } from '../runtime/call.js';
+import { run } from '../tensor/call.js';
 import { tensor } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';

@@ -5,7 +5,7 @@
 // poissonNllLoss, gaussianNllLoss, sigmoidFocalLoss. Exposed in sg.F, with module classes in
 // loss_modules.ts.
 import { noGrad } from '../autograd/backward.js';
-import { run } from '../runtime/call.js';
+import { run } from '../tensor/call.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
 import { checkOptions, describe, type Spec } from '../runtime/options.js';

@@ -3,7 +3,7 @@
 // as in PyTorch ('weight', 'pos_weight'); the module keeps its own handle on them, so the
 // caller's tensor stays the caller's.
 import { F, optionalTensorSpec, probabilitySpec, REDUCTIONS, type ClassIndices, type Reduction } from './functional.js';
-import type { TensorLike } from '../runtime/call.js';
+import type { TensorLike } from '../tensor/call.js';
 import { shareHandle } from '../runtime/handles.js';
 import { checkOptions, type Spec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';

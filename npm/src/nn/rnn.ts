@@ -5,7 +5,7 @@
 // one C++ op over the whole sequence (op 'rnnLayer', src/nn/rnn.h): one graph node per layer,
 // whatever the sequence length. A PackedSequence input (packed_sequence.ts) runs the same op once
 // per distinct sequence length (runPackedLayer).
-import { run } from '../runtime/call.js';
+import { run } from '../tensor/call.js';
 import { zeros } from '../tensor/creation.js';
 import { F } from './functional.js';
 import { tidy } from '../runtime/memory.js';

@@ -3,7 +3,7 @@
 // namespace sg.special with torch.special's names for them and for the functions that compose
 // existing ops (expit is sigmoid, ndtr is ½·erfc(−x/√2), entr is −x·log x, ...). float32
 // results; int32/bool inputs are promoted to float32 by the C++ ops, as PyTorch does.
-import { run, type TensorLike } from '../runtime/call.js';
+import { run, type TensorLike } from '../tensor/call.js';
 import { tidy } from '../runtime/memory.js';
 import { pointwiseOps } from '../tensor/pointwise.js';
 import { functionOps, installMethods, noOptions, ops, unary, type Dim, type MethodsOf } from '../tensor/ops.js';

@@ -1,6 +1,6 @@
 // The argument checks the op families share: each throws an Error naming the function and the
 // argument (tensorOf, dimArg, optionalInt, numberOption), and shapeStr writes a shape for one.
-import { tensorArg } from '../runtime/call.js';
+import { tensorArg } from './call.js';
 import { describe, intArg, isInteger } from '../runtime/options.js';
 import type { Tensor } from './tensor.js';
 

@@ -2,7 +2,7 @@
 // torch.bitwise_and/or/xor/not, bitwise_left_shift/right_shift, gcd and lcm, also as Tensor
 // methods. On bool, and/or/xor/not are the logical ops (bool results); shifts, gcd and lcm need
 // an int32 operand; float32 operands are an Error. No gradients (integer results).
-import type { TensorLike } from '../runtime/call.js';
+import type { TensorLike } from './call.js';
 import { binary, installMethods, unary, type MethodsOf } from './ops.js';
 import type { Tensor } from './tensor.js';
 

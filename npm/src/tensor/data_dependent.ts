@@ -4,7 +4,7 @@
 // those values; maskedSelect gathers through indexSelect, so it is differentiable. Inside
 // sg.compile the read is the tracer's "reading values" Error, as torch.compile breaks its graph
 // there. PyTorch's int64 results are int32 here.
-import { tensorArg } from '../runtime/call.js';
+import { tensorArg } from './call.js';
 import { tensor } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { ops, installMethods, noOptions, type MethodsOf } from './ops.js';

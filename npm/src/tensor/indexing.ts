@@ -3,7 +3,7 @@
 // narrowCopy. Each is a function (sg.select(x, 0, 1)) and a Tensor method (x.select(0, 1)).
 // select and index are C++ ops, which validate and report errors; narrowCopy is narrow, copied
 // (PyTorch 1.13's values: tests/data/gen_ops_stack_stats.py).
-import { run, type TensorLike } from '../runtime/call.js';
+import { run, type TensorLike } from './call.js';
 import { tidy } from '../runtime/memory.js';
 import { installMethods, noOptions, ops, type MethodsOf } from './ops.js';
 import { describe, intArg, isInteger } from '../runtime/options.js';

@@ -4,7 +4,7 @@
 // tensor saved for backward and changed afterwards makes that backward throw; a leaf that
 // requires grad may only be changed inside noGrad; a recorded change rebases this tensor's
 // history; changes that would be recorded on a view of a graph tensor (or its base) are refused.
-import { callHandles, type TensorLike } from '../runtime/call.js';
+import { callHandles, type TensorLike } from './call.js';
 import * as H from '../runtime/handles.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from './tensor.js';

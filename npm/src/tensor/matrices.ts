@@ -4,7 +4,7 @@
 // tril, triu and diag are C++ ops; the others are compositions of existing ops, differentiable
 // through them, with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose_more.py,
 // gen_ops_stack_stats.py).
-import { run, type TensorLike } from '../runtime/call.js';
+import { run, type TensorLike } from './call.js';
 import { arange, ones, tensor } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';

@@ -3,7 +3,7 @@
 // cannot drift. Each entry only turns JS arguments into callOp operands and attrs; the
 // C++ op validates shapes and dtypes and reports errors.
 import type { Attrs, Device } from '../runtime/embind.js';
-import { run, run1, run2, runList, tensorArg, type TensorLike } from '../runtime/call.js';
+import { run, run1, run2, runList, tensorArg, type TensorLike } from './call.js';
 import { handleFrom, OpRef } from '../runtime/handles.js';
 import {
   boolArg,

@@ -7,7 +7,7 @@
 // report errors; the compositions (isnan onward in the table) are differentiable through the ops
 // they are made of, with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose.py,
 // gen_ops_compose_more.py, gen_ops_stack_stats.py), and free their temporaries (tidy).
-import type { TensorLike } from '../runtime/call.js';
+import type { TensorLike } from './call.js';
 import { tidy } from '../runtime/memory.js';
 import { binary, functionOps, installMethods, noOptions, ops, unary, withTemp, type MethodsOf } from './ops.js';
 import { numberOption, tensorOf } from './args.js';

@@ -5,7 +5,7 @@
 // each pair of operands by one batched matmul); the others are compositions of existing ops,
 // differentiable through them, with PyTorch 1.13's values and gradients
 // (tests/data/gen_ops_compose.py, gen_ops_compose_more.py).
-import { run, type TensorLike } from '../runtime/call.js';
+import { run, type TensorLike } from './call.js';
 import { onesLike } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { binary, functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';

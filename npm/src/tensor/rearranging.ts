@@ -3,7 +3,7 @@
 // others is a function (sg.flip(x, 0)) and a Tensor method (x.flip(0)). flip, roll, repeat and
 // tile are C++ ops; the others are compositions of existing ops, differentiable through them,
 // with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose*.py, gen_ops_stack_stats.py).
-import { run, type TensorLike } from '../runtime/call.js';
+import { run, type TensorLike } from './call.js';
 import { tidy } from '../runtime/memory.js';
 import { installMethods, noOptions, ops, type MethodsOf } from './ops.js';
 import { dimArg, shapeStr, tensorOf } from './args.js';

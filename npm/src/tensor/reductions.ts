@@ -7,7 +7,7 @@
 // gen_ops_stack_stats.py). cummax, cummin and logcumsumexp compare every position with every
 // earlier one along the dim: O(L²) memory for a dim of length L (fine for sequences of a few
 // thousand; PyTorch's kernels scan in O(L)).
-import { run, type TensorLike } from '../runtime/call.js';
+import { run, type TensorLike } from './call.js';
 import { arange, zeros } from './creation.js';
 import { noGrad } from '../autograd/backward.js';
 import { tidy } from '../runtime/memory.js';

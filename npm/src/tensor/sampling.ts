@@ -2,7 +2,7 @@
 // bernoulli (a 0/1 draw per element) and multinomial (draws of category indices per row). Each
 // is a function (sg.bernoulli(p)) and a Tensor method (p.bernoulli()); the C++ ops validate and
 // report errors.
-import { run, type TensorLike } from '../runtime/call.js';
+import { run, type TensorLike } from './call.js';
 import { installMethods, type MethodsOf } from './ops.js';
 import { checkOptions, intArg } from '../runtime/options.js';
 import type { Tensor } from './tensor.js';

@@ -5,7 +5,7 @@
 // existing ops with PyTorch 1.13's values (tests/data/gen_ops_compose_more.py); PyTorch's int64
 // results are int32 here.
 import type { Attrs } from '../runtime/embind.js';
-import { run, runList, tensorArg, type TensorLike } from '../runtime/call.js';
+import { run, runList, tensorArg, type TensorLike } from './call.js';
 import { tensor } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { installMethods, noOptions, ops, type MethodsOf } from './ops.js';

@@ -4,7 +4,7 @@
 // atleast1d/2d/3d, broadcastShapes, broadcastTensors, hstack, vstack, rowStack, dstack,
 // columnStack and blockDiag. Differentiable through the ops they are made of, with PyTorch 1.13's
 // values and gradients (tests/data/gen_ops_stack_stats.py).
-import { tensorArg } from '../runtime/call.js';
+import { tensorArg } from './call.js';
 import { zeros } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';

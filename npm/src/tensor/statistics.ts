@@ -4,7 +4,7 @@
 // differentiable through the ops it is made of, with PyTorch 1.13's values and gradients
 // (tests/data/gen_ops_compose.py, gen_ops_stack_stats.py). Temporaries are freed (tidy); an
 // argument of the wrong kind is an Error naming it.
-import type { TensorLike } from '../runtime/call.js';
+import type { TensorLike } from './call.js';
 import { zeros } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';

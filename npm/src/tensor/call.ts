@@ -2,10 +2,10 @@
 // booleans become 0-d temporaries (released right after the call), and results come back as
 // Tensors. Every op of the JS layer goes through run / runList (or the one- and two-tensor
 // fast paths of ops.ts, run1 / run2).
-import type { Attrs, DType, TensorHandle } from './embind.js';
-import * as H from './handles.js';
-import { describe } from './options.js';
-import { Tensor } from '../tensor/tensor.js';
+import type { Attrs, DType, TensorHandle } from '../runtime/embind.js';
+import * as H from '../runtime/handles.js';
+import { describe } from '../runtime/options.js';
+import { Tensor } from './tensor.js';
 
 /** Anything accepted where a tensor operand is: a number becomes a 0-d tensor. */
 export type TensorLike = Tensor | number | boolean;
