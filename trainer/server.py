@@ -203,9 +203,10 @@ class RankGroup:
             message, rank = self.fault
             raise HttpError(503, message, rank=rank)
 
-    def run(self, cmd, payloads, local_fn=None):
-        """Runs cmd on every rank (payloads[r] for rank r) and returns the results in rank order. A failure on any
-        rank, or a rank's death, breaks the group (Fault → 503)."""
+    def run(self, cmd, payloads):
+        """Runs cmd on every rank (payloads[r] for rank r) and returns the results in rank order. A rank's death or
+        hang, or a failure in a command that changes state or joins a collective, breaks the group (Fault → 503).
+        A failure in `forward` (no collective, no state) is answered 500 once every rank has replied."""
         with self.lock:
             self.check()
             try:
@@ -214,24 +215,29 @@ class RankGroup:
                         self.conns[r].send((cmd, payloads[r]))
                     except (OSError, ValueError):
                         raise Fault(f"rank {r} {_exit_text(self.procs[r].exitcode)}") from None
+                results, failures = [], []
                 try:
-                    results = [run_command(self.engine, cmd, payloads[0])]
+                    results.append(run_command(self.engine, cmd, payloads[0]))
+                    wait = self.opts["timeout"]
                 except Exception as e:
+                    failures.append(f"rank 0 failed in {cmd}: {type(e).__name__}: {str(e).strip()[:300]}")
                     r = self._dead_rank(grace=1.0)  # a collective fails fast when a peer's sockets close
                     if r is not None:
                         raise Fault(f"rank {r} {_exit_text(self.procs[r].exitcode)}") from None
-                    for r in sorted(self.procs):  # a live rank answers (with its own error); a hung one does not
-                        try:
-                            self._recv(r, 2.0)
-                        except Fault:
-                            raise Fault(f"rank {r} did not answer during {cmd} (rank 0: {type(e).__name__}: "
-                                        f"{str(e).strip()[:300]})") from None
-                    raise Fault(f"rank 0 failed in {cmd}: {type(e).__name__}: {str(e).strip()[:300]}") from None
+                    wait = 2.0 if cmd != "forward" else self.opts["timeout"]  # a live rank answers, a hung one not
                 for r in sorted(self.procs):
-                    status, info = self._recv(r, self.opts["timeout"])
+                    try:
+                        status, info = self._recv(r, wait)
+                    except Fault as f:
+                        raise Fault(f"{f}" + (f" ({failures[0]})" if failures else "")) from None
                     if status != "ok":
-                        raise Fault(f"rank {r} failed in {cmd}: {info.strip().splitlines()[-1]}")
+                        failures.append(f"rank {r} failed in {cmd}: {info.strip().splitlines()[-1]}")
                     results.append(info)
+                if failures and cmd == "forward":
+                    raise HttpError(500, "; ".join(failures))
+                if failures:
+                    raise Fault(failures[0] if len(failures) == 1 or not failures[0].startswith("rank 0")
+                                else failures[1] + f" ({failures[0]})")
                 return results
             except Fault as f:
                 r = self._dead_rank()
