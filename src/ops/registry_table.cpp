@@ -356,6 +356,8 @@ void register_sampling(Table& t) {
   add_fixed(t, "multinomial", 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return multinomial(in[0], a.integer(op, "numSamples"), a.flag(op, "replacement", false));
   });
+  // Random draws, as rand/randn/randint: never merged or removed by the graph compiler.
+  for (const char* name : {"bernoulli", "multinomial"}) t.at(name).impure = true;
 }
 
 // torch.linalg (ops/linalg.h); the JS layer names them linalg.inv, ... (npm/src/linalg/linalg.ts).

@@ -175,3 +175,25 @@ test('long loops of a compiled step with in-place updates keep sg.memory() flat'
   w.grad = null;
   sg.dispose([w, m, x]);
 });
+
+test('random draws of bernoulli and multinomial are never merged or dropped by the compiler: compiled draws equal eager ones', scoped(() => {
+  const p = sg.full([64], 0.5);
+  const probs = sg.ones([4, 16]);
+  const draws = (x, w) => {
+    const a = x.bernoulli();
+    const b = x.bernoulli(); // the same op on the same input: a second, independent draw
+    w.multinomial(3); // unused: must still take its numbers from the generator
+    const m1 = w.multinomial(3, { replacement: true });
+    const m2 = w.multinomial(3, { replacement: true });
+    return [a, b, m1, m2, sg.rand([5])];
+  };
+  const f = sg.compile(draws);
+  for (let call = 0; call < 2; call++) {
+    sg.manualSeed(11 + call);
+    const want = draws(p, probs);
+    sg.manualSeed(11 + call);
+    const got = f(p, probs);
+    want.forEach((t, i) => same(got[i], t, `call ${call}, result ${i}`));
+    assert.notDeepEqual(Array.from(got[0].dataSync()), Array.from(got[1].dataSync()), 'two bernoulli draws');
+  }
+}));
