@@ -37,7 +37,7 @@ import { productFunctionOps, productOps } from './tensor/products.js';
 import { rearrangingFunctionOps, rearrangingOps } from './tensor/rearranging.js';
 import { matrixFunctionOps, matrixOps } from './tensor/matrices.js';
 import { combinatoricsFunctionOps, combinatoricsOps } from './tensor/combinatorics.js';
-import { samplingOps } from './tensor/sampling.js';
+import { randperm, samplingOps } from './tensor/sampling.js';
 import { F } from './nn/functional.js';
 import { linalg, linalgFunctions } from './linalg/linalg.js';
 import { bitwiseOps } from './tensor/bitwise.js';
@@ -169,6 +169,7 @@ export function createApi() {
     rand,
     randn,
     randint,
+    randperm,
     zerosLike,
     onesLike,
     fullLike,

@@ -115,7 +115,7 @@ export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from 
 export type { WebGpuStats, WebGpuCoverage } from './runtime/webgpu_device.js';
 export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './tensor/creation.js';
 export type { MemoryInfo } from './runtime/memory.js';
-export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions } from './tensor/ops.js';
+export type { OpFunctions, OpMethods, Dim, ShapeArgs, IndexLike, GeluOptions, SoftplusOptions, VarOptions, PadOptions, ReduceKeywords, VarKeywords, ArgReduceKeywords, DimKeyword, ReduceArgs, DimArgs, OptionalDimArgs, MaskLike } from './tensor/ops.js';
 export type {
   MoreOpFunctions,
   MoreOpMethods,
@@ -129,13 +129,16 @@ export type {
 export type { NanToNumOptions } from './tensor/pointwise.js';
 export type { IscloseOptions } from './tensor/comparison.js';
 export type { AminmaxOptions, DiffOptions } from './tensor/reductions.js';
-export type { SortOptions, SortResult, TopkOptions, BucketizeOptions, SearchsortedOptions } from './tensor/sorting.js';
+export type { QuantileOptions, QuantileKeywords } from './tensor/statistics.js';
+export type { SortOptions, SortResult, SortKeywords, TopkOptions, TopkKeywords, BucketizeOptions, SearchsortedOptions } from './tensor/sorting.js';
 export type { IndexItem } from './tensor/indexing.js';
 export type { ScatterReduceOptions, ScatterReduction } from './tensor/scatter_gather.js';
 export type { AddmmOptions, CdistOptions, TensordotDims } from './tensor/products.js';
 export type { MeshgridOptions } from './tensor/rearranging.js';
 export type { CombinationsOptions } from './tensor/combinatorics.js';
-export type { BernoulliOptions, MultinomialOptions } from './tensor/sampling.js';
+export type { BernoulliOptions, MultinomialOptions, PermutationGenerator, RandpermOptions } from './tensor/sampling.js';
+export type { KwArgs, Prefixes } from './tensor/keywords.js';
+export type { MinMax, NamedPair, ValuesIndices } from './tensor/named_tuple.js';
 export type { StackSplitFunctionOps } from './tensor/stack_split.js';
 export type { Distribution, Normal, Uniform, Bernoulli, Categorical } from './distributions/distributions.js';
 export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOptions, HistcOptions } from './tensor/data_dependent.js';
@@ -188,7 +191,7 @@ export type {
   SigmoidFocalLossOptions,
 } from './nn/loss_functions.js';
 export type { SaveOptions, BytesLike } from './io/safetensors.js';
-export type { GPTConfig, GPTOutput, GenerateOptions, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
+export type { GPTConfig, GPTOutput, GenerateOptions, GPT2Config, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
 export type { Dataset, DataLoaderOptions } from './data/dataloader.js';
 export type { MnistOptions, MnistSplit } from './data/mnist.js';
 export type { CompileOptions, CompiledFunction, CompiledStats } from './compile/compile.js';

@@ -1,11 +1,13 @@
-// The arguments and results of a compiled function as trees: arrays, plain objects and tensor
-// holders (memory.ts tensorHolder: a PackedSequence) nest, Tensors are the leaves the graph
+// The arguments and results of a compiled function as trees: arrays (named tuples such as
+// topk's come back named), plain objects and tensor holders (memory.ts tensorHolder: a
+// PackedSequence) nest, Tensors are the leaves the graph
 // sees, everything else is a static value. The arguments' tree
 // gives the cache key (a tensor's shape, dtype, device and requiresGrad; a static value by
 // value, or by identity for functions and class instances); the results' tree is rebuilt
 // around the graph's output tensors on every call.
 import { heldTensorsOf } from '../runtime/memory.js';
 import { Tensor } from '../tensor/tensor.js';
+import { namedTuple, namedTupleFields } from '../tensor/named_tuple.js';
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object') return false;
@@ -107,6 +109,9 @@ export function flattenResult(value: unknown): ResultShape {
     }
     if (Array.isArray(v)) {
       const parts = v.map(build);
+      // A named tuple (topk's [values, indices], ...) comes back with its field names.
+      const names = namedTupleFields(v);
+      if (names !== null) return (ts) => namedTuple(names, parts.map((p) => p(ts)));
       return (ts) => parts.map((p) => p(ts));
     }
     const held = heldTensorsOf(v);

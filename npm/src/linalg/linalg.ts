@@ -7,6 +7,7 @@ import { run, runList, type TensorLike } from '../tensor/call.js';
 import { installMethods, noOptions, type MethodsOf } from '../tensor/ops.js';
 import { checkOptions } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
+import { namedPair, type NamedPair } from '../tensor/named_tuple.js';
 
 export interface CholeskyOptions {
   /** Return U (upper-triangular, Uᵀ·U = A, from A's upper triangle) instead of L (default false). */
@@ -19,8 +20,8 @@ export interface Linalg {
   inv(A: TensorLike): Tensor;
   /** det(A) [...]; 0 for a singular matrix (its gradient is then the cofactor matrix, finite). */
   det(A: TensorLike): Tensor;
-  /** [sign, logabsdet] (PyTorch's tuple): sign ±1 (0 when singular), log|det| (−inf when singular). */
-  slogdet(A: TensorLike): [Tensor, Tensor];
+  /** [sign, logabsdet] (PyTorch's named tuple: also `.sign`, `.logabsdet`): sign ±1 (0 when singular), log|det| (−inf when singular). */
+  slogdet(A: TensorLike): NamedPair<'sign', 'logabsdet'>;
   /**
    * X with A·X = B; B [..., n, k], or vectors ([n], or A's shape without its last dim, as
    * PyTorch 1.13), then X has B's shape. Batch dims broadcast.
@@ -36,7 +37,7 @@ export interface LinalgFunctions {
   det(input: TensorLike): Tensor;
   /** log det(A): NaN where det < 0, −inf where det = 0 (torch.logdet). */
   logdet(input: TensorLike): Tensor;
-  slogdet(input: TensorLike): [Tensor, Tensor];
+  slogdet(input: TensorLike): NamedPair<'sign', 'logabsdet'>;
   /** torch.cholesky: linalg.cholesky under its older name. */
   cholesky(input: TensorLike, options?: CholeskyOptions): Tensor;
 }
@@ -52,10 +53,10 @@ const ofMatrix = (fn: string, op: string) => (A: TensorLike, extra?: unknown): T
   return run(fn, op, [['A', A]]);
 };
 
-const slogdetNamed = (fn: string) => (A: TensorLike, extra?: unknown): [Tensor, Tensor] => {
+const slogdetNamed = (fn: string) => (A: TensorLike, extra?: unknown): NamedPair<'sign', 'logabsdet'> => {
   noOptions(fn, extra);
   const [sign, logabsdet] = runList(fn, 'linalgSlogdet', [['A', A]]);
-  return [sign!, logabsdet!];
+  return namedPair('sign', 'logabsdet', sign!, logabsdet!);
 };
 
 const choleskyNamed = (fn: string) => (A: TensorLike, options?: CholeskyOptions): Tensor => {

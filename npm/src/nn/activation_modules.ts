@@ -4,6 +4,7 @@
 import { F } from './functional.js';
 import { checkOptions, intArg } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { keywordArgs, type KwArgs } from '../tensor/keywords.js';
 import { countArg, scalarOrOptions } from './args.js';
 import { constant_ } from './init.js';
 import { Module, Parameter } from './module.js';
@@ -279,8 +280,9 @@ export const Softmin = overDim('Softmin', F.softmin);
 export class GLU extends Module {
   declare dim: number;
 
-  constructor(dim = -1) {
+  constructor(...args: KwArgs<[], [dim: number], { dim?: number }>) {
     super();
+    const [dim = -1] = keywordArgs('GLU', ['dim'], args);
     this.dim = intArg('GLU', 'dim', dim);
   }
 

@@ -5,7 +5,8 @@ import { run, tensorArg, type Operand, type TensorLike } from '../tensor/call.js
 import { tensor, zeros } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { maxPoolWithIndices } from './pool_indices.js';
-import { ops } from '../tensor/ops.js';
+import { noOptions, ops, type DimArgs, type OptionalDimArgs } from '../tensor/ops.js';
+import { keywords, type KwArgs } from '../tensor/keywords.js';
 import { checkOptions, describe, intArg, isInteger, isOptionsObject, numberArg, type Spec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { Size, ClassIndices, ConvOptions, Conv2dOptions, ConvTransposeOptions, MaxPoolOptions, AvgPoolOptions, DropoutOptions, BatchNormOptions, InstanceNormOptions, AttentionOptions, sizeSpec, nullableSize, convPadding, optionalTensorSpec, probabilitySpec, sizeAttr, sizeArg, optTensor, withIndices, inputArg } from './functional_args.js';
@@ -328,11 +329,12 @@ export function embedding(input: ClassIndices, weight: Tensor, options?: { paddi
   w.device);
 }
 
-/** int32 one-hot rows; numClasses −1 means max + 1. */
-export function oneHot(input: ClassIndices, numClasses = -1): Tensor {
+/** int32 one-hot rows; numClasses −1 means max + 1 (also `{ numClasses }`). */
+export const oneHot = keywords('oneHot', ['numClasses'], (input: ClassIndices, numClasses: unknown = -1, trailing?: unknown): Tensor => {
+  noOptions('oneHot', trailing);
   const n = intArg('oneHot', 'numClasses', numClasses);
   return withIndices('oneHot', 'input', input, (ix) => run('oneHot', 'oneHot', [['input', ix]], { numClasses: n }));
-}
+}) as (input: ClassIndices, ...args: KwArgs<[], [numClasses: number], { numClasses?: number }>) => Tensor;
 
 /** x / max(‖x‖_p over dim, eps) (F.normalize). */
 export function normalize(input: Tensor, options?: { p?: number; dim?: number; eps?: number }): Tensor {
@@ -365,10 +367,15 @@ export const mish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops
 export const hardsigmoid = (input: TensorLike): Tensor => tidy(() => hardtanh(ops.add(input, 3), { minVal: 0, maxVal: 6 }).div(6));
 export const hardswish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.clamp(ops.add(input, 3), 0, 6).div(6)));
 export const softsign = (input: TensorLike): Tensor => tidy(() => ops.div(input, ops.abs(input).add(1)));
-export const softmin = (input: TensorLike, dim: number): Tensor => tidy(() => ops.softmax(ops.neg(input), intArg('softmin', 'dim', dim)));
+export const softmin = keywords('softmin', ['dim'], (input: TensorLike, dim: unknown, trailing?: unknown): Tensor => {
+  noOptions('softmin', trailing);
+  const d = intArg('softmin', 'dim', dim);
+  return tidy(() => ops.softmax(ops.neg(input), d));
+}) as (input: TensorLike, ...args: DimArgs) => Tensor;
 
-/** First half of dim times sigmoid of the second half. */
-export function glu(input: Tensor, dim = -1): Tensor {
+/** First half of dim (default -1; also `{ dim }`) times sigmoid of the second half. */
+export const glu = keywords('glu', ['dim'], (input: Tensor, dim: unknown = -1, trailing?: unknown): Tensor => {
+  noOptions('glu', trailing);
   const x = inputArg('glu', input);
   const d = intArg('glu', 'dim', dim);
   const shape = x.shape;
@@ -380,7 +387,7 @@ export function glu(input: Tensor, dim = -1): Tensor {
     const [a, b] = x.chunk(2, d) as [Tensor, Tensor];
     return a.mul(b.sigmoid());
   });
-}
+}) as (input: Tensor, ...args: OptionalDimArgs) => Tensor;
 
 // ---- attention ----
 

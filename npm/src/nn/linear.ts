@@ -3,6 +3,7 @@
 import { F } from './functional.js';
 import { checkOptions, describe, intArg, isInteger } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { keywordArgs, type KwArgs } from '../tensor/keywords.js';
 import { countArg } from './args.js';
 import { calculateFanInAndFanOut, kaimingUniform_, uniform_ } from './init.js';
 import { Module, Parameter } from './module.js';
@@ -101,8 +102,9 @@ export class Flatten extends Module {
   declare startDim: number;
   declare endDim: number;
 
-  constructor(startDim = 1, endDim = -1) {
+  constructor(...args: KwArgs<[], [startDim: number, endDim: number], { startDim?: number; endDim?: number }>) {
     super();
+    const [startDim = 1, endDim = -1] = keywordArgs('Flatten', ['startDim', 'endDim'], args);
     this.startDim = intArg('Flatten', 'startDim', startDim);
     this.endDim = intArg('Flatten', 'endDim', endDim);
   }

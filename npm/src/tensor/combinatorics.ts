@@ -5,6 +5,7 @@
 import { tensor } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, ops, type MethodsOf } from './ops.js';
+import { keywords, type KwArgs } from './keywords.js';
 import { tensorOf } from './args.js';
 import { rearrangingFunctionOps } from './rearranging.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
@@ -17,7 +18,7 @@ export interface CombinationsOptions {
 
 export interface CombinatoricsOpFunctions {
   /** Combinations of r elements of a 1-D tensor, in lexicographic order of positions: [C, r]. */
-  combinations(input: Tensor, r?: number, options?: CombinationsOptions): Tensor;
+  combinations(input: Tensor, ...args: KwArgs<[], [r: number], CombinationsOptions & { r?: number }>): Tensor;
 }
 
 /** The methods derived from CombinatoricsOpFunctions: the first argument becomes `this`. */
@@ -29,7 +30,7 @@ declare module './tensor.js' {
 }
 
 export const combinatoricsOps: CombinatoricsOpFunctions = {
-  combinations(input, r = 2, options) {
+  combinations: keywords('combinations', { positional: ['r'], options: ['withReplacement'] }, (input: Tensor, r: unknown = 2, options?: CombinationsOptions): Tensor => {
     const x = tensorOf('combinations', 'input', input, 1);
     if (!isInteger(r) || r < 0) throw new Error(`combinations: expected 'r' to be an integer >= 0, got ${describe(r)}`);
     const o = checkOptions<CombinationsOptions>('combinations', options, { withReplacement: 'boolean' });
@@ -45,7 +46,7 @@ export const combinatoricsOps: CombinatoricsOpFunctions = {
       const idx = tensor(Int32Array.from(rows.flat()), { shape: [rows.length * r], device: x.device });
       return ops.reshape(ops.indexSelect(x, 0, idx), [rows.length, r]);
     });
-  },
+  }),
 };
 
 installMethods(combinatoricsOps);

@@ -13,15 +13,23 @@ import { rearrangingOps } from './rearranging.js';
 import { reductionOps } from './reductions.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import type { Tensor } from './tensor.js';
+import { keywords, type KwArgs } from './keywords.js';
+
+/** diagonal's and diagEmbed's keyword arguments. */
+export interface DiagonalKeywords {
+  offset?: number;
+  dim1?: number;
+  dim2?: number;
+}
 
 export interface MatrixOpFunctions {
-  tril(input: TensorLike, diagonal?: number): Tensor;
-  triu(input: TensorLike, diagonal?: number): Tensor;
-  diag(input: TensorLike, diagonal?: number): Tensor;
+  tril(input: TensorLike, ...args: KwArgs<[], [diagonal: number], { diagonal?: number }>): Tensor;
+  triu(input: TensorLike, ...args: KwArgs<[], [diagonal: number], { diagonal?: number }>): Tensor;
+  diag(input: TensorLike, ...args: KwArgs<[], [diagonal: number], { diagonal?: number }>): Tensor;
   /** The diagonal of the (dim1, dim2) planes, offset above (> 0) or below, as the last dim (a copy). */
-  diagonal(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
+  diagonal(input: Tensor, ...args: KwArgs<[], [offset: number, dim1: number, dim2: number], DiagonalKeywords>): Tensor;
   /** Matrices whose (dim1, dim2) diagonal, offset, holds the last dim of input; zeros elsewhere. */
-  diagEmbed(input: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
+  diagEmbed(input: Tensor, ...args: KwArgs<[], [offset: number, dim1: number, dim2: number], DiagonalKeywords>): Tensor;
   /** The Vandermonde matrix of a 1-D x: columns x^(N−1) … x^0 (increasing: x^0 … x^(N−1)). */
   vander(input: Tensor, options?: { N?: number; increasing?: boolean }): Tensor;
 }
@@ -36,11 +44,18 @@ declare module './tensor.js' {
 
 const where = functionOps.where;
 
+/** tril, triu, diag: (input, diagonal = 0), diagonal also by keyword. */
+const diagonalOp = (name: string) =>
+  keywords(name, ['diagonal'], (input: TensorLike, diagonal: unknown, trailing?: unknown): Tensor => {
+    noOptions(name, trailing);
+    return run(name, name, [['input', input]], { diagonal: optionalInt(name, 'diagonal', diagonal, 0) });
+  });
+
 export const matrixOps: MatrixOpFunctions = {
-  tril: (input, diagonal, trailing?: unknown) => (noOptions('tril', trailing), run('tril', 'tril', [['input', input]], { diagonal: optionalInt('tril', 'diagonal', diagonal, 0) })),
-  triu: (input, diagonal, trailing?: unknown) => (noOptions('triu', trailing), run('triu', 'triu', [['input', input]], { diagonal: optionalInt('triu', 'diagonal', diagonal, 0) })),
-  diag: (input, diagonal, trailing?: unknown) => (noOptions('diag', trailing), run('diag', 'diag', [['input', input]], { diagonal: optionalInt('diag', 'diagonal', diagonal, 0) })),
-  diagonal(input, offset = 0, dim1 = 0, dim2 = 1, trailing?: unknown) {
+  tril: diagonalOp('tril'),
+  triu: diagonalOp('triu'),
+  diag: diagonalOp('diag'),
+  diagonal: keywords('diagonal', ['offset', 'dim1', 'dim2'], (input: Tensor, offset: unknown = 0, dim1: unknown = 0, dim2: unknown = 1, trailing?: unknown): Tensor => {
     noOptions('diagonal', trailing);
     const x = tensorOf('diagonal', 'input', input);
     if (!isInteger(offset)) throw new Error(`diagonal: expected 'offset' to be an integer, got ${describe(offset)}`);
@@ -58,8 +73,8 @@ export const matrixOps: MatrixOpFunctions = {
       const start = offset >= 0 ? offset : -offset * m;
       return ops.slice(flat, -1, start, start + (len - 1) * (m + 1) + 1, m + 1);
     });
-  },
-  diagEmbed(input, offset = 0, dim1 = -2, dim2 = -1, trailing?: unknown) {
+  }),
+  diagEmbed: keywords('diagEmbed', ['offset', 'dim1', 'dim2'], (input: Tensor, offset: unknown = 0, dim1: unknown = -2, dim2: unknown = -1, trailing?: unknown): Tensor => {
     noOptions('diagEmbed', trailing);
     const x = tensorOf('diagEmbed', 'input', input);
     if (!isInteger(offset)) throw new Error(`diagEmbed: expected 'offset' to be an integer, got ${describe(offset)}`);
@@ -76,7 +91,7 @@ export const matrixOps: MatrixOpFunctions = {
       const padded = o === 0 ? square : functionOps.pad(square, offset > 0 ? [o, 0, 0, o] : [0, o, o, 0]);
       return rearrangingOps.movedim(padded, [nd - 2, nd - 1], [d1, d2]);
     });
-  },
+  }),
   vander(input, options) {
     const o = checkOptions<{ N: number; increasing: boolean }>('vander', options, { N: 'integer', increasing: 'boolean' });
     const x = tensorOf('vander', 'input', input, 1);

@@ -17,6 +17,7 @@ import {
   shapeArgs,
 } from '../runtime/options.js';
 import { Tensor } from './tensor.js';
+import { keywords, type KwArgs } from './keywords.js';
 import { placeOn } from '../runtime/webgpu_device.js';
 
 /** dim for reductions: one dim, several, or undefined/null for all. */
@@ -40,6 +41,28 @@ export interface PadOptions {
   mode?: 'constant' | 'reflect' | 'replicate';
   value?: number;
 }
+/** The keyword arguments of a reduction (sum, mean, ..., any, nansum). */
+export interface ReduceKeywords {
+  dim?: Dim;
+  keepdim?: boolean;
+}
+/** var's and std's keyword arguments. */
+export interface VarKeywords extends VarOptions, ReduceKeywords {}
+/** argmax's and argmin's keyword arguments. */
+export interface ArgReduceKeywords {
+  dim?: number | null;
+  keepdim?: boolean;
+}
+/** A keyword argument `dim` (softmax, cumsum, squeeze, ...). */
+export interface DimKeyword {
+  dim?: number;
+}
+/** Reductions' arguments: (dim?, keepdim?), either of them also by name in a trailing options object. */
+export type ReduceArgs = KwArgs<[], [dim: Dim, keepdim: boolean], ReduceKeywords>;
+/** The arguments of an op with one `dim` (required), positional or by name. */
+export type DimArgs = KwArgs<[dim: number], [], DimKeyword>;
+/** The arguments of an op with one optional `dim`, positional or by name. */
+export type OptionalDimArgs = KwArgs<[], [dim: number], DimKeyword>;
 
 /** The functional form of every op that also exists as a Tensor method. */
 export interface OpFunctions {
@@ -60,7 +83,7 @@ export interface OpFunctions {
   minimum(input: TensorLike, other: TensorLike): Tensor;
   neg(input: TensorLike): Tensor;
   /** min/max: numbers, tensors, or null/undefined for no bound. */
-  clamp(input: TensorLike, min?: TensorLike | null, max?: TensorLike | null): Tensor;
+  clamp(input: TensorLike, ...args: KwArgs<[], [min: TensorLike | null | undefined, max: TensorLike | null | undefined], { min?: TensorLike | null; max?: TensorLike | null }>): Tensor;
   // math
   exp(input: TensorLike): Tensor;
   log(input: TensorLike): Tensor;
@@ -79,48 +102,49 @@ export interface OpFunctions {
   reciprocal(input: TensorLike): Tensor;
   // activations
   relu(input: TensorLike): Tensor;
-  leakyRelu(input: TensorLike, negativeSlope?: number): Tensor;
+  leakyRelu(input: TensorLike, ...args: KwArgs<[], [negativeSlope: number], { negativeSlope?: number }>): Tensor;
   prelu(input: TensorLike, weight: Tensor): Tensor;
-  elu(input: TensorLike, alpha?: number): Tensor;
+  elu(input: TensorLike, ...args: KwArgs<[], [alpha: number], { alpha?: number }>): Tensor;
   selu(input: TensorLike): Tensor;
   gelu(input: TensorLike, options?: GeluOptions): Tensor;
   sigmoid(input: TensorLike): Tensor;
   tanh(input: TensorLike): Tensor;
   softplus(input: TensorLike, options?: SoftplusOptions): Tensor;
   silu(input: TensorLike): Tensor;
-  softmax(input: TensorLike, dim: number): Tensor;
-  logSoftmax(input: TensorLike, dim: number): Tensor;
+  softmax(input: TensorLike, ...args: DimArgs): Tensor;
+  logSoftmax(input: TensorLike, ...args: DimArgs): Tensor;
   // linear algebra
   matmul(input: TensorLike, other: TensorLike): Tensor;
-  transpose(input: TensorLike, dim0: number, dim1: number): Tensor;
-  permute(input: TensorLike, ...dims: ShapeArgs): Tensor;
+  transpose(input: TensorLike, ...args: KwArgs<[dim0: number, dim1: number], [], { dim0?: number; dim1?: number }>): Tensor;
+  permute(input: TensorLike, ...dims: ShapeArgs | [{ dims: readonly number[] }]): Tensor;
   // reductions
-  sum(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
-  mean(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
-  prod(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
-  logsumexp(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
+  sum(input: TensorLike, ...args: ReduceArgs): Tensor;
+  mean(input: TensorLike, ...args: ReduceArgs): Tensor;
+  prod(input: TensorLike, ...args: ReduceArgs): Tensor;
+  logsumexp(input: TensorLike, ...args: ReduceArgs): Tensor;
   /** Values of the max over dim (all dims when absent); max(a, b) with a tensor b is maximum. */
-  max(input: TensorLike, dim?: Dim | Tensor, keepdim?: boolean): Tensor;
-  min(input: TensorLike, dim?: Dim | Tensor, keepdim?: boolean): Tensor;
-  var(input: TensorLike, dim?: Dim | VarOptions, keepdim?: boolean | VarOptions, options?: VarOptions): Tensor;
-  std(input: TensorLike, dim?: Dim | VarOptions, keepdim?: boolean | VarOptions, options?: VarOptions): Tensor;
-  argmax(input: TensorLike, dim?: number | null, keepdim?: boolean): Tensor;
-  argmin(input: TensorLike, dim?: number | null, keepdim?: boolean): Tensor;
+  max(input: TensorLike, ...args: KwArgs<[], [dim: Dim | Tensor, keepdim: boolean], ReduceKeywords>): Tensor;
+  min(input: TensorLike, ...args: KwArgs<[], [dim: Dim | Tensor, keepdim: boolean], ReduceKeywords>): Tensor;
+  /** Variance over dim (all when absent); `{ unbiased }` (default true) in the trailing options object. */
+  var(input: TensorLike, ...args: KwArgs<[], [dim: Dim, keepdim: boolean], VarKeywords>): Tensor;
+  std(input: TensorLike, ...args: KwArgs<[], [dim: Dim, keepdim: boolean], VarKeywords>): Tensor;
+  argmax(input: TensorLike, ...args: KwArgs<[], [dim: number | null | undefined, keepdim: boolean], ArgReduceKeywords>): Tensor;
+  argmin(input: TensorLike, ...args: KwArgs<[], [dim: number | null | undefined, keepdim: boolean], ArgReduceKeywords>): Tensor;
   /** p: a number (Infinity allowed) or 'fro' (= 2). */
-  norm(input: TensorLike, p?: number | 'fro', dim?: Dim, keepdim?: boolean): Tensor;
+  norm(input: TensorLike, ...args: KwArgs<[], [p: number | 'fro' | undefined, dim: Dim, keepdim: boolean], ReduceKeywords & { p?: number | 'fro' }>): Tensor;
   // shape
-  reshape(input: TensorLike, ...shape: ShapeArgs): Tensor;
-  view(input: TensorLike, ...shape: ShapeArgs): Tensor;
-  expand(input: TensorLike, ...shape: ShapeArgs): Tensor;
-  flatten(input: TensorLike, startDim?: number, endDim?: number): Tensor;
-  squeeze(input: TensorLike, dim?: number | null): Tensor;
-  unsqueeze(input: TensorLike, dim: number): Tensor;
-  split(input: TensorLike, splitSizeOrSections: number | readonly number[], dim?: number): Tensor[];
-  chunk(input: TensorLike, chunks: number, dim?: number): Tensor[];
-  narrow(input: TensorLike, dim: number, start: number, length: number): Tensor;
-  slice(input: TensorLike, dim: number, start?: number | null, end?: number | null, step?: number): Tensor;
-  indexSelect(input: TensorLike, dim: number, index: IndexLike): Tensor;
-  gather(input: TensorLike, dim: number, index: IndexLike): Tensor;
+  reshape(input: TensorLike, ...shape: ShapeArgs | [{ shape: readonly number[] }]): Tensor;
+  view(input: TensorLike, ...shape: ShapeArgs | [{ size: readonly number[] }]): Tensor;
+  expand(input: TensorLike, ...shape: ShapeArgs | [{ size: readonly number[] }]): Tensor;
+  flatten(input: TensorLike, ...args: KwArgs<[], [startDim: number, endDim: number], { startDim?: number; endDim?: number }>): Tensor;
+  squeeze(input: TensorLike, ...args: KwArgs<[], [dim: number | null | undefined], { dim?: number | null }>): Tensor;
+  unsqueeze(input: TensorLike, ...args: DimArgs): Tensor;
+  split(input: TensorLike, ...args: KwArgs<[splitSizeOrSections: number | readonly number[]], [dim: number], { splitSizeOrSections?: number | readonly number[]; dim?: number }>): Tensor[];
+  chunk(input: TensorLike, ...args: KwArgs<[chunks: number], [dim: number], { chunks?: number; dim?: number }>): Tensor[];
+  narrow(input: TensorLike, ...args: KwArgs<[dim: number, start: number, length: number], [], { dim?: number; start?: number; length?: number }>): Tensor;
+  slice(input: TensorLike, ...args: KwArgs<[dim: number], [start: number | null | undefined, end: number | null | undefined, step: number], { dim?: number; start?: number | null; end?: number | null; step?: number }>): Tensor;
+  indexSelect(input: TensorLike, ...args: KwArgs<[dim: number, index: IndexLike], [], { dim?: number; index?: IndexLike }>): Tensor;
+  gather(input: TensorLike, ...args: KwArgs<[dim: number, index: IndexLike], [], { dim?: number; index?: IndexLike }>): Tensor;
   contiguous(input: TensorLike): Tensor;
   clone(input: TensorLike): Tensor;
   // comparison and selection (bool results)
@@ -130,8 +154,10 @@ export interface OpFunctions {
   le(input: TensorLike, other: TensorLike): Tensor;
   gt(input: TensorLike, other: TensorLike): Tensor;
   ge(input: TensorLike, other: TensorLike): Tensor;
-  maskedFill(input: TensorLike, mask: Tensor | boolean[] | boolean[][] | boolean[][][], value: number): Tensor;
+  maskedFill(input: TensorLike, ...args: KwArgs<[mask: MaskLike, value: number], [], { mask?: MaskLike; value?: number }>): Tensor;
 }
+/** A bool mask operand: a bool tensor or a plain (nested) array of booleans. */
+export type MaskLike = Tensor | boolean[] | boolean[][] | boolean[][][];
 
 /** The methods of a table of op functions: the first argument becomes `this`. */
 export type MethodsOf<T> = {
@@ -211,14 +237,23 @@ function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown,
   return run(name, name, [['input', input]], { dim: dimsArg(name, dim), keepdim: boolArg(name, 'keepdim', keepdim, false), ...extra });
 }
 
-/** var/std: (dim?, keepdim?, { unbiased }) where the options object may come earlier. */
-function variance(name: string, input: TensorLike, a: unknown, b: unknown, c: unknown): Tensor {
-  const args = [a, b, c];
-  const at = args.findIndex(isOptionsObject);
-  const opts = checkOptions<VarOptions>(name, at >= 0 ? args[at] : undefined, { unbiased: 'boolean' });
-  if (at >= 0) args.length = at;
-  return reduce(name, input, args[0], args[1], { unbiased: opts.unbiased ?? true });
-}
+/** A reduction `name(input, dim?, keepdim?)` with dim and keepdim also by keyword. */
+export const reduction = (name: string, impl: (input: TensorLike, dim: unknown, keepdim: unknown, trailing?: unknown) => Tensor = (input, dim, keepdim, trailing) => reduce(name, input, dim, keepdim, {}, trailing)) =>
+  keywords(name, ['dim', 'keepdim'], impl);
+
+/** var/std: (dim?, keepdim?, { unbiased }), dim and keepdim also by keyword. */
+export const variance = (name: string) =>
+  keywords(name, { positional: ['dim', 'keepdim'], options: ['unbiased'] }, (input: TensorLike, dim: unknown, keepdim: unknown, options: unknown): Tensor => {
+    const opts = checkOptions<VarOptions>(name, options, { unbiased: 'boolean' });
+    return reduce(name, input, dim, keepdim, { unbiased: opts.unbiased ?? true });
+  });
+
+/** An op of one integer `dim` (softmax, cumsum, ...), positional or by keyword. */
+export const dimOp = (name: string, op: string = name) =>
+  keywords(name, ['dim'], (input: TensorLike, dim: unknown, trailing?: unknown): Tensor => {
+    noOptions(name, trailing);
+    return run(name, op, [['input', input]], { dim: intArg(name, 'dim', dim) });
+  });
 
 /** An index operand: a tensor as is, or a plain integer array made into an int32 tensor. */
 /** An index or mask made from a plain array goes to the device of the tensor it indexes. */
@@ -283,7 +318,7 @@ export const ops: OpFunctions = {
   maximum: binary('maximum'),
   minimum: binary('minimum'),
   neg: unary('neg'),
-  clamp(input, min, max, trailing?: unknown) {
+  clamp: keywords('clamp', ['min', 'max'], (input: TensorLike, min: TensorLike | null | undefined, max: TensorLike | null | undefined, trailing?: unknown): Tensor => {
     noOptions('clamp', trailing);
     if (min instanceof Tensor || max instanceof Tensor) {
       // Tensor bounds: clamp = minimum(maximum(x, min), max), as PyTorch.
@@ -296,7 +331,7 @@ export const ops: OpFunctions = {
       return out;
     }
     return run('clamp', 'clamp', [['input', input]], { min: bound('clamp', 'min', min), max: bound('clamp', 'max', max) });
-  },
+  }),
   exp: unary('exp'),
   log: unary('log'),
   log2: unary('log2'),
@@ -313,18 +348,18 @@ export const ops: OpFunctions = {
   square: unary('square'),
   reciprocal: unary('reciprocal'),
   relu: unary('relu'),
-  leakyRelu(input, negativeSlope = 0.01, trailing?: unknown) {
+  leakyRelu: keywords('leakyRelu', ['negativeSlope'], (input: TensorLike, negativeSlope: unknown = 0.01, trailing?: unknown): Tensor => {
     noOptions('leakyRelu', trailing);
     return run('leakyRelu', 'leakyRelu', [['input', input]], { negativeSlope: numberArg('leakyRelu', 'negativeSlope', negativeSlope) });
-  },
+  }),
   prelu(input, weight, trailing?: unknown) {
     noOptions('prelu', trailing);
     return run('prelu', 'prelu', [['input', input], ['weight', tensorArg('prelu', 'weight', weight)]]);
   },
-  elu(input, alpha = 1, trailing?: unknown) {
+  elu: keywords('elu', ['alpha'], (input: TensorLike, alpha: unknown = 1, trailing?: unknown): Tensor => {
     noOptions('elu', trailing);
     return run('elu', 'elu', [['input', input]], { alpha: numberArg('elu', 'alpha', alpha) });
-  },
+  }),
   selu: unary('selu'),
   gelu(input, options) {
     const o = checkOptions<GeluOptions>('gelu', options, { approximate: ['none', 'tanh'] });
@@ -337,75 +372,66 @@ export const ops: OpFunctions = {
     return run('softplus', 'softplus', [['input', input]], { beta: o.beta, threshold: o.threshold });
   },
   silu: unary('silu'),
-  softmax(input, dim, trailing?: unknown) {
-    noOptions('softmax', trailing);
-    return run('softmax', 'softmax', [['input', input]], { dim: intArg('softmax', 'dim', dim) });
-  },
-  logSoftmax(input, dim, trailing?: unknown) {
-    noOptions('logSoftmax', trailing);
-    return run('logSoftmax', 'logSoftmax', [['input', input]], { dim: intArg('logSoftmax', 'dim', dim) });
-  },
+  softmax: dimOp('softmax'),
+  logSoftmax: dimOp('logSoftmax'),
   matmul: binary('matmul'),
-  transpose(input, dim0, dim1, trailing?: unknown) {
+  transpose: keywords('transpose', ['dim0', 'dim1'], (input: TensorLike, dim0: unknown, dim1: unknown, trailing?: unknown): Tensor => {
     noOptions('transpose', trailing);
     return run('transpose', 'transpose', [['input', input]], {
       dim0: intArg('transpose', 'dim0', dim0),
       dim1: intArg('transpose', 'dim1', dim1),
     });
-  },
-  permute(input, ...dims) {
+  }),
+  permute: keywords('permute', { positional: ['dims'], rest: true }, (input: TensorLike, ...dims: unknown[]): Tensor => {
     return run('permute', 'permute', [['input', input]], { dims: shapeArgs('permute', dims) });
-  },
-  sum: (input, dim, keepdim, trailing?: unknown) => reduce('sum', input, dim, keepdim, {}, trailing),
-  mean: (input, dim, keepdim, trailing?: unknown) => reduce('mean', input, dim, keepdim, {}, trailing),
-  prod: (input, dim, keepdim, trailing?: unknown) => reduce('prod', input, dim, keepdim, {}, trailing),
-  logsumexp: (input, dim, keepdim, trailing?: unknown) => reduce('logsumexp', input, dim, keepdim, {}, trailing),
-  max: (input, dim, keepdim, trailing?: unknown) => (dim instanceof Tensor ? ops.maximum(input, dim) : reduce('max', input, dim, keepdim, {}, trailing)),
-  min: (input, dim, keepdim, trailing?: unknown) => (dim instanceof Tensor ? ops.minimum(input, dim) : reduce('min', input, dim, keepdim, {}, trailing)),
-  var: (input, dim, keepdim, options) => variance('var', input, dim, keepdim, options),
-  std: (input, dim, keepdim, options) => variance('std', input, dim, keepdim, options),
-  argmax(input, dim, keepdim, trailing?: unknown) {
+  }),
+  sum: reduction('sum'),
+  mean: reduction('mean'),
+  prod: reduction('prod'),
+  logsumexp: reduction('logsumexp'),
+  max: reduction('max', (input, dim, keepdim, trailing) => (dim instanceof Tensor ? ops.maximum(input, dim) : reduce('max', input, dim, keepdim, {}, trailing))),
+  min: reduction('min', (input, dim, keepdim, trailing) => (dim instanceof Tensor ? ops.minimum(input, dim) : reduce('min', input, dim, keepdim, {}, trailing))),
+  var: variance('var'),
+  std: variance('std'),
+  argmax: keywords('argmax', ['dim', 'keepdim'], (input: TensorLike, dim: unknown, keepdim: unknown, trailing?: unknown): Tensor => {
     noOptions('argmax', trailing);
     const d = dim === null || dim === undefined ? undefined : intArg('argmax', 'dim', dim);
     return run('argmax', 'argmax', [['input', input]], { dim: d, keepdim: boolArg('argmax', 'keepdim', keepdim, false) });
-  },
-  argmin(input, dim, keepdim, trailing?: unknown) {
+  }),
+  argmin: keywords('argmin', ['dim', 'keepdim'], (input: TensorLike, dim: unknown, keepdim: unknown, trailing?: unknown): Tensor => {
     noOptions('argmin', trailing);
     const d = dim === null || dim === undefined ? undefined : intArg('argmin', 'dim', dim);
     return run('argmin', 'argmin', [['input', input]], { dim: d, keepdim: boolArg('argmin', 'keepdim', keepdim, false) });
-  },
-  norm(input, p = 2, dim, keepdim, trailing?: unknown) {
+  }),
+  norm: keywords('norm', ['p', 'dim', 'keepdim'], (input: TensorLike, p: unknown = 2, dim: unknown, keepdim: unknown, trailing?: unknown): Tensor => {
     noOptions('norm', trailing);
     const pv = p === 'fro' ? 2 : p;
     if (typeof pv !== 'number' || Number.isNaN(pv)) throw new Error(`norm: expected 'p' to be a number or 'fro', got ${describe(p)}`);
     return reduce('norm', input, dim, keepdim, { p: pv });
-  },
-  reshape(input, ...shape) {
+  }),
+  reshape: keywords('reshape', { positional: ['shape'], rest: true }, (input: TensorLike, ...shape: unknown[]): Tensor => {
     return run('reshape', 'reshape', [['input', input]], { shape: shapeArgs('reshape', shape) });
-  },
-  view(input, ...shape) {
+  }),
+  view: keywords('view', { positional: ['size'], rest: true }, (input: TensorLike, ...shape: unknown[]): Tensor => {
     return run('view', 'view', [['input', input]], { shape: shapeArgs('view', shape) });
-  },
-  expand(input, ...shape) {
+  }),
+  expand: keywords('expand', { positional: ['size'], rest: true }, (input: TensorLike, ...shape: unknown[]): Tensor => {
     return run('expand', 'expand', [['input', input]], { shape: shapeArgs('expand', shape) });
-  },
-  flatten(input, startDim = 0, endDim = -1, trailing?: unknown) {
+  }),
+  flatten: keywords('flatten', ['startDim', 'endDim'], (input: TensorLike, startDim: unknown = 0, endDim: unknown = -1, trailing?: unknown): Tensor => {
     noOptions('flatten', trailing);
     return run('flatten', 'flatten', [['input', input]], {
       startDim: intArg('flatten', 'startDim', startDim),
       endDim: intArg('flatten', 'endDim', endDim),
     });
-  },
-  squeeze(input, dim, trailing?: unknown) {
+  }),
+  squeeze: keywords('squeeze', ['dim'], (input: TensorLike, dim: unknown, trailing?: unknown): Tensor => {
     noOptions('squeeze', trailing);
     const d = dim === null || dim === undefined ? undefined : intArg('squeeze', 'dim', dim);
     return run('squeeze', 'squeeze', [['input', input]], { dim: d });
-  },
-  unsqueeze(input, dim, trailing?: unknown) {
-    noOptions('unsqueeze', trailing);
-    return run('unsqueeze', 'unsqueeze', [['input', input]], { dim: intArg('unsqueeze', 'dim', dim) });
-  },
-  split(input, splitSizeOrSections, dim = 0, trailing?: unknown) {
+  }),
+  unsqueeze: dimOp('unsqueeze'),
+  split: keywords('split', ['splitSizeOrSections', 'dim'], (input: TensorLike, splitSizeOrSections: unknown, dim: unknown = 0, trailing?: unknown): Tensor[] => {
     noOptions('split', trailing);
     const d = intArg('split', 'dim', dim);
     if (isInteger(splitSizeOrSections)) return runList('split', 'split', [['input', input]], { splitSize: splitSizeOrSections, dim: d });
@@ -413,20 +439,20 @@ export const ops: OpFunctions = {
       return runList('split', 'split', [['input', input]], { sections: splitSizeOrSections.slice(), dim: d });
     }
     throw new Error(`split: expected 'splitSizeOrSections' to be an integer or an array of integers, got ${describe(splitSizeOrSections)}`);
-  },
-  chunk(input, chunks, dim = 0, trailing?: unknown) {
+  }),
+  chunk: keywords('chunk', ['chunks', 'dim'], (input: TensorLike, chunks: unknown, dim: unknown = 0, trailing?: unknown): Tensor[] => {
     noOptions('chunk', trailing);
     return runList('chunk', 'chunk', [['input', input]], { chunks: intArg('chunk', 'chunks', chunks), dim: intArg('chunk', 'dim', dim) });
-  },
-  narrow(input, dim, start, length, trailing?: unknown) {
+  }),
+  narrow: keywords('narrow', ['dim', 'start', 'length'], (input: TensorLike, dim: unknown, start: unknown, length: unknown, trailing?: unknown): Tensor => {
     noOptions('narrow', trailing);
     return run('narrow', 'narrow', [['input', input]], {
       dim: intArg('narrow', 'dim', dim),
       start: intArg('narrow', 'start', start),
       length: intArg('narrow', 'length', length),
     });
-  },
-  slice(input, dim, start, end, step = 1, trailing?: unknown) {
+  }),
+  slice: keywords('slice', ['dim', 'start', 'end', 'step'], (input: TensorLike, dim: unknown, start: unknown, end: unknown, step: unknown = 1, trailing?: unknown): Tensor => {
     noOptions('slice', trailing);
     const opt = (name: string, v: unknown) => (v === null || v === undefined ? undefined : intArg('slice', name, v));
     return run('slice', 'slice', [['input', input]], {
@@ -435,19 +461,19 @@ export const ops: OpFunctions = {
       end: opt('end', end),
       step: intArg('slice', 'step', step),
     });
-  },
-  indexSelect(input, dim, index, trailing?: unknown) {
+  }),
+  indexSelect: keywords('indexSelect', ['dim', 'index'], (input: TensorLike, dim: unknown, index: unknown, trailing?: unknown): Tensor => {
     noOptions('indexSelect', trailing);
     const d = intArg('indexSelect', 'dim', dim);
     return withTemp(index, indexOperand('indexSelect', index, deviceOf(input)), (ix) =>
       run('indexSelect', 'indexSelect', [['input', input], ['index', ix]], { dim: d }),
     );
-  },
-  gather(input, dim, index, trailing?: unknown) {
+  }),
+  gather: keywords('gather', ['dim', 'index'], (input: TensorLike, dim: unknown, index: unknown, trailing?: unknown): Tensor => {
     noOptions('gather', trailing);
     const d = intArg('gather', 'dim', dim);
     return withTemp(index, indexOperand('gather', index, deviceOf(input)), (ix) => run('gather', 'gather', [['input', input], ['index', ix]], { dim: d }));
-  },
+  }),
   contiguous: unary('contiguous'),
   clone: unary('clone'),
   eq: binary('eq'),
@@ -456,14 +482,14 @@ export const ops: OpFunctions = {
   le: binary('le'),
   gt: binary('gt'),
   ge: binary('ge'),
-  maskedFill(input, mask, value, trailing?: unknown) {
+  maskedFill: keywords('maskedFill', ['mask', 'value'], (input: TensorLike, mask: unknown, value: unknown, trailing?: unknown): Tensor => {
     noOptions('maskedFill', trailing);
     const v = typeof value === 'boolean' ? Number(value) : value;
     if (typeof v !== 'number' || Number.isNaN(v)) throw new Error(`maskedFill: expected 'value' to be a number, got ${describe(value)}`);
     return withTemp(mask, maskOperand('maskedFill', mask, deviceOf(input)), (m) =>
       run('maskedFill', 'maskedFill', [['input', input], ['mask', m]], { value: v }),
     );
-  },
+  }),
 };
 
 // ---- function-only ops ----
@@ -473,19 +499,19 @@ function tensorList(fn: string, list: unknown): Tensor[] {
   return list.map((t, i) => tensorArg(fn, `tensors[${i}]`, t));
 }
 
+/** cat and stack: (tensors, dim = 0), dim also by keyword. */
+const joining = (name: 'cat' | 'stack') =>
+  keywords(name, ['dim'], (tensors: readonly Tensor[], dim: unknown = 0, trailing?: unknown): Tensor => {
+    noOptions(name, trailing);
+    const list = tensorList(name, tensors);
+    return run(name, name, list.map((t, i): [string, Tensor] => [`tensors[${i}]`, t]), { dim: intArg(name, 'dim', dim) });
+  }) as (tensors: readonly Tensor[], ...args: OptionalDimArgs) => Tensor;
+
 export const functionOps = {
-  /** Concatenates tensors along an existing dim. */
-  cat(tensors: readonly Tensor[], dim = 0, trailing?: unknown): Tensor {
-    noOptions('cat', trailing);
-    const list = tensorList('cat', tensors);
-    return run('cat', 'cat', list.map((t, i): [string, Tensor] => [`tensors[${i}]`, t]), { dim: intArg('cat', 'dim', dim) });
-  },
-  /** Stacks same-shape tensors along a new dim. */
-  stack(tensors: readonly Tensor[], dim = 0, trailing?: unknown): Tensor {
-    noOptions('stack', trailing);
-    const list = tensorList('stack', tensors);
-    return run('stack', 'stack', list.map((t, i): [string, Tensor] => [`tensors[${i}]`, t]), { dim: intArg('stack', 'dim', dim) });
-  },
+  /** Concatenates tensors along an existing dim (default 0; also `{ dim }`). */
+  cat: joining('cat'),
+  /** Stacks same-shape tensors along a new dim (default 0; also `{ dim }`). */
+  stack: joining('stack'),
   /** Elementwise cond ? input : other (both may be numbers); differentiable in input and other. */
   where(condition: Tensor | boolean[] | boolean[][], input: TensorLike, other: TensorLike, trailing?: unknown): Tensor {
     noOptions('where', trailing);
@@ -493,12 +519,12 @@ export const functionOps = {
       run('where', 'where', [['condition', c], ['input', input], ['other', other]]),
     );
   },
-  /** F.pad: pads in PyTorch's order (last dim first). */
-  pad(input: TensorLike, pads: readonly number[], options?: PadOptions): Tensor {
+  /** F.pad: pads in PyTorch's order (last dim first); PyTorch's keyword `pad` names them too. */
+  pad: keywords('pad', { positional: ['pad'], options: ['mode', 'value'] }, (input: TensorLike, pads: readonly number[], options?: PadOptions): Tensor => {
     const o = checkOptions<PadOptions>('pad', options, { mode: ['constant', 'reflect', 'replicate'], value: 'number' });
     if (!Array.isArray(pads) || !pads.every(isInteger)) throw new Error(`pad: expected 'pads' to be an array of integers, got ${describe(pads)}`);
     return run('pad', 'pad', [['input', input]], { pads: pads.slice(), mode: o.mode, value: o.value });
-  },
+  }) as (input: TensorLike, ...args: KwArgs<[pads: readonly number[]], [], PadOptions & { pad?: readonly number[] }>) => Tensor,
 };
 
 /** Installs every function of an op table as a Tensor method sharing it (`this` first). */

@@ -10,6 +10,7 @@
 import type { TensorLike } from './call.js';
 import { tidy } from '../runtime/memory.js';
 import { binary, functionOps, installMethods, noOptions, ops, unary, withTemp, type MethodsOf } from './ops.js';
+import { keywords, type KwArgs } from './keywords.js';
 import { numberOption, tensorOf } from './args.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from './tensor.js';
@@ -55,7 +56,7 @@ export interface PointwiseOpFunctions {
   /** x·log(y), 0 where x is 0 (unless y is NaN). */
   xlogy(input: TensorLike, other: TensorLike): Tensor;
   /** log(p / (1 − p)), p clamped to [eps, 1 − eps] when eps is given. */
-  logit(input: TensorLike, eps?: number): Tensor;
+  logit(input: TensorLike, ...args: KwArgs<[], [eps: number | null], { eps?: number | null }>): Tensor;
   // division and modulo (int32 stays int32; a zero integer divisor is an Error, as PyTorch's ZeroDivisionError)
   /** C's fmod: input − trunc(input / other)·other, exactly; the sign of input. */
   fmod(input: TensorLike, other: TensorLike): Tensor;
@@ -179,7 +180,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
       return ops.mul(input, where(masked, 0, ops.log(other)));
     });
   },
-  logit(input, eps, trailing?: unknown) {
+  logit: keywords('logit', ['eps'], (input: TensorLike, eps: unknown, trailing?: unknown): Tensor => {
     noOptions('logit', trailing);
     if (eps !== undefined && eps !== null && (typeof eps !== 'number' || !(eps >= 0 && eps <= 0.5))) {
       throw new Error(`logit: expected 'eps' to be a number in [0, 0.5] or nothing, got ${describe(eps)}`);
@@ -188,7 +189,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
       const p = eps === undefined || eps === null ? input : ops.clamp(input, eps, 1 - eps);
       return ops.log(ops.div(p, ops.sub(1, p)));
     });
-  },
+  }),
   fmod: binary('fmod'),
   remainder: binary('remainder'),
   floorDivide: binary('floorDivide'),

@@ -9,6 +9,7 @@ import { run, type TensorLike } from './call.js';
 import { onesLike } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { binary, functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';
+import { keywords, type KwArgs } from './keywords.js';
 import { dimArg, shapeStr, tensorOf } from './args.js';
 import { matrixOps } from './matrices.js';
 import { pointwiseOps } from './pointwise.js';
@@ -39,7 +40,7 @@ export interface ProductOpFunctions {
   /** Sum of the main diagonal of a 2-D tensor. */
   trace(input: Tensor): Tensor;
   /** Cross product of 3-vectors along dim (default: the first dim of size 3, as PyTorch 1.13). */
-  cross(input: Tensor, other: Tensor, dim?: number): Tensor;
+  cross(input: Tensor, ...args: KwArgs<[other: Tensor], [dim: number | null], { other?: Tensor; dim?: number | null }>): Tensor;
   /** beta·input + alpha·(mat1 · mat2), mat1 and mat2 2-D. */
   addmm(input: TensorLike, mat1: Tensor, mat2: Tensor, options?: AddmmOptions): Tensor;
   /** beta·input + alpha·(batch1 · batch2), batch1 and batch2 3-D. */
@@ -120,7 +121,7 @@ export const productOps: ProductOpFunctions = {
     const x = tensorOf('trace', 'input', input, 2);
     return tidy(() => ops.sum(matrixOps.diag(x)));
   },
-  cross(input, other, dim, trailing?: unknown) {
+  cross: keywords('cross', ['other', 'dim'], (input: Tensor, other: Tensor, dim: number | null | undefined, trailing?: unknown): Tensor => {
     noOptions('cross', trailing);
     const a = tensorOf('cross', 'input', input), b = tensorOf('cross', 'other', other);
     const shapes = `[${a.shape.join(', ')}] and [${b.shape.join(', ')}]`;
@@ -139,7 +140,7 @@ export const productOps: ProductOpFunctions = {
       const c = (p: Tensor, q: Tensor, r: Tensor, t: Tensor) => ops.sub(ops.mul(p, q), ops.mul(r, t));
       return functionOps.cat([c(a1!, b2!, a2!, b1!), c(a2!, b0!, a0!, b2!), c(a0!, b1!, a1!, b0!)], d);
     });
-  },
+  }),
   addmm(input, mat1, mat2, options) {
     const o = checkOptions<AddmmOptions>('addmm', options, { beta: 'number', alpha: 'number' });
     const m1 = tensorOf('addmm', 'mat1', mat1, 2), m2 = tensorOf('addmm', 'mat2', mat2, 2);

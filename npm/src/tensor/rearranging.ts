@@ -5,7 +5,8 @@
 // with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose*.py, gen_ops_stack_stats.py).
 import { run, type TensorLike } from './call.js';
 import { tidy } from '../runtime/memory.js';
-import { installMethods, noOptions, ops, type MethodsOf } from './ops.js';
+import { installMethods, noOptions, ops, type MethodsOf, type OptionalDimArgs } from './ops.js';
+import { keywords, type KwArgs } from './keywords.js';
 import { dimArg, shapeStr, tensorOf } from './args.js';
 import { checkOptions, describe, isInteger, shapeArgs } from '../runtime/options.js';
 import { Tensor } from './tensor.js';
@@ -16,23 +17,23 @@ export interface MeshgridOptions {
 }
 
 export interface RearrangingOpFunctions {
-  flip(input: TensorLike, ...dims: number[] | [readonly number[]]): Tensor;
+  flip(input: TensorLike, ...dims: number[] | [readonly number[]] | [{ dims: number | readonly number[] }]): Tensor;
   /** Reversed along dim 0. */
   flipud(input: Tensor): Tensor;
   /** Reversed along dim 1. */
   fliplr(input: Tensor): Tensor;
-  roll(input: TensorLike, shifts: number | readonly number[], dims?: number | readonly number[] | null): Tensor;
+  roll(input: TensorLike, ...args: KwArgs<[shifts: number | readonly number[]], [dims: number | readonly number[] | null], { shifts?: number | readonly number[]; dims?: number | readonly number[] | null }>): Tensor;
   /** Rotated k quarter turns in the plane of dims (from dims[0] towards dims[1]). */
-  rot90(input: Tensor, k?: number, dims?: readonly [number, number]): Tensor;
-  repeat(input: TensorLike, ...repeats: number[] | [readonly number[]]): Tensor;
-  tile(input: TensorLike, ...repeats: number[] | [readonly number[]]): Tensor;
+  rot90(input: Tensor, ...args: KwArgs<[], [k: number, dims: readonly [number, number]], { k?: number; dims?: readonly [number, number] }>): Tensor;
+  repeat(input: TensorLike, ...repeats: number[] | [readonly number[]] | [{ repeats: readonly number[] }]): Tensor;
+  tile(input: TensorLike, ...repeats: number[] | [readonly number[]] | [{ dims: readonly number[] }]): Tensor;
   /** Each element repeated `repeats` times along dim (flattened first when dim is not given). */
-  repeatInterleave(input: Tensor, repeats: number, dim?: number): Tensor;
+  repeatInterleave(input: Tensor, ...args: KwArgs<[repeats: number], [dim: number | null], { repeats?: number; dim?: number | null }>): Tensor;
   /** Dims `source` moved to positions `destination` (numbers or arrays of one length), the others in order. */
-  movedim(input: Tensor, source: number | readonly number[], destination: number | readonly number[]): Tensor;
-  swapaxes(input: Tensor, axis0: number, axis1: number): Tensor;
+  movedim(input: Tensor, ...args: KwArgs<[source: number | readonly number[], destination: number | readonly number[]], [], { source?: number | readonly number[]; destination?: number | readonly number[] }>): Tensor;
+  swapaxes(input: Tensor, ...args: KwArgs<[axis0: number, axis1: number], [], { axis0?: number; axis1?: number }>): Tensor;
   /** The slices along dim, without it. */
-  unbind(input: Tensor, dim?: number): Tensor[];
+  unbind(input: Tensor, ...args: OptionalDimArgs): Tensor[];
 }
 
 /** The methods derived from RearrangingOpFunctions: the first argument becomes `this`. */
@@ -57,7 +58,7 @@ function integers(fn: string, name: string, v: unknown): number[] {
 }
 
 export const rearrangingOps: RearrangingOpFunctions = {
-  flip: (input, ...dims) => run('flip', 'flip', [['input', input]], { dims: intList('flip', 'dims', dims) }),
+  flip: keywords('flip', { positional: ['dims'], rest: true }, (input: TensorLike, ...dims: unknown[]) => run('flip', 'flip', [['input', input]], { dims: intList('flip', 'dims', dims) })),
   flipud(input, trailing?: unknown) {
     noOptions('flipud', trailing);
     const x = tensorOf('flipud', 'input', input);
@@ -70,11 +71,12 @@ export const rearrangingOps: RearrangingOpFunctions = {
     if (x.ndim < 2) throw new Error(`fliplr: expected an input with at least 2 dims, got shape ${shapeStr(x.shape)}`);
     return rearrangingOps.flip(x, [1]);
   },
-  roll(input, shifts, dims) {
+  roll: keywords('roll', ['shifts', 'dims'], (input: TensorLike, shifts: unknown, dims: unknown, trailing?: unknown): Tensor => {
+    noOptions('roll', trailing);
     const d = dims === undefined || dims === null ? undefined : integers('roll', 'dims', dims);
     return run('roll', 'roll', [['input', input]], { shifts: integers('roll', 'shifts', shifts), dims: d });
-  },
-  rot90(input, k = 1, dims = [0, 1], trailing?: unknown) {
+  }),
+  rot90: keywords('rot90', ['k', 'dims'], (input: Tensor, k: unknown = 1, dims: unknown = [0, 1], trailing?: unknown): Tensor => {
     noOptions('rot90', trailing);
     const x = tensorOf('rot90', 'input', input);
     if (!isInteger(k)) throw new Error(`rot90: expected 'k' to be an integer, got ${describe(k)}`);
@@ -88,10 +90,10 @@ export const rearrangingOps: RearrangingOpFunctions = {
       if (turns === 2) return rearrangingOps.flip(x, [d0, d1]);
       return ops.transpose(rearrangingOps.flip(x, [turns === 1 ? d1 : d0]), d0, d1);
     });
-  },
-  repeat: (input, ...repeats) => run('repeat', 'repeat', [['input', input]], { repeats: shapeArgs('repeat', repeats) }),
-  tile: (input, ...repeats) => run('tile', 'tile', [['input', input]], { repeats: shapeArgs('tile', repeats) }),
-  repeatInterleave(input, repeats, dim, trailing?: unknown) {
+  }),
+  repeat: keywords('repeat', { positional: ['repeats'], rest: true }, (input: TensorLike, ...repeats: unknown[]) => run('repeat', 'repeat', [['input', input]], { repeats: shapeArgs('repeat', repeats) })),
+  tile: keywords('tile', { positional: ['dims'], rest: true }, (input: TensorLike, ...repeats: unknown[]) => run('tile', 'tile', [['input', input]], { repeats: shapeArgs('tile', repeats) })),
+  repeatInterleave: keywords('repeatInterleave', ['repeats', 'dim'], (input: Tensor, repeats: unknown, dim: unknown, trailing?: unknown): Tensor => {
     noOptions('repeatInterleave', trailing);
     const x = tensorOf('repeatInterleave', 'input', input);
     if (!isInteger(repeats) || repeats < 0) {
@@ -105,8 +107,8 @@ export const rearrangingOps: RearrangingOpFunctions = {
       const grown = ops.expand(ops.unsqueeze(src, d + 1), expanded);
       return ops.reshape(grown, [...shape.slice(0, d), shape[d]! * repeats, ...shape.slice(d + 1)]);
     });
-  },
-  movedim(input, source, destination, trailing?: unknown) {
+  }),
+  movedim: keywords('movedim', ['source', 'destination'], (input: Tensor, source: unknown, destination: unknown, trailing?: unknown): Tensor => {
     noOptions('movedim', trailing);
     const x = tensorOf('movedim', 'input', input);
     const list = (name: string, v: unknown) => (Array.isArray(v) ? v : [v]).map((d, i) => dimArg('movedim', `${name}[${i}]`, d, x.ndim));
@@ -118,17 +120,17 @@ export const rearrangingOps: RearrangingOpFunctions = {
     const rest = [...Array(x.ndim).keys()].filter((d) => !src.includes(d));
     for (let d = 0, k = 0; d < x.ndim; d++) if (order[d] === -1) order[d] = rest[k++]!;
     return ops.permute(x, ...order);
-  },
-  swapaxes(input, axis0, axis1, trailing?: unknown) {
+  }),
+  swapaxes: keywords('swapaxes', ['axis0', 'axis1'], (input: Tensor, axis0: number, axis1: number, trailing?: unknown): Tensor => {
     noOptions('swapaxes', trailing);
     return ops.transpose(input, axis0, axis1);
-  },
-  unbind(input, dim = 0, trailing?: unknown) {
+  }),
+  unbind: keywords('unbind', ['dim'], (input: Tensor, dim: unknown = 0, trailing?: unknown): Tensor[] => {
     noOptions('unbind', trailing);
     const x = tensorOf('unbind', 'input', input);
     const d = dimArg('unbind', 'dim', dim, x.ndim);
     return tidy(() => ops.split(x, 1, d).map((t) => ops.squeeze(t, d)));
-  },
+  }),
 };
 
 installMethods(rearrangingOps);

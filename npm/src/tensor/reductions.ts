@@ -11,12 +11,14 @@ import { run, type TensorLike } from './call.js';
 import { arange, zeros } from './creation.js';
 import { noGrad } from '../autograd/backward.js';
 import { tidy } from '../runtime/memory.js';
-import { functionOps, installMethods, noOptions, ops, type Dim, type MethodsOf, type VarOptions } from './ops.js';
+import { dimOp, functionOps, installMethods, noOptions, ops, reduction, type DimArgs, type Dim, type MethodsOf, type ReduceArgs, type VarKeywords, type VarOptions } from './ops.js';
+import { keywords, type KwArgs } from './keywords.js';
+import { namedPair, valuesIndices, type MinMax } from './named_tuple.js';
 import { dimArg, shapeStr, tensorOf } from './args.js';
 import { pointwiseOps } from './pointwise.js';
 import { rearrangingOps } from './rearranging.js';
 import type { SortResult } from './sorting.js';
-import { boolArg, checkOptions, dimsArg, intArg, isOptionsObject } from '../runtime/options.js';
+import { boolArg, checkOptions, describe, dimsArg } from '../runtime/options.js';
 import { Tensor } from './tensor.js';
 
 export interface AminmaxOptions {
@@ -37,34 +39,34 @@ export interface DiffOptions {
 
 export interface ReductionOpFunctions {
   // logical (bool results; nonzero and NaN are true)
-  any(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
-  all(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
+  any(input: TensorLike, ...args: ReduceArgs): Tensor;
+  all(input: TensorLike, ...args: ReduceArgs): Tensor;
   // extremes and counts
-  amax(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
-  amin(input: TensorLike, dim?: Dim, keepdim?: boolean): Tensor;
-  /** min and max in one call, of all elements or along options.dim. */
-  aminmax(input: Tensor, options?: AminmaxOptions): { min: Tensor; max: Tensor };
+  amax(input: TensorLike, ...args: ReduceArgs): Tensor;
+  amin(input: TensorLike, ...args: ReduceArgs): Tensor;
+  /** min and max in one call, of all elements or along options.dim: `[min, max]`, also `.min`, `.max` (PyTorch's named tuple). */
+  aminmax(input: Tensor, options?: AminmaxOptions): MinMax;
   /** The number of nonzero elements (int32), of all or along dim. */
-  countNonzero(input: Tensor, dim?: Dim): Tensor;
+  countNonzero(input: Tensor, ...args: KwArgs<[], [dim: Dim], { dim?: Dim }>): Tensor;
   // NaN-ignoring
   /** sum treating NaN as 0. */
-  nansum(input: Tensor, dim?: Dim, keepdim?: boolean): Tensor;
+  nansum(input: Tensor, ...args: ReduceArgs): Tensor;
   /** mean of the elements that are not NaN (NaN where all are). */
-  nanmean(input: Tensor, dim?: Dim, keepdim?: boolean): Tensor;
+  nanmean(input: Tensor, ...args: ReduceArgs): Tensor;
   // moments
-  /** [var, mean], with var's arguments. */
-  varMean(input: Tensor, dim?: Dim | VarOptions, keepdim?: boolean | VarOptions, options?: VarOptions): [Tensor, Tensor];
+  /** [var, mean], with var's arguments (PyTorch's plain tuple). */
+  varMean(input: Tensor, ...args: KwArgs<[], [dim: Dim, keepdim: boolean], VarKeywords>): [Tensor, Tensor];
   /** [std, mean], with std's arguments. */
-  stdMean(input: Tensor, dim?: Dim | VarOptions, keepdim?: boolean | VarOptions, options?: VarOptions): [Tensor, Tensor];
+  stdMean(input: Tensor, ...args: KwArgs<[], [dim: Dim, keepdim: boolean], VarKeywords>): [Tensor, Tensor];
   // running along a dim, and differences
-  cumsum(input: TensorLike, dim: number): Tensor;
-  cumprod(input: TensorLike, dim: number): Tensor;
-  /** The running maximum along dim and where it is (the latest position of a tie). */
-  cummax(input: Tensor, dim: number): SortResult;
-  /** The running minimum along dim and where it is. */
-  cummin(input: Tensor, dim: number): SortResult;
+  cumsum(input: TensorLike, ...args: DimArgs): Tensor;
+  cumprod(input: TensorLike, ...args: DimArgs): Tensor;
+  /** The running maximum along dim and where it is (the latest position of a tie): `[values, indices]`, also by name. */
+  cummax(input: Tensor, ...args: DimArgs): SortResult;
+  /** The running minimum along dim and where it is: `[values, indices]`, also by name. */
+  cummin(input: Tensor, ...args: DimArgs): SortResult;
   /** log Σ_{j ≤ i} exp(x_j) along dim. */
-  logcumsumexp(input: Tensor, dim: number): Tensor;
+  logcumsumexp(input: Tensor, ...args: DimArgs): Tensor;
   /** The n-th forward difference along dim (bool: logical xor). */
   diff(input: Tensor, options?: DiffOptions): Tensor;
 }
@@ -84,11 +86,14 @@ const TENSOR_OPTION = { check: (v: unknown) => v instanceof Tensor, expected: 'a
 /** x with NaN as 0. */
 const zeroNan = (x: Tensor) => (x.dtype === 'float32' ? where(isnan(x), 0, x) : x);
 
-/** var/std's (dim, keepdim, options) arguments, normalized: the dim and keepdim mean needs too. */
-function varArgs(dim: unknown, keepdim: unknown): { dim: Dim; keepdim: boolean } {
-  if (isOptionsObject(dim)) return { dim: undefined, keepdim: false };
-  return { dim: dim as Dim, keepdim: isOptionsObject(keepdim) ? false : Boolean(keepdim) };
-}
+/** varMean/stdMean: [var or std, mean] with var's arguments (dim, keepdim, { unbiased }), any of them by keyword. */
+const withMean = (name: string, spread: (input: Tensor, dim: Dim, keepdim: boolean, options: VarOptions) => Tensor) =>
+  keywords(name, { positional: ['dim', 'keepdim'], options: ['unbiased'] }, (input: Tensor, dim: Dim, keepdim: unknown, options: VarOptions | undefined): [Tensor, Tensor] => {
+    const o = checkOptions<VarOptions>(name, options, { unbiased: 'boolean' });
+    const k = boolArg(name, 'keepdim', keepdim, false);
+    dimsArg(name, dim);
+    return tidy(() => [spread(input, dim, k, o), ops.mean(input, dim, k)]);
+  });
 
 /** For each position i along dim, the positions j ≤ i: a bool [..., L(i), L(j)] with dim moved last. */
 function prefixPairs(x: Tensor, d: number): { moved: Tensor; earlier: Tensor; l: number } {
@@ -107,7 +112,7 @@ function runningExtreme(fn: string, input: Tensor, dim: number, max: boolean): S
   const x = tensorOf(fn, 'input', input);
   const d = dimArg(fn, 'dim', dim, x.ndim);
   return tidy(() => {
-    if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
+    if (x.ndim === 0) return valuesIndices([ops.clone(x), zeros([], { dtype: 'int32', device: x.device })]);
     const { moved, earlier, l } = prefixPairs(x, d);
     const xj = ops.unsqueeze(moved, -2);                                              // [..., 1, L(j)]
     const indices = noGrad(() => {
@@ -118,64 +123,61 @@ function runningExtreme(fn: string, input: Tensor, dim: number, max: boolean): S
       return ops.max(where(hits, arange(l, { device: x.device }), -1), -1).int();    // the latest hit
     });
     const values = ops.gather(moved, -1, indices);
-    return { values: rearrangingOps.movedim(values, -1, d), indices: rearrangingOps.movedim(indices, -1, d) };
+    return valuesIndices([rearrangingOps.movedim(values, -1, d), rearrangingOps.movedim(indices, -1, d)]);
   });
 }
 
 export const reductionOps: ReductionOpFunctions = {
-  any: (input, dim, keepdim, trailing?: unknown) => (noOptions('any', trailing), run('any', 'any', [['input', input]], { dim: dimsArg('any', dim), keepdim: boolArg('any', 'keepdim', keepdim, false) })),
-  all: (input, dim, keepdim, trailing?: unknown) => (noOptions('all', trailing), run('all', 'all', [['input', input]], { dim: dimsArg('all', dim), keepdim: boolArg('all', 'keepdim', keepdim, false) })),
-  amax(input, dim, keepdim, trailing?: unknown) {
+  any: reduction('any'),
+  all: reduction('all'),
+  amax: reduction('amax', (input, dim, keepdim, trailing) => {
     noOptions('amax', trailing);
-    return ops.max(input, dim, keepdim);
-  },
-  amin(input, dim, keepdim, trailing?: unknown) {
+    if (dim instanceof Tensor) throw new Error(`amax: expected 'dim' to be an integer or an array of integers, got ${describe(dim)}`);
+    return ops.max(input, dim as Dim, keepdim as boolean);
+  }),
+  amin: reduction('amin', (input, dim, keepdim, trailing) => {
     noOptions('amin', trailing);
-    return ops.min(input, dim, keepdim);
-  },
+    if (dim instanceof Tensor) throw new Error(`amin: expected 'dim' to be an integer or an array of integers, got ${describe(dim)}`);
+    return ops.min(input, dim as Dim, keepdim as boolean);
+  }),
   aminmax(input, options) {
     const x = tensorOf('aminmax', 'input', input);
     const o = checkOptions<AminmaxOptions>('aminmax', options, { dim: 'integer', keepdim: 'boolean' });
     if (x.numel === 0) throw new Error(`aminmax: expected a non-empty input, got shape ${shapeStr(x)}`);
     const d = o.dim === undefined ? undefined : dimArg('aminmax', 'dim', o.dim, x.ndim);
     const keepdim = o.keepdim ?? false;
-    return tidy(() => ({ min: reductionOps.amin(x, d, keepdim), max: reductionOps.amax(x, d, keepdim) }));
+    return tidy(() => namedPair('min', 'max', reductionOps.amin(x, d, keepdim), reductionOps.amax(x, d, keepdim)));
   },
-  countNonzero(input, dim, trailing?: unknown) {
+  countNonzero: keywords('countNonzero', ['dim'], (input: Tensor, dim: Dim, trailing?: unknown): Tensor => {
     noOptions('countNonzero', trailing);
     const x = tensorOf('countNonzero', 'input', input);
     return tidy(() => ops.sum(ops.ne(x, 0).int(), dim).int());
-  },
-  nansum(input, dim, keepdim = false, trailing?: unknown) {
+  }),
+  nansum: reduction('nansum', (input, dim, keepdim = false, trailing) => {
     noOptions('nansum', trailing);
     const x = tensorOf('nansum', 'input', input);
-    return tidy(() => ops.sum(zeroNan(x), dim, keepdim));
-  },
-  nanmean(input, dim, keepdim = false, trailing?: unknown) {
+    return tidy(() => ops.sum(zeroNan(x), dim as Dim, keepdim as boolean));
+  }),
+  nanmean: reduction('nanmean', (input, dim, keepdim = false, trailing) => {
     noOptions('nanmean', trailing);
     const x = tensorOf('nanmean', 'input', input);
     if (x.dtype !== 'float32') throw new Error(`nanmean: expected input to have a floating point dtype, got ${x.dtype}`);
-    return tidy(() => ops.div(ops.sum(zeroNan(x), dim, keepdim), ops.sum(pointwiseOps.logicalNot(pointwiseOps.isnan(x)).float(), dim, keepdim)));
-  },
-  varMean(input, dim, keepdim, options) {
-    const m = varArgs(dim, keepdim);
-    return tidy(() => [ops.var(input, dim, keepdim, options), ops.mean(input, m.dim, m.keepdim)]);
-  },
-  stdMean(input, dim, keepdim, options) {
-    const m = varArgs(dim, keepdim);
-    return tidy(() => [ops.std(input, dim, keepdim, options), ops.mean(input, m.dim, m.keepdim)]);
-  },
-  cumsum: (input, dim, trailing?: unknown) => (noOptions('cumsum', trailing), run('cumsum', 'cumsum', [['input', input]], { dim: intArg('cumsum', 'dim', dim) })),
-  cumprod: (input, dim, trailing?: unknown) => (noOptions('cumprod', trailing), run('cumprod', 'cumprod', [['input', input]], { dim: intArg('cumprod', 'dim', dim) })),
-  cummax(input, dim, trailing?: unknown) {
+    const [d, k] = [dim as Dim, keepdim as boolean];
+    return tidy(() => ops.div(ops.sum(zeroNan(x), d, k), ops.sum(pointwiseOps.logicalNot(pointwiseOps.isnan(x)).float(), d, k)));
+  }),
+  varMean: withMean('varMean', (x, dim, keepdim, o) => ops.var(x, dim, keepdim, o)),
+  stdMean: withMean('stdMean', (x, dim, keepdim, o) => ops.std(x, dim, keepdim, o)),
+  cumsum: dimOp('cumsum'),
+  cumprod: dimOp('cumprod'),
+  cummax: keywords('cummax', ['dim'], (input: Tensor, dim: number, trailing?: unknown): SortResult => {
     noOptions('cummax', trailing);
     return runningExtreme('cummax', input, dim, true);
-  },
-  cummin(input, dim, trailing?: unknown) {
+  }),
+  cummin: keywords('cummin', ['dim'], (input: Tensor, dim: number, trailing?: unknown): SortResult => {
     noOptions('cummin', trailing);
     return runningExtreme('cummin', input, dim, false);
-  },
-  logcumsumexp(input, dim, trailing?: unknown) {
+  }),
+  logcumsumexp: keywords('logcumsumexp', ['dim'], (input: Tensor, dim: number, trailing?: unknown): Tensor => {
     noOptions('logcumsumexp', trailing);
     const x = tensorOf('logcumsumexp', 'input', input);
     const d = dimArg('logcumsumexp', 'dim', dim, x.ndim);
@@ -185,7 +187,7 @@ export const reductionOps: ReductionOpFunctions = {
       const terms = where(earlier, ops.unsqueeze(moved, -2), -Infinity);
       return rearrangingOps.movedim(ops.logsumexp(terms, -1), -1, d);
     });
-  },
+  }),
   diff(input, options) {
     const x = tensorOf('diff', 'input', input);
     const o = checkOptions<DiffOptions>('diff', options, { n: 'integer', dim: 'integer', prepend: TENSOR_OPTION, append: TENSOR_OPTION });

@@ -13,6 +13,7 @@ import { matrixOps } from './matrices.js';
 import { rearrangingOps } from './rearranging.js';
 import { checkOptions, describe, intArg, isInteger } from '../runtime/options.js';
 import type { Tensor } from './tensor.js';
+import { withKeywords, type KwArgs } from './keywords.js';
 
 /** PyTorch's scatter_reduce reductions. */
 export type ScatterReduction = 'sum' | 'prod' | 'mean' | 'amax' | 'amin';
@@ -21,7 +22,8 @@ export interface ScatterReduceOptions {
   includeSelf?: boolean;
 }
 
-export interface ScatterGatherOpFunctions {
+/** The ops with their positional parameters only (the table's implementations). */
+export interface ScatterGatherPositional {
   /** A copy of input with src's values written at index along dim; src may be a number. */
   scatter(input: TensorLike, dim: number, index: IndexLike, src: TensorLike): Tensor;
   /** A copy of input with src's values added at index along dim (repeated indices accumulate). */
@@ -51,6 +53,19 @@ export interface ScatterGatherOpFunctions {
   diagonalScatter(input: Tensor, src: Tensor, offset?: number, dim1?: number, dim2?: number): Tensor;
 }
 
+/** Every op of the family; the positional parameters may also be given by name in a trailing options object (PyTorch's keywords). */
+export interface ScatterGatherOpFunctions extends Omit<ScatterGatherPositional, 'scatter' | 'scatterAdd' | 'scatterReduce' | 'takeAlongDim' | 'indexAdd' | 'indexCopy' | 'indexFill' | 'selectScatter' | 'diagonalScatter'> {
+  scatter(input: TensorLike, ...args: KwArgs<[dim: number, index: IndexLike, src: TensorLike], [], { dim?: number; index?: IndexLike; src?: TensorLike }>): Tensor;
+  scatterAdd(input: TensorLike, ...args: KwArgs<[dim: number, index: IndexLike, src: TensorLike], [], { dim?: number; index?: IndexLike; src?: TensorLike }>): Tensor;
+  scatterReduce(input: TensorLike, ...args: KwArgs<[dim: number, index: IndexLike, src: TensorLike, reduce: ScatterReduction], [], ScatterReduceOptions & { dim?: number; index?: IndexLike; src?: TensorLike; reduce?: ScatterReduction }>): Tensor;
+  takeAlongDim(input: Tensor, ...args: KwArgs<[indices: Tensor], [dim: number | null], { indices?: Tensor; dim?: number | null }>): Tensor;
+  indexAdd(input: Tensor, ...args: KwArgs<[dim: number, index: Tensor, source: Tensor], [], { dim?: number; index?: Tensor; source?: Tensor; alpha?: number }>): Tensor;
+  indexCopy(input: Tensor, ...args: KwArgs<[dim: number, index: Tensor, source: Tensor], [], { dim?: number; index?: Tensor; source?: Tensor }>): Tensor;
+  indexFill(input: Tensor, ...args: KwArgs<[dim: number, index: Tensor, value: number], [], { dim?: number; index?: Tensor; value?: number }>): Tensor;
+  selectScatter(input: Tensor, ...args: KwArgs<[src: Tensor, dim: number, index: number], [], { src?: Tensor; dim?: number; index?: number }>): Tensor;
+  diagonalScatter(input: Tensor, ...args: KwArgs<[src: Tensor], [offset: number, dim1: number, dim2: number], { src?: Tensor; offset?: number; dim1?: number; dim2?: number }>): Tensor;
+}
+
 /** The methods derived from ScatterGatherOpFunctions: the first argument becomes `this`. */
 export type ScatterGatherOpMethods = MethodsOf<ScatterGatherOpFunctions>;
 
@@ -74,14 +89,16 @@ function maskAlong(x: Tensor, dim: number, at: Tensor): Tensor {
   return ops.gt(ops.reshape(hit, x.shape.map((n, k) => (k === dim ? n : 1))), 0);
 }
 
-export const scatterGatherOps: ScatterGatherOpFunctions = {
-  scatter(input, dim, index, src) {
+const scatterGatherTable: ScatterGatherPositional = {
+  scatter(input, dim, index, src, trailing?: unknown) {
+    noOptions('scatter', trailing);
     const d = intArg('scatter', 'dim', dim);
     return withTemp(index, indexOperand('scatter', index, deviceOf(input)), (ix) =>
       run('scatter', 'scatter', [['input', input], ['index', ix], ['src', src]], { dim: d }),
     );
   },
-  scatterAdd(input, dim, index, src) {
+  scatterAdd(input, dim, index, src, trailing?: unknown) {
+    noOptions('scatterAdd', trailing);
     const d = intArg('scatterAdd', 'dim', dim);
     return withTemp(index, indexOperand('scatterAdd', index, deviceOf(input)), (ix) =>
       run('scatterAdd', 'scatterAdd', [['input', input], ['index', ix], ['src', src]], { dim: d }),
@@ -206,5 +223,18 @@ export const scatterGatherOps: ScatterGatherOpFunctions = {
     });
   },
 };
+
+/** The table with PyTorch's keyword names for the positional parameters. */
+export const scatterGatherOps = withKeywords(scatterGatherTable, {
+  scatter: ['dim', 'index', 'src'],
+  scatterAdd: ['dim', 'index', 'src'],
+  scatterReduce: { positional: ['dim', 'index', 'src', 'reduce'], options: ['includeSelf'] },
+  takeAlongDim: ['indices', 'dim'],
+  indexAdd: { positional: ['dim', 'index', 'source'], options: ['alpha'] },
+  indexCopy: ['dim', 'index', 'source'],
+  indexFill: ['dim', 'index', 'value'],
+  selectScatter: ['src', 'dim', 'index'],
+  diagonalScatter: ['src', 'offset', 'dim1', 'dim2'],
+}) as unknown as ScatterGatherOpFunctions;
 
 installMethods(scatterGatherOps);

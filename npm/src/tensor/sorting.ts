@@ -12,6 +12,8 @@ import { installMethods, noOptions, ops, type MethodsOf } from './ops.js';
 import { optionalInt, shapeStr, tensorOf } from './args.js';
 import { pointwiseOps } from './pointwise.js';
 import { checkOptions, intArg } from '../runtime/options.js';
+import { keywords, type KwArgs } from './keywords.js';
+import { valuesIndices, type ValuesIndices } from './named_tuple.js';
 import type { Tensor } from './tensor.js';
 
 export interface SortOptions {
@@ -25,10 +27,19 @@ export interface TopkOptions {
   /** Accepted for PyTorch compatibility: the results always come in sorted order. */
   sorted?: boolean;
 }
-/** A sort's result: the sorted values (differentiable) and their int32 positions along the dim. */
-export interface SortResult {
-  values: Tensor;
-  indices: Tensor;
+/**
+ * A sort's result, PyTorch's named tuple: `[values, indices]` with the fields `values` (the sorted
+ * values, differentiable) and `indices` (their int32 positions along the dim).
+ */
+export type SortResult = ValuesIndices;
+/** sort's and argsort's keyword arguments: dim by name, and the flags. */
+export interface SortKeywords extends SortOptions {
+  dim?: number;
+}
+/** topk's keyword arguments. */
+export interface TopkKeywords extends TopkOptions {
+  k?: number;
+  dim?: number;
 }
 export interface BucketizeOptions {
   /** false (default): boundaries[i−1] < x ≤ boundaries[i]; true: boundaries[i−1] ≤ x < boundaries[i]. */
@@ -42,9 +53,11 @@ export interface SearchsortedOptions extends BucketizeOptions {
 }
 
 export interface SortingOpFunctions {
-  sort(input: TensorLike, dim?: number, options?: SortOptions): SortResult;
-  argsort(input: TensorLike, dim?: number, options?: SortOptions): Tensor;
-  topk(input: TensorLike, k: number, dim?: number, options?: TopkOptions): SortResult;
+  /** `[values, indices]` (also as `.values`, `.indices`) sorted along dim (default -1). */
+  sort(input: TensorLike, ...args: KwArgs<[], [dim: number], SortKeywords>): SortResult;
+  argsort(input: TensorLike, ...args: KwArgs<[], [dim: number], SortKeywords>): Tensor;
+  /** The k largest (or smallest) along dim (default -1): `[values, indices]`, also `.values`, `.indices`. */
+  topk(input: TensorLike, ...args: KwArgs<[k: number], [dim: number], TopkKeywords>): SortResult;
   /** Sorted along dim 0 (the values). */
   msort(input: Tensor): Tensor;
   /** The index of each element's bucket among sorted 1-D boundaries (int32). */
@@ -60,8 +73,7 @@ declare module './tensor.js' {
 }
 
 function sortResult(fn: string, input: TensorLike, attrs: Attrs): SortResult {
-  const [values, indices] = runList(fn, fn, [['input', input]], attrs);
-  return { values: values!, indices: indices! };
+  return valuesIndices(runList(fn, fn, [['input', input]], attrs));
 }
 
 /** Counts, along the last dim, the sorted values v that come before x: !(v ≥ x) (left) or !(v > x) (right), NaN last as in PyTorch's binary search. */
@@ -80,18 +92,18 @@ function sideOf(fn: string, options: unknown, withSide: boolean): boolean {
 }
 
 export const sortingOps: SortingOpFunctions = {
-  sort(input, dim, options) {
+  sort: keywords('sort', { positional: ['dim'], options: ['descending', 'stable'] }, (input: TensorLike, dim: unknown, options: unknown) => {
     const o = checkOptions<SortOptions>('sort', options, { descending: 'boolean', stable: 'boolean' });
     return sortResult('sort', input, { dim: optionalInt('sort', 'dim', dim, -1), descending: o.descending });
-  },
-  argsort(input, dim, options) {
+  }),
+  argsort: keywords('argsort', { positional: ['dim'], options: ['descending', 'stable'] }, (input: TensorLike, dim: unknown, options: unknown) => {
     const o = checkOptions<SortOptions>('argsort', options, { descending: 'boolean', stable: 'boolean' });
     return run('argsort', 'argsort', [['input', input]], { dim: optionalInt('argsort', 'dim', dim, -1), descending: o.descending });
-  },
-  topk(input, k, dim, options) {
+  }),
+  topk: keywords('topk', { positional: ['k', 'dim'], options: ['largest', 'sorted'] }, (input: TensorLike, k: unknown, dim: unknown, options: unknown) => {
     const o = checkOptions<TopkOptions>('topk', options, { largest: 'boolean', sorted: 'boolean' });
     return sortResult('topk', input, { k: intArg('topk', 'k', k), dim: optionalInt('topk', 'dim', dim, -1), largest: o.largest });
-  },
+  }),
   msort(input, trailing?: unknown) {
     noOptions('msort', trailing);
     const x = tensorOf('msort', 'input', input);

@@ -8,6 +8,7 @@ import { tensorArg } from './call.js';
 import { zeros } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';
+import { keywords, type KwArgs } from './keywords.js';
 import { dimArg, shapeStr, tensorOf } from './args.js';
 import { broadcastShapesOf, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from './tensor.js';
@@ -71,7 +72,7 @@ export interface SplitBroadcastOpFunctions {
   /** expand to a broadcast-compatible shape (a view). */
   broadcastTo(input: Tensor, shape: readonly number[]): Tensor;
   /** Views in n near-equal sections (the first ones one longer), or cut at the given indices. */
-  tensorSplit(input: Tensor, indicesOrSections: number | readonly number[], dim?: number): Tensor[];
+  tensorSplit(input: Tensor, ...args: KwArgs<[indicesOrSections: number | readonly number[]], [dim: number], { indicesOrSections?: number | readonly number[]; dim?: number }>): Tensor[];
   /** tensorSplit along dim 1 (dim 0 for 1-D); a section count must divide it. */
   hsplit(input: Tensor, sections: number | readonly number[]): Tensor[];
   vsplit(input: Tensor, sections: number | readonly number[]): Tensor[];
@@ -93,12 +94,12 @@ export const stackSplitOps: SplitBroadcastOpFunctions = {
     if (!Array.isArray(shape) || !shape.every(isInteger)) throw new Error(`broadcastTo: expected 'shape' to be an array of integers, got ${describe(shape)}`);
     return ops.expand(x, shape.slice());
   },
-  tensorSplit(input, indicesOrSections, dim = 0, trailing?: unknown) {
+  tensorSplit: keywords('tensorSplit', ['indicesOrSections', 'dim'], (input: Tensor, indicesOrSections: unknown, dim: unknown = 0, trailing?: unknown): Tensor[] => {
     noOptions('tensorSplit', trailing);
     const x = tensorOf('tensorSplit', 'input', input);
     const d = dimArg('tensorSplit', 'dim', dim, x.ndim);
     return splitAt(x, d, sectionBounds('tensorSplit', x.shape[d]!, indicesOrSections));
-  },
+  }),
   hsplit(input, sections) {
     const x = tensorOf('hsplit', 'input', input);
     return directionalSplit('hsplit', x, x.ndim === 1 ? 0 : 1, 1, sections);

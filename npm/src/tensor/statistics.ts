@@ -14,7 +14,9 @@ import { matrixOps } from './matrices.js';
 import { pointwiseOps } from './pointwise.js';
 import { rearrangingOps } from './rearranging.js';
 import { sortingOps, type SortResult } from './sorting.js';
-import { checkOptions, describe, isInteger } from '../runtime/options.js';
+import { boolArg, checkOptions, describe, isInteger } from '../runtime/options.js';
+import { keywords, type KwArgs } from './keywords.js';
+import { valuesIndices } from './named_tuple.js';
 import { Tensor } from './tensor.js';
 
 export interface QuantileOptions {
@@ -22,33 +24,51 @@ export interface QuantileOptions {
   interpolation?: 'linear' | 'lower' | 'higher' | 'midpoint' | 'nearest';
 }
 
+/** quantile's and nanquantile's keyword arguments. */
+export interface QuantileKeywords<Q> extends QuantileOptions {
+  q?: Q;
+  dim?: number | null;
+  keepdim?: boolean;
+}
+
+/** median's and nanmedian's arguments along a dim: (dim, keepdim?), either also by keyword. */
+export type MedianDimArgs = [dim: number, keepdim?: boolean] | [dim: number, options: { keepdim?: boolean }] | [options: { dim: number; keepdim?: boolean }];
+
 export interface StatisticsOpFunctions {
   /** The k-th smallest (1-based) along dim and its position; NaN counts as the largest. */
-  kthvalue(input: Tensor, k: number, dim?: number, keepdim?: boolean): SortResult;
+  kthvalue(input: Tensor, ...args: KwArgs<[k: number], [dim: number, keepdim: boolean], { k?: number; dim?: number; keepdim?: boolean }>): SortResult;
   /**
-   * The lower median: of all elements (a 0-d tensor) without dim, else `{ values, indices }` along
-   * dim. NaN if any element is NaN (its position then), as PyTorch.
+   * The lower median: of all elements (a 0-d tensor) without dim, else `[values, indices]` (also
+   * `.values`, `.indices`) along dim. NaN if any element is NaN (its position then), as PyTorch.
    */
   median(input: Tensor): Tensor;
-  median(input: Tensor, dim: number, keepdim?: boolean): SortResult;
+  median(input: Tensor, ...args: MedianDimArgs): SortResult;
   /**
    * The q-quantiles (q a number or a list/1-D tensor in [0, 1]) of all elements or along dim;
    * a list of q adds a leading dim. NaN if the row holds a NaN.
    */
-  quantile(input: Tensor, q: number | readonly number[] | Tensor, dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
-  /** The lower median of the numbers (NaN ignored; NaN where there are none): of all elements, or { values, indices } along dim. */
+  quantile(input: Tensor, ...args: KwArgs<[q: number | readonly number[] | Tensor], [dim: number | null | undefined, keepdim: boolean], QuantileKeywords<number | readonly number[] | Tensor>>): Tensor;
+  /** The lower median of the numbers (NaN ignored; NaN where there are none): of all elements, or `[values, indices]` along dim. */
   nanmedian(input: Tensor): Tensor;
-  nanmedian(input: Tensor, dim: number, keepdim?: boolean): SortResult;
+  nanmedian(input: Tensor, ...args: MedianDimArgs): SortResult;
   /** quantile ignoring NaN (NaN for a row of NaN only). */
-  nanquantile(input: Tensor, q: number | readonly number[], dim?: number | null, keepdim?: boolean, options?: QuantileOptions): Tensor;
+  nanquantile(input: Tensor, ...args: KwArgs<[q: number | readonly number[]], [dim: number | null | undefined, keepdim: boolean], QuantileKeywords<number | readonly number[]>>): Tensor;
   /** Covariance of the rows (variables) of a 2-D input over its columns (observations); a 1-D input is one variable. */
   cov(input: Tensor, options?: { correction?: number }): Tensor;
   /** Pearson correlation coefficients of the rows, clipped to [−1, 1]. */
   corrcoef(input: Tensor): Tensor;
 }
 
+/** median and nanmedian as methods, with both overloads (MethodsOf keeps a function's last one only). */
+export interface MedianMethods {
+  median(): Tensor;
+  median(...args: MedianDimArgs): SortResult;
+  nanmedian(): Tensor;
+  nanmedian(...args: MedianDimArgs): SortResult;
+}
+
 /** The methods derived from StatisticsOpFunctions: the first argument becomes `this`. */
-export type StatisticsOpMethods = MethodsOf<StatisticsOpFunctions>;
+export type StatisticsOpMethods = MethodsOf<Omit<StatisticsOpFunctions, 'median' | 'nanmedian'>> & MedianMethods;
 
 declare module './tensor.js' {
   // eslint-disable-next-line @typescript-eslint/no-empty-interface
@@ -70,7 +90,7 @@ function roundHalfEven(v: number): number {
  */
 function orderStatistic(fn: string, x: Tensor, d: number, pick: (n: number) => number, keepdim: boolean): SortResult {
   return tidy(() => {
-    if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
+    if (x.ndim === 0) return valuesIndices([ops.clone(x), zeros([], { dtype: 'int32', device: x.device })]);
     const n = x.shape[d]!;
     if (n === 0) throw new Error(`${fn}: expected a non-empty input along dim ${d}`);
     const s = sortingOps.sort(x, d);
@@ -82,7 +102,7 @@ function orderStatistic(fn: string, x: Tensor, d: number, pick: (n: number) => n
     const pos = where(hasNan, firstNan, k).int();
     const values = ops.gather(s.values, d, pos);
     const indices = ops.gather(s.indices, d, pos);
-    return keepdim ? { values, indices } : { values: ops.squeeze(values, d), indices: ops.squeeze(indices, d) };
+    return valuesIndices(keepdim ? [values, indices] : [ops.squeeze(values, d), ops.squeeze(indices, d)]);
   });
 }
 
@@ -92,23 +112,23 @@ function sortedNumbers(x: Tensor): { sorted: SortResult; count: Tensor } {
 }
 
 export const statisticsOps: StatisticsOpFunctions = {
-  kthvalue(input, k, dim = -1, keepdim = false, trailing?: unknown) {
+  kthvalue: keywords('kthvalue', ['k', 'dim', 'keepdim'], (input: Tensor, k: unknown, dim: unknown = -1, keepdim: unknown = false, trailing?: unknown): SortResult => {
     noOptions('kthvalue', trailing);
     const x = tensorOf('kthvalue', 'input', input);
     const d = dimArg('kthvalue', 'dim', dim, x.ndim);
     const n = x.ndim === 0 ? 1 : x.shape[d]!;
     if (!isInteger(k) || k < 1 || k > n) throw new Error(`kthvalue: expected 'k' to be an integer in [1, ${n}], got ${describe(k)}`);
-    return orderStatistic('kthvalue', x, d, () => k - 1, keepdim);
-  },
-  median(input: Tensor, dim?: number, keepdim: boolean = false, trailing?: unknown): Tensor & SortResult {
+    return orderStatistic('kthvalue', x, d, () => k - 1, boolArg('kthvalue', 'keepdim', keepdim, false));
+  }),
+  median: keywords('median', ['dim', 'keepdim'], (input: Tensor, dim?: number, keepdim: boolean = false, trailing?: unknown): Tensor & SortResult => {
     noOptions('median', trailing);
     const x = tensorOf('median', 'input', input);
     if (dim === undefined || dim === null) {
-      return tidy(() => orderStatistic('median', ops.flatten(x), 0, (n) => (n - 1) >> 1, false).values) as Tensor & SortResult;
+      return tidy(() => orderStatistic('median', ops.flatten(x), 0, (n) => (n - 1) >> 1, false).values) as unknown as Tensor & SortResult;
     }
-    return orderStatistic('median', x, dimArg('median', 'dim', dim, x.ndim), (n) => (n - 1) >> 1, keepdim) as Tensor & SortResult;
-  },
-  quantile(input, q, dim, keepdim = false, options) {
+    return orderStatistic('median', x, dimArg('median', 'dim', dim, x.ndim), (n) => (n - 1) >> 1, boolArg('median', 'keepdim', keepdim, false)) as Tensor & SortResult;
+  }),
+  quantile: keywords('quantile', { positional: ['q', 'dim', 'keepdim'], options: ['interpolation'] }, (input: Tensor, q: number | readonly number[] | Tensor, dim?: number | null, keepdim: boolean = false, options?: QuantileOptions): Tensor => {
     const o = checkOptions<QuantileOptions>('quantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
     const x = tensorOf('quantile', 'input', input);
     const qs = q instanceof Tensor ? Array.from(q.dataSync()) : Array.isArray(q) ? q.slice() : [q];
@@ -140,8 +160,8 @@ export const statisticsOps: StatisticsOpFunctions = {
       const out = scalar ? rows[0]! : functionOps.stack(rows, 0);
       return flat && keepdim ? ops.reshape(out, [...(scalar ? [] : [qs.length]), ...x.shape.map(() => 1)]) : out;
     });
-  },
-  nanmedian(input: Tensor, dim?: number, keepdim = false, trailing?: unknown): Tensor & SortResult {
+  }),
+  nanmedian: keywords('nanmedian', ['dim', 'keepdim'], (input: Tensor, dim?: number, keepdim = false, trailing?: unknown): Tensor & SortResult => {
     noOptions('nanmedian', trailing);
     const x = tensorOf('nanmedian', 'input', input);
     const pick = (t: Tensor): SortResult => {
@@ -149,20 +169,20 @@ export const statisticsOps: StatisticsOpFunctions = {
       // last); a row without numbers gives its first NaN.
       const { sorted, count } = sortedNumbers(t);
       const at = ops.clamp(ops.div(ops.sub(count, 1), 2, { roundingMode: 'floor' }), 0, null).int();
-      return { values: ops.gather(sorted.values, -1, at), indices: ops.gather(sorted.indices, -1, at) };
+      return valuesIndices([ops.gather(sorted.values, -1, at), ops.gather(sorted.indices, -1, at)]);
     };
     if (dim === undefined || dim === null) {
-      return tidy(() => ops.reshape(pick(ops.flatten(x)).values, [])) as Tensor & SortResult;
+      return tidy(() => ops.reshape(pick(ops.flatten(x)).values, [])) as unknown as Tensor & SortResult;
     }
     const d = dimArg('nanmedian', 'dim', dim, x.ndim);
     return tidy(() => {
-      if (x.ndim === 0) return { values: ops.clone(x), indices: zeros([], { dtype: 'int32', device: x.device }) };
+      if (x.ndim === 0) return valuesIndices([ops.clone(x), zeros([], { dtype: 'int32', device: x.device })]);
       const r = pick(rearrangingOps.movedim(x, d, -1));
       const back = (t: Tensor) => (keepdim ? rearrangingOps.movedim(t, -1, d) : ops.squeeze(t, -1));
-      return { values: back(r.values), indices: back(r.indices) };
+      return valuesIndices([back(r.values), back(r.indices)]);
     }) as Tensor & SortResult;
-  },
-  nanquantile(input, q, dim, keepdim = false, options) {
+  }),
+  nanquantile: keywords('nanquantile', { positional: ['q', 'dim', 'keepdim'], options: ['interpolation'] }, (input: Tensor, q: number | readonly number[], dim?: number | null, keepdim: boolean = false, options?: QuantileOptions): Tensor => {
     const o = checkOptions<QuantileOptions>('nanquantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
     const x = tensorOf('nanquantile', 'input', input);
     const qs = Array.isArray(q) ? q.slice() : [q];
@@ -195,7 +215,7 @@ export const statisticsOps: StatisticsOpFunctions = {
       const outs = results.map(fit);
       return Array.isArray(q) ? functionOps.stack(outs, 0) : outs[0]!;
     });
-  },
+  }),
   cov(input, options) {
     const o = checkOptions<{ correction: number }>('cov', options, { correction: 'integer' });
     const x = tensorOf('cov', 'input', input);
