@@ -222,4 +222,17 @@ export type {
   Metrics,
 } from './customloss/custom_loss.js';
 export type { ForwardBackwardResult, TrainingClient, CustomForwardBackwardResult, LocalResult, CustomLoss } from './customloss/clients.js';
+export type {
+  RemoteClient,
+  RemoteClientOptions,
+  RemoteForwardBackwardResult,
+  OptimStepOptions,
+  OptimStepResult,
+  LoadStateResult,
+  SampleOptions,
+  TrainerHealth,
+  TokenDatum,
+  TokenIds,
+  CausalLM,
+} from './customloss/remote.js';
 export type { GradMethod, RegularizerEvent, GradientEvent, TelemetryEvents, TelemetryEvent, Telemetry } from './customloss/telemetry.js';

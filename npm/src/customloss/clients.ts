@@ -1,6 +1,7 @@
 // The remote-training round trip of sg.customLoss: forward on the client, linearize here,
 // forwardBackward on the client with the weights; and localClient, the same protocol served by
-// a local model, so that it runs (and is tested against direct autograd) in one process.
+// a local model, so that it runs (and is tested against direct autograd) in one process
+// (remote.ts: remoteClient, the same protocol served by the trainer over HTTP).
 import { enableGrad, noGrad } from '../autograd/backward.js';
 import {
   customLossCore,
@@ -12,9 +13,11 @@ import {
   type Regularizer,
   type RegularizerOptions,
 } from './custom_loss.js';
+import { failure } from './evaluate.js';
 import { dispose, tidy } from '../runtime/memory.js';
 import { describe, isOptionsObject } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
+import { remoteClient, tokenLogprobs, type CausalLM, type RemoteClient, type RemoteClientOptions, type TokenDatum } from './remote.js';
 
 /** What forwardBackward resolves to: at least `metrics` (an object) when present. */
 export interface ForwardBackwardResult {
@@ -52,13 +55,20 @@ async function forwardBackwardCustom<D, R extends ForwardBackwardResult>(
   if (client === null || typeof client !== 'object' || typeof client.forward !== 'function' || typeof client.forwardBackward !== 'function') {
     throw new Error(`${fn}: expected 'client' to be an object with forward(data) and forwardBackward(data, weights), got ${describe(client)}`);
   }
-  const returned: unknown = await client.forward(data);
+  let returned: unknown;
+  try {
+    returned = await client.forward(data);
+  } catch (e) {
+    throw failure('client.forward', e);
+  }
   try {
     const logprobs = tensorList(fn, 'client.forward(data)', returned);
     const { weights, telemetry } = await customLossCore.linearize(logprobs, data, options);
     let result: unknown;
     try {
       result = await client.forwardBackward(data, weights);
+    } catch (e) {
+      throw failure('client.forwardBackward', e);
     } finally {
       dispose(weights);
     }
@@ -130,6 +140,10 @@ export interface CustomLoss {
   ): Promise<CustomForwardBackwardResult<R>>;
   /** A TrainingClient served by a local model: tokensToLogprobs(model, data) gives its log-probabilities. */
   localClient<M, D>(model: M, tokensToLogprobs: (model: M, data: D) => Tensor[]): TrainingClient<D, LocalResult>;
+  /** The remote trainer (trainer/, scripts/trainer.sh) at `url` as a TrainingClient, with optimStep, saveState, loadState, sample. */
+  remoteClient(url: string | URL, options?: RemoteClientOptions): RemoteClient;
+  /** Per datum { inputIds, targets }, the [T] log-probabilities of the targets under a causal LM (what the trainer's forward computes), with a graph. */
+  tokenLogprobs(model: CausalLM, data: readonly TokenDatum[]): Tensor[];
 }
 
-export const customLoss: CustomLoss = { ...customLossCore, forwardBackwardCustom, localClient };
+export const customLoss: CustomLoss = { ...customLossCore, forwardBackwardCustom, localClient, remoteClient, tokenLogprobs };

@@ -35,9 +35,9 @@ export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** The Error every failure of a loss function becomes. */
+/** The Error every failure of a loss function (or of the client) becomes; a thrown value is kept as its `cause`. */
 export function failure(label: string, reason: unknown): Error {
-  return new Error(`Custom loss failed: ${label}: ${messageOf(reason)}`);
+  return new Error(`Custom loss failed: ${label}: ${messageOf(reason)}`, typeof reason === 'string' ? undefined : { cause: reason });
 }
 
 function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
