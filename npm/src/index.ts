@@ -193,6 +193,8 @@ export type {
 export type { SaveOptions, BytesLike } from './io/safetensors.js';
 export type { GPTConfig, GPTOutput, GenerateOptions, GPT2Config, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
 export type { Dataset, DataLoaderOptions } from './data/dataloader.js';
+export type { DataSource, RandomSplitOptions } from './data/datasets.js';
+export type { Sampler, RandomSamplerOptions, WeightedRandomSamplerOptions } from './data/samplers.js';
 export type { MnistOptions, MnistSplit } from './data/mnist.js';
 export type { CompileOptions, CompiledFunction, CompiledStats } from './compile/compile.js';
 export type { JsCallOptions, Residuals, VjpFn } from './compile/jscall.js';

@@ -1,177 +1,43 @@
-// sg.data: TensorDataset and a DataLoader in the spirit of torch.utils.data, plus the seeded
-// generator behind its shuffling (also used by sg.datasets to split data reproducibly).
+// sg.data: the DataLoader in the spirit of torch.utils.data, over the datasets of datasets.ts
+// and the samplers of samplers.ts (the generator behind them in generator.ts).
 //
-// Randomness: a DataLoader without `seed` draws each epoch's permutation from a seed taken from
-// the library's global generator (sg.manualSeed makes it reproducible, like PyTorch's
-// RandomSampler drawing from the default generator); with `seed` it owns a generator of its own
-// (PyTorch's `generator=`), independent of every other draw. The permutation itself is a
-// Fisher–Yates shuffle over xoshiro128** (Blackman & Vigna), seeded through splitmix32, in JS:
-// the shuffle of 10^4 indices is cheaper than a round trip per draw into wasm.
+// Randomness: a DataLoader without `seed` (or `generator`) draws each epoch's permutation from a
+// seed taken from the library's global generator (sg.manualSeed makes it reproducible, like
+// PyTorch's RandomSampler drawing from the default generator); with `seed` it owns a generator
+// of its own (PyTorch's `generator=`), independent of every other draw.
+//
+// Batches: over a Tensor, an object of Tensors or a TensorDataset (or a Subset of them) with the
+// default collation, a batch is one indexSelect per tensor; otherwise the samples come one by
+// one from the dataset and are collated (stacked), or handed to `collateFn`.
 import { tensor } from '../tensor/creation.js';
-import { callOp1, readHandle, releaseHandle } from '../runtime/handles.js';
+import { callOp1 } from '../runtime/handles.js';
 import { checkOptions, describe, isInteger, isOptionsObject } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { tidy } from '../runtime/memory.js';
+import { Generator, GENERATOR_SPEC, seedFromGlobal } from './generator.js';
+import { ConcatDataset, lengthOf, randomSplit, sampleOf, sourceOf, Subset, TensorDataset, type Dataset, type DataSource, type Source } from './datasets.js';
+import { BatchSampler, RandomSampler, SequentialSampler, WeightedRandomSampler, type Sampler } from './samplers.js';
 
-/** A small seeded generator of 32-bit integers (xoshiro128**). */
-export class Generator {
-  private s = new Uint32Array(4);
+export { Generator, seedFromGlobal } from './generator.js';
+export { TensorDataset, type Dataset } from './datasets.js';
 
-  constructor(seed: number) {
-    if (!isInteger(seed) || seed < 0) throw new Error(`Generator: expected a non-negative integer seed, got ${describe(seed)}`);
-    // splitmix32 over the seed's low and high 32-bit halves fills the state (never all zero).
-    let x = (seed >>> 0) ^ Math.imul(Math.floor(seed / 2 ** 32) >>> 0, 0x9e3779b9);
-    for (let i = 0; i < 4; i++) {
-      x = (x + 0x9e3779b9) >>> 0;
-      let z = x;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-      this.s[i] = (z ^ (z >>> 16)) >>> 0;
-    }
-    if ((this.s[0]! | this.s[1]! | this.s[2]! | this.s[3]!) === 0) this.s[0] = 1;
-  }
-
-  /** The next uniform 32-bit unsigned integer. */
-  nextU32(): number {
-    const s = this.s;
-    const r = Math.imul(rotl(Math.imul(s[1]!, 5) >>> 0, 7), 9) >>> 0;
-    const t = (s[1]! << 9) >>> 0;
-    s[2]! ^= s[0]!;
-    s[3]! ^= s[1]!;
-    s[1]! ^= s[2]!;
-    s[0]! ^= s[3]!;
-    s[2]! ^= t;
-    s[3] = rotl(s[3]!, 11);
-    return r;
-  }
-
-  /** Uniform integer in [0, bound), without modulo bias (rejection), bound ≤ 2^32. */
-  below(bound: number): number {
-    const limit = 2 ** 32 - (2 ** 32 % bound);
-    for (;;) {
-      const u = this.nextU32();
-      if (u < limit) return u % bound;
-    }
-  }
-
-  /** A uniformly random permutation of 0..n-1 (Fisher–Yates). */
-  permutation(n: number): Int32Array {
-    const p = new Int32Array(n);
-    for (let i = 0; i < n; i++) p[i] = i;
-    for (let i = n - 1; i > 0; i--) {
-      const j = this.below(i + 1);
-      const t = p[i]!;
-      p[i] = p[j]!;
-      p[j] = t;
-    }
-    return p;
-  }
-}
-
-function rotl(x: number, k: number): number {
-  return ((x << k) | (x >>> (32 - k))) >>> 0;
-}
-
-/** A seed drawn from the library's global generator (reproducible after sg.manualSeed). */
-export function seedFromGlobal(): number {
-  const h = callOp1('randint', [], { low: 0, high: 2 ** 30, shape: [2], device: 'cpu' });
-  try {
-    const [a, b] = readHandle(h) as Int32Array;
-    return a! * 2 ** 30 + b!;
-  } finally {
-    releaseHandle(h);
-  }
-}
-
-/** A map-style dataset: `length` samples, sample i from get(i) (Tensors, numbers, or arrays/objects of them). */
-export interface Dataset<T = unknown> {
-  readonly length: number;
-  get(index: number): T;
-}
-
-/** Wraps tensors sharing their first dimension; sample i is [t0[i], t1[i], ...] (PyTorch's TensorDataset). */
-export class TensorDataset implements Dataset<Tensor[]> {
-  readonly tensors: Tensor[];
-
-  constructor(...tensors: Tensor[]) {
-    if (tensors.length === 0) throw new Error('TensorDataset: expected at least one Tensor');
-    tensors.forEach((t, i) => {
-      if (!(t instanceof Tensor)) throw new Error(`TensorDataset: argument ${i} must be a Tensor, got ${describe(t)}`);
-      if (t.ndim === 0) throw new Error(`TensorDataset: argument ${i} is 0-d; tensors need a first (sample) dimension`);
-    });
-    const n = tensors[0]!.shape[0]!;
-    tensors.forEach((t, i) => {
-      if (t.shape[0] !== n) throw new Error(`TensorDataset: size mismatch between tensors (tensor 0 has ${n} samples, tensor ${i} has ${t.shape[0]})`);
-    });
-    this.tensors = tensors.slice();
-  }
-
-  get length(): number {
-    return this.tensors[0]!.shape[0]!;
-  }
-
-  /** Sample i: one view per tensor (the caller disposes them). */
-  get(index: number): Tensor[] {
-    if (!isInteger(index) || index < -this.length || index >= this.length) {
-      throw new Error(`TensorDataset.get: index ${describe(index)} is out of range for ${this.length} samples`);
-    }
-    const i = index < 0 ? index + this.length : index;
-    return this.tensors.map((t) => tidy(() => t.narrow(0, i, 1).squeeze(0)));
-  }
-}
-
-export interface DataLoaderOptions {
-  /** Samples per batch (default 1). */
-  batchSize?: number;
-  /** A new random order every epoch (default false). */
+export interface DataLoaderOptions<B = unknown> {
+  /** Samples per batch (default 1); null turns batching off (each sample as the dataset gives it). */
+  batchSize?: number | null;
+  /** A new random order every epoch (default false). Not with `sampler` or `batchSampler`. */
   shuffle?: boolean;
   /** Drop the last batch when it is smaller than batchSize (default false). */
   dropLast?: boolean;
   /** Seed of the loader's own generator; without it, shuffling draws from the global one (sg.manualSeed). */
   seed?: number;
-}
-
-type Source =
-  | { kind: 'tensor'; t: Tensor }
-  | { kind: 'tensors'; ts: Tensor[] }
-  | { kind: 'record'; keys: string[]; ts: Tensor[] }
-  | { kind: 'dataset'; ds: Dataset };
-
-function sourceOf(dataset: unknown): Source {
-  if (dataset instanceof Tensor) {
-    if (dataset.ndim === 0) throw new Error('DataLoader: a 0-d Tensor has no samples');
-    return { kind: 'tensor', t: dataset };
-  }
-  if (dataset instanceof TensorDataset) return { kind: 'tensors', ts: dataset.tensors };
-  if (isOptionsObject(dataset) && Object.values(dataset).length > 0 && Object.values(dataset).every((v) => v instanceof Tensor)) {
-    const keys = Object.keys(dataset);
-    const ts = Object.values(dataset) as Tensor[];
-    const n = ts[0]!.ndim > 0 ? ts[0]!.shape[0] : undefined;
-    ts.forEach((t, i) => {
-      if (t.ndim === 0 || t.shape[0] !== n) {
-        throw new Error(`DataLoader: every tensor of the dataset object needs the same first dimension ('${keys[0]}' has ${n} samples, '${keys[i]}' has shape [${t.shape.join(', ')}])`);
-      }
-    });
-    return { kind: 'record', keys, ts };
-  }
-  if (dataset !== null && typeof dataset === 'object' && typeof (dataset as Dataset).get === 'function' && isInteger((dataset as Dataset).length)) {
-    return { kind: 'dataset', ds: dataset as Dataset };
-  }
-  throw new Error(
-    `DataLoader: expected a dataset: an object of Tensors ({ x, y }), a TensorDataset, a Tensor, or { length, get(i) }; got ${describe(dataset)}`,
-  );
-}
-
-function lengthOf(s: Source): number {
-  switch (s.kind) {
-    case 'tensor':
-      return s.t.shape[0]!;
-    case 'tensors':
-    case 'record':
-      return s.ts[0]!.shape[0]!;
-    case 'dataset':
-      return s.ds.length;
-  }
+  /** The generator of the shuffling order (PyTorch's generator=); not with `seed`. */
+  generator?: Generator;
+  /** The sample indices of an epoch, in order (an iterable of indices: a sampler, an array). Not with `shuffle`. */
+  sampler?: Iterable<number>;
+  /** The batches of an epoch as arrays of indices. Not with batchSize (other than 1), shuffle, sampler or dropLast. */
+  batchSampler?: Iterable<ArrayLike<number>>;
+  /** Makes a batch of the list of samples (default: stack tensors, numbers to tensors, structure kept). */
+  collateFn?: (samples: unknown[]) => B;
 }
 
 /** Stacks samples of one structure into a batch (PyTorch's default_collate). */
@@ -206,65 +72,128 @@ function stackTensors(ts: Tensor[]): Tensor {
   return new Tensor(callOp1('stack', ts.map((t) => t.handle), { dim: 0 }));
 }
 
+const ITERABLE = { check: (v: unknown) => v !== null && typeof v === 'object' && typeof (v as Iterable<unknown>)[Symbol.iterator] === 'function', expected: 'an iterable (a sampler or an array)' };
+
+/** A sampler's length, when it has one. */
+function samplerLength(s: unknown): number | undefined {
+  const n = (s as { length?: unknown }).length;
+  return isInteger(n) ? n : undefined;
+}
+
 /**
  * Iterates a dataset in batches: `for (const { x, y } of new DataLoader({ x, y }, { batchSize: 64, shuffle: true }))`.
  * A dataset object { x, y } gives batches { x, y }; a TensorDataset gives arrays [x, y]; a Tensor
  * gives Tensors; a { length, get(i) } dataset gives its samples stacked. Every epoch (each
- * iteration over the loader) visits each sample exactly once. Batches are new tensors owned by
- * the caller: dispose them (sg.dispose(batch)) or create them inside sg.tidy.
+ * iteration over the loader) visits the indices its sampler gives (by default each sample
+ * exactly once). Batches are new tensors owned by the caller: dispose them (sg.dispose(batch))
+ * or create them inside sg.tidy.
  */
 export class DataLoader<B = unknown> implements Iterable<B> {
-  readonly batchSize: number;
+  /** Samples per batch; null without automatic batching (and with batchSampler). */
+  readonly batchSize: number | null;
   readonly shuffle: boolean;
   readonly dropLast: boolean;
+  /** The sampler of the sample indices (RandomSampler with shuffle, SequentialSampler by default, or the one given). */
+  readonly sampler: Iterable<number>;
+  /** The batches' indices: the given batchSampler, or a BatchSampler over `sampler` (null when batchSize is null). */
+  readonly batchSampler: Iterable<ArrayLike<number>> | null;
+  readonly collateFn: ((samples: unknown[]) => B) | null;
+  readonly dataset: DataSource;
   private readonly source: Source;
-  private readonly generator: Generator | null;
 
-  constructor(dataset: unknown, options?: DataLoaderOptions) {
-    const o = checkOptions<DataLoaderOptions>('DataLoader', options, {
-      batchSize: 'positiveInteger',
+  constructor(dataset: unknown, options?: DataLoaderOptions<B>) {
+    const o = checkOptions<DataLoaderOptions<B>>('DataLoader', options, {
+      batchSize: { check: (v) => v === null || (isInteger(v) && v > 0), expected: 'a positive integer (or null)' },
       shuffle: 'boolean',
       dropLast: 'boolean',
       seed: { check: (v) => isInteger(v) && v >= 0, expected: 'a non-negative integer' },
+      generator: GENERATOR_SPEC,
+      sampler: ITERABLE,
+      batchSampler: ITERABLE,
+      collateFn: { check: (v) => typeof v === 'function', expected: 'a function' },
     });
-    this.source = sourceOf(dataset);
-    this.batchSize = o.batchSize ?? 1;
+    this.source = sourceOf('DataLoader', dataset);
+    this.dataset = dataset as DataSource;
+    // PyTorch's checks, in its order and words.
+    if (o.sampler !== undefined && o.shuffle) throw new Error('DataLoader: sampler option is mutually exclusive with shuffle');
+    if (o.batchSampler !== undefined && ((o.batchSize !== undefined && o.batchSize !== 1) || o.shuffle || o.sampler !== undefined || o.dropLast)) {
+      throw new Error('DataLoader: batchSampler option is mutually exclusive with batchSize, shuffle, sampler, and dropLast');
+    }
+    if (o.batchSize === null && o.dropLast) throw new Error('DataLoader: batchSize=null option disables auto-batching and is mutually exclusive with dropLast');
+    if (o.seed !== undefined && o.generator !== undefined) throw new Error('DataLoader: give either seed or generator, not both');
+    if ((o.seed !== undefined || o.generator !== undefined) && (o.sampler !== undefined || o.batchSampler !== undefined)) {
+      throw new Error(`DataLoader: ${o.seed !== undefined ? 'seed' : 'generator'} sets the shuffling order, which a given ${o.sampler !== undefined ? 'sampler' : 'batchSampler'} replaces; give the sampler its own generator`);
+    }
     this.shuffle = o.shuffle ?? false;
     this.dropLast = o.dropLast ?? false;
-    this.generator = o.seed !== undefined ? new Generator(o.seed) : null;
+    this.collateFn = o.collateFn ?? null;
+    const generator = o.generator ?? (o.seed !== undefined ? new Generator(o.seed) : undefined);
+    const data = dataset as DataSource;
+    this.sampler = o.sampler ?? (this.shuffle ? new RandomSampler(data, generator ? { generator } : undefined) : new SequentialSampler(data));
+    if (o.batchSampler !== undefined) {
+      this.batchSize = null;
+      this.batchSampler = o.batchSampler;
+    } else {
+      this.batchSize = o.batchSize === undefined ? 1 : o.batchSize;
+      this.batchSampler = this.batchSize === null ? null : new BatchSampler(this.sampler, this.batchSize, this.dropLast);
+    }
   }
 
-  /** Number of samples. */
+  /** Number of samples of the dataset. */
   get numSamples(): number {
     return lengthOf(this.source);
   }
 
-  /** Number of batches per epoch (PyTorch's len(loader)). */
+  /** Number of batches per epoch (PyTorch's len(loader)): the batch sampler's length, else the sampler's. */
   get length(): number {
-    const n = this.numSamples;
-    return this.dropLast ? Math.floor(n / this.batchSize) : Math.ceil(n / this.batchSize);
+    if (this.batchSampler !== null) {
+      const n = samplerLength(this.batchSampler);
+      if (n === undefined) throw new Error('DataLoader: its batchSampler has no length');
+      return n;
+    }
+    const n = samplerLength(this.sampler);
+    if (n === undefined) throw new Error('DataLoader: its sampler has no length');
+    return n;
   }
 
-  /** The sample order of a new epoch. */
-  private order(): Int32Array {
-    const n = this.numSamples;
-    if (!this.shuffle) {
-      const p = new Int32Array(n);
-      for (let i = 0; i < n; i++) p[i] = i;
-      return p;
+  /** Checked indices into the dataset. */
+  private indicesOf(batch: ArrayLike<number>, n: number): Int32Array {
+    const out = new Int32Array(batch.length);
+    for (let k = 0; k < batch.length; k++) {
+      const i = batch[k];
+      if (!isInteger(i) || i < 0 || i >= n) throw new Error(`DataLoader: the sampler gave index ${describe(i)}, out of range for ${n} samples`);
+      out[k] = i;
     }
-    return (this.generator ?? new Generator(seedFromGlobal())).permutation(n);
+    return out;
   }
 
   private batch(indices: Int32Array): B {
-    const s = this.source;
-    if (s.kind === 'dataset') {
-      // Tensors the dataset creates in get() are freed once stacked; its own stay alive.
-      return tidy(() => collate(Array.from(indices, (i) => s.ds.get(i)), '')) as B;
+    // A Subset (of a Subset ...) of tensors is batched straight from the tensors.
+    let s = this.source;
+    let at = indices;
+    while (this.collateFn === null && s.kind === 'dataset' && s.ds instanceof Subset) {
+      const sub = s.ds;
+      at = at.map((i) => sub.indices[i]!);
+      s = sourceOf('DataLoader', sub.dataset);
+      const n = lengthOf(s);
+      at.forEach((i) => {
+        if (i < -n || i >= n) throw new Error(`DataLoader: a Subset index ${i} is out of range for its dataset of ${n} samples`);
+      });
+      at = at.map((i) => (i < 0 ? i + n : i));
+    }
+    if (this.collateFn !== null || s.kind === 'dataset') {
+      const src = s;
+      const samples = () => Array.from(at, (i) => sampleOf(src, i));
+      // Tensors the dataset creates in get() are freed once collated; its own stay alive.
+      if (this.collateFn !== null) {
+        const f = this.collateFn;
+        return tidy(() => f(samples()));
+      }
+      return tidy(() => collate(samples(), '')) as B;
     }
     // The indices go where the data is (a dataset on the GPU is batched there).
     const device = (s.kind === 'tensor' ? s.t : s.ts[0]!).device;
-    const index = tensor(indices, { shape: [indices.length], dtype: 'int32', device });
+    const index = tensor(at, { shape: [at.length], dtype: 'int32', device });
     try {
       const pick = (t: Tensor) => t.indexSelect(0, index);
       if (s.kind === 'tensor') return pick(s.t) as B;
@@ -280,13 +209,31 @@ export class DataLoader<B = unknown> implements Iterable<B> {
   }
 
   *[Symbol.iterator](): Iterator<B> {
-    const order = this.order();
-    const n = order.length;
-    const end = this.dropLast ? n - (n % this.batchSize) : n;
-    for (let start = 0; start < end; start += this.batchSize) {
-      yield this.batch(order.subarray(start, Math.min(start + this.batchSize, end)));
+    const n = this.numSamples;
+    if (this.batchSampler === null) {
+      // No automatic batching: each sample as the dataset gives it (through collateFn when given).
+      for (const i of this.sampler) {
+        const [k] = this.indicesOf([i], n);
+        const sample = sampleOf(this.source, k!);
+        yield (this.collateFn !== null ? tidy(() => this.collateFn!(sample as unknown as unknown[])) : sample) as B;
+      }
+      return;
     }
+    for (const b of this.batchSampler) yield this.batch(this.indicesOf(b, n));
   }
 }
 
-export const data = { DataLoader, TensorDataset, Generator };
+export const data = {
+  DataLoader,
+  TensorDataset,
+  Generator,
+  Subset,
+  ConcatDataset,
+  randomSplit,
+  SequentialSampler,
+  RandomSampler,
+  WeightedRandomSampler,
+  BatchSampler,
+};
+
+export type { Sampler };

@@ -1,26 +1,36 @@
 // Activation modules (torch.nn.ReLU & co.): each forwards to its sg.F function. PyTorch's
 // positional first argument or an options object are both accepted: LeakyReLU(0.2) and
-// LeakyReLU({ negativeSlope: 0.2 }). `inplace` is accepted and ignored (results are new tensors).
+// LeakyReLU({ negativeSlope: 0.2 }). With `inplace: true` the result is written into the input,
+// which forward returns (PyTorch's in-place activations; args.ts inPlace).
 import { F } from './functional.js';
 import { checkOptions, intArg } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { keywordArgs, type KwArgs } from '../tensor/keywords.js';
-import { countArg, scalarOrOptions } from './args.js';
+import { countArg, inPlace, scalarOrOptions } from './args.js';
 import { constant_ } from './init.js';
 import { Module, Parameter } from './module.js';
 
 type InplaceOptions = { inplace?: boolean };
 
-/** A parameterless activation: forward applies fn; the constructor takes { inplace }. */
+/** `inplace=True` in PyTorch's repr. */
+const inplaceRepr = (inplace: boolean, rest = ''): string => (inplace ? (rest ? `${rest}, inplace=True` : 'inplace=True') : rest);
+
+/** A parameterless activation: forward applies fn; the constructor takes inplace (a flag or { inplace }). */
 function simple(name: string, fn: (x: Tensor) => Tensor) {
   const cls = class extends Module {
+    declare inplace: boolean;
+
     constructor(options?: boolean | InplaceOptions) {
       super();
-      if (typeof options !== 'boolean') checkOptions<InplaceOptions>(name, options, { inplace: 'boolean' });
+      this.inplace = typeof options === 'boolean' ? options : checkOptions<InplaceOptions>(name, options, { inplace: 'boolean' }).inplace ?? false;
     }
 
     forward(input: Tensor): Tensor {
-      return fn(input);
+      return inPlace(this.inplace, input, fn(input));
+    }
+
+    extraRepr(): string {
+      return inplaceRepr(this.inplace);
     }
   };
   Object.defineProperty(cls, 'name', { value: name });
@@ -70,19 +80,21 @@ export const Softshrink = shrink('Softshrink', F.softshrink);
 
 export class CELU extends Module {
   declare alpha: number;
+  declare inplace: boolean;
 
   constructor(alpha?: number | { alpha?: number; inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ alpha: number }>('CELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
+    const o = scalarOrOptions<{ alpha: number; inplace: boolean }>('CELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
     this.alpha = o.alpha ?? 1;
+    this.inplace = o.inplace ?? false;
   }
 
   forward(input: Tensor): Tensor {
-    return F.celu(input, this.alpha);
+    return inPlace(this.inplace, input, F.celu(input, this.alpha));
   }
 
   extraRepr(): string {
-    return `alpha=${this.alpha}`;
+    return inplaceRepr(this.inplace, `alpha=${this.alpha}`);
   }
 }
 
@@ -90,20 +102,21 @@ export class CELU extends Module {
 export class Threshold extends Module {
   declare threshold: number;
   declare value: number;
+  declare inplace: boolean;
 
   constructor(threshold: number, value: number, options?: boolean | InplaceOptions) {
     super();
-    if (typeof options !== 'boolean') checkOptions<InplaceOptions>('Threshold', options, { inplace: 'boolean' });
+    this.inplace = typeof options === 'boolean' ? options : checkOptions<InplaceOptions>('Threshold', options, { inplace: 'boolean' }).inplace ?? false;
     this.threshold = threshold;
     this.value = value;
   }
 
   forward(input: Tensor): Tensor {
-    return F.threshold(input, this.threshold, this.value);
+    return inPlace(this.inplace, input, F.threshold(input, this.threshold, this.value));
   }
 
   extraRepr(): string {
-    return `threshold=${this.threshold}, value=${this.value}`;
+    return inplaceRepr(this.inplace, `threshold=${this.threshold}, value=${this.value}`);
   }
 }
 
@@ -111,57 +124,63 @@ export class Threshold extends Module {
 export class RReLU extends Module {
   declare lower: number;
   declare upper: number;
+  declare inplace: boolean;
 
   constructor(lower?: number | { lower?: number; upper?: number; inplace?: boolean }, upper?: number) {
     super();
-    const o = scalarOrOptions<{ lower: number; upper: number }>('RReLU', lower, 'lower', { lower: 'number', upper: 'number', inplace: 'boolean' });
+    const o = scalarOrOptions<{ lower: number; upper: number; inplace: boolean }>('RReLU', lower, 'lower', { lower: 'number', upper: 'number', inplace: 'boolean' });
+    this.inplace = o.inplace ?? false;
     this.lower = o.lower ?? 1 / 8;
     this.upper = upper ?? o.upper ?? 1 / 3;
     if (!(this.lower <= this.upper)) throw new Error(`RReLU: expected lower <= upper, got lower ${this.lower} and upper ${this.upper}`);
   }
 
   forward(input: Tensor): Tensor {
-    return F.rrelu(input, { lower: this.lower, upper: this.upper, training: this.training });
+    return inPlace(this.inplace, input, F.rrelu(input, { lower: this.lower, upper: this.upper, training: this.training }));
   }
 
   extraRepr(): string {
-    return `lower=${this.lower}, upper=${this.upper}`;
+    return inplaceRepr(this.inplace, `lower=${this.lower}, upper=${this.upper}`);
   }
 }
 
 export class LeakyReLU extends Module {
   declare negativeSlope: number;
+  declare inplace: boolean;
 
   constructor(negativeSlope?: number | { negativeSlope?: number; inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ negativeSlope: number }>('LeakyReLU', negativeSlope, 'negativeSlope', { negativeSlope: 'number', inplace: 'boolean' });
+    const o = scalarOrOptions<{ negativeSlope: number; inplace: boolean }>('LeakyReLU', negativeSlope, 'negativeSlope', { negativeSlope: 'number', inplace: 'boolean' });
     this.negativeSlope = o.negativeSlope ?? 0.01;
+    this.inplace = o.inplace ?? false;
   }
 
   forward(input: Tensor): Tensor {
-    return F.leakyRelu(input, this.negativeSlope);
+    return inPlace(this.inplace, input, F.leakyRelu(input, this.negativeSlope));
   }
 
   extraRepr(): string {
-    return `negative_slope=${this.negativeSlope}`;
+    return inplaceRepr(this.inplace, `negative_slope=${this.negativeSlope}`);
   }
 }
 
 export class ELU extends Module {
   declare alpha: number;
+  declare inplace: boolean;
 
   constructor(alpha?: number | { alpha?: number; inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ alpha: number }>('ELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
+    const o = scalarOrOptions<{ alpha: number; inplace: boolean }>('ELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
     this.alpha = o.alpha ?? 1;
+    this.inplace = o.inplace ?? false;
   }
 
   forward(input: Tensor): Tensor {
-    return F.elu(input, this.alpha);
+    return inPlace(this.inplace, input, F.elu(input, this.alpha));
   }
 
   extraRepr(): string {
-    return `alpha=${this.alpha}`;
+    return inplaceRepr(this.inplace, `alpha=${this.alpha}`);
   }
 }
 
@@ -206,21 +225,23 @@ export class Softplus extends Module {
 export class Hardtanh extends Module {
   declare minVal: number;
   declare maxVal: number;
+  declare inplace: boolean;
 
   constructor(minVal?: number | { minVal?: number; maxVal?: number; inplace?: boolean }, maxVal?: number) {
     super();
-    const o = scalarOrOptions<{ minVal: number; maxVal: number }>('Hardtanh', minVal, 'minVal', { minVal: 'number', maxVal: 'number', inplace: 'boolean' });
+    const o = scalarOrOptions<{ minVal: number; maxVal: number; inplace: boolean }>('Hardtanh', minVal, 'minVal', { minVal: 'number', maxVal: 'number', inplace: 'boolean' });
+    this.inplace = o.inplace ?? false;
     this.minVal = o.minVal ?? -1;
     this.maxVal = maxVal ?? o.maxVal ?? 1;
     if (!(this.maxVal > this.minVal)) throw new Error(`Hardtanh: expected maxVal > minVal, got ${this.minVal} and ${this.maxVal}`);
   }
 
   forward(input: Tensor): Tensor {
-    return F.hardtanh(input, { minVal: this.minVal, maxVal: this.maxVal });
+    return inPlace(this.inplace, input, F.hardtanh(input, { minVal: this.minVal, maxVal: this.maxVal }));
   }
 
   extraRepr(): string {
-    return `min_val=${this.minVal}, max_val=${this.maxVal}`;
+    return inplaceRepr(this.inplace, `min_val=${this.minVal}, max_val=${this.maxVal}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // Argument checks shared by the layer constructors of sg.nn (sizes, counts, and the
 // "a number or an options object" first argument of the small activation modules).
 import { checkOptions, describe, isInteger, isOptionsObject, type Spec } from '../runtime/options.js';
+import type { Tensor } from '../tensor/tensor.js';
 
 /** A count that may be 0 (in/out features) or must be positive. */
 export function countArg(fn: string, name: string, v: unknown, min = 0): number {
@@ -29,4 +30,19 @@ export function scalarOrOptions<T extends object>(fn: string, arg: unknown, key:
 export function probabilityArg(fn: string, p: unknown): number {
   if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`${fn}: dropout probability has to be between 0 and 1, but got ${describe(p)}`);
   return p;
+}
+
+/**
+ * PyTorch's `inplace=True`: `out` written into `input` (recorded by autograd as PyTorch's in-place
+ * op: the gradient flows through out's history; a leaf that requires grad refuses it, as in
+ * PyTorch) and `input` returned; `out` itself is disposed. Without inplace, `out`.
+ */
+export function inPlace(inplace: boolean | undefined, input: Tensor, out: Tensor): Tensor {
+  if (!inplace || out === input) return out;
+  try {
+    input.copy_(out);
+  } finally {
+    out.dispose();
+  }
+  return input;
 }

@@ -2,7 +2,7 @@
 // library generator (sg.manualSeed).
 import { F, type DropoutOptions } from './functional.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { probabilityArg, scalarOrOptions } from './args.js';
+import { inPlace, probabilityArg, scalarOrOptions } from './args.js';
 import { Module } from './module.js';
 
 abstract class DropoutNd extends Module {
@@ -13,7 +13,7 @@ abstract class DropoutNd extends Module {
     super();
     const o = scalarOrOptions<DropoutOptions>(name, p, 'p', { p: 'numberOrInfinity', inplace: 'boolean' });
     this.p = probabilityArg(name, o.p ?? 0.5);
-    // inplace is accepted for PyTorch code; the result is always a new tensor.
+    // inplace: the result is written into the input, which forward returns (args.ts inPlace).
     this.inplace = o.inplace ?? false;
   }
 
@@ -29,7 +29,7 @@ export class Dropout extends DropoutNd {
   }
 
   forward(input: Tensor): Tensor {
-    return F.dropout(input, { p: this.p, training: this.training });
+    return inPlace(this.inplace, input, F.dropout(input, { p: this.p, training: this.training }));
   }
 }
 
@@ -40,6 +40,6 @@ export class Dropout2d extends DropoutNd {
   }
 
   forward(input: Tensor): Tensor {
-    return F.dropout2d(input, { p: this.p, training: this.training });
+    return inPlace(this.inplace, input, F.dropout2d(input, { p: this.p, training: this.training }));
   }
 }

@@ -7,6 +7,7 @@ import { tidy } from '../runtime/memory.js';
 import { maxPoolWithIndices } from './pool_indices.js';
 import { noOptions, ops, type DimArgs, type OptionalDimArgs } from '../tensor/ops.js';
 import { keywords, type KwArgs } from '../tensor/keywords.js';
+import { inPlace } from './args.js';
 import { checkOptions, describe, intArg, isInteger, isOptionsObject, numberArg, type Spec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { Size, ClassIndices, ConvOptions, Conv2dOptions, ConvTransposeOptions, MaxPoolOptions, AvgPoolOptions, DropoutOptions, BatchNormOptions, InstanceNormOptions, AttentionOptions, sizeSpec, nullableSize, convPadding, optionalTensorSpec, probabilitySpec, sizeAttr, sizeArg, optTensor, withIndices, inputArg } from './functional_args.js';
@@ -219,11 +220,11 @@ export function adaptiveAvgPool1d(input: Tensor, outputSize: number | readonly n
   return tidy(() => adaptiveAvgPool2d(x.unsqueeze(-2), [1, n]).squeeze(-2));
 }
 
-export function dropoutArgs(fn: string, pOrOptions: unknown, training: unknown): { p: number; training: boolean } {
+export function dropoutArgs(fn: string, pOrOptions: unknown, training: unknown): { p: number; training: boolean; inplace?: boolean } {
   if (pOrOptions === undefined || pOrOptions === null || isOptionsObject(pOrOptions)) {
     if (training !== undefined) throw new Error(`${fn}: expected (input, options?) or (input, p, training?), got an options object and more`);
     const o = checkOptions<DropoutOptions>(fn, pOrOptions, { p: probabilitySpec, training: 'boolean', inplace: 'boolean' });
-    return { p: o.p ?? 0.5, training: o.training ?? true };
+    return { p: o.p ?? 0.5, training: o.training ?? true, inplace: o.inplace };
   }
   const p = numberArg(fn, 'p', pOrOptions);
   if (training !== undefined && typeof training !== 'boolean') throw new Error(`${fn}: expected 'training' to be a boolean, got ${describe(training)}`);
@@ -233,13 +234,15 @@ export function dropoutArgs(fn: string, pOrOptions: unknown, training: unknown):
 /** dropout(x, { p = 0.5, training = true }) or dropout(x, p, training). */
 export function dropout(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean): Tensor {
   const a = dropoutArgs('dropout', pOrOptions, training);
-  return run('dropout', 'dropout', [['input', inputArg('dropout', input)]], a);
+  const x = inputArg('dropout', input);
+  return inPlace(a.inplace, x, run('dropout', 'dropout', [['input', x]], { p: a.p, training: a.training }));
 }
 
 /** Channel dropout of [N, C, H, W] (or unbatched [C, H, W]). */
 export function dropout2d(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean): Tensor {
   const a = dropoutArgs('dropout2d', pOrOptions, training);
-  return run('dropout2d', 'dropout2d', [['input', inputArg('dropout2d', input)]], a);
+  const x = inputArg('dropout2d', input);
+  return inPlace(a.inplace, x, run('dropout2d', 'dropout2d', [['input', x]], { p: a.p, training: a.training }));
 }
 
 export function layerNorm(input: Tensor, normalizedShape: number | readonly number[], weight?: Tensor | null, bias?: Tensor | null, options?: { eps?: number }): Tensor {

@@ -10,28 +10,28 @@ import { functionOps, ops } from '../tensor/ops.js';
 import { samplingOps } from '../tensor/sampling.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
-import { countArg, probabilityArg, scalarOrOptions, tupleArg } from './args.js';
+import { countArg, inPlace, probabilityArg, scalarOrOptions, tupleArg } from './args.js';
 import { Module } from './module.js';
 
 const shape = (t: Tensor) => `[${t.shape.join(', ')}]`;
 
-function dropoutOptions(fn: string, options: unknown): { p: number; training: boolean } {
+function dropoutOptions(fn: string, options: unknown): { p: number; training: boolean; inplace: boolean } {
   const o = checkOptions<{ p: number; training: boolean; inplace: boolean }>(fn, options, { p: 'numberOrInfinity', training: 'boolean', inplace: 'boolean' });
-  return { p: probabilityArg(fn, o.p ?? 0.5), training: o.training ?? true };
+  return { p: probabilityArg(fn, o.p ?? 0.5), training: o.training ?? true, inplace: o.inplace ?? false };
 }
 
 /** Zeroes whole channels of [N, C, L] (or [C, L]) with probability p, scaling the rest by 1/(1 − p). */
 export function dropout1d(input: Tensor, options?: { p?: number; training?: boolean }): Tensor {
   const o = dropoutOptions('dropout1d', options);
   if (!(input instanceof Tensor) || (input.ndim !== 2 && input.ndim !== 3)) throw new Error(`dropout1d: expected an input [N, C, L] or [C, L], got ${describe(input)}`);
-  return tidy(() => ops.squeeze(dropout2d(ops.unsqueeze(input, -1), o), -1));
+  return inPlace(o.inplace, input, tidy(() => ops.squeeze(dropout2d(ops.unsqueeze(input, -1), { p: o.p, training: o.training }), -1)));
 }
 
 /** Zeroes whole channels of [N, C, D, H, W] (or [C, D, H, W]). */
 export function dropout3d(input: Tensor, options?: { p?: number; training?: boolean }): Tensor {
   const o = dropoutOptions('dropout3d', options);
   if (!(input instanceof Tensor) || (input.ndim !== 4 && input.ndim !== 5)) throw new Error(`dropout3d: expected an input [N, C, D, H, W] or [C, D, H, W], got ${describe(input)}`);
-  return tidy(() => ops.reshape(dropout2d(ops.flatten(input, -2), o), input.shape));
+  return inPlace(o.inplace, input, tidy(() => ops.reshape(dropout2d(ops.flatten(input, -2), { p: o.p, training: o.training }), input.shape)));
 }
 
 /**
@@ -41,6 +41,10 @@ export function dropout3d(input: Tensor, options?: { p?: number; training?: bool
  */
 function alphaDropoutOf(fn: string, input: Tensor, options: unknown, feature: boolean): Tensor {
   const o = dropoutOptions(fn, options);
+  return inPlace(o.inplace, input, alphaDropoutValues(fn, input, o, feature));
+}
+
+function alphaDropoutValues(fn: string, input: Tensor, o: { p: number; training: boolean }, feature: boolean): Tensor {
   if (!(input instanceof Tensor) || input.dtype !== 'float32') throw new Error(`${fn}: expected a float32 Tensor, got ${describe(input)}`);
   if (!o.training || o.p === 0) return ops.clone(input);
   if (o.p === 1) return ops.mul(input, 0);
@@ -138,19 +142,21 @@ export function channelShuffle(input: Tensor, groups: number): Tensor {
 function dropoutModule(name: string, fn: (x: Tensor, o: { p: number; training: boolean }) => Tensor) {
   const cls = class extends Module {
     declare p: number;
+    declare inplace: boolean;
 
     constructor(p?: number | { p?: number; inplace?: boolean }) {
       super();
-      const o = scalarOrOptions<{ p: number }>(name, p, 'p', { p: 'numberOrInfinity', inplace: 'boolean' });
+      const o = scalarOrOptions<{ p: number; inplace: boolean }>(name, p, 'p', { p: 'numberOrInfinity', inplace: 'boolean' });
       this.p = probabilityArg(name, o.p ?? 0.5);
+      this.inplace = o.inplace ?? false;
     }
 
     forward(input: Tensor): Tensor {
-      return fn(input, { p: this.p, training: this.training });
+      return inPlace(this.inplace, input, fn(input, { p: this.p, training: this.training }));
     }
 
     extraRepr(): string {
-      return `p=${this.p}`;
+      return `p=${this.p}, inplace=${this.inplace ? 'True' : 'False'}`;
     }
   };
   Object.defineProperty(cls, 'name', { value: name });

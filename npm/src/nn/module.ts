@@ -17,6 +17,7 @@ import { keep } from '../runtime/memory.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
+import { setToNoneArg, zeroGrads, type ZeroGradArgs } from '../autograd/zero_grad.js';
 import { placeOn } from '../runtime/webgpu_device.js';
 
 /**
@@ -420,9 +421,13 @@ export class Module implements Internals {
     return this.train(false);
   }
 
-  /** Sets every parameter's grad to null. */
-  zeroGrad(): void {
-    for (const p of this.parameters()) p.grad = null;
+  /**
+   * PyTorch's zero_grad(set_to_none): every parameter's grad to null (the default, as PyTorch ≥ 2.0),
+   * or with `false` / `{ setToNone: false }` its existing grads to zeros in place.
+   */
+  zeroGrad(...args: ZeroGradArgs): void {
+    const fn = `${this.constructor.name}.zeroGrad`;
+    zeroGrads(fn, this.parameters(), setToNoneArg(fn, args));
   }
 
   /** Sets requiresGrad on every parameter; returns this. */

@@ -14,6 +14,7 @@ import { recordHostStep } from '../compile/trace_state.js';
 import { isTracing } from '../runtime/trace_flag.js';
 import { submitWork } from '../runtime/webgpu_device.js';
 import { PreparedGroups } from './prepared_groups.js';
+import { setToNoneArg, zeroGrads, type ZeroGradArgs } from '../autograd/zero_grad.js';
 
 /** One optimizer state entry per name (PyTorch's optimizer.state[p]): 'step', 'exp_avg', ... */
 export type ParamState = Record<string, Tensor>;
@@ -240,9 +241,13 @@ export abstract class Optimizer {
     return result;
   }
 
-  /** Sets every parameter's .grad to null (PyTorch's zero_grad(set_to_none=True)). */
-  zeroGrad(): void {
-    for (const g of this.paramGroups) for (const p of g.params) if (!p.isDisposed) p.grad = null;
+  /**
+   * PyTorch's zero_grad(set_to_none): every parameter's .grad to null (setToNone, the default as
+   * PyTorch ≥ 2.0), or with `{ setToNone: false }` (or `false`) its existing grads to zeros in place.
+   */
+  zeroGrad(...args: ZeroGradArgs): void {
+    const setToNone = setToNoneArg(`${this.algo.name}.zeroGrad`, args);
+    zeroGrads(`${this.algo.name}.zeroGrad`, this.paramGroups.flatMap((g) => g.params), setToNone);
   }
 
   /**
