@@ -94,6 +94,11 @@ node_tests() {
 
 consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }
 
+# The remote training server (trainer/: PyTorch ranks behind HTTP) on its own: its unittest suite
+# (safetensors, GPT-2 and Llama against float64 references, the HTTP API, 1 vs 2 ranks, faults;
+# about 15 s). The JS client against it is tests/js/remote_client.test.mjs, in the node tests.
+trainer_tests() { /usr/bin/python3 -m unittest discover -s trainer/tests -t .; }
+
 # Headless Chromium (tests/browser: node:test files driving the system's /usr/bin/chromium with
 # playwright-core): every demo linked from demos/web/index.html trains with ?autostart=1 (loss
 # falls, no console error, screenshots in tests/browser/out/), the API subset runs in a page
@@ -132,11 +137,12 @@ tsan_doctest() {
 # after changing src/io).
 fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 
-# Scheduling on 2 cores: the builds keep both cores busy (-j2), while the node tests and the npm
-# consumer, which need only npm/dist, run one test file at a time (about one core). So those two
-# run in the background, one after the other, while the wasm doctest, ASan and TSan builds (and
-# runs) go on in the foreground, and their output is printed once they end. The browser stage
-# runs last, alone: its demos train for a bounded time and must not share the cores.
+# Scheduling on 2 cores: the builds keep both cores busy (-j2), while the node tests, the npm
+# consumer and the trainer's suite, which need only npm/dist (or nothing built), run one test file
+# at a time (about one core). So those three run in the background, one after the other, while
+# the wasm doctest, ASan and TSan builds (and runs) go on in the foreground, and their output is
+# printed once they end. The browser stage runs last, alone: its demos train for a bounded time
+# and must not share the cores.
 # The TypeScript layer's imports form no circle (npm/src and web/webgpu, madge; npm run lint:circles).
 import_circles() { (cd npm && npm run -s lint:circles); }
 
@@ -145,7 +151,8 @@ stage "build: native (build/native)"            build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 stage "native doctest"                           native_doctest
 bg_stages "node tests (tests/js)"                node_tests \
-          "npm consumer (pack, install, import/require, tsc)" consumer
+          "npm consumer (pack, install, import/require, tsc)" consumer \
+          "trainer (Python unittest: trainer/tests)" trainer_tests
 stage "native doctest under wasm (node)"         wasm_doctest
 stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
 stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest

@@ -1,4 +1,5 @@
-// Fine-tuning through the linearization trick (sg.customLoss), all in one process.
+// Fine-tuning through the linearization trick (sg.customLoss), in one process or against the
+// remote trainer.
 //
 // A training service that only computes log-probabilities and trains on its own weighted
 // cross-entropy (loss = −Σ w·logprob) can still train any custom loss L(logprobs): send it
@@ -11,8 +12,18 @@
 // cross-entropy; at the end, the protocol's parameter gradients are compared with those of
 // total.backward() on the same model and batch.
 //
+// With --remote URL the service is the real trainer (trainer/, scripts/trainer.sh: PyTorch ranks
+// behind HTTP) through `sg.customLoss.remoteClient`: its forward gives the log-probabilities of
+// the target characters ([L] per sequence), the loss is their mean negative log-likelihood plus a
+// confidence regularizer (the mean target probability, weighted by --entropy-weight), and each
+// step is forwardBackwardCustom then the trainer's AdamW step (optimStep). The trainer's model must
+// know the rhymes' characters: --write-model DIR writes a tiny GPT-2 folder for them.
+//
 // Usage: node demos/node/custom_loss.mjs [--steps 20] [--pretrain 150] [--entropy-weight 0.05]
 //          [--grad symbolic|numerical] [--seed 0] [--backend wasm|reference]
+//        node demos/node/custom_loss.mjs --write-model /tmp/rhymes-gpt2
+//        bash scripts/trainer.sh --model /tmp/rhymes-gpt2 --nproc 2 --token secret   (prints its URL)
+//        node demos/node/custom_loss.mjs --remote http://127.0.0.1:8765 --token secret [--steps 20] [--lr 3e-3]
 // (numerical differentiates every log-probability by central differences: slow; try --steps 1.)
 import { readFileSync } from 'node:fs';
 import { init } from '../../npm/dist/index.mjs';
@@ -31,6 +42,10 @@ const seed = Number(arg('seed', 0));
 if (!Number.isInteger(steps) || steps < 1 || !Number.isInteger(pretrainSteps) || pretrainSteps < 0) {
   throw new Error('--steps must be a positive integer and --pretrain a non-negative one');
 }
+
+const remote = arg('remote', null);
+const token = arg('token', undefined);
+const writeModel = arg('write-model', null);
 
 const D_MODEL = 32;
 const CONTEXT = 32;
@@ -59,6 +74,69 @@ function batch() {
     targets.push(Array.from(ids.subarray(o + 1, o + CONTEXT + 1)));
   }
   return { x: sg.tensor(xs, { shape: [BATCH, CONTEXT] }), targets };
+}
+
+if (writeModel !== null) {
+  // A tiny GPT-2 for the trainer, its vocabulary the rhymes' characters (Hugging Face layout).
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const config = { model_type: 'gpt2', vocab_size: V, n_positions: 64, n_embd: 64, n_layer: 2, n_head: 4, resid_pdrop: 0, embd_pdrop: 0, attn_pdrop: 0 };
+  const gpt2 = new sg.models.GPT2LMHeadModel(config);
+  const sd = gpt2.stateDict();
+  delete sd['lm_head.weight']; // tied to transformer.wte.weight; HF leaves it out of the file
+  mkdirSync(writeModel, { recursive: true });
+  writeFileSync(`${writeModel}/config.json`, JSON.stringify(config, null, 1));
+  writeFileSync(`${writeModel}/model.safetensors`, sg.save(sd));
+  console.log(`wrote ${writeModel}/config.json and model.safetensors (GPT-2, ${V} characters, ${gpt2.parameters().reduce((n, p) => n + p.numel, 0)} parameters)`);
+  console.log(`next: bash scripts/trainer.sh --model ${writeModel} --nproc 2 --token secret, then --remote <its URL> --token secret`);
+  process.exit(0);
+}
+
+if (remote !== null) {
+  await trainRemote();
+  process.exit(0);
+}
+
+/** The protocol against the trainer: character data as { inputIds, targets }, its AdamW step after each round trip. */
+async function trainRemote() {
+  const client = sg.customLoss.remoteClient(remote, { token, timeoutMs: Number(arg('timeout-ms', 60000)) });
+  const health = await client.health();
+  console.log(`simdgrad ${sg.version} · trainer ${remote}: ${health.modelType}, ${health.parameters} parameters, ${health.ranks} rank(s), step ${health.step} · ${V} characters`);
+  const lr = Number(arg('lr', 3e-3));
+  const sequences = () =>
+    Array.from({ length: BATCH }, () => {
+      const o = Math.floor(random() * (ids.length - CONTEXT - 1));
+      return { inputIds: Array.from(ids.subarray(o, o + CONTEXT)), targets: Array.from(ids.subarray(o + 1, o + CONTEXT + 1)) };
+    });
+  /** Mean negative log-likelihood of the target characters. */
+  const nll = (lps) => [lps.map((t) => t.sum()).reduce((a, b) => a.add(b)).neg().div(BATCH * CONTEXT), { tokens: BATCH * CONTEXT }];
+  /** The mean probability given to the targets: a penalty on overconfidence (what is known of the distribution remotely). */
+  const confidence = sg.customLoss.regularizer('confidence', entropyWeight, (lps) => {
+    const p = lps.map((t) => t.exp().sum()).reduce((a, b) => a.add(b)).div(BATCH * CONTEXT);
+    return [p, { mean_p: p }];
+  });
+  const remoteOptions = { baseLoss: nll, regularizers: [confidence], gradMethod };
+  try {
+    for (let s = 1; s <= steps; s++) {
+      const data = sequences();
+      const t0 = performance.now();
+      const { metrics: m, loss } = await sg.customLoss.forwardBackwardCustom(client, data, remoteOptions);
+      const { step, metrics: o } = await client.optimStep({ lr });
+      const r = m.regularizers.confidence;
+      console.log(
+        `step ${String(s).padStart(2)} (trainer ${step})  loss_total ${m.loss_total.toFixed(4)}  base_loss ${m.base_loss.value.toFixed(4)}  ` +
+          `regularizers.confidence ${r.value.toFixed(4)} × ${r.weight} = ${r.contribution.toFixed(4)}  ` +
+          `${m.gradient_method} gradient ${m.gradient_duration_ms.toFixed(1)} ms  trainer loss ${loss.toFixed(3)} in ${(m.seconds * 1000).toFixed(0)} ms  ` +
+          `|g| ${o.gradNorm.toExponential(2)}  round trip ${(performance.now() - t0).toFixed(0)} ms`,
+      );
+    }
+    const prompt = Array.from(ids.subarray(0, 8));
+    const out = await client.sample(prompt, { maxNewTokens: 40, temperature: 0 });
+    console.log(`\ngreedy sample: ${JSON.stringify([...out.dataSync()].map((i) => chars[i]).join(''))}`);
+    out.dispose();
+  } finally {
+    client.close();
+  }
+  console.log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 // ---- model ----

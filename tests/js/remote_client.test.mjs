@@ -250,7 +250,7 @@ test('(5) bad arguments are Errors before any request; bad and oversized payload
   assert.throws(() => CL.remoteClient('ftp://127.0.0.1:1'), /http: or https:/);
   assert.throws(() => CL.remoteClient(two.url, { timeoutMs: 0 }), /timeoutMs/);
   // Rejected by the trainer: an id outside the vocabulary (400), a body over --max-request-bytes (413), a state file that is not one (400).
-  await assert.rejects(c.forward([{ inputIds: [TINY_GPT2.vocab_size], targets: [0] }]), /HTTP 400: data\[0\]\.inputIds: 50 is not a token id in \[0, 50\)/);
+  await assert.rejects(c.forward([{ inputIds: [TINY_GPT2.vocab_size], targets: [0] }]), new RegExp(`HTTP 400: data\\[0\\]\\.inputIds: ${TINY_GPT2.vocab_size} is not a token id in \\[0, ${TINY_GPT2.vocab_size}\\)`));
   const big = randomData(1200, [32], TINY_GPT2.vocab_size, 5);
   await assert.rejects(c.forward(big), /HTTP 413: request body of \d+ bytes exceeds/);
   await assert.rejects(c.loadState(new Uint8Array(64).fill(7)), /HTTP 400/);
@@ -288,6 +288,24 @@ test('(5) a trainer that does not answer is an Error after timeoutMs; a refused 
   c.close();
   await assert.rejects(pending, /closed/);
   await assert.rejects(c.health(), /the client is closed/);
+});
+
+test('the Node demo trains through the trainer with --remote (demos/node/custom_loss.mjs)', { skip }, async () => {
+  const { spawn } = await import('node:child_process');
+  const script = new URL('../../demos/node/custom_loss.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [script, '--remote', two.url, '--token', TOKEN, '--steps', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
+  const code = await new Promise((r) => child.once('exit', r));
+  clearTimeout(timer);
+  assert.equal(code, 0, err);
+  assert.match(out, /trainer http:\/\/127\.0\.0\.1:\d+: gpt2, \d+ parameters, 2 rank\(s\)/);
+  assert.match(out, /step  1 \(trainer \d+\)  loss_total [\d.]+  base_loss [\d.]+  regularizers\.confidence/);
+  assert.match(out, /step  2 \(trainer \d+\)/);
+  assert.match(out, /greedy sample: /);
 });
 
 test('(5) a killed rank: the next call is an Error naming it within timeoutMs; a restarted trainer resumes with loadState', { skip }, async () => {

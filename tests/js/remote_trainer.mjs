@@ -16,7 +16,7 @@ export function torchAvailable() {
 
 export const TINY_GPT2 = {
   model_type: 'gpt2',
-  vocab_size: 50,
+  vocab_size: 64,
   n_positions: 32,
   n_embd: 16,
   n_layer: 2,
