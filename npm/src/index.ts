@@ -213,6 +213,8 @@ export type {
 export type {
   RegularizerOptions,
   Regularizer,
+  TermGradMethod,
+  TermGradReport,
   GradFn,
   LinearizeOptions,
   RegularizerTelemetry,

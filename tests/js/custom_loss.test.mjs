@@ -87,11 +87,14 @@ forEachBackend('telemetry arithmetic: base 2.5 + regularizers 0.123 and 0.224 â†
     gradMethod: 'symbolic',
   });
   const t = r.telemetry;
-  assert.deepEqual(Object.keys(t), ['loss_total', 'base_loss', 'regularizers', 'regularizer_total', 'gradient_method', 'gradient_duration_ms']);
+  assert.deepEqual(Object.keys(t), ['loss_total', 'base_loss', 'regularizers', 'regularizer_total', 'gradient_method', 'gradient_duration_ms', 'gradient_evaluations']);
+  assert.equal(t.gradient_evaluations, 0, 'every term reached its input through the graph');
+  assert.equal(t.base_loss.gradient_method, 'symbolic');
   close(t.base_loss.value, 2.5, 1e-7);
   assert.deepEqual(t.base_loss.custom, { tokens: 2 });
   assert.deepEqual(Object.keys(t.regularizers), ['a', 'b']);
-  assert.deepEqual(Object.keys(t.regularizers.a), ['value', 'weight', 'contribution', 'custom']);
+  assert.deepEqual(Object.keys(t.regularizers.a), ['value', 'weight', 'contribution', 'custom', 'gradient_method']);
+  assert.equal(t.regularizers.b.gradient_method, 'symbolic');
   close(t.regularizers.a.value, 12.3, 1e-6);
   assert.equal(t.regularizers.a.weight, 0.01);
   close(t.regularizers.a.contribution, 0.123, 1e-6);

@@ -117,7 +117,7 @@ function localClient<M, D>(model: M, tokensToLogprobs: (model: M, data: D) => Te
         }),
       );
       try {
-        const value = (await loss.data())[0]!;
+        const value = Number((await loss.data())[0]!);
         return { loss: value, metrics: { loss: value } };
       } finally {
         loss.dispose();

@@ -23,6 +23,8 @@ export interface LossEntry<D> {
   /** true: awaited (with the timeout, if any); false: must return synchronously. */
   async: boolean;
   timeoutMs?: number;
+  /** How linearize differentiates it (custom_loss.ts); the base loss: 'auto'. */
+  gradMethod?: 'auto' | 'symbolic' | 'numerical';
 }
 
 /** A loss function's result once checked: a one-element loss tensor (owned) and read metrics. */
@@ -94,7 +96,7 @@ async function toOutcome(label: string, out: unknown, inputs: ReadonlySet<Tensor
       if (!(v instanceof Tensor)) read[k] = v;
       else if (!v.isDisposed) {
         const values = await v.data();
-        read[k] = v.numel === 1 ? values[0] : Array.from(values);
+        read[k] = v.numel === 1 ? Number(values[0]) : Array.from(values, Number);
       }
     }
   } finally {
@@ -180,5 +182,5 @@ export async function evaluate<D>(entries: readonly LossEntry<D>[], list: Tensor
 
 /** The loss values (as numbers) of outcomes. */
 export async function lossValues(outcomes: readonly Outcome[]): Promise<number[]> {
-  return Promise.all(outcomes.map(async (o) => (await o.loss.data())[0]!));
+  return Promise.all(outcomes.map(async (o) => Number((await o.loss.data())[0]!)));
 }
