@@ -29,7 +29,7 @@ const MAY_IMPORT = {
   compile: ['runtime', 'tensor', 'autograd'],
   nn: ['runtime', 'tensor', 'autograd', 'compile'],
   optim: ['runtime', 'tensor', 'autograd', 'compile'],
-  customloss: ['runtime', 'tensor', 'autograd'],
+  customloss: ['runtime', 'tensor', 'autograd', 'compile'],
   data: ['runtime', 'tensor'],
   io: ['runtime', 'tensor'],
   linalg: ['runtime', 'tensor'],

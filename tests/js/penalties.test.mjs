@@ -387,6 +387,100 @@ test(
   },
 );
 
+// ---- inside sg.compile ----
+
+// Every penalty, as a compiled training step would use it: the penalty of parameters (and of a
+// batch), its backward into the parameters' .grad, inside sg.compile; value and gradients equal
+// the eager ones. gradientPenalty is a double backward, which the graph compiler does not trace:
+// it runs as a callback that computes the penalty and its first-order gradients eagerly (see
+// penalties.ts), so its compiled form has one callback stage.
+const COMPILED = [
+  ['l1', (w) => P.l1(w.a, { lambda: 0.3 })],
+  ['l2 with a tensor lambda', (w) => P.l2(w.a, { lambda: w.lambda })],
+  ['elasticNet', (w) => P.elasticNet(w.a, { lambda: 0.2, l1Ratio: 0.3 })],
+  ['klDivergence', (w) => P.klDivergence(w.a.logSoftmax(-1), w.b.logSoftmax(-1))],
+  ['jsDivergence', (w) => P.jsDivergence(w.a.logSoftmax(-1), w.b.logSoftmax(-1), { reduction: 'sum' })],
+  ['entropy maximize', (w) => P.entropy(w.a)],
+  ['entropy minimize', (w) => P.entropy(w.b, { mode: 'minimize', reduction: 'mean' })],
+  ['orthogonality soft', (w) => P.orthogonality(w.a, { lambda: 0.5 })],
+  ['orthogonality spectral', (w) => P.orthogonality(w.b, { mode: 'spectral', lambda: 0.5, powerIterations: 8 })],
+  // The critic reads a and c; x + b[0] carries b's gradient through x.
+  ['gradientPenalty of a batch', (w, x) => P.gradientPenalty((t) => t.matmul(w.a.transpose(0, 1)).tanh().matmul(w.c).sum(-1), x.add(w.b.narrow(0, 0, 1)))],
+  ['gradientPenalty of one sample', (w, x) => P.gradientPenalty((t) => t.mul(w.c.reshape(3)).sum().sigmoid(), x.select(0, 0).narrow(0, 0, 3), { target: 0.5 })],
+];
+
+forEachBackend('every penalty compiles (sg.compile): value and parameter gradients equal the eager ones', async () => {
+  const make = () => ({
+    a: sg.tensor([[0.3, -1.2, 0.8, 0.1], [1.1, 0.4, -0.6, 0.9], [-0.2, 0.7, 0.5, -1.4]], { requiresGrad: true }),
+    b: sg.tensor([[0.6, 0.2, -0.9, 1.3], [-0.5, 1.0, 0.3, -0.1], [0.8, -0.3, 0.2, 0.4]], { requiresGrad: true }),
+    c: sg.tensor([[0.7], [-1.1], [0.4]], { requiresGrad: true }),
+    lambda: sg.tensor(0.05),
+  });
+  const x = sg.tensor([[0.2, -0.4, 1.0, 0.5], [-0.8, 0.3, 0.1, 0.6]]);
+  const params = (w) => [w.a, w.b, w.c];
+  const read = async (w, loss) => {
+    const grads = [];
+    for (const p of params(w)) grads.push(p.grad === null ? null : await values(p.grad));
+    return { value: await values(loss), grads };
+  };
+  for (const [name, penalty] of COMPILED) {
+    const eagerW = make();
+    const eagerLoss = penalty(eagerW, x);
+    eagerLoss.backward();
+    const eager = await read(eagerW, eagerLoss);
+
+    const w = make();
+    const step = sg.compile((input) => {
+      for (const p of params(w)) p.grad = null;
+      const loss = penalty(w, input);
+      loss.backward();
+      return loss;
+    });
+    let compiled;
+    for (let call = 0; call < 2; call++) {
+      const loss = step(x); // the second call replays the graph
+      compiled = await read(w, loss);
+      loss.dispose();
+    }
+    assert.equal(step.stats().compiles, 1, name);
+    assert.equal(step.stats().callbacks, name.startsWith('gradientPenalty') ? 1 : 0, `${name}: callbacks`);
+    close(compiled.value, eager.value, 1e-5, `${name}: value`);
+    compiled.grads.forEach((g, i) => {
+      if (eager.grads[i] === null) assert.ok(g === null || g.flat().every((v) => v === 0), `${name}: no gradient for parameter ${i}`);
+      else close(g, eager.grads[i], 1e-5, `${name}: gradient of parameter ${i}`);
+    });
+    step.clear();
+    for (const ws of [eagerW, w]) for (const t of Object.values(ws)) {
+      t.grad?.dispose();
+      t.dispose();
+    }
+    eagerLoss.dispose();
+  }
+  x.dispose();
+});
+
+forEachBackend('a compiled gradientPenalty passes its gradient on to x (a generator\'s output) and works under sg.grad of the compiled function', async () => {
+  const critic = sg.tensor([0.5, -1.0, 0.25], { requiresGrad: true });
+  const gen = sg.tensor([[1.0, 0.2, -0.3], [0.4, -0.6, 0.9]], { requiresGrad: true });
+  const z = sg.tensor([[0.3, -0.7], [1.2, 0.5]]);
+  const fn = (noise) => P.gradientPenalty((t) => t.mul(critic).sum(-1).tanh().mul(t.square().sum(-1)), noise.matmul(gen));
+  const eager = sg.grad(fn)(z.clone().requiresGrad_(true));
+  const expected = await values(eager);
+  for (const g of [gen, critic]) { g.grad = null; }
+  const eagerLoss = fn(z);
+  eagerLoss.backward();
+  const eagerGrads = [await values(gen.grad), await values(critic.grad)];
+  const compiled = sg.compile(fn);
+  gen.grad = null;
+  critic.grad = null;
+  const loss = compiled(z);
+  loss.backward();
+  close(await values(gen.grad), eagerGrads[0], 1e-5, 'generator gradient through x');
+  close(await values(critic.grad), eagerGrads[1], 1e-5, 'critic gradient');
+  close(await values(sg.grad(compiled)(z.clone().requiresGrad_(true))), expected, 1e-5, 'sg.grad through the compiled function');
+  sg.dispose([critic, gen, z, eager, eagerLoss, loss]);
+});
+
 // ---- the playground demo ----
 
 test("the playground's L1/L2 controls add sg.penalties.l1 and l2 of every weight matrix to the loss", async () => {

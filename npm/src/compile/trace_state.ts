@@ -16,6 +16,8 @@ export interface TraceState {
 }
 
 let active: TraceState | null = null;
+// readsDuring's collectors: every tensor made before the trace whose handle is read while one is open.
+const collectors: Set<Tensor>[] = [];
 
 export function activeTrace(): TraceState | null {
   return active;
@@ -27,7 +29,9 @@ export function withTrace<T>(state: TraceState, fn: () => T): T {
   active = state;
   setTracing(true);
   setTraceReader((t) => {
-    if ((t as Tensor).id <= state.startSerial) state.read.add(t as Tensor);
+    if ((t as Tensor).id > state.startSerial) return;
+    state.read.add(t as Tensor);
+    for (const c of collectors) c.add(t as Tensor);
   });
   try {
     return fn();
@@ -35,6 +39,21 @@ export function withTrace<T>(state: TraceState, fn: () => T): T {
     active = null;
     setTracing(false);
     setTraceReader(null);
+  }
+}
+
+/**
+ * Runs f while a function is traced and returns, with f's result, the tensors made before the
+ * trace that f's ops read (parameters and other captured tensors f uses). Outside a trace f just
+ * runs and nothing is collected.
+ */
+export function readsDuring<T>(f: () => T): { value: T; read: Tensor[] } {
+  const mine = new Set<Tensor>();
+  collectors.push(mine);
+  try {
+    return { value: f(), read: [...mine] };
+  } finally {
+    collectors.splice(collectors.indexOf(mine), 1);
   }
 }
 

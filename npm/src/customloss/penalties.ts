@@ -2,7 +2,8 @@
 // They are written only with the public tensor ops: no backend checks and no reads to the host,
 // so the result lives on the input's device and every backend computes the same thing. The
 // constants they need (an identity, the power iteration's start) are made on the host and moved
-// to the input's device with `to(device)`.
+// to the input's device with `to(device)`. Inside sg.compile, gradientPenalty (a double backward,
+// which the graph compiler cannot trace) becomes an sg.jsCall callback with a vjp.
 import { enableGrad, gradOf, noGrad } from '../autograd/backward.js';
 import { eye, tensor } from '../tensor/creation.js';
 import { consoleRef } from '../runtime/env.js';
@@ -11,6 +12,8 @@ import { mod } from '../runtime/module.js';
 import { functionOps } from '../tensor/ops.js';
 import { checkOptions, describe, type OptionSpec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
+import { activeTrace, readsDuring } from '../compile/trace_state.js';
+import { jsCall } from '../compile/jscall.js';
 
 /** A penalty's strength: a number, or a 0-d float32 tensor (a runtime value, read by no one). */
 export type Lambda = number | Tensor;
@@ -315,10 +318,47 @@ function gradientPenalty(fn: (x: Tensor) => Tensor, x: Tensor, options?: Gradien
   if (typeof fn !== 'function') throw new Error(`${name}: expected 'fn' to be a function of x, got ${describe(fn)}`);
   const input = floatTensor(name, 'x', x);
   const o = checkOptions<GradientPenaltyOptions>(name, options, { target: targetSpec });
+  const target = o.target ?? 1;
+  if (activeTrace() !== null) return tracedGradientPenalty(name, fn, input, target);
+  return tidy(() => penaltyOf(name, fn, input, target));
+}
+
+/** (‖∂fn/∂x‖ − target)² averaged, with the graph of its gradient (so that it can be differentiated again). */
+function penaltyOf(name: string, fn: (x: Tensor) => Tensor, input: Tensor, target: number): Tensor {
+  const g = differentiableInputGradient(name, fn, input);
+  const norms = input.ndim >= 2 ? g.reshape(input.shape[0]!, -1).norm(2, 1) : g.norm();
+  return norms.sub(target).square().mean();
+}
+
+/**
+ * gradientPenalty inside sg.compile. Its gradient is a double backward, which the graph compiler
+ * does not trace (src/graph/effect_ops.cpp refuses createGraph while tracing), so the penalty is
+ * a host step of the graph: an sg.jsCall callback computes, eagerly on every compiled call, the
+ * penalty and its gradients with respect to x and to the tensors fn reads that require grad (found
+ * by running fn once while tracing; those ops are dead code in the graph). The traced result is
+ * value + (s − detach(s)) with s = Σ ⟨g_x, x⟩ + Σ ⟨g_p, p⟩, the gradients held constant: its value
+ * is the penalty's and its gradient with respect to x and each p is theirs, so a backward in the
+ * compiled function (or through it) takes the penalty's gradient as eagerly. fn must not capture
+ * tensors made inside the compiled function that require grad (their gradient would not be taken),
+ * and the result cannot be differentiated twice.
+ */
+function tracedGradientPenalty(name: string, fn: (x: Tensor) => Tensor, x: Tensor, target: number): Tensor {
+  const { read } = readsDuring(() => tidy(() => void fn(x)));
+  const params = read.filter((t) => t !== x && !t.isDisposed && t.dtype === 'float32' && t.requiresGrad);
+  const valueAndGrads = (xv: Tensor): Tensor[] =>
+    enableGrad(() =>
+      tidy(() => {
+        const xl = xv.detach().requiresGrad_(true);
+        const gp = penaltyOf(name, fn, xl, target);
+        return [gp.detach(), ...gradOf(gp, [xl, ...params])];
+      }),
+    );
+  const specs = [{ shape: [], dtype: 'float32' as const }, ...[x, ...params].map((t) => ({ shape: t.shape, dtype: 'float32' as const }))];
   return tidy(() => {
-    const g = differentiableInputGradient(name, fn, input);
-    const norms = input.ndim >= 2 ? g.reshape(input.shape[0]!, -1).norm(2, 1) : g.norm();
-    return norms.sub(o.target ?? 1).square().mean();
+    // Detached: the callback is no node of the backward (the surrogate below carries the gradient).
+    const [value, ...grads] = jsCall(specs, [x, ...params].map((t) => t.detach()), valueAndGrads, { pure: true, name }) as Tensor[];
+    const s = [x, ...params].map((t, i) => grads[i]!.mul(t).sum()).reduce((a, b) => a.add(b));
+    return value!.add(s.sub(s.detach()));
   });
 }
 
