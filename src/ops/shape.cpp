@@ -264,7 +264,18 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     dtype = promote(dtype, xs[i].dtype());
     if (ref < 0 && !skipped(xs[i])) ref = int64_t(i);
   }
-  if (ref < 0) return Tensor::empty({0}, dtype, xs[0].device());
+  if (ref < 0) {
+    // Every input is a skipped [0]: the result is [0], recorded all the same so that backward
+    // reaches the inputs (PyTorch's CatBackward0, with empty gradients).
+    std::vector<bool> float_in;
+    for (const Tensor& t : xs) float_in.push_back(t.dtype() == DType::Float32);
+    return record("cat", Tensor::empty({0}, dtype, xs[0].device()), xs, [float_in](const Tensor& g) {
+      Grads grads(float_in.size());
+      for (size_t i = 0; i < float_in.size(); ++i)
+        if (float_in[i]) grads[i] = zeros({0}, DType::Float32, g.device());
+      return grads;
+    });
+  }
   const Tensor& first = xs[ref];
   int64_t d = normalize_dim(dim, first.ndim(), "cat");
   Shape shape = first.shape();

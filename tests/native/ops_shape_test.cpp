@@ -296,6 +296,17 @@ TEST_CASE("shape: cat values, promotion, skipped empty tensors") {
   Tensor empty = zeros({0});
   expect_values(cat({empty, a, empty}, 1), {2, 2}, {0, 1, 2, 3});
   CHECK(cat({empty, empty}).shape() == Shape{0});
+  // all inputs skipped: still recorded, so backward reaches them with empty gradients (PyTorch's CatBackward0)
+  Tensor e0 = zeros({0}), e1 = zeros({0});
+  e0.set_requires_grad(true);
+  e1.set_requires_grad(true);
+  Tensor ce = cat({e0, e1});
+  CHECK(ce.shape() == Shape{0});
+  CHECK(ce.requires_grad());
+  sum(ce).backward();
+  REQUIRE(e0.grad().defined());
+  CHECK(e0.grad().shape() == Shape{0});
+  CHECK(e1.grad().shape() == Shape{0});
   // non-contiguous inputs
   expect_values(cat({transpose(a, 0, 1), b}, 1), {2, 3}, {0, 2, 10, 1, 3, 11});
   CHECK_FALSE(shares_storage(cat({a}), a));

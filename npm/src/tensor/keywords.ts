@@ -44,7 +44,14 @@ type Impl = (first: any, ...rest: any[]) => any;
  * positional slots it names (see {@link keywords}); `args` itself when there is none.
  */
 export function keywordArgs(fn: string, spec: KeywordSpec | readonly string[], args: readonly unknown[]): unknown[] {
-  const s: KeywordSpec = Array.isArray(spec) ? { positional: spec as readonly string[] } : (spec as KeywordSpec);
+  return merge(fn, specOf(spec), args);
+}
+
+function specOf(spec: KeywordSpec | readonly string[]): KeywordSpec {
+  return Array.isArray(spec) ? { positional: spec as readonly string[] } : (spec as KeywordSpec);
+}
+
+function merge(fn: string, s: KeywordSpec, args: readonly unknown[]): unknown[] {
   const names = s.positional;
   const n = names.length;
   // The options object ends the positionals: it may come right after any of them (rest: after
@@ -107,8 +114,9 @@ export function keywordArgs(fn: string, spec: KeywordSpec | readonly string[], a
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function keywords<F extends Impl>(fn: string, spec: KeywordSpec | readonly string[], impl: F): (first: Parameters<F>[0], ...args: any[]) => ReturnType<F> {
+  const s = specOf(spec);
   const wrapped = function (first: unknown, ...args: unknown[]): ReturnType<F> {
-    return impl(first, ...keywordArgs(fn, spec, args));
+    return impl(first, ...merge(fn, s, args));
   };
   Object.defineProperty(wrapped, 'name', { value: impl.name || fn.split('.').pop() });
   return wrapped;

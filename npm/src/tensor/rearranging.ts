@@ -129,6 +129,8 @@ export const rearrangingOps: RearrangingOpFunctions = {
     noOptions('unbind', trailing);
     const x = tensorOf('unbind', 'input', input);
     const d = dimArg('unbind', 'dim', dim, x.ndim);
+    // One tensor per index along d: none for an empty dim (split would give one empty piece).
+    if (x.shape[d] === 0) return [];
     return tidy(() => ops.split(x, 1, d).map((t) => ops.squeeze(t, d)));
   }),
 };
