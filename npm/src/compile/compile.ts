@@ -14,10 +14,15 @@ import { flattenArgs, flattenResult } from './arg_tree.js';
 import * as G from './graph_binding.js';
 import { isGradEnabled } from '../runtime/handles.js';
 import { freeMade, invokeAsync, invokeSync, type Result } from './jscall_invoke.js';
-import { callbackOf } from './jscall_registry.js';
-import { tidy } from '../runtime/memory.js';
+import { callbackOf, release, retain } from './jscall_registry.js';
+import { installTransfers, isTransfer, toDevice } from './transfer.js';
+import { dispose, tidy } from '../runtime/memory.js';
+import { defaultDevice, sync } from '../runtime/webgpu_device.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor, tensorSerial } from '../tensor/tensor.js';
+
+// t.to('cpu') of a GPU tensor inside a traced function: a stage boundary (transfer.ts).
+installTransfers();
 
 export interface CompileOptions {
   /** CPU kernels the graph runs with; default: the active backend at call time. */
@@ -126,7 +131,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
 
   const trace = (args: A, tensors: Tensor[]): Entry => {
     ensureGraphHost();
-    const state: TraceState = { startSerial: tensorSerial(), ids: [], read: new Set() };
+    const state: TraceState = { startSerial: tensorSerial(), ids: [], read: new Set(), async: isAsync };
     G.traceBegin(tensors);
     let value: unknown;
     try {
@@ -230,25 +235,86 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
       .finally(cleanup);
   };
 
-  const runSync = (entry: Entry, tensors: Tensor[]): unknown => {
-    let stage = G.runProgram(entry.program, tensors);
-    while (stage.callback !== 0) {
-      const cb = callbackOf(stage.callback);
-      stage = afterCallback(stage, (inputs) =>
-        invokeSync(cb, inputs, 'compile the function with sg.compile(fn, { async: true }) to await it'),
-      ) as G.Stage;
+  // The callback a stage waits for; an unknown id (its entry gone) aborts the run, freeing it.
+  const callbackFor = (stage: G.Stage) => {
+    try {
+      return callbackOf(stage.callback);
+    } catch (e) {
+      for (const t of stage.tensors) t.dispose();
+      G.abortRun(stage.run);
+      throw e;
     }
-    return finish(entry, stage);
   };
 
-  const runAsync = async (entry: Entry, tensors: Tensor[]): Promise<unknown> => {
-    let stage = G.runProgram(entry.program, tensors);
-    while (stage.callback !== 0) {
-      const cb = callbackOf(stage.callback);
-      stage = await afterCallback(stage, (inputs) => invokeAsync(cb, inputs));
+  // A run holds the registry entries its program uses until it ends, so that clear() (or the
+  // compiled function being dropped) while a call is in flight lets that call finish.
+  const holding = <T>(entry: Entry, run: () => T): T => {
+    for (const id of entry.ids) retain(id);
+    let async = false;
+    try {
+      const r = run();
+      if (isPromiseLike(r)) {
+        async = true;
+        return Promise.resolve(r).finally(() => entry.ids.forEach(release)) as T;
+      }
+      return r;
+    } finally {
+      if (!async) entry.ids.forEach(release);
     }
-    return finish(entry, stage);
   };
+
+  const runSync = (entry: Entry, tensors: Tensor[]): unknown =>
+    holding(entry, () => {
+      let stage = G.runProgram(entry.program, tensors);
+      while (stage.callback !== 0) {
+        const cb = callbackFor(stage);
+        stage = afterCallback(stage, (inputs) =>
+          invokeSync(cb, inputs, 'compile the function with sg.compile(fn, { async: true }) to await it'),
+        ) as G.Stage;
+      }
+      return finish(entry, stage);
+    });
+
+  // A callback of an async function gets host copies of its GPU inputs (read back and awaited
+  // here), so that it reads them as on the CPU, synchronously or not, on every backend. Its
+  // results go to the placeholders' device (where its first input is, the CPU for a transfer,
+  // else the default device): results it made on a GPU for CPU placeholders are read back here
+  // too, so the next stage finds their data. The copies are freed with what it made.
+  const invokeOnHost = async (cb: ReturnType<typeof callbackOf>, inputs: Tensor[]): Promise<Result> => {
+    const placeholders = isTransfer(cb.fn) ? 'cpu' : inputs.length > 0 ? inputs[0]!.device : defaultDevice();
+    const copies: Tensor[] = [];
+    const host = (t: Tensor): Tensor => {
+      if (t.device === 'cpu') return t;
+      const c = toDevice(t, 'cpu');
+      copies.push(c);
+      return c;
+    };
+    let r: Result;
+    try {
+      const list = inputs.map(host);
+      if (copies.length > 0) await sync();
+      r = await invokeAsync(cb, list);
+      if (placeholders === 'cpu' && r.outputs.some((t) => t.device !== 'cpu')) {
+        r = { outputs: r.outputs.map(host), made: r.made };
+        await sync();
+      }
+    } catch (e) {
+      dispose(copies);
+      throw e;
+    }
+    for (const c of copies) if (!r.made.includes(c)) r.made.push(c);
+    return r;
+  };
+
+  const runAsync = (entry: Entry, tensors: Tensor[]): Promise<unknown> =>
+    holding(entry, async () => {
+      let stage = G.runProgram(entry.program, tensors);
+      while (stage.callback !== 0) {
+        const cb = callbackFor(stage);
+        stage = await afterCallback(stage, (inputs) => invokeOnHost(cb, inputs));
+      }
+      return finish(entry, stage);
+    });
 
   const compiled = (...args: A): unknown => {
     // Called while another function is traced: its ops join that trace (inlined, as in JAX).

@@ -13,6 +13,8 @@ export interface TraceState {
   ids: number[];
   /** Tensors made before the trace whose handles it read: those the graph may hold (captured). */
   read: Set<Tensor>;
+  /** The function is compiled with { async: true } (its calls may await between stages). */
+  async?: boolean;
 }
 
 let active: TraceState | null = null;

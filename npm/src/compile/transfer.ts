@@ -1,0 +1,95 @@
+// Device moves inside a compiled function. A copy from the GPU to the CPU completes
+// asynchronously (the data is read back), so `t.to('cpu')` of a GPU tensor cannot be an ordinary
+// op of the graph: the CPU ops after it would find no data, at trace time and on every call. While
+// a function is traced, such a move becomes a stage boundary instead: a callback node whose
+// placeholder result lives on the CPU; on every call the run stops there, the executor's caller
+// (compile.ts) reads the tensor back and awaits it, and the run resumes with the host copy on the
+// CPU. That needs a function compiled with { async: true }; a synchronous one is refused when
+// traced, with that advice. Moves to the GPU are uploads, complete at once: ordinary ops.
+//
+// `Tensor.prototype.to` is wrapped here (once, when this module loads) so that tensor/ needs no
+// knowledge of compile/; outside a trace the wrapper calls the original at once.
+import * as G from './graph_binding.js';
+import { ensureGraphHost } from './host.js';
+import { registerCallback, type VjpFn } from './jscall_registry.js';
+import type { Template } from './jscall_template.js';
+import { activeTrace, useEntry, type TraceState } from './trace_state.js';
+import type { Device, DType } from '../runtime/embind.js';
+import { Tensor } from '../tensor/tensor.js';
+
+type ToTarget = Parameters<Tensor['to']>[0];
+
+const original: Tensor['to'] = Tensor.prototype.to;
+
+/** The device a `to` argument names ('cpu' or 'webgpu'), or undefined. */
+function deviceIn(target: unknown): Device | undefined {
+  if (target === 'cpu' || target === 'webgpu') return target;
+  if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
+    const d = (target as { device?: unknown }).device;
+    if (d === 'cpu' || d === 'webgpu') return d;
+  }
+  return undefined;
+}
+
+/**
+ * The callback of a transfer stage: the identity. compile.ts hands a callback of an async
+ * compiled function host copies of its GPU inputs, which is the whole copy.
+ */
+function transferToHost(x: Tensor): Tensor {
+  return x;
+}
+
+/** Whether `fn` is a transfer stage's callback (its results stay on the CPU). */
+export function isTransfer(fn: unknown): boolean {
+  return fn === transferToHost;
+}
+
+/** The gradient of a move to the CPU: the gradient moved back to where the input was. */
+const moveBack: VjpFn = ({ statics }, [g]) => (g === null || g === undefined ? [null] : [original.call(g, statics[0] as Device)]);
+
+/** The traced form of a move of `t` (on a GPU) to the CPU: a transfer stage's placeholder result. */
+function traceToHost(trace: TraceState, t: Tensor): Tensor {
+  if (!trace.async) {
+    throw new Error(
+      `compiled function: t.to('cpu') of a '${t.device}' tensor needs sg.compile(fn, { async: true }): the copy from the GPU ` +
+        'completes asynchronously, so the compiled function awaits it between two stages',
+    );
+  }
+  ensureGraphHost();
+  const spec = { shape: t.shape, dtype: t.dtype as DType };
+  const template: Template = { specs: [spec], multi: false, text: `{ shape: [${spec.shape.join(', ')}], dtype: '${spec.dtype}' }` };
+  const cb = registerCallback(transferToHost as (...a: unknown[]) => unknown, template, [t.device], t.device, {
+    pure: true,
+    vjp: moveBack,
+    name: `to('cpu') from '${t.device}'`,
+  });
+  useEntry(trace, cb.id);
+  return G.traceCallback(cb.id, [t], [{ ...spec, device: 'cpu' }], true)[0]!;
+}
+
+function to(this: Tensor, target: ToTarget): Tensor {
+  const trace = activeTrace();
+  if (trace === null || deviceIn(target) !== 'cpu' || this.isDisposed || this.device === 'cpu') return original.call(this, target);
+  const moved = traceToHost(trace, this);
+  const dtype = typeof target === 'object' && target !== null ? (target as { dtype?: DType }).dtype : undefined;
+  if (dtype === undefined || dtype === moved.dtype) return moved;
+  try {
+    return original.call(moved, dtype);
+  } finally {
+    moved.dispose();
+  }
+}
+
+let installed = false;
+
+/** Wraps Tensor.prototype.to (idempotent). */
+export function installTransfers(): void {
+  if (installed) return;
+  installed = true;
+  Object.defineProperty(Tensor.prototype, 'to', { value: to, writable: true, configurable: true, enumerable: false });
+}
+
+/** The original `to` (a host copy outside any trace). */
+export function toDevice(t: Tensor, device: Device): Tensor {
+  return original.call(t, device);
+}
