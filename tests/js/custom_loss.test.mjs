@@ -445,7 +445,7 @@ test('the .d.ts types of sg.penalties, sg.customLoss and sg.telemetry type-check
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(npm, join(dir, 'node_modules', 'simdgrad'), 'dir');
     writeFileSync(join(dir, 'use.ts'), `
-import { init, Tensor, type Regularizer, type LinearizeResult, type CustomLossTelemetry, type RegularizerEvent, type Lambda } from 'simdgrad';
+import { init, Tensor, type Regularizer, type LinearizeResult, type CustomLossTelemetry, type RegularizerEvent, type Lambda, type RemoteClient, type OptimStepResult, type RemoteForwardBackwardResult } from 'simdgrad';
 const sg = await init();
 const w = sg.randn([3, 4]);
 const lambda: Lambda = sg.tensor(0.1);
@@ -476,13 +476,33 @@ const client = sg.customLoss.localClient(model, (m, d: Batch) => [m.forward(d.x)
 const result = await sg.customLoss.forwardBackwardCustom(client, batch, { baseLoss: (lps) => lps[0]!.sum(), regularizers: [reg, slow] });
 const merged: number[] = [result.loss, result.metrics.loss, result.metrics.loss_total];
 const method: 'numerical' | 'symbolic' | 'hybrid' = result.metrics.gradient_method;
+const judged = sg.customLoss.regularizer('judge', 0.1, (lps) => lps[0]!.sum(), { gradMethod: 'numerical' });
+// @ts-expect-error gradMethod of a regularizer: 'auto', 'symbolic' or 'numerical'
+sg.customLoss.regularizer('r', 1, (lps) => lps[0]!.sum(), { gradMethod: 'hybrid' });
+const chunked = await sg.customLoss.linearize([w], batch, { regularizers: [reg, judged], chunkSize: 4 });
+const termMethod: 'symbolic' | 'numerical' | 'mixed' | 'hybrid' = chunked.telemetry.regularizers.judge!.gradient_method;
+const evaluations: number = chunked.telemetry.gradient_evaluations;
+const gpt2 = new sg.models.GPT2LMHeadModel({ vocab_size: 20, n_positions: 8, n_embd: 8, n_layer: 1, n_head: 2 });
+const tokens = [{ inputIds: [1, 2, 3], targets: [2, 3, 4] }];
+const local = sg.customLoss.localClient(gpt2, sg.customLoss.tokenLogprobs);
+const lp: Tensor[] = await local.forward(tokens);
+const remote: RemoteClient = sg.customLoss.remoteClient('http://127.0.0.1:8765', { token: 't', timeoutMs: 1000 });
+const step: Promise<OptimStepResult> = remote.optimStep({ lr: 1e-4, betas: [0.9, 0.95], weightDecay: 0 });
+// @ts-expect-error an unknown option
+sg.customLoss.remoteClient('http://127.0.0.1:8765', { retries: 3 });
+const fb: Promise<RemoteForwardBackwardResult> = remote.forwardBackward(tokens, [[1, 1, 1]]);
+const sampled: Promise<Tensor> = remote.sample([1, 2], { maxNewTokens: 4, temperature: 0, topK: null });
+const saved: Promise<Uint8Array> = remote.saveState();
+step.catch(() => {}); fb.catch(() => {}); sampled.catch(() => {}); saved.catch(() => {});
+remote.close();
 const off: () => void = sg.telemetry.on('regularizer', (e: RegularizerEvent) => console.log(e.regularizer, e.contribution));
 sg.telemetry.on('gradient', (e) => console.log(e.method, e.duration_ms.toFixed(1)));
 // @ts-expect-error an unknown event
 sg.telemetry.on('loss', () => {});
 off();
-sg.dispose([penalties, weights]);
-console.log(numbers, merged, method);
+sg.dispose([penalties, weights, chunked.weights, lp]);
+gpt2.dispose();
+console.log(numbers, merged, method, termMethod, evaluations);
 `);
     const tsc = new URL('../../npm/node_modules/.bin/tsc', import.meta.url).pathname;
     const r = spawnSync(tsc, ['--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'use.ts'], { cwd: dir, encoding: 'utf8' });
