@@ -86,6 +86,11 @@ const CASES = {
   'F.glu(x4, { dim: 0 })': [(t) => F.glu(sg.cat([t, t]), { dim: 0 }), X.map((r) => r.map((v) => v / (1 + Math.exp(-v))))],
   'F.oneHot(i, { numClasses: 4 })': [() => F.oneHot(sg.tensor([0, 3], { dtype: 'int32' }), { numClasses: 4 }), [[1, 0, 0, 0], [0, 0, 0, 1]]],
   'F.leakyRelu(-x, { negativeSlope: 0.5 })': [(t) => F.leakyRelu(t.neg(), { negativeSlope: 0.5 }), X.map((r) => r.map((v) => -v / 2))],
+  'F.hardshrink(x, { lambd: 2 })': [(t) => F.hardshrink(t, { lambd: 2 }), [[0, 5, 3], [4, 0, 6]]],
+  'F.threshold(x, { threshold: 3, value: -1 })': [(t) => F.threshold(t, { threshold: 3, value: -1 }), [[-1, 5, -1], [4, -1, 6]]],
+  'F.threshold(x, 3, { value: 0 })': [(t) => F.threshold(t, 3, { value: 0 }), [[0, 5, 0], [4, 0, 6]]],
+  'F.celu(-x, { alpha: 2 })': [(t) => F.celu(t.neg(), { alpha: 2 }), X.map((r) => r.map((v) => 2 * (Math.exp(-v / 2) - 1)))],
+  'F.pixelShuffle(x, { upscaleFactor: 2 })': [(t) => F.pixelShuffle(t.flatten().narrow(0, 0, 4).reshape(1, 4, 1, 1), { upscaleFactor: 2 }), [[[[1, 5], [3, 4]]]]],
   'x.scatterAdd({ dim: 1, index, src })': [(t) => t.scatterAdd({ dim: 1, index: [[0, 0], [2, 2]], src: sg.ones([2, 2]) }), [[3, 5, 3], [4, 2, 8]]],
 };
 

@@ -130,6 +130,9 @@ test('inplace: true writes the activation into its input (and autograd follows i
     const out = sg.F.dropout(v, { p: 1, inplace: true });
     assert.equal(out, v);
     assert.deepEqual(v.toArray(), [0, 0, 0, 0]);
+    const w = sg.ones([2]);
+    assert.equal(sg.F.dropout(w, 1, true, true), w, "PyTorch's positional inplace");
+    assert.deepEqual(w.toArray(), [0, 0]);
     const keep = sg.tensor([-2, 1]);
     const fresh = new sg.nn.ReLU().forward(keep);
     assert.notEqual(fresh, keep);

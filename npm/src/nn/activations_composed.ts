@@ -4,7 +4,8 @@
 import { tensorArg, type TensorLike } from '../tensor/call.js';
 import { rand } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
-import { functionOps, ops } from '../tensor/ops.js';
+import { functionOps, noOptions, ops } from '../tensor/ops.js';
+import { keywords, type KwArgs } from '../tensor/keywords.js';
 import { pointwiseOps } from '../tensor/pointwise.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -21,16 +22,18 @@ function lambdArg(fn: string, v: unknown): number {
 const inBand = (x: TensorLike, lambd: number) => pointwiseOps.logicalAnd(ops.ge(x, -lambd), ops.le(x, lambd));
 
 /** 0 on [−lambd, lambd], x elsewhere (NaN stays NaN). */
-export function hardshrink(input: TensorLike, lambd?: number): Tensor {
+export const hardshrink = keywords('hardshrink', ['lambd'], (input: TensorLike, lambd?: number, trailing?: unknown): Tensor => {
+  noOptions('hardshrink', trailing);
   const l = lambdArg('hardshrink', lambd);
   return tidy(() => where(inBand(input, l), 0, input));
-}
+}) as (input: TensorLike, ...args: KwArgs<[], [lambd: number], { lambd?: number }>) => Tensor;
 
 /** x − lambd above lambd, x + lambd below −lambd, 0 between. */
-export function softshrink(input: TensorLike, lambd?: number): Tensor {
+export const softshrink = keywords('softshrink', ['lambd'], (input: TensorLike, lambd?: number, trailing?: unknown): Tensor => {
+  noOptions('softshrink', trailing);
   const l = lambdArg('softshrink', lambd);
   return tidy(() => where(ops.gt(input, l), ops.sub(input, l), where(ops.lt(input, -l), ops.add(input, l), 0)));
-}
+}) as (input: TensorLike, ...args: KwArgs<[], [lambd: number], { lambd?: number }>) => Tensor;
 
 /** x − tanh(x). */
 export function tanhshrink(input: TensorLike): Tensor {
@@ -38,20 +41,22 @@ export function tanhshrink(input: TensorLike): Tensor {
 }
 
 /** x above 0, alpha·(exp(x/alpha) − 1) at or below (ATen: exp(x·(1/alpha)) − 1, times alpha). */
-export function celu(input: TensorLike, alpha = 1): Tensor {
+export const celu = keywords('celu', ['alpha'], (input: TensorLike, alpha: unknown = 1, trailing?: unknown): Tensor => {
+  noOptions('celu', trailing);
   if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha === 0) {
     throw new Error(`celu: expected 'alpha' to be a finite nonzero number, got ${describe(alpha)}`);
   }
   return tidy(() => where(ops.le(input, 0), ops.mul(ops.sub(ops.exp(ops.mul(input, 1 / alpha)), 1), alpha), input));
-}
+}) as (input: TensorLike, ...args: KwArgs<[], [alpha: number], { alpha?: number }>) => Tensor;
 
 /** value where x ≤ threshold, x elsewhere. */
-export function threshold(input: TensorLike, thresholdValue: number, value: number): Tensor {
+export const threshold = keywords('threshold', ['threshold', 'value'], (input: TensorLike, thresholdValue: number, value: number, trailing?: unknown): Tensor => {
+  noOptions('threshold', trailing);
   for (const [name, v] of [['threshold', thresholdValue], ['value', value]] as const) {
     if (typeof v !== 'number' || Number.isNaN(v)) throw new Error(`threshold: expected '${name}' to be a number, got ${describe(v)}`);
   }
   return tidy(() => where(ops.le(input, thresholdValue), value, input));
-}
+}) as (input: TensorLike, ...args: KwArgs<[threshold: number, value: number], [], { threshold?: number; value?: number }>) => Tensor;
 
 export interface RreluOptions {
   /** The smallest negative slope (default 1/8). */

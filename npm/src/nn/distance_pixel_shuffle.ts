@@ -2,6 +2,7 @@
 // pairwiseDistance (PyTorch 1.13's formulas and eps placement), pixelShuffle and
 // pixelUnshuffle (sub-pixel convolution's rearrangement). Their modules are in
 // nn/rearrange_modules.ts.
+import { keywords, type KwArgs } from '../tensor/keywords.js';
 import { tensorArg } from '../tensor/call.js';
 import { tidy } from '../runtime/memory.js';
 import { ops } from '../tensor/ops.js';
@@ -74,4 +75,10 @@ export function pixelUnshuffle(input: Tensor, downscaleFactor: number): Tensor {
   });
 }
 
-export const functionalMore = { cosineSimilarity, pairwiseDistance, pixelShuffle, pixelUnshuffle };
+export const functionalMore = {
+  cosineSimilarity,
+  pairwiseDistance,
+  // PyTorch's keyword names too: F.pixelShuffle(x, { upscaleFactor: 2 }).
+  pixelShuffle: keywords('pixelShuffle', ['upscaleFactor'], pixelShuffle) as (input: Tensor, ...args: KwArgs<[upscaleFactor: number], [], { upscaleFactor?: number }>) => Tensor,
+  pixelUnshuffle: keywords('pixelUnshuffle', ['downscaleFactor'], pixelUnshuffle) as (input: Tensor, ...args: KwArgs<[downscaleFactor: number], [], { downscaleFactor?: number }>) => Tensor,
+};

@@ -220,27 +220,28 @@ export function adaptiveAvgPool1d(input: Tensor, outputSize: number | readonly n
   return tidy(() => adaptiveAvgPool2d(x.unsqueeze(-2), [1, n]).squeeze(-2));
 }
 
-export function dropoutArgs(fn: string, pOrOptions: unknown, training: unknown): { p: number; training: boolean; inplace?: boolean } {
+export function dropoutArgs(fn: string, pOrOptions: unknown, training: unknown, inplace?: unknown): { p: number; training: boolean; inplace?: boolean } {
   if (pOrOptions === undefined || pOrOptions === null || isOptionsObject(pOrOptions)) {
-    if (training !== undefined) throw new Error(`${fn}: expected (input, options?) or (input, p, training?), got an options object and more`);
+    if (training !== undefined || inplace !== undefined) throw new Error(`${fn}: expected (input, options?) or (input, p, training?, inplace?), got an options object and more`);
     const o = checkOptions<DropoutOptions>(fn, pOrOptions, { p: probabilitySpec, training: 'boolean', inplace: 'boolean' });
     return { p: o.p ?? 0.5, training: o.training ?? true, inplace: o.inplace };
   }
   const p = numberArg(fn, 'p', pOrOptions);
   if (training !== undefined && typeof training !== 'boolean') throw new Error(`${fn}: expected 'training' to be a boolean, got ${describe(training)}`);
-  return { p, training: training ?? true };
+  if (inplace !== undefined && typeof inplace !== 'boolean') throw new Error(`${fn}: expected 'inplace' to be a boolean, got ${describe(inplace)}`);
+  return { p, training: training ?? true, inplace };
 }
 
-/** dropout(x, { p = 0.5, training = true }) or dropout(x, p, training). */
-export function dropout(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean): Tensor {
-  const a = dropoutArgs('dropout', pOrOptions, training);
+/** dropout(x, { p = 0.5, training = true, inplace = false }) or dropout(x, p, training, inplace). */
+export function dropout(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean, inplace?: boolean): Tensor {
+  const a = dropoutArgs('dropout', pOrOptions, training, inplace);
   const x = inputArg('dropout', input);
   return inPlace(a.inplace, x, run('dropout', 'dropout', [['input', x]], { p: a.p, training: a.training }));
 }
 
 /** Channel dropout of [N, C, H, W] (or unbatched [C, H, W]). */
-export function dropout2d(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean): Tensor {
-  const a = dropoutArgs('dropout2d', pOrOptions, training);
+export function dropout2d(input: Tensor, pOrOptions?: number | DropoutOptions, training?: boolean, inplace?: boolean): Tensor {
+  const a = dropoutArgs('dropout2d', pOrOptions, training, inplace);
   const x = inputArg('dropout2d', input);
   return inPlace(a.inplace, x, run('dropout2d', 'dropout2d', [['input', x]], { p: a.p, training: a.training }));
 }
