@@ -214,6 +214,7 @@ class RankGroup:
                     try:
                         self.conns[r].send((cmd, payloads[r]))
                     except (OSError, ValueError):
+                        self.procs[r].join(1.0)  # reap it first: its exit code says how it ended
                         raise Fault(f"rank {r} {_exit_text(self.procs[r].exitcode)}") from None
                 results, failures = [], []
                 try:

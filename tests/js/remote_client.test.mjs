@@ -127,7 +127,7 @@ after(async () => {
   model?.dispose();
 });
 
-test('health names the ranks and their process ids', { skip }, async () => {
+test('health names the ranks and their process ids', { skip, timeout: 120000 }, async () => {
   const h = await client(two.url, { token: TOKEN }).health();
   assert.equal(h.ok, true);
   assert.equal(h.ranks, 2);
@@ -136,7 +136,7 @@ test('health names the ranks and their process ids', { skip }, async () => {
   assert.equal(h.parameters, model.parameters().reduce((n, p) => n + p.numel, 0));
 });
 
-test('(1) forward: the trainer\'s log-probabilities equal the local GPT2LMHeadModel\'s (1e-5 relative), on 2 ranks and 1', { skip }, async () => {
+test('(1) forward: the trainer\'s log-probabilities equal the local GPT2LMHeadModel\'s (1e-5 relative), on 2 ranks and 1', { skip, timeout: 120000 }, async () => {
   const local = sg.tidy(() => sg.noGrad(() => CL.tokenLogprobs(model, data)).map((t) => Array.from(t.dataSync())));
   for (const t of [two, one]) {
     const remote = await client(t.url, { token: TOKEN }).forward(data);
@@ -151,7 +151,7 @@ test('(1) forward: the trainer\'s log-probabilities equal the local GPT2LMHeadMo
   }
 });
 
-test('(4) the remote backward of −Σ w·logprob is the gradient local autograd gives for the custom loss', { skip }, async () => {
+test('(4) the remote backward of −Σ w·logprob is the gradient local autograd gives for the custom loss', { skip, timeout: 120000 }, async () => {
   const c = client(two.url, { token: TOKEN });
   await c.loadState(folderBytes);
   const r = await CL.forwardBackwardCustom(c, data, OPTIONS);
@@ -193,7 +193,7 @@ test('(4) the remote backward of −Σ w·logprob is the gradient local autograd
 
 let afterStep1; // save_state bytes of the 2-rank trainer after one custom-loss AdamW step
 
-test('(2) remote and local: the same custom loss and one AdamW step give the same weights (1e-5 relative)', { skip }, async () => {
+test('(2) remote and local: the same custom loss and one AdamW step give the same weights (1e-5 relative)', { skip, timeout: 120000 }, async () => {
   const c = client(two.url, { token: TOKEN });
   await c.loadState(folderBytes);
   const r = await CL.forwardBackwardCustom(c, data, OPTIONS);
@@ -217,7 +217,7 @@ test('(2) remote and local: the same custom loss and one AdamW step give the sam
   m.dispose();
 });
 
-test('(3) 1 rank and 2 ranks give the same update', { skip }, async () => {
+test('(3) 1 rank and 2 ranks give the same update', { skip, timeout: 120000 }, async () => {
   assert.ok(afterStep1, 'needs test (2)');
   const c = client(one.url, { token: TOKEN });
   await c.loadState(folderBytes);
@@ -226,7 +226,7 @@ test('(3) 1 rank and 2 ranks give the same update', { skip }, async () => {
   sameTensors(weightsOf(await c.saveState()), weightsOf(afterStep1), 1e-5, '1 rank vs 2 ranks');
 });
 
-test('(5) a missing or wrong token is an Error naming authentication; the trainer keeps serving', { skip }, async () => {
+test('(5) a missing or wrong token is an Error naming authentication; the trainer keeps serving', { skip, timeout: 120000 }, async () => {
   await assert.rejects(client(two.url).forward(data), /authentication failed \(HTTP 401\).*no token was given/);
   await assert.rejects(client(two.url, { token: 'wrong' }).health(), /authentication failed \(HTTP 401\).*token was refused/);
   // Through forwardBackwardCustom the client's Error is wrapped, the cause kept.
@@ -236,7 +236,7 @@ test('(5) a missing or wrong token is an Error naming authentication; the traine
   assert.equal((await client(two.url, { token: TOKEN }).health()).ok, true);
 });
 
-test('(5) bad arguments are Errors before any request; bad and oversized payloads are Errors and the trainer keeps serving', { skip }, async () => {
+test('(5) bad arguments are Errors before any request; bad and oversized payloads are Errors and the trainer keeps serving', { skip, timeout: 120000 }, async () => {
   const c = client(two.url, { token: TOKEN });
   await assert.rejects(c.forward([]), /non-empty array/);
   await assert.rejects(c.forward([{ inputIds: [1, 2], targets: [1] }]), /inputIds has 2 tokens, targets 1/);
@@ -266,7 +266,7 @@ test('(5) bad arguments are Errors before any request; bad and oversized payload
   ids.dispose();
 });
 
-test('(5) a trainer that does not answer is an Error after timeoutMs; a refused connection is an Error at once', { skip }, async () => {
+test('(5) a trainer that does not answer is an Error after timeoutMs; a refused connection is an Error at once', { skip, timeout: 120000 }, async () => {
   const sockets = new Set();
   const silent = http.createServer(() => {}); // never answers
   silent.on('connection', (s) => sockets.add(s));
@@ -290,7 +290,7 @@ test('(5) a trainer that does not answer is an Error after timeoutMs; a refused 
   await assert.rejects(c.health(), /the client is closed/);
 });
 
-test('the Node demo trains through the trainer with --remote (demos/node/custom_loss.mjs)', { skip }, async () => {
+test('the Node demo trains through the trainer with --remote (demos/node/custom_loss.mjs)', { skip, timeout: 120000 }, async () => {
   const { spawn } = await import('node:child_process');
   const script = new URL('../../demos/node/custom_loss.mjs', import.meta.url).pathname;
   const child = spawn(process.execPath, [script, '--remote', two.url, '--token', TOKEN, '--steps', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -308,7 +308,7 @@ test('the Node demo trains through the trainer with --remote (demos/node/custom_
   assert.match(out, /greedy sample: /);
 });
 
-test('(5) a killed rank: the next call is an Error naming it within timeoutMs; a restarted trainer resumes with loadState', { skip }, async () => {
+test('(5) a killed rank: the next call is an Error naming it within timeoutMs; a restarted trainer resumes with loadState', { skip, timeout: 120000 }, async () => {
   assert.ok(afterStep1, 'needs test (2)');
   const timeoutMs = 20000;
   const c = client(two.url, { token: TOKEN, timeoutMs });
