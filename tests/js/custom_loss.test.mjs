@@ -494,6 +494,14 @@ const fb: Promise<RemoteForwardBackwardResult> = remote.forwardBackward(tokens, 
 const sampled: Promise<Tensor> = remote.sample([1, 2], { maxNewTokens: 4, temperature: 0, topK: null });
 const saved: Promise<Uint8Array> = remote.saveState();
 step.catch(() => {}); fb.catch(() => {}); sampled.catch(() => {}); saved.catch(() => {});
+// forwardBackwardCustom takes the remote client; its result has the trainer's metrics and the telemetry (not called here).
+const viaRemote = async (): Promise<number> => {
+  const r = await sg.customLoss.forwardBackwardCustom(remote, tokens, { baseLoss: (lps) => lps[0]!.sum() });
+  const seconds: number = r.metrics.seconds;
+  const total: number = r.metrics.loss_total;
+  return seconds + total + (r.loss ?? 0);
+};
+void viaRemote;
 remote.close();
 const off: () => void = sg.telemetry.on('regularizer', (e: RegularizerEvent) => console.log(e.regularizer, e.contribution));
 sg.telemetry.on('gradient', (e) => console.log(e.method, e.duration_ms.toFixed(1)));

@@ -7,7 +7,6 @@ import { tensor } from '../tensor/creation.js';
 import { dispose, tidy } from '../runtime/memory.js';
 import { checkOptions, describe, isInteger, isOptionsObject } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
-import type { TrainingClient } from './clients.js';
 
 /** Token ids: an array (or integer TypedArray) of integers, or a 1-D int32 Tensor. */
 export type TokenIds = readonly number[] | Int32Array | Uint32Array | Uint16Array | Uint8Array | Tensor;
@@ -71,8 +70,8 @@ export interface TrainerHealth {
   pids: number[];
 }
 
-/** The remote trainer as a TrainingClient, with its other commands. */
-export interface RemoteClient extends TrainingClient<TokenDatum[], RemoteForwardBackwardResult> {
+/** The remote trainer as a TrainingClient (clients.ts), with its other commands. */
+export interface RemoteClient {
   /** The trainer's base URL. */
   readonly url: string;
   /** Per datum, the float32 [T] log-probabilities of its targets (tensors the caller owns). */
