@@ -55,6 +55,13 @@ EMSCRIPTEN_KEEPALIVE int sg_live_handles() { return static_cast<int>(live_handle
 EMSCRIPTEN_KEEPALIVE int sg_dtype(int id) {
   return catching(-1, [&] { return static_cast<int>(get(id, "dtype").dtype()); });
 }
+// torch.promote_types over dtype codes (core/dtype.h): the JS layer's one promotion table.
+EMSCRIPTEN_KEEPALIVE int sg_promote_types(int a, int b) {
+  return catching(-1, [&] {
+    if (a < 0 || a >= sg::kNumDTypes || b < 0 || b >= sg::kNumDTypes) sg::fail("promoteTypes: unknown dtype code");
+    return static_cast<int>(sg::promote_types(static_cast<sg::DType>(a), static_cast<sg::DType>(b)));
+  });
+}
 EMSCRIPTEN_KEEPALIVE int sg_device(int id) {
   return catching(-1, [&] { return static_cast<int>(get(id, "device").device()); });
 }

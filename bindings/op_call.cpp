@@ -245,7 +245,7 @@ EMSCRIPTEN_KEEPALIVE int sg_call_op(int op, int n_inputs, int n_words) {
 EMSCRIPTEN_KEEPALIVE int sg_empty(int ndim, int dtype) {
   return catching(-1, [&] {
     if (ndim < 0 || static_cast<size_t>(ndim) > g_words.size()) sg::fail("empty: malformed call (ndim ", ndim, ")");
-    if (dtype < 0 || dtype > 2) sg::fail("empty: unknown dtype code ", dtype);
+    if (dtype < 0 || dtype >= sg::kNumDTypes) sg::fail("empty: unknown dtype code ", dtype);
     // Attrs checks the sizes are integers, with the message every shape gets.
     sg::Attrs a;
     a.set("shape", std::vector<double>(g_words.begin(), g_words.begin() + ndim));
@@ -257,7 +257,7 @@ EMSCRIPTEN_KEEPALIVE int sg_empty(int ndim, int dtype) {
 // of range).
 EMSCRIPTEN_KEEPALIVE int sg_scalar(double value, int dtype) {
   return catching(-1, [&] {
-    if (dtype < 0 || dtype > 2) sg::fail("scalar: unknown dtype code ", dtype);
+    if (dtype < 0 || dtype >= sg::kNumDTypes) sg::fail("scalar: unknown dtype code ", dtype);
     return put(sg::scalar_tensor(value, static_cast<sg::DType>(dtype)));
   });
 }

@@ -54,6 +54,7 @@ import { datasets } from './data/mnist.js';
 import { describe, isInteger } from './runtime/options.js';
 import { Tensor } from './tensor/tensor.js';
 import { version } from './runtime/version.js';
+import { finfo, getDefaultDtype, iinfo, promoteTypes, resultType, setDefaultDtype } from './runtime/dtypes.js';
 import { isThreadedModule, stopThreads } from './runtime/threads.js';
 import { compile } from './compile/compile.js';
 import { recordHostStep } from './compile/trace_state.js';
@@ -157,6 +158,13 @@ export function createApi() {
     setBackend,
     getBackend,
     manualSeed,
+    // dtypes (runtime/dtypes.ts)
+    promoteTypes,
+    resultType: (...operands: readonly (Tensor | number | boolean)[]) => resultType(...operands),
+    finfo,
+    iinfo,
+    setDefaultDtype,
+    getDefaultDtype,
     // creation
     tensor,
     zeros,

@@ -112,6 +112,7 @@ export type { CheckedFn, GradcheckOptions, GradgradcheckOptions } from './autogr
 export type { Simdgrad, Backend, Features } from './api.js';
 export type { TensorLike } from './tensor/call.js';
 export type { DType, Device, ModuleFactory, TensorHandle, SimdgradModule } from './runtime/embind.js';
+export type { DefaultDType, FInfo, IInfo, ResultTypeOperand } from './runtime/dtypes.js';
 export type { WebGpuStats, WebGpuCoverage } from './runtime/webgpu_device.js';
 export type { TensorOptions, CreationOptions, TensorData, NestedInput } from './tensor/creation.js';
 export type { MemoryInfo } from './runtime/memory.js';
@@ -190,7 +191,7 @@ export type {
   GaussianNllLossOptions,
   SigmoidFocalLossOptions,
 } from './nn/loss_functions.js';
-export type { SaveOptions, BytesLike } from './io/safetensors.js';
+export type { SaveOptions, LoadOptions, BytesLike } from './io/safetensors.js';
 export type { GPTConfig, GPTOutput, GenerateOptions, GPT2Config, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
 export type { Dataset, DataLoaderOptions } from './data/dataloader.js';
 export type { DataSource, RandomSplitOptions } from './data/datasets.js';

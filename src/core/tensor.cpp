@@ -5,6 +5,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/node.h"
+#include "core/dtype_dispatch.h"
 #include "core/error.h"
 
 namespace sg {
@@ -19,6 +20,14 @@ constexpr uint64_t kMaxTensorBytes =
 namespace {
 
 std::shared_ptr<TensorImpl> new_impl(const Shape& shape, DType dtype, Device device, bool zero) {
+  if (device == Device::WebGPU && !is_classic_dtype(dtype)) {
+    // WGSL has no f64 (as PyTorch's MPS device refuses float64); the WebGPU kernels for the
+    // other newer dtypes are not written yet.
+    fail(dtype == DType::Float64 ? "float64 tensors cannot live on the webgpu device (WGSL has no 64-bit floats; "
+                                   "keep them on the cpu, or cast to float32)"
+                                 : std::string(dtype_name(dtype)) + " tensors are not supported on the webgpu device yet "
+                                   "(float32, int32 and bool are; keep this tensor on the cpu)");
+  }
   const int64_t n = numel_of(shape);
   const uint64_t elem = dtype_size(dtype);
   if (uint64_t(n) > kMaxTensorBytes / elem) {
@@ -101,6 +110,14 @@ uint8_t* Tensor::u8() const {
   check_dtype(dtype(), DType::Bool);
   return static_cast<uint8_t*>(raw());
 }
+double* Tensor::f64() const {
+  check_dtype(dtype(), DType::Float64);
+  return static_cast<double*>(raw());
+}
+int64_t* Tensor::i64() const {
+  check_dtype(dtype(), DType::Int64);
+  return static_cast<int64_t*>(raw());
+}
 float* Tensor::dev_f32() const {
   check_dtype(dtype(), DType::Float32);
   return static_cast<float*>(dev_raw());
@@ -121,12 +138,11 @@ double Tensor::at(int64_t flat) const {
     off += (flat % shape()[i]) * strides()[i];
     flat /= shape()[i];
   }
-  switch (dtype()) {
-    case DType::Float32: return f32()[off];
-    case DType::Int32: return i32()[off];
-    case DType::Bool: return u8()[off];
-  }
-  return 0;
+  const void* base = raw();
+  return visit_dtype(dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return element_as_double(static_cast<const T*>(base)[off]);
+  });
 }
 
 double Tensor::item() const {
@@ -136,7 +152,7 @@ double Tensor::item() const {
 
 void Tensor::set_requires_grad(bool on) {
   if (on) {
-    check(dtype() == DType::Float32, "requiresGrad: only float32 tensors can require gradients, got ",
+    check(is_floating(dtype()), "requiresGrad: only floating point tensors can require gradients, got ",
           dtype_name(dtype()));
   } else {
     check(is_leaf(), "requiresGrad: can only be turned off on a leaf tensor, got a non-leaf (the result of '",

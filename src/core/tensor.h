@@ -67,6 +67,8 @@ class Tensor {
   float* f32() const;
   int32_t* i32() const;
   uint8_t* u8() const;  // bool
+  double* f64() const;
+  int64_t* i64() const;
   void* raw() const;    // untyped, at the offset
   // Pointer to the first element in the tensor's own device memory, to pass to that device's
   // kernels (backend_for(device())) and nowhere else. Checks the dtype only.

@@ -91,6 +91,8 @@ void add(std::map<std::string, OpInfo>& t, const char* name, int min_inputs, int
   OpInfo info{min_inputs, max_inputs, std::move(fn)};
   info.impure = true;
   info.any_device = true;
+  // Autograd state, not arithmetic: every dtype (what they compute goes through gated ops).
+  info.any_dtype = true;
   info.trace = std::move(trace);
   t.emplace(name, std::move(info));
 }

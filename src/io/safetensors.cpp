@@ -17,47 +17,26 @@
 
 namespace sg::io {
 
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h >> 15) << 31;
-  const uint32_t exponent = (h >> 10) & 0x1F;
-  const uint32_t mantissa = h & 0x3FF;
-  uint32_t bits;
-  if (exponent == 0x1F) {
-    bits = sign | 0x7F800000u | (mantissa << 13);  // inf or NaN (payload kept)
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);  // rebias 15 → 127
-  } else {
-    // Zero or subnormal: mantissa · 2^-24, exact in float.
-    const float v = std::ldexp(static_cast<float>(mantissa), -24);
-    std::memcpy(&bits, &v, 4);
-    bits |= sign;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float bfloat16_to_float(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 namespace {
 
 // ------------------------------------------------------------------ dtypes
-enum class FileDType { F32, F16, BF16, I32, I64, BOOL };
-
+// The file's dtype names and the tensor dtype each is read as (every one as itself).
 struct FileDTypeInfo {
   const char* name;
-  FileDType type;
+  DType dtype;
   uint64_t size;
 };
 constexpr FileDTypeInfo kSupported[] = {
-    {"F32", FileDType::F32, 4}, {"F16", FileDType::F16, 2}, {"BF16", FileDType::BF16, 2},
-    {"I32", FileDType::I32, 4}, {"I64", FileDType::I64, 8}, {"BOOL", FileDType::BOOL, 1},
+    {"F32", DType::Float32, 4}, {"F16", DType::Float16, 2}, {"BF16", DType::BFloat16, 2},
+    {"F64", DType::Float64, 8}, {"I64", DType::Int64, 8},   {"I32", DType::Int32, 4},
+    {"I8", DType::Int8, 1},     {"U8", DType::UInt8, 1},    {"BOOL", DType::Bool, 1},
 };
+
+const char* file_dtype_name(DType d) {
+  for (const FileDTypeInfo& info : kSupported)
+    if (info.dtype == d) return info.name;
+  return "?";
+}
 
 uint64_t read_le(const uint8_t* p, int bytes) {
   uint64_t v = 0;
@@ -99,7 +78,7 @@ const FileDTypeInfo& dtype_of(const std::string& name, const json::Value& v) {
   for (const FileDTypeInfo& info : kSupported)
     if (d->text == info.name) return info;
   fail(tensor_prefix(name), " has unsupported dtype ", d->text,
-       " (supported: F32, F16, BF16, I32, I64, BOOL)");
+       " (supported: F32, F16, BF16, F64, I64, I32, I8, U8, BOOL)");
 }
 
 // The shape, and its element count (0 if any dim is 0). Every dim must fit int64 and the
@@ -169,50 +148,21 @@ void check_coverage(std::vector<const Entry*> entries, uint64_t buffer_size) {
 }
 
 Tensor decode(const Entry& e, const uint8_t* p) {
-  const DType dtype = e.dtype->type == FileDType::BOOL ? DType::Bool
-                      : e.dtype->type == FileDType::I32 || e.dtype->type == FileDType::I64
-                          ? DType::Int32
-                          : DType::Float32;
-  Tensor t = Tensor::empty(e.shape, dtype);
+  Tensor t = Tensor::empty(e.shape, e.dtype->dtype);
   const int64_t n = e.numel;
-  switch (e.dtype->type) {
-    case FileDType::F32:
-    case FileDType::I32: {
-      uint32_t* out = static_cast<uint32_t*>(t.raw());
-      if constexpr (std::endian::native == std::endian::little) {
-        if (n > 0) std::memcpy(out, p, static_cast<size_t>(n) * 4);
-      } else {
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<uint32_t>(read_le(p + 4 * i, 4));
-      }
-      break;
-    }
-    case FileDType::F16: {
-      float* out = t.f32();
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = half_to_float(static_cast<uint16_t>(read_le(p + 2 * i, 2)));
-      break;
-    }
-    case FileDType::BF16: {
-      float* out = t.f32();
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = bfloat16_to_float(static_cast<uint16_t>(read_le(p + 2 * i, 2)));
-      break;
-    }
-    case FileDType::I64: {
-      int32_t* out = t.i32();
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t v = static_cast<int64_t>(read_le(p + 8 * i, 8));
-        check(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(),
-              tensor_prefix(e.name), " (I64) holds ", v, " at index ", i,
-              ", which does not fit in int32 (simdgrad's integer dtype)");
-        out[i] = static_cast<int32_t>(v);
-      }
-      break;
-    }
-    case FileDType::BOOL: {
-      uint8_t* out = t.u8();
-      for (int64_t i = 0; i < n; ++i) out[i] = p[i] != 0;
-      break;
+  const int bytes = static_cast<int>(e.dtype->size);
+  if (e.dtype->dtype == DType::Bool) {
+    uint8_t* out = t.u8();
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i] != 0;  // any nonzero byte is true
+    return t;
+  }
+  uint8_t* out = static_cast<uint8_t*>(t.raw());
+  if constexpr (std::endian::native == std::endian::little) {
+    if (n > 0) std::memcpy(out, p, static_cast<size_t>(n) * bytes);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t v = read_le(p + bytes * i, bytes);
+      std::memcpy(out + bytes * i, &v, bytes);  // unreachable on the little-endian targets built
     }
   }
   return t;
@@ -307,9 +257,7 @@ std::vector<uint8_t> save_safetensors(const std::vector<std::string>& names,
     check(json::valid_utf8(name), "save: tensor name at index ", i, " is not valid UTF-8");
     check(seen.insert(name).second, "save: the tensor name '", name, "' is used twice");
     check(t.device() == Device::CPU, "save: tensor '", name, "' must be on the cpu");
-    const char* dtype = t.dtype() == DType::Float32 ? "F32"
-                        : t.dtype() == DType::Int32 ? "I32"
-                                                    : "BOOL";
+    const char* dtype = file_dtype_name(t.dtype());
     const uint64_t bytes = static_cast<uint64_t>(t.numel()) * dtype_size(t.dtype());
     if (header.size() > 1) header += ',';
     header += json::quote(name) + ":{\"dtype\":\"" + dtype + "\",\"shape\":[";
@@ -337,13 +285,17 @@ std::vector<uint8_t> save_safetensors(const std::vector<std::string>& names,
       for (int64_t i = 0; i < n; ++i) out.push_back(in[i] != 0);
       continue;
     }
-    // float32 and int32: 4-byte words, little-endian.
-    const uint32_t* in = static_cast<const uint32_t*>(t.raw());
+    // Every other dtype: its bytes, little-endian.
+    const size_t elem = dtype_size(t.dtype());
+    const uint8_t* in = static_cast<const uint8_t*>(t.raw());
     if constexpr (std::endian::native == std::endian::little) {
-      const uint8_t* bytes = reinterpret_cast<const uint8_t*>(in);
-      out.insert(out.end(), bytes, bytes + n * 4);
+      out.insert(out.end(), in, in + n * elem);
     } else {
-      for (int64_t i = 0; i < n; ++i) write_le(out, in[i], 4);
+      for (int64_t i = 0; i < n; ++i) {
+        uint64_t v = 0;
+        std::memcpy(&v, in + elem * i, elem);
+        write_le(out, v, static_cast<int>(elem));
+      }
     }
   }
   return out;

@@ -41,8 +41,5 @@ std::vector<uint8_t> save_safetensors(const std::vector<std::string>& names,
                                       const std::vector<Tensor>& tensors,
                                       const std::map<std::string, std::string>& metadata = {});
 
-// IEEE binary16 / bfloat16 bits → float, exactly (subnormals, infinities and NaNs included).
-float half_to_float(uint16_t bits);
-float bfloat16_to_float(uint16_t bits);
 
 }  // namespace sg::io

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/copy.h"
+#include "core/dtype_dispatch.h"
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "ops/elementwise.h"
@@ -18,14 +20,17 @@ namespace sg {
 namespace {
 
 // The value `v` stored as `dtype`, as PyTorch's fill does: float → int truncates toward zero,
-// anything nonzero → true. Values an int32 cannot hold are rejected rather than wrapped (the C++
-// conversion would be undefined).
+// anything nonzero → true. Values an integer dtype cannot hold are rejected rather than wrapped
+// (the C++ conversion would be undefined).
 void check_fits(const char* op, double v, DType dtype) {
-  if (dtype != DType::Int32) return;
-  check(!std::isnan(v), op, ": cannot store NaN in an int32 tensor");
-  double t = std::trunc(v);
-  check(t >= double(std::numeric_limits<int32_t>::min()) && t <= double(std::numeric_limits<int32_t>::max()),
-        op, ": value ", v, " is out of range for int32");
+  if (!is_integral(dtype)) return;
+  check(!std::isnan(v), op, ": cannot store NaN in an ", dtype_name(dtype), " tensor");
+  const double t = std::trunc(v);
+  const double lo = dtype == DType::Int64 ? -9223372036854775808.0 : dtype == DType::Int32 ? -2147483648.0
+                    : dtype == DType::Int8  ? -128.0 : 0.0;
+  const double hi_excl = dtype == DType::Int64 ? 9223372036854775808.0 : dtype == DType::Int32 ? 2147483648.0
+                         : dtype == DType::Int8  ? 128.0 : 256.0;
+  check(t >= lo && t < hi_excl, op, ": value ", v, " is out of range for ", dtype_name(dtype));
 }
 
 // A tensor made on the host (arange, linspace, eye: index arithmetic in double) on device d.
@@ -33,17 +38,11 @@ Tensor on(Device d, const Tensor& host) { return d == Device::CPU ? host : moved
 
 // Writes the double `v` at flat index i of a contiguous tensor (v already checked to fit).
 void store(const Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DType::Float32:
-      t.f32()[i] = static_cast<float>(v);
-      break;
-    case DType::Int32:
-      t.i32()[i] = static_cast<int32_t>(v);
-      break;
-    case DType::Bool:
-      t.u8()[i] = v != 0;
-      break;
-  }
+  void* base = t.raw();
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    static_cast<T*>(base)[i] = narrow_to<T>(v);
+  });
 }
 
 }  // namespace
@@ -113,8 +112,13 @@ Tensor eye(int64_t n, int64_t m, Device device) {
 Tensor cast(const Tensor& x, DType dtype) {
   check(x.defined(), "cast: undefined tensor");
   if (x.dtype() == dtype) return x;  // PyTorch's .to(same dtype) returns self
-  // Only float→float is differentiable and that case returned above; casts to or from int/bool
-  // cut the graph, like PyTorch's (which refuses requires_grad on integer tensors).
+  // Casts to or from int/bool cut the graph, like PyTorch's (which refuses requires_grad on
+  // integer tensors). A cast between two floating dtypes is differentiable in PyTorch; until
+  // gradients flow in every floating dtype here, such a cast of a tensor that requires grad is
+  // refused rather than silently cutting the graph.
+  if (x.requires_grad() && grad_enabled() && is_floating(dtype))
+    fail("cast: a differentiable cast from ", dtype_name(x.dtype()), " to ", dtype_name(dtype),
+         " is not supported yet (gradients flow in float32 only): detach() the tensor, or cast inside sg.noGrad");
   return contiguous_copy(x, dtype);
 }
 

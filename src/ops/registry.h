@@ -61,6 +61,10 @@ struct OpInfo {
   // place it themselves (addInPlace): it runs on its inputs as they are, on any device, never
   // moved or sent to the CPU fallback.
   bool any_device = false;
+  // The op moves or reinterprets elements without computing with them (views, copies, casts,
+  // concatenation), so it takes tensors of every dtype. Unset: float32, int32 and bool only
+  // (core/dtype.h is_classic_dtype), and any other dtype is refused by name before fn runs.
+  bool any_dtype = false;
   // Replaces fn while a graph is traced when the op acts on state outside its outputs
   // (backward, setGrad): it gives the outputs and leaves that state as it found it, or records
   // how to put it back (graph/tracer.h). Unset: fn.

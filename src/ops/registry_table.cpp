@@ -389,6 +389,14 @@ void register_special(Table& t) {
 
 }  // namespace
 
+// Ops that move elements without computing with them take every dtype (OpInfo::any_dtype).
+void mark_dtype_generic(Table& t) {
+  for (const char* name : {"reshape", "view", "expand", "flatten", "squeeze", "unsqueeze", "transpose", "permute",
+                           "narrow", "slice", "select", "cat", "stack", "split", "chunk", "contiguous", "clone",
+                           "cast", "to", "indexSelect", "gather"})
+    t.at(name).any_dtype = true;
+}
+
 void register_all_ops(std::map<std::string, OpInfo>& table) {
   register_elementwise(table);
   register_reductions(table);
@@ -399,6 +407,7 @@ void register_all_ops(std::map<std::string, OpInfo>& table) {
   register_sampling(table);
   register_linalg(table);
   register_special(table);
+  mark_dtype_generic(table);
 }
 
 }  // namespace sg

@@ -23,7 +23,8 @@ import torch
 DTYPE_ORDER = ["BOOL", "U8", "I8", "F8_E5M2", "F8_E4M3", "I16", "U16", "F16", "BF16",
                "I32", "U32", "F32", "F64", "I64", "U64"]
 TORCH_TO_ST = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
-               torch.int32: "I32", torch.int64: "I64", torch.bool: "BOOL", torch.float64: "F64"}
+               torch.int32: "I32", torch.int64: "I64", torch.bool: "BOOL", torch.float64: "F64",
+               torch.int8: "I8", torch.uint8: "U8"}
 
 
 def tensor_bytes(t):

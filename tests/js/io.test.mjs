@@ -80,10 +80,11 @@ test('a file built byte by byte from the spec loads with the right values, dtype
   assert.deepEqual(sd.weight.shape, [2, 2]);
   assert.equal(sd.weight.dtype, 'float32');
   assert.deepEqual(sd.weight.toArray(), [[1.5, -2], [0.25, Math.fround(3e38)]]);
-  assert.equal(sd.ids.dtype, 'int32');
+  assert.equal(sd.ids.dtype, 'int64'); // every file dtype is read as itself
   assert.deepEqual(sd.ids.toArray(), [0, -5, 2147483647]);
   assert.deepEqual(sd.counts.toArray(), [7, -1, 100000]);
-  assert.equal(sd.half.dtype, 'float32');
+  assert.equal(sd.half.dtype, 'float16');
+  assert.equal(sd.brain.dtype, 'bfloat16');
   assert.deepEqual(sd.half.toArray(), [1, -2, 0.5, 65504, 2 ** -24]);
   assert.deepEqual(sd.brain.toArray(), [1, -3.140625, 0.5]);
   assert.equal(sd.mask.dtype, 'bool');
@@ -206,6 +207,6 @@ test('errors name the problem', () => {
   throwsWith(() => sg.load(new Uint8Array([1, 2, 3])), 'load:');
   const bad = buildFile([['x', 'F32', [3], le([1, 2], 4, 'setFloat32')]]);
   throwsWith(() => sg.load(bad), 'load:');
-  throwsWith(() => sg.load(buildFile([['x', 'F64', [1], new Uint8Array(8)]])), 'load:', 'F64');
+  throwsWith(() => sg.load(buildFile([['x', 'F8_E4M3', [8], new Uint8Array(8)]])), 'load:', 'F8_E4M3');
   t.dispose();
 });

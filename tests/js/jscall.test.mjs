@@ -302,7 +302,7 @@ test('bad input: templates, fn, args and options', () => {
   const id = (t) => t;
   throwsWith(() => sg.jsCall({ shape: [-1] }, [x], id), 'jsCall: expected outputTemplate.shape[0] to be a non-negative integer, got -1');
   throwsWith(() => sg.jsCall({ shape: [1.5] }, [x], id), 'outputTemplate.shape[0]', 'non-negative integer, got 1.5');
-  throwsWith(() => sg.jsCall({ shape: [2], dtype: 'float64' }, [x], id), "jsCall: expected outputTemplate.dtype to be 'float32', 'int32' or 'bool', got 'float64'");
+  throwsWith(() => sg.jsCall({ shape: [2], dtype: 'complex64' }, [x], id), "jsCall: expected outputTemplate.dtype to be one of 'float32', 'int32', 'bool', 'float16'", "got 'complex64'");
   throwsWith(() => sg.jsCall([{ shape: [1] }, { shape: 'x' }], [x], id), 'jsCall: expected outputTemplate[1].shape to be an array of sizes');
   throwsWith(() => sg.jsCall(7, [x], id), 'jsCall: expected outputTemplate to be a Tensor or a { shape, dtype } spec, got 7');
   throwsWith(() => sg.jsCall({ shape: [1], dtyp: 'int32' }, [x], id), "jsCall: unknown key 'dtyp' in outputTemplate");

@@ -368,8 +368,8 @@ TEST_CASE("registry: attributes of the wrong type name the op, the attribute and
   CHECK(error_of("gelu", {x}, attrs({{"approximate", 1.0}})) == "gelu: expected 'approximate' to be a string, got a number");
   CHECK(error_of("clamp", {x}, attrs({{"min", V{1}}})) == "clamp: expected 'min' to be a number, got an array");
   CHECK(error_of("leakyRelu", {x}, attrs({{"negativeSlope", std::nan("")}})) == "leakyRelu: 'negativeSlope' is NaN");
-  CHECK(error_of("zeros", {}, attrs({{"shape", V{2}}, {"dtype", std::string("float64")}})) ==
-        "zeros: unknown dtype 'float64' (expected float32, int32 or bool)");
+  CHECK(error_of("zeros", {}, attrs({{"shape", V{2}}, {"dtype", std::string("complex64")}})) ==
+        "zeros: unknown dtype 'complex64' (expected float32, float16, bfloat16, float64, int32, int64, int8, uint8 or bool)");
   CHECK(error_of("cast", {x}, attrs({{"dtype", 32.0}})) == "cast: expected 'dtype' to be a string, got a number");
   CHECK(error_of("cast", {x}, {}) == "cast: missing argument 'dtype'");
   CHECK(error_of("split", {x}, {}) ==

@@ -2,6 +2,7 @@
 // tracing, compiled programs, runs by stage, eager jsCall linking, and the host object through
 // which C++ asks JavaScript for callback names, vjps and host steps. Above this file everything
 // deals in Tensors; ids travel through the scratch area here, as for op calls (handles.ts).
+import { DTYPES, dtypeCode } from '../runtime/dtypes.js';
 import type { DType, Device, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
 import { ids, mod, moduleGeneration, takeError, words } from '../runtime/module.js';
@@ -65,8 +66,6 @@ function ok(r: number): number {
   return r;
 }
 
-const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
-const dtypeCode = (d: DType): number => DTYPES.indexOf(d);
 const deviceCode = (d: Device | undefined): number => (d === undefined ? -1 : d === 'webgpu' ? 1 : 0);
 
 /** Writes the tensors' ids to ids[0..). */

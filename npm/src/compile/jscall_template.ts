@@ -1,6 +1,7 @@
 // sg.jsCall's output template: what the callback must return, fixed when the call is made (the
 // output shape is never found by running the callback). A template is a Tensor (its shape and
 // dtype), a { shape, dtype } spec, or an array of them (several outputs).
+import { DTYPES } from '../runtime/dtypes.js';
 import type { DType } from '../runtime/embind.js';
 import { describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -18,7 +19,6 @@ export interface Template {
   text: string;
 }
 
-const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
 
 function specText(s: TensorSpec): string {
   return `{ shape: [${s.shape.join(', ')}], dtype: '${s.dtype}' }`;
@@ -44,7 +44,7 @@ function parseSpec(v: unknown, where: string): TensorSpec {
   });
   const dtype = o.dtype === undefined ? 'float32' : o.dtype;
   if (!DTYPES.includes(dtype as DType)) {
-    throw new Error(`jsCall: expected ${where}.dtype to be 'float32', 'int32' or 'bool', got ${describe(dtype)}`);
+    throw new Error(`jsCall: expected ${where}.dtype to be one of ${DTYPES.map((d) => `'${d}'`).join(', ')}, got ${describe(dtype)}`);
   }
   return { shape: (o.shape as number[]).slice(), dtype: dtype as DType };
 }

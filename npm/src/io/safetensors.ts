@@ -3,8 +3,9 @@
 //   sg.save({ name: Tensor, ... }, { metadata? }) → Uint8Array (F32, I32, BOOL tensors)
 //   sg.load(bytes) → { name: Tensor, ... } in the file's order (F32, F16, BF16 → float32;
 //   I32, I64 → int32; BOOL → bool). sg.loadMetadata(bytes) → the "__metadata__" strings.
-import type { TensorHandle } from '../runtime/embind.js';
-import { releaseHandle } from '../runtime/handles.js';
+import type { DType, TensorHandle } from '../runtime/embind.js';
+import { callOp1, handleDType, releaseHandle } from '../runtime/handles.js';
+import { DTYPES, isFloatingDType } from '../runtime/dtypes.js';
 import { mod } from '../runtime/module.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -93,12 +94,33 @@ function parse(fn: string, bytes: unknown) {
 }
 
 /** Reads safetensors bytes into a state dict { name: Tensor } (file order); the caller owns the tensors. */
-export function load(bytes: BytesLike): Record<string, Tensor> {
+export interface LoadOptions {
+  /**
+   * Casts every floating tensor to this dtype (integer and bool tensors keep theirs, as
+   * module.to(dtype) does); by default each tensor keeps the file's dtype.
+   */
+  dtype?: DType;
+}
+
+export function load(bytes: BytesLike, options?: LoadOptions): Record<string, Tensor> {
+  const o = checkOptions<LoadOptions>('load', options, { dtype: DTYPES });
   const r = parse('load', bytes);
+  const handles = r.tensors.slice();
+  try {
+    handles.forEach((h, i) => {
+      const d = handleDType(h);
+      if (o.dtype === undefined || o.dtype === d || !isFloatingDType(d)) return;
+      handles[i] = callOp1('cast', [h], { dtype: o.dtype });
+      releaseHandle(h);
+    });
+  } catch (e) {
+    for (const h of handles) releaseHandle(h); // nothing half-made survives a failed cast
+    throw e;
+  }
   const out: Record<string, Tensor> = {};
   r.names.forEach((name, i) => {
     // defineProperty: a tensor named '__proto__' stays an ordinary key.
-    Object.defineProperty(out, name, { value: new Tensor(r.tensors[i]!), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, name, { value: new Tensor(handles[i]!), enumerable: true, writable: true, configurable: true });
   });
   return out;
 }

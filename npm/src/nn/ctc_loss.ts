@@ -13,7 +13,7 @@ import { functionOps, ops } from '../tensor/ops.js';
 import { indexingOps } from '../tensor/indexing.js';
 import { pointwiseOps } from '../tensor/pointwise.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
-import { Tensor } from '../tensor/tensor.js';
+import { Tensor, type NumericData } from '../tensor/tensor.js';
 import { Module } from './module.js';
 
 export type CtcReduction = 'mean' | 'sum' | 'none';
@@ -34,7 +34,7 @@ function lengthsOf(fn: string, name: string, v: unknown, count: number): number[
   let list: unknown = v;
   if (v instanceof Tensor) {
     if (v.dtype !== 'int32' || v.device !== 'cpu') throw new Error(`${fn}: expected '${name}' as numbers or an int32 tensor on the CPU (they are read synchronously), got a ${v.dtype} tensor on '${v.device}'`);
-    list = Array.from(v.dataSync());
+    list = Array.from(v.dataSync() as NumericData);
   }
   if (typeof list === 'number') list = [list];
   if (!Array.isArray(list) || list.length !== count || !list.every((n) => isInteger(n) && n >= 0)) {
@@ -92,7 +92,7 @@ export function ctcLoss(logProbs: Tensor, targets: Tensor, inputLengths: unknown
   return tidy(() => {
     let rows: Tensor;
     if (concatenated) {
-      const flat = Array.from(targets.dataSync());
+      const flat = Array.from(targets.dataSync() as NumericData);
       const padded = new Int32Array(n * s).fill(blank);
       let at = 0;
       tgLens.forEach((l, i) => flat.slice(at, (at += l)).forEach((v, k) => (padded[i * s + k] = v)));

@@ -2,7 +2,7 @@
 // with the paddingIdx row zeroed and excluded from gradient updates.
 import { F, type ClassIndices } from './functional.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
-import { Tensor } from '../tensor/tensor.js';
+import { Tensor, type NumericData } from '../tensor/tensor.js';
 import { countArg } from './args.js';
 import { normal_ } from './init.js';
 import { Module, Parameter } from './module.js';
@@ -65,7 +65,7 @@ export class Embedding extends Module {
       tidy(() => noGrad(() => copyTensorInto(this.weight.narrow(0, idx, 1), zeros([1, this.embeddingDim], { device: this.weight.device }))));
       return;
     }
-    const values = this.weight.dataSync();
+    const values = this.weight.dataSync() as NumericData;
     values.fill(0, this.paddingIdx * this.embeddingDim, (this.paddingIdx + 1) * this.embeddingDim);
     writeInto('Embedding', this.weight, values);
   }

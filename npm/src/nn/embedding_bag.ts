@@ -15,7 +15,7 @@ import { reductionOps } from '../tensor/reductions.js';
 import { scatterGatherOps } from '../tensor/scatter_gather.js';
 import { sortingFunctionOps } from '../tensor/sorting.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
-import { Tensor } from '../tensor/tensor.js';
+import { Tensor, type NumericData } from '../tensor/tensor.js';
 import { countArg } from './args.js';
 import { normal_ } from './init.js';
 import { Module, Parameter } from './module.js';
@@ -109,7 +109,7 @@ export function embeddingBag(input: Tensor, weight: Tensor, options?: EmbeddingB
     if (mode === 'max') {
       // Bags as rows of a padded [B, L] layout: its positions are read once here (from the CPU).
       if (offsets.device !== 'cpu') throw new Error(`${fn}: mode 'max' with offsets reads the offsets synchronously; on '${offsets.device}' pass a 2-D input (one bag per row) instead`);
-      const starts = Array.from(offsets.dataSync()).concat(o.includeLastOffset ? [] : [t]);
+      const starts = Array.from(offsets.dataSync() as NumericData).concat(o.includeLastOffset ? [] : [t]);
       const longest = Math.max(1, ...starts.slice(1).map((e, b) => e - starts[b]!));
       const at = new Int32Array(bags * longest).fill(-1);
       for (let b = 0; b < bags; b++) for (let i = starts[b]!; i < starts[b + 1]!; i++) at[b * longest + i - starts[b]!] = i;

@@ -13,6 +13,8 @@
 // Ownership: a module owns the tensors registered in it. Parameters and buffers are exempt
 // from sg.tidy (keep()), and module.dispose() frees them all.
 import * as H from '../runtime/handles.js';
+import { isDType, isFloatingDType } from '../runtime/dtypes.js';
+import type { DType, Device } from '../runtime/embind.js';
 import { keep } from '../runtime/memory.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -503,8 +505,9 @@ export class Module implements Internals {
       throw new Error(`loadStateDict: Error(s) in loading state_dict for ${this.constructor.name}:\n\t${problems.join('\n\t')}`);
     }
     // Read every source before writing any destination: entries may alias each other.
-    if (copies.some(([dst, src]) => dst.device !== 'cpu' || src.device !== 'cpu')) {
-      // On a device: clones first (sources may alias destinations), then copies there.
+    if (copies.some(([dst, src]) => dst.device !== 'cpu' || src.device !== 'cpu' || dst.dtype !== src.dtype)) {
+      // On a device, or casting into the module's dtypes (a bfloat16 file into float32
+      // parameters, as PyTorch's copy_ does): clones first (sources may alias destinations), then copies.
       const clones = copies.map(([, src]) => src.clone());
       copies.forEach(([dst], i) => copyTensorInto(dst, clones[i]!));
       for (const c of clones) c.dispose();
@@ -519,11 +522,52 @@ export class Module implements Internals {
    * Moves every parameter and buffer (and any .grad) to `device` ('cpu' | 'webgpu') in place:
    * the Tensor objects stay the same, so optimizers made before keep working. Returns this.
    */
-  to(device: string): this {
-    if (device === 'float32') return this;
-    if (device !== 'cpu' && device !== 'webgpu') throw new Error(`to: expected a device ('cpu' or 'webgpu'), got ${describe(device)}`);
-    for (const t of [...this.parameters(), ...this.buffers()]) t._moveTo(device);
+  /**
+   * Moves (`'cpu'`, `'webgpu'`) or casts (a dtype), or both (`{ device, dtype }`), in place, as
+   * PyTorch's module.to: a dtype applies to the floating parameters and buffers only (integer
+   * buffers such as BatchNorm's numBatchesTracked keep theirs).
+   */
+  to(target: DType | Device | { device?: Device; dtype?: DType }): this {
+    let device: Device | undefined;
+    let dtype: DType | undefined;
+    if (target === 'cpu' || target === 'webgpu') device = target;
+    else if (isDType(target)) dtype = target;
+    else if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
+      for (const k of Object.keys(target)) if (k !== 'device' && k !== 'dtype') throw new Error(`to: unknown option '${k}' (expected device, dtype)`);
+      ({ device, dtype } = target);
+      if (device !== undefined && device !== 'cpu' && device !== 'webgpu') throw new Error(`to: expected 'device' to be 'cpu' or 'webgpu', got ${describe(device)}`);
+      if (dtype !== undefined && !isDType(dtype)) throw new Error(`to: expected 'dtype' to be a dtype, got ${describe(dtype)}`);
+    } else {
+      throw new Error(`to: expected a device ('cpu' or 'webgpu'), a dtype or { device, dtype }, got ${describe(target)}`);
+    }
+    if (dtype !== undefined && !isFloatingDType(dtype)) {
+      throw new Error(`to: nn.Module.to only accepts floating point dtypes (as PyTorch), got ${dtype}`);
+    }
+    const tensors = [...this.parameters(), ...this.buffers()];
+    // Casting on the cpu before moving, so a dtype the device lacks is refused before any move.
+    const cast = (): void => {
+      if (dtype !== undefined) for (const t of tensors) if (isFloatingDType(t.dtype)) t._castTo(dtype);
+    };
+    if (device === 'cpu') for (const t of tensors) t._moveTo(device);
+    cast();
+    if (device === 'webgpu') for (const t of tensors) t._moveTo(device);
     return this;
+  }
+
+  float(): this {
+    return this.to('float32');
+  }
+
+  double(): this {
+    return this.to('float64');
+  }
+
+  half(): this {
+    return this.to('float16');
+  }
+
+  bfloat16(): this {
+    return this.to('bfloat16');
   }
 
   /** copy.deepcopy(module): a new module of the same class with cloned parameters and buffers. */

@@ -18,7 +18,7 @@ export function checkWritable(fn: string, t: unknown): Tensor {
 }
 
 /** Copies `values` (row-major, converted to t's dtype) into t's storage. */
-export function writeInto(fn: string, t: Tensor, values: ArrayLike<number>): void {
+export function writeInto(fn: string, t: Tensor, values: ArrayLike<number> | ArrayLike<bigint>): void {
   checkWritable(fn, t);
   // A compiled function would write only while it is traced, never on its calls.
   const trace = activeTrace();
@@ -30,7 +30,8 @@ export function writeInto(fn: string, t: Tensor, values: ArrayLike<number>): voi
   if (t.device !== 'cpu') {
     // A device tensor: the values go up as a tensor of their own, then into t on the device.
     const dtype = t.dtype;
-    const typed = dtype === 'float32' ? Float32Array.from(values) : dtype === 'int32' ? Int32Array.from(values) : Uint8Array.from(values, (v) => (v ? 1 : 0));
+    const nums = values as ArrayLike<number>; // only float32, int32 and bool live on a device
+    const typed = dtype === 'float32' ? Float32Array.from(nums) : dtype === 'int32' ? Int32Array.from(nums) : Uint8Array.from(nums, (v) => (v ? 1 : 0));
     const up = placeOn(H.handleFrom(typed, t.shape, dtype), t.device);
     try {
       mod().copyInto(t.handle, up);

@@ -6,7 +6,7 @@ import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
 import { indexingOps } from '../tensor/indexing.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
-import { Tensor } from '../tensor/tensor.js';
+import { Tensor, type NumericData } from '../tensor/tensor.js';
 import { PackedSequence, packPaddedSequence, packSequence, padPackedSequence, unpackSequence } from './packed_sequence.js';
 
 function sequences(fn: string, v: unknown): Tensor[] {
@@ -48,7 +48,7 @@ function unpadSequence(padded: Tensor, lengths: readonly number[] | Tensor, opti
   const fn = 'unpadSequence';
   const o = checkOptions<{ batchFirst: boolean }>(fn, options, { batchFirst: 'boolean' });
   if (!(padded instanceof Tensor) || padded.ndim < 2) throw new Error(`${fn}: expected a padded Tensor with at least 2 dims, got ${describe(padded)}`);
-  const ls = lengths instanceof Tensor ? Array.from(lengths.dataSync()) : lengths;
+  const ls = lengths instanceof Tensor ? Array.from(lengths.dataSync() as NumericData) : lengths;
   const batchDim = o.batchFirst ? 0 : 1, timeDim = o.batchFirst ? 1 : 0;
   const [b, maxL] = [padded.shape[batchDim]!, padded.shape[timeDim]!];
   if (!Array.isArray(ls) || ls.length !== b || !ls.every((l) => isInteger(l) && l >= 0 && l <= maxL)) {

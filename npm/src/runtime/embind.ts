@@ -2,7 +2,8 @@
 // types describe what `createSimdgrad()` resolves to. Tensors cross as integer ids into the
 // C++ handle table; the JS layer calls the module only through handles.ts.
 
-export type DType = 'float32' | 'int32' | 'bool';
+/** sg::DType's nine dtypes (runtime/dtypes.ts holds them in code order and what is known of them). */
+export type DType = 'float32' | 'int32' | 'bool' | 'float16' | 'bfloat16' | 'float64' | 'int64' | 'int8' | 'uint8';
 export type Device = 'cpu' | 'webgpu';
 
 /**
@@ -52,6 +53,7 @@ export interface RawExports {
   same(a: number, b: number): number;
   live_handles(): number;
   dtype(id: number): number;
+  promote_types(a: number, b: number): number;
   device(id: number): number;
   shape(id: number): number;
   strides(id: number): number;

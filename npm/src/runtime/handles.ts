@@ -10,14 +10,10 @@
 // a graph tracer (sg.compile) learns there that JS is reading values or calling handle methods.
 import type { Attrs, Device, DType, TensorHandle } from './embind.js';
 import { heapBuffer, ids, mod, moduleGeneration, raw, stringAt, takeError, words } from './module.js';
+import { DTYPES, dtypeCode } from './dtypes.js';
 
-// ---- codes shared with C++ (sg::DType, sg::Device order) ----
-const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
+// ---- codes shared with C++ (sg::Device order; dtypes: dtypes.ts) ----
 const DEVICES: readonly Device[] = ['cpu', 'webgpu'];
-
-function dtypeCode(d: DType): number {
-  return d === 'float32' ? 0 : d === 'int32' ? 1 : d === 'bool' ? 2 : -1;
-}
 
 /** A failed call returned a negative number: throw the message C++ recorded. */
 function ok(r: number): number {
@@ -312,14 +308,27 @@ export function handleGradFn(id: TensorHandle): string | null {
 
 // ---- values ----
 
-export type TypedData = Float32Array | Int32Array | Uint8Array;
+/** A tensor's values as JS reads them (float16 and bfloat16 widened to float32, exactly). */
+export type TypedData = Float32Array | Float64Array | Int32Array | BigInt64Array | Int8Array | Uint8Array;
 
-function typedView(dtype: DType, ptr: number, n: number): TypedData {
+/** The heap's elements as stored (float16 / bfloat16: their bits, as a Uint16Array). */
+function heapView(dtype: DType, ptr: number, n: number): TypedData | Uint16Array {
   const buf = heapBuffer();
-  if (dtype === 'float32') return new Float32Array(buf, ptr, n);
-  if (dtype === 'int32') return new Int32Array(buf, ptr, n);
-  return new Uint8Array(buf, ptr, n);
+  switch (dtype) {
+    case 'float32': return new Float32Array(buf, ptr, n);
+    case 'int32': return new Int32Array(buf, ptr, n);
+    case 'float64': return new Float64Array(buf, ptr, n);
+    case 'int64': return new BigInt64Array(buf, ptr, n);
+    case 'int8': return new Int8Array(buf, ptr, n);
+    case 'float16':
+    case 'bfloat16': return new Uint16Array(buf, ptr, n);
+    default: return new Uint8Array(buf, ptr, n); // bool, uint8
+  }
 }
+
+/** 16-bit floats are read and written through float32, converted by C++'s one rounding (core/half.h). */
+const isHalf = (d: DType): boolean => d === 'float16' || d === 'bfloat16';
+
 
 function numelOf(shape: readonly number[]): number {
   let n = 1;
@@ -336,24 +345,34 @@ export function readHandle(id: TensorHandle): TypedData {
   notify('read', id);
   const dtype = handleDType(id);
   const n = numelOf(handleShape(id));
-  if (!isContiguousHandle(id)) {
-    // Strided views are read through a contiguous copy, released right after.
-    const c = callOp1('contiguous', [id]);
+  if (isHalf(dtype) || !isContiguousHandle(id)) {
+    // Strided views are read through a contiguous copy, 16-bit floats through a float32 one
+    // (exact), released right after.
+    const c = isHalf(dtype) ? callOp1('cast', [id], { dtype: 'float32' }) : callOp1('contiguous', [id]);
     try {
-      return typedView(dtype, ok(raw().data_ptr(c)), n).slice();
+      return heapView(isHalf(dtype) ? 'float32' : dtype, n === 0 ? 0 : ok(raw().data_ptr(c)), n).slice() as TypedData;
     } finally {
       releaseHandle(c);
     }
   }
-  if (n === 0) return typedView(dtype, 0, 0).slice();
-  return typedView(dtype, ok(raw().data_ptr(id)), n).slice();
+  if (n === 0) return heapView(dtype, 0, 0).slice() as TypedData;
+  return heapView(dtype, ok(raw().data_ptr(id)), n).slice() as TypedData;
 }
 
-/** The only element of a one-element tensor (bool gives 0/1). */
+/** The only element of a one-element tensor (bool gives 0/1; int64 beyond ±(2^53 − 1) is an Error). */
 export function readItem(id: TensorHandle): number {
+  if (handleDType(id) === 'int64') return int64Number('item', (readHandle(id) as BigInt64Array)[0]!);
   notify('read', id);
   ok(raw().item(id));
   return words()[0]!;
+}
+
+/** An int64 value as a JS number, or an Error when it is beyond what a number holds exactly. */
+export function int64Number(fn: string, v: bigint): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(-Number.MAX_SAFE_INTEGER)) {
+    throw new Error(`${fn}: the int64 value ${v} is beyond ±(2^53 − 1), where JS numbers are exact: read it with dataSync() (a BigInt64Array)`);
+  }
+  return Number(v);
 }
 
 /**
@@ -367,17 +386,29 @@ export function handleDataPtr(id: TensorHandle): number {
 }
 
 /**
- * Copies `values` (row-major, already converted: numbers for float32/int32, 0/1 for bool) into
- * a contiguous tensor's storage. ArrayLike so that number[] and TypedArrays copy directly.
+ * Copies `values` (row-major, already converted: numbers for the floats and int32/int8/uint8,
+ * bigints for int64, 0/1 for bool) into a contiguous tensor's storage. ArrayLike so that
+ * number[] and TypedArrays copy directly. 16-bit floats go through a float32 tensor and C++'s
+ * rounding (core/half.h), never a second rounding written here.
  */
-export function writeHandle(id: TensorHandle, values: ArrayLike<number>): void {
+export function writeHandle(id: TensorHandle, values: ArrayLike<number> | ArrayLike<bigint>): void {
   const n = values.length;
   if (n === 0) return;
-  typedView(handleDType(id), handleDataPtr(id), n).set(values);
+  const dtype = handleDType(id);
+  if (isHalf(dtype)) {
+    const f = handleFrom(values as ArrayLike<number>, handleShape(id), 'float32');
+    try {
+      mod().copyInto(id, f);
+    } finally {
+      releaseHandle(f);
+    }
+    return;
+  }
+  (heapView(dtype, handleDataPtr(id), n) as { set(v: ArrayLike<number> | ArrayLike<bigint>): void }).set(values);
 }
 
 /** A new contiguous tensor of `shape`/`dtype` holding `values` (see writeHandle). */
-export function handleFrom(values: ArrayLike<number>, shape: readonly number[], dtype: DType): TensorHandle {
+export function handleFrom(values: ArrayLike<number> | ArrayLike<bigint>, shape: readonly number[], dtype: DType): TensorHandle {
   const id = emptyHandle(shape, dtype);
   try {
     writeHandle(id, values);

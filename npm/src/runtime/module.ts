@@ -13,7 +13,7 @@ let exportsOf: RawExports | null = null;
 const RAW_NAMES: readonly (keyof RawExports)[] = [
   'take_error', 'scratch', 'scratch_size', 'intern', 'call_op', 'optim_prepare', 'optim_group_set_attrs',
   'optim_group_step', 'optim_group_free', 'empty', 'scalar',
-  'release', 'share', 'same', 'live_handles', 'dtype', 'device', 'shape', 'strides', 'is_contiguous',
+  'release', 'share', 'same', 'live_handles', 'dtype', 'promote_types', 'device', 'shape', 'strides', 'is_contiguous',
   'data_ptr', 'item', 'requires_grad', 'set_requires_grad', 'is_leaf', 'grad_fn_name', 'grad', 'set_grad',
   'retain_grad', 'detach', 'is_grad_enabled', 'set_grad_enabled',
 ];

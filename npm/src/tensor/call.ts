@@ -2,6 +2,7 @@
 // booleans become 0-d temporaries (released right after the call), and results come back as
 // Tensors. Every op of the JS layer goes through run / runList (or the one- and two-tensor
 // fast paths of ops.ts, run1 / run2).
+import { getDefaultDtype, isFloatingDType, isIntegralDType, promoteTypes } from '../runtime/dtypes.js';
 import type { Attrs, DType, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
 import { describe } from '../runtime/options.js';
@@ -14,22 +15,22 @@ export type TensorLike = Tensor | number | boolean;
 export type Operand = [name: string, value: TensorLike | null | undefined];
 
 /**
- * dtype of the 0-d tensor made for number `v`: int32 when it is an integer and the tensor
- * operands are integer (int32/bool) — or there are none — else float32 (API.md).
+ * dtype of the 0-d tensor made for number `v`, so that the op's promotion gives torch.result_type
+ * (a number never widens a tensor within its category): the tensor operands' dtype when the
+ * number is of its category or below (2 with a float16 tensor is float16, 3 with an int8 one is
+ * int8), else int32 for an integer, else the default float dtype.
  */
 function scalarDType(v: number, partner: DType | undefined): DType {
-  if (!Number.isInteger(v)) return 'float32';
-  return partner === 'float32' ? 'float32' : 'int32';
+  if (partner !== undefined && isFloatingDType(partner)) return partner;
+  if (!Number.isInteger(v)) return getDefaultDtype();
+  return partner !== undefined && isIntegralDType(partner) ? partner : 'int32';
 }
 
-/** The widest dtype of the tensor operands (float32 > int32 > bool): numbers follow it. */
+/** The tensor operands' promoted dtype (torch.promote_types): numbers follow it. */
 function partnerDType(operands: readonly Operand[]): DType | undefined {
   let partner: DType | undefined;
   for (const [, v] of operands) {
-    if (v instanceof Tensor) {
-      const d = v.dtype;
-      if (d === 'float32' || partner === undefined || (partner === 'bool' && d === 'int32')) partner = d;
-    }
+    if (v instanceof Tensor) partner = partner === undefined ? v.dtype : promoteTypes(partner, v.dtype);
   }
   return partner;
 }

@@ -3,6 +3,7 @@
 // logspace, empty and emptyLike made of them.
 import type { DType, Device, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
+import { DTYPES, getDefaultDtype, isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { ops } from './ops.js';
 import { placeOn } from '../runtime/webgpu_device.js';
@@ -27,9 +28,8 @@ export interface CreationOptions {
 
 /** Nested arrays of numbers or booleans (rows may also be TypedArrays). */
 export type NestedInput = number | boolean | ArrayLike<number> | readonly NestedInput[];
-export type TensorData = NestedInput | Float32Array | Float64Array | Int32Array | Int16Array | Int8Array | Uint8Array | Uint16Array | Uint32Array | Uint8ClampedArray;
+export type TensorData = NestedInput | Float32Array | Float64Array | Int32Array | Int16Array | Int8Array | Uint8Array | Uint16Array | Uint32Array | Uint8ClampedArray | BigInt64Array;
 
-const DTYPES = ['float32', 'int32', 'bool'] as const;
 const isShape = { check: (v: unknown) => Array.isArray(v) && v.every((s) => isInteger(s) && s >= 0), expected: 'an array of non-negative integers' };
 const DEVICES = ['cpu', 'webgpu'] as const;
 const creationSpec: Spec = { dtype: DTYPES, requiresGrad: 'boolean', device: DEVICES };
@@ -38,15 +38,23 @@ function isTypedArray(v: unknown): v is ArrayLike<number> & ArrayBufferView {
   return ArrayBuffer.isView(v) && !(v instanceof DataView);
 }
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
+// The integer dtypes' ranges: a value outside is an Error, as PyTorch's "value cannot be
+// converted to type int8_t without overflow" (never wrapped).
+const INT_RANGE: Partial<Record<DType, [number, number]>> = {
+  int32: [-2147483648, 2147483647],
+  int8: [-128, 127],
+  uint8: [0, 255],
+};
 
-/** Converts values to what the heap holds for dtype: float as is, int32 truncated and range-checked, bool 0/1. */
-function convert(fn: string, values: ArrayLike<number | boolean>, dtype: DType): ArrayLike<number> {
+/**
+ * Converts values to what the heap holds for dtype: floats as they are (float16/bfloat16 are
+ * rounded by C++ on the write), integers truncated and range-checked, int64 as bigints, bool 0/1.
+ */
+function convert(fn: string, values: ArrayLike<number | boolean | bigint>, dtype: DType): ArrayLike<number> | ArrayLike<bigint> {
   const n = values.length;
-  if (dtype === 'float32') {
+  if (isFloatingDType(dtype)) {
     if (values instanceof Float32Array || values instanceof Float64Array) return values;
-    const out = new Float32Array(n);
+    const out = dtype === 'float64' ? new Float64Array(n) : new Float32Array(n);
     for (let i = 0; i < n; i++) out[i] = Number(values[i]);
     return out;
   }
@@ -55,11 +63,30 @@ function convert(fn: string, values: ArrayLike<number | boolean>, dtype: DType):
     for (let i = 0; i < n; i++) out[i] = values[i] ? 1 : 0;
     return out;
   }
-  if (values instanceof Int32Array) return values;
-  const out = new Int32Array(n);
+  if (dtype === 'int64') {
+    if (values instanceof BigInt64Array) return values;
+    const out = new BigInt64Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      if (typeof v === 'bigint') {
+        if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new Error(`${fn}: value ${v} does not fit in int64`);
+        out[i] = v;
+        continue;
+      }
+      const t = Math.trunc(Number(v));
+      if (!Number.isFinite(t) || Math.abs(t) > Number.MAX_SAFE_INTEGER) {
+        throw new Error(`${fn}: value ${String(v)} is not an integer a JS number holds exactly (|v| ≤ 2^53 − 1): pass int64 values beyond that as a BigInt64Array`);
+      }
+      out[i] = BigInt(t);
+    }
+    return out;
+  }
+  if (values instanceof Int32Array && dtype === 'int32') return values;
+  const [lo, hi] = INT_RANGE[dtype]!;
+  const out = dtype === 'int8' ? new Int8Array(n) : dtype === 'uint8' ? new Uint8Array(n) : new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const v = Math.trunc(Number(values[i]));
-    if (!(v >= INT32_MIN && v <= INT32_MAX)) throw new Error(`${fn}: value ${String(values[i])} does not fit in int32`);
+    if (!(v >= lo && v <= hi)) throw new Error(`${fn}: value ${String(values[i])} does not fit in ${dtype}`);
     out[i] = v;
   }
   return out;
@@ -141,25 +168,25 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
     return finish(o.shape ? reshapeHandle(h, o.shape) : h, o.requiresGrad, undefined, o.device ?? data.device);
   }
   let shape: number[];
-  let values: ArrayLike<number | boolean>;
+  let values: ArrayLike<number | boolean | bigint>;
   let dtype: DType;
   if (typeof data === 'number' || typeof data === 'boolean') {
     shape = [];
     values = [data];
-    dtype = o.dtype ?? (typeof data === 'boolean' ? 'bool' : 'float32');
+    dtype = o.dtype ?? (typeof data === 'boolean' ? 'bool' : getDefaultDtype());
   } else if (isTypedArray(data)) {
     if (!o.shape) {
       throw new Error(`tensor: a ${data.constructor.name} needs opts.shape (e.g. { shape: [${data.length}] })`);
     }
     shape = o.shape.slice();
-    values = data;
+    values = data as ArrayLike<number> | BigInt64Array;
     dtype = o.dtype ?? typedDType(data);
   } else if (Array.isArray(data)) {
     const f = flattenNested(data);
     shape = f.shape;
     values = f.values;
     const allBool = f.values.length > 0 && f.values.every((v) => typeof v === 'boolean');
-    dtype = o.dtype ?? (allBool ? 'bool' : 'float32');
+    dtype = o.dtype ?? (allBool ? 'bool' : getDefaultDtype());
   } else {
     throw new Error(`tensor: expected a number, a boolean, nested arrays or a TypedArray, got ${describe(data)}`);
   }
@@ -172,12 +199,17 @@ export function tensor(data: TensorData | Tensor, opts?: TensorOptions): Tensor 
   return finish(H.handleFrom(convert('tensor', values, dtype), shape, dtype), o.requiresGrad, dtype, o.device);
 }
 
+/** The dtype a TypedArray brings (API.md: Float64Array → float64, BigInt64Array → int64, ...). */
 function typedDType(data: ArrayBufferView): DType {
-  if (data instanceof Float32Array || data instanceof Float64Array) return 'float32';
-  if (typeof BigInt64Array !== 'undefined' && (data instanceof BigInt64Array || data instanceof BigUint64Array)) {
-    throw new Error(`tensor: a ${data.constructor.name} is not supported (use an Int32Array or a Float32Array)`);
+  if (data instanceof Float32Array) return 'float32';
+  if (data instanceof Float64Array) return 'float64';
+  if (data instanceof BigInt64Array) return 'int64';
+  if (data instanceof Int8Array) return 'int8';
+  if (data instanceof Uint8Array) return 'uint8';
+  if (data instanceof BigUint64Array) {
+    throw new Error('tensor: a BigUint64Array is not supported (PyTorch has no uint64): use a BigInt64Array');
   }
-  return 'int32';
+  return 'int32'; // Int32Array, Int16Array, Uint16Array, Uint32Array (range-checked), Uint8ClampedArray
 }
 
 function reshapeHandle(h: TensorHandle, shape: readonly number[]): TensorHandle {
@@ -202,7 +234,8 @@ function shapeAndOptions(fn: string, args: readonly unknown[], spec: Spec = crea
 }
 
 function factory(op: string, shape: number[], o: Partial<CreationOptions>, attrs: Record<string, number | string | number[] | undefined> = {}): Tensor {
-  return finish(H.callOp1(op, [], { shape, dtype: o.dtype, device: o.device, ...attrs }), o.requiresGrad, H.lastResultDType(), o.device);
+  const dtype = o.dtype ?? getDefaultDtype();
+  return finish(H.callOp1(op, [], { shape, dtype, device: o.device, ...attrs }), o.requiresGrad, H.lastResultDType(), o.device);
 }
 
 type ShapeAndOpts = [shape: readonly number[], options?: CreationOptions] | number[] | [...number[], CreationOptions];
@@ -223,16 +256,19 @@ export function full(shape: readonly number[] | number, value: number | boolean,
   const dtype = o.dtype ?? (typeof value === 'boolean' ? 'bool' : undefined);
   if (Number.isNaN(value)) {
     // callOp's attributes reject NaN, but a NaN fill is valid for float32 (and true for bool).
-    if (dtype === 'int32') throw new Error('full: cannot store NaN in an int32 tensor (expected a number that fits int32)');
+    if (dtype !== undefined && dtype !== 'bool' && !isFloatingDType(dtype)) {
+      throw new Error(`full: cannot store NaN in an ${dtype} tensor (expected a number that fits ${dtype})`);
+    }
     if (dtype === 'bool') return factory('full', s, o, { value: 1 });
-    const h = H.emptyHandle(s, 'float32'); // validates the size before anything is filled
+    const d = dtype ?? getDefaultDtype();
+    const h = H.emptyHandle(s, d); // validates the size before anything is filled
     try {
-      H.writeHandle(h, new Float32Array(numelOf(s)).fill(NaN));
+      H.writeHandle(h, new Float64Array(numelOf(s)).fill(NaN));
     } catch (e) {
       H.releaseHandle(h);
       throw e;
     }
-    return finish(h, o.requiresGrad, 'float32', o.device);
+    return finish(h, o.requiresGrad, d, o.device);
   }
   return factory('full', s, { ...o, dtype }, { value: Number(value) });
 }
@@ -248,7 +284,7 @@ export function arange(start: number, end?: number | CreationOptions, step?: num
   args.forEach((v, i) => numberArg('arange', ['start', 'end', 'step'][i]!, v));
   const [s, e, st] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
   if (st === 0) throw new Error('arange: step must be nonzero');
-  const dtype = o.dtype ?? ([s, e, st].every(Number.isInteger) ? 'int32' : 'float32');
+  const dtype = o.dtype ?? ([s, e, st].every(Number.isInteger) ? 'int32' : getDefaultDtype());
   if (o.requiresGrad && dtype !== 'float32') {
     throw new Error(`arange: integer arguments give an int32 tensor (as in PyTorch), which cannot require gradients; pass { dtype: 'float32' }`);
   }
@@ -260,7 +296,7 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
   numberArg('linspace', 'end', end);
   if (!isInteger(steps) || steps < 0) throw new Error(`linspace: expected 'steps' to be a non-negative integer, got ${describe(steps)}`);
   const o = checkOptions<CreationOptions>('linspace', opts, creationSpec);
-  return finish(castHandle(H.callOp1('linspace', [], { start, end, steps, device: o.device }), o.dtype), o.requiresGrad, undefined, o.device);
+  return finish(castHandle(H.callOp1('linspace', [], { start, end, steps, device: o.device }), o.dtype ?? getDefaultDtype()), o.requiresGrad, undefined, o.device);
 }
 
 export function eye(n: number, m?: number | CreationOptions, opts?: CreationOptions): Tensor {
@@ -271,21 +307,24 @@ export function eye(n: number, m?: number | CreationOptions, opts?: CreationOpti
   if (!isInteger(n) || n < 0) throw new Error(`eye: expected 'n' to be a non-negative integer, got ${describe(n)}`);
   if (m !== undefined && (!isInteger(m) || m < 0)) throw new Error(`eye: expected 'm' to be a non-negative integer, got ${describe(m)}`);
   const o = checkOptions<CreationOptions>('eye', opts, creationSpec);
-  return finish(castHandle(H.callOp1('eye', [], { n, m: m as number | undefined, device: o.device }), o.dtype), o.requiresGrad, undefined, o.device);
+  return finish(castHandle(H.callOp1('eye', [], { n, m: m as number | undefined, device: o.device }), o.dtype ?? getDefaultDtype()), o.requiresGrad, undefined, o.device);
 }
 
-const randomSpec: Spec = { dtype: ['float32'], requiresGrad: 'boolean', device: DEVICES };
+const randomSpec: Spec = { dtype: ['float32', 'float64', 'float16', 'bfloat16'], requiresGrad: 'boolean', device: DEVICES };
 
-/** Uniform [0, 1) samples from the global generator (see manualSeed). */
+/**
+ * Uniform [0, 1) samples from the global generator (see manualSeed). Drawn in float32 and cast
+ * to another floating dtype when asked (a float64 sample carries float32's 24 bits).
+ */
 export function rand(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('rand', args, randomSpec);
-  return finish(H.callOp1('rand', [], { shape, device: o.device }), o.requiresGrad, undefined, o.device);
+  return finish(castHandle(H.callOp1('rand', [], { shape, device: o.device }), o.dtype ?? getDefaultDtype()), o.requiresGrad, undefined, o.device);
 }
 
-/** Standard normal samples from the global generator. */
+/** Standard normal samples from the global generator (drawn in float32, as rand). */
 export function randn(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('randn', args, randomSpec);
-  return finish(H.callOp1('randn', [], { shape, device: o.device }), o.requiresGrad, undefined, o.device);
+  return finish(castHandle(H.callOp1('randn', [], { shape, device: o.device }), o.dtype ?? getDefaultDtype()), o.requiresGrad, undefined, o.device);
 }
 
 /** int32 samples in [low, high); randint(high, shape) means low = 0. */

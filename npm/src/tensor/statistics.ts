@@ -17,7 +17,7 @@ import { sortingOps, type SortResult } from './sorting.js';
 import { boolArg, checkOptions, describe, isInteger } from '../runtime/options.js';
 import { keywords, type KwArgs } from './keywords.js';
 import { valuesIndices } from './named_tuple.js';
-import { Tensor } from './tensor.js';
+import { Tensor, type NumericData } from './tensor.js';
 
 export interface QuantileOptions {
   /** Between the two order statistics around q·(n − 1): 'linear' (default), 'lower', 'higher', 'midpoint', 'nearest' (half to even). */
@@ -131,7 +131,7 @@ export const statisticsOps: StatisticsOpFunctions = {
   quantile: keywords('quantile', { positional: ['q', 'dim', 'keepdim'], options: ['interpolation'] }, (input: Tensor, q: number | readonly number[] | Tensor, dim?: number | null, keepdim: boolean = false, options?: QuantileOptions): Tensor => {
     const o = checkOptions<QuantileOptions>('quantile', options, { interpolation: ['linear', 'lower', 'higher', 'midpoint', 'nearest'] });
     const x = tensorOf('quantile', 'input', input);
-    const qs = q instanceof Tensor ? Array.from(q.dataSync()) : Array.isArray(q) ? q.slice() : [q];
+    const qs = q instanceof Tensor ? Array.from(q.dataSync() as NumericData) : Array.isArray(q) ? q.slice() : [q];
     if (!qs.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) {
       throw new Error(`quantile: expected 'q' in [0, 1] (a number, a list or a 1-D tensor), got ${describe(q instanceof Tensor ? qs : q)}`);
     }

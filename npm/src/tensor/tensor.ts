@@ -5,6 +5,7 @@
 // above handles.ts and memory.ts.
 import type { DType, Device, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
+import { DTYPES, isDType } from '../runtime/dtypes.js';
 import { onCreate, onDispose, onReplace, type Owned } from '../runtime/memory.js';
 import { movedLeaf, readAsync } from '../runtime/webgpu_device.js';
 import { describe, intArg } from '../runtime/options.js';
@@ -168,7 +169,11 @@ export class Tensor implements Owned {
 
   // ---- reading ----
 
-  /** A copy of the elements (row-major): Float32Array, Int32Array, or Uint8Array for bool. */
+  /**
+   * A copy of the elements (row-major): Float32Array (float32, and float16 / bfloat16 widened
+   * exactly), Float64Array, Int32Array, BigInt64Array (int64), Int8Array, or Uint8Array (uint8
+   * and bool).
+   */
   dataSync(): H.TypedData {
     checkReadable('dataSync');
     this.readableHere('dataSync');
@@ -232,25 +237,76 @@ export class Tensor implements Owned {
 
   // ---- dtype and device ----
 
-  /** A tensor of another dtype ('float32' | 'int32' | 'bool'), or this data on a device ('cpu'). Always a new Tensor. */
-  to(target: DType | Device): Tensor {
-    if (target === 'cpu' || target === 'webgpu') {
-      if (target === this.device) return new Tensor(H.shareHandle(this.handle), this._dtype);
-      return new Tensor(H.callOp1('to', [this.handle], { device: target }), this._dtype);
+  /**
+   * A tensor of another dtype, on another device, or both (`{ device, dtype }`). Always a new
+   * Tensor (sharing this one's data when nothing changes, as PyTorch's .to returns self).
+   */
+  to(target: DType | Device | { device?: Device; dtype?: DType }): Tensor {
+    let device: Device | undefined;
+    let dtype: DType | undefined;
+    if (target === 'cpu' || target === 'webgpu') device = target;
+    else if (isDType(target)) dtype = target;
+    else if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
+      for (const k of Object.keys(target)) {
+        if (k !== 'device' && k !== 'dtype') throw new Error(`to: unknown option '${k}' (expected device, dtype)`);
+      }
+      device = target.device;
+      dtype = target.dtype;
+      if (device !== undefined && device !== 'cpu' && device !== 'webgpu') throw new Error(`to: expected 'device' to be 'cpu' or 'webgpu', got ${describe(device)}`);
+      if (dtype !== undefined && !isDType(dtype)) throw new Error(`to: expected 'dtype' to be one of ${DTYPES.join(', ')}, got ${describe(dtype)}`);
+    } else {
+      throw new Error(`to: expected a dtype (${DTYPES.join(', ')}), a device ('cpu', 'webgpu') or { device, dtype }, got ${describe(target)}`);
     }
-    if (target !== 'float32' && target !== 'int32' && target !== 'bool') {
-      throw new Error(`to: expected a dtype ('float32', 'int32', 'bool') or a device ('cpu', 'webgpu'), got ${describe(target)}`);
+    // Moving to the cpu: move, then cast there; moving to a device: cast first, so that a dtype
+    // the device lacks is refused by name before any data moves (float64 to webgpu).
+    let h = H.shareHandle(this.handle);
+    // Each step replaces h; the handle it replaced is released whether or not it succeeded.
+    const apply = (op: string, attrs: Record<string, string>): void => {
+      const prev = h;
+      try {
+        h = H.callOp1(op, [prev], attrs);
+      } finally {
+        H.releaseHandle(prev);
+      }
+    };
+    const cast = (): void => {
+      if (dtype !== undefined && dtype !== H.handleDType(h)) apply('cast', { dtype });
+    };
+    const move = (): void => {
+      if (device !== undefined && device !== H.handleDevice(h)) apply('to', { device });
+    };
+    if (device === 'cpu') {
+      move();
+      cast();
+    } else {
+      cast();
+      move();
     }
-    if (target === this.dtype) return new Tensor(H.shareHandle(this.handle), target);
-    return new Tensor(H.callOp1('cast', [this.handle], { dtype: target }), target);
+    return new Tensor(h);
   }
 
   float(): Tensor {
     return this.to('float32');
   }
 
+  double(): Tensor {
+    return this.to('float64');
+  }
+
+  half(): Tensor {
+    return this.to('float16');
+  }
+
+  bfloat16(): Tensor {
+    return this.to('bfloat16');
+  }
+
   int(): Tensor {
     return this.to('int32');
+  }
+
+  long(): Tensor {
+    return this.to('int64');
   }
 
   bool(): Tensor {
@@ -282,7 +338,42 @@ export class Tensor implements Owned {
 
   // ---- lifetime ----
 
-  /** Frees this tensor's handle (views and graphs keep their data alive). Idempotent. */
+  /** @internal Module.to(dtype): this leaf (and its grad) becomes `dtype`, in place (PyTorch's param.data = param.to(dtype)). */
+  _castTo(dtype: DType): void {
+    const old = this.handle;
+    if (H.handleDType(old) === dtype) return;
+    const castLeaf = (h: TensorHandle): TensorHandle => {
+      const d = H.detachHandle(h);
+      try {
+        return H.callOp1('cast', [d], { dtype });
+      } finally {
+        H.releaseHandle(d);
+      }
+    };
+    const next = castLeaf(old);
+    try {
+      if (H.requiresGradHandle(old)) H.setRequiresGradHandle(next, true);
+      const grad = H.handleGrad(old);
+      if (grad !== 0) {
+        try {
+          const g = castLeaf(grad);
+          H.setHandleGrad(next, g);
+          H.releaseHandle(g);
+        } finally {
+          H.releaseHandle(grad);
+        }
+      }
+    } catch (e) {
+      H.releaseHandle(next);
+      throw e;
+    }
+    this._h = next;
+    this._dtype = dtype;
+    this._grad = null;
+    onReplace(this);
+    H.releaseHandle(old);
+  }
+
   /** @internal Moves this tensor's data to `device` in place, keeping it a leaf (module.to). */
   _moveTo(device: Device): void {
     const old = this.handle;
@@ -318,12 +409,16 @@ export class Tensor implements Owned {
   }
 }
 
-/** Flat row-major values as nested arrays of `shape` (booleans for bool). */
+/** What dataSync() gives for every dtype but int64: plain numbers. */
+export type NumericData = Exclude<H.TypedData, BigInt64Array>;
+
+/** Flat row-major values as nested arrays of `shape` (booleans for bool; int64 as numbers, exact or an Error). */
 function nest(flat: H.TypedData, shape: number[], isBool: boolean): NestedArray {
   let pos = 0;
   const build = (d: number): NestedArray => {
     if (d === shape.length) {
       const v = flat[pos++]!;
+      if (typeof v === 'bigint') return H.int64Number('toArray', v);
       return isBool ? v !== 0 : v;
     }
     const out: NestedArray[] = new Array(shape[d]!);

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "core/copy.h"
+#include "core/dtype_dispatch.h"
 #include "core/rng.h"
 #include "kernels/data_kernels.h"
 
@@ -14,41 +15,32 @@ namespace {
 template <class Dst, class Src>
 void copy_typed(const StridedCopy& c, const Src* s, Dst* d) {
   for_each_offset2(c.shape, c.dst_strides, c.src_strides, [&](int64_t od, int64_t os) {
-    if constexpr (std::is_same_v<Dst, uint8_t>) d[od] = s[os] != Src(0);
-    else d[od] = static_cast<Dst>(s[os]);
+    if constexpr (std::is_same_v<Dst, Src>) d[od] = s[os];
+    else d[od] = cast_element<Dst>(s[os]);
   });
-}
-
-template <class Dst>
-void copy_from(const StridedCopy& c, const void* src, Dst* d) {
-  switch (c.src_dtype) {
-    case DType::Float32: copy_typed(c, static_cast<const float*>(src), d); break;
-    case DType::Int32: copy_typed(c, static_cast<const int32_t*>(src), d); break;
-    case DType::Bool: copy_typed(c, static_cast<const uint8_t*>(src), d); break;
-  }
-}
-
-template <class T>
-void fill_typed(T* p, int64_t n, T v) {
-  for (int64_t i = 0; i < n; ++i) p[i] = v;
 }
 
 }  // namespace
 
+// Any dtype to any dtype (core/dtype_dispatch.h's casts: PyTorch's).
 void DataKernels::copy_strided(const StridedCopy& c, const void* src, void* dst) const {
-  switch (c.dst_dtype) {
-    case DType::Float32: copy_from(c, src, static_cast<float*>(dst)); break;
-    case DType::Int32: copy_from(c, src, static_cast<int32_t*>(dst)); break;
-    case DType::Bool: copy_from(c, src, static_cast<uint8_t*>(dst)); break;
-  }
+  visit_dtype(c.dst_dtype, [&](auto dt) {
+    using D = typename decltype(dt)::type;
+    visit_dtype(c.src_dtype, [&](auto st) {
+      using S = typename decltype(st)::type;
+      copy_typed(c, static_cast<const S*>(src), static_cast<D*>(dst));
+    });
+  });
 }
 
 void DataKernels::fill(DType dtype, double v, void* dst, int64_t n) const {
-  switch (dtype) {
-    case DType::Float32: fill_typed(static_cast<float*>(dst), n, static_cast<float>(v)); break;
-    case DType::Int32: fill_typed(static_cast<int32_t*>(dst), n, static_cast<int32_t>(v)); break;
-    case DType::Bool: fill_typed(static_cast<uint8_t*>(dst), n, uint8_t(v != 0)); break;
-  }
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // float32 and the narrower floats round the double once, through float (as PyTorch's fill_).
+    const T value = is_floating(dtype) && dtype != DType::Float64 ? narrow_to<T>(static_cast<float>(v)) : narrow_to<T>(v);
+    T* p = static_cast<T*>(dst);
+    for (int64_t i = 0; i < n; ++i) p[i] = value;
+  });
 }
 
 void DataKernels::random_uniform_f32(RngState at, float lo, float hi, float* dst, int64_t n) const {

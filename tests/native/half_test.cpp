@@ -1,0 +1,78 @@
+// core/half.h: float32 → float16 / bfloat16 rounding against independent references. float16:
+// the compiler's own _Float16 conversion (IEEE round to nearest even) where the compiler has it
+// (g++ on x86; not Emscripten's clang 14), on every 65537th bit pattern plus the edges;
+// bfloat16: a rounding written from the definition in double arithmetic (scale to an integer
+// mantissa, std::nearbyint rounds half to even), on the same patterns.
+#include <doctest/doctest.h>
+
+#include <cfenv>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/half.h"
+
+namespace {
+
+std::vector<uint32_t> sample_bits() {
+  std::vector<uint32_t> out;
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 65537) out.push_back(static_cast<uint32_t>(u));
+  for (uint32_t edge : {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x33000000u, 0x33000001u,
+                        0x387fe000u, 0x38800000u, 0x477fe000u, 0x477fefffu, 0x477ff000u, 0x47800000u, 0x7f7fffffu,
+                        0x7f800000u, 0xff800000u, 0x3f808000u, 0x3f818000u, 0x3f800fffu, 0x3f801000u, 0x3f803000u})
+    out.push_back(edge);
+  return out;
+}
+
+// bfloat16 by definition: the value rounded to 8 significant bits, half to even, in double
+// (exact: a float's significand has 24 bits); overflow to infinity past bfloat16's largest.
+float bf16_by_definition(float f) {
+  if (std::isnan(f) || std::isinf(f) || f == 0.0f) return f;
+  int e;
+  std::frexp(f, &e);  // f = m · 2^e, 0.5 ≤ |m| < 1
+  const int shift = 8 - e;  // keep 8 significant bits
+  const int mode = std::fegetround();
+  std::fesetround(FE_TONEAREST);
+  double r = std::nearbyint(std::ldexp(double(f), shift));
+  std::fesetround(mode);
+  r = std::ldexp(r, -shift);
+  // Below float32's normal range the bits kept are float32's own (bfloat16 shares its exponent).
+  if (std::fabs(f) < 1.17549435e-38f) {
+    const double step = std::ldexp(1.0, -133);  // bfloat16's subnormal step (2^-126 · 2^-7)
+    std::fesetround(FE_TONEAREST);
+    r = std::nearbyint(double(f) / step) * step;
+    std::fesetround(mode);
+  }
+  return static_cast<float>(r);  // ±inf when it exceeds float32's range (the same in bfloat16)
+}
+
+}  // namespace
+
+TEST_CASE("half: float32 to bfloat16 rounds to nearest even, as by definition; widening is exact") {
+  for (uint32_t bits : sample_bits()) {
+    const float f = sg::f32_from_bits(bits);
+    const float got = sg::bf16_to_f32(sg::f32_to_bf16(f));
+    if (std::isnan(f)) {
+      CHECK(std::isnan(got));
+      continue;
+    }
+    const float want = bf16_by_definition(f);
+    if (sg::f32_bits(got) != sg::f32_bits(want)) FAIL_CHECK("bfloat16 of 0x" << std::hex << bits << ": got 0x" << sg::f32_bits(got) << ", want 0x" << sg::f32_bits(want));
+  }
+}
+
+#if defined(__FLT16_MANT_DIG__) && !defined(__EMSCRIPTEN__)
+TEST_CASE("half: float32 to float16 and back equal the compiler's _Float16 conversions") {
+  for (uint32_t bits : sample_bits()) {
+    const float f = sg::f32_from_bits(bits);
+    const _Float16 ref = static_cast<_Float16>(f);
+    const float want = static_cast<float>(ref);
+    const float got = sg::f16_to_f32(sg::f32_to_f16(f));
+    if (std::isnan(f)) {
+      CHECK(std::isnan(got));
+      continue;
+    }
+    if (sg::f32_bits(got) != sg::f32_bits(want)) FAIL_CHECK("float16 of 0x" << std::hex << bits << ": got 0x" << sg::f32_bits(got) << ", want 0x" << sg::f32_bits(want));
+  }
+}
+#endif
