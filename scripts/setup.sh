@@ -31,6 +31,9 @@ apt_install -- emscripten binaryen libhwy-dev doctest-dev wabt cmake g++ clang l
 apt_install --no-install-recommends -- chromium
 # The Vulkan loader: the WebGPU tests run Dawn (npm `webgpu`) on Chromium's SwiftShader driver.
 apt_install --no-install-recommends -- libvulkan1
+# PyTorch 1.13 for the remote trainer (trainer/: its tests run in CI) and the reference generators
+# (tests/data/gen_*.py, run by hand).
+apt_install --no-install-recommends -- python3-torch
 
 # Node 20+ and npm are expected on the machine already (Debian 12's own nodejs is 18).
 command -v node >/dev/null && command -v npm >/dev/null || { echo "setup: node >= 20 and npm required" >&2; exit 1; }

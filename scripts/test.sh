@@ -137,15 +137,15 @@ tsan_doctest() {
 # after changing src/io).
 fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 
+# The TypeScript layer's imports form no circle (npm/src and web/webgpu, madge; npm run lint:circles).
+import_circles() { (cd npm && npm run -s lint:circles); }
+
 # Scheduling on 2 cores: the builds keep both cores busy (-j2), while the node tests, the npm
 # consumer and the trainer's suite, which need only npm/dist (or nothing built), run one test file
 # at a time (about one core). So those three run in the background, one after the other, while
 # the wasm doctest, ASan and TSan builds (and runs) go on in the foreground, and their output is
 # printed once they end. The browser stage runs last, alone: its demos train for a bounded time
 # and must not share the cores.
-# The TypeScript layer's imports form no circle (npm/src and web/webgpu, madge; npm run lint:circles).
-import_circles() { (cd npm && npm run -s lint:circles); }
-
 stage "lint: import circles (npm/src, web/webgpu)" import_circles
 stage "build: native (build/native)"            build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
