@@ -193,6 +193,9 @@ export type {
 } from './nn/loss_functions.js';
 export type { SaveOptions, LoadOptions, BytesLike } from './io/safetensors.js';
 export type { GPTConfig, GPTOutput, GenerateOptions, GPT2Config, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
+export type { LlamaConfig, RopeScaling, FromPretrainedOptions, PretrainedFile, PretrainedModel, PretrainedSource, SavePretrainedOptions } from './models/index.js';
+export type { RMSNormOptions } from './nn/rms_norm.js';
+export type { SDPAOptions } from './nn/functional_layers.js';
 export type { Dataset, DataLoaderOptions } from './data/dataloader.js';
 export type { DataSource, RandomSplitOptions } from './data/datasets.js';
 export type { Sampler, RandomSamplerOptions, WeightedRandomSamplerOptions } from './data/samplers.js';

@@ -36,7 +36,7 @@ const MAY_IMPORT = {
   linalg: ['runtime', 'tensor'],
   special: ['runtime', 'tensor'],
   distributions: ['runtime', 'tensor', 'autograd', 'nn'],
-  models: ['runtime', 'tensor', 'autograd', 'nn'],
+  models: ['runtime', 'tensor', 'autograd', 'nn', 'io'],
   'web/webgpu': [],
 };
 

@@ -9,6 +9,7 @@ import { affineGrid, gridSample } from './grid_sample.js';
 import { multilabelMarginLoss, multiMarginLoss, softMarginLoss, tripletMarginWithDistanceLoss } from './loss_margin.js';
 import { fold, unfold } from './unfold.js';
 import { embeddingBag } from './embedding_bag.js';
+import { rmsNorm } from './rms_norm.js';
 import { ctcLoss } from './ctc_loss.js';
 import { alphaDropout, channelShuffle, dropout1d, dropout3d, featureAlphaDropout, localResponseNorm, lpPool1d, lpPool2d } from './layers_composed.js';
 import { adaptiveMaxPool1d, adaptiveMaxPool2d, maxUnpool1d, maxUnpool2d } from './pool_indices.js';
@@ -89,6 +90,7 @@ export const F = {
   lpPool2d,
   channelShuffle,
   layerNorm,
+  rmsNorm,
   batchNorm,
   groupNorm,
   instanceNorm,

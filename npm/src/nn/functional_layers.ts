@@ -420,30 +420,61 @@ export function attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null, 
   });
 }
 
-/** PyTorch 2's F.scaled_dot_product_attention (the math path). */
-export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, options?: AttentionOptions): Tensor {
+/** The options of F.scaledDotProductAttention (PyTorch 2.5's keywords). */
+export interface SDPAOptions {
+  dropoutP?: number;
+  isCausal?: boolean;
+  /** Defaults to 1 / √(query.size(-1)). */
+  scale?: number | null;
+  /** Grouped-query attention: key/value with Hkv heads (dim −3) serve query's Hq heads (Hq a multiple of Hkv), each kv head repeated Hq/Hkv times. */
+  enableGqa?: boolean;
+}
+
+/**
+ * PyTorch 2.5's F.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+ * scale, enable_gqa) (the math path): attnMask is positional (a bool mask, true = take part, or
+ * a float mask that is added; null or left out for none), the rest in the options object. The
+ * older form with the mask inside the options (f(q, k, v, { attnMask, isCausal })) is still
+ * read when the fourth argument is a plain object and there is no fifth: a Tensor or null is
+ * never a plain object, so the two forms cannot be confused.
+ */
+export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Tensor, attnMask?: Tensor | null | (SDPAOptions & AttentionOptions), options?: SDPAOptions): Tensor {
   const fn = 'scaledDotProductAttention';
-  const o = checkOptions<AttentionOptions>(fn, options, {
-    attnMask: optionalTensorSpec,
+  let mask: Tensor | null;
+  let opts: unknown = options;
+  if (isOptionsObject(attnMask)) {
+    if (options !== undefined) throw new Error(`${fn}: expected 'attnMask' (4th argument) to be a Tensor or null when options are given 5th, got ${describe(attnMask)}`);
+    const { attnMask: m, ...rest } = attnMask as AttentionOptions & SDPAOptions;
+    mask = optTensor(fn, 'attnMask', m);
+    opts = rest;
+  } else mask = optTensor(fn, 'attnMask', attnMask);
+  const o = checkOptions<SDPAOptions>(fn, opts, {
     dropoutP: probabilitySpec,
     isCausal: 'boolean',
     scale: { check: (v) => v === null || (typeof v === 'number' && Number.isFinite(v)), expected: 'a finite number or null' },
+    enableGqa: 'boolean',
   });
   const q = tensorArg(fn, 'query', query);
-  const k = tensorArg(fn, 'key', key);
-  const v = tensorArg(fn, 'value', value);
+  let k = tensorArg(fn, 'key', key);
+  let v = tensorArg(fn, 'value', value);
   if (q.ndim < 2 || k.ndim < 2) throw new Error(`${fn}: expected query and key with at least 2 dims, got [${q.shape.join(', ')}] and [${k.shape.join(', ')}]`);
-  if (o.isCausal && o.attnMask) throw new Error(`${fn}: attnMask and isCausal cannot both be set`);
+  if (o.isCausal && mask) throw new Error(`${fn}: attnMask and isCausal cannot both be set`);
   const scale = o.scale ?? 1 / Math.sqrt(q.shape[q.ndim - 1]!);
   return tidy(() => {
-    let mask: Tensor | null = null;
-    if (o.attnMask) mask = additiveMask(o.attnMask, false);
-    else if (o.isCausal) {
-      const L = q.shape[q.ndim - 2]!;
-      const S = k.shape[k.ndim - 2]!;
-      mask = causalMask(L, S);
+    if (o.enableGqa && q.ndim >= 3 && k.ndim >= 3 && v.ndim >= 3) {
+      const hq = q.shape[q.ndim - 3]!;
+      const hk = k.shape[k.ndim - 3]!;
+      const hv = v.shape[v.ndim - 3]!;
+      if (hk === 0 || hv === 0 || hq % hk !== 0 || hq % hv !== 0) {
+        throw new Error(`${fn}: enableGqa needs query's heads (${hq}) to be a multiple of key's (${hk}) and value's (${hv}) (dim -3)`);
+      }
+      if (hq !== hk) k = k.repeatInterleave(hq / hk, k.ndim - 3);
+      if (hq !== hv) v = v.repeatInterleave(hq / hv, v.ndim - 3);
     }
-    return attention(q, k, v, mask, o.dropoutP ?? 0, scale)[0];
+    let m: Tensor | null = null;
+    if (mask) m = additiveMask(mask, false);
+    else if (o.isCausal) m = causalMask(q.shape[q.ndim - 2]!, k.shape[k.ndim - 2]!).to(q.device);
+    return attention(q, k, v, m, o.dropoutP ?? 0, scale)[0];
   });
 }
 

@@ -18,6 +18,7 @@ import { Bilinear, Flatten, Identity, Linear, Unflatten } from './linear.js';
 import * as losses from './loss_modules.js';
 import { Module, Parameter } from './module.js';
 import { BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm } from './norm.js';
+import { RMSNorm } from './rms_norm.js';
 import { GRU, GRUCell, LSTM, LSTMCell, RNN, RNNCell } from './rnn.js';
 import { AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d } from './pool.js';
 import {
@@ -81,6 +82,7 @@ export const nn = {
   InstanceNorm1d,
   InstanceNorm2d,
   LayerNorm,
+  RMSNorm,
   GroupNorm,
   Dropout,
   Dropout2d,

@@ -1,0 +1,384 @@
+// sg.models.LlamaForCausalLM: Hugging Face transformers' LlamaForCausalLM (modeling_llama.py) with
+// its config.json field names and state-dict names, so a Hugging Face Llama folder's weights load
+// with loadStateDict: model.embed_tokens, model.layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj,
+// post_attention_layernorm, mlp.{gate,up,down}_proj}, model.norm, lm_head (one Parameter with
+// model.embed_tokens.weight when tie_word_embeddings; a file may leave it out, as HF saves it).
+// The math is HF's: RMSNorm, rotary embeddings in HF's layout (rotate_half over the two halves
+// of the head dim; inv_freq = 1/θ^(2i/d), scaled as rope_scaling 'linear' or 'llama3' says),
+// causal grouped-query attention (F.scaledDotProductAttention with enableGqa), SwiGLU MLP
+// (down(silu(gate(x)) · up(x))). Mistral's and Qwen2's configs build the same module where they
+// are Llama-shaped (Qwen2: bias on q/k/v; Mistral: sliding-window attention).
+import { F } from '../nn/functional.js';
+import { Embedding } from '../nn/embedding.js';
+import { normal_, zeros_ } from '../nn/init.js';
+import { Linear } from '../nn/linear.js';
+import { ModuleList } from '../nn/container.js';
+import { Module, type LoadResult, type StateDict } from '../nn/module.js';
+import { RMSNorm } from '../nn/rms_norm.js';
+import { tidy } from '../runtime/memory.js';
+import { describe, isInteger } from '../runtime/options.js';
+import { tensor } from '../tensor/creation.js';
+import { functionOps, ops } from '../tensor/ops.js';
+import { Tensor } from '../tensor/tensor.js';
+import { modelConfig, positiveInteger, positiveNumber, withoutKeys } from './config.js';
+
+/** rope_scaling as in config.json ('type' in older files, 'rope_type' in newer ones). */
+export interface RopeScaling {
+  type?: string;
+  rope_type?: string;
+  factor?: number;
+  low_freq_factor?: number;
+  high_freq_factor?: number;
+  original_max_position_embeddings?: number;
+}
+
+/** LlamaConfig's fields, as in config.json (defaults: transformers' LlamaConfig). */
+export interface LlamaConfig {
+  /** 'llama' (default), 'mistral' or 'qwen2': Qwen2 puts a bias on q/k/v, Mistral may slide its attention window. */
+  model_type: 'llama' | 'mistral' | 'qwen2';
+  vocab_size: number;
+  hidden_size: number;
+  intermediate_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  /** null: num_attention_heads (multi-head attention); fewer: grouped-query attention. */
+  num_key_value_heads: number | null;
+  /** null: hidden_size / num_attention_heads. */
+  head_dim: number | null;
+  hidden_act: 'silu';
+  max_position_embeddings: number;
+  initializer_range: number;
+  rms_norm_eps: number;
+  tie_word_embeddings: boolean;
+  rope_theta: number;
+  rope_scaling: RopeScaling | null;
+  attention_bias: boolean;
+  attention_dropout: number;
+  mlp_bias: boolean;
+  /** Mistral: each position sees the last sliding_window positions (null: all). */
+  sliding_window: number | null;
+  /** Qwen2: sliding-window attention is not supported here (an Error when true). */
+  use_sliding_window: boolean;
+}
+
+const LLAMA_DEFAULTS: LlamaConfig = {
+  model_type: 'llama',
+  vocab_size: 32000,
+  hidden_size: 4096,
+  intermediate_size: 11008,
+  num_hidden_layers: 32,
+  num_attention_heads: 32,
+  num_key_value_heads: null,
+  head_dim: null,
+  hidden_act: 'silu',
+  max_position_embeddings: 2048,
+  initializer_range: 0.02,
+  rms_norm_eps: 1e-6,
+  tie_word_embeddings: false,
+  rope_theta: 10000,
+  rope_scaling: null,
+  attention_bias: false,
+  attention_dropout: 0,
+  mlp_bias: false,
+  sliding_window: null,
+  use_sliding_window: false,
+};
+
+const nullOrPositiveInteger = { check: (v: unknown) => v === null || (isInteger(v) && v > 0), expected: 'a positive integer or null' };
+
+const LLAMA_SPEC = {
+  model_type: ['llama', 'mistral', 'qwen2'],
+  vocab_size: positiveInteger,
+  hidden_size: positiveInteger,
+  intermediate_size: positiveInteger,
+  num_hidden_layers: positiveInteger,
+  num_attention_heads: positiveInteger,
+  num_key_value_heads: nullOrPositiveInteger,
+  head_dim: nullOrPositiveInteger,
+  hidden_act: ['silu'],
+  max_position_embeddings: positiveInteger,
+  initializer_range: { check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a finite number >= 0' },
+  rms_norm_eps: positiveNumber,
+  tie_word_embeddings: 'boolean',
+  rope_theta: positiveNumber,
+  rope_scaling: { check: (v: unknown) => v === null || (typeof v === 'object' && !Array.isArray(v)), expected: 'an object or null' },
+  attention_bias: 'boolean',
+  attention_dropout: { check: (v: unknown) => typeof v === 'number' && v >= 0 && v < 1, expected: 'a number in [0, 1)' },
+  mlp_bias: 'boolean',
+  sliding_window: nullOrPositiveInteger,
+  use_sliding_window: 'boolean',
+} as const;
+
+// Fields a Hugging Face config.json carries that do not change the math here (generation, the
+// tokenizer, bookkeeping): accepted and ignored. Any other unknown field is an Error.
+const IGNORED = new Set([
+  'architectures', '_name_or_path', 'transformers_version', 'torch_dtype', 'use_cache', 'bos_token_id', 'eos_token_id',
+  'pad_token_id', 'tokenizer_class', 'id2label', 'label2id', 'pretraining_tp', 'max_window_layers', 'use_mrope',
+  'return_dict', 'output_attentions', 'output_hidden_states', 'torchscript', 'is_decoder', 'is_encoder_decoder',
+  'gradient_checkpointing', 'prefix', 'task_specific_params', 'problem_type', 'layer_types',
+]);
+
+const ROPE_KEYS = new Set(['type', 'rope_type', 'factor', 'low_freq_factor', 'high_freq_factor', 'original_max_position_embeddings']);
+
+/** The full configuration from a config.json-shaped object (HF's ignorable fields dropped), checked. */
+export function llamaConfig(fn: string, config: unknown): LlamaConfig {
+  let given = config;
+  if (config !== null && typeof config === 'object' && !Array.isArray(config)) {
+    given = Object.fromEntries(Object.entries(config).filter(([k]) => !IGNORED.has(k)));
+  }
+  const c = modelConfig<LlamaConfig>(fn, given, LLAMA_SPEC, LLAMA_DEFAULTS);
+  const kv = c.num_key_value_heads ?? c.num_attention_heads;
+  if (c.num_attention_heads % kv !== 0) {
+    throw new Error(`${fn}: num_attention_heads (${c.num_attention_heads}) must be a multiple of num_key_value_heads (${kv})`);
+  }
+  if (c.head_dim === null && c.hidden_size % c.num_attention_heads !== 0) {
+    throw new Error(`${fn}: hidden_size (${c.hidden_size}) must be divisible by num_attention_heads (${c.num_attention_heads})`);
+  }
+  const hd = c.head_dim ?? c.hidden_size / c.num_attention_heads;
+  if (hd % 2 !== 0) throw new Error(`${fn}: the head dim (${hd}) must be even for rotary embeddings`);
+  if (c.use_sliding_window) throw new Error(`${fn}: use_sliding_window true is not supported (Qwen2's sliding-window attention)`);
+  if (c.rope_scaling !== null) ropeInvFreq(fn, c); // checks the fields
+  return c;
+}
+
+/** inv_freq[i] = 1/θ^(2i/d), scaled as HF's ROPE_INIT_FUNCTIONS do for 'default', 'linear' and 'llama3'. */
+export function ropeInvFreq(fn: string, c: LlamaConfig): Float64Array {
+  const d = c.head_dim ?? c.hidden_size / c.num_attention_heads;
+  const inv = Float64Array.from({ length: d / 2 }, (_, i) => 1 / c.rope_theta ** ((2 * i) / d));
+  const s = c.rope_scaling;
+  if (s === null) return inv;
+  for (const k of Object.keys(s)) if (!ROPE_KEYS.has(k)) throw new Error(`${fn}: rope_scaling: unknown field '${k}'`);
+  const type = s.rope_type ?? s.type;
+  const num = (k: keyof RopeScaling, dflt?: number): number => {
+    const v = s[k] ?? dflt;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`${fn}: rope_scaling '${type}' needs '${k}' to be a positive number, got ${describe(s[k])}`);
+    return v;
+  };
+  if (type === 'default') return inv;
+  if (type === 'linear') {
+    const factor = num('factor');
+    return inv.map((f) => f / factor);
+  }
+  if (type === 'llama3') {
+    const factor = num('factor');
+    const low = num('low_freq_factor');
+    const high = num('high_freq_factor');
+    const old = num('original_max_position_embeddings');
+    if (!(high > low)) throw new Error(`${fn}: rope_scaling 'llama3' needs high_freq_factor > low_freq_factor`);
+    const lowWavelen = old / low;
+    const highWavelen = old / high;
+    return inv.map((f) => {
+      const wavelen = (2 * Math.PI) / f;
+      if (wavelen < highWavelen) return f;
+      if (wavelen > lowWavelen) return f / factor;
+      const smooth = (old / wavelen - low) / (high - low);
+      return (1 - smooth) * (f / factor) + smooth * f;
+    });
+  }
+  throw new Error(`${fn}: rope_scaling type ${describe(type)} is not supported (expected 'default', 'linear' or 'llama3')`);
+}
+
+/** HF's rotate_half: [-x2, x1] with x1, x2 the two halves of the last dim. */
+function rotateHalf(x: Tensor): Tensor {
+  const half = x.shape[x.ndim - 1]! / 2;
+  return functionOps.cat([ops.neg(ops.narrow(x, -1, half, half)), ops.narrow(x, -1, 0, half)], -1);
+}
+
+class LlamaAttention extends Module {
+  declare q_proj: Linear;
+  declare k_proj: Linear;
+  declare v_proj: Linear;
+  declare o_proj: Linear;
+  declare nHeads: number;
+  declare nKv: number;
+  declare headDim: number;
+  declare dropoutP: number;
+
+  constructor(c: LlamaConfig) {
+    super();
+    this.nHeads = c.num_attention_heads;
+    this.nKv = c.num_key_value_heads ?? c.num_attention_heads;
+    this.headDim = c.head_dim ?? c.hidden_size / c.num_attention_heads;
+    const qkvBias = c.attention_bias || c.model_type === 'qwen2';
+    this.q_proj = new Linear(c.hidden_size, this.nHeads * this.headDim, { bias: qkvBias });
+    this.k_proj = new Linear(c.hidden_size, this.nKv * this.headDim, { bias: qkvBias });
+    this.v_proj = new Linear(c.hidden_size, this.nKv * this.headDim, { bias: qkvBias });
+    this.o_proj = new Linear(this.nHeads * this.headDim, c.hidden_size, { bias: c.attention_bias });
+    this.dropoutP = c.attention_dropout;
+  }
+
+  forward(x: Tensor, cos: Tensor, sin: Tensor, mask: Tensor | null): Tensor {
+    const [B, T] = x.shape as [number, number, number];
+    const heads = (t: Tensor, n: number) => t.view([B, T, n, this.headDim]).transpose(1, 2); // [B, n, T, hd]
+    let q = heads(this.q_proj.forward(x), this.nHeads);
+    let k = heads(this.k_proj.forward(x), this.nKv);
+    const v = heads(this.v_proj.forward(x), this.nKv);
+    q = q.mul(cos).add(rotateHalf(q).mul(sin));
+    k = k.mul(cos).add(rotateHalf(k).mul(sin));
+    const dropoutP = this.training ? this.dropoutP : 0;
+    const y = mask === null
+      ? F.scaledDotProductAttention(q, k, v, null, { isCausal: true, enableGqa: true, dropoutP })
+      : F.scaledDotProductAttention(q, k, v, mask, { enableGqa: true, dropoutP });
+    return this.o_proj.forward(y.transpose(1, 2).contiguous().view([B, T, this.nHeads * this.headDim]));
+  }
+}
+
+class LlamaMLP extends Module {
+  declare gate_proj: Linear;
+  declare up_proj: Linear;
+  declare down_proj: Linear;
+
+  constructor(c: LlamaConfig) {
+    super();
+    this.gate_proj = new Linear(c.hidden_size, c.intermediate_size, { bias: c.mlp_bias });
+    this.up_proj = new Linear(c.hidden_size, c.intermediate_size, { bias: c.mlp_bias });
+    this.down_proj = new Linear(c.intermediate_size, c.hidden_size, { bias: c.mlp_bias });
+  }
+
+  forward(x: Tensor): Tensor {
+    return this.down_proj.forward(F.silu(this.gate_proj.forward(x)).mul(this.up_proj.forward(x)));
+  }
+}
+
+class LlamaDecoderLayer extends Module {
+  declare self_attn: LlamaAttention;
+  declare mlp: LlamaMLP;
+  declare input_layernorm: RMSNorm;
+  declare post_attention_layernorm: RMSNorm;
+
+  constructor(c: LlamaConfig) {
+    super();
+    this.self_attn = new LlamaAttention(c);
+    this.mlp = new LlamaMLP(c);
+    this.input_layernorm = new RMSNorm(c.hidden_size, { eps: c.rms_norm_eps });
+    this.post_attention_layernorm = new RMSNorm(c.hidden_size, { eps: c.rms_norm_eps });
+  }
+
+  forward(x: Tensor, cos: Tensor, sin: Tensor, mask: Tensor | null): Tensor {
+    const h = x.add(this.self_attn.forward(this.input_layernorm.forward(x), cos, sin, mask));
+    return h.add(this.mlp.forward(this.post_attention_layernorm.forward(h)));
+  }
+}
+
+/** HF's LlamaModel: embeddings, the decoder layers, the final RMSNorm → hidden states [B, T, hidden_size]. */
+export class LlamaModel extends Module {
+  declare config: LlamaConfig;
+  declare embed_tokens: Embedding;
+  declare layers: ModuleList;
+  declare norm: RMSNorm;
+  declare invFreq: Float64Array;
+
+  constructor(config?: Partial<LlamaConfig> & Record<string, unknown>) {
+    super();
+    const c = llamaConfig('LlamaModel', config);
+    this.config = c;
+    this.invFreq = ropeInvFreq('LlamaModel', c);
+    this.embed_tokens = new Embedding(c.vocab_size, c.hidden_size);
+    this.layers = new ModuleList(Array.from({ length: c.num_hidden_layers }, () => new LlamaDecoderLayer(c)));
+    this.norm = new RMSNorm(c.hidden_size, { eps: c.rms_norm_eps });
+  }
+
+  /** cos, sin [T, head_dim] for positions 0..T−1 (HF: cat(freqs, freqs) over the last dim). */
+  rotary(T: number, device: Tensor['device']): [Tensor, Tensor] {
+    const half = this.invFreq.length;
+    const cos = new Float32Array(T * 2 * half);
+    const sin = new Float32Array(T * 2 * half);
+    for (let t = 0; t < T; t++) {
+      for (let i = 0; i < half; i++) {
+        // HF computes inv_freq and t·inv_freq in float32: round the same way.
+        const a = Math.fround(t * Math.fround(this.invFreq[i]!));
+        cos[t * 2 * half + i] = cos[t * 2 * half + half + i] = Math.cos(a);
+        sin[t * 2 * half + i] = sin[t * 2 * half + half + i] = Math.sin(a);
+      }
+    }
+    const c = tensor(cos, { shape: [T, 2 * half] });
+    const s = tensor(sin, { shape: [T, 2 * half] });
+    return device === 'cpu' ? [c, s] : [c.to(device), s.to(device)];
+  }
+
+  /** Mistral's sliding window as a bool mask [T, T] (true: attend), or null for plain causal attention. */
+  private windowMask(T: number, device: Tensor['device']): Tensor | null {
+    const w = this.config.model_type === 'mistral' ? this.config.sliding_window : null;
+    if (w === null || T <= w) return null;
+    const keep = new Uint8Array(T * T);
+    for (let i = 0; i < T; i++) for (let j = Math.max(0, i - w + 1); j <= i; j++) keep[i * T + j] = 1;
+    const m = tensor(keep, { shape: [T, T] }).to('bool');
+    return device === 'cpu' ? m : m.to(device);
+  }
+
+  forward(inputIds: Tensor): Tensor {
+    const [, T] = checkIds('LlamaModel.forward', inputIds);
+    return tidy(() => {
+      let x = this.embed_tokens.forward(inputIds);
+      const [cos, sin] = this.rotary(T, inputIds.device);
+      const mask = this.windowMask(T, inputIds.device);
+      for (const layer of this.layers.children()) x = (layer as LlamaDecoderLayer).forward(x, cos, sin, mask);
+      return this.norm.forward(x);
+    });
+  }
+
+  extraRepr(): string {
+    const c = this.config;
+    return `num_hidden_layers=${c.num_hidden_layers}, hidden_size=${c.hidden_size}, num_attention_heads=${c.num_attention_heads}, num_key_value_heads=${c.num_key_value_heads ?? c.num_attention_heads}, vocab_size=${c.vocab_size}`;
+  }
+}
+
+/** Checks input ids: an int32 Tensor [B, T], B, T ≥ 1. */
+function checkIds(fn: string, ids: unknown): [number, number] {
+  if (!(ids instanceof Tensor) || ids.dtype !== 'int32') throw new Error(`${fn}: expected 'inputIds' to be an int32 Tensor of token ids [B, T], got ${describe(ids)}`);
+  if (ids.ndim !== 2 || ids.shape[0] === 0 || ids.shape[1] === 0) throw new Error(`${fn}: expected 'inputIds' of shape [B, T] with B, T ≥ 1, got [${ids.shape.join(', ')}]`);
+  return ids.shape as [number, number];
+}
+
+/** HF's LlamaForCausalLM: LlamaModel and lm_head; model(inputIds) → logits [B, T, vocab_size]. */
+export class LlamaForCausalLM extends Module {
+  declare config: LlamaConfig;
+  declare model: LlamaModel;
+  declare lm_head: Linear;
+
+  constructor(config?: Partial<LlamaConfig> & Record<string, unknown>) {
+    super();
+    const c = llamaConfig('LlamaForCausalLM', config);
+    this.config = c;
+    this.model = new LlamaModel(c as unknown as Record<string, unknown>);
+    this.lm_head = new Linear(c.hidden_size, c.vocab_size, { bias: false });
+    // HF's _init_weights: Linear and Embedding weights N(0, initializer_range), biases 0 (RMSNorm weights stay 1).
+    for (const m of this.modules()) {
+      if (m instanceof Linear) {
+        normal_(m.weight, 0, c.initializer_range);
+        if (m.bias) zeros_(m.bias);
+      } else if (m instanceof Embedding) normal_(m.weight, 0, c.initializer_range);
+    }
+    if (c.tie_word_embeddings) {
+      const untied = this.lm_head.weight;
+      this.lm_head.weight = this.model.embed_tokens.weight; // one Parameter, as HF's tie_weights
+      untied.dispose();
+    }
+  }
+
+  /** inputIds: int32 [B, T] → logits [B, T, vocab_size]. */
+  forward(inputIds: Tensor): Tensor {
+    checkIds('LlamaForCausalLM.forward', inputIds);
+    return tidy(() => this.lm_head.forward(this.model.forward(inputIds)));
+  }
+
+  /**
+   * loadStateDict for HF checkpoints as they are: older files' 'model.layers.N.self_attn.rotary_emb.inv_freq'
+   * buffers are skipped; with tied embeddings a file without 'lm_head.weight' (as HF saves it), or with only
+   * it, fills both.
+   */
+  loadStateDict(stateDict: StateDict | Map<string, Tensor>, options?: { strict?: boolean }): LoadResult {
+    const given = withoutKeys(stateDict, (k) => /^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$/.test(k));
+    if (given instanceof Map && this.config.tie_word_embeddings) {
+      const emb = 'model.embed_tokens.weight';
+      const head = 'lm_head.weight';
+      if (given.has(emb) && !given.has(head)) given.set(head, given.get(emb));
+      else if (given.has(head) && !given.has(emb)) given.set(emb, given.get(head));
+    }
+    return super.loadStateDict(given as Map<string, Tensor>, options);
+  }
+
+  extraRepr(): string {
+    return '';
+  }
+}

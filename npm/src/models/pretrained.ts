@@ -1,0 +1,345 @@
+// sg.models.fromPretrained / savePretrained: a Hugging Face model folder (config.json and
+// model.safetensors, or model.safetensors.index.json and its shards) ↔ a ready model. The folder
+// is a Node path or the files themselves (an object or Map from file name to bytes, Blob or File).
+// config.json's model_type picks the class ('llama', 'mistral', 'qwen2' → LlamaForCausalLM,
+// 'gpt2' → GPT2LMHeadModel, 'bert' → BertForMaskedLM or BertEncoder as 'architectures' says).
+// The module is built in float32 (the library computes in float32 today) unless { dtype } is
+// given, and the checkpoint's tensors (kept in the file's dtype by sg.load) are cast into it.
+// Every file is read and every key and shape checked before any weight is written: a failed
+// load throws an Error naming the file or key, and leaves nothing behind.
+import { load, save } from '../io/safetensors.js';
+import { dtypeBytes, isDType, isFloatingDType, type DType } from '../runtime/dtypes.js';
+import { checkOptions, describe } from '../runtime/options.js';
+import type { Device } from '../runtime/embind.js';
+import { Module } from '../nn/module.js';
+import { Tensor } from '../tensor/tensor.js';
+import { BertEncoder, BertForMaskedLM, type BertConfig } from './bert.js';
+import { GPT2LMHeadModel } from './gpt2_hf.js';
+import { LlamaForCausalLM } from './llama.js';
+
+/** One file's contents as fromPretrained accepts them (a string: a JSON file's text, as savePretrained returns it). */
+export type PretrainedFile = Uint8Array | ArrayBuffer | Blob | string;
+/** A model folder: a Node path, or its files by name. */
+export type PretrainedSource = string | Record<string, PretrainedFile> | Map<string, PretrainedFile>;
+export type PretrainedModel = LlamaForCausalLM | GPT2LMHeadModel | BertForMaskedLM | BertEncoder;
+
+export interface FromPretrainedOptions {
+  /** The module's floating dtype (default float32); the checkpoint's tensors are cast into it. */
+  dtype?: DType;
+  /** Where the module ends up (default 'cpu'). */
+  device?: Device;
+}
+
+export interface SavePretrainedOptions {
+  /** Largest shard, in bytes or as a string such as '2GB', '500MB', '1GiB' (default '5GB', as transformers). */
+  maxShardSize?: number | string;
+}
+
+const FN = 'fromPretrained';
+
+/** Reads files of a folder (a Node path) or of a map of files; null for a file that is not there. */
+interface Folder {
+  describe: string;
+  read(name: string): Promise<Uint8Array | null>;
+}
+
+function folderOf(source: unknown): Folder {
+  if (typeof source === 'string') {
+    const dir = source.replace(/[\\/]+$/, '');
+    return {
+      describe: `folder '${source}'`,
+      async read(name) {
+        const spec = 'node:fs/promises';
+        let fs: { readFile(p: string): Promise<Uint8Array> };
+        try {
+          fs = (await import(spec)) as typeof fs;
+        } catch {
+          throw new Error(`${FN}: a folder path needs Node's fs; in a browser pass the files (an object or Map from file name to File/Blob/Uint8Array)`);
+        }
+        try {
+          const b = await fs.readFile(`${dir}/${name}`);
+          return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+        } catch (e) {
+          if ((e as { code?: string }).code === 'ENOENT') return null;
+          throw new Error(`${FN}: cannot read '${dir}/${name}': ${(e as Error).message}`);
+        }
+      },
+    };
+  }
+  let entries: [string, unknown][];
+  if (source instanceof Map) entries = [...source.entries()];
+  else if (source !== null && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) entries = Object.entries(source);
+  else throw new Error(`${FN}: expected a folder path or an object / Map from file name to Uint8Array | ArrayBuffer | Blob | File, got ${describe(source)}`);
+  const byName = new Map<string, unknown>();
+  for (const [k, v] of entries) {
+    if (typeof k !== 'string') throw new Error(`${FN}: expected file names as keys, got ${describe(k)}`);
+    byName.set(k, v);
+  }
+  return {
+    describe: 'the given files',
+    async read(name) {
+      let v = byName.get(name);
+      if (v === undefined) {
+        // The files of a dropped folder may carry its path ('folder/config.json').
+        const hits = [...byName.keys()].filter((k) => k.endsWith(`/${name}`));
+        if (hits.length === 1) v = byName.get(hits[0]!);
+      }
+      if (v === undefined) return null;
+      if (typeof v === 'string') return new TextEncoder().encode(v);
+      if (v instanceof Uint8Array) return v;
+      if (v instanceof ArrayBuffer) return new Uint8Array(v);
+      if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+      if (typeof Blob !== 'undefined' && v instanceof Blob) return new Uint8Array(await v.arrayBuffer());
+      throw new Error(`${FN}: expected '${name}' to be a Uint8Array, ArrayBuffer, Blob, File or string, got ${describe(v)}`);
+    },
+  };
+}
+
+async function readJson(folder: Folder, name: string): Promise<Record<string, unknown> | null> {
+  const bytes = await folder.read(name);
+  if (bytes === null) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (e) {
+    throw new Error(`${FN}: ${name} is not valid JSON (${(e as Error).message})`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${FN}: ${name} must hold a JSON object, got ${describe(v)}`);
+  return v as Record<string, unknown>;
+}
+
+const BERT_FIELDS: Record<string, keyof BertConfig> = {
+  vocab_size: 'vocabSize',
+  hidden_size: 'hiddenSize',
+  num_hidden_layers: 'numHiddenLayers',
+  num_attention_heads: 'numAttentionHeads',
+  intermediate_size: 'intermediateSize',
+  hidden_act: 'hiddenAct',
+  hidden_dropout_prob: 'hiddenDropoutProb',
+  attention_probs_dropout_prob: 'attentionProbsDropoutProb',
+  max_position_embeddings: 'maxPositionEmbeddings',
+  type_vocab_size: 'typeVocabSize',
+  initializer_range: 'initializerRange',
+  layer_norm_eps: 'layerNormEps',
+  pad_token_id: 'padTokenId',
+};
+const BERT_IGNORED = new Set([
+  'model_type', 'architectures', '_name_or_path', 'transformers_version', 'torch_dtype', 'use_cache', 'classifier_dropout',
+  'gradient_checkpointing', 'id2label', 'label2id', 'bos_token_id', 'eos_token_id', 'tokenizer_class', 'position_embedding_type',
+]);
+
+/** The module for a config.json (a fresh, randomly initialized one). */
+function buildModel(config: Record<string, unknown>): PretrainedModel {
+  const type = config.model_type;
+  const wrap = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      throw new Error(`${FN}: config.json: ${(e as Error).message}`);
+    }
+  };
+  if (type === 'llama' || type === 'mistral' || type === 'qwen2') return wrap(() => new LlamaForCausalLM(config));
+  if (type === 'gpt2') return wrap(() => new GPT2LMHeadModel(config));
+  if (type === 'bert') {
+    const pe = config.position_embedding_type;
+    if (pe !== undefined && pe !== 'absolute') throw new Error(`${FN}: config.json: BERT's position_embedding_type ${describe(pe)} is not supported (only 'absolute')`);
+    const c: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(config)) {
+      if (BERT_IGNORED.has(k)) continue;
+      const to = BERT_FIELDS[k];
+      if (to === undefined) throw new Error(`${FN}: config.json: unknown BERT field '${k}'`);
+      c[to] = v;
+    }
+    const arch = Array.isArray(config.architectures) ? config.architectures : [];
+    if (arch.includes('BertModel')) return wrap(() => new BertEncoder(c as Partial<BertConfig>));
+    return wrap(() => new BertForMaskedLM(c as Partial<BertConfig>));
+  }
+  throw new Error(`${FN}: config.json: model_type ${describe(type)} is not supported (expected 'llama', 'mistral', 'qwen2', 'gpt2' or 'bert')`);
+}
+
+/** Keys a checkpoint may carry that the module has no place for and HF itself drops. */
+function droppedKey(model: PretrainedModel, key: string): boolean {
+  if (model instanceof BertForMaskedLM) return /^(bert\.pooler\.|cls\.seq_relationship\.)/.test(key);
+  return false;
+}
+
+/** The safetensors files of the folder: { file → bytes } and the index's weight_map (null when unsharded). */
+async function readWeights(folder: Folder): Promise<{ files: [string, Uint8Array][]; weightMap: Map<string, string> | null }> {
+  const index = await readJson(folder, 'model.safetensors.index.json');
+  if (index === null) {
+    const bytes = await folder.read('model.safetensors');
+    if (bytes === null) throw new Error(`${FN}: no model.safetensors or model.safetensors.index.json in ${folder.describe}`);
+    return { files: [['model.safetensors', bytes]], weightMap: null };
+  }
+  const wm = index.weight_map;
+  if (wm === null || typeof wm !== 'object' || Array.isArray(wm)) throw new Error(`${FN}: model.safetensors.index.json has no 'weight_map' object`);
+  const weightMap = new Map<string, string>();
+  for (const [k, v] of Object.entries(wm as Record<string, unknown>)) {
+    if (typeof v !== 'string' || v === '' || v.includes('/') || v.includes('\\') || v.includes('..')) {
+      throw new Error(`${FN}: model.safetensors.index.json: weight_map['${k}'] must be a file name, got ${describe(v)}`);
+    }
+    weightMap.set(k, v);
+  }
+  const files: [string, Uint8Array][] = [];
+  for (const name of new Set(weightMap.values())) {
+    const bytes = await folder.read(name);
+    if (bytes === null) throw new Error(`${FN}: model.safetensors.index.json lists '${name}', which is not in ${folder.describe}`);
+    files.push([name, bytes]);
+  }
+  return { files, weightMap };
+}
+
+/**
+ * sg.models.fromPretrained(source, { dtype, device }): the ready model for a Hugging Face folder,
+ * with its weights. Strict: keys missing from the files or not in the model are an Error naming
+ * them (a tied lm_head may be absent, as HF saves it).
+ */
+export async function fromPretrained(source: PretrainedSource, options?: FromPretrainedOptions): Promise<PretrainedModel> {
+  const o = checkOptions<FromPretrainedOptions>(FN, options, {
+    dtype: { check: (v) => isDType(v) && isFloatingDType(v), expected: 'a floating dtype' },
+    device: ['cpu', 'webgpu'],
+  });
+  const folder = folderOf(source);
+  const config = await readJson(folder, 'config.json');
+  if (config === null) throw new Error(`${FN}: no config.json in ${folder.describe}`);
+  const { files, weightMap } = await readWeights(folder);
+  const model = buildModel(config);
+  const loaded: Tensor[] = [];
+  try {
+    if (o.dtype !== undefined) model.to(o.dtype);
+    const state = new Map<string, Tensor>();
+    const fileOf = new Map<string, string>();
+    for (const [name, bytes] of files) {
+      let tensors: Record<string, Tensor>;
+      try {
+        tensors = load(bytes);
+      } catch (e) {
+        throw new Error(`${FN}: cannot read ${name}: ${(e as Error).message}`);
+      }
+      for (const [k, t] of Object.entries(tensors)) {
+        loaded.push(t);
+        if (fileOf.has(k)) throw new Error(`${FN}: '${k}' is in both ${fileOf.get(k)} and ${name}`);
+        if (weightMap !== null && weightMap.get(k) !== name) {
+          throw new Error(`${FN}: ${name} holds '${k}', which model.safetensors.index.json ${weightMap.has(k) ? `puts in ${weightMap.get(k)}` : 'does not list'}`);
+        }
+        fileOf.set(k, name);
+        if (!droppedKey(model, k)) state.set(k, t);
+      }
+    }
+    if (weightMap !== null) {
+      for (const [k, f] of weightMap) if (!fileOf.has(k)) throw new Error(`${FN}: model.safetensors.index.json puts '${k}' in ${f}, which does not hold it`);
+    }
+    // Shapes first, naming the file (loadStateDict would name only the key).
+    const own = model.stateDict({ keepVars: true });
+    for (const [k, t] of state) {
+      const dst = own[k];
+      if (dst !== undefined && dst.shape.join(',') !== t.shape.join(',')) {
+        throw new Error(`${FN}: '${k}' in ${fileOf.get(k)} has shape [${t.shape.join(', ')}], the model (config.json) expects [${dst.shape.join(', ')}]`);
+      }
+    }
+    try {
+      model.loadStateDict(state);
+    } catch (e) {
+      throw new Error(`${FN}: the weights of ${folder.describe} do not fit config.json: ${(e as Error).message}`);
+    }
+    if (o.device !== undefined && o.device !== 'cpu') model.to(o.device);
+  } catch (e) {
+    model.dispose();
+    throw e;
+  } finally {
+    for (const t of loaded) t.dispose();
+  }
+  return model;
+}
+
+/** Bytes from a number or a string such as '5GB' (10⁹), '5GiB' (2³⁰), '500MB', '100KB' (as transformers). */
+function shardBytes(v: unknown): number {
+  if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
+  if (typeof v === 'string') {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(B|KB|KIB|MB|MIB|GB|GIB|TB|TIB)?\s*$/i.exec(v);
+    if (m) {
+      const unit: Record<string, number> = { B: 1, KB: 1e3, KIB: 2 ** 10, MB: 1e6, MIB: 2 ** 20, GB: 1e9, GIB: 2 ** 30, TB: 1e12, TIB: 2 ** 40 };
+      const n = Math.floor(Number(m[1]) * unit[(m[2] ?? 'B').toUpperCase()]!);
+      if (n > 0) return n;
+    }
+  }
+  throw new Error(`savePretrained: expected 'maxShardSize' to be a positive integer (bytes) or a string such as '2GB', got ${describe(v)}`);
+}
+
+/** config.json's object for a model (HF's field names, model_type and architectures). */
+function configOf(model: Module): Record<string, unknown> {
+  if (model instanceof LlamaForCausalLM) {
+    const c: Record<string, unknown> = { ...model.config };
+    const arch = { llama: 'LlamaForCausalLM', mistral: 'MistralForCausalLM', qwen2: 'Qwen2ForCausalLM' }[model.config.model_type];
+    if (model.config.model_type !== 'mistral') delete c.sliding_window;
+    if (model.config.model_type !== 'qwen2') delete c.use_sliding_window;
+    return { architectures: [arch], ...c };
+  }
+  if (model instanceof GPT2LMHeadModel) return { architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', ...model.config };
+  if (model instanceof BertForMaskedLM || model instanceof BertEncoder) {
+    const c: Record<string, unknown> = { architectures: [model instanceof BertEncoder ? 'BertModel' : 'BertForMaskedLM'], model_type: 'bert' };
+    for (const [k, to] of Object.entries(BERT_FIELDS)) c[k] = model.config[to];
+    return c;
+  }
+  throw new Error(`savePretrained: expected a LlamaForCausalLM, GPT2LMHeadModel, BertForMaskedLM or BertEncoder, got ${describe(model)}`);
+}
+
+/** Keys HF leaves out of the file because they share a tensor with another (tied weights). */
+function tiedKeys(model: Module): Set<string> {
+  if (model instanceof LlamaForCausalLM) return new Set(model.config.tie_word_embeddings ? ['lm_head.weight'] : []);
+  if (model instanceof GPT2LMHeadModel) return new Set(['lm_head.weight']);
+  if (model instanceof BertForMaskedLM) return new Set(['cls.predictions.decoder.weight', 'cls.predictions.decoder.bias']);
+  return new Set();
+}
+
+/**
+ * sg.models.savePretrained(model, { maxShardSize }) → { 'config.json': string, 'model.safetensors': Uint8Array }, or,
+ * when the weights exceed maxShardSize, shards 'model-0000K-of-0000N.safetensors' and 'model.safetensors.index.json'
+ * ({ metadata: { total_size }, weight_map }, as transformers' save_pretrained). Tied weights are saved once.
+ */
+export function savePretrained(model: PretrainedModel, options?: SavePretrainedOptions): Record<string, string | Uint8Array> {
+  const o = checkOptions<SavePretrainedOptions>('savePretrained', options, {
+    maxShardSize: { check: (v) => typeof v === 'number' || typeof v === 'string', expected: 'a number of bytes or a string such as "2GB"' },
+  });
+  const max = shardBytes(o.maxShardSize ?? '5GB');
+  const config = configOf(model);
+  const state = model.stateDict();
+  try {
+    const tied = tiedKeys(model);
+    const entries = Object.entries(state).filter(([k]) => !tied.has(k));
+    const floating = entries.find(([, t]) => isFloatingDType(t.dtype));
+    config.torch_dtype = floating ? floating[1].dtype : 'float32';
+    const out: Record<string, string | Uint8Array> = { 'config.json': JSON.stringify(config, null, 2) + '\n' };
+    const shards: [string, Tensor][][] = [];
+    let size = 0;
+    let total = 0;
+    for (const e of entries) {
+      const bytes = e[1].numel * dtypeBytes(e[1].dtype);
+      total += bytes;
+      if (shards.length === 0 || (size + bytes > max && size > 0)) {
+        shards.push([]);
+        size = 0;
+      }
+      shards[shards.length - 1]!.push(e);
+      size += bytes;
+    }
+    const metadata = { format: 'pt' };
+    if (shards.length <= 1) {
+      out['model.safetensors'] = save(new Map(shards[0] ?? []), { metadata });
+      return out;
+    }
+    const n = shards.length;
+    const pad = (i: number) => String(i).padStart(5, '0');
+    const weightMap: Record<string, string> = {};
+    shards.forEach((s, i) => {
+      const name = `model-${pad(i + 1)}-of-${pad(n)}.safetensors`;
+      out[name] = save(new Map(s), { metadata });
+      for (const [k] of s) weightMap[k] = name;
+    });
+    const sorted = Object.fromEntries(Object.keys(weightMap).sort().map((k) => [k, weightMap[k]]));
+    out['model.safetensors.index.json'] = JSON.stringify({ metadata: { total_size: total }, weight_map: sorted }, null, 2) + '\n';
+    return out;
+  } finally {
+    for (const t of Object.values(state)) t.dispose();
+  }
+}

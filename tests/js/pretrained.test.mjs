@@ -1,0 +1,111 @@
+// sg.models.fromPretrained / savePretrained without PyTorch: round trips of Llama, GPT-2 and BERT through Hugging
+// Face folders (as files and as a Node folder), and bad input: each a clear Error naming the file or key, with
+// nothing left behind (the live tensor count is unchanged).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'node:test';
+import { sg } from './helpers.mjs';
+
+const LLAMA = { hidden_size: 16, intermediate_size: 24, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, vocab_size: 32 };
+
+function sameLogits(a, b, ids, what) {
+  sg.tidy(() => {
+    const x = a.forward(ids);
+    const y = b.forward(ids);
+    const [p, q] = [x.logits ?? x, y.logits ?? y];
+    assert.deepEqual(Array.from(p.dataSync()), Array.from(q.dataSync()), what);
+  });
+}
+
+test('savePretrained → fromPretrained: Llama (tied and not), GPT-2, BERT give the same module (files and a Node folder)', async () => {
+  const ids = sg.tensor([[1, 2, 3, 4, 5]], { dtype: 'int32' });
+  const cases = [
+    new sg.models.LlamaForCausalLM(LLAMA),
+    new sg.models.LlamaForCausalLM({ ...LLAMA, tie_word_embeddings: true, model_type: 'mistral', sliding_window: 3 }),
+    new sg.models.GPT2LMHeadModel({ n_embd: 16, n_layer: 1, n_head: 2, vocab_size: 32, n_positions: 16 }),
+    new sg.models.BertForMaskedLM({ vocabSize: 32, hiddenSize: 16, numHiddenLayers: 1, numAttentionHeads: 2, intermediateSize: 32, maxPositionEmbeddings: 16 }),
+  ];
+  for (const m of cases) {
+    m.eval();
+    const files = sg.models.savePretrained(m);
+    const back = await sg.models.fromPretrained(files);
+    back.eval();
+    assert.equal(back.constructor, m.constructor);
+    sameLogits(m, back, ids, m.constructor.name);
+    const dir = mkdtempSync(join(tmpdir(), 'sg-pretrained-'));
+    for (const [n, v] of Object.entries(files)) writeFileSync(join(dir, n), v);
+    const fromDir = await sg.models.fromPretrained(dir);
+    fromDir.eval();
+    sameLogits(m, fromDir, ids, `${m.constructor.name} from a folder`);
+    rmSync(dir, { recursive: true });
+    back.dispose();
+    fromDir.dispose();
+  }
+  // Tied weights are saved once (as transformers): no lm_head.weight for a tied Llama or GPT-2.
+  const tiedKeys = Object.keys(sg.load(sg.models.savePretrained(cases[1])['model.safetensors']));
+  assert.ok(!tiedKeys.includes('lm_head.weight') && tiedKeys.includes('model.embed_tokens.weight'));
+  const gptKeys = Object.keys(sg.load(sg.models.savePretrained(cases[2])['model.safetensors']));
+  assert.ok(!gptKeys.includes('lm_head.weight') && gptKeys.includes('transformer.wte.weight'));
+  const cfg = JSON.parse(sg.models.savePretrained(cases[2])['config.json']);
+  assert.equal(cfg.model_type, 'gpt2');
+  assert.equal(cfg.n_embd, 16);
+  for (const m of cases) m.dispose();
+  ids.dispose();
+});
+
+test('savePretrained: maxShardSize as bytes or a string; shards follow HF names and the index format', () => {
+  const m = new sg.models.LlamaForCausalLM(LLAMA);
+  const files = sg.models.savePretrained(m, { maxShardSize: 4000 });
+  const names = Object.keys(files).filter((n) => n.endsWith('.safetensors'));
+  const n = names.length;
+  assert.ok(n > 2);
+  assert.deepEqual(names, Array.from({ length: n }, (_, i) => `model-${String(i + 1).padStart(5, '0')}-of-${String(n).padStart(5, '0')}.safetensors`));
+  const index = JSON.parse(files['model.safetensors.index.json']);
+  assert.equal(index.metadata.total_size, m.parameters().reduce((s, p) => s + 4 * p.numel, 0));
+  assert.equal(Object.keys(index.weight_map).length, Object.keys(m.stateDict({ keepVars: true })).length);
+  assert.deepEqual(Object.keys(sg.models.savePretrained(m, { maxShardSize: '1GB' })).sort(), ['config.json', 'model.safetensors']);
+  assert.throws(() => sg.models.savePretrained(m, { maxShardSize: 'lots' }), /savePretrained: expected 'maxShardSize'/);
+  assert.throws(() => sg.models.savePretrained(new sg.nn.Linear(2, 2)), /savePretrained: expected a LlamaForCausalLM/);
+  m.dispose();
+});
+
+test('fromPretrained: bad input is a clear Error naming the file or key, and leaves no tensor behind', async () => {
+  const m = new sg.models.LlamaForCausalLM(LLAMA);
+  const good = sg.models.savePretrained(m, { maxShardSize: 4000 });
+  const single = sg.models.savePretrained(m);
+  const before = sg.memory().tensors;
+  const without = (files, name) => Object.fromEntries(Object.entries(files).filter(([k]) => k !== name));
+  const withConfig = (files, patch) => ({ ...files, 'config.json': JSON.stringify({ ...JSON.parse(files['config.json']), ...patch }) });
+  const rejects = (source, ...patterns) => assert.rejects(sg.models.fromPretrained(source), (e) => {
+    for (const p of patterns) assert.match(e.message, p);
+    return true;
+  });
+  await rejects(without(single, 'config.json'), /fromPretrained: no config\.json/);
+  await rejects({ ...single, 'config.json': '{"model_type": "llama",' }, /config\.json is not valid JSON/);
+  await rejects({ ...single, 'config.json': '[1]' }, /config\.json must hold a JSON object/);
+  await rejects(withConfig(single, { model_type: 't5' }), /model_type 't5' is not supported/);
+  await rejects(withConfig(single, { hidden_sise: 3 }), /config\.json/, /hidden_sise/);
+  await rejects(withConfig(single, { num_key_value_heads: 3 }), /config\.json/, /num_key_value_heads/);
+  await rejects(withConfig(single, { rope_scaling: { rope_type: 'yarn', factor: 2 } }), /rope_scaling/, /yarn/);
+  await rejects(without(single, 'model.safetensors'), /no model\.safetensors or model\.safetensors\.index\.json/);
+  await rejects(without(good, 'model-00002-of-00003.safetensors'.replace('00003', String(Object.keys(good).length - 2).padStart(5, '0'))), /lists 'model-00002-of-\d+\.safetensors', which is not in the given files/);
+  await rejects(withConfig(single, { intermediate_size: 20 }), /'model\.layers\.0\.mlp\.gate_proj\.weight' in model\.safetensors has shape \[24, 16\], the model \(config\.json\) expects \[20, 16\]/);
+  const bytes = single['model.safetensors'];
+  await rejects({ ...single, 'model.safetensors': bytes.slice(0, bytes.length - 10) }, /cannot read model\.safetensors/);
+  // Missing and unexpected keys, by name.
+  const sd = sg.load(bytes);
+  const extra = sg.save({ ...sd, 'model.extra.weight': sd['model.norm.weight'] });
+  const { ['model.norm.weight']: dropped, ...rest } = sd;
+  const missing = sg.save(rest);
+  sg.dispose([...Object.values(sd)]);
+  void dropped;
+  await rejects({ ...single, 'model.safetensors': extra }, /Unexpected key\(s\)/, /model\.extra\.weight/);
+  await rejects({ ...single, 'model.safetensors': missing }, /Missing key\(s\)/, /model\.norm\.weight/);
+  await rejects(42, /expected a folder path or an object/);
+  await rejects({ ...single, 'model.safetensors': 7 }, /'model\.safetensors' to be a Uint8Array/);
+  await rejects(join(tmpdir(), 'sg-no-such-folder'), /no config\.json in folder/);
+  assert.equal(sg.memory().tensors, before, 'no tensor left behind by the failed loads');
+  m.dispose();
+});
