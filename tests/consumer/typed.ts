@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const shape: number[] = x.shape;
   const dtype: DType = x.dtype;
   const nested: NestedArray = x.toArray();
-  const data: Float32Array | Int32Array | Uint8Array = x.dataSync();
+  const data: Float32Array | Float64Array | Int32Array | BigInt64Array | Int8Array | Uint8Array = x.dataSync();
 
   // methods and functions share one signature
   const a = x.sum(1, true).reshape(2, 1).reshape([1, 2]).permute(1, 0);
@@ -49,7 +49,8 @@ async function main(): Promise<void> {
   // @ts-expect-error softmax needs a numeric dim
   x.softmax('last');
   // @ts-expect-error unknown dtype
-  sg.zeros([2], { dtype: 'float64' });
+  sg.zeros([2], { dtype: 'complex64' });
+  const f64: DType = sg.zeros([2], { dtype: 'float64' }).dtype;
 
   {
     using t = sg.ones(2);
