@@ -48,6 +48,7 @@ import { distributions } from './distributions/distributions.js';
 import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
+import { tokenizers } from './tokenizers/index.js';
 import { load, loadMetadata, save, saveAsync } from './io/safetensors.js';
 import { data } from './data/dataloader.js';
 import { datasets } from './data/mnist.js';
@@ -245,6 +246,8 @@ export function createApi() {
     special,
     // ready models with PyTorch's parameter names (nanoGPT, Hugging Face BERT)
     models,
+    // Hugging Face tokenizers (tokenizer.json) through @huggingface/tokenizers (API.md: Fine-tuning)
+    tokenizers,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
     optim,
     save,

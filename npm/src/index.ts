@@ -196,6 +196,8 @@ export type { GPTConfig, GPTOutput, GenerateOptions, GPT2Config, BertConfig, Ber
 export type { LlamaConfig, RopeScaling, FromPretrainedOptions, PretrainedFile, PretrainedModel, PretrainedSource, SavePretrainedOptions } from './models/index.js';
 export type { RMSNormOptions } from './nn/rms_norm.js';
 export type { SDPAOptions } from './nn/functional_layers.js';
+export type { BatchEncoding, DecodeOptions, EncodeBatchOptions, EncodeOptions, TokenizerSource, Tokenizers } from './tokenizers/index.js';
+export type { PreTrainedTokenizer } from './tokenizers/index.js';
 export type { Dataset, DataLoaderOptions } from './data/dataloader.js';
 export type { DataSource, RandomSplitOptions } from './data/datasets.js';
 export type { Sampler, RandomSamplerOptions, WeightedRandomSamplerOptions } from './data/samplers.js';

@@ -37,6 +37,7 @@ const MAY_IMPORT = {
   special: ['runtime', 'tensor'],
   distributions: ['runtime', 'tensor', 'autograd', 'nn'],
   models: ['runtime', 'tensor', 'autograd', 'nn', 'io'],
+  tokenizers: ['runtime', 'tensor'],
   'web/webgpu': [],
 };
 
