@@ -4,7 +4,7 @@ tests/js/models_llama.test.mjs (which runs this into a temporary folder when /us
 The oracle is trainer/models.py's LlamaForCausalLM (plain PyTorch, Hugging Face's names and math, validated by
 trainer/tests/test_models.py), extended here where a case needs it: rope_scaling ('linear', 'llama3': HF's
 _compute_linear_scaling_rope_parameters / _compute_llama3_parameters, re-derived below) and Qwen2's bias on
-q/k/v only. For each case the folder holds config.json and model.safetensors (or shards and
+q/k/v only, Mistral's sliding window. For each case the folder holds config.json and model.safetensors (or shards and
 model.safetensors.index.json) written by trainer/safetensors_io.py, and expected.json holds, for fixed input ids,
 the logits, the next-token cross-entropy loss, and the gradients' norms (and first values) after loss.backward().
 bfloat16 cases store bf16 weights; the oracle computes in float32 on those rounded weights (as simdgrad does).
@@ -54,6 +54,7 @@ CASES = {
     "linear_rope": {"rope_scaling": {"type": "linear", "factor": 2.0}, "num_key_value_heads": 4},
     "llama_bf16": {"torch_dtype": "bfloat16"},
     "llama_sharded": {"_shards": 3},
+    "mistral_window": {"model_type": "mistral", "architectures": ["MistralForCausalLM"], "sliding_window": 3},
     "qwen2": {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "rope_theta": 1000000.0, "rms_norm_eps": 1e-6,
               "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 2, "tie_word_embeddings": True},
 }
@@ -102,6 +103,18 @@ class Oracle(models.LlamaForCausalLM):
         return emb.cos(), emb.sin()
 
 
+def window_attention(window):
+    """models.causal_attention with Mistral's sliding window: query i sees keys j with i - window < j <= i."""
+    def attend(q, k, v, scale):
+        t = q.shape[-2]
+        i = torch.arange(t)[:, None]
+        j = torch.arange(t)[None, :]
+        keep = (j <= i) & (j > i - window)
+        scores = ((q @ k.transpose(-1, -2)) * scale).masked_fill(~keep, float("-inf"))
+        return torch.softmax(scores, dim=-1) @ v
+    return attend
+
+
 def tensor_json(x):
     return [float(v) for v in x.detach().float().reshape(-1).tolist()]
 
@@ -148,7 +161,13 @@ def make(name, overrides, out):
         with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
             json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2)
     ids = torch.tensor(IDS)
-    logits = model(ids)
+    plain_attention = models.causal_attention
+    if cfg["model_type"] == "mistral" and cfg.get("sliding_window"):
+        models.causal_attention = window_attention(cfg["sliding_window"])
+    try:
+        logits = model(ids)
+    finally:
+        models.causal_attention = plain_attention
     loss = F.cross_entropy(logits[:, :-1].reshape(-1, cfg["vocab_size"]), ids[:, 1:].reshape(-1))
     loss.backward()
     params = dict(model.named_parameters())

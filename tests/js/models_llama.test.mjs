@@ -1,6 +1,6 @@
 // sg.models.LlamaForCausalLM through sg.models.fromPretrained, against PyTorch: tests/data/gen_llama.py writes
 // tiny random Hugging Face folders (f32, tied embeddings, rope_scaling llama3 and linear, bf16 weights, sharded
-// with model.safetensors.index.json, Qwen2) and what trainer/models.py's plain-PyTorch Llama computes on them
+// with model.safetensors.index.json, Mistral's sliding window, Qwen2) and what trainer/models.py's plain-PyTorch Llama computes on them
 // (logits, the next-token loss, gradient norms and values). The generator runs into a temporary folder when
 // /usr/bin/python3 has torch; without it these tests are skipped (saying so).
 import assert from 'node:assert/strict';
@@ -69,7 +69,7 @@ function check(model, e, name) {
   });
 }
 
-for (const name of ['llama_f32', 'llama_tied', 'llama3_rope', 'linear_rope', 'llama_bf16', 'llama_sharded', 'qwen2']) {
+for (const name of ['llama_f32', 'llama_tied', 'llama3_rope', 'linear_rope', 'llama_bf16', 'llama_sharded', 'mistral_window', 'qwen2']) {
   test(`fromPretrained(folder) → LlamaForCausalLM equals PyTorch: ${name} (logits, loss, gradients)`, { skip }, async () => {
     const model = await sg.models.fromPretrained(join(gen.dir, name));
     try {
