@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
-import { sg } from './helpers.mjs';
+import { assertMemoryFlat, sg } from './helpers.mjs';
 
 const LLAMA = { hidden_size: 16, intermediate_size: 24, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, vocab_size: 32 };
 
@@ -51,6 +51,11 @@ test('savePretrained → fromPretrained: Llama (tied and not), GPT-2, BERT give 
   const cfg = JSON.parse(sg.models.savePretrained(cases[2])['config.json']);
   assert.equal(cfg.model_type, 'gpt2');
   assert.equal(cfg.n_embd, 16);
+  // Fields of real config.json files that do not change the math are accepted (Llama 3.2, SmolLM2, Qwen2.5).
+  const real = { ...JSON.parse(sg.models.savePretrained(cases[0])['config.json']), eos_token_id: [128001, 128009], pretraining_tp: 1,
+    is_llama_config: true, rope_interleaved: false, dtype: 'bfloat16', use_cache: true, transformers_version: '4.56.0' };
+  const fromReal = await sg.models.fromPretrained({ ...sg.models.savePretrained(cases[0]), 'config.json': JSON.stringify(real) });
+  fromReal.dispose();
   for (const m of cases) m.dispose();
   ids.dispose();
 });
@@ -89,6 +94,7 @@ test('fromPretrained: bad input is a clear Error naming the file or key, and lea
   await rejects(withConfig(single, { hidden_sise: 3 }), /config\.json/, /hidden_sise/);
   await rejects(withConfig(single, { num_key_value_heads: 3 }), /config\.json/, /num_key_value_heads/);
   await rejects(withConfig(single, { rope_scaling: { rope_type: 'yarn', factor: 2 } }), /rope_scaling/, /yarn/);
+  await rejects(withConfig(single, { rope_interleaved: true }), /rope_interleaved true is not supported/);
   await rejects(without(single, 'model.safetensors'), /no model\.safetensors or model\.safetensors\.index\.json/);
   await rejects(without(good, 'model-00002-of-00003.safetensors'.replace('00003', String(Object.keys(good).length - 2).padStart(5, '0'))), /lists 'model-00002-of-\d+\.safetensors', which is not in the given files/);
   await rejects(withConfig(single, { intermediate_size: 20 }), /'model\.layers\.0\.mlp\.gate_proj\.weight' in model\.safetensors has shape \[24, 16\], the model \(config\.json\) expects \[20, 16\]/);
@@ -108,4 +114,22 @@ test('fromPretrained: bad input is a clear Error naming the file or key, and lea
   await rejects(join(tmpdir(), 'sg-no-such-folder'), /no config\.json in folder/);
   assert.equal(sg.memory().tensors, before, 'no tensor left behind by the failed loads');
   m.dispose();
+});
+
+test('LlamaForCausalLM: a training step (forward, loss, backward, AdamW) leaves the tensor count flat; GQA and sliding window too', () => {
+  for (const config of [LLAMA, { ...LLAMA, model_type: 'mistral', sliding_window: 2 }]) {
+    const m = new sg.models.LlamaForCausalLM(config);
+    const opt = new sg.optim.AdamW(m.parameters(), { lr: 1e-3 });
+    const ids = sg.tensor([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], { dtype: 'int32' });
+    const step = () => sg.tidy(() => {
+      opt.zeroGrad();
+      const logits = m.forward(ids.narrow(1, 0, 4));
+      const loss = sg.F.crossEntropy(logits.reshape([-1, 32]), ids.narrow(1, 1, 4).reshape([-1]));
+      loss.backward();
+      opt.step();
+    });
+    assertMemoryFlat(step, { warmup: 2, steps: 10 });
+    ids.dispose();
+    m.dispose();
+  }
 });

@@ -115,7 +115,8 @@ const IGNORED = new Set([
   'architectures', '_name_or_path', 'transformers_version', 'torch_dtype', 'use_cache', 'bos_token_id', 'eos_token_id',
   'pad_token_id', 'tokenizer_class', 'id2label', 'label2id', 'pretraining_tp', 'max_window_layers', 'use_mrope',
   'return_dict', 'output_attentions', 'output_hidden_states', 'torchscript', 'is_decoder', 'is_encoder_decoder',
-  'gradient_checkpointing', 'prefix', 'task_specific_params', 'problem_type', 'layer_types',
+  'gradient_checkpointing', 'prefix', 'task_specific_params', 'problem_type', 'layer_types', 'dtype', 'is_llama_config',
+  '_attn_implementation_autoset',
 ]);
 
 const ROPE_KEYS = new Set(['type', 'rope_type', 'factor', 'low_freq_factor', 'high_freq_factor', 'original_max_position_embeddings']);
@@ -124,7 +125,10 @@ const ROPE_KEYS = new Set(['type', 'rope_type', 'factor', 'low_freq_factor', 'hi
 export function llamaConfig(fn: string, config: unknown): LlamaConfig {
   let given = config;
   if (config !== null && typeof config === 'object' && !Array.isArray(config)) {
-    given = Object.fromEntries(Object.entries(config).filter(([k]) => !IGNORED.has(k)));
+    // rope_interleaved (SmolLM's configs): false is HF's rotate_half layout, the only one here.
+    const interleaved = (config as { rope_interleaved?: unknown }).rope_interleaved;
+    if (interleaved !== undefined && interleaved !== false) throw new Error(`${fn}: rope_interleaved ${describe(interleaved)} is not supported (only HF's rotate_half layout, false)`);
+    given = Object.fromEntries(Object.entries(config).filter(([k]) => !IGNORED.has(k) && k !== 'rope_interleaved'));
   }
   const c = modelConfig<LlamaConfig>(fn, given, LLAMA_SPEC, LLAMA_DEFAULTS);
   const kv = c.num_key_value_heads ?? c.num_attention_heads;
