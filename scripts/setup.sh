@@ -35,6 +35,9 @@ apt_install --no-install-recommends -- libvulkan1
 # (tests/data/gen_*.py, run by hand).
 apt_install --no-install-recommends -- python3-torch
 
+# The ONNX checker for tests/js/onnx_export.test.mjs (Debian's python3-onnx 1.12: IR version 8, opset 17).
+apt_install --no-install-recommends -- python3-onnx
+
 # Node 20+ and npm are expected on the machine already (Debian 12's own nodejs is 18).
 command -v node >/dev/null && command -v npm >/dev/null || { echo "setup: node >= 20 and npm required" >&2; exit 1; }
 node_major=$(node -p 'process.versions.node.split(".")[0]')

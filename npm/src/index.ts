@@ -192,6 +192,7 @@ export type {
   SigmoidFocalLossOptions,
 } from './nn/loss_functions.js';
 export type { SaveOptions, LoadOptions, BytesLike } from './io/safetensors.js';
+export type { OnnxExportOptions } from './io/onnx.js';
 export type { GPTConfig, GPTOutput, GenerateOptions, GPT2Config, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
 export type { LlamaConfig, RopeScaling, FromPretrainedOptions, PretrainedFile, PretrainedModel, PretrainedSource, SavePretrainedOptions } from './models/index.js';
 export type { RMSNormOptions } from './nn/rms_norm.js';

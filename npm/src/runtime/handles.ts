@@ -53,6 +53,28 @@ function notify(event: BoundaryEvent, id: TensorHandle): void {
   if (observer !== null) observer(event, id);
 }
 
+// ---- the op recorder (sg.onnx.export's trace) ----
+
+/** Hears every op call (after it ran, with all its result ids), and the ids released or shared. */
+export interface OpRecorder {
+  op(name: string, inputs: ArrayLike<number>, attrs: Attrs | null | undefined, outputs: readonly TensorHandle[]): void;
+  release(id: TensorHandle): void;
+  share(from: TensorHandle, to: TensorHandle): void;
+}
+
+let recorder: OpRecorder | null = null;
+
+/** Installs r (or none) as the op recorder and returns the previous one. */
+export function setOpRecorder(r: OpRecorder | null): OpRecorder | null {
+  const prev = recorder;
+  recorder = r;
+  return prev;
+}
+
+function record(op: Op, inputs: ArrayLike<number>, attrs: Attrs | null | undefined, outputs: readonly TensorHandle[]): void {
+  recorder!.op(typeof op === 'string' ? op : op.name, Array.from(inputs), attrs, outputs);
+}
+
 // ---- op calls ----
 
 let namesGeneration = -1;
@@ -168,6 +190,7 @@ export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null):
   const v = ids(n);
   const out: TensorHandle[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = v[i]!;
+  if (recorder !== null) record(op, inputs, attrs, out);
   return out;
 }
 
@@ -179,8 +202,17 @@ export function callOp1(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null)
   const n = invoke(op, inputs, attrs);
   const v = ids(2 * n);
   const id = n > 0 ? v[0]! : 0;
-  lastDType = DTYPES[v[n]!];
-  for (let i = 1; i < n; i++) if (v[i]) releaseHandle(v[i]!);
+  if (recorder !== null) {
+    // the recorder may call into wasm (reusing the scratch area and lastDType): copy first
+    const outs = Array.from(v.subarray(0, n));
+    const dtype = DTYPES[v[n]!];
+    record(op, inputs, attrs, outs);
+    lastDType = dtype;
+    for (let i = 1; i < n; i++) if (outs[i]) releaseHandle(outs[i]!);
+  } else {
+    lastDType = DTYPES[v[n]!];
+    for (let i = 1; i < n; i++) if (v[i]) releaseHandle(v[i]!);
+  }
   if (id === 0) throw new Error(`${typeof op === 'string' ? op : op.name}: the op returned no tensor`);
   return id;
 }
@@ -258,11 +290,14 @@ export function scalarHandle(value: number | boolean, dtype: DType): TensorHandl
 /** Drops the handle's reference to its tensor; the id is dead afterwards. */
 export function releaseHandle(id: TensorHandle): void {
   ok(raw().release(id));
+  if (recorder !== null) recorder.release(id);
 }
 
 /** A second id on the same tensor. */
 export function shareHandle(id: TensorHandle): TensorHandle {
-  return ok(raw().share(id));
+  const to = ok(raw().share(id));
+  if (recorder !== null) recorder.share(id, to);
+  return to;
 }
 
 /** Whether two ids hold the same tensor. */

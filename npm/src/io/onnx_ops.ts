@@ -1,0 +1,423 @@
+// The one table of sg.onnx.export: each op of the registry (as runtime/handles.ts's recorder hears
+// it: name, attrs, operands, results with shapes and dtypes) → its standard ONNX nodes (opset 17).
+// An op that is not here has no ONNX form, and exporting it is an Error naming it.
+import type { Attrs, AttrValue, DType } from '../runtime/embind.js';
+
+/** A value of the traced graph: its name in the ONNX graph, shape and dtype. */
+export interface ValueRef {
+  name: string;
+  shape: number[];
+  dtype: DType;
+}
+
+/** One op call as the recorder heard it (null: an absent optional operand). */
+export interface RecordedOp {
+  op: string;
+  inputs: (ValueRef | null)[];
+  attrs: Attrs;
+  outputs: ValueRef[];
+}
+
+/** What a rule writes with (onnx.ts's Graph). */
+export interface Emitter {
+  node(opType: string, inputs: string[], attrs?: Record<string, number | number[] | string | Float32Array>, nOut?: number): string[];
+  /** A 1-d int64 initializer. */
+  ints(values: number[]): string;
+  /** A 0-d initializer of dtype. */
+  scalar(value: number, dtype: DType): string;
+  tensor(name: string, dtype: DType, dims: number[], bytes: Uint8Array): void;
+  fresh(prefix: string): string;
+}
+
+/** ONNX TensorProto.DataType codes. */
+export const ONNX_DTYPE: Record<DType, number> = {
+  float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, bfloat16: 16,
+};
+
+const FN = 'onnx.export';
+const INT64_MAX = Number.MAX_SAFE_INTEGER;
+const flt = (v: number): Float32Array => Float32Array.of(v);
+
+type Rule = (g: Emitter, r: RecordedOp, other: RecordedOp | undefined) => string[];
+
+const norm = (d: number, rank: number): number => (d < 0 ? d + rank : d);
+
+function input(r: RecordedOp, i: number): ValueRef {
+  const v = r.inputs[i];
+  if (v === null || v === undefined) throw new Error(`${FN}: op '${r.op}' is missing operand ${i}`);
+  return v;
+}
+
+const one = (g: Emitter, opType: string, ins: string[], attrs?: Record<string, number | number[] | string | Float32Array>): string => g.node(opType, ins, attrs)[0]!;
+
+function cast(g: Emitter, v: ValueRef, dtype: DType): string {
+  return v.dtype === dtype ? v.name : one(g, 'Cast', [v.name], { to: ONNX_DTYPE[dtype] });
+}
+
+/** A size attribute (number, [n], [a, b], null) as nd numbers. */
+function tuple(v: AttrValue, nd: number, fallback: number | number[]): number[] {
+  const a = v === null || v === undefined ? fallback : v;
+  if (typeof a === 'number') return new Array<number>(nd).fill(a);
+  if (Array.isArray(a)) return a.length === 1 ? new Array<number>(nd).fill(a[0]!) : a.slice();
+  throw new Error(`${FN}: unexpected size attribute ${String(a)}`);
+}
+
+/** A constant of `dims` filled with value (LayerNorm/BatchNorm without weight or bias). */
+function filled(g: Emitter, value: number, dtype: DType, dims: number[]): string {
+  return one(g, 'Expand', [g.scalar(value, dtype), g.ints(dims)]);
+}
+
+const dimList = (v: AttrValue, rank: number): number[] | null =>
+  v === null || v === undefined ? null : (typeof v === 'number' ? [v] : (v as number[])).map((d) => norm(d, rank));
+
+// ---- activations ----
+
+function gelu(g: Emitter, x: string, dtype: DType, approximate: AttrValue): string {
+  const half = g.scalar(0.5, dtype);
+  const onev = g.scalar(1, dtype);
+  if (approximate === 'tanh') {
+    const x3 = one(g, 'Mul', [x, one(g, 'Mul', [x, x])]);
+    const inner = one(g, 'Mul', [one(g, 'Add', [x, one(g, 'Mul', [x3, g.scalar(0.044715, dtype)])]), g.scalar(Math.sqrt(2 / Math.PI), dtype)]);
+    return one(g, 'Mul', [one(g, 'Mul', [x, one(g, 'Add', [one(g, 'Tanh', [inner]), onev])]), half]);
+  }
+  const erf = one(g, 'Erf', [one(g, 'Mul', [x, g.scalar(Math.SQRT1_2, dtype)])]);
+  return one(g, 'Mul', [one(g, 'Mul', [x, one(g, 'Add', [erf, onev])]), half]);
+}
+
+function activation(g: Emitter, name: AttrValue, x: string, dtype: DType, op: string): string {
+  switch (name) {
+    case undefined: case null: case '': case 'none': return x;
+    case 'relu': return one(g, 'Relu', [x]);
+    case 'gelu': return gelu(g, x, dtype, 'none');
+    case 'gelu_tanh': return gelu(g, x, dtype, 'tanh');
+    case 'tanh': return one(g, 'Tanh', [x]);
+    case 'sigmoid': return one(g, 'Sigmoid', [x]);
+    case 'silu': return one(g, 'Mul', [x, one(g, 'Sigmoid', [x])]);
+    default: throw new Error(`${FN}: op '${op}' with activation '${String(name)}' has no ONNX form`);
+  }
+}
+
+const unary = (opType: string): Rule => (g, r) => [one(g, opType, [input(r, 0).name])];
+
+/** Elementwise op of two operands, each cast to the result's dtype (simdgrad promotes, ONNX does not). */
+const binary = (opType: string): Rule => (g, r) => {
+  const out = r.outputs[0]!.dtype;
+  let b = cast(g, input(r, 1), out);
+  const alpha = r.attrs.alpha;
+  if (typeof alpha === 'number' && alpha !== 1) b = one(g, 'Mul', [b, g.scalar(alpha, out)]);
+  return [one(g, opType, [cast(g, input(r, 0), out), b])];
+};
+
+/** Comparison: operands cast to a common dtype (the floating one, else the first's). */
+const compare = (opType: string, negate = false): Rule => (g, r) => {
+  const a = input(r, 0);
+  const b = input(r, 1);
+  const floating = (d: DType) => d.startsWith('float') || d === 'bfloat16';
+  const common = floating(a.dtype) ? a.dtype : floating(b.dtype) ? b.dtype : a.dtype;
+  const c = one(g, opType, [cast(g, a, common), cast(g, b, common)]);
+  return [negate ? one(g, 'Not', [c]) : c];
+};
+
+const identity: Rule = (_g, r) => [input(r, 0).name];
+
+// ---- layers ----
+
+const linear: Rule = (g, r) => {
+  const x = input(r, 0);
+  const w = input(r, 1);
+  const b = r.inputs[2] ?? null;
+  let y: string;
+  if (x.shape.length === 2) {
+    y = one(g, 'Gemm', b === null ? [x.name, w.name] : [x.name, w.name, b.name], { transB: 1 });
+  } else {
+    y = one(g, 'MatMul', [x.name, one(g, 'Transpose', [w.name], { perm: [1, 0] })]);
+    if (b !== null) y = one(g, 'Add', [y, b.name]);
+  }
+  return [activation(g, r.attrs.activation, y, r.outputs[0]!.dtype, r.op)];
+};
+
+function convNode(g: Emitter, r: RecordedOp, attrs: Attrs): string {
+  const x = input(r, 0);
+  const w = input(r, 1);
+  const b = r.inputs[2] ?? null;
+  const nd = w.shape.length - 2;
+  const kernel = w.shape.slice(2);
+  const dilations = tuple(attrs.dilation, nd, 1);
+  let pads: number[];
+  if (attrs.padding === 'valid') {
+    pads = new Array<number>(2 * nd).fill(0);
+  } else if (attrs.padding === 'same') {
+    const total = kernel.map((k, i) => dilations[i]! * (k - 1));
+    pads = [...total.map((t) => Math.floor(t / 2)), ...total.map((t) => t - Math.floor(t / 2))];
+  } else {
+    const p = tuple(attrs.padding, nd, 0);
+    pads = [...p, ...p];
+  }
+  return one(g, 'Conv', b === null ? [x.name, w.name] : [x.name, w.name, b.name], {
+    kernel_shape: kernel,
+    strides: tuple(attrs.stride, nd, 1),
+    pads,
+    dilations,
+    group: typeof attrs.groups === 'number' ? attrs.groups : 1,
+  });
+}
+
+const conv: Rule = (g, r) => [activation(g, r.attrs.activation, convNode(g, r, r.attrs), r.outputs[0]!.dtype, r.op)];
+
+function maxPoolNode(g: Emitter, x: string, nd: number, kernel: AttrValue, stride: AttrValue, padding: AttrValue, dilation: AttrValue, ceil: AttrValue): string {
+  const k = tuple(kernel, nd, 1);
+  const p = tuple(padding, nd, 0);
+  return one(g, 'MaxPool', [x], {
+    kernel_shape: k,
+    strides: tuple(stride, nd, k),
+    pads: [...p, ...p],
+    dilations: tuple(dilation, nd, 1),
+    ceil_mode: ceil === true ? 1 : 0,
+  });
+}
+
+const maxPool = (nd: number): Rule => (g, r) => {
+  if (r.outputs.length > 1) throw new Error(`${FN}: op '${r.op}' with returnIndices has no ONNX form here`);
+  const a = r.attrs;
+  return [maxPoolNode(g, input(r, 0).name, nd, a.kernelSize, a.stride, a.padding, a.dilation, a.ceilMode)];
+};
+
+const avgPool = (nd: number): Rule => (g, r) => {
+  const a = r.attrs;
+  const k = tuple(a.kernelSize, nd, 1);
+  const p = tuple(a.padding, nd, 0);
+  return [one(g, 'AveragePool', [input(r, 0).name], {
+    kernel_shape: k,
+    strides: tuple(a.stride, nd, k),
+    pads: [...p, ...p],
+    ceil_mode: a.ceilMode === true ? 1 : 0,
+    count_include_pad: a.countIncludePad === false ? 0 : 1,
+  })];
+};
+
+const conv2dReluMaxPool2d: Rule = (g, r) => {
+  const a = r.attrs;
+  const c = one(g, 'Relu', [convNode(g, r, a)]);
+  return [maxPoolNode(g, c, 2, a.poolKernelSize, a.poolStride, a.poolPadding, a.poolDilation, a.poolCeilMode)];
+};
+
+const batchNorm: Rule = (g, r) => {
+  const x = input(r, 0);
+  const [mean, variance, weight, bias] = r.inputs.slice(1);
+  if (r.attrs.training === true || !mean || !variance) {
+    throw new Error(`${FN}: op 'batchNorm' with batch statistics (training mode, or no running stats) has no ONNX inference form: export in eval mode ({ training: false })`);
+  }
+  const c = [x.shape[1] ?? 1];
+  return [one(g, 'BatchNormalization', [
+    x.name,
+    weight?.name ?? filled(g, 1, x.dtype, c),
+    bias?.name ?? filled(g, 0, x.dtype, c),
+    mean.name,
+    variance.name,
+  ], { epsilon: flt(typeof r.attrs.eps === 'number' ? r.attrs.eps : 1e-5) })];
+};
+
+const layerNorm: Rule = (g, r) => {
+  const x = input(r, 0);
+  const shape = tuple(r.attrs.normalizedShape, 1, x.shape.slice(-1));
+  const weight = r.inputs[1] ?? null;
+  const bias = r.inputs[2] ?? null;
+  const ins = [x.name, weight?.name ?? filled(g, 1, x.dtype, shape)];
+  if (bias !== null) ins.push(bias.name);
+  return [one(g, 'LayerNormalization', ins, { axis: -shape.length, epsilon: flt(typeof r.attrs.eps === 'number' ? r.attrs.eps : 1e-5) })];
+};
+
+const embedding: Rule = (g, r) => {
+  const a = input(r, 0);
+  const b = input(r, 1);
+  const integral = (v: ValueRef) => v.dtype.startsWith('int') || v.dtype === 'uint8';
+  const [w, idx] = integral(a) && !integral(b) ? [b, a] : [a, b];
+  return [one(g, 'Gather', [w.name, idx.name], { axis: 0 })];
+};
+
+// ---- reductions ----
+
+const reduce = (opType: string, axesInput: boolean): Rule => (g, r) => {
+  const x = input(r, 0);
+  const dims = dimList(r.attrs.dim, x.shape.length);
+  const keepdims = r.attrs.keepdim === true ? 1 : 0;
+  const attrs: Record<string, number | number[]> = { keepdims };
+  const ins = [x.name];
+  if (dims !== null && dims.length > 0) {
+    if (axesInput) ins.push(g.ints(dims));
+    else attrs.axes = dims;
+  }
+  const y = one(g, opType, ins, attrs);
+  const outs = [r.outputs[0]!.dtype === x.dtype ? y : one(g, 'Cast', [y], { to: ONNX_DTYPE[r.outputs[0]!.dtype] })];
+  if (r.outputs.length > 1) {
+    // (values, indices): the indices by ArgMax / ArgMin over the one dim
+    if (dims === null || dims.length !== 1) throw new Error(`${FN}: op '${r.op}' with indices over several dims has no ONNX form`);
+    const arg = one(g, opType === 'ReduceMax' ? 'ArgMax' : 'ArgMin', [x.name], { axis: dims[0]!, keepdims, select_last_index: 0 });
+    outs.push(r.outputs[1]!.dtype === 'int64' ? arg : one(g, 'Cast', [arg], { to: ONNX_DTYPE[r.outputs[1]!.dtype] }));
+  }
+  return outs;
+};
+
+// ---- shapes ----
+
+/** Reshape to the traced result's shape; dims that the dynamic axes change become 0 (copy) or -1. */
+const reshape: Rule = (g, r, other) => {
+  const x = input(r, 0);
+  const target = r.outputs[0]!.shape.slice();
+  if (other !== undefined) {
+    const inB = other.inputs[0]!.shape;
+    const outB = other.outputs[0]!.shape;
+    const moved: number[] = [];
+    target.forEach((d, i) => {
+      if (outB[i] === d) return;
+      if (i < x.shape.length && x.shape[i] === d && inB[i] === outB[i]) target[i] = 0;
+      else moved.push(i);
+    });
+    if (moved.length > 1 || (moved.length === 1 && target.includes(-1))) {
+      throw new Error(`${FN}: op '${r.op}' to shape [${r.outputs[0]!.shape}] mixes several dynamic dims (no one -1 can stand for them)`);
+    }
+    if (moved.length === 1) target[moved[0]!] = -1;
+  }
+  return [one(g, 'Reshape', [x.name, g.ints(target)])];
+};
+
+const transpose: Rule = (g, r) => {
+  const x = input(r, 0);
+  const rank = x.shape.length;
+  const perm = Array.from({ length: rank }, (_, i) => i);
+  const d0 = norm(r.attrs.dim0 as number, rank);
+  const d1 = norm(r.attrs.dim1 as number, rank);
+  [perm[d0], perm[d1]] = [perm[d1]!, perm[d0]!];
+  return [one(g, 'Transpose', [x.name], { perm })];
+};
+
+const permute: Rule = (g, r) => {
+  const x = input(r, 0);
+  return [one(g, 'Transpose', [x.name], { perm: (r.attrs.dims as number[]).map((d) => norm(d, x.shape.length)) })];
+};
+
+const unsqueeze: Rule = (g, r) => {
+  const x = input(r, 0);
+  return [one(g, 'Unsqueeze', [x.name, g.ints([norm(r.attrs.dim as number, x.shape.length + 1)])])];
+};
+
+const squeeze: Rule = (g, r) => {
+  const x = input(r, 0);
+  const dims = (dimList(r.attrs.dim, x.shape.length) ?? x.shape.map((_, i) => i)).filter((d) => x.shape[d] === 1);
+  return dims.length === 0 ? [x.name] : [one(g, 'Squeeze', [x.name, g.ints(dims)])];
+};
+
+const concat: Rule = (g, r) => {
+  const out = r.outputs[0]!;
+  const ins = r.inputs.filter((v): v is ValueRef => v !== null);
+  return [one(g, 'Concat', ins.map((v) => cast(g, v, out.dtype)), { axis: norm(r.attrs.dim as number ?? 0, out.shape.length) })];
+};
+
+const stack: Rule = (g, r) => {
+  const out = r.outputs[0]!;
+  const axis = norm((r.attrs.dim as number) ?? 0, out.shape.length);
+  const ins = r.inputs.filter((v): v is ValueRef => v !== null).map((v) => one(g, 'Unsqueeze', [cast(g, v, out.dtype), g.ints([axis])]));
+  return [one(g, 'Concat', ins, { axis })];
+};
+
+function slice(g: Emitter, x: ValueRef, dim: number, start: number, end: number, step: number): string {
+  const d = norm(dim, x.shape.length);
+  return one(g, 'Slice', [x.name, g.ints([start]), g.ints([end]), g.ints([d]), g.ints([step])]);
+}
+
+const narrow: Rule = (g, r) => {
+  const x = input(r, 0);
+  const dim = norm(r.attrs.dim as number, x.shape.length);
+  const start = norm(r.attrs.start as number, x.shape[dim]!);
+  return [slice(g, x, dim, start, start + (r.attrs.length as number), 1)];
+};
+
+const sliceRule: Rule = (g, r) => {
+  const x = input(r, 0);
+  const a = r.attrs;
+  const start = typeof a.start === 'number' ? a.start : 0;
+  const end = typeof a.end === 'number' ? a.end : INT64_MAX;
+  return [slice(g, x, a.dim as number ?? 0, start, end, typeof a.step === 'number' ? a.step : 1)];
+};
+
+/** split / chunk / splitWithSizes / unbind: the sizes are the traced results' along the dim. */
+const split = (squeezeOut: boolean): Rule => (g, r, other) => {
+  const x = input(r, 0);
+  const dim = norm((r.attrs.dim as number) ?? 0, x.shape.length);
+  const sizes = r.outputs.map((o) => (squeezeOut ? 1 : o.shape[dim]!));
+  if (other !== undefined && other.outputs.some((o, i) => !squeezeOut && o.shape[dim] !== sizes[i])) {
+    throw new Error(`${FN}: op '${r.op}' along a dynamic axis has no ONNX form here`);
+  }
+  const outs = g.node('Split', [x.name, g.ints(sizes)], { axis: dim }, sizes.length);
+  return squeezeOut ? outs.map((o) => one(g, 'Squeeze', [o, g.ints([dim])])) : outs;
+};
+
+const expand: Rule = (g, r) => [one(g, 'Expand', [input(r, 0).name, g.ints(r.outputs[0]!.shape)])];
+
+const castRule: Rule = (g, r) => [cast(g, input(r, 0), r.outputs[0]!.dtype)];
+
+const dropout: Rule = (g, r) => {
+  if (r.attrs.training === true && r.attrs.p !== 0) {
+    throw new Error(`${FN}: op '${r.op}' in training mode (p = ${String(r.attrs.p)}) has no ONNX inference form: export in eval mode ({ training: false })`);
+  }
+  return identity(g, r, undefined);
+};
+
+const softmax = (opType: string): Rule => (g, r) => {
+  const x = input(r, 0);
+  return [one(g, opType, [x.name], { axis: norm((r.attrs.dim as number) ?? -1, x.shape.length) })];
+};
+
+/** The table: registry op name → its ONNX nodes. */
+const RULES: Record<string, Rule> = {
+  // elementwise
+  add: binary('Add'), sub: binary('Sub'), mul: binary('Mul'), div: binary('Div'), pow: binary('Pow'),
+  maximum: binary('Max'), minimum: binary('Min'),
+  eq: compare('Equal'), ne: compare('Equal', true), lt: compare('Less'), le: compare('LessOrEqual'),
+  gt: compare('Greater'), ge: compare('GreaterOrEqual'),
+  where: (g, r) => {
+    const out = r.outputs[0]!.dtype;
+    return [one(g, 'Where', [cast(g, input(r, 0), 'bool'), cast(g, input(r, 1), out), cast(g, input(r, 2), out)])];
+  },
+  neg: unary('Neg'), exp: unary('Exp'), log: unary('Log'), sqrt: unary('Sqrt'), abs: unary('Abs'),
+  erf: unary('Erf'), sin: unary('Sin'), cos: unary('Cos'), reciprocal: unary('Reciprocal'), floor: unary('Floor'),
+  ceil: unary('Ceil'), sign: unary('Sign'),
+  rsqrt: (g, r) => [one(g, 'Reciprocal', [one(g, 'Sqrt', [input(r, 0).name])])],
+  relu: unary('Relu'), sigmoid: unary('Sigmoid'), tanh: unary('Tanh'),
+  silu: (g, r) => [activation(g, 'silu', input(r, 0).name, r.outputs[0]!.dtype, r.op)],
+  gelu: (g, r) => [gelu(g, input(r, 0).name, r.outputs[0]!.dtype, r.attrs.approximate)],
+  softmax: softmax('Softmax'), logSoftmax: softmax('LogSoftmax'),
+  matmul: (g, r) => [one(g, 'MatMul', [input(r, 0).name, input(r, 1).name])],
+  mm: (g, r) => [one(g, 'MatMul', [input(r, 0).name, input(r, 1).name])],
+  bmm: (g, r) => [one(g, 'MatMul', [input(r, 0).name, input(r, 1).name])],
+  // layers
+  linear, conv1d: conv, conv2d: conv, conv3d: conv, conv2dReluMaxPool2d,
+  maxPool1d: maxPool(1), maxPool2d: maxPool(2), avgPool1d: avgPool(1), avgPool2d: avgPool(2),
+  batchNorm, layerNorm, embedding, dropout,
+  // reductions
+  sum: reduce('ReduceSum', true), mean: reduce('ReduceMean', false), max: reduce('ReduceMax', false),
+  min: reduce('ReduceMin', false), amax: reduce('ReduceMax', false), amin: reduce('ReduceMin', false),
+  prod: reduce('ReduceProd', false),
+  // shapes and copies
+  reshape, view: reshape, flatten: reshape, unflatten: reshape,
+  transpose, permute, unsqueeze, squeeze, cat: concat, stack, narrow, slice: sliceRule,
+  split: split(false), chunk: split(false), splitWithSizes: split(false), unbind: split(true),
+  expand, contiguous: identity, clone: identity, detach: identity, alias: identity,
+  cast: castRule, to: castRule,
+};
+
+/** The ONNX nodes of one recorded op; returns the names of its results. */
+export function emitNode(g: Emitter, r: RecordedOp, other: RecordedOp | undefined): string[] {
+  const rule = RULES[r.op];
+  if (rule === undefined) throw new Error(`${FN}: op '${r.op}' has no ONNX form`);
+  if (other !== undefined && !SHAPE_FROM_TRACE.has(r.op) && JSON.stringify(other.attrs) !== JSON.stringify(r.attrs)) {
+    throw new Error(`${FN}: op '${r.op}' has attributes that depend on a dynamic axis (${JSON.stringify(r.attrs)} vs ${JSON.stringify(other.attrs)})`);
+  }
+  if (other !== undefined && r.op === 'expand' && other.outputs[0]!.shape.join() !== r.outputs[0]!.shape.join()) {
+    throw new Error(`${FN}: op '${r.op}' to a shape that depends on a dynamic axis has no ONNX form here`);
+  }
+  return rule(g, r, other);
+}
+
+/** Ops whose ONNX form is written from the traced shapes, with the dynamic dims found by comparing the two traces. */
+const SHAPE_FROM_TRACE = new Set(['reshape', 'view', 'flatten', 'unflatten']);

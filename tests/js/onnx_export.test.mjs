@@ -1,0 +1,222 @@
+// sg.onnx.export: every exported model runs under onnxruntime-node with simdgrad's outputs (1e-5
+// relative; attention 1e-4) at the export batch size and at another one through dynamicAxes, and
+// passes Debian's python3-onnx checker (full_check) via tests/onnx/check_models.py; bad input.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sg } from './helpers.mjs';
+
+const require = createRequire(new URL('../../npm/package.json', import.meta.url));
+const ort = require('onnxruntime-node');
+const { onnx } = require('onnx-proto');
+const nn = sg.nn;
+const F = sg.nn.functional;
+
+const dir = mkdtempSync(join(tmpdir(), 'sg-onnx-'));
+const written = [];
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const ORT_TYPE = { float32: 'float32', int32: 'int32', int64: 'int64', float16: 'float16', bool: 'bool' };
+
+/** |a − b| ≤ tol·(1 + |b|) elementwise. */
+function assertClose(actual, expected, tol, what) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let i = 0; i < expected.length; i++) {
+    const a = Number(actual[i]);
+    const e = Number(expected[i]);
+    assert.ok(Math.abs(a - e) <= tol * (1 + Math.abs(e)), `${what}[${i}]: onnxruntime ${a} vs simdgrad ${e}`);
+  }
+}
+
+const outputsOf = (r) => (r instanceof sg.Tensor ? [r] : Array.isArray(r) ? r : Object.values(r).filter((v) => v != null));
+
+/**
+ * Exports fn on args (written to the temp dir as name.onnx for the checker), then runs the model
+ * under onnxruntime on each argument list of `runs` and compares with fn's own outputs.
+ */
+async function roundTrip(name, modelOrFn, args, options, runs, tol = 1e-5) {
+  const bytes = sg.onnx.export(modelOrFn, args, options);
+  assert.ok(bytes instanceof Uint8Array && bytes.length > 0);
+  writeFileSync(join(dir, `${name}.onnx`), bytes);
+  written.push(name);
+  const session = await ort.InferenceSession.create(bytes);
+  const fn = typeof modelOrFn === 'function' ? modelOrFn : (...a) => modelOrFn.forward(...a);
+  for (const inputs of runs) {
+    const feeds = {};
+    session.inputNames.forEach((n, i) => {
+      const t = inputs[i];
+      feeds[n] = new ort.Tensor(ORT_TYPE[t.dtype], t.dataSync(), t.shape);
+    });
+    const result = await session.run(feeds);
+    const expected = outputsOf(fn(...inputs));
+    session.outputNames.forEach((n, i) => {
+      assert.deepEqual(Array.from(result[n].dims, Number), expected[i].shape, `${name}: ${n} shape at ${inputs[0].shape}`);
+      assertClose(result[n].data, expected[i].dataSync(), tol, `${name}: ${n} at input shape [${inputs[0].shape}]`);
+    });
+  }
+  return bytes;
+}
+
+const batch = (name) => ({ [name]: { 0: 'batch' } });
+
+test('MLP (Linear + ReLU + Linear + Softmax): dynamic batch, Gemm, the module stays in training mode', async () => {
+  sg.manualSeed(1);
+  const mlp = new nn.Sequential(new nn.Linear(6, 16), new nn.ReLU(), new nn.Linear(16, 4), new nn.Softmax(-1));
+  assert.equal(mlp.training, true);
+  const bytes = sg.onnx.export(mlp, [sg.randn([3, 6])], { inputNames: ['x'], outputNames: ['probs'], dynamicAxes: { ...batch('x'), ...batch('probs') } });
+  assert.equal(mlp.training, true, 'export restores the mode');
+  mlp.eval();
+  await roundTrip('mlp', mlp, [sg.randn([3, 6])], { inputNames: ['x'], outputNames: ['probs'], dynamicAxes: { ...batch('x'), ...batch('probs') } },
+    [[sg.randn([3, 6])], [sg.randn([8, 6])]]);
+  const model = onnx.ModelProto.decode(bytes);
+  assert.equal(Number(model.irVersion), 8);
+  assert.equal(Number(model.opsetImport[0].version), 17);
+  assert.deepEqual(model.graph.input[0].type.tensorType.shape.dim.map((d) => d.dimParam || Number(d.dimValue)), ['batch', 6]);
+  assert.deepEqual(model.graph.output[0].type.tensorType.shape.dim.map((d) => d.dimParam || Number(d.dimValue)), ['batch', 4]);
+  assert.deepEqual(model.graph.initializer.map((t) => t.name).sort(), ['0.bias', '0.weight', '2.bias', '2.weight']);
+  assert.ok(model.graph.node.some((n) => n.opType === 'Gemm'));
+});
+
+test('digits CNN (Conv2d / ReLU / MaxPool2d / Flatten / Linear) at batch 2 and 5', async () => {
+  sg.manualSeed(2);
+  const cnn = new nn.Sequential(
+    new nn.Conv2d(1, 8, 5), new nn.ReLU(), new nn.MaxPool2d(2),
+    new nn.Conv2d(8, 16, 5), new nn.ReLU(), new nn.MaxPool2d(2),
+    new nn.Flatten(), new nn.Linear(16 * 4 * 4, 10),
+  ).eval();
+  await roundTrip('digits_cnn', cnn, [sg.randn([2, 1, 28, 28])], { inputNames: ['image'], outputNames: ['logits'], dynamicAxes: { ...batch('image'), ...batch('logits') } },
+    [[sg.randn([2, 1, 28, 28])], [sg.randn([5, 1, 28, 28])]]);
+});
+
+test('Conv1d, padded and strided convolutions and pools, AvgPool2d, GELU / Tanh / Sigmoid / SiLU layers', async () => {
+  sg.manualSeed(3);
+  const c2 = new nn.Sequential(
+    new nn.Conv2d(3, 4, 3, { padding: 1, stride: 2 }), new nn.GELU(), new nn.AvgPool2d(2, { stride: 1, padding: 1 }),
+    new nn.Conv2d(4, 4, 3, { padding: 'same', groups: 2 }), new nn.Tanh(), new nn.MaxPool2d(3, { stride: 2, padding: 1 }), new nn.Sigmoid(),
+  ).eval();
+  await roundTrip('conv2d_pools', c2, [sg.randn([2, 3, 9, 9])], { dynamicAxes: { input_0: [0] } }, [[sg.randn([2, 3, 9, 9])], [sg.randn([4, 3, 9, 9])]]);
+  const c1 = new nn.Sequential(new nn.Conv1d(2, 5, 3, { padding: 1 }), new nn.SiLU(), new nn.MaxPool1d(2), new nn.Flatten(), new nn.Linear(20, 3)).eval();
+  await roundTrip('conv1d', c1, [sg.randn([2, 2, 8])], { dynamicAxes: { input_0: [0] } }, [[sg.randn([2, 2, 8])], [sg.randn([3, 2, 8])]]);
+});
+
+test('BatchNorm (eval: running statistics), LayerNorm and Embedding layers', async () => {
+  sg.manualSeed(4);
+  const bn = new nn.Sequential(new nn.Conv2d(2, 3, 3), new nn.BatchNorm2d(3), new nn.ReLU(), new nn.Flatten(), new nn.BatchNorm1d(3 * 4 * 4));
+  for (let i = 0; i < 3; i++) bn.forward(sg.randn([4, 2, 6, 6]).mul(2).add(1)); // running statistics away from 0 / 1
+  bn.eval();
+  await roundTrip('batchnorm', bn, [sg.randn([2, 2, 6, 6])], { dynamicAxes: { input_0: { 0: 'n' } } }, [[sg.randn([2, 2, 6, 6])], [sg.randn([5, 2, 6, 6])]]);
+  const ln = new nn.Sequential(new nn.Linear(5, 8), new nn.LayerNorm(8), new nn.LayerNorm([3, 8], { elementwiseAffine: false })).eval();
+  await roundTrip('layernorm', ln, [sg.randn([2, 3, 5])], { dynamicAxes: { input_0: { 0: 'n' } } }, [[sg.randn([2, 3, 5])], [sg.randn([6, 3, 5])]]);
+  const emb = new nn.Embedding(10, 4);
+  const ids = (shape) => sg.randint(0, 10, shape, { dtype: 'int32' });
+  await roundTrip('embedding', emb, [ids([2, 3])], { inputNames: ['ids'], dynamicAxes: { ids: { 0: 'batch', 1: 'seq' } } }, [[ids([2, 3])], [ids([4, 7])]]);
+});
+
+test('a small sg.models.GPT: { logits } at batch 2 and 3 (1e-4)', async () => {
+  sg.manualSeed(5);
+  const gpt = new sg.models.GPT({ blockSize: 8, vocabSize: 11, nLayer: 2, nHead: 2, nEmbd: 12, dropout: 0.1, bias: true });
+  const idx = (b) => sg.randint(0, 11, [b, 6], { dtype: 'int32' });
+  const bytes = sg.onnx.export(gpt, [idx(2)], { inputNames: ['idx'], dynamicAxes: { idx: { 0: 'batch' } } });
+  assert.deepEqual(onnx.ModelProto.decode(bytes).graph.output.map((o) => o.name), ['logits'], 'the output is named by its key');
+  gpt.eval();
+  await roundTrip('gpt', gpt, [idx(2)], { inputNames: ['idx'], dynamicAxes: { idx: { 0: 'batch' } } }, [[idx(2)], [idx(3)]], 1e-4);
+});
+
+test('a plain function of two tensors (the same one sg.compile runs), two outputs, and assorted ops', async () => {
+  sg.manualSeed(6);
+  const fn = (a, b) => {
+    const h = F.gelu(a.matmul(b), { approximate: 'tanh' }).add(F.gelu(a.matmul(b)));
+    const s = F.logSoftmax(h, -1).sub(h.mean([-1], true)).mul(0.5).div(h.abs().add(1)).neg().pow(2);
+    const r = s.reshape([-1, 2, 3]).transpose(1, 2).permute([0, 2, 1]).unsqueeze(1).squeeze(1);
+    const c = sg.cat([r, r.narrow(2, 1, 2)], 2).slice(2, 0, 4);
+    return [c.sum(-1), h.max(-1).tanh().add(sg.sigmoid(h).sum(1))];
+  };
+  const compiled = sg.compile(fn);
+  const [a, b] = [sg.randn([4, 5]), sg.randn([5, 6])];
+  const viaCompile = compiled(a, b);
+  const eager = fn(a, b);
+  assertClose(viaCompile[0].dataSync(), eager[0].dataSync(), 1e-5, 'compiled vs eager');
+  await roundTrip('plain_fn', fn, [a, b], { inputNames: ['a', 'b'], outputNames: ['c', 'm'], dynamicAxes: { a: { 0: 'rows' } } },
+    [[a, b], [sg.randn([8, 5]), b]]);
+});
+
+test('weights and constants keep their dtypes as initializers: float16, bfloat16, int64', async () => {
+  // (float16 / bfloat16 arithmetic is not in simdgrad yet: the ops here only move elements)
+  const w16 = sg.tensor([0.1, -2.5, 65504, 6e-8, 1 / 3, 0], { shape: [2, 3] }).half();
+  const bf = sg.tensor([0.1, -2.5, 3e38, 1e-30, 1 / 3, 0], { shape: [2, 3] }).bfloat16();
+  const i64 = sg.tensor(BigInt64Array.from([1n, -2n, 3n, 2n ** 40n, 5n, 6n]), { shape: [2, 3] });
+  const fn = (x16, xbf, x64) => [sg.cat([x16, w16], 0), sg.cat([xbf, bf], 0), sg.cat([x64, i64], 0).reshape([-1])];
+  const bytes = sg.onnx.export(fn, [w16.clone(), bf.clone(), i64.clone()], { dynamicAxes: { input_0: [0], input_1: [0], input_2: [0] } });
+  writeFileSync(join(dir, 'dtypes.onnx'), bytes);
+  written.push('dtypes');
+  const m = onnx.ModelProto.decode(bytes);
+  assert.deepEqual(m.graph.initializer.filter((t) => /^const_\d+$/.test(t.name)).map((t) => t.dataType), [10, 16, 7]);
+  assert.deepEqual(m.graph.input.map((v) => v.type.tensorType.elemType), [10, 16, 7]);
+  const u16 = (t) => Array.from(new Uint16Array(t.rawData.slice().buffer));
+  const [c16, cbf, c64] = m.graph.initializer.filter((t) => /^const_\d+$/.test(t.name));
+  const half = (h) => { const e = (h >> 10) & 31, f = h & 1023, s = h & 0x8000 ? -1 : 1; return e === 0 ? s * f * 2 ** -24 : s * (1 + f / 1024) * 2 ** (e - 15); };
+  assert.deepEqual(u16(c16).map(half), Array.from(w16.float().dataSync()));
+  const bfl = (h) => new Float32Array(new Uint32Array([h << 16]).buffer)[0];
+  assert.deepEqual(u16(cbf).map(bfl), Array.from(bf.float().dataSync()));
+  assert.deepEqual(Array.from(new BigInt64Array(c64.rawData.slice().buffer)), [1n, -2n, 3n, 2n ** 40n, 5n, 6n]);
+  // under onnxruntime (its CPU provider has no bfloat16 Concat: float16 and int64 only)
+  const session = await ort.InferenceSession.create(sg.onnx.export((x16, x64) => [sg.cat([x16, w16], 0), sg.cat([x64, i64], 0).reshape([-1])], [w16.clone(), i64.clone()]));
+  const r = await session.run({
+    input_0: new ort.Tensor('float16', new Uint16Array([0x3c00, 0x4000, 0xc000, 0, 0x3800, 0x7bff]), [2, 3]),
+    input_1: new ort.Tensor('int64', BigInt64Array.from([7n, 8n, 9n, 10n, 11n, 12n]), [2, 3]),
+  });
+  assert.deepEqual(Array.from(new Uint16Array(r.output_0.data.buffer, r.output_0.data.byteOffset, 12)), [0x3c00, 0x4000, 0xc000, 0, 0x3800, 0x7bff, ...u16(c16)]);
+  assert.deepEqual(Array.from(r.output_1.data), [7n, 8n, 9n, 10n, 11n, 12n, 1n, -2n, 3n, 2n ** 40n, 5n, 6n]);
+});
+
+test('training: eval semantics by default; { training: true } traces the training mode, whose dropout and batch statistics are Errors', async () => {
+  sg.manualSeed(7);
+  const m = new nn.Sequential(new nn.Linear(4, 4), new nn.Dropout(0.5), new nn.BatchNorm1d(4));
+  assert.equal(m.training, true);
+  await roundTrip('training_default_eval', m, [sg.randn([3, 4])], undefined, []);
+  assert.equal(m.training, true);
+  assert.throws(() => sg.onnx.export(m, [sg.randn([3, 4])], { training: true }), /onnx\.export: op 'dropout' in training mode/);
+  const bnOnly = new nn.Sequential(new nn.Linear(4, 4), new nn.BatchNorm1d(4));
+  assert.throws(() => sg.onnx.export(bnOnly, [sg.randn([3, 4])], { training: true }), /onnx\.export: op 'batchNorm' with batch statistics/);
+  assert.equal(bnOnly.training, true);
+  m.eval();
+  const x = sg.randn([3, 4]);
+  await roundTrip('training_eval', m, [x], undefined, [[x]]);
+});
+
+test('bad input: ops with no ONNX form, bad options, bad arguments', () => {
+  const x = sg.randn([2, 3]);
+  assert.throws(() => sg.onnx.export((t) => sg.jsCall({ shape: [2, 3], dtype: 'float32' }, [t], (u) => u.mul(2)).add(1), [x]), /onnx\.export: .*sg\.jsCall/);
+  assert.throws(() => sg.onnx.export((t) => sg.nonzero(t), [x]), /onnx\.export: .*nonzero/);
+  assert.throws(() => sg.onnx.export((t) => t.cumsum(1), [x]), /onnx\.export: op 'cumsum' has no ONNX form/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { opsetVersion: 18 }), /opsetVersion 18 is not supported/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { inputNames: ['a', 'b'] }), /inputNames has 2 names for 1 example arguments/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { outputNames: ['a', 'b'] }), /outputNames has 2 names for 1 outputs/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { y: { 0: 'b' } } }), /dynamicAxes names 'y'/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { input_0: { 0: 3 } } }), /non-empty string label/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { input_0: [5] } }), /dim 5 is out of range/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { batchSize: 2 }), /unknown option 'batchSize'/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { training: 'no' }), /training must be a boolean/);
+  assert.throws(() => sg.onnx.export(42, [x]), /expected an nn\.Module or a function/);
+  assert.throws(() => sg.onnx.export((t) => t, [[1, 2]]), /exampleArgs must be a Tensor or a non-empty array of live Tensors/);
+  assert.throws(() => sg.onnx.export((t) => 3, [x]), /must return a Tensor/);
+  // a shape baked from a dynamic dim that no -1 can stand for
+  assert.throws(() => sg.onnx.export((t) => t.reshape([t.shape[0] * 3]).expand([2, t.shape[0] * 3]), [x], { dynamicAxes: { input_0: [0] } }), /onnx\.export: op 'expand'/);
+  // a trace leaves no recorder behind: later ops run as before
+  assert.deepEqual(x.add(1).shape, [2, 3]);
+});
+
+test('python3-onnx checker (full_check) accepts every exported file', (t) => {
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import onnx'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    t.skip('python3-onnx is not installed (apt-get install -y python3-onnx; scripts/setup.sh installs it)');
+    return;
+  }
+  assert.ok(written.length >= 10, `files written: ${written.join(', ')}`);
+  const out = execFileSync('/usr/bin/python3', [new URL('../onnx/check_models.py', import.meta.url).pathname, dir], { encoding: 'utf8' });
+  for (const name of written) assert.match(out, new RegExp(`^ok ${name}\\.onnx ir=8 opset=17$`, 'm'));
+});
