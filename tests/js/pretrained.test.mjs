@@ -55,6 +55,12 @@ test('savePretrained → fromPretrained: Llama (tied and not), GPT-2, BERT give 
   const real = { ...JSON.parse(sg.models.savePretrained(cases[0])['config.json']), eos_token_id: [128001, 128009], pretraining_tp: 1,
     is_llama_config: true, rope_interleaved: false, dtype: 'bfloat16', use_cache: true, transformers_version: '4.56.0' };
   const fromReal = await sg.models.fromPretrained({ ...sg.models.savePretrained(cases[0]), 'config.json': JSON.stringify(real) });
+  // savePretrained writes the loaded config.json's other fields back (token ids, bookkeeping), as transformers does.
+  const saved = JSON.parse(sg.models.savePretrained(fromReal)['config.json']);
+  assert.deepEqual(saved.eos_token_id, [128001, 128009]);
+  assert.equal(saved.pretraining_tp, 1);
+  assert.equal(saved.torch_dtype, 'float32');
+  assert.equal(saved.dtype, undefined);
   fromReal.dispose();
   for (const m of cases) m.dispose();
   ids.dispose();

@@ -37,6 +37,10 @@ export interface SavePretrainedOptions {
 
 const FN = 'fromPretrained';
 
+// The config.json a model was loaded from: savePretrained writes its fields the module does not use (token ids,
+// bookkeeping) back, as transformers' save_pretrained keeps them.
+const loadedConfigs = new WeakMap<Module, Record<string, unknown>>();
+
 /** Reads files of a folder (a Node path) or of a map of files; null for a file that is not there. */
 interface Folder {
   describe: string;
@@ -243,6 +247,7 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
       throw new Error(`${FN}: the weights of ${folder.describe} do not fit config.json: ${(e as Error).message}`);
     }
     if (o.device !== undefined && o.device !== 'cpu') model.to(o.device);
+    loadedConfigs.set(model, config);
   } catch (e) {
     model.dispose();
     throw e;
@@ -302,7 +307,10 @@ export function savePretrained(model: PretrainedModel, options?: SavePretrainedO
     maxShardSize: { check: (v) => typeof v === 'number' || typeof v === 'string', expected: 'a number of bytes or a string such as "2GB"' },
   });
   const max = shardBytes(o.maxShardSize ?? '5GB');
-  const config = configOf(model);
+  const own = configOf(model);
+  const loaded = loadedConfigs.get(model) ?? {};
+  const config: Record<string, unknown> = { ...loaded, ...own };
+  delete config.dtype; // the newer name of torch_dtype, written below
   const state = model.stateDict();
   try {
     const tied = tiedKeys(model);
