@@ -115,7 +115,7 @@ test('to(device): cpu is a no-op, webgpu without a started GPU a clear Error', (
   const m = new sg.nn.Linear(2, 2);
   assert.equal(m.to('cpu'), m);
   throwsWith(() => m.to('webgpu'), "to: device 'webgpu' is not available: call init({ backend: 'webgpu' }) first");
-  throwsWith(() => m.to('cuda'), "to: expected a device ('cpu' or 'webgpu'), a dtype or { device, dtype }, got 'cuda'");
+  throwsWith(() => m.to('cuda'), "to: expected a dtype (float32", "a device ('cpu', 'webgpu') or { device, dtype }, got 'cuda'");
   m.dispose();
 });
 

@@ -13,8 +13,7 @@
 // Ownership: a module owns the tensors registered in it. Parameters and buffers are exempt
 // from sg.tidy (keep()), and module.dispose() frees them all.
 import * as H from '../runtime/handles.js';
-import { isDType, isFloatingDType } from '../runtime/dtypes.js';
-import type { DType, Device } from '../runtime/embind.js';
+import { isFloatingDType, toTarget, type ToTarget } from '../runtime/dtypes.js';
 import { keep } from '../runtime/memory.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -527,19 +526,8 @@ export class Module implements Internals {
    * PyTorch's module.to: a dtype applies to the floating parameters and buffers only (integer
    * buffers such as BatchNorm's numBatchesTracked keep theirs).
    */
-  to(target: DType | Device | { device?: Device; dtype?: DType }): this {
-    let device: Device | undefined;
-    let dtype: DType | undefined;
-    if (target === 'cpu' || target === 'webgpu') device = target;
-    else if (isDType(target)) dtype = target;
-    else if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
-      for (const k of Object.keys(target)) if (k !== 'device' && k !== 'dtype') throw new Error(`to: unknown option '${k}' (expected device, dtype)`);
-      ({ device, dtype } = target);
-      if (device !== undefined && device !== 'cpu' && device !== 'webgpu') throw new Error(`to: expected 'device' to be 'cpu' or 'webgpu', got ${describe(device)}`);
-      if (dtype !== undefined && !isDType(dtype)) throw new Error(`to: expected 'dtype' to be a dtype, got ${describe(dtype)}`);
-    } else {
-      throw new Error(`to: expected a device ('cpu' or 'webgpu'), a dtype or { device, dtype }, got ${describe(target)}`);
-    }
+  to(target: ToTarget): this {
+    const { device, dtype } = toTarget('to', target);
     if (dtype !== undefined && !isFloatingDType(dtype)) {
       throw new Error(`to: nn.Module.to only accepts floating point dtypes (as PyTorch), got ${dtype}`);
     }

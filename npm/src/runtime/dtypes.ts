@@ -1,7 +1,7 @@
 // The nine dtypes, in sg::DType's order (src/core/dtype.h: the codes are shared with C++), and
 // what the JS layer knows of them: categories, promotion (C++'s one table, torch.promote_types,
 // read once), torch.result_type over tensors and numbers, finfo / iinfo, the default dtype.
-import type { DType } from './embind.js';
+import type { DType, Device } from './embind.js';
 import { raw } from './module.js';
 
 export const DTYPES = ['float32', 'int32', 'bool', 'float16', 'bfloat16', 'float64', 'int64', 'int8', 'uint8'] as const satisfies readonly DType[];
@@ -135,4 +135,23 @@ export function iinfo(d: DType): IInfo {
   const i = isDType(d) ? IINFO[d] : undefined;
   if (!i) throw new Error(`iinfo: expected an integer dtype (int32, int64, int8, uint8, bool), got ${typeof d === 'string' ? `'${d}'` : String(d)}`);
   return { ...i };
+}
+
+/** What t.to(...) and module.to(...) take: a dtype, a device, or both. */
+export type ToTarget = DType | Device | { device?: Device; dtype?: DType };
+
+/** Splits a `to()` argument into its device and dtype (either may be absent); bad ones are Errors naming `fn`. */
+export function toTarget(fn: string, target: unknown): { device?: Device; dtype?: DType } {
+  const show = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : String(v));
+  const isDevice = (v: unknown): v is Device => v === 'cpu' || v === 'webgpu';
+  if (isDevice(target)) return { device: target };
+  if (isDType(target)) return { dtype: target };
+  if (target === null || typeof target !== 'object' || Array.isArray(target)) {
+    throw new Error(`${fn}: expected a dtype (${DTYPES.join(', ')}), a device ('cpu', 'webgpu') or { device, dtype }, got ${show(target)}`);
+  }
+  for (const k of Object.keys(target)) if (k !== 'device' && k !== 'dtype') throw new Error(`${fn}: unknown option '${k}' (expected device, dtype)`);
+  const { device, dtype } = target as { device?: unknown; dtype?: unknown };
+  if (device !== undefined && !isDevice(device)) throw new Error(`${fn}: expected 'device' to be 'cpu' or 'webgpu', got ${show(device)}`);
+  if (dtype !== undefined && !isDType(dtype)) throw new Error(`${fn}: expected 'dtype' to be one of ${DTYPES.join(', ')}, got ${show(dtype)}`);
+  return { device, dtype };
 }

@@ -5,7 +5,7 @@
 // above handles.ts and memory.ts.
 import type { DType, Device, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
-import { DTYPES, isDType } from '../runtime/dtypes.js';
+import { toTarget, type ToTarget } from '../runtime/dtypes.js';
 import { onCreate, onDispose, onReplace, type Owned } from '../runtime/memory.js';
 import { movedLeaf, readAsync } from '../runtime/webgpu_device.js';
 import { describe, intArg } from '../runtime/options.js';
@@ -241,24 +241,8 @@ export class Tensor implements Owned {
    * A tensor of another dtype, on another device, or both (`{ device, dtype }`). Always a new
    * Tensor (sharing this one's data when nothing changes, as PyTorch's .to returns self).
    */
-  to(target: DType | Device | { device?: Device; dtype?: DType }): Tensor {
-    let device: Device | undefined;
-    let dtype: DType | undefined;
-    if (target === 'cpu' || target === 'webgpu') device = target;
-    else if (isDType(target)) dtype = target;
-    else if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
-      for (const k of Object.keys(target)) {
-        if (k !== 'device' && k !== 'dtype') throw new Error(`to: unknown option '${k}' (expected device, dtype)`);
-      }
-      device = target.device;
-      dtype = target.dtype;
-      if (device !== undefined && device !== 'cpu' && device !== 'webgpu') throw new Error(`to: expected 'device' to be 'cpu' or 'webgpu', got ${describe(device)}`);
-      if (dtype !== undefined && !isDType(dtype)) throw new Error(`to: expected 'dtype' to be one of ${DTYPES.join(', ')}, got ${describe(dtype)}`);
-    } else {
-      throw new Error(`to: expected a dtype (${DTYPES.join(', ')}), a device ('cpu', 'webgpu') or { device, dtype }, got ${describe(target)}`);
-    }
-    // Moving to the cpu: move, then cast there; moving to a device: cast first, so that a dtype
-    // the device lacks is refused by name before any data moves (float64 to webgpu).
+  to(target: ToTarget): Tensor {
+    const { device, dtype } = toTarget('to', target);
     let h = H.shareHandle(this.handle);
     // Each step replaces h; the handle it replaced is released whether or not it succeeded.
     const apply = (op: string, attrs: Record<string, string>): void => {
