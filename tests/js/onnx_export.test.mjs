@@ -32,7 +32,7 @@ function assertClose(actual, expected, tol, what) {
   }
 }
 
-const outputsOf = (r) => (r instanceof sg.Tensor ? [r] : Array.isArray(r) ? r : Object.values(r).filter((v) => v != null));
+const outputsOf = (r) => (r instanceof sg.Tensor ? [r] : Array.isArray(r) ? r.flat(Infinity) : Object.values(r).filter((v) => v != null));
 
 /**
  * Exports fn on args (written to the temp dir as name.onnx for the checker), then runs the model
@@ -124,6 +124,25 @@ test('a small sg.models.GPT: { logits } at batch 2 and 3 (1e-4)', async () => {
   assert.deepEqual(onnx.ModelProto.decode(bytes).graph.output.map((o) => o.name), ['logits'], 'the output is named by its key');
   gpt.eval();
   await roundTrip('gpt', gpt, [idx(2)], { inputNames: ['idx'], dynamicAxes: { idx: { 0: 'batch' } } }, [[idx(2)], [idx(3)]], 1e-4);
+});
+
+test('LSTM (batchFirst, bidirectional), 2-layer GRU, RNN: unrolled at the traced length and batch (1e-4)', async () => {
+  sg.manualSeed(8);
+  const cases = [
+    ['lstm', new nn.LSTM(3, 4, { batchFirst: true }), [2, 5, 3]],
+    ['bilstm', new nn.LSTM(3, 4, { bidirectional: true }), [5, 2, 3]],
+    ['gru2', new nn.GRU(3, 4, { numLayers: 2 }), [5, 2, 3]],
+    ['rnn_relu', new nn.RNN(3, 4, { nonlinearity: 'relu' }), [4, 2, 3]],
+  ];
+  for (const [name, m, shape] of cases) {
+    m.eval();
+    const x = sg.randn(shape);
+    // [output, [hN, cN]] is flattened to three outputs (two for GRU / RNN), as torch.onnx does
+    const bytes = await roundTrip(name, m, [x], undefined, [[x], [sg.randn(shape)]], 1e-4);
+    assert.equal(onnx.ModelProto.decode(bytes).graph.output.length, name.includes('lstm') ? 3 : 2);
+  }
+  // the initial state is a zeros of the traced batch: a dynamic batch is refused by name
+  assert.throws(() => sg.onnx.export(new nn.GRU(3, 4), [sg.randn([5, 2, 3])], { dynamicAxes: { input_0: { 1: 'batch' } } }), /onnx\.export: .*depends on a dynamic axis/);
 });
 
 test('a plain function of two tensors (the same one sg.compile runs), two outputs, and assorted ops', async () => {

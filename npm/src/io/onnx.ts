@@ -204,7 +204,9 @@ function trace(fn: (...a: Tensor[]) => unknown, args: Tensor[], inputNames: stri
   }
   // a Tensor, an array of Tensors, or an object of them (GPT's { logits, loss: null }: the Tensors, by key)
   let keys: string[] | null = null;
-  let list: unknown[] | null = result instanceof Tensor ? [result] : Array.isArray(result) ? result : null;
+  // nested arrays (LSTM's [output, [h, c]]) are flattened in order, as torch.onnx does
+  const flatten = (v: unknown[]): unknown[] => v.flatMap((e) => (Array.isArray(e) ? flatten(e) : [e]));
+  let list: unknown[] | null = result instanceof Tensor ? [result] : Array.isArray(result) ? flatten(result) : null;
   if (list === null && isOptionsObject(result)) {
     const entries = Object.entries(result).filter(([, v]) => v !== null && v !== undefined);
     keys = entries.map(([k]) => k);

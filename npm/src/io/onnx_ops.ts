@@ -368,6 +368,59 @@ const softmax = (opType: string): Rule => (g, r) => {
   return [one(g, opType, [x.name], { axis: norm((r.attrs.dim as number) ?? -1, x.shape.length) })];
 };
 
+// ---- recurrent layers ----
+
+/**
+ * rnnLayer (one layer and direction of nn.RNN / LSTM / GRU over the whole sequence; nn/rnn.ts):
+ * unrolled over the traced sequence length in PyTorch's gate order, into the op's one flat result
+ * (the outputs [T, B, P], then the LSTM's cell states [T, B, H], each flattened).
+ */
+const rnnLayer: Rule = (g, r) => {
+  const [x, h0, c0, wIh, wHh, bIh, bHh, wHr] = r.inputs;
+  const mode = r.attrs.mode as string;
+  if (!x || !wIh || !wHh) throw new Error(`${FN}: op 'rnnLayer' is missing operands`);
+  if (wHr) throw new Error(`${FN}: op 'rnnLayer' with projections (LSTM projSize) has no ONNX form here`);
+  const gates = mode === 'lstm' ? 4 : mode === 'gru' ? 3 : 1;
+  const [T, B] = x.shape as [number, number];
+  const H = wIh.shape[0]! / gates;
+  const dtype = x.dtype;
+  let xw = one(g, 'MatMul', [x.name, one(g, 'Transpose', [wIh.name], { perm: [1, 0] })]);
+  if (bIh) xw = one(g, 'Add', [xw, bIh.name]);
+  const steps = T === 1 ? [xw] : g.node('Split', [xw, g.ints(new Array<number>(T).fill(1))], { axis: 0 }, T);
+  const xs = steps.map((s) => one(g, 'Squeeze', [s, g.ints([0])]));
+  const whhT = one(g, 'Transpose', [wHh.name], { perm: [1, 0] });
+  let h = h0?.name ?? filled(g, 0, dtype, [B, H]);
+  let c = mode === 'lstm' ? (c0?.name ?? filled(g, 0, dtype, [B, H])) : '';
+  const hs: string[] = new Array<string>(T);
+  const cs: string[] = new Array<string>(T);
+  const split = (v: string): string[] => g.node('Split', [v, g.ints(new Array<number>(gates).fill(H))], { axis: 1 }, gates);
+  const order = Array.from({ length: T }, (_, i) => (r.attrs.reverse === true ? T - 1 - i : i));
+  for (const t of order) {
+    let hh = one(g, 'MatMul', [h, whhT]);
+    if (bHh) hh = one(g, 'Add', [hh, bHh.name]);
+    if (mode === 'lstm') {
+      const [i, f, gg, o] = split(one(g, 'Add', [xs[t]!, hh]));
+      c = one(g, 'Add', [one(g, 'Mul', [one(g, 'Sigmoid', [f!]), c]), one(g, 'Mul', [one(g, 'Sigmoid', [i!]), one(g, 'Tanh', [gg!])])]);
+      h = one(g, 'Mul', [one(g, 'Sigmoid', [o!]), one(g, 'Tanh', [c])]);
+      cs[t] = c;
+    } else if (mode === 'gru') {
+      const [xr, xz, xn] = split(xs[t]!);
+      const [hr, hz, hn] = split(hh);
+      const rg = one(g, 'Sigmoid', [one(g, 'Add', [xr!, hr!])]);
+      const z = one(g, 'Sigmoid', [one(g, 'Add', [xz!, hz!])]);
+      const n = one(g, 'Tanh', [one(g, 'Add', [xn!, one(g, 'Mul', [rg, hn!])])]);
+      h = one(g, 'Add', [n, one(g, 'Mul', [z, one(g, 'Sub', [h, n])])]);
+    } else if (mode === 'rnn_tanh' || mode === 'rnn_relu') {
+      h = one(g, mode === 'rnn_tanh' ? 'Tanh' : 'Relu', [one(g, 'Add', [xs[t]!, hh])]);
+    } else {
+      throw new Error(`${FN}: op 'rnnLayer' with mode '${mode}' has no ONNX form`);
+    }
+    hs[t] = h;
+  }
+  const flat = (seq: string[]) => one(g, 'Reshape', [one(g, 'Concat', seq.map((v) => one(g, 'Unsqueeze', [v, g.ints([0])])), { axis: 0 }), g.ints([-1])]);
+  return [mode === 'lstm' ? one(g, 'Concat', [flat(hs), flat(cs)], { axis: 0 }) : flat(hs)];
+};
+
 /** The table: registry op name → its ONNX nodes. */
 const RULES: Record<string, Rule> = {
   // elementwise
@@ -393,7 +446,7 @@ const RULES: Record<string, Rule> = {
   // layers
   linear, conv1d: conv, conv2d: conv, conv3d: conv, conv2dReluMaxPool2d,
   maxPool1d: maxPool(1), maxPool2d: maxPool(2), avgPool1d: avgPool(1), avgPool2d: avgPool(2),
-  batchNorm, layerNorm, embedding, dropout,
+  batchNorm, layerNorm, embedding, dropout, rnnLayer,
   // reductions
   sum: reduce('ReduceSum', true), mean: reduce('ReduceMean', false), max: reduce('ReduceMax', false),
   min: reduce('ReduceMin', false), amax: reduce('ReduceMax', false), amin: reduce('ReduceMin', false),
