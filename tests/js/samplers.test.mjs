@@ -179,6 +179,8 @@ test('sampler errors (PyTorch\'s checks) and DataLoader mutual exclusions; memor
   const cases = [
     [() => new D.RandomSampler(numbers(3), { numSamples: 0 }), 'RandomSampler: numSamples should be a positive integer value, but got numSamples=0'],
     [() => new D.RandomSampler(numbers(0)), 'numSamples=0'],
+    [() => [...new D.RandomSampler(numbers(0), { numSamples: 3, replacement: true })], 'RandomSampler: cannot draw 3 samples from an empty dataset'],
+    [() => [...new D.RandomSampler(numbers(0), { numSamples: 3 })], 'RandomSampler: cannot draw 3 samples from an empty dataset'],
     [() => new D.RandomSampler(numbers(3), { replacement: 'yes' }), "RandomSampler: option 'replacement' must be a boolean"],
     [() => new D.RandomSampler(numbers(3), { seed: 1 }), "RandomSampler: unknown option 'seed'"],
     [() => new D.RandomSampler(numbers(3), { generator: 5 }), "option 'generator' must be an sg.data.Generator"],

@@ -78,6 +78,7 @@ export class RandomSampler implements Sampler {
   *[Symbol.iterator](): Iterator<number> {
     const n = dataLength('RandomSampler', this.dataSource);
     const count = this.numSamples;
+    if (n === 0 && count > 0) throw new Error(`RandomSampler: cannot draw ${count} samples from an empty dataset`);
     const g = generatorOr(this.generator ?? undefined);
     if (this.replacement) {
       for (let i = 0; i < count; i++) yield g.below(n);
