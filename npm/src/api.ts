@@ -50,7 +50,7 @@ import { optim } from './optim/index.js';
 import { models } from './models/index.js';
 import { tokenizers } from './tokenizers/index.js';
 import { load, loadMetadata, save, saveAsync } from './io/safetensors.js';
-import { exportOnnx } from './io/onnx.js';
+import { exportOnnx, useOnnxProto } from './io/onnx.js';
 import { data } from './data/dataloader.js';
 import { datasets } from './data/mnist.js';
 import { describe, isInteger } from './runtime/options.js';
@@ -256,7 +256,7 @@ export function createApi() {
     load,
     loadMetadata,
     // ONNX export (API.md: ONNX)
-    onnx: { export: exportOnnx },
+    onnx: { export: exportOnnx, use: useOnnxProto },
     data,
     datasets,
     // penalties and custom losses (API.md: Penalties and custom losses)

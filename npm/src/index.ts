@@ -100,6 +100,7 @@ export function createInit(
       m.setBackend(wanted);
       m.setDefaultDevice('cpu');
     }
+    await preloadOnnxProto();
     api ??= createApi();
     return api;
   };
@@ -193,6 +194,7 @@ export type {
 } from './nn/loss_functions.js';
 export type { SaveOptions, LoadOptions, BytesLike } from './io/safetensors.js';
 export type { OnnxExportOptions } from './io/onnx.js';
+import { preloadOnnxProto } from './io/onnx.js';
 export type { GPTConfig, GPTOutput, GenerateOptions, GPT2Config, BertConfig, BertInputs, BertMaskedLMInputs, BertOutput, Models } from './models/index.js';
 export type { LlamaConfig, RopeScaling, FromPretrainedOptions, PretrainedFile, PretrainedModel, PretrainedSource, SavePretrainedOptions } from './models/index.js';
 export type { RMSNormOptions } from './nn/rms_norm.js';

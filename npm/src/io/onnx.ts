@@ -3,7 +3,7 @@
 // (IR version 8, opset 17) through onnx-proto's generated protobufjs code. Parameters and buffers
 // become initializers, tensors made outside the recorded ops (numbers, masks, constants) become
 // initializers too, and each recorded op is mapped to ONNX nodes by the table of onnx_ops.ts.
-import * as onnxProto from 'onnx-proto';
+import type * as OnnxProtoModule from 'onnx-proto';
 import type { DType, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
 import { describe, isInteger, isOptionsObject } from '../runtime/options.js';
@@ -11,11 +11,38 @@ import { run } from '../tensor/call.js';
 import { Tensor } from '../tensor/tensor.js';
 import { emitNode, ONNX_DTYPE, type Emitter, type RecordedOp } from './onnx_ops.js';
 
-// onnx-proto is CommonJS: from ESM its exports may sit under default
-type OnnxNs = typeof onnxProto.onnx;
-const onnx: OnnxNs = (onnxProto as { onnx?: OnnxNs }).onnx ?? (onnxProto as unknown as { default: { onnx: OnnxNs } }).default.onnx;
-type NodeProto = InstanceType<typeof onnx.NodeProto>;
-type TensorProto = InstanceType<typeof onnx.TensorProto>;
+// onnx-proto (protobufjs code generated from onnx.proto) is an optional peer dependency: its
+// protobufjs brings 22 MB that an install of simdgrad should not carry for everyone, and a bare
+// import would stop the package from loading in a browser without a bundler. init() loads it
+// when it is installed (preloadOnnxProto); sg.onnx.use(module) hands it over in a bundled app.
+type OnnxNs = typeof OnnxProtoModule.onnx;
+let onnx!: OnnxNs;
+let loaded = false;
+type NodeProto = InstanceType<OnnxNs['NodeProto']>;
+type TensorProto = InstanceType<OnnxNs['TensorProto']>;
+
+/** sg.onnx.use: the onnx-proto module (`await import('onnx-proto')`), for bundled apps. */
+export function useOnnxProto(mod: unknown): void {
+  // onnx-proto is CommonJS: from ESM its exports may sit under default.
+  const m = mod as { onnx?: OnnxNs; default?: { onnx?: OnnxNs } } | null;
+  const ns = m?.onnx ?? m?.default?.onnx;
+  if (!ns || typeof ns.ModelProto?.encode !== 'function') {
+    throw new Error(`onnx.use: expected the module of the npm package 'onnx-proto' (await import('onnx-proto')), got ${describe(mod)}`);
+  }
+  onnx = ns;
+  loaded = true;
+}
+
+/** init(): loads onnx-proto if it is installed (a non-literal specifier, so bundlers leave it out); never throws. */
+export async function preloadOnnxProto(): Promise<void> {
+  if (loaded) return;
+  const specifier = 'onnx-proto';
+  try {
+    useOnnxProto(await import(specifier));
+  } catch {
+    // Not installed (or not reachable, as in a browser without a bundler): export says what to do.
+  }
+}
 
 const FN = 'onnx.export';
 
@@ -359,6 +386,12 @@ function grow(x: Tensor, dims: number[]): Tensor {
  * initializers in their own dtypes.
  */
 export function exportOnnx(modelOrFn: unknown, exampleArgs: unknown, options?: OnnxExportOptions): Uint8Array {
+  if (!loaded) {
+    throw new Error(
+      `${FN}: the npm package 'onnx-proto' is not loaded (an optional peer dependency of simdgrad, which writes the protobuf): ` +
+        "run `npm install onnx-proto` before init(); in a bundled browser app, call sg.onnx.use(await import('onnx-proto'))",
+    );
+  }
   const module = isModule(modelOrFn) ? modelOrFn : null;
   if (module === null && typeof modelOrFn !== 'function') {
     throw new Error(`${FN}: expected an nn.Module or a function, got ${describe(modelOrFn)}`);

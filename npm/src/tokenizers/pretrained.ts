@@ -1,7 +1,6 @@
 // sg.tokenizers.fromPretrained: a Hugging Face tokenizer (tokenizer.json + tokenizer_config.json) through
 // @huggingface/tokenizers (the tokenizers of transformers.js; loaded on first use), with API.md's names:
 // encode / decode / encodeBatch (int32 tensors) / vocabSize / bosTokenId / eosTokenId / padTokenId.
-import type { Tokenizer as HFTokenizer } from '@huggingface/tokenizers';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { tensor } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -84,6 +83,19 @@ function tokenContent(v: unknown): string | null {
   if (typeof v === 'string') return v;
   if (v !== null && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
   return null;
+}
+
+/**
+ * What this wrapper uses of @huggingface/tokenizers' Tokenizer, declared here: that package's own
+ * .d.ts files do not type-check under node16/nodenext resolution (extensionless relative
+ * imports), so they must stay out of simdgrad's declarations (tests/consumer checks them strictly).
+ */
+interface HFTokenizer {
+  encode(text: string, options?: { add_special_tokens?: boolean }): { ids: number[] };
+  decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
+  token_to_id(token: string): number | undefined;
+  id_to_token(id: number): string | undefined;
+  get_vocab(withAddedTokens?: boolean): Map<string, number>;
 }
 
 /** A loaded tokenizer (sg.tokenizers.fromPretrained). */
@@ -209,7 +221,13 @@ export async function fromPretrained(source: TokenizerSource): Promise<PreTraine
   if (tj.model === null || typeof tj.model !== 'object') throw new Error(`${FN}: tokenizer.json has no 'model' object`);
   const cfgText = await readFile(source, 'tokenizer_config.json');
   const config = cfgText === null ? {} : parseJson('tokenizer_config.json', cfgText);
-  const { Tokenizer } = await import('@huggingface/tokenizers');
+  let Tokenizer: new (json: object, config: object) => HFTokenizer;
+  try {
+    ({ Tokenizer } = (await import('@huggingface/tokenizers')) as unknown as { Tokenizer: typeof Tokenizer });
+  } catch (e) {
+    // A browser page without a bundler or an import map cannot resolve the bare specifier.
+    throw new Error(`${FN}: cannot load the npm package '@huggingface/tokenizers' (a dependency of simdgrad; in a page without a bundler, map it with an import map): ${(e as Error).message}`);
+  }
   let tok: HFTokenizer;
   try {
     tok = new Tokenizer(tj, config);
