@@ -450,6 +450,7 @@ export function buildCases(sg) {
     { n: 'requiresGrad on an int32 tensor', make: () => ({ a: i32([1, 2]) }), call: ({ a }) => { a.requiresGrad = true; }, err: [/^requiresGrad: /, /floating point/, /got int32/], ok: ({ a }) => assert.equal(a.requiresGrad, false) },
     { n: 'requiresGrad on a bool tensor', make: () => ({ a: bools([true]) }), call: ({ a }) => a.requiresGrad_(), err: ['requiresGrad', /floating point/, /got bool/] },
     { n: 'requiresGrad = "yes"', make: () => ({ a: x22() }), call: ({ a }) => { a.requiresGrad = 'yes'; }, err: ['requiresGrad', /boolean/, /'yes'/] },
+    { n: 'tensor zeroGrad with an argument', make: () => ({ a: leaf([1, 2]) }), call: ({ a }) => a.zeroGrad({ setToNone: false }), err: ['zeroGrad', /takes no arguments/, /got 1/] },
     { n: 'requiresGrad = false on a non-leaf', make: graph, call: ({ y }) => { y.requiresGrad = false; }, err: ['requiresGrad', /leaf/, /detach\(\)/], ok: graphOk },
     { n: 'grad set to a tensor of the wrong shape', make: () => ({ w: leaf([1, 2]) }), call: ({ w }) => { w.grad = sg.ones([3]); }, err: ['grad', /shape \[2\]/, /got \[3\]/], ok: ({ w }) => assert.equal(w.grad, null) },
     { n: 'grad set to an int32 tensor', make: () => ({ w: leaf([1, 2]) }), call: ({ w }) => { w.grad = i32([1, 1]); }, err: ['grad', /float32/, /got int32/] },

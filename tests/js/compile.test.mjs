@@ -278,6 +278,7 @@ test('compiled equals eager on every nn layer and loss: values, input and parame
     ['BatchNorm2d eval', () => new nn.BatchNorm2d(3).eval(), img],
     ['BatchNorm2d', () => new nn.BatchNorm2d(3), img],
     ['LayerNorm', () => new nn.LayerNorm(8), seq],
+    ['RMSNorm', () => new nn.RMSNorm(8), seq],
     ['GroupNorm', () => new nn.GroupNorm(3, 3), img],
     ['InstanceNorm2d', () => new nn.InstanceNorm2d(3), img],
     ['Dropout', () => new nn.Dropout(0.3), x2],

@@ -310,7 +310,9 @@ export class Tensor implements Owned {
   }
 
   /** Sets .grad to null. */
-  zeroGrad(): void {
+  zeroGrad(...args: unknown[]): void {
+    // API.md: t.zeroGrad() sets grad to null; a method never ignores what it was given.
+    if (args.length > 0) throw new Error(`zeroGrad: a tensor's zeroGrad() takes no arguments (it sets .grad to null), got ${args.length}`);
     this.grad = null;
   }
 
