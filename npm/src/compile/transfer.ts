@@ -7,8 +7,8 @@
 // CPU. That needs a function compiled with { async: true }; a synchronous one is refused when
 // traced, with that advice. Moves to the GPU are uploads, complete at once: ordinary ops.
 //
-// `Tensor.prototype.to` is wrapped here (once, when this module loads) so that tensor/ needs no
-// knowledge of compile/; outside a trace the wrapper calls the original at once.
+// Tensor's `to()` asks runtime/trace_flag.ts's traceMove while tracing; this module installs the
+// answer (installTransfers), so that tensor/ needs no knowledge of compile/.
 import * as G from './graph_binding.js';
 import { ensureGraphHost } from './host.js';
 import { registerCallback, type VjpFn } from './jscall_registry.js';
@@ -17,9 +17,7 @@ import { activeTrace, useEntry, type TraceState } from './trace_state.js';
 import type { Device, DType } from '../runtime/embind.js';
 import { Tensor } from '../tensor/tensor.js';
 
-type ToTarget = Parameters<Tensor['to']>[0];
-
-const original: Tensor['to'] = Tensor.prototype.to;
+import { setTracedMove } from '../runtime/trace_flag.js';
 
 /** The device a `to` argument names ('cpu' or 'webgpu'), or undefined. */
 function deviceIn(target: unknown): Device | undefined {
@@ -45,7 +43,7 @@ export function isTransfer(fn: unknown): boolean {
 }
 
 /** The gradient of a move to the CPU: the gradient moved back to where the input was. */
-const moveBack: VjpFn = ({ statics }, [g]) => (g === null || g === undefined ? [null] : [original.call(g, statics[0] as Device)]);
+const moveBack: VjpFn = ({ statics }, [g]) => (g === null || g === undefined ? [null] : [g.to(statics[0] as Device)]);
 
 /** The traced form of a move of `t` (on a GPU) to the CPU: a transfer stage's placeholder result. */
 function traceToHost(trace: TraceState, t: Tensor): Tensor {
@@ -67,14 +65,16 @@ function traceToHost(trace: TraceState, t: Tensor): Tensor {
   return G.traceCallback(cb.id, [t], [{ ...spec, device: 'cpu' }], true)[0]!;
 }
 
-function to(this: Tensor, target: ToTarget): Tensor {
+/** The traced form of `t.to(target)`: a transfer stage for a GPU → CPU move, else undefined (an ordinary op). */
+function tracedMove(obj: object, target: unknown): Tensor | undefined {
+  const t = obj as Tensor;
   const trace = activeTrace();
-  if (trace === null || deviceIn(target) !== 'cpu' || this.isDisposed || this.device === 'cpu') return original.call(this, target);
-  const moved = traceToHost(trace, this);
+  if (trace === null || deviceIn(target) !== 'cpu' || t.isDisposed || t.device === 'cpu') return undefined;
+  const moved = traceToHost(trace, t);
   const dtype = typeof target === 'object' && target !== null ? (target as { dtype?: DType }).dtype : undefined;
   if (dtype === undefined || dtype === moved.dtype) return moved;
   try {
-    return original.call(moved, dtype);
+    return moved.to(dtype);
   } finally {
     moved.dispose();
   }
@@ -82,14 +82,19 @@ function to(this: Tensor, target: ToTarget): Tensor {
 
 let installed = false;
 
-/** Wraps Tensor.prototype.to (idempotent). */
+/** Installs the traced form of device moves (idempotent). */
 export function installTransfers(): void {
   if (installed) return;
   installed = true;
-  Object.defineProperty(Tensor.prototype, 'to', { value: to, writable: true, configurable: true, enumerable: false });
+  setTracedMove(tracedMove);
 }
 
-/** The original `to` (a host copy outside any trace). */
+/** A plain move, never a stage boundary (compile.ts's host copies between stages). */
 export function toDevice(t: Tensor, device: Device): Tensor {
-  return original.call(t, device);
+  setTracedMove(null);
+  try {
+    return t.to(device);
+  } finally {
+    if (installed) setTracedMove(tracedMove);
+  }
 }

@@ -32,3 +32,21 @@ export function checkReadable(what: string): void {
       'Return the tensor and read it after the call, or read it in a callback with sg.jsCall',
   );
 }
+
+/**
+ * A device move while a function is traced: compile/transfer.ts turns a GPU → CPU `to()` into a
+ * stage boundary. Given the tensor and the `to()` argument, it returns the traced result, or
+ * undefined to let `to()` run as usual.
+ */
+export type TracedMove = (t: object, target: unknown) => object | undefined;
+let tracedMove: TracedMove | null = null;
+
+/** @internal compile/transfer.ts only. */
+export function setTracedMove(f: TracedMove | null): void {
+  tracedMove = f;
+}
+
+/** @internal tensor.ts's to(): the traced form of this move, if the tracer wants one. */
+export function traceMove(t: object, target: unknown): object | undefined {
+  return tracing && tracedMove !== null ? tracedMove(t, target) : undefined;
+}

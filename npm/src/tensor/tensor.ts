@@ -10,7 +10,7 @@ import { onCreate, onDispose, onReplace, type Owned } from '../runtime/memory.js
 import { movedLeaf, readAsync } from '../runtime/webgpu_device.js';
 import { describe, intArg } from '../runtime/options.js';
 import { consoleRef } from '../runtime/env.js';
-import { checkReadable, isTracing, noteTraceRead } from '../runtime/trace_flag.js';
+import { checkReadable, isTracing, noteTraceRead, traceMove } from '../runtime/trace_flag.js';
 
 export type { TypedData } from '../runtime/handles.js';
 
@@ -243,6 +243,9 @@ export class Tensor implements Owned {
    */
   to(target: ToTarget): Tensor {
     const { device, dtype } = toTarget('to', target);
+    // While sg.compile traces, a GPU → CPU move is a stage boundary (compile/transfer.ts).
+    const traced = traceMove(this, target);
+    if (traced !== undefined) return traced as Tensor;
     let h = H.shareHandle(this.handle);
     // Each step replaces h; the handle it replaced is released whether or not it succeeded.
     const apply = (op: string, attrs: Record<string, string>): void => {
