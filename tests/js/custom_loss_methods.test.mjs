@@ -6,20 +6,11 @@
 // central differences in chunks (concurrent evaluations, bounded live tensors, same result).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, settleGarbage } from './helpers.mjs';
+import { sg, settleGarbage, within } from './helpers.mjs';
 import { forEachBackend, values } from './backends.mjs';
 
 const CL = sg.customLoss;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function within(actual, expected, tol, path = 'value') {
-  if (Array.isArray(expected)) {
-    assert.equal(actual.length, expected.length, `${path}: length`);
-    expected.forEach((e, i) => within(actual[i], e, tol, `${path}[${i}]`));
-    return;
-  }
-  assert.ok(Math.abs(actual - expected) <= tol, `${path}: expected ${expected} ± ${tol}, got ${actual}`);
-}
 
 async function linearized(arrays, options) {
   const inputs = arrays.map((a) => sg.tensor(a));

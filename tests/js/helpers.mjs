@@ -131,3 +131,35 @@ export function nearTensor(a, b, what = '', rtol = 1e-6) {
     assert.ok(Math.abs(x[i] - y[i]) <= rtol * scale + 1e-12, `${what}: element ${i}: ${x[i]} vs ${y[i]}`);
   }
 }
+
+/** |actual − expected| ≤ tol elementwise, absolute (nested arrays or numbers). */
+export function within(actual, expected, tol, path = 'value') {
+  if (Array.isArray(expected)) {
+    assert.equal(actual.length, expected.length, `${path}: length`);
+    expected.forEach((e, i) => within(actual[i], e, tol, `${path}[${i}]`));
+    return;
+  }
+  assert.ok(Math.abs(actual - expected) <= tol, `${path}: expected ${expected} ± ${tol}, got ${actual}`);
+}
+
+/**
+ * Type-checks `source` (a use.ts importing 'simdgrad') with `tsc --strict` (module nodenext) in a
+ * temporary project whose node_modules/simdgrad is npm/ (its built .d.ts): the spawnSync result.
+ */
+export async function typeCheck(source) {
+  const { mkdtempSync, mkdirSync, symlinkSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { spawnSync } = await import('node:child_process');
+  const dir = mkdtempSync(join(tmpdir(), 'simdgrad-types-'));
+  try {
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(new URL('../../npm/', import.meta.url).pathname, join(dir, 'node_modules', 'simdgrad'), 'dir');
+    writeFileSync(join(dir, 'use.ts'), source);
+    const tsc = new URL('../../npm/node_modules/.bin/tsc', import.meta.url).pathname;
+    return spawnSync(tsc, ['--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'use.ts'], { cwd: dir, encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

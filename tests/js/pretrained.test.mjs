@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
-import { assertMemoryFlat, sg } from './helpers.mjs';
+import { assertMemoryFlat, sg, typeCheck } from './helpers.mjs';
 
 const LLAMA = { hidden_size: 16, intermediate_size: 24, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, vocab_size: 32 };
 
@@ -141,20 +141,12 @@ test('LlamaForCausalLM: a training step (forward, loss, backward, AdamW) leaves 
 });
 
 test('the .d.ts types of fromPretrained, savePretrained, LlamaForCausalLM, sg.tokenizers, RMSNorm and SDPA type-check a use and reject misuse (tsc --strict)', async () => {
-  const { mkdirSync, symlinkSync } = await import('node:fs');
-  const { spawnSync } = await import('node:child_process');
-  const npm = new URL('../../npm/', import.meta.url).pathname;
-  const dir = mkdtempSync(join(tmpdir(), 'simdgrad-types-'));
-  try {
-    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
-    mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(npm, join(dir, 'node_modules', 'simdgrad'), 'dir');
-    const use = (body) => `
+  const use = (body) => `
 import { init, Tensor, type LlamaConfig, type PretrainedModel, type BatchEncoding, type PreTrainedTokenizer } from 'simdgrad';
 const sg = await init();
 ${body}
 `;
-    const good = use(`
+  const good = use(`
 const config: Partial<LlamaConfig> = { hidden_size: 16, num_attention_heads: 4, num_key_value_heads: 2, rope_scaling: { rope_type: 'llama3', factor: 8 } };
 const llama = new sg.models.LlamaForCausalLM(config);
 const logits: Tensor = llama.forward(sg.tensor([[1, 2]], { dtype: 'int32' }));
@@ -171,24 +163,16 @@ const y: Tensor = sg.F.rmsNorm(logits, [2], null, { eps: 1e-6 });
 const att: Tensor = sg.F.scaledDotProductAttention(logits, logits, logits, null, { isCausal: true, enableGqa: true, scale: 0.5, dropoutP: 0 });
 console.log(back, fromDir, text, batch, pad, norm, y, att);
 `);
-    const tsc = new URL('../../npm/node_modules/.bin/tsc', import.meta.url).pathname;
-    const check = (source) => {
-      writeFileSync(join(dir, 'use.ts'), source);
-      return spawnSync(tsc, ['--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'use.ts'], { cwd: dir, encoding: 'utf8' });
-    };
-    const r = check(good);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
-    for (const [bad, why] of [
-      ["sg.F.scaledDotProductAttention(sg.ones([1]), sg.ones([1]), sg.ones([1]), null, { isCasual: true });", /isCasual/],
-      ["sg.models.savePretrained(new sg.nn.Linear(2, 2));", /Linear/],
-      ["new sg.models.LlamaForCausalLM({ hidden_size: '16' });", /'string' is not assignable to type 'number'/],
-      ["(await sg.tokenizers.fromPretrained('x')).encode('a', { addSpecialToken: true });", /addSpecialToken/],
-    ]) {
-      const b = check(use(bad));
-      assert.notEqual(b.status, 0, `${bad} should not type-check`);
-      assert.match(b.stdout + b.stderr, why);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const r = await typeCheck(good);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  for (const [bad, why] of [
+    ["sg.F.scaledDotProductAttention(sg.ones([1]), sg.ones([1]), sg.ones([1]), null, { isCasual: true });", /isCasual/],
+    ["sg.models.savePretrained(new sg.nn.Linear(2, 2));", /Linear/],
+    ["new sg.models.LlamaForCausalLM({ hidden_size: '16' });", /'string' is not assignable to type 'number'/],
+    ["(await sg.tokenizers.fromPretrained('x')).encode('a', { addSpecialToken: true });", /addSpecialToken/],
+  ]) {
+    const b = await typeCheck(use(bad));
+    assert.notEqual(b.status, 0, `${bad} should not type-check`);
+    assert.match(b.stdout + b.stderr, why);
   }
 });
