@@ -126,7 +126,17 @@ build_js() {
   done
 }
 
+# Several people (or agents) share one working tree: a lock per step serializes builds of the
+# same directory instead of letting two make/tsc runs write it at once. SG_BUILD_NO_LOCK=1 skips it.
+lock_step() {  # $1 = step name
+  [ -n "${SG_BUILD_NO_LOCK:-}" ] && return 0
+  mkdir -p build
+  exec 9>"build/.lock-$1"
+  flock 9
+}
+
 for s in "${steps[@]}"; do
+  case $s in wasm|wasm-mt) lock_step wasm ;; asan|asan-lib) lock_step asan ;; *) lock_step "$s" ;; esac
   case $s in
     native) build_native build/native ;;
     asan)   build_asan ;;

@@ -151,9 +151,9 @@ const OpInfo* find_op(const std::string& name) {
 
 // The newer dtypes reach only the ops taught them (OpInfo::any_dtype): elsewhere an Error names
 // the op, the dtype and the device, never a result computed from misread bytes.
-void check_classic_dtypes(const std::string& name, const std::vector<Tensor>& inputs) {
+void check_classic_dtypes(const std::string& name, const OpInfo& info, const std::vector<Tensor>& inputs) {
   for (const Tensor& t : inputs) {
-    if (!t.defined() || is_classic_dtype(t.dtype())) continue;
+    if (!t.defined() || is_classic_dtype(t.dtype()) || (info.float64 && t.dtype() == DType::Float64)) continue;
     fail(name, ": ", dtype_name(t.dtype()), " tensors are not supported by this op yet (on the ", device_name(t.device()),
          " device); it takes float32, int32 and bool: cast first, e.g. x.float()");
   }
@@ -184,7 +184,7 @@ std::vector<Tensor> run_op(const std::string& name, const OpInfo& info, const st
                            const Attrs& attrs, bool traced) {
   Nested nested;
   const OpFn& fn = traced && info.trace ? info.trace : info.fn;
-  if (!info.any_dtype) check_classic_dtypes(name, inputs);
+  if (!info.any_dtype) check_classic_dtypes(name, info, inputs);
   try {
     if (info.any_device) return fn(inputs, attrs);
     const Device device = operands_device(name.c_str(), inputs);

@@ -65,6 +65,10 @@ struct OpInfo {
   // concatenation), so it takes tensors of every dtype. Unset: float32, int32 and bool only
   // (core/dtype.h is_classic_dtype), and any other dtype is refused by name before fn runs.
   bool any_dtype = false;
+  // The op has float64 kernels (it computes in double on every CPU backend): float64 inputs
+  // reach fn. Unset: a float64 input is refused by name (computing it in float32 would be a
+  // wrong result, not a slower one).
+  bool float64 = false;
   // Replaces fn while a graph is traced when the op acts on state outside its outputs
   // (backward, setGrad): it gives the outputs and leaves that state as it found it, or records
   // how to put it back (graph/tracer.h). Unset: fn.
