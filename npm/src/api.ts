@@ -49,6 +49,7 @@ import { nn } from './nn/index.js';
 import { optim } from './optim/index.js';
 import { models } from './models/index.js';
 import { tokenizers } from './tokenizers/index.js';
+import { peft } from './peft/index.js';
 import { load, loadMetadata, save, saveAsync } from './io/safetensors.js';
 import { exportOnnx, useOnnxProto } from './io/onnx.js';
 import { data } from './data/dataloader.js';
@@ -249,6 +250,8 @@ export function createApi() {
     models,
     // Hugging Face tokenizers (tokenizer.json) through @huggingface/tokenizers (API.md: Fine-tuning)
     tokenizers,
+    // LoRA in Hugging Face PEFT's format (API.md: Fine-tuning)
+    peft,
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
     optim,
     save,

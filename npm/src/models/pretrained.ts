@@ -41,13 +41,13 @@ const FN = 'fromPretrained';
 // bookkeeping) back, as transformers' save_pretrained keeps them.
 const loadedConfigs = new WeakMap<Module, Record<string, unknown>>();
 
-/** Reads files of a folder (a Node path) or of a map of files; null for a file that is not there. */
-interface Folder {
+/** Reads files of a folder (a Node path) or of a map of files; null for a file that is not there (sg.peft reads adapter folders with it). */
+export interface Folder {
   describe: string;
   read(name: string): Promise<Uint8Array | null>;
 }
 
-function folderOf(source: unknown): Folder {
+export function folderOf(source: unknown, fn = FN): Folder {
   if (typeof source === 'string') {
     const dir = source.replace(/[\\/]+$/, '');
     return {
@@ -58,14 +58,14 @@ function folderOf(source: unknown): Folder {
         try {
           fs = (await import(spec)) as typeof fs;
         } catch {
-          throw new Error(`${FN}: a folder path needs Node's fs; in a browser pass the files (an object or Map from file name to File/Blob/Uint8Array)`);
+          throw new Error(`${fn}: a folder path needs Node's fs; in a browser pass the files (an object or Map from file name to File/Blob/Uint8Array)`);
         }
         try {
           const b = await fs.readFile(`${dir}/${name}`);
           return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
         } catch (e) {
           if ((e as { code?: string }).code === 'ENOENT') return null;
-          throw new Error(`${FN}: cannot read '${dir}/${name}': ${(e as Error).message}`);
+          throw new Error(`${fn}: cannot read '${dir}/${name}': ${(e as Error).message}`);
         }
       },
     };
@@ -73,10 +73,10 @@ function folderOf(source: unknown): Folder {
   let entries: [string, unknown][];
   if (source instanceof Map) entries = [...source.entries()];
   else if (source !== null && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) entries = Object.entries(source);
-  else throw new Error(`${FN}: expected a folder path or an object / Map from file name to Uint8Array | ArrayBuffer | Blob | File, got ${describe(source)}`);
+  else throw new Error(`${fn}: expected a folder path or an object / Map from file name to Uint8Array | ArrayBuffer | Blob | File, got ${describe(source)}`);
   const byName = new Map<string, unknown>();
   for (const [k, v] of entries) {
-    if (typeof k !== 'string') throw new Error(`${FN}: expected file names as keys, got ${describe(k)}`);
+    if (typeof k !== 'string') throw new Error(`${fn}: expected file names as keys, got ${describe(k)}`);
     byName.set(k, v);
   }
   return {
@@ -94,7 +94,7 @@ function folderOf(source: unknown): Folder {
       if (v instanceof ArrayBuffer) return new Uint8Array(v);
       if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
       if (typeof Blob !== 'undefined' && v instanceof Blob) return new Uint8Array(await v.arrayBuffer());
-      throw new Error(`${FN}: expected '${name}' to be a Uint8Array, ArrayBuffer, Blob, File or string, got ${describe(v)}`);
+      throw new Error(`${fn}: expected '${name}' to be a Uint8Array, ArrayBuffer, Blob, File or string, got ${describe(v)}`);
     },
   };
 }
