@@ -1,6 +1,7 @@
 // The `sg` object that init() resolves to: every public function in one place.
 import { enableGrad, grad, gradOf, noGrad, valueAndGrad } from './autograd/backward.js';
 import { gradcheck, gradgradcheck } from './autograd/gradcheck.js';
+import { func, Function as AutogradFunction } from './func/index.js';
 import './tensor/inplace.js';  // the in-place Tensor methods (add_, mul_, fill_, ...)
 import {
   arange,
@@ -233,7 +234,9 @@ export function createApi() {
     grad,
     valueAndGrad,
     // torch.autograd's functions: grad (with createGraph for higher-order gradients), gradcheck
-    autograd: { grad: gradOf, gradcheck, gradgradcheck },
+    autograd: { grad: gradOf, gradcheck, gradgradcheck, Function: AutogradFunction },
+    // torch.func's transforms (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functionalCall)
+    func,
     // compiled graphs and JavaScript callbacks (API.md)
     compile,
     jsCall,

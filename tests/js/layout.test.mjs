@@ -38,6 +38,7 @@ const MAY_IMPORT = {
   distributions: ['runtime', 'tensor', 'autograd', 'nn'],
   models: ['runtime', 'tensor', 'autograd', 'nn', 'io'],
   tokenizers: ['runtime', 'tensor'],
+  func: ['runtime', 'tensor', 'autograd', 'compile'],
   peft: ['runtime', 'tensor', 'autograd', 'nn', 'io', 'models'],
   'web/webgpu': [],
 };

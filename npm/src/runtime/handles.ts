@@ -75,6 +75,32 @@ function record(op: Op, inputs: ArrayLike<number>, attrs: Attrs | null | undefin
   recorder!.op(typeof op === 'string' ? op : op.name, Array.from(inputs), attrs, outputs);
 }
 
+// ---- the batch hook (sg.func.vmap: func/batching.ts) ----
+
+/**
+ * vmap's batching rules see op calls here. call() returns the results when it handled the call
+ * (an input is batched, or a random op ran under vmap), null to run it as usual; shape() gives
+ * the shape the function sees of a batched id (null: not batched); the rest keep its table of
+ * batched ids in step with releases and new ids on the same tensor. Installed only while a vmap
+ * runs, so the door costs one null check otherwise.
+ */
+export interface BatchHook {
+  call(op: string, inputs: ArrayLike<number>, attrs: Attrs | null | undefined): TensorHandle[] | null;
+  shape(id: TensorHandle): number[] | null;
+  read(id: TensorHandle): void;
+  release(id: TensorHandle): void;
+  derive(from: TensorHandle, to: TensorHandle): void;
+}
+
+let batchHook: BatchHook | null = null;
+
+/** Installs h (or none) as the batch hook and returns the previous one. */
+export function setBatchHook(h: BatchHook | null): BatchHook | null {
+  const prev = batchHook;
+  batchHook = h;
+  return prev;
+}
+
 // ---- op calls ----
 
 let namesGeneration = -1;
@@ -186,6 +212,10 @@ function invoke(op: Op, inputs: ArrayLike<number>, attrs: Attrs | null | undefin
  * absent optional tensor) with its attributes; returns the result ids, owned by the caller.
  */
 export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle[] {
+  if (batchHook !== null) {
+    const b = batchHook.call(typeof op === 'string' ? op : op.name, inputs, attrs);
+    if (b !== null) return b;
+  }
   const n = invoke(op, inputs, attrs);
   const v = ids(n);
   const out: TensorHandle[] = new Array(n);
@@ -199,6 +229,15 @@ export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null):
  * dtype is then lastResultDType(), until the next call.
  */
 export function callOp1(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle {
+  if (batchHook !== null) {
+    const b = batchHook.call(typeof op === 'string' ? op : op.name, inputs, attrs);
+    if (b !== null) {
+      for (let i = 1; i < b.length; i++) if (b[i]) releaseHandle(b[i]!);
+      if (!b[0]) throw new Error(`${typeof op === 'string' ? op : op.name}: the op returned no tensor`);
+      lastDType = handleDType(b[0]);
+      return b[0];
+    }
+  }
   const n = invoke(op, inputs, attrs);
   const v = ids(2 * n);
   const id = n > 0 ? v[0]! : 0;
@@ -291,12 +330,14 @@ export function scalarHandle(value: number | boolean, dtype: DType): TensorHandl
 export function releaseHandle(id: TensorHandle): void {
   ok(raw().release(id));
   if (recorder !== null) recorder.release(id);
+  if (batchHook !== null) batchHook.release(id);
 }
 
 /** A second id on the same tensor. */
 export function shareHandle(id: TensorHandle): TensorHandle {
   const to = ok(raw().share(id));
   if (recorder !== null) recorder.share(id, to);
+  if (batchHook !== null) batchHook.derive(id, to);
   return to;
 }
 
@@ -323,6 +364,10 @@ function dims(n: number): number[] {
 }
 
 export function handleShape(id: TensorHandle): number[] {
+  if (batchHook !== null) {
+    const s = batchHook.shape(id);
+    if (s !== null) return s;
+  }
   return dims(ok(raw().shape(id)));
 }
 
@@ -378,6 +423,7 @@ function numelOf(shape: readonly number[]): number {
  */
 export function readHandle(id: TensorHandle): TypedData {
   notify('read', id);
+  if (batchHook !== null) batchHook.read(id);
   const dtype = handleDType(id);
   const n = numelOf(handleShape(id));
   if (isHalf(dtype) || !isContiguousHandle(id)) {
@@ -398,6 +444,7 @@ export function readHandle(id: TensorHandle): TypedData {
 export function readItem(id: TensorHandle): number {
   if (handleDType(id) === 'int64') return int64Number('item', (readHandle(id) as BigInt64Array)[0]!);
   notify('read', id);
+  if (batchHook !== null) batchHook.read(id);
   ok(raw().item(id));
   return words()[0]!;
 }
@@ -489,7 +536,9 @@ export function retainGradHandle(id: TensorHandle): void {
 /** A new leaf id sharing the data, cut from the graph. */
 export function detachHandle(id: TensorHandle): TensorHandle {
   notify('detach', id);
-  return ok(raw().detach(id));
+  const to = ok(raw().detach(id));
+  if (batchHook !== null) batchHook.derive(id, to);
+  return to;
 }
 
 /** Runs backward from `id` (grad 0: implicit one for a one-element tensor); hooks may run JS. */
