@@ -38,13 +38,13 @@ const outputsOf = (r) => (r instanceof sg.Tensor ? [r] : Array.isArray(r) ? r.fl
  * Exports fn on args (written to the temp dir as name.onnx for the checker), then runs the model
  * under onnxruntime on each argument list of `runs` and compares with fn's own outputs.
  */
-async function roundTrip(name, modelOrFn, args, options, runs, tol = 1e-5) {
+async function roundTrip(name, modelOrFn, args, options, runs, tol = 1e-5, call = null) {
   const bytes = sg.onnx.export(modelOrFn, args, options);
   assert.ok(bytes instanceof Uint8Array && bytes.length > 0);
   writeFileSync(join(dir, `${name}.onnx`), bytes);
   written.push(name);
   const session = await ort.InferenceSession.create(bytes);
-  const fn = typeof modelOrFn === 'function' ? modelOrFn : (...a) => modelOrFn.forward(...a);
+  const fn = call ?? (typeof modelOrFn === 'function' ? modelOrFn : (...a) => modelOrFn.forward(...a));
   for (const inputs of runs) {
     const feeds = {};
     session.inputNames.forEach((n, i) => {
@@ -57,6 +57,7 @@ async function roundTrip(name, modelOrFn, args, options, runs, tol = 1e-5) {
       assert.deepEqual(Array.from(result[n].dims, Number), expected[i].shape, `${name}: ${n} shape at ${inputs[0].shape}`);
       assertClose(result[n].data, expected[i].dataSync(), tol, `${name}: ${n} at input shape [${inputs[0].shape}]`);
     });
+    for (const t of expected) t.dispose();
   }
   return bytes;
 }
@@ -116,17 +117,29 @@ test('BatchNorm (eval: running statistics), LayerNorm and Embedding layers', asy
   await roundTrip('embedding', emb, [ids([2, 3])], { inputNames: ['ids'], dynamicAxes: { ids: { 0: 'batch', 1: 'seq' } } }, [[ids([2, 3])], [ids([4, 7])]]);
 });
 
-test('a small sg.models.GPT: { logits } at batch 2 and 3 (1e-4)', async () => {
+const dims = (v) => v.type.tensorType.shape.dim.map((d) => d.dimParam || Number(d.dimValue));
+
+test('a small sg.models.GPT: { logits } with a dynamic batch and sequence length (positions by Range, causal mask by Trilu, last position by Slice; 1e-4)', async () => {
   sg.manualSeed(5);
-  const gpt = new sg.models.GPT({ blockSize: 8, vocabSize: 11, nLayer: 2, nHead: 2, nEmbd: 12, dropout: 0.1, bias: true });
-  const idx = (b) => sg.randint(0, 11, [b, 6], { dtype: 'int32' });
-  const bytes = sg.onnx.export(gpt, [idx(2)], { inputNames: ['idx'], dynamicAxes: { idx: { 0: 'batch' } } });
-  assert.deepEqual(onnx.ModelProto.decode(bytes).graph.output.map((o) => o.name), ['logits'], 'the output is named by its key');
+  const gpt = new sg.models.GPT({ blockSize: 12, vocabSize: 11, nLayer: 2, nHead: 2, nEmbd: 12, dropout: 0.1, bias: true });
+  const idx = (b, t) => sg.randint(0, 11, [b, t], { dtype: 'int32' });
+  const options = { inputNames: ['idx'], dynamicAxes: { idx: { 0: 'batch', 1: 'seq' } } };
   gpt.eval();
-  await roundTrip('gpt', gpt, [idx(2)], { inputNames: ['idx'], dynamicAxes: { idx: { 0: 'batch' } } }, [[idx(2)], [idx(3)]], 1e-4);
+  const bytes = await roundTrip('gpt', gpt, [idx(2, 5)], options, [[idx(2, 5)], [idx(3, 9)], [idx(1, 1)], [idx(4, 12)]], 1e-4);
+  const g = onnx.ModelProto.decode(bytes).graph;
+  assert.deepEqual(g.output.map((o) => o.name), ['logits'], 'the output is named by its key');
+  assert.deepEqual(dims(g.input[0]), ['batch', 'seq']);
+  assert.deepEqual(dims(g.output[0]), ['batch', 1, 11]);
+  for (const op of ['Range', 'Trilu', 'Slice', 'Shape']) assert.ok(g.node.some((n) => n.opType === op), op);
+  // no initializer has a size of the example's sequence length (5): masks and positions come from Shape
+  assert.ok(!g.initializer.some((t) => t.dims.map(Number).includes(5)), g.initializer.filter((t) => t.dims.map(Number).includes(5)).map((t) => t.name).join());
+  // the same with targets: { logits [B, T, V], loss }, loss a mean over the dynamic batch and sequence
+  const withTargets = (i, t) => gpt.forward(i, t);
+  await roundTrip('gpt_loss', withTargets, [idx(2, 5), idx(2, 5)], { inputNames: ['idx', 'targets'], dynamicAxes: { idx: { 0: 'batch', 1: 'seq' }, targets: { 0: 'batch', 1: 'seq' } } },
+    [[idx(2, 5), idx(2, 5)], [idx(3, 7), idx(3, 7)]], 1e-4);
 });
 
-test('LSTM (batchFirst, bidirectional), 2-layer GRU, RNN: unrolled at the traced length and batch (1e-4)', async () => {
+test('LSTM (batchFirst, bidirectional), 2-layer GRU, RNN: unrolled at the traced length, with a dynamic batch (zero states by Expand of Shape; 1e-4)', async () => {
   sg.manualSeed(8);
   const cases = [
     ['lstm', new nn.LSTM(3, 4, { batchFirst: true }), [2, 5, 3]],
@@ -137,12 +150,18 @@ test('LSTM (batchFirst, bidirectional), 2-layer GRU, RNN: unrolled at the traced
   for (const [name, m, shape] of cases) {
     m.eval();
     const x = sg.randn(shape);
+    const b = name === 'lstm' ? 0 : 1;
+    const other = shape.slice();
+    other[b] = 5;
     // [output, [hN, cN]] is flattened to three outputs (two for GRU / RNN), as torch.onnx does
-    const bytes = await roundTrip(name, m, [x], undefined, [[x], [sg.randn(shape)]], 1e-4);
-    assert.equal(onnx.ModelProto.decode(bytes).graph.output.length, name.includes('lstm') ? 3 : 2);
+    const bytes = await roundTrip(name, m, [x], { dynamicAxes: { input_0: { [b]: 'batch' } } }, [[x], [sg.randn(other)], [sg.randn(shape)]], 1e-4);
+    const g = onnx.ModelProto.decode(bytes).graph;
+    assert.equal(g.output.length, name.includes('lstm') ? 3 : 2);
+    assert.equal(dims(g.output[0])[b], 'batch');
+    assert.equal(dims(g.output[1])[1], 'batch', 'hN [L·D, batch, H]');
   }
-  // the initial state is a zeros of the traced batch: a dynamic batch is refused by name
-  assert.throws(() => sg.onnx.export(new nn.GRU(3, 4), [sg.randn([5, 2, 3])], { dynamicAxes: { input_0: { 1: 'batch' } } }), /onnx\.export: .*depends on a dynamic axis/);
+  // the sequence is unrolled: a dynamic sequence length is refused by name
+  assert.throws(() => sg.onnx.export(new nn.GRU(3, 4), [sg.randn([5, 2, 3])], { dynamicAxes: { input_0: { 0: 'seq' } } }), /onnx\.export: op 'rnnLayer' .*a dynamic sequence length has no ONNX form here/);
 });
 
 test('a plain function of two tensors (the same one sg.compile runs), two outputs, and assorted ops', async () => {
@@ -211,7 +230,9 @@ test('bad input: ops with no ONNX form, bad options, bad arguments', () => {
   const x = sg.randn([2, 3]);
   assert.throws(() => sg.onnx.export((t) => sg.jsCall({ shape: [2, 3], dtype: 'float32' }, [t], (u) => u.mul(2)).add(1), [x]), /onnx\.export: .*sg\.jsCall/);
   assert.throws(() => sg.onnx.export((t) => sg.nonzero(t), [x]), /onnx\.export: .*nonzero/);
-  assert.throws(() => sg.onnx.export((t) => t.cumsum(1), [x]), /onnx\.export: op 'cumsum' has no ONNX form/);
+  // the op is named, and where the caller's code called it (this file)
+  assert.throws(() => sg.onnx.export((t) => t.cumsum(1), [x]), /onnx\.export: op 'cumsum' has no ONNX form \(called at .*onnx_export\.test\.mjs:\d+:\d+/);
+  assert.throws(() => sg.onnx.export((t) => sg.nonzero(t), [x]), /at .*onnx_export\.test\.mjs:\d+:\d+/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { opsetVersion: 18 }), /opsetVersion 18 is not supported/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { inputNames: ['a', 'b'] }), /inputNames has 2 names for 1 example arguments/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { outputNames: ['a', 'b'] }), /outputNames has 2 names for 1 outputs/);
@@ -223,8 +244,14 @@ test('bad input: ops with no ONNX form, bad options, bad arguments', () => {
   assert.throws(() => sg.onnx.export(42, [x]), /expected an nn\.Module or a function/);
   assert.throws(() => sg.onnx.export((t) => t, [[1, 2]]), /exampleArgs must be a Tensor or a non-empty array of live Tensors/);
   assert.throws(() => sg.onnx.export((t) => 3, [x]), /must return a Tensor/);
-  // a shape baked from a dynamic dim that no -1 can stand for
-  assert.throws(() => sg.onnx.export((t) => t.reshape([t.shape[0] * 3]).expand([2, t.shape[0] * 3]), [x], { dynamicAxes: { input_0: [0] } }), /onnx\.export: op 'expand'/);
+  // sizes that follow a dynamic axis in a form the graph cannot compute (here its square), or JavaScript data sized or valued by it
+  const wide = sg.randn([2, 20]);
+  assert.throws(() => sg.onnx.export((t) => t.reshape([-1]).narrow(0, 0, t.shape[0] ** 2), [wide], { dynamicAxes: { input_0: [0] } }),
+    /onnx\.export: op 'narrow': attribute 'length' is 4, 9, 16 in the traces .*no form the graph can compute/);
+  assert.throws(() => sg.onnx.export((t) => t.add(sg.tensor(new Float32Array(t.shape[0] * 3), { shape: [t.shape[0], 3] })), [x], { dynamicAxes: { input_0: [0] } }),
+    /a constant tensor of shape \[2,3\] made by the function \(sg\.tensor of JavaScript data\) depends on a dynamic axis/);
+  assert.throws(() => sg.onnx.export((t) => t.mul(sg.tensor(t.shape[0])), [x], { dynamicAxes: { input_0: [0] } }), /has other values when the dynamic axes change/);
+  assert.throws(() => sg.onnx.export((a, b) => a.add(b), [x, sg.randn([3, 3])], { dynamicAxes: { input_0: { 0: 'n' }, input_1: { 0: 'n' } } }), /dynamic axis 'n' is 2 in input 'input_0' but 3 in input 'input_1'/);
   // a trace leaves no recorder behind: later ops run as before
   assert.deepEqual(x.add(1).shape, [2, 3]);
 });

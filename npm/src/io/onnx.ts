@@ -5,11 +5,13 @@
 // initializers too, and each recorded op is mapped to ONNX nodes by the table of onnx_ops.ts.
 import type * as OnnxProtoModule from 'onnx-proto';
 import type { DType, TensorHandle } from '../runtime/embind.js';
-import * as H from '../runtime/handles.js';
 import { describe, isInteger, isOptionsObject } from '../runtime/options.js';
 import { run } from '../tensor/call.js';
-import { Tensor } from '../tensor/tensor.js';
-import { emitNode, ONNX_DTYPE, type Emitter, type RecordedOp } from './onnx_ops.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { scalarBytes } from './onnx_bytes.js';
+import { addDims, DimWriter, fit, isExpr, symbolOf, traceSizes, type Dim, type Sym } from './onnx_dynamic.js';
+import { DYNAMIC_ATTRS, emitNode, ONNX_DTYPE, type Dims, type Emitter, type RecordedOp, type ValueRef } from './onnx_ops.js';
+import { exampleArgsOf, trace, type Trace, type Value } from './onnx_trace.js';
 
 // onnx-proto (protobufjs code generated from onnx.proto) is an optional peer dependency: its
 // protobufjs brings 22 MB that an install of simdgrad should not carry for everyone, and a bare
@@ -73,184 +75,6 @@ const isModule = (m: unknown): m is ModuleLike =>
   (typeof m === 'object' || typeof m === 'function') && m !== null && typeof (m as ModuleLike).forward === 'function' && typeof (m as ModuleLike).namedParameters === 'function';
 
 
-// ---- tensor bytes ----
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-/** float32 value (one that float16 holds exactly: it was read from a float16 tensor) → its float16 bits. */
-function halfBits(v: number): number {
-  f32[0] = v;
-  const x = u32[0]!;
-  const sign = (x >>> 16) & 0x8000;
-  const exp = (x >>> 23) & 0xff;
-  const mant = x & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  const e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    return sign | Math.round((mant | 0x800000) / 2 ** (14 - e));
-  }
-  return sign | (e << 10) | Math.round(mant / 8192);
-}
-
-/** A tensor's elements as ONNX raw_data (little-endian, as wasm stores them). */
-function rawBytes(id: TensorHandle, dtype: DType): Uint8Array {
-  const data = H.readHandle(id) as ArrayLike<number> | BigInt64Array;
-  if (dtype === 'float16' || dtype === 'bfloat16') {
-    const src = data as ArrayLike<number>;
-    const out = new Uint16Array(src.length);
-    for (let i = 0; i < src.length; i++) {
-      if (dtype === 'bfloat16') {
-        f32[0] = src[i]!;
-        out[i] = u32[0]! >>> 16;
-      } else {
-        out[i] = halfBits(src[i]!);
-      }
-    }
-    return new Uint8Array(out.buffer);
-  }
-  if (dtype === 'bool') return Uint8Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
-  const view = data as unknown as ArrayBufferView;
-  return new Uint8Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
-}
-
-// ---- the trace ----
-
-interface Value {
-  name: string;
-  shape: number[];
-  dtype: DType;
-}
-
-interface Trace {
-  ops: RecordedOp[];
-  /** Initializers: parameters, buffers and constants, by value name. */
-  consts: Map<string, { value: Value; bytes: Uint8Array; isParam: boolean }>;
-  inputs: Value[];
-  outputs: Value[];
-  /** The returned object's keys (the default output names), when it returned an object. */
-  keys: string[] | null;
-}
-
-/** Runs fn(args) with the op recorder on; every op call, and the tensors it read, are noted. */
-function trace(fn: (...a: Tensor[]) => unknown, args: Tensor[], inputNames: string[], params: Map<TensorHandle, string>): Trace {
-  const names = new Map<TensorHandle, Value>();
-  const consts: Trace['consts'] = new Map();
-  const ops: RecordedOp[] = [];
-  let counter = 0;
-  let reading = false;
-  const valueOf = (id: TensorHandle, name: string): Value => ({ name, shape: H.handleShape(id), dtype: H.handleDType(id) });
-  const constant = (id: TensorHandle, name: string, isParam: boolean): Value => {
-    const value = valueOf(id, name);
-    // read without recording (float16 is read through a cast op) and without autograd
-    reading = true;
-    const grad = H.isGradEnabled();
-    H.setGradEnabled(false);
-    try {
-      consts.set(name, { value, bytes: rawBytes(id, value.dtype), isParam });
-    } finally {
-      H.setGradEnabled(grad);
-      reading = false;
-    }
-    names.set(id, value);
-    return value;
-  };
-  const resolve = (id: TensorHandle): Value | null => {
-    if (id === 0) return null;
-    const known = names.get(id);
-    if (known !== undefined) return known;
-    // a parameter whose id was not registered (a share of it): match by tensor identity
-    for (const [pid, pname] of params) {
-      if (H.sameHandle(pid, id)) return constant(id, pname, true);
-    }
-    // Inputs require grad while traced: a tensor computed from them by anything but the recorded
-    // ops (a JavaScript callback, sg.jsCall, linked into autograd) has a grad_fn; a constant has none.
-    const gradFn = H.handleGradFn(id);
-    if (gradFn !== null) {
-      throw new Error(`${FN}: a tensor was computed outside the recorded ops (by sg.jsCall, a JavaScript callback, or a custom autograd function; its grad_fn is '${gradFn}'): it has no ONNX form`);
-    }
-    return constant(id, `const_${counter++}`, false);
-  };
-  const inputs = args.map((a, i) => {
-    const v = valueOf(a.handle, inputNames[i]!);
-    names.set(a.handle, v);
-    return v;
-  });
-  const recorder: H.OpRecorder = {
-    op(name, ins, attrs, outs) {
-      if (reading) return;
-      if (ins.length === 0 || Array.from(ins).every((id) => id === 0)) {
-        // a creation op (arange, zeros, ...): its result is a constant of the graph
-        outs.forEach((id) => constant(id, `const_${counter++}`, false));
-        return;
-      }
-      const inputValues = Array.from(ins, resolve);
-      const outputValues = outs.map((id) => {
-        const v = valueOf(id, `${name}_${counter++}`);
-        names.set(id, v);
-        return v;
-      });
-      ops.push({ op: name, inputs: inputValues, attrs: attrs ?? {}, outputs: outputValues });
-    },
-    release(id) {
-      if (!reading) names.delete(id);
-    },
-    share(from, to) {
-      const v = names.get(from);
-      if (v !== undefined) names.set(to, v);
-    },
-  };
-  const observer: H.BoundaryObserver = (event) => {
-    if (reading) return;
-    if (event === 'read') {
-      throw new Error(
-        `${FN}: the function reads a tensor's values while it is traced (nonzero, masked selection, item, toArray, dataSync, a JavaScript callback such as sg.jsCall): data-dependent code has no ONNX form`,
-      );
-    }
-  };
-  for (const [pid, pname] of params) {
-    if (!names.has(pid)) constant(pid, pname, true);
-  }
-  // floating leaf inputs require grad while traced (see resolve); restored afterwards
-  const marked = args.filter((t) => /^(float|bfloat)/.test(t.dtype) && H.isLeafHandle(t.handle) && !H.requiresGradHandle(t.handle));
-  const grad = H.isGradEnabled();
-  H.setGradEnabled(true);
-  for (const t of marked) H.setRequiresGradHandle(t.handle, true);
-  const prevRecorder = H.setOpRecorder(recorder);
-  const prevObserver = H.setBoundaryObserver(observer);
-  let result: unknown;
-  try {
-    result = fn(...args);
-  } finally {
-    H.setBoundaryObserver(prevObserver);
-    H.setOpRecorder(prevRecorder);
-    for (const t of marked) H.setRequiresGradHandle(t.handle, false);
-    H.setGradEnabled(grad);
-  }
-  // a Tensor, an array of Tensors, or an object of them (GPT's { logits, loss: null }: the Tensors, by key)
-  let keys: string[] | null = null;
-  // nested arrays (LSTM's [output, [h, c]]) are flattened in order, as torch.onnx does
-  const flatten = (v: unknown[]): unknown[] => v.flatMap((e) => (Array.isArray(e) ? flatten(e) : [e]));
-  let list: unknown[] | null = result instanceof Tensor ? [result] : Array.isArray(result) ? flatten(result) : null;
-  if (list === null && isOptionsObject(result)) {
-    const entries = Object.entries(result).filter(([, v]) => v !== null && v !== undefined);
-    keys = entries.map(([k]) => k);
-    list = entries.map(([, v]) => v);
-  }
-  if (list === null || list.length === 0 || !list.every((t) => t instanceof Tensor)) {
-    throw new Error(`${FN}: the function must return a Tensor, an array of Tensors or an object of Tensors, got ${describe(result)}`);
-  }
-  const outputs = (list as Tensor[]).map((t) => {
-    const v = names.get(t.handle);
-    if (v === undefined) throw new Error(`${FN}: an output was not computed by the traced ops (return a function of the inputs)`);
-    return v;
-  });
-  for (const t of list as Tensor[]) if (!args.includes(t)) t.dispose();
-  return { ops, consts, inputs, outputs, keys };
-}
-
 // ---- options ----
 
 interface Checked {
@@ -258,9 +82,11 @@ interface Checked {
   outputNames: string[] | undefined;
   dynamic: Map<string, Map<number, string>>;
   training: boolean;
+  trainingGiven: boolean;
 }
 
-function checkExportOptions(options: unknown, nArgs: number): Checked {
+function checkExportOptions(options: unknown, defaultNames: string[]): Checked {
+  const nArgs = defaultNames.length;
   if (options !== undefined && !isOptionsObject(options)) throw new Error(`${FN}: options must be an object, got ${describe(options)}`);
   const o = (options ?? {}) as Record<string, unknown>;
   const known = ['inputNames', 'outputNames', 'dynamicAxes', 'opsetVersion', 'training'];
@@ -275,7 +101,7 @@ function checkExportOptions(options: unknown, nArgs: number): Checked {
     if (new Set(v).size !== v.length) throw new Error(`${FN}: ${key} has a name twice`);
     return v as string[];
   };
-  const inputNames = names('inputNames', o.inputNames) ?? Array.from({ length: nArgs }, (_, i) => `input_${i}`);
+  const inputNames = names('inputNames', o.inputNames) ?? defaultNames;
   if (inputNames.length !== nArgs) throw new Error(`${FN}: inputNames has ${inputNames.length} names for ${nArgs} example arguments`);
   const outputNames = names('outputNames', o.outputNames);
   if (outputNames?.some((n) => inputNames.includes(n))) throw new Error(`${FN}: an output name is also an input name`);
@@ -305,7 +131,56 @@ function checkExportOptions(options: unknown, nArgs: number): Checked {
       dynamic.set(name, axes);
     }
   }
-  return { inputNames, outputNames, dynamic, training: o.training === true };
+  for (const name of dynamic.keys()) {
+    if (!inputNames.includes(name) && !(outputNames ?? []).includes(name)) {
+      throw new Error(`${FN}: dynamicAxes names '${name}', which is neither an input nor an output name`);
+    }
+  }
+  return { inputNames, outputNames, dynamic, training: o.training === true, trainingGiven: o.training !== undefined };
+}
+
+/** The symbolic dims of the inputs, one per label (inputs that share a label must agree on its size). */
+function symbolsOf(o: Checked, tensors: Tensor[]): Sym[] {
+  const syms: Sym[] = [];
+  o.inputNames.forEach((name, i) => {
+    const t = tensors[i]!;
+    for (const [dim, label] of o.dynamic.get(name) ?? []) {
+      if (dim >= t.shape.length) throw new Error(`${FN}: dynamicAxes dim ${dim} is out of range for input '${name}' of ${t.shape.length} dims`);
+      const size = t.shape[dim]!;
+      const same = syms.find((s) => s.label === label);
+      if (same !== undefined) {
+        if (same.size !== size) throw new Error(`${FN}: dynamic axis '${label}' is ${same.size} in input '${same.input}' but ${size} in input '${name}' (dim ${dim})`);
+        continue;
+      }
+      if (size === 0) throw new Error(`${FN}: dynamic axis '${label}' (input '${name}', dim ${dim}) has size 0 in the example: give an example with at least one element there`);
+      syms.push({ label, size, input: name, dim });
+    }
+  });
+  return syms;
+}
+
+/** A copy of x `by` longer along dim (its first slice repeated): an input of the traces that vary the dynamic axes. */
+function grow(x: Tensor, dim: number, by: number): Tensor {
+  const head = run(FN, 'narrow', [['input', x]], { dim, start: 0, length: 1 });
+  const parts: [string, Tensor][] = [['a', x], ...Array.from({ length: by }, (_, i): [string, Tensor] => [`b${i}`, head])];
+  const next = run(FN, 'cat', parts, { dim });
+  head.dispose();
+  return next;
+}
+
+/** The inputs of trace j: each dynamic dim grown to that trace's size of its symbol. */
+function grownInputs(o: Checked, tensors: Tensor[], syms: Sym[], sizes: Map<string, number>): Tensor[] {
+  return tensors.map((x, i) => {
+    let t = x;
+    for (const [dim, label] of o.dynamic.get(o.inputNames[i]!) ?? []) {
+      const by = sizes.get(label)! - syms.find((s) => s.label === label)!.size;
+      if (by === 0) continue;
+      const next = grow(t, dim, by);
+      if (t !== x) t.dispose();
+      t = next;
+    }
+    return t;
+  });
 }
 
 // ---- the graph ----
@@ -339,16 +214,7 @@ class Graph implements Emitter {
   }
   scalar(value: number, dtype: DType): string {
     const name = this.fresh('const');
-    let bytes: Uint8Array;
-    switch (dtype) {
-      case 'float64': bytes = new Uint8Array(Float64Array.of(value).buffer); break;
-      case 'float16': bytes = new Uint8Array(Uint16Array.of(halfBits(value)).buffer); break;
-      case 'bfloat16': f32[0] = value; bytes = new Uint8Array(Uint16Array.of(u32[0]! >>> 16).buffer); break;
-      case 'int64': bytes = new Uint8Array(BigInt64Array.of(BigInt(value)).buffer); break;
-      case 'int32': bytes = new Uint8Array(Int32Array.of(value).buffer); break;
-      default: bytes = new Uint8Array(Float32Array.of(value).buffer);
-    }
-    this.tensor(name, dtype, [], bytes);
+    this.tensor(name, dtype, [], scalarBytes(value, dtype));
     return name;
   }
 }
@@ -366,19 +232,67 @@ function valueInfo(name: string, v: Value, symbolic: Map<number, string>) {
   });
 }
 
-/** A copy of x one longer along each of `dims` (its first slice appended): the second trace's input. */
-function grow(x: Tensor, dims: number[]): Tensor {
-  let t = x;
-  for (const d of dims) {
-    if (d >= t.shape.length) throw new Error(`${FN}: dynamicAxes dim ${d} is out of range for an input of ${t.shape.length} dims`);
-    const head = run(FN, 'narrow', [['input', t]], { dim: d, start: 0, length: 1 });
-    const next = run(FN, 'cat', [['a', t], ['b', head]], { dim: d });
-    head.dispose();
-    if (t !== x) t.dispose();
-    t = next;
+/** What the rules see of one op across the traces: its attributes and the dims of its values as Dims. */
+class OpDims implements Dims {
+  constructor(
+    private readonly recs: RecordedOp[],
+    private readonly traces: Trace[],
+    private readonly sizes: Map<string, number>[],
+    private readonly syms: Sym[],
+    private readonly writer: DimWriter,
+  ) {}
+
+  private fitted(values: number[], what: string): Dim {
+    const d = fit(values, this.sizes, this.syms);
+    if (d === null) {
+      throw new Error(
+        `${FN}: op '${this.recs[0]!.op}': ${what} is ${values.join(', ')} in the traces with the dynamic axes at ${this.sizes.map((s) => `{${[...s].map(([k, v]) => `${k}: ${v}`).join(', ')}}`).join(', ')}: ` +
+          'it follows them in no form the graph can compute (a linear function of one axis, a product or a sum of axes)',
+      );
+    }
+    return d;
   }
-  return t;
+
+  attr(key: string, index?: number): Dim {
+    const values = this.recs.map((r) => {
+      const v = r.attrs[key];
+      return index === undefined ? v : Array.isArray(v) ? v[index] : undefined;
+    });
+    if (!values.every((v) => typeof v === 'number')) {
+      if (values.every((v) => v === values[0])) return values[0] as unknown as number;
+      throw new Error(`${FN}: op '${this.recs[0]!.op}': attribute '${key}' differs between the traces of the dynamic axes`);
+    }
+    return this.fitted(values as number[], `attribute '${key}'${index === undefined ? '' : `[${index}]`}`);
+  }
+
+  dim(v: ValueRef, i: number): Dim {
+    const values = this.traces.map((t) => t.values.get(v.name)?.shape[i] ?? Number.NaN);
+    return this.fitted(values, `dim ${i} of '${v.name}'`);
+  }
+
+  shape(v: ValueRef): Dim[] {
+    return v.shape.map((_, i) => this.dim(v, i));
+  }
+
+  get attrsVary(): boolean {
+    const a = JSON.stringify(this.recs[0]!.attrs);
+    return this.recs.some((r) => JSON.stringify(r.attrs) !== a);
+  }
+
+  scalar(d: Dim): string {
+    return this.writer.scalar(d);
+  }
+
+  shapeOf(dims: Dim[]): string {
+    return this.writer.shape(dims);
+  }
+
+  add(a: Dim, b: Dim): Dim {
+    return addDims(a, b);
+  }
 }
+
+let warnedTraining = false;
 
 /**
  * sg.onnx.export(modelOrFn, exampleArgs, options) → the bytes of an ONNX ModelProto (IR version
@@ -396,64 +310,71 @@ export function exportOnnx(modelOrFn: unknown, exampleArgs: unknown, options?: O
   if (module === null && typeof modelOrFn !== 'function') {
     throw new Error(`${FN}: expected an nn.Module or a function, got ${describe(modelOrFn)}`);
   }
-  const args = exampleArgs instanceof Tensor ? [exampleArgs] : exampleArgs;
-  if (!Array.isArray(args) || args.length === 0 || !args.every((a) => a instanceof Tensor && !a.isDisposed)) {
-    throw new Error(`${FN}: exampleArgs must be a Tensor or a non-empty array of live Tensors, got ${describe(exampleArgs)}`);
-  }
-  const o = checkExportOptions(options, args.length);
-  const fn = module !== null ? (...a: Tensor[]) => module.forward(...a) : (modelOrFn as (...a: Tensor[]) => unknown);
+  const args = exampleArgsOf(exampleArgs);
+  const o = checkExportOptions(options, args.defaultNames);
+  const fn = module !== null ? (...a: unknown[]) => module.forward(...a) : (modelOrFn as (...a: unknown[]) => unknown);
   const params = new Map<TensorHandle, string>();
   if (module !== null) {
     for (const [name, t] of [...module.namedParameters(), ...module.namedBuffers()]) if (!params.has(t.handle)) params.set(t.handle, name);
   }
-  for (const name of o.dynamic.keys()) {
-    if (!o.inputNames.includes(name) && !(o.outputNames ?? []).includes(name)) {
-      throw new Error(`${FN}: dynamicAxes names '${name}', which is neither an input nor an output name`);
-    }
-  }
+  const syms = symbolsOf(o, args.tensors);
+  const sizes = traceSizes(syms);
   const wasTraining = module?.training;
+  if (module !== null && module.training && !o.trainingGiven && !warnedTraining) {
+    warnedTraining = true;
+    console.warn(`${FN}: the module is in training mode; it is exported with eval semantics (dropout off, BatchNorm's running statistics), as { training: false }, the default. Pass { training: false } to say so, or call model.eval() (this warning is shown once)`);
+  }
   if (module !== null && module.training !== o.training) module.train(o.training);
-  let a: Trace;
-  let b: Trace | null = null;
+  const traces: Trace[] = [];
   try {
-    a = trace(fn, args as Tensor[], o.inputNames, params);
-    const growDims = o.inputNames.map((n) => [...(o.dynamic.get(n)?.keys() ?? [])]);
-    if (growDims.some((d) => d.length > 0)) {
-      const grown = (args as Tensor[]).map((t, i) => (growDims[i]!.length > 0 ? grow(t, growDims[i]!) : t));
+    sizes.forEach((s, j) => {
+      const inputs = j === 0 ? args.tensors : grownInputs(o, args.tensors, syms, s);
       try {
-        b = trace(fn, grown, o.inputNames, params);
+        traces.push(trace(fn, args, inputs, o.inputNames, params));
       } finally {
-        grown.forEach((t, i) => t !== args[i] && t.dispose());
+        inputs.forEach((t, i) => t !== args.tensors[i] && t.dispose());
       }
-    }
+    });
   } finally {
     if (module !== null && wasTraining !== undefined && module.training !== wasTraining) module.train(wasTraining);
   }
+  const a = traces[0]!;
   const outputNames = o.outputNames ?? a.keys ?? a.outputs.map((_, i) => `output_${i}`);
   if (outputNames.length !== a.outputs.length) {
     throw new Error(`${FN}: outputNames has ${outputNames.length} names for ${a.outputs.length} outputs`);
   }
-  if (b !== null) checkSameGraph(a, b);
+  checkSameGraph(traces);
 
   const g = new Graph();
-  for (const { value, bytes } of a.consts.values()) g.tensor(value.name, value.dtype, value.shape, bytes);
+  const writer = new DimWriter(g, syms);
+  const dimsOf = (i: number) => new OpDims(traces.map((t) => t.ops[i]!), traces, sizes, syms, writer);
+  // creation ops whose attributes follow a dynamic axis are computed in the graph, not stored
+  const computed = new Set<string>();
   a.ops.forEach((rec, i) => {
+    if (rec.creation && dimsOf(i).attrsVary) rec.outputs.forEach((v) => computed.add(v.name));
+  });
+  for (const { value, bytes } of a.consts.values()) if (!computed.has(value.name)) g.tensor(value.name, value.dtype, value.shape, bytes);
+  a.ops.forEach((rec, i) => {
+    if (rec.creation && !computed.has(rec.outputs[0]!.name)) return;
+    const dims = dimsOf(i);
+    if (dims.attrsVary && !DYNAMIC_ATTRS.has(rec.op)) {
+      throw new Error(`${FN}: op '${rec.op}' has attributes that depend on a dynamic axis (${JSON.stringify(rec.attrs)} vs ${JSON.stringify(traces.find((t) => JSON.stringify(t.ops[i]!.attrs) !== JSON.stringify(rec.attrs))!.ops[i]!.attrs)})`);
+    }
     const start = g.nodes.length;
-    const outNames = emitNode(g, rec, b?.ops[i]);
+    const outNames = emitNode(g, rec, dims);
     rec.outputs.forEach((v, k) => {
       const produced = outNames[k];
       if (produced === undefined) throw new Error(`${FN}: op '${rec.op}' gave no ONNX output ${k}`);
       renameOutput(g, start, produced, v.name);
     });
   });
+  const outDims = new OpDims([], traces, sizes, syms, writer);
   const outDynamic = a.outputs.map((v, i) => {
     const m = new Map(o.dynamic.get(outputNames[i]!) ?? []);
-    if (b !== null) {
-      const s = b.outputs[i]!.shape;
-      v.shape.forEach((d, k) => {
-        if (s[k] !== d && !m.has(k)) m.set(k, `${outputNames[i]}_dim${k}`);
-      });
-    }
+    v.shape.forEach((_, k) => {
+      const d = outDims.dim(v, k);
+      if (isExpr(d) && !m.has(k)) m.set(k, symbolOf(d) ?? `${outputNames[i]}_dim${k}`);
+    });
     return m;
   });
   a.outputs.forEach((v, i) => g.nodes.push(onnx.NodeProto.create({ opType: 'Identity', input: [v.name], output: [outputNames[i]!], name: `output_identity_${i}` })));
@@ -492,16 +413,27 @@ function renameOutput(g: Graph, start: number, from: string, to: string): void {
   g.nodes.push(onnx.NodeProto.create({ opType: 'Identity', input: [from], output: [to], name: to }));
 }
 
-/** The two traces (example and grown dynamic axes) must run the same ops on constants of the same shape. */
-function checkSameGraph(a: Trace, b: Trace): void {
-  if (a.ops.length !== b.ops.length || a.ops.some((r, i) => r.op !== b.ops[i]!.op)) {
-    const i = a.ops.findIndex((r, k) => r.op !== b.ops[k]?.op);
-    throw new Error(`${FN}: the ops run depend on the dynamic axes' sizes (op ${i}: '${a.ops[i]?.op}' vs '${b.ops[i]?.op}'): such control flow has no ONNX form here`);
-  }
-  for (const [name, c] of a.consts) {
-    const d = b.consts.get(name);
-    if (d !== undefined && d.value.shape.join() !== c.value.shape.join()) {
-      throw new Error(`${FN}: a constant tensor of shape [${c.value.shape}] made by the function depends on a dynamic axis: make it from the input's ops instead`);
+const sameBytes = (x: Uint8Array, y: Uint8Array) => x.length === y.length && x.every((v, i) => v === y[i]);
+
+/** Every trace must run the same ops, on the same constants (those of creation ops aside, which may follow the axes). */
+function checkSameGraph(traces: Trace[]): void {
+  const a = traces[0]!;
+  for (const b of traces.slice(1)) {
+    if (a.ops.length !== b.ops.length || a.ops.some((r, i) => r.op !== b.ops[i]!.op)) {
+      const i = a.ops.findIndex((r, k) => r.op !== b.ops[k]?.op);
+      throw new Error(`${FN}: the ops run depend on the dynamic axes' sizes (op ${i}: '${a.ops[i]?.op}' vs '${b.ops[i]?.op}'): such control flow has no ONNX form here`);
+    }
+    if (a.outputs.length !== b.outputs.length) throw new Error(`${FN}: the number of outputs depends on the dynamic axes' sizes`);
+    const created = new Set(a.ops.filter((r) => r.creation).flatMap((r) => r.outputs.map((v) => v.name)));
+    for (const [name, c] of a.consts) {
+      const d = b.consts.get(name);
+      if (d === undefined || c.isParam || created.has(name)) continue;
+      if (d.value.shape.join() !== c.value.shape.join()) {
+        throw new Error(`${FN}: a constant tensor of shape [${c.value.shape}] made by the function (sg.tensor of JavaScript data) depends on a dynamic axis: make it with ops (arange, zeros, comparisons...) or slice a fixed table by the input's size`);
+      }
+      if (!sameBytes(c.bytes, d.bytes)) {
+        throw new Error(`${FN}: a constant tensor of shape [${c.value.shape}] made by the function (sg.tensor of JavaScript data) has other values when the dynamic axes change: compute it with ops from the inputs`);
+      }
     }
   }
 }

@@ -2,6 +2,7 @@
 // it: name, attrs, operands, results with shapes and dtypes) → its standard ONNX nodes (opset 17).
 // An op that is not here has no ONNX form, and exporting it is an Error naming it.
 import type { Attrs, AttrValue, DType } from '../runtime/embind.js';
+import { isExpr, type Dim } from './onnx_dynamic.js';
 
 /** A value of the traced graph: its name in the ONNX graph, shape and dtype. */
 export interface ValueRef {
@@ -16,6 +17,8 @@ export interface RecordedOp {
   inputs: (ValueRef | null)[];
   attrs: Attrs;
   outputs: ValueRef[];
+  /** Where the caller's code called it (ops with no ONNX form only). */
+  where?: string;
 }
 
 /** What a rule writes with (onnx.ts's Graph). */
@@ -29,6 +32,22 @@ export interface Emitter {
   fresh(prefix: string): string;
 }
 
+/**
+ * What a rule sees of its op across the traces of dynamicAxes (onnx.ts's OpDims): an attribute or
+ * a dim as a number, or as an Expr of the symbolic dims when the traces disagree on it; and the
+ * int64 nodes that compute such Dims at run time.
+ */
+export interface Dims {
+  attr(key: string, index?: number): Dim;
+  dim(v: ValueRef, i: number): Dim;
+  shape(v: ValueRef): Dim[];
+  /** d as an int64 tensor [1]. */
+  scalar(d: Dim): string;
+  /** A shape as an int64 tensor [dims.length]. */
+  shapeOf(dims: Dim[]): string;
+  add(a: Dim, b: Dim): Dim;
+}
+
 /** ONNX TensorProto.DataType codes. */
 export const ONNX_DTYPE: Record<DType, number> = {
   float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, bfloat16: 16,
@@ -38,7 +57,7 @@ const FN = 'onnx.export';
 const INT64_MAX = Number.MAX_SAFE_INTEGER;
 const flt = (v: number): Float32Array => Float32Array.of(v);
 
-type Rule = (g: Emitter, r: RecordedOp, other: RecordedOp | undefined) => string[];
+type Rule = (g: Emitter, r: RecordedOp, dims: Dims) => string[];
 
 const norm = (d: number, rank: number): number => (d < 0 ? d + rank : d);
 
@@ -260,25 +279,13 @@ const reduce = (opType: string, axesInput: boolean): Rule => (g, r) => {
 
 // ---- shapes ----
 
-/** Reshape to the traced result's shape; dims that the dynamic axes change become 0 (copy) or -1. */
-const reshape: Rule = (g, r, other) => {
+/** Reshape to the result's shape: one dim that follows the dynamic axes becomes -1, several are computed from Shape. */
+const reshape: Rule = (g, r, d) => {
   const x = input(r, 0);
-  const target = r.outputs[0]!.shape.slice();
-  if (other !== undefined) {
-    const inB = other.inputs[0]!.shape;
-    const outB = other.outputs[0]!.shape;
-    const moved: number[] = [];
-    target.forEach((d, i) => {
-      if (outB[i] === d) return;
-      if (i < x.shape.length && x.shape[i] === d && inB[i] === outB[i]) target[i] = 0;
-      else moved.push(i);
-    });
-    if (moved.length > 1 || (moved.length === 1 && target.includes(-1))) {
-      throw new Error(`${FN}: op '${r.op}' to shape [${r.outputs[0]!.shape}] mixes several dynamic dims (no one -1 can stand for them)`);
-    }
-    if (moved.length === 1) target[moved[0]!] = -1;
-  }
-  return [one(g, 'Reshape', [x.name, g.ints(target)])];
+  const target = d.shape(r.outputs[0]!);
+  const dynamic = target.filter(isExpr).length;
+  const shape = dynamic === 0 ? g.ints(target as number[]) : dynamic === 1 ? g.ints(target.map((t) => (isExpr(t) ? -1 : t))) : d.shapeOf(target);
+  return [one(g, 'Reshape', [x.name, shape])];
 };
 
 const transpose: Rule = (g, r) => {
@@ -301,9 +308,10 @@ const unsqueeze: Rule = (g, r) => {
   return [one(g, 'Unsqueeze', [x.name, g.ints([norm(r.attrs.dim as number, x.shape.length + 1)])])];
 };
 
-const squeeze: Rule = (g, r) => {
+const squeeze: Rule = (g, r, d) => {
   const x = input(r, 0);
-  const dims = (dimList(r.attrs.dim, x.shape.length) ?? x.shape.map((_, i) => i)).filter((d) => x.shape[d] === 1);
+  // a dim squeezes when it is 1 in every trace (not a dynamic axis that was 1 in the example)
+  const dims = (dimList(r.attrs.dim, x.shape.length) ?? x.shape.map((_, i) => i)).filter((k) => d.dim(x, k) === 1);
   return dims.length === 0 ? [x.name] : [one(g, 'Squeeze', [x.name, g.ints(dims)])];
 };
 
@@ -320,39 +328,41 @@ const stack: Rule = (g, r) => {
   return [one(g, 'Concat', ins, { axis })];
 };
 
-function slice(g: Emitter, x: ValueRef, dim: number, start: number, end: number, step: number): string {
-  const d = norm(dim, x.shape.length);
-  return one(g, 'Slice', [x.name, g.ints([start]), g.ints([end]), g.ints([d]), g.ints([step])]);
+function slice(g: Emitter, d: Dims, x: ValueRef, dim: number, start: Dim, end: Dim, step: number): string {
+  const axis = norm(dim, x.shape.length);
+  return one(g, 'Slice', [x.name, d.scalar(start), d.scalar(end), g.ints([axis]), g.ints([step])]);
 }
 
-const narrow: Rule = (g, r) => {
+/** narrow: start and length may follow the dynamic axes (GPT's last position, T − 1); a negative start counts from the runtime end. */
+const narrow: Rule = (g, r, d) => {
   const x = input(r, 0);
   const dim = norm(r.attrs.dim as number, x.shape.length);
-  const start = norm(r.attrs.start as number, x.shape[dim]!);
-  return [slice(g, x, dim, start, start + (r.attrs.length as number), 1)];
+  let start = d.attr('start');
+  if (!isExpr(start) && start < 0) start = d.add(start, d.dim(x, dim));
+  return [slice(g, d, x, dim, start, d.add(start, d.attr('length')), 1)];
 };
 
-const sliceRule: Rule = (g, r) => {
+const sliceRule: Rule = (g, r, d) => {
   const x = input(r, 0);
   const a = r.attrs;
-  const start = typeof a.start === 'number' ? a.start : 0;
-  const end = typeof a.end === 'number' ? a.end : INT64_MAX;
-  return [slice(g, x, a.dim as number ?? 0, start, end, typeof a.step === 'number' ? a.step : 1)];
+  const start = typeof a.start === 'number' ? d.attr('start') : 0;
+  const end = typeof a.end === 'number' ? d.attr('end') : INT64_MAX;
+  return [slice(g, d, x, a.dim as number ?? 0, start, end, typeof a.step === 'number' ? a.step : 1)];
 };
 
 /** split / chunk / splitWithSizes / unbind: the sizes are the traced results' along the dim. */
-const split = (squeezeOut: boolean): Rule => (g, r, other) => {
+const split = (squeezeOut: boolean): Rule => (g, r, d) => {
   const x = input(r, 0);
   const dim = norm((r.attrs.dim as number) ?? 0, x.shape.length);
   const sizes = r.outputs.map((o) => (squeezeOut ? 1 : o.shape[dim]!));
-  if (other !== undefined && other.outputs.some((o, i) => !squeezeOut && o.shape[dim] !== sizes[i])) {
-    throw new Error(`${FN}: op '${r.op}' along a dynamic axis has no ONNX form here`);
+  if (!squeezeOut && r.outputs.some((o) => isExpr(d.dim(o, dim)))) {
+    throw new Error(`${FN}: op '${r.op}' into parts whose size follows a dynamic axis has no ONNX form here (opset 17's Split takes fixed sizes)`);
   }
   const outs = g.node('Split', [x.name, g.ints(sizes)], { axis: dim }, sizes.length);
   return squeezeOut ? outs.map((o) => one(g, 'Squeeze', [o, g.ints([dim])])) : outs;
 };
 
-const expand: Rule = (g, r) => [one(g, 'Expand', [input(r, 0).name, g.ints(r.outputs[0]!.shape)])];
+const expand: Rule = (g, r, d) => [one(g, 'Expand', [input(r, 0).name, d.shapeOf(d.shape(r.outputs[0]!))])];
 
 const castRule: Rule = (g, r) => [cast(g, input(r, 0), r.outputs[0]!.dtype)];
 
@@ -360,7 +370,7 @@ const dropout: Rule = (g, r) => {
   if (r.attrs.training === true && r.attrs.p !== 0) {
     throw new Error(`${FN}: op '${r.op}' in training mode (p = ${String(r.attrs.p)}) has no ONNX inference form: export in eval mode ({ training: false })`);
   }
-  return identity(g, r, undefined);
+  return [input(r, 0).name];
 };
 
 const softmax = (opType: string): Rule => (g, r) => {
@@ -375,22 +385,27 @@ const softmax = (opType: string): Rule => (g, r) => {
  * unrolled over the traced sequence length in PyTorch's gate order, into the op's one flat result
  * (the outputs [T, B, P], then the LSTM's cell states [T, B, H], each flattened).
  */
-const rnnLayer: Rule = (g, r) => {
+const rnnLayer: Rule = (g, r, d) => {
   const [x, h0, c0, wIh, wHh, bIh, bHh, wHr] = r.inputs;
   const mode = r.attrs.mode as string;
   if (!x || !wIh || !wHh) throw new Error(`${FN}: op 'rnnLayer' is missing operands`);
   if (wHr) throw new Error(`${FN}: op 'rnnLayer' with projections (LSTM projSize) has no ONNX form here`);
   const gates = mode === 'lstm' ? 4 : mode === 'gru' ? 3 : 1;
-  const [T, B] = x.shape as [number, number];
+  const [T] = x.shape as [number, number];
+  if (isExpr(d.dim(x, 0))) {
+    throw new Error(`${FN}: op 'rnnLayer' (nn.RNN / LSTM / GRU) is unrolled over the traced sequence length: a dynamic sequence length has no ONNX form here (a dynamic batch has)`);
+  }
+  const B = d.dim(x, 1);
   const H = wIh.shape[0]! / gates;
   const dtype = x.dtype;
+  const zeroState = () => one(g, 'Expand', [g.scalar(0, dtype), d.shapeOf([B, H])]);
   let xw = one(g, 'MatMul', [x.name, one(g, 'Transpose', [wIh.name], { perm: [1, 0] })]);
   if (bIh) xw = one(g, 'Add', [xw, bIh.name]);
   const steps = T === 1 ? [xw] : g.node('Split', [xw, g.ints(new Array<number>(T).fill(1))], { axis: 0 }, T);
   const xs = steps.map((s) => one(g, 'Squeeze', [s, g.ints([0])]));
   const whhT = one(g, 'Transpose', [wHh.name], { perm: [1, 0] });
-  let h = h0?.name ?? filled(g, 0, dtype, [B, H]);
-  let c = mode === 'lstm' ? (c0?.name ?? filled(g, 0, dtype, [B, H])) : '';
+  let h = h0?.name ?? zeroState();
+  let c = mode === 'lstm' ? (c0?.name ?? zeroState()) : '';
   const hs: string[] = new Array<string>(T);
   const cs: string[] = new Array<string>(T);
   const split = (v: string): string[] => g.node('Split', [v, g.ints(new Array<number>(gates).fill(H))], { axis: 1 }, gates);
@@ -421,6 +436,47 @@ const rnnLayer: Rule = (g, r) => {
   return [mode === 'lstm' ? one(g, 'Concat', [flat(hs), flat(cs)], { axis: 0 }) : flat(hs)];
 };
 
+// ---- losses ----
+
+/** crossEntropy / nllLoss over class indices: SoftmaxCrossEntropyLoss / NegativeLogLikelihoodLoss (ignore_index, reduction). */
+const classLoss = (opType: string): Rule => (g, r) => {
+  const x = input(r, 0);
+  const t = input(r, 1);
+  const w = r.inputs[2] ?? null;
+  if (!t.dtype.startsWith('int') && t.dtype !== 'uint8') throw new Error(`${FN}: op '${r.op}' with class probabilities (a floating target) has no ONNX form here (class indices have)`);
+  if (typeof r.attrs.labelSmoothing === 'number' && r.attrs.labelSmoothing !== 0) throw new Error(`${FN}: op '${r.op}' with labelSmoothing has no ONNX form here`);
+  if (x.shape.length < 2) throw new Error(`${FN}: op '${r.op}' on unbatched input [C] has no ONNX form here (give [N, C])`);
+  const attrs: Record<string, number | string> = { reduction: typeof r.attrs.reduction === 'string' ? r.attrs.reduction : 'mean' };
+  if (typeof r.attrs.ignoreIndex === 'number') attrs.ignore_index = r.attrs.ignoreIndex;
+  const ins = [x.name, cast(g, t, 'int64')];
+  if (w !== null) ins.push(w.name);
+  return [one(g, opType, ins, attrs)];
+};
+
+// ---- creation ops whose attributes follow a dynamic axis (others are stored as initializers) ----
+
+/** zeros / ones / full of a shape that follows the dynamic axes (an RNN's zero initial state [B, H], BERT's zero token types). */
+const filledOf = (value: (r: RecordedOp) => number): Rule => (g, r, d) => {
+  const shape = (r.attrs.shape as number[]).map((_, i) => d.attr('shape', i));
+  return [one(g, 'Expand', [g.scalar(value(r), r.outputs[0]!.dtype), d.shapeOf(shape)])];
+};
+
+/** arange whose end (or start) follows a dynamic axis: positions 0..T−1 as Range, in int64 when start and step are integers. */
+const arangeRule: Rule = (g, r, d) => {
+  const out = r.outputs[0]!.dtype;
+  const integral = Number.isInteger(r.attrs.start) && Number.isInteger(r.attrs.step);
+  const dtype: DType = integral ? 'int64' : 'float32';
+  const scalar = (key: string): string => {
+    const v = d.attr(key);
+    // a fractional end of an integer range: its ceiling ends the range at the same element
+    if (!isExpr(v)) return g.scalar(integral ? Math.ceil(v) : v, dtype);
+    const n = one(g, 'Squeeze', [d.scalar(v), g.ints([0])]);
+    return integral ? n : one(g, 'Cast', [n], { to: ONNX_DTYPE.float32 });
+  };
+  const y = one(g, 'Range', [scalar('start'), scalar('end'), scalar('step')]);
+  return [out === dtype ? y : one(g, 'Cast', [y], { to: ONNX_DTYPE[out] })];
+};
+
 /** The table: registry op name → its ONNX nodes. */
 const RULES: Record<string, Rule> = {
   // elementwise
@@ -447,6 +503,7 @@ const RULES: Record<string, Rule> = {
   linear, conv1d: conv, conv2d: conv, conv3d: conv, conv2dReluMaxPool2d,
   maxPool1d: maxPool(1), maxPool2d: maxPool(2), avgPool1d: avgPool(1), avgPool2d: avgPool(2),
   batchNorm, layerNorm, embedding, dropout, rnnLayer,
+  crossEntropy: classLoss('SoftmaxCrossEntropyLoss'), nllLoss: classLoss('NegativeLogLikelihoodLoss'),
   // reductions
   sum: reduce('ReduceSum', true), mean: reduce('ReduceMean', false), max: reduce('ReduceMax', false),
   min: reduce('ReduceMin', false), amax: reduce('ReduceMax', false), amin: reduce('ReduceMin', false),
@@ -457,20 +514,24 @@ const RULES: Record<string, Rule> = {
   split: split(false), chunk: split(false), splitWithSizes: split(false), unbind: split(true),
   expand, contiguous: identity, clone: identity, detach: identity, alias: identity,
   cast: castRule, to: castRule,
+  triu: (g, r) => [one(g, 'Trilu', [input(r, 0).name, g.scalar(typeof r.attrs.diagonal === 'number' ? r.attrs.diagonal : 0, 'int64')], { upper: 1 })],
+  tril: (g, r) => [one(g, 'Trilu', [input(r, 0).name, g.scalar(typeof r.attrs.diagonal === 'number' ? r.attrs.diagonal : 0, 'int64')], { upper: 0 })],
+  // creation ops (only when their attributes follow a dynamic axis)
+  zeros: filledOf(() => 0), ones: filledOf(() => 1), full: filledOf((r) => (typeof r.attrs.value === 'number' ? r.attrs.value : Number(r.attrs.value))),
+  arange: arangeRule,
 };
 
-/** The ONNX nodes of one recorded op; returns the names of its results. */
-export function emitNode(g: Emitter, r: RecordedOp, other: RecordedOp | undefined): string[] {
-  const rule = RULES[r.op];
-  if (rule === undefined) throw new Error(`${FN}: op '${r.op}' has no ONNX form`);
-  if (other !== undefined && !SHAPE_FROM_TRACE.has(r.op) && JSON.stringify(other.attrs) !== JSON.stringify(r.attrs)) {
-    throw new Error(`${FN}: op '${r.op}' has attributes that depend on a dynamic axis (${JSON.stringify(r.attrs)} vs ${JSON.stringify(other.attrs)})`);
-  }
-  if (other !== undefined && r.op === 'expand' && other.outputs[0]!.shape.join() !== r.outputs[0]!.shape.join()) {
-    throw new Error(`${FN}: op '${r.op}' to a shape that depends on a dynamic axis has no ONNX form here`);
-  }
-  return rule(g, r, other);
+/** Whether op has an ONNX form (the trace notes where an op without one was called). */
+export function hasOnnxRule(op: string): boolean {
+  return Object.hasOwn(RULES, op);
 }
 
-/** Ops whose ONNX form is written from the traced shapes, with the dynamic dims found by comparing the two traces. */
-const SHAPE_FROM_TRACE = new Set(['reshape', 'view', 'flatten', 'unflatten']);
+/** Ops whose attributes may differ between the traces of dynamicAxes (their rules compute them from Shape). */
+export const DYNAMIC_ATTRS = new Set(['reshape', 'view', 'flatten', 'unflatten', 'narrow', 'slice', 'expand', 'zeros', 'ones', 'full', 'arange']);
+
+/** The ONNX nodes of one recorded op; returns the names of its results. */
+export function emitNode(g: Emitter, r: RecordedOp, dims: Dims): string[] {
+  const rule = RULES[r.op];
+  if (rule === undefined) throw new Error(`${FN}: op '${r.op}'${r.inputs.length === 0 ? ' (a creation op, with a shape that follows a dynamic axis)' : ''} has no ONNX form${r.where === undefined ? '' : ` (called at ${r.where})`}`);
+  return rule(g, r, dims);
+}

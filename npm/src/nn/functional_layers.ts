@@ -2,7 +2,7 @@
 // functional.ts): each turns its arguments into one callOp (bindings/README.md: layer, conv/pool
 // ops) or composes ops of tensor/ops.ts; the C++ op checks shapes and values.
 import { run, tensorArg, type Operand, type TensorLike } from '../tensor/call.js';
-import { tensor, zeros } from '../tensor/creation.js';
+import { full, zeros } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { maxPoolWithIndices } from './pool_indices.js';
 import { noOptions, ops, type DimArgs, type OptionalDimArgs } from '../tensor/ops.js';
@@ -478,10 +478,11 @@ export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Ten
   });
 }
 
-/** [L, S] float mask: −∞ above the diagonal (position i sees j ≤ i). */
+/**
+ * [L, S] float mask: −∞ above the diagonal (position i sees j ≤ i). Made by ops (full, triu) rather
+ * than from JavaScript data, so that sg.onnx.export computes it from the runtime sequence length.
+ */
 export function causalMask(L: number, S: number): Tensor {
-  const data = new Float32Array(L * S);
-  for (let i = 0; i < L; i++) for (let j = i + 1; j < S; j++) data[i * S + j] = -Infinity;
-  return tensor(data, { shape: [L, S] });
+  return tidy(() => full([L, S], -Infinity).triu(1));
 }
 
