@@ -317,8 +317,8 @@ const layerNormRule: Rule = (op, args, attrs) => {
 
 /** embedding with a batched table: a gather along the table's rows per sample. */
 const embeddingRule: Rule = (op, args, attrs) => {
-  const [idx, w] = args as [Arg, Arg];
-  if (w.lv.length === 0) return out(direct(op, [idx.id, w.id], attrs), idx.lv);
+  const [w, idx] = args as [Arg, Arg]; // (weight, indices), as the op takes them
+  if (w.lv.length === 0) return out(direct(op, [w.id, idx.id], attrs), idx.lv);
   if (attrs.paddingIdx !== undefined && attrs.paddingIdx !== null) return fallback(op, args, attrs);
   return withTemps((temps) => {
     const L = levelsOfArgs(args);

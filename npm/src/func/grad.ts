@@ -46,6 +46,18 @@ export function differentiable(where: string, args: unknown[], idx: number[]): T
   });
 }
 
+/** The arguments at argnums as trees of floating Tensors (a Tensor, arrays or objects of them). */
+export function treeArgs(where: string, args: unknown[], idx: number[]): unknown[] {
+  return idx.map((i) => {
+    if (i >= args.length) throw new Error(`${where}: argnums ${i} is out of range: the function got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+    const a = args[i];
+    const ts = treeTensors(a);
+    if (ts.length === 0 || hasNonTensorLeaf(a)) throw new Error(`${where}: argument ${i} must be a Tensor (or an array/object of Tensors) to differentiate with respect to, got ${describe(a)}`);
+    differentiable(where, ts, ts.map((_, k) => k));
+    return a;
+  });
+}
+
 /** Whether the transform sits inside another differentiation that follows these inputs. */
 export function outerCreates(inputs: readonly Tensor[]): boolean {
   return H.isGradEnabled() && inputs.some((t) => t.requiresGrad);
@@ -119,18 +131,23 @@ function gradAndValueImpl(transform: string, fn: unknown, options: GradOptions |
   const [idx, single] = parseArgnums(where, o.argnums);
   const hasAux = o.hasAux ?? false;
   return (...args: unknown[]): [unknown, unknown, unknown] => {
-    const inputs = differentiable(where, args, idx);
+    // Each differentiated argument is a Tensor or a tree of them (an object of parameters).
+    const trees = treeArgs(where, args, idx);
+    const inputs = trees.flatMap((t) => treeTensors(t));
     const create = outerCreates(inputs);
     const prev = H.isGradEnabled();
     H.setGradEnabled(true);
     try {
       return tidy(() => {
-        const leaves = inputs.map((t) => makeLeaf(t, create));
+        const leafTrees = trees.map((t) => treeMap(t, (x) => makeLeaf(x, create)));
+        const leaves = leafTrees.flatMap((t) => treeTensors(t));
         const callArgs = args.slice();
-        idx.forEach((i, k) => (callArgs[i] = leaves[k]));
+        idx.forEach((i, k) => (callArgs[i] = leafTrees[k]));
         const [rawOut, aux] = splitAux(where, (fn as (...a: unknown[]) => unknown)(...callArgs), hasAux);
         const out = scalarOut(where, rawOut);
-        const grads = gradsOf(out, leaves, create, create, where);
+        const flat = gradsOf(out, leaves, create, create, where);
+        let at = 0;
+        const grads = leafTrees.map((t) => treeMap(t, () => flat[at++]!));
         const value = create ? out : out.detach();
         return [single ? grads[0]! : grads, value, aux] as [unknown, unknown, unknown];
       });
