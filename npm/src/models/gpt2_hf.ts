@@ -19,6 +19,7 @@ import { LayerNorm } from '../nn/norm.js';
 import { describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
+import { generateTokens, type GenerationOptions, type KVCache } from './generation.js';
 
 /** GPT2Config's fields, as in config.json (defaults: GPT-2 small, as transformers' GPT2Config). */
 export interface GPT2Config {
@@ -135,14 +136,18 @@ class GPT2Attention extends Module {
     this.scale = scale;
   }
 
-  forward(x: Tensor): Tensor {
+  /** With a cache (generate): k, v join layer `layer`'s cached ones; a single new token attends to all of them, unmasked. */
+  forward(x: Tensor, cache?: KVCache, layer = 0): Tensor {
     const [B, T, C] = x.shape as [number, number, number];
     const hs = C / this.nHead;
     const heads = (t: Tensor) => t.view([B, T, this.nHead, hs]).transpose(1, 2); // [B, nh, T, hs]
-    const [q, k, v] = this.c_attn.forward(x).split(C, 2).map(heads) as [Tensor, Tensor, Tensor];
+    let [q, k, v] = this.c_attn.forward(x).split(C, 2).map(heads) as [Tensor, Tensor, Tensor];
+    const past = cache ? cache.length : 0;
+    if (cache) [k, v] = cache.update(layer, k, v);
+    if (past > 0 && T !== 1) throw new Error(`GPT2Attention: a cached step takes one token, got ${T}`);
     let att = q.matmul(k.transpose(-2, -1));
     if (this.scale !== 1) att = att.mul(this.scale);
-    att = att.add(causalMask(T, T).to(x.device)).softmax(-1);
+    att = (past > 0 ? att : att.add(causalMask(T, T).to(x.device))).softmax(-1);
     const y = this.attn_dropout.forward(att).matmul(v).transpose(1, 2).contiguous().view([B, T, C]);
     return this.resid_dropout.forward(this.c_proj.forward(y));
   }
@@ -182,8 +187,8 @@ class GPT2Block extends Module {
     this.mlp = new GPT2MLP(c);
   }
 
-  forward(x: Tensor): Tensor {
-    const h = x.add(this.attn.forward(this.ln_1.forward(x)));
+  forward(x: Tensor, cache?: KVCache, layer = 0): Tensor {
+    const h = x.add(this.attn.forward(this.ln_1.forward(x), cache, layer));
     return h.add(this.mlp.forward(this.ln_2.forward(h)));
   }
 }
@@ -231,13 +236,21 @@ export class GPT2Model extends Module {
     initWeights(this, c);
   }
 
-  forward(inputIds: Tensor): Tensor {
+  /** inputIds [B, T] → hidden states [B, T, n_embd]; with a cache (generate) the positions follow its length, and it grows by T. */
+  forward(inputIds: Tensor, cache?: KVCache): Tensor {
     const [, T] = checkIds('GPT2Model.forward', inputIds, this.config.n_positions);
-    return tidy(() => {
-      let x = this.drop.forward(this.wte.forward(inputIds).add(this.wpe.forward(arange(T, { device: inputIds.device }))));
-      for (const block of this.h.children()) x = block.forward(x);
+    const past = cache ? cache.length : 0;
+    if (past + T > this.config.n_positions) throw new Error(`GPT2Model.forward: position ${past + T - 1} is past n_positions (${this.config.n_positions})`);
+    const out = tidy(() => {
+      const pos = arange(past, past + T, { device: inputIds.device });
+      let x = this.drop.forward(this.wte.forward(inputIds).add(this.wpe.forward(pos)));
+      this.h.children().forEach((block, i) => {
+        x = (block as GPT2Block).forward(x, cache, i);
+      });
       return this.ln_f.forward(x);
     });
+    if (cache) cache.length = past + T;
+    return out;
   }
 
   extraRepr(): string {
@@ -284,6 +297,29 @@ export class GPT2LMHeadModel extends Module {
   forward(inputIds: Tensor): Tensor {
     checkIds('GPT2LMHeadModel.forward', inputIds, this.config.n_positions);
     return tidy(() => this.lm_head.forward(this.transformer.forward(inputIds)));
+  }
+
+  /**
+   * Hugging Face's generate with a key/value cache: greedy (default) or sampling with temperature,
+   * topK, topP; repetitionPenalty; rows stop at eosTokenId; onToken hears every step. → int32
+   * [B, T + new] (T + maxNewTokens ≤ n_positions). Dropout follows the module's mode (call model.eval() first).
+   */
+  generate(inputIds: Tensor, options?: GenerationOptions): Promise<Tensor> {
+    const c = this.config;
+    return generateTokens(
+      {
+        fn: 'GPT2LMHeadModel.generate',
+        layers: c.n_layer,
+        maxPositions: c.n_positions,
+        step: (ids, cache) =>
+          tidy(() => {
+            const h = this.transformer.forward(ids, cache);
+            return this.lm_head.forward(h.narrow(1, h.shape[1]! - 1, 1)).select(1, 0);
+          }),
+      },
+      inputIds,
+      options,
+    );
   }
 
   /**

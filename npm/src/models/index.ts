@@ -14,5 +14,6 @@ export type { GPTConfig, GPTOutput, GenerateOptions } from './gpt.js';
 export type { GPT2Config } from './gpt2_hf.js';
 export type { BertConfig, BertInputs, BertMaskedLMInputs, BertOutput } from './bert.js';
 export type { LlamaConfig, RopeScaling } from './llama.js';
+export type { GenerationOptions } from './generation.js';
 export type { FromPretrainedOptions, PretrainedFile, PretrainedModel, PretrainedSource, SavePretrainedOptions } from './pretrained.js';
 export { GPT, GPT2LMHeadModel, GPT2Model, Conv1D, BertEncoder, BertForMaskedLM, LlamaForCausalLM, LlamaModel, fromPretrained, savePretrained };

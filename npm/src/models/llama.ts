@@ -21,6 +21,7 @@ import { tensor } from '../tensor/creation.js';
 import { functionOps, ops } from '../tensor/ops.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, withoutKeys } from './config.js';
+import { generateTokens, type GenerationOptions, type KVCache } from './generation.js';
 
 /** rope_scaling as in config.json ('type' in older files, 'rope_type' in newer ones). */
 export interface RopeScaling {
@@ -197,6 +198,8 @@ class LlamaAttention extends Module {
   declare nKv: number;
   declare headDim: number;
   declare dropoutP: number;
+  /** Mistral's window (keys a query sees), or null. */
+  declare slidingWindow: number | null;
 
   constructor(c: LlamaConfig) {
     super();
@@ -209,17 +212,33 @@ class LlamaAttention extends Module {
     this.v_proj = new Linear(c.hidden_size, this.nKv * this.headDim, { bias: qkvBias });
     this.o_proj = new Linear(this.nHeads * this.headDim, c.hidden_size, { bias: c.attention_bias });
     this.dropoutP = c.attention_dropout;
+    this.slidingWindow = c.model_type === 'mistral' ? c.sliding_window : null;
   }
 
-  forward(x: Tensor, cos: Tensor, sin: Tensor, mask: Tensor | null): Tensor {
+  /**
+   * x [B, T, hidden]; cos, sin [T, hd] of x's positions. With a cache (generate), k and v join
+   * layer `layer`'s cached ones: the prompt (nothing cached yet) attends causally, a later single
+   * token attends to every cached position (the last sliding_window of them for Mistral).
+   */
+  forward(x: Tensor, cos: Tensor, sin: Tensor, mask: Tensor | null, cache?: KVCache, layer = 0): Tensor {
     const [B, T] = x.shape as [number, number, number];
     const heads = (t: Tensor, n: number) => t.view([B, T, n, this.headDim]).transpose(1, 2); // [B, n, T, hd]
     let q = heads(this.q_proj.forward(x), this.nHeads);
     let k = heads(this.k_proj.forward(x), this.nKv);
-    const v = heads(this.v_proj.forward(x), this.nKv);
+    let v = heads(this.v_proj.forward(x), this.nKv);
     q = q.mul(cos).add(rotateHalf(q).mul(sin));
     k = k.mul(cos).add(rotateHalf(k).mul(sin));
     const dropoutP = this.training ? this.dropoutP : 0;
+    const past = cache ? cache.length : 0;
+    if (cache) [k, v] = cache.update(layer, k, v);
+    if (past > 0) {
+      if (T !== 1) throw new Error(`LlamaAttention: a cached step takes one token, got ${T}`);
+      const L = k.shape[2]!;
+      const w = this.slidingWindow;
+      const [kw, vw] = w !== null && L > w ? [k.narrow(2, L - w, w), v.narrow(2, L - w, w)] : [k, v];
+      const y1 = F.scaledDotProductAttention(q, kw, vw, null, { enableGqa: true, dropoutP });
+      return this.o_proj.forward(y1.transpose(1, 2).contiguous().view([B, T, this.nHeads * this.headDim]));
+    }
     const y = mask === null
       ? F.scaledDotProductAttention(q, k, v, null, { isCausal: true, enableGqa: true, dropoutP })
       : F.scaledDotProductAttention(q, k, v, mask, { enableGqa: true, dropoutP });
@@ -258,8 +277,8 @@ class LlamaDecoderLayer extends Module {
     this.post_attention_layernorm = new RMSNorm(c.hidden_size, { eps: c.rms_norm_eps });
   }
 
-  forward(x: Tensor, cos: Tensor, sin: Tensor, mask: Tensor | null): Tensor {
-    const h = x.add(this.self_attn.forward(this.input_layernorm.forward(x), cos, sin, mask));
+  forward(x: Tensor, cos: Tensor, sin: Tensor, mask: Tensor | null, cache?: KVCache, layer = 0): Tensor {
+    const h = x.add(this.self_attn.forward(this.input_layernorm.forward(x), cos, sin, mask, cache, layer));
     return h.add(this.mlp.forward(this.post_attention_layernorm.forward(h)));
   }
 }
@@ -282,15 +301,15 @@ export class LlamaModel extends Module {
     this.norm = new RMSNorm(c.hidden_size, { eps: c.rms_norm_eps });
   }
 
-  /** cos, sin [T, head_dim] for positions 0..T−1 (HF: cat(freqs, freqs) over the last dim). */
-  rotary(T: number, device: Tensor['device']): [Tensor, Tensor] {
+  /** cos, sin [T, head_dim] for positions offset..offset+T−1 (HF: cat(freqs, freqs) over the last dim). */
+  rotary(T: number, device: Tensor['device'], offset = 0): [Tensor, Tensor] {
     const half = this.invFreq.length;
     const cos = new Float32Array(T * 2 * half);
     const sin = new Float32Array(T * 2 * half);
     for (let t = 0; t < T; t++) {
       for (let i = 0; i < half; i++) {
         // HF computes inv_freq and t·inv_freq in float32: round the same way.
-        const a = Math.fround(t * Math.fround(this.invFreq[i]!));
+        const a = Math.fround((offset + t) * Math.fround(this.invFreq[i]!));
         cos[t * 2 * half + i] = cos[t * 2 * half + half + i] = Math.cos(a);
         sin[t * 2 * half + i] = sin[t * 2 * half + half + i] = Math.sin(a);
       }
@@ -310,15 +329,21 @@ export class LlamaModel extends Module {
     return device === 'cpu' ? m : m.to(device);
   }
 
-  forward(inputIds: Tensor): Tensor {
+  /** inputIds [B, T] → hidden states [B, T, hidden]; with a cache (generate) they follow its positions, and it grows by T. */
+  forward(inputIds: Tensor, cache?: KVCache): Tensor {
     const [, T] = checkIds('LlamaModel.forward', inputIds);
-    return tidy(() => {
+    const past = cache ? cache.length : 0;
+    const out = tidy(() => {
       let x = this.embed_tokens.forward(inputIds);
-      const [cos, sin] = this.rotary(T, inputIds.device);
-      const mask = this.windowMask(T, inputIds.device);
-      for (const layer of this.layers.children()) x = (layer as LlamaDecoderLayer).forward(x, cos, sin, mask);
+      const [cos, sin] = this.rotary(T, inputIds.device, past);
+      const mask = past === 0 ? this.windowMask(T, inputIds.device) : null;
+      this.layers.children().forEach((layer, i) => {
+        x = (layer as LlamaDecoderLayer).forward(x, cos, sin, mask, cache, i);
+      });
       return this.norm.forward(x);
     });
+    if (cache) cache.length = past + T;
+    return out;
   }
 
   extraRepr(): string {
@@ -364,6 +389,29 @@ export class LlamaForCausalLM extends Module {
   forward(inputIds: Tensor): Tensor {
     checkIds('LlamaForCausalLM.forward', inputIds);
     return tidy(() => this.lm_head.forward(this.model.forward(inputIds)));
+  }
+
+  /**
+   * Hugging Face's generate with a key/value cache: greedy (default) or sampling with temperature,
+   * topK, topP; repetitionPenalty; rows stop at eosTokenId; onToken hears every step. → int32
+   * [B, T + new]. Dropout follows the module's mode (call model.eval() first).
+   */
+  generate(inputIds: Tensor, options?: GenerationOptions): Promise<Tensor> {
+    const c = this.config;
+    return generateTokens(
+      {
+        fn: 'LlamaForCausalLM.generate',
+        layers: c.num_hidden_layers,
+        maxPositions: c.max_position_embeddings,
+        step: (ids, cache) =>
+          tidy(() => {
+            const h = this.model.forward(ids, cache);
+            return this.lm_head.forward(h.narrow(1, h.shape[1]! - 1, 1)).select(1, 0);
+          }),
+      },
+      inputIds,
+      options,
+    );
   }
 
   /**
