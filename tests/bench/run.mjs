@@ -6,6 +6,8 @@
 //     --quick  1 warm-up + 3 timed runs each: a smoke test of the harness, not a measurement
 //     --out    also write the full JSON report to FILE
 //     --save   also write the table to results/<machine kind>.md (CPU, date, table, goals)
+//     --rounds N  rounds of simdgrad / PyTorch processes, interleaved, for the workloads with a
+//              PyTorch twin (gpt_train; default 3): medians of the per-process medians
 // Each workload runs in its own node process (worker.mjs) with both libraries loaded,
 // alternating. Prints the table, the goal summary and, as its last line, one JSON line.
 //   --backend=webgpu runs webgpu.mjs instead (simdgrad on WebGPU next to wasm; its own flags).
@@ -17,7 +19,7 @@ import { BENCH_DIR, SG_ENTRY } from './lib/libs.mjs';
 import { kindSlug, machineInfo, machineLine } from './lib/machine.mjs';
 import { measureSimd128Peak } from './lib/peak.mjs';
 import { goals, goalsText, table, torchText } from './lib/report.mjs';
-import { runTorch, torchAvailable } from './lib/torch.mjs';
+import { medianOf, runTorch, torchAvailable, torchMedian } from './lib/torch.mjs';
 import { nativeGemm, nativeText } from './lib/native.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
@@ -28,15 +30,16 @@ if (process.argv.includes('--backend=webgpu')) {
 }
 
 function parseArgs(argv) {
-  const o = { only: null, quick: false, out: null, save: false };
+  const o = { only: null, quick: false, out: null, save: false, rounds: 3 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
     else if (a === '--only') o.only = new RegExp(argv[++i]);
     else if (a === '--out') o.out = path.resolve(argv[++i]);
     else if (a === '--save') o.save = true;
+    else if (a === '--rounds') o.rounds = Math.max(1, Number(argv[++i]) | 0);
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node tests/bench/run.mjs [--only REGEX] [--quick] [--out FILE] [--save]');
+      console.log('usage: node tests/bench/run.mjs [--only REGEX] [--quick] [--out FILE] [--save] [--rounds N]');
       console.log(`workloads: ${WORKLOADS.map((w) => w.name).join(' ')}`);
       process.exit(0);
     } else throw new Error(`bench: unknown argument '${a}' (try --help)`);
@@ -101,7 +104,11 @@ for (const [i, w] of selected.entries()) {
   results.push(r);
   process.stderr.write(`${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 }
-// PyTorch 1.13 natively, right after the workers, for the workloads that name a twin.
+// PyTorch 1.13 natively for the workloads that name a twin, interleaved with simdgrad:
+// `rounds` rounds of [simdgrad worker, PyTorch restated model.py, nanoGPT's model.py], the
+// order rotated each round, every one a fresh process, so a change of load hits all three;
+// each side's figure is the median of its per-process medians (the worker above is round 1's
+// simdgrad). PyTorch on 2 threads once, after.
 const torchKinds = [...new Set(selected.filter((w) => w.torch).map((w) => w.torch))];
 if (torchKinds.length && !opts.quick) {
   const have = torchAvailable();
@@ -112,9 +119,21 @@ if (torchKinds.length && !opts.quick) {
       r.torch = { error: `PyTorch not importable by /usr/bin/python3 (apt-get install python3-torch)` };
       continue;
     }
-    process.stderr.write(`PyTorch twin of ${r.name} (1 and 2 threads) ... `);
-    r.torch = { 1: runTorch(w.torch, 1), 2: runTorch(w.torch, 2) };
-    process.stderr.write('done\n');
+    const sgRounds = r.sg?.cpu ? [r.sg] : [];
+    const bench = [], nano = [];
+    for (let round = 0; round < opts.rounds; round++) {
+      process.stderr.write(`${r.name} against PyTorch, round ${round + 1}/${opts.rounds} ... `);
+      const jobs = [
+        async () => { if (round > 0) { const x = await runWorker(w.name, { quick: false }); if (x.sg?.cpu) sgRounds.push(x.sg); } },
+        async () => bench.push(runTorch(w.torch, 1, { model: 'bench' })),
+        async () => nano.push(runTorch(w.torch, 1, { model: 'nanogpt' })),
+      ];
+      for (let j = 0; j < jobs.length; j++) await jobs[(j + round) % jobs.length]();
+      process.stderr.write('done\n');
+    }
+    r.torch = { 1: torchMedian(bench), nanogpt: torchMedian(nano), 2: runTorch(w.torch, 2), rounds: opts.rounds };
+    r.sgRounds = sgRounds.map((x) => x.cpu.median);
+    if (sgRounds.length) r.sgInterleaved = medianOf(r.sgRounds);
   }
 }
 // The native GEMM line (when build/bench is built), unless --only selects other workloads.

@@ -2,25 +2,65 @@
 """One nanoGPT train step in PyTorch 1.13 (CPU), the yardstick of the bench's gpt_train.
 
     /usr/bin/python3 tests/bench/torch/gpt_step.py --data FILE --threads N [--budget-ms MS]
+                                                   [--model bench|nanogpt]
 
-The model is nanoGPT's model.py (GPT, Block, CausalSelfAttention with the non-flash path,
-MLP, LayerNorm with bias, tied LM head), at the shape of tests/bench/lib/gpt.mjs; FILE holds
-its parameters in named_parameters() order, then the token ids and targets (written by
-lib/torch.mjs from the same arrays simdgrad starts from). A step is zero_grad, forward,
-cross-entropy, backward, AdamW step, as in the bench. Prints one JSON line: median wall and
-process-CPU milliseconds per step, the first loss, the thread count and the BLAS library the
-process loaded.
+--model bench (the default): nanoGPT's model.py classes restated below (CausalSelfAttention
+with the non-flash path, MLP, LayerNorm with bias, tied LM head), at the shape of
+tests/bench/lib/gpt.mjs, AdamW with weight decay on every parameter as the bench's simdgrad
+side. --model nanogpt: nanoGPT's own model.py (nanogpt_model.py, copied unchanged) with its
+configure_optimizers (decay on 2-D parameters only): the cross-check that the restatement is
+not slower or faster than the original. FILE holds the parameters in named_parameters() order
+(the same order in both), then the token ids and targets (written by lib/torch.mjs from the
+same arrays simdgrad starts from). A step is zero_grad, forward, cross-entropy, backward,
+AdamW step, as in the bench.
+
+PyTorch at its best on one core: the thread count goes into OMP_NUM_THREADS,
+OPENBLAS_NUM_THREADS and MKL_NUM_THREADS before torch is imported (OpenBLAS reads them when
+it loads; without OPENBLAS_NUM_THREADS=1 it runs its own threads, CPU time twice wall time),
+torch.set_num_threads(N), and the report gives CPU time ÷ wall time and OpenBLAS's own thread
+count so that a run where either is off can be seen. The allocator matters as much: glibc
+gives blocks above its mmap threshold back to the kernel on free and maps them again on the
+next step, and on a virtual machine those page faults cost more than this model's arithmetic.
+lib/torch.mjs therefore runs this script with MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_
+set (see there); the report gives the allocator and the minor page faults per step (near zero
+when freed memory is kept).
+
+Prints one JSON line: median wall and process-CPU milliseconds per step, CPU/wall, page
+faults per step, the first loss, the thread counts, the BLAS library the process loaded and
+the allocator.
 """
 import argparse
+import contextlib
+import ctypes
 import json
 import math
+import os
+import resource
 import statistics
+import sys
 import time
 
-import numpy as np
-import torch
-import torch.nn as nn
-from torch.nn import functional as F
+
+def parse_args():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--budget-ms", type=float, default=4000)
+    ap.add_argument("--model", choices=["bench", "nanogpt"], default="bench")
+    return ap.parse_args()
+
+
+ARGS = parse_args() if __name__ == "__main__" else None
+if ARGS is not None:
+    # Before torch (and the BLAS it links) is loaded: OpenBLAS sizes its thread pool when the
+    # library is loaded, from these variables.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(ARGS.threads)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
 
 LAYERS, HEADS, EMBD, BLOCK, BATCH, VOCAB = 2, 4, 64, 64, 8, 65
 ADAMW = dict(lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)
@@ -101,26 +141,82 @@ class GPT(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
 
 
-def blas_library():
-    """The BLAS shared object this process loaded (which one PyTorch's matmuls call)."""
+def mapped_libraries(word):
+    """The shared objects this process loaded whose path contains `word`."""
     try:
         with open("/proc/self/maps") as f:
-            libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
-        return ", ".join(sorted(libs)) or "none found"
+            return sorted({line.split()[-1] for line in f if word in line.lower() and "/" in line})
     except OSError:
-        return "unknown"
+        return []
+
+
+def blas_library():
+    """The BLAS shared object this process loaded (which one PyTorch's matmuls call)."""
+    return ", ".join(mapped_libraries("blas")) or "none found"
+
+
+def openblas_core():
+    """The kernel family OpenBLAS chose (openblas_get_corename), or None when not OpenBLAS."""
+    for lib in mapped_libraries("openblas"):
+        try:
+            f = ctypes.CDLL(lib).openblas_get_corename
+            f.restype = ctypes.c_char_p
+            return f().decode()
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def openblas_threads():
+    """OpenBLAS's own thread count (openblas_get_num_threads), or None when not OpenBLAS."""
+    for lib in mapped_libraries("openblas"):
+        try:
+            return ctypes.CDLL(lib).openblas_get_num_threads()
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def allocator():
+    """Which malloc serves PyTorch's CPU tensors: a preloaded jemalloc/tcmalloc, or glibc with
+    the thresholds from the environment."""
+    for word in ("jemalloc", "tcmalloc"):
+        libs = mapped_libraries(word)
+        if libs:
+            return f"{word} ({libs[0]})"
+    knobs = [f"{k}={os.environ[k]}" for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_") if k in os.environ]
+    return "glibc malloc" + (f" ({', '.join(knobs)})" if knobs else " (default thresholds: freed large blocks go back to the kernel)")
+
+
+def nanogpt_model():
+    """nanoGPT's own GPT at the bench's shape (its constructor prints to stdout: sent to stderr)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import nanogpt_model as ng
+    config = ng.GPTConfig(block_size=BLOCK, vocab_size=VOCAB, n_layer=LAYERS, n_head=HEADS, n_embd=EMBD, dropout=0.0, bias=True)
+    with contextlib.redirect_stdout(sys.stderr):
+        model = ng.GPT(config)
+        opt = model.configure_optimizers(ADAMW["weight_decay"], ADAMW["lr"], ADAMW["betas"], "cpu")
+
+    class Loss(nn.Module):  # model.py's forward returns (logits, loss)
+        def __init__(self):
+            super().__init__()
+            self.gpt = model
+
+        def forward(self, idx, targets):
+            return self.gpt(idx, targets)[1]
+
+    return Loss(), opt
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--budget-ms", type=float, default=4000)
-    args = ap.parse_args()
+    args = ARGS
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
 
-    model = GPT()
+    if args.model == "nanogpt":
+        model, opt = nanogpt_model()
+    else:
+        model = GPT()
     raw = open(args.data, "rb").read()
     offset = 0
     with torch.no_grad():
@@ -132,7 +228,8 @@ def main():
     idx = torch.from_numpy(ids[: BATCH * BLOCK].copy()).view(BATCH, BLOCK)
     targets = torch.from_numpy(ids[BATCH * BLOCK:].copy()).view(BATCH, BLOCK)
 
-    opt = torch.optim.AdamW(model.parameters(), **ADAMW)
+    if args.model == "bench":
+        opt = torch.optim.AdamW(model.parameters(), **ADAMW)
     with torch.no_grad():
         loss0 = model(idx, targets).item()
 
@@ -145,6 +242,7 @@ def main():
     for _ in range(5):
         step()
     wall, cpu = [], []
+    faults0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     start = time.perf_counter()
     while len(wall) < 10 or (time.perf_counter() - start) * 1000 < args.budget_ms:
         w0, c0 = time.perf_counter(), time.process_time()
@@ -153,14 +251,23 @@ def main():
         cpu.append((time.process_time() - c0) * 1000)
         if len(wall) >= 200:
             break
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults0
+    wall_ms, cpu_ms = statistics.median(wall), statistics.median(cpu)
     print(json.dumps({
+        "model": args.model,
         "threads": torch.get_num_threads(),
-        "wall_ms": statistics.median(wall),
-        "cpu_ms": statistics.median(cpu),
+        "openblas_threads": openblas_threads(),
+        "openblas_core": openblas_core(),
+        "wall_ms": wall_ms,
+        "cpu_ms": cpu_ms,
+        # One thread really: CPU time ≈ wall time (above ~1.1, some library ran threads).
+        "cpu_per_wall": cpu_ms / wall_ms,
+        "faults_per_step": faults / len(wall),
         "runs": len(wall),
         "loss0": loss0,
         "torch": torch.__version__,
         "blas": blas_library(),
+        "allocator": allocator(),
     }))
 
 
