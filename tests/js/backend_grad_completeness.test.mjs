@@ -1,0 +1,116 @@
+// Completeness of the gradient checks of the results matrix (backend_cases.mjs, run by
+// backend_matrix.test.mjs on every backend, gradients compared with the reference backend's):
+// backend_matrix.test.mjs already requires a row per registry op; this file requires
+//  1. a row with gradients for every op that is differentiable: each row run without gradients is
+//     run once more with its float inputs requiring grad, and if an output then requires grad,
+//     the op must have a row whose inputs require grad (else its gradient is never compared);
+//  2. for every device and dtype that the support table (npm/README.md, "Backend support") lists,
+//     that the matrix runs on that device, and that each differentiable op listed in a floating
+//     dtype has a row with gradients in that dtype. The table's columns are read, not assumed: a
+//     "dtype" (or "dtypes") column, when the table has one, names the dtypes of each op's row;
+//     without it every op is float32 only. An input spec's dtype is its `dtype` field, else its
+//     kind's (f: float32, i: int32, b: bool).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { sg } from './helpers.mjs';
+import { CASES, lcg } from './backend_cases.mjs';
+import { BACKENDS } from './backend_matrix_run.mjs';
+
+const FLOATING = new Set(['float16', 'bfloat16', 'float32', 'float64']);
+const KIND_DTYPE = { f: 'float32', i: 'int32', b: 'bool' };
+const dtypeOf = (spec) => spec.dtype ?? KIND_DTYPE[spec.kind];
+const gradDtypes = (c) => c.inputs.filter((s) => s?.grad).map(dtypeOf);
+
+/** op -> the dtypes in which some row checks its gradients. */
+const gradRows = new Map();
+for (const c of CASES) {
+  for (const d of gradDtypes(c)) {
+    if (!gradRows.has(c.op)) gradRows.set(c.op, new Set());
+    gradRows.get(c.op).add(d);
+  }
+}
+
+/** The support table of npm/README.md: { columns, rows: [{ cells by column name }] }. */
+function supportTable() {
+  const readme = readFileSync(new URL('../../npm/README.md', import.meta.url), 'utf8');
+  const section = readme.split(/^## Backend support$/m)[1];
+  assert.ok(section, 'npm/README.md has a "## Backend support" section');
+  const lines = section.split('\n').filter((l) => l.startsWith('|'));
+  const split = (l) => l.split('|').slice(1, -1).map((c) => c.trim().replace(/^`|`$/g, ''));
+  const columns = split(lines[0]);
+  const rows = lines.slice(2).map((l) => Object.fromEntries(split(l).map((c, k) => [columns[k], c])));
+  return { columns, rows };
+}
+
+/**
+ * The autograd-state ops (registered in src/graph/effect_ops.cpp: backward, setGrad, computeGrads,
+ * ...): their rows test that state on each device (the gradients they produce are of other ops);
+ * they are not differentiable functions themselves.
+ */
+const effectOps = new Set([...readFileSync(new URL('../../src/graph/effect_ops.cpp', import.meta.url), 'utf8')
+  .matchAll(/\badd\(\s*t,\s*"(\w+)"/g)].map((m) => m[1]));
+
+/** Runs row `c` on wasm with its float inputs requiring grad or not; what its outputs say. */
+function probe(c, grad) {
+  sg.setBackend('wasm');
+  return sg.tidy(() => {
+    if (c.random) sg.manualSeed(2024);
+    const inputs = c.inputs.map((s) => {
+      if (s === null) return null;
+      const n = s.shape.reduce((a, k) => a * k, 1);
+      if (s.kind === 'i') return sg.tensor(Int32Array.from(s.values), { shape: s.shape });
+      if (s.kind === 'b') return sg.tensor(Uint8Array.from(s.values), { shape: s.shape, dtype: 'bool' });
+      return sg.tensor(lcg(n, s.lo, s.hi, s.seed), { shape: s.shape, requiresGrad: grad });
+    });
+    const out = [c.run(sg, ...inputs)].flat().find((o) => o?.requiresGrad);
+    if (!out) return 'no grad';
+    try {
+      out.sum().backward();
+    } catch {
+      return 'backward refused'; // as PyTorch's floor_divide: the output requires grad, backward is an Error
+    }
+    return 'differentiable';
+  });
+}
+
+test('every op whose output can require grad has a matrix row that checks its gradients', () => {
+  const missing = new Set();
+  for (const c of CASES) {
+    if (gradRows.has(c.op) || effectOps.has(c.op) || !c.inputs.some((s) => s?.kind === 'f')) continue;
+    let verdict;
+    try {
+      // A row whose outputs require grad with no input requiring it makes its own leaves (the
+      // autograd-state rows: setRequiresGrad, setGrad, sg.grad): it tests that state, not a gradient.
+      if (probe(c, false) !== 'no grad') continue;
+      verdict = probe(c, true);
+    } catch {
+      continue; // the op refuses inputs that require grad (an in-place op on a leaf)
+    }
+    if (verdict === 'differentiable') missing.add(`${c.op} (row "${c.name}")`);
+  }
+  assert.ok(effectOps.has('backward') && effectOps.has('setGrad'), `effect_ops.cpp read: ${[...effectOps]}`);
+  assert.deepEqual([...missing], [], 'differentiable ops without a row whose inputs require grad (backend_cases.mjs f(...))');
+});
+
+test('the support table lists only devices the matrix runs, and a gradient row for each differentiable op in each floating dtype it lists', () => {
+  const { columns, rows } = supportTable();
+  assert.equal(columns[0], 'op');
+  const dtypeColumn = columns.find((c) => /^dtypes?$/i.test(c));
+  const devices = columns.filter((c) => c !== 'op' && c !== dtypeColumn);
+  assert.ok(devices.length > 0);
+  assert.deepEqual(devices.filter((d) => !BACKENDS.includes(d)), [], 'table columns that the matrix runner does not run on');
+  const missing = [];
+  let checked = 0;
+  for (const row of rows) {
+    const op = row.op;
+    if (!gradRows.has(op)) continue; // not differentiable (the first test keeps that honest)
+    const listed = dtypeColumn ? row[dtypeColumn].split(/[\s,]+/).filter(Boolean) : ['float32'];
+    for (const d of listed.filter((x) => FLOATING.has(x))) {
+      checked++;
+      if (!gradRows.get(op).has(d)) missing.push(`${op} ${d}`);
+    }
+  }
+  assert.ok(checked > 100, `only ${checked} (op, dtype) pairs checked: the table is not being read`);
+  assert.deepEqual(missing, [], '(op, dtype) pairs the support table lists without a gradient row in that dtype');
+});
