@@ -12,7 +12,7 @@ import { ensureGraphHost } from './host.js';
 import { activeTrace, releaseEntries, withTrace, type TraceState } from './trace_state.js';
 import { flattenArgs, flattenResult } from './arg_tree.js';
 import * as G from './graph_binding.js';
-import { isGradEnabled } from '../runtime/handles.js';
+import { batchHookActive, isGradEnabled } from '../runtime/handles.js';
 import { freeMade, invokeAsync, invokeSync, type Result } from './jscall_invoke.js';
 import { callbackOf, release, retain } from './jscall_registry.js';
 import { installTransfers, isTransfer, toDevice } from './transfer.js';
@@ -318,7 +318,9 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
 
   const compiled = (...args: A): unknown => {
     // Called while another function is traced: its ops join that trace (inlined, as in JAX).
-    if (activeTrace() !== null) return fn(...args);
+    // Called inside sg.func.vmap: its ops run eagerly through the batching rules (the program
+    // knows nothing of the batch dims in front of its inputs).
+    if (activeTrace() !== null || batchHookActive()) return fn(...args);
     if (isAsync) {
       try {
         const { entry, tensors } = entryFor(args);

@@ -94,6 +94,11 @@ export interface BatchHook {
 
 let batchHook: BatchHook | null = null;
 
+/** Whether a vmap is running (a compiled function then runs its JS eagerly, through the rules). */
+export function batchHookActive(): boolean {
+  return batchHook !== null;
+}
+
 /** Installs h (or none) as the batch hook and returns the previous one. */
 export function setBatchHook(h: BatchHook | null): BatchHook | null {
   const prev = batchHook;

@@ -1,0 +1,141 @@
+// sg.autograd.Function: a straight-through estimator and a clamp with a custom gradient against the
+// same torch.autograd.Functions in PyTorch 1.13 (tests/data/gen_func.py), saved tensors, null
+// gradients, an optional jvp used by sg.func.jvp (checked against its closed form), and errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { close, readRef, sg, throwsWith } from './helpers.mjs';
+
+const ref = readRef('func_ref.json').custom;
+const TOL = 2e-5;
+
+class STE extends sg.autograd.Function {
+  static forward(ctx, x) {
+    return x.round();
+  }
+  static backward(ctx, g) {
+    return g;
+  }
+}
+
+class SoftClamp extends sg.autograd.Function {
+  static forward(ctx, x, lo, hi) {
+    ctx.saveForBackward(x);
+    ctx.lo = lo;
+    ctx.hi = hi;
+    return x.clamp(lo, hi);
+  }
+  static backward(ctx, g) {
+    const [x] = ctx.savedTensors;
+    const inside = x.ge(ctx.lo).logicalAnd(x.le(ctx.hi));
+    return [g.mul(sg.where(inside, 1, 0.1)), null, null];
+  }
+}
+
+test('a straight-through estimator equals torch.autograd.Function', () => {
+  const x = sg.tensor(ref.x, { requiresGrad: true });
+  const w = sg.tensor(ref.w);
+  const loss = STE.apply(x.mul(1.5)).mul(w).sum();
+  close(loss.item(), ref.ste_value, TOL);
+  loss.backward();
+  close(x.grad.toArray(), ref.ste_grad, TOL);
+});
+
+test('a clamp with a custom gradient equals torch.autograd.Function', () => {
+  const x = sg.tensor(ref.x, { requiresGrad: true });
+  const y = SoftClamp.apply(x, -0.5, 0.5);
+  close(y.toArray(), ref.clamp_out, TOL);
+  y.square().mul(sg.tensor(ref.w)).sum().backward();
+  close(x.grad.toArray(), ref.clamp_grad, TOL);
+  // through sg.func.grad as well
+  const g = sg.func.grad((x) => SoftClamp.apply(x, -0.5, 0.5).square().mul(sg.tensor(ref.w)).sum())(sg.tensor(ref.x));
+  close(g.toArray(), ref.clamp_grad, TOL);
+});
+
+test('without inputs that require grad, apply just runs forward', () => {
+  const y = STE.apply(sg.tensor([0.4, 2.6]));
+  assert.deepEqual(y.toArray(), [0, 3]);
+  assert.equal(y.requiresGrad, false);
+});
+
+test('several outputs, one unused: its gradient arrives as zeros', () => {
+  class Split extends sg.autograd.Function {
+    static forward(ctx, x) {
+      ctx.saveForBackward(x);
+      return [x.mul(2), x.square()];
+    }
+    static backward(ctx, ga, gb) {
+      const [x] = ctx.savedTensors;
+      return ga.mul(2).add(gb.mul(x).mul(2));
+    }
+  }
+  const x = sg.tensor([1, -3], { requiresGrad: true });
+  const [a] = Split.apply(x);
+  a.sum().backward();
+  assert.deepEqual(x.grad.toArray(), [2, 2]);
+});
+
+test('sg.func.jvp uses the static jvp when there is one, the double-VJP of backward otherwise', () => {
+  class Cube extends sg.autograd.Function {
+    static forward(ctx, x) {
+      ctx.saveForBackward(x);
+      return x.pow(3);
+    }
+    static backward(ctx, g) {
+      const [x] = ctx.savedTensors;
+      return g.mul(x.square()).mul(3);
+    }
+  }
+  const x = sg.tensor([1, 2, -0.5]), v = sg.tensor([1, 0.5, 2]);
+  // d(x³) · v = 3x²v
+  const want = [3, 6, 1.5];
+  close(sg.func.jvp((x) => Cube.apply(x), [x], [v])[1].toArray(), want, 1e-6);
+  let used = 0;
+  class CubeJvp extends Cube {
+    static jvp(ctx, t) {
+      used++;
+      const [x] = ctx.savedTensors;
+      return t.mul(x.square()).mul(3);
+    }
+  }
+  close(sg.func.jvp((x) => CubeJvp.apply(x), [x], [v])[1].toArray(), want, 1e-6);
+  assert.equal(used, 1);
+  // second derivatives through backward's ops: hessian of sum(x³) = diag(6x)
+  close(sg.func.hessian((x) => Cube.apply(x).sum())(x).toArray(), [[6, 0, 0], [0, 12, 0], [0, 0, -3]], 1e-5);
+});
+
+test('bad input: forward or backward returning the wrong things, vmap and compile refuse by name', () => {
+  class NoTensor extends sg.autograd.Function {
+    static forward() {
+      return 3;
+    }
+    static backward(ctx, g) {
+      return g;
+    }
+  }
+  throwsWith(() => NoTensor.apply(sg.tensor([1])), 'NoTensor.forward must return a Tensor or an array of Tensors, got 3');
+  class WrongCount extends sg.autograd.Function {
+    static forward(ctx, x) {
+      return x.mul(2);
+    }
+    static backward(ctx, g) {
+      return [g, g];
+    }
+  }
+  const x = sg.tensor([1, 2], { requiresGrad: true });
+  throwsWith(() => WrongCount.apply(x).sum().backward(), 'WrongCount.backward returned 2 gradients');
+  class WrongShape extends sg.autograd.Function {
+    static forward(ctx, x) {
+      return x.sum();
+    }
+    static backward(ctx, g) {
+      return g;
+    }
+  }
+  throwsWith(() => WrongShape.apply(x).backward(), 'WrongShape.backward: the gradient of argument 0 has shape [], expected [2]');
+  throwsWith(() => sg.func.vmap((r) => STE.apply(r))(sg.ones([3, 2])), 'STE.apply: argument 0 is batched by sg.func.vmap');
+  throwsWith(() => sg.compile((t) => STE.apply(t))(x), 'STE.apply: an autograd.Function cannot be traced by sg.compile');
+  // the instance is still usable
+  x.grad = null;
+  STE.apply(x).sum().backward();
+  assert.deepEqual(x.grad.toArray(), [1, 1]);
+});
