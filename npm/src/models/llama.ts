@@ -17,7 +17,7 @@ import { Module, type LoadResult, type StateDict } from '../nn/module.js';
 import { RMSNorm } from '../nn/rms_norm.js';
 import { tidy } from '../runtime/memory.js';
 import { describe, isInteger } from '../runtime/options.js';
-import { tensor } from '../tensor/creation.js';
+import { arange, ones, tensor } from '../tensor/creation.js';
 import { functionOps, ops } from '../tensor/ops.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, withoutKeys } from './config.js';
@@ -301,32 +301,33 @@ export class LlamaModel extends Module {
     this.norm = new RMSNorm(c.hidden_size, { eps: c.rms_norm_eps });
   }
 
-  /** cos, sin [T, head_dim] for positions offset..offset+T−1 (HF: cat(freqs, freqs) over the last dim). */
+  /**
+   * cos, sin [T, head_dim] for positions offset..offset+T−1 (HF: cat(freqs, freqs) over the last dim),
+   * made by ops in float32 as HF (positions by arange, t·inv_freq, cos, sin) rather than from
+   * JavaScript data, so that sg.onnx.export computes them from the runtime sequence length.
+   */
   rotary(T: number, device: Tensor['device'], offset = 0): [Tensor, Tensor] {
-    const half = this.invFreq.length;
-    const cos = new Float32Array(T * 2 * half);
-    const sin = new Float32Array(T * 2 * half);
-    for (let t = 0; t < T; t++) {
-      for (let i = 0; i < half; i++) {
-        // HF computes inv_freq and t·inv_freq in float32: round the same way.
-        const a = Math.fround((offset + t) * Math.fround(this.invFreq[i]!));
-        cos[t * 2 * half + i] = cos[t * 2 * half + half + i] = Math.cos(a);
-        sin[t * 2 * half + i] = sin[t * 2 * half + half + i] = Math.sin(a);
-      }
-    }
-    const c = tensor(cos, { shape: [T, 2 * half] });
-    const s = tensor(sin, { shape: [T, 2 * half] });
-    return device === 'cpu' ? [c, s] : [c.to(device), s.to(device)];
+    return tidy((): [Tensor, Tensor] => {
+      const inv = tensor(Float32Array.from(this.invFreq), { shape: [1, this.invFreq.length] });
+      const freqs = arange(offset, offset + T, { dtype: 'float32' }).unsqueeze(1).mul(inv);
+      const emb = functionOps.cat([freqs, freqs], -1);
+      const [c, s] = [emb.cos(), emb.sin()];
+      return device === 'cpu' ? [c, s] : [c.to(device), s.to(device)];
+    });
   }
 
-  /** Mistral's sliding window as a bool mask [T, T] (true: attend), or null for plain causal attention. */
+  /**
+   * Mistral's sliding window as a bool mask [T, T] (true: attend), or null for plain causal
+   * attention. Made by ops (tril, triu) and also when T ≤ window, so that an ONNX export at a short
+   * length still masks at a long one.
+   */
   private windowMask(T: number, device: Tensor['device']): Tensor | null {
     const w = this.config.model_type === 'mistral' ? this.config.sliding_window : null;
-    if (w === null || T <= w) return null;
-    const keep = new Uint8Array(T * T);
-    for (let i = 0; i < T; i++) for (let j = Math.max(0, i - w + 1); j <= i; j++) keep[i * T + j] = 1;
-    const m = tensor(keep, { shape: [T, T] }).to('bool');
-    return device === 'cpu' ? m : m.to(device);
+    if (w === null) return null;
+    return tidy(() => {
+      const m = ones([T, T]).tril(0).triu(1 - w).to('bool');
+      return device === 'cpu' ? m : m.to(device);
+    });
   }
 
   /** inputIds [B, T] → hidden states [B, T, hidden]; with a cache (generate) they follow its positions, and it grows by T. */
