@@ -362,6 +362,14 @@ const split = (squeezeOut: boolean): Rule => (g, r, d) => {
   return squeezeOut ? outs.map((o) => one(g, 'Squeeze', [o, g.ints([dim])])) : outs;
 };
 
+/** select(dim, index): Gather of a 0-d index (the index may follow a dynamic axis, as T − 1). */
+const select: Rule = (g, r, d) => {
+  const x = input(r, 0);
+  const index = d.attr('index');
+  const idx = isExpr(index) ? one(g, 'Squeeze', [d.scalar(index), g.ints([0])]) : g.scalar(index, 'int64');
+  return [one(g, 'Gather', [x.name, idx], { axis: norm(r.attrs.dim as number, x.shape.length) })];
+};
+
 const expand: Rule = (g, r, d) => [one(g, 'Expand', [input(r, 0).name, d.shapeOf(d.shape(r.outputs[0]!))])];
 
 const castRule: Rule = (g, r) => [cast(g, input(r, 0), r.outputs[0]!.dtype)];
@@ -510,7 +518,7 @@ const RULES: Record<string, Rule> = {
   prod: reduce('ReduceProd', false),
   // shapes and copies
   reshape, view: reshape, flatten: reshape, unflatten: reshape,
-  transpose, permute, unsqueeze, squeeze, cat: concat, stack, narrow, slice: sliceRule,
+  transpose, permute, unsqueeze, squeeze, cat: concat, stack, narrow, slice: sliceRule, select,
   split: split(false), chunk: split(false), splitWithSizes: split(false), unbind: split(true),
   expand, contiguous: identity, clone: identity, detach: identity, alias: identity,
   cast: castRule, to: castRule,
@@ -527,7 +535,7 @@ export function hasOnnxRule(op: string): boolean {
 }
 
 /** Ops whose attributes may differ between the traces of dynamicAxes (their rules compute them from Shape). */
-export const DYNAMIC_ATTRS = new Set(['reshape', 'view', 'flatten', 'unflatten', 'narrow', 'slice', 'expand', 'zeros', 'ones', 'full', 'arange']);
+export const DYNAMIC_ATTRS = new Set(['reshape', 'view', 'flatten', 'unflatten', 'narrow', 'slice', 'select', 'expand', 'zeros', 'ones', 'full', 'arange']);
 
 /** The ONNX nodes of one recorded op; returns the names of its results. */
 export function emitNode(g: Emitter, r: RecordedOp, dims: Dims): string[] {
