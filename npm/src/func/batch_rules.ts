@@ -368,6 +368,50 @@ function mergeRule(fullRank: number | null): Rule {
   };
 }
 
+/**
+ * conv1d/conv2d with per-sample weights: the samples become groups of one convolution
+ * (x [N, B·C, ...] with weights [B·O, C/g, ...] and groups B·g), as functorch's rule does.
+ */
+function convRule(spatial: number): Rule {
+  const merged = mergeRule(2 + spatial);
+  return (op, args, attrs) => {
+    const [x, w, b] = args as [Arg, Arg, Arg | undefined];
+    if (w.lv.length === 0 && (b === undefined || b.lv.length === 0)) return merged(op, args, attrs);
+    return withTemps((temps) => {
+      const L = levelsOfArgs(args);
+      const sizes = sizesOf(L);
+      const nb = sizes.reduce((p, q) => p * q, 1);
+      const xl = logicalShape(x);
+      const withN = xl.length === 2 + spatial;
+      const [N, C, ...S] = withN ? xl : [1, ...xl];
+      const xa = direct1('reshape', [align(x, L, xl.length, true, temps)], { shape: [nb, N!, C!, ...S] });
+      temps.push(xa);
+      const perm = direct1('permute', [xa], { dims: [1, 0, ...Array.from({ length: 1 + spatial }, (_, i) => i + 2)] });
+      temps.push(perm);
+      const xg = direct1('reshape', [perm], { shape: [N!, nb * C!, ...S] });
+      temps.push(xg);
+      const wl = logicalShape(w);
+      const wg = direct1('reshape', [align(w, L, wl.length, true, temps)], { shape: [nb * wl[0]!, ...wl.slice(1)] });
+      temps.push(wg);
+      let bg = 0;
+      if (b !== undefined && b.id !== 0) {
+        bg = direct1('reshape', [align(b, L, 1, true, temps)], { shape: [-1] });
+        temps.push(bg);
+      }
+      const groups = ((attrs.groups as number | undefined) ?? 1) * nb;
+      const y = direct1(op, [xg, wg, bg], { ...attrs, groups });
+      temps.push(y);
+      const ys = physShape(y);
+      const O = wl[0]!;
+      const y5 = direct1('reshape', [y], { shape: [N!, nb, O, ...ys.slice(2)] });
+      temps.push(y5);
+      const yp = direct1('permute', [y5], { dims: [1, 0, ...Array.from({ length: 1 + spatial }, (_, i) => i + 2)] });
+      temps.push(yp);
+      return out([direct1('reshape', [yp], { shape: [...sizes, ...(withN ? [N!] : []), O, ...ys.slice(2)] })], L);
+    });
+  };
+}
+
 // ---- losses: reduction 'none' through the pointwise or class rules, then a per-sample reduction ----
 
 function reduceLoss(c: Composer, loss: Arg, reduction: string, attrs: Attrs, denom?: Arg): Arg {
@@ -584,8 +628,10 @@ TABLE.set('matmul', matmulRule);
 TABLE.set('linear', linearRule);
 TABLE.set('layerNorm', layerNormRule);
 TABLE.set('embedding', embeddingRule);
-for (const op of ['conv1d', 'maxPool1d', 'avgPool1d']) TABLE.set(op, mergeRule(3));
-for (const op of ['conv2d', 'conv2dReluMaxPool2d', 'convTranspose2d', 'maxPool2d', 'avgPool2d', 'adaptiveAvgPool2d']) TABLE.set(op, mergeRule(4));
+for (const op of ['maxPool1d', 'avgPool1d']) TABLE.set(op, mergeRule(3));
+for (const op of ['conv2dReluMaxPool2d', 'convTranspose2d', 'maxPool2d', 'avgPool2d', 'adaptiveAvgPool2d']) TABLE.set(op, mergeRule(4));
+TABLE.set('conv1d', convRule(1));
+TABLE.set('conv2d', convRule(2));
 for (const op of ['batchNorm', 'groupNorm', 'instanceNorm']) TABLE.set(op, mergeRule(null));
 for (const op of ['mseLoss', 'l1Loss', 'smoothL1Loss', 'huberLoss', 'binaryCrossEntropy', 'binaryCrossEntropyWithLogits', 'klDiv']) TABLE.set(op, elementwiseLossRule);
 for (const op of ['crossEntropy', 'nllLoss']) TABLE.set(op, classLossRule);
