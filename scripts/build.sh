@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one build entry (README, npm run build, test.sh, demo.sh and CI call it).
-#   bash scripts/build.sh [native] [wasm] [wasm-mt] [js] [asan] [tsan]   (default: native wasm wasm-mt js)
+#   bash scripts/build.sh [native] [wasm] [wasm-mt] [js] [asan] [tsan] [cov]   (default: native wasm wasm-mt js)
 #     native  build/native: simdgrad_core + simdgrad_tests (g++, -O2, Highway dynamic dispatch)
 #     wasm    build/wasm:   simdgrad.{mjs,cjs,wasm} -> npm/dist
 #     wasm-mt build/wasm:   the threaded module (-pthread) simdgrad-mt.{mjs,wasm,worker.js}
@@ -9,6 +9,9 @@
 #     js      npm/src/**/*.ts + web/webgpu/**/*.ts -> npm/dist/{esm,cjs}, entry files -> npm/dist
 #     asan    build/native-asan: the native build with -DSG_SANITIZE=ON, clang++ (not in the default set)
 #     asan-lib  build/native-asan's library only (what scripts/fuzz.sh links its target against)
+#     cov     build/native-cov: the native build instrumented for gcov (-DSG_COVERAGE=ON, g++ -O1
+#             --coverage, Highway dynamic dispatch as in native; not in the default set). CI builds
+#             and runs it instead of build/native; scripts/coverage.sh cpp reports it with gcovr
 #     tsan    build/native-tsan: simdgrad_tsan_tests, the thread pool and threaded-kernel tests
 #             under ThreadSanitizer (-DSG_TSAN=ON, -O1, Highway static target; not in the default set)
 # Incremental: configure happens once per build dir, make/tsc/install redo only what changed.
@@ -95,6 +98,19 @@ build_tsan() {
   cmake --build build/native-tsan --target simdgrad_tsan_tests -j"$JOBS"
 }
 
+# Coverage (build/native-cov): g++ and gcov's own format, so Debian's gcovr reads it with plain
+# gcov. -O1 rather than -O0: the doctests run about as fast as the -O2 build's instead of several
+# times slower, at the price of a few lines that the optimizer merges into their neighbours.
+build_cov() {
+  if [ ! -f build/native-cov/CMakeCache.txt ]; then
+    log "configure build/native-cov"
+    cmake -S . -B build/native-cov -DSG_COVERAGE=ON -DCMAKE_BUILD_TYPE=Coverage \
+      -DCMAKE_CXX_FLAGS_COVERAGE="-O1 -g -DNDEBUG" >/dev/null
+  fi
+  log "compile build/native-cov"
+  cmake --build build/native-cov -j"$JOBS"
+}
+
 copy_if_changed() {  # src dst
   cmp -s "$1" "$2" 2>/dev/null || { cp "$1" "$2"; echo "-- Installing: $2"; }
 }
@@ -144,7 +160,8 @@ for s in "${steps[@]}"; do
     wasm)   build_wasm ;;
     wasm-mt) build_wasm_mt ;;
     tsan)   build_tsan ;;
+    cov)    build_cov ;;
     js)     build_js ;;
-    *) echo "build: unknown step '$s' (native, wasm, wasm-mt, js, asan, asan-lib, tsan)" >&2; exit 2 ;;
+    *) echo "build: unknown step '$s' (native, wasm, wasm-mt, js, asan, asan-lib, tsan, cov)" >&2; exit 2 ;;
   esac
 done

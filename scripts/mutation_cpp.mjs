@@ -1,0 +1,158 @@
+// Mutation testing of the C++ kernels and ops (src/ops, src/kernels) by operator swaps, because no
+// maintained C++ mutation tool is reachable here: Mull (an LLVM plugin) and Dextool ship no Debian
+// package and are built from source or downloaded from their release pages, universalmutator is on
+// PyPI only, and npm's mutation tools (Stryker) mutate JavaScript/TypeScript/C#/Scala only.
+//   node scripts/mutation_cpp.mjs --seed S --mutants N [--budget-min M] [--out DIR]
+// What a mutant is: one binary operator written with a space on each side, swapped for its
+// opposite (+ -, * /, < <=, > >=, == !=, && ||, += -=), or true/false swapped, on one line of a
+// .cpp file under src/ops or src/kernels (headers are left out: a header edit rebuilds all that
+// include it). The candidates are listed in a fixed order, shuffled by a Park-Miller generator
+// seeded with S, and the first N are tried, so a seed names the same sample on any machine with the
+// same sources.
+// How one is tried: its file is copied with the one edit into DIR/tree/src/<same path>, compiled
+// with the file's own command from an existing native build (build/native, else build/native-cov;
+// compile_commands.json) with DIR/tree/src searched first (so a Highway kernel that re-includes
+// itself through foreach_target.h gets the mutated copy) and the original folder after it for
+// quoted includes. A Highway kernel is compiled for its static AVX2 target only
+// (HWY_COMPILE_ONLY_STATIC -march=haswell, as the ASan build): the dispatcher then picks that
+// target, and the compile takes one target's time instead of five. That object is linked in front
+// of the build's libsimdgrad_core.a (the archive's original member is then not needed) into
+// DIR/simdgrad_tests_mutant, and the doctests run until the first failure (--abort-after=1).
+// Verdicts as Stryker's: killed (a test failed or the binary crashed), timeout (counted as
+// killed), survived, no coverage (the line never ran in the last coverage run,
+// build/coverage/cpp-lines.json: counted as survived, without a run), compile error (not counted).
+// Writes DIR/result.json: { seed, mutants: [{ id, file, line, from, to, status, text }] }.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean)
+  .map((a) => a.trim().split(/\s+/)).map(([k, v]) => [k, v ?? 'true']));
+const seed = Number(args.seed ?? 1);
+const wanted = Number(args.mutants ?? 10);
+const budgetMs = Number(args['budget-min'] ?? 1e9) * 60000;
+const out = resolve(root, args.out ?? 'build/mutation/cpp');
+const t0 = Date.now();
+
+const SWAPS = [[' + ', ' - '], [' - ', ' + '], [' * ', ' / '], [' / ', ' * '], [' < ', ' <= '], [' <= ', ' < '],
+  [' > ', ' >= '], [' >= ', ' > '], [' == ', ' != '], [' != ', ' == '], [' && ', ' || '], [' || ', ' && '],
+  [' += ', ' -= '], [' -= ', ' += '], ['true', 'false'], ['false', 'true']];
+
+/** The code of a line with comments and string/char literals blanked (same length). */
+function codeOf(line, inBlock) {
+  let s = '', i = 0, block = inBlock;
+  while (i < line.length) {
+    if (block) {
+      const e = line.indexOf('*/', i);
+      if (e < 0) { s += ' '.repeat(line.length - i); i = line.length; break; }
+      s += ' '.repeat(e + 2 - i); i = e + 2; block = false; continue;
+    }
+    if (line.startsWith('//', i)) { s += ' '.repeat(line.length - i); break; }
+    if (line.startsWith('/*', i)) { block = true; continue; }
+    const c = line[i];
+    if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < line.length && line[j] !== c) j += line[j] === '\\' ? 2 : 1;
+      s += c + ' '.repeat(Math.max(0, Math.min(j, line.length) - i - 1)) + (j < line.length ? c : '');
+      i = j + 1; continue;
+    }
+    s += c; i++;
+  }
+  return { code: s, block };
+}
+
+const files = ['src/ops', 'src/kernels'].flatMap((d) => readdirSync(join(root, d), { recursive: true })
+  .filter((f) => f.endsWith('.cpp')).map((f) => `${d}/${f}`)).sort();
+const candidates = [];
+for (const file of files) {
+  const lines = readFileSync(join(root, file), 'utf8').split('\n');
+  let block = false;
+  lines.forEach((line, k) => {
+    const r = codeOf(line, block);
+    block = r.block;
+    if (/^\s*#/.test(line)) return; // preprocessor lines: includes, pragmas, macros
+    for (const [from, to] of SWAPS) {
+      const word = /^\w/.test(from);
+      for (let at = r.code.indexOf(from); at >= 0; at = r.code.indexOf(from, at + 1)) {
+        if (word && (/\w/.test(r.code[at - 1] ?? '') || /\w/.test(r.code[at + from.length] ?? ''))) continue;
+        candidates.push({ file, line: k + 1, col: at, from, to });
+      }
+    }
+  });
+}
+
+// Per-line counts of the last coverage run (scripts/coverage.sh cpp writes them).
+const lineCounts = new Map();
+const covFile = join(root, 'build/coverage/cpp-lines.json');
+if (existsSync(covFile)) {
+  for (const f of JSON.parse(readFileSync(covFile, 'utf8')).files ?? []) {
+    const m = new Map();
+    for (const l of f.lines) m.set(l.line_number, Math.max(m.get(l.line_number) ?? 0, l.count));
+    lineCounts.set(f.file, m);
+  }
+}
+
+let state = (seed % 2147483646) + 1;
+const rand = () => (state = (state * 48271) % 2147483647) / 2147483647;
+for (let i = candidates.length - 1; i > 0; i--) {
+  const j = Math.floor(rand() * (i + 1));
+  [candidates[i], candidates[j]] = [candidates[j], candidates[i]];
+}
+const sample = candidates.slice(0, wanted);
+console.log(`mutation cpp: seed ${seed}, ${sample.length} of ${candidates.length} operator-swap candidates in src/ops + src/kernels${lineCounts.size ? '' : ' (no build/coverage/cpp-lines.json: every mutant is run)'}`);
+
+const buildDir = ['build/native', 'build/native-cov'].map((d) => join(root, d))
+  .find((d) => existsSync(join(d, 'compile_commands.json')) && existsSync(join(d, 'simdgrad_tests')));
+if (!buildDir) {
+  console.error('mutation cpp: needs a native build (bash scripts/build.sh native, or cov)');
+  process.exit(1);
+}
+const commands = new Map(JSON.parse(readFileSync(join(buildDir, 'compile_commands.json'), 'utf8')).map((c) => [relative(root, c.file), c]));
+const link = readFileSync(join(buildDir, 'CMakeFiles/simdgrad_tests.dir/link.txt'), 'utf8').trim();
+const tree = join(out, 'tree/src');
+mkdirSync(tree, { recursive: true });
+const sh = (cmd, cwd, timeoutMs) => spawnSync('bash', ['-c', cmd], { cwd, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 });
+// The build's own .gcda files must not collect the mutants' counts (build/native-cov).
+const env = { ...process.env, GCOV_PREFIX: join(out, 'gcda'), GCOV_PREFIX_STRIP: '0' };
+
+const results = [];
+for (const [n, m] of sample.entries()) {
+  const id = `${m.file}:${m.line}:${m.col} '${m.from.trim()}' -> '${m.to.trim()}'`;
+  const text = readFileSync(join(root, m.file), 'utf8').split('\n')[m.line - 1];
+  const res = { id, file: m.file, line: m.line, from: m.from.trim(), to: m.to.trim(), text: text.trim() };
+  results.push(res);
+  const counts = lineCounts.get(m.file);
+  if (counts && !(counts.get(m.line) > 0)) { res.status = 'NoCoverage'; console.log(`  [${n + 1}] ${id}: no coverage`); continue; }
+  if (Date.now() - t0 > budgetMs) { res.status = 'NotRun'; continue; }
+  const cmd = commands.get(m.file);
+  if (!cmd) { res.status = 'NotRun'; res.why = 'not in compile_commands.json'; continue; }
+  const lines = readFileSync(join(root, m.file), 'utf8').split('\n');
+  const l = lines[m.line - 1];
+  lines[m.line - 1] = l.slice(0, m.col) + m.to + l.slice(m.col + m.from.length);
+  const copy = join(tree, relative('src', m.file));
+  mkdirSync(dirname(copy), { recursive: true });
+  writeFileSync(copy, lines.join('\n'));
+  const obj = join(out, 'mutant.o');
+  const highway = /foreach_target\.h/.test(lines.join('\n'));
+  // Without the build's precompiled header: GCC drops #pragma once for a header that changed
+  // after the .gch was made, and the sources include what they use anyway.
+  let compile = cmd.command.replace(/ -Winvalid-pch| -include \S*cmake_pch\.hxx/g, '')
+    .replace(/ -o \S+/, ` -o ${obj}`).replace(/ -c \S+$/, ` -c ${copy}`)
+    .replace(/^(\S+)/, `$1 -I${tree} -iquote ${dirname(join(root, m.file))}`);
+  if (highway) compile += ' -DHWY_COMPILE_ONLY_STATIC -march=haswell -maes';
+  const started = Date.now();
+  const c = sh(compile, cmd.directory, 900000);
+  rmSync(copy); // the next mutant of another file must not include this copy
+  if (c.status !== 0) { res.status = 'CompileError'; console.log(`  [${n + 1}] ${id}: does not compile`); continue; }
+  const bin = join(out, 'simdgrad_tests_mutant');
+  const lk = sh(link.replace(/ -o simdgrad_tests /, ` -o ${bin} ${obj} `), buildDir, 600000);
+  if (lk.status !== 0) { res.status = 'CompileError'; res.why = lk.stderr.slice(0, 400); console.log(`  [${n + 1}] ${id}: does not link`); continue; }
+  // A mutant that loops or slows the suite down badly counts as a timeout (killed), as in Stryker.
+  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal'], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
+  res.status = run.error?.code === 'ETIMEDOUT' ? 'Timeout' : run.status === 0 ? 'Survived' : 'Killed';
+  if (res.status === 'Killed') res.killedBy = (run.stdout.match(/TEST CASE:\s+(.*)/) ?? [])[1]?.trim() ?? `exit ${run.status ?? run.signal}`;
+  console.log(`  [${n + 1}] ${id}: ${res.status.toLowerCase()}${res.killedBy ? ` by "${res.killedBy}"` : ''} (${Math.round((Date.now() - started) / 1000)} s)`);
+}
+writeFileSync(join(out, 'result.json'), JSON.stringify({ seed, candidates: candidates.length, mutants: results }, null, 1) + '\n');

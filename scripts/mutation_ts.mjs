@@ -1,0 +1,164 @@
+// Mutation testing of npm/src with Stryker (scripts/mutation.sh runs this; see there for the flags):
+// a seeded sample of regions (a file, a window of lines) of npm/src/**/*.ts, mutated by
+// @stryker-mutator/core with the TypeScript checker (mutants that do not type-check are not
+// counted) and run by its tap runner against the node:test files that execute that region.
+//   node scripts/mutation_ts.mjs --seed S --regions N --window L [--tests-per-region T] [--out DIR]
+//   node scripts/mutation_ts.mjs --region npm/src/a.ts:10-40[,...]   (given regions, e.g. to re-check survivors)
+// How the pieces fit this repository:
+// - The tests load the built package (npm/dist/esm). Stryker writes its instrumented sources (every
+//   mutant of the sample in one file, switched at run time) into a sandbox copy of the repository;
+//   the build command there transpiles just those files into the sandbox's npm/dist/esm
+//   (scripts/mutation_ts_transpile.mjs: ts.transpileModule, valid since the tsconfig has
+//   isolatedModules) instead of a whole tsc run, and the rest of npm/dist is the copy of the
+//   real one. So npm/dist must be built from the current sources (scripts/build.sh js).
+// - Which tests: every test file that executed code in the region during the last covered Node run
+//   (build/coverage/v8-mapped, written by scripts/coverage.sh ts; the V8 function ranges mapped to
+//   .ts lines through the source maps of build/coverage/ts-maps), most relevant first, at most
+//   --tests-per-region of them. Stryker's own per-test coverage then picks, per mutant, which of
+//   those run. A mutant that none of them executes is NoCoverage, counted as surviving.
+// Writes DIR/stryker.config.json and Stryker's JSON report DIR/mutation.json (default build/mutation/ts).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean)
+  .map((a) => a.trim().split(/\s+/)).map(([k, v]) => [k, v ?? 'true']));
+const seed = Number(args.seed ?? 1);
+const regions = Number(args.regions ?? 4);
+const window = Number(args.window ?? 30);
+const testsPerRegion = Number(args['tests-per-region'] ?? 3);
+const out = resolve(root, args.out ?? 'build/mutation/ts');
+mkdirSync(out, { recursive: true });
+
+/** Park-Miller, so that a seed names the same sample on every machine. */
+let state = (seed % 2147483646) + 1;
+const rand = () => (state = (state * 48271) % 2147483647) / 2147483647;
+
+// Candidates: source files with code (not declaration-only), weighted by their line count, so that
+// every line of npm/src is about equally likely to be sampled.
+const sources = readdirSync(join(root, 'npm/src'), { recursive: true })
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort()
+  .map((f) => ({ file: `npm/src/${f}`, lines: readFileSync(join(root, 'npm/src', f), 'utf8').split('\n').length }))
+  .filter((s) => s.lines > 10);
+const totalLines = sources.reduce((a, s) => a + s.lines, 0);
+const picked = [];
+// --region npm/src/a.ts:10-40[,more]: these regions instead of a sample (to re-check survivors).
+for (const r of (args.region ?? '').split(',').filter(Boolean)) {
+  const [, file, a, b] = r.match(/^(.*):(\d+)-(\d+)$/) ?? [];
+  if (!file) throw new Error(`--region: expected file.ts:start-end, got ${r}`);
+  picked.push({ file, start: Number(a), end: Number(b) });
+}
+while (!args.region && picked.length < regions) {
+  let r = rand() * totalLines, s = sources[0];
+  for (s of sources) if ((r -= s.lines) < 0) break;
+  const start = 1 + Math.floor(rand() * Math.max(1, s.lines - window));
+  const end = Math.min(s.lines, start + window - 1);
+  if (picked.some((p) => p.file === s.file && p.start <= end && start <= p.end)) continue;
+  picked.push({ file: s.file, start, end });
+}
+
+// ---- which test files executed each region (from the last covered Node run)
+function decodeMappings(mappings) {
+  // Source map v3 VLQ: per generated line, segments [genCol, src, srcLine, srcCol]; we need srcLine.
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const lines = [];
+  let srcLine = 0;
+  for (const line of mappings.split(';')) {
+    const out = [];
+    for (const seg of line.split(',')) {
+      if (!seg) continue;
+      const vals = [];
+      let shift = 0, value = 0;
+      for (const ch of seg) {
+        const d = chars.indexOf(ch);
+        value += (d & 31) << shift;
+        if (d & 32) shift += 5;
+        else { vals.push(value & 1 ? -(value >>> 1) : value >>> 1); value = 0; shift = 0; }
+      }
+      if (vals.length >= 3) { srcLine += vals[2]; out.push(srcLine + 1); }
+    }
+    lines.push(out);
+  }
+  return lines; // lines[jsLine] = original (1-based) lines it maps to
+}
+
+const twinDir = join(root, 'build/coverage/ts-maps/esm');
+const mappedDir = join(root, 'build/coverage/v8-mapped');
+const haveCoverage = existsSync(mappedDir) && existsSync(twinDir);
+function byteRangeOf(region) {
+  const js = join(twinDir, region.file.replace(/\.ts$/, '.js'));
+  if (!existsSync(js) || !existsSync(js + '.map')) return null;
+  const text = readFileSync(js, 'utf8');
+  const jsLines = decodeMappings(JSON.parse(readFileSync(js + '.map', 'utf8')).mappings);
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  let lo = Infinity, hi = -1;
+  jsLines.forEach((orig, l) => {
+    if (orig.some((o) => o >= region.start && o <= region.end)) {
+      lo = Math.min(lo, starts[l]);
+      hi = Math.max(hi, starts[l + 1] ?? text.length);
+    }
+  });
+  return hi < 0 ? null : { url: 'file://' + js, lo, hi };
+}
+const score = new Map(); // region index -> Map(test file -> executed blocks in the region)
+if (haveCoverage) {
+  const ranges = picked.map(byteRangeOf);
+  for (const name of readdirSync(mappedDir)) {
+    const data = JSON.parse(readFileSync(join(mappedDir, name), 'utf8'));
+    if (!data.testFiles?.length) continue;
+    for (const s of data.result) {
+      ranges.forEach((r, k) => {
+        if (!r || s.url !== r.url) return;
+        let hits = 0;
+        for (const fn of s.functions) {
+          for (const b of fn.ranges) if (b.count > 0 && b.startOffset < r.hi && b.endOffset > r.lo && b.startOffset > 0) hits++;
+        }
+        if (!hits) return;
+        if (!score.has(k)) score.set(k, new Map());
+        for (const t of data.testFiles) score.get(k).set(t, (score.get(k).get(t) ?? 0) + hits);
+      });
+    }
+  }
+}
+const testFiles = new Set();
+picked.forEach((p, k) => {
+  const ranked = [...(score.get(k) ?? new Map())].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([t]) => t);
+  p.tests = ranked.slice(0, testsPerRegion);
+  p.tests.forEach((t) => testFiles.add(t));
+});
+console.log(`mutation ts: seed ${seed}, ${regions} regions of ${window} lines${haveCoverage ? '' : ' (no build/coverage/v8-mapped: run the Node tests under coverage first; regions without tests count as NoCoverage)'}`);
+for (const p of picked) console.log(`  ${p.file}:${p.start}-${p.end}  tests: ${p.tests.join(', ') || '(none executed it)'}`);
+if (!testFiles.size) testFiles.add('tests/js/smoke_bindings.test.mjs'); // Stryker needs one test file to start
+
+const bin = join(root, 'npm/node_modules');
+const config = {
+  $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
+  packageManager: 'npm',
+  testRunner: 'tap',
+  tap: { testFiles: [...testFiles].sort(), forceBail: true },
+  checkers: ['typescript'],
+  tsconfigFile: 'npm/tsconfig.esm.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  coverageAnalysis: 'perTest',
+  mutate: picked.map((p) => `${p.file}:${p.start}-${p.end}`),
+  // Only what the tests load goes into the sandbox; npm/node_modules is linked back by the build
+  // command (Stryker links the top-level node_modules only, and this repository has none).
+  ignorePatterns: ['/*', '!/npm', '!/web', '!/tests', '/tests/*', '!/tests/js', '!/tests/data', '/npm/node_modules',
+    '/npm/dist/esm/**/*.d.ts', '/npm/dist/cjs'],
+  buildCommand: `ln -sfn ${bin} npm/node_modules && node ${join(root, 'scripts/mutation_ts_transpile.mjs')} ${picked.map((p) => p.file).join(' ')}`,
+  plugins: ['@stryker-mutator/typescript-checker', '@stryker-mutator/tap-runner'],
+  concurrency: 1,
+  timeoutMS: 30000,
+  dryRunTimeoutMinutes: 20,
+  reporters: ['json', 'progress-append-only'],
+  jsonReporter: { fileName: relative(root, join(out, 'mutation.json')) },
+  tempDirName: relative(root, join(out, 'sandbox')),
+  cleanTempDir: 'always',
+};
+writeFileSync(join(out, 'stryker.config.json'), JSON.stringify(config, null, 2) + '\n');
+writeFileSync(join(out, 'sample.json'), JSON.stringify({ seed, regions: picked }, null, 2) + '\n');
+const r = spawnSync(join(bin, '.bin/stryker'), ['run', relative(root, join(out, 'stryker.config.json'))], { cwd: root, stdio: 'inherit' });
+process.exit(r.status ?? 1);
