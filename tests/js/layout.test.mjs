@@ -36,10 +36,12 @@ const MAY_IMPORT = {
   linalg: ['runtime', 'tensor'],
   special: ['runtime', 'tensor'],
   distributions: ['runtime', 'tensor', 'autograd', 'nn'],
-  models: ['runtime', 'tensor', 'autograd', 'nn', 'io'],
+  models: ['runtime', 'tensor', 'autograd', 'nn', 'io', 'utils'],
   tokenizers: ['runtime', 'tensor'],
-  func: ['runtime', 'tensor', 'autograd', 'compile'],
+  func: ['runtime', 'tensor', 'compile'],
+  amp: ['runtime', 'tensor', 'autograd'],
   peft: ['runtime', 'tensor', 'autograd', 'nn', 'io', 'models'],
+  utils: ['runtime', 'tensor', 'autograd', 'compile'],
   'web/webgpu': [],
 };
 
