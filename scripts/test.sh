@@ -104,13 +104,14 @@ trainer_tests() { /usr/bin/python3 -m unittest discover -s trainer/tests -t .; }
 # falls, no console error, screenshots in tests/browser/out/), the API subset runs in a page
 # (init() and, marked as an expected failure until that build lands, init({ threads: 2 })), and a
 # Vite 7 app built from the packed tarball runs (vite build and the dev server), and the results
-# matrix runs on WebGPU (--enable-unsafe-webgpu: SwiftShader) in a page. Reuses npm/dist;
+# matrix runs on WebGPU (--enable-unsafe-webgpu: SwiftShader) in a page, and a page trains the digits
+# CNN, exports it with sg.onnx.export and serves it with onnxruntime-web (same predictions). Reuses npm/dist;
 # prepare-web-data.mjs writes the digits demo's data when missing. One file at a time: the demos
 # are timed (bounded training) and must not share the 2 cores with each other.
 browser_tests() {
   needs package_built "npm/dist" || return 1
   node scripts/prepare-web-data.mjs &&
-    (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs webgpu.test.mjs vite.test.mjs)
+    (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs webgpu.test.mjs vite.test.mjs onnx.test.mjs)
 }
 
 # The native doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-asan,
