@@ -22,6 +22,8 @@ const REPO = resolve(HERE, '..', '..');
 /** URL prefix → directory; the longest matching prefix wins (startServer may add more). */
 const DEFAULT_ROOTS = [
   { prefix: '/npm/dist/', dir: join(REPO, 'npm', 'dist') },
+  // The tokenizer library sg.tokenizers loads (the fine-tuning demo maps '@huggingface/tokenizers' here).
+  { prefix: '/npm/node_modules/@huggingface/tokenizers/', dir: join(REPO, 'npm', 'node_modules', '@huggingface', 'tokenizers') },
   { prefix: '/', dir: HERE },
 ];
 
