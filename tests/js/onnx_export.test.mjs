@@ -87,6 +87,10 @@ test('a small sg.models.GPT: { logits } with a dynamic batch and sequence length
   const idx = (b, t) => sg.randint(0, 11, [b, t], { dtype: 'int32' });
   const options = { inputNames: ['idx'], dynamicAxes: { idx: { 0: 'batch', 1: 'seq' } } };
   gpt.eval();
+  const example = idx(2, 5);
+  const before = sg.memory().numTensors;
+  sg.onnx.export(gpt, [example], options);
+  assert.equal(sg.memory().numTensors, before, 'an export (four traces) releases every tensor it made');
   const bytes = await roundTrip('gpt', gpt, [idx(2, 5)], options, [[idx(2, 5)], [idx(3, 9)], [idx(1, 1)], [idx(4, 12)]], 1e-4);
   const g = onnx.ModelProto.decode(bytes).graph;
   assert.deepEqual(g.output.map((o) => o.name), ['logits'], 'the output is named by its key');
@@ -189,13 +193,19 @@ test('training: eval semantics by default (a module in training mode warns once)
   await roundTrip('training_eval', m, [x], undefined, [[x]]);
 });
 
-test('bad input: ops with no ONNX form, bad options, bad arguments', () => {
+test('bad input: ops with no ONNX form, bad options, bad arguments; nothing is left behind', () => {
   const x = sg.randn([2, 3]);
+  const wide = sg.randn([2, 20]);
+  const before = sg.memory().numTensors;
   assert.throws(() => sg.onnx.export((t) => sg.jsCall({ shape: [2, 3], dtype: 'float32' }, [t], (u) => u.mul(2)).add(1), [x]), /onnx\.export: .*sg\.jsCall/);
   assert.throws(() => sg.onnx.export((t) => sg.nonzero(t), [x]), /onnx\.export: .*nonzero/);
   // the op is named, and where the caller's code called it (this file)
   assert.throws(() => sg.onnx.export((t) => t.cumsum(1), [x]), /onnx\.export: op 'cumsum' has no ONNX form \(called at .*onnx_export\.test\.mjs:\d+:\d+/);
-  assert.throws(() => sg.onnx.export((t) => sg.nonzero(t), [x]), /at .*onnx_export\.test\.mjs:\d+:\d+/);
+  // data-dependent shapes and reads name the function that read, and where it was called
+  assert.throws(() => sg.onnx.export((t) => sg.nonzero(t), [x]), /reads a tensor's values while it is traced \(in nonzero\), at .*onnx_export\.test\.mjs:\d+:\d+/);
+  assert.throws(() => sg.onnx.export((t) => t.maskedSelect(t.gt(0)), [x]), /\(in maskedSelect\), at .*onnx_export\.test\.mjs:\d+:\d+/);
+  assert.throws(() => sg.onnx.export((t) => t.mul(t.sum().item()), [x]), /\(in Tensor\.item\), at .*onnx_export\.test\.mjs:\d+:\d+/);
+  assert.throws(() => sg.onnx.export((t) => sg.jsCall({ shape: [2, 3], dtype: 'float32' }, [t], (u) => u.mul(2)).add(1), [x]), /sg\.jsCall.* used at .*onnx_export\.test\.mjs:\d+:\d+/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { opsetVersion: 18 }), /opsetVersion 18 is not supported/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { inputNames: ['a', 'b'] }), /inputNames has 2 names for 1 example arguments/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { outputNames: ['a', 'b'] }), /outputNames has 2 names for 1 outputs/);
@@ -203,19 +213,27 @@ test('bad input: ops with no ONNX form, bad options, bad arguments', () => {
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { input_0: { 0: 3 } } }), /non-empty string label/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { input_0: [5] } }), /dim 5 is out of range/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { batchSize: 2 }), /unknown option 'batchSize'/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], 5), /options must be an object, got/);
+  assert.throws(() => sg.onnx.export((a, b) => a.add(b), [x, x], { inputNames: ['a', 'a'] }), /inputNames has a name twice/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { inputNames: [''] }), /inputNames must be an array of non-empty strings/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { inputNames: ['a'], outputNames: ['a'] }), /an output name is also an input name/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: [0] }), /dynamicAxes must be an object/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { input_0: { first: 'b' } } }), /dynamicAxes\['input_0'\] has key 'first', expected a dim index/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { input_0: 'batch' } }), /dynamicAxes\['input_0'\] must be \{ dimIndex: 'label' \} or a list of dims/);
+  assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { dynamicAxes: { input_0: [-1] } }), /dynamicAxes\['input_0'\] has -1, expected dim indices/);
   assert.throws(() => sg.onnx.export((t) => t.add(1), [x], { training: 'no' }), /training must be a boolean/);
   assert.throws(() => sg.onnx.export(42, [x]), /expected an nn\.Module or a function/);
   assert.throws(() => sg.onnx.export((t) => t, [[1, 2]]), /exampleArgs must be a Tensor or a non-empty array of live Tensors/);
   assert.throws(() => sg.onnx.export((t) => 3, [x]), /must return a Tensor/);
   // sizes that follow a dynamic axis in a form the graph cannot compute (here its square), or JavaScript data sized or valued by it
-  const wide = sg.randn([2, 20]);
   assert.throws(() => sg.onnx.export((t) => t.reshape([-1]).narrow(0, 0, t.shape[0] ** 2), [wide], { dynamicAxes: { input_0: [0] } }),
     /onnx\.export: op 'narrow': attribute 'length' is 4, 9, 16 in the traces .*no form the graph can compute/);
   assert.throws(() => sg.onnx.export((t) => t.add(sg.tensor(new Float32Array(t.shape[0] * 3), { shape: [t.shape[0], 3] })), [x], { dynamicAxes: { input_0: [0] } }),
     /a constant tensor of shape \[2,3\] made by the function \(sg\.tensor of JavaScript data\) depends on a dynamic axis/);
   assert.throws(() => sg.onnx.export((t) => t.mul(sg.tensor(t.shape[0])), [x], { dynamicAxes: { input_0: [0] } }), /has other values when the dynamic axes change/);
   assert.throws(() => sg.onnx.export((a, b) => a.add(b), [x, sg.randn([3, 3])], { dynamicAxes: { input_0: { 0: 'n' }, input_1: { 0: 'n' } } }), /dynamic axis 'n' is 2 in input 'input_0' but 3 in input 'input_1'/);
-  // a trace leaves no recorder behind: later ops run as before
+  // the failed exports released what they made, and leave no recorder behind: later ops run as before
+  assert.equal(sg.memory().numTensors, before);
   assert.deepEqual(x.add(1).shape, [2, 3]);
 });
 

@@ -56,6 +56,15 @@ test('LlamaForCausalLM (RMSNorm, rotary, SwiGLU, grouped-query attention): rotar
   m.dispose();
 });
 
+test('Mistral (LlamaForCausalLM with sliding_window 3): exported at 2 tokens, its window still masks at 9 (mask by tril/triu, maskedFill as Where)', async () => {
+  sg.manualSeed(15);
+  const m = new sg.models.LlamaForCausalLM({
+    model_type: 'mistral', sliding_window: 3, vocab_size: 20, hidden_size: 16, intermediate_size: 24, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 32,
+  }).eval();
+  await roundTrip('mistral', m, [ids(2, 2, 20)], { dynamicAxes: { input_0: batchSeq } }, [[ids(2, 2, 20)], [ids(3, 9, 20)], [ids(1, 16, 20)]], 1e-4);
+  m.dispose();
+});
+
 test('a module whose state is float16, bfloat16 and int64: initializers by state-dict name in those dtypes, cast where it computes', async () => {
   // (simdgrad computes in float32 here: the module casts its half-precision weights, as a
   // weight-only-quantised model would; the ONNX graph does the same casts)
@@ -83,4 +92,4 @@ test('a module whose state is float16, bfloat16 and int64: initializers by state
   m.dispose();
 });
 
-test('python3-onnx checker (full_check) accepts every exported file', (t) => checkWritten(t, 5));
+test('python3-onnx checker (full_check) accepts every exported file', (t) => checkWritten(t, 6));

@@ -496,6 +496,11 @@ const RULES: Record<string, Rule> = {
     const out = r.outputs[0]!.dtype;
     return [one(g, 'Where', [cast(g, input(r, 0), 'bool'), cast(g, input(r, 1), out), cast(g, input(r, 2), out)])];
   },
+  maskedFill: (g, r) => {
+    const x = input(r, 0);
+    const out = r.outputs[0]!.dtype;
+    return [one(g, 'Where', [cast(g, input(r, 1), 'bool'), g.scalar(r.attrs.value as number, out), cast(g, x, out)])];
+  },
   neg: unary('Neg'), exp: unary('Exp'), log: unary('Log'), sqrt: unary('Sqrt'), abs: unary('Abs'),
   erf: unary('Erf'), sin: unary('Sin'), cos: unary('Cos'), reciprocal: unary('Reciprocal'), floor: unary('Floor'),
   ceil: unary('Ceil'), sign: unary('Sign'),

@@ -4,6 +4,7 @@
 // where in the caller's code an op with no ONNX form, or a read of values, happened.
 import type { DType, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
+import { tidy } from '../runtime/memory.js';
 import { describe, isOptionsObject } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { hasOnnxRule, type RecordedOp } from './onnx_ops.js';
@@ -32,18 +33,28 @@ export interface Trace {
 
 /**
  * The first frame of the stack outside simdgrad's own code (its dist/esm, dist/cjs or npm/src
- * files): where the user's code made the call, for the messages of Errors.
+ * files): where the user's code made the call, for the messages of Errors; and the simdgrad
+ * function it called there (the frame just inside), when the stack names one.
  */
-export function callSite(): string {
+export function callSiteInfo(): { where: string; entry: string | null } {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 64;
   const stack = new Error().stack ?? '';
   Error.stackTraceLimit = limit;
   const frames = stack.split('\n').slice(1).map((l) => l.trim()).filter((l) => l.startsWith('at '));
   const own = /[\\/](dist[\\/](esm|cjs|mt)|npm[\\/]src)[\\/]|node:internal|<anonymous>|^at new Promise/;
-  const user = frames.find((f) => !own.test(f));
-  return user === undefined ? 'an unknown place (no stack frame outside simdgrad)' : user.replace(/^at /, '');
+  const i = frames.findIndex((f) => !own.test(f));
+  if (i < 0) return { where: 'an unknown place (no stack frame outside simdgrad)', entry: null };
+  // the outermost named simdgrad frame, past wrappers (the keyword-argument 'value' functions, tidy)
+  let entry: string | null = null;
+  for (let j = i - 1; j >= 0 && entry === null; j--) {
+    const name = /^at (?:Object\.|Function\.|Module\.)?([\w$.]+) \(/.exec(frames[j]!)?.[1];
+    if (name !== undefined && !/(^|\.)(value|tidy|run)$/.test(name)) entry = name;
+  }
+  return { where: frames[i]!.replace(/^at /, ''), entry };
 }
+
+export const callSite = (): string => callSiteInfo().where;
 
 /**
  * The example arguments as the tensors that become graph inputs: positional Tensors, and the
@@ -162,8 +173,10 @@ export function trace(fn: (...a: unknown[]) => unknown, args: Args, tensors: Ten
   const observer: H.BoundaryObserver = (event) => {
     if (reading) return;
     if (event === 'read') {
+      const { where, entry } = callSiteInfo();
       throw new Error(
-        `${FN}: the function reads a tensor's values while it is traced, at ${callSite()} (nonzero, masked selection, item, toArray, dataSync, a JavaScript callback such as sg.jsCall): data-dependent code has no ONNX form`,
+        `${FN}: the function reads a tensor's values while it is traced${entry === null ? '' : ` (in ${entry})`}, at ${where} ` +
+          '(nonzero, masked selection, item, toArray, dataSync, a JavaScript callback such as sg.jsCall): data-dependent code has no ONNX form',
       );
     }
   };
@@ -177,40 +190,36 @@ export function trace(fn: (...a: unknown[]) => unknown, args: Args, tensors: Ten
   for (const t of marked) H.setRequiresGradHandle(t.handle, true);
   const prevRecorder = H.setOpRecorder(recorder);
   const prevObserver = H.setBoundaryObserver(observer);
-  let result: unknown;
+  let outputs: Value[] = [];
+  let keys: string[] | null = null;
   try {
-    result = fn(...args.rebuild(tensors));
+    // in a tidy scope: every tensor the function made (results included) is released after the
+    // results are looked up, also when it throws; the graph keeps only what the recorder noted
+    tidy(() => {
+      const result = fn(...args.rebuild(tensors));
+      // a Tensor, an array of Tensors, or an object of them (GPT's { logits, loss: null }: the Tensors, by key)
+      // nested arrays (LSTM's [output, [h, c]]) are flattened in order, as torch.onnx does
+      const flatten = (v: unknown[]): unknown[] => v.flatMap((e) => (Array.isArray(e) ? flatten(e) : [e]));
+      let list: unknown[] | null = result instanceof Tensor ? [result] : Array.isArray(result) ? flatten(result) : null;
+      if (list === null && isOptionsObject(result)) {
+        const entries = Object.entries(result).filter(([, v]) => v !== null && v !== undefined);
+        keys = entries.map(([k]) => k);
+        list = entries.map(([, v]) => v);
+      }
+      if (list === null || list.length === 0 || !list.every((t) => t instanceof Tensor)) {
+        throw new Error(`${FN}: the function must return a Tensor, an array of Tensors or an object of Tensors, got ${describe(result)}`);
+      }
+      outputs = (list as Tensor[]).map((t) => {
+        const v = names.get(t.handle);
+        if (v === undefined) throw new Error(`${FN}: an output was not computed by the traced ops (return a function of the inputs)`);
+        return v;
+      });
+    });
   } finally {
     H.setBoundaryObserver(prevObserver);
     H.setOpRecorder(prevRecorder);
     for (const t of marked) H.setRequiresGradHandle(t.handle, false);
     H.setGradEnabled(grad);
   }
-  // a Tensor, an array of Tensors, or an object of them (GPT's { logits, loss: null }: the Tensors, by key)
-  let keys: string[] | null = null;
-  // nested arrays (LSTM's [output, [h, c]]) are flattened in order, as torch.onnx does
-  const flatten = (v: unknown[]): unknown[] => v.flatMap((e) => (Array.isArray(e) ? flatten(e) : [e]));
-  let list: unknown[] | null = result instanceof Tensor ? [result] : Array.isArray(result) ? flatten(result) : null;
-  if (list === null && isOptionsObject(result)) {
-    const entries = Object.entries(result).filter(([, v]) => v !== null && v !== undefined);
-    keys = entries.map(([k]) => k);
-    list = entries.map(([, v]) => v);
-  }
-  const dispose = () => {
-    for (const t of list ?? []) if (t instanceof Tensor && !tensors.includes(t) && !t.isDisposed) t.dispose();
-  };
-  if (list === null || list.length === 0 || !list.every((t) => t instanceof Tensor)) {
-    dispose();
-    throw new Error(`${FN}: the function must return a Tensor, an array of Tensors or an object of Tensors, got ${describe(result)}`);
-  }
-  const outputs = (list as Tensor[]).map((t) => {
-    const v = names.get(t.handle);
-    if (v === undefined) {
-      dispose();
-      throw new Error(`${FN}: an output was not computed by the traced ops (return a function of the inputs)`);
-    }
-    return v;
-  });
-  dispose();
   return { ops, consts, values, inputs, outputs, keys };
 }
