@@ -21,8 +21,12 @@ export interface KernelContext {
 }
 
 export interface KernelPrefs {
-  /** 'tiled' (workgroup memory; GPUs) or 'direct' (registers only; CPU-emulated adapters) */
-  gemm: 'tiled' | 'direct';
+  /**
+   * 'tiled' (workgroup memory; GPUs: the 64 × 64 register-blocked kernel where C's sides are ≥ 64
+   * and the adapter's limits allow, else 32 × 32 tiles), 'blocked' (the blocked kernel for every
+   * shape: tests) or 'direct' (registers only; CPU-emulated adapters)
+   */
+  gemm: 'tiled' | 'blocked' | 'direct';
 }
 
 /** A kernel handler: reads its arguments in the order bindings/webgpu_backend.cpp wrote them. */

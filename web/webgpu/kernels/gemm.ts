@@ -9,6 +9,7 @@ import type { KernelSpec } from '../kernel_cache.js';
 import type { BufferLike } from '../gpu_types.js';
 import { MATH } from './math.js';
 import { prelude } from './prelude.js';
+import { BLOCK_TILE, blockedCode, blockedFits } from './gemm_blocked.js';
 
 const TILE = 32;
 const DEPTH = 16;
@@ -38,8 +39,10 @@ var<workgroup> tb: array<f32, ${DEPTH * TILE}>;  // [DEPTH][TILE cols]
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let m = pu(0u); let n = pu(1u); let k = pu(2u);
-  // Matrix wg.z of a batch: A, B and C advance by their strides (words 14–16).
-  let ao = pu(6u) + wg.z * pu(14u); let bo = pu(8u) + wg.z * pu(15u); let co = pu(10u) + wg.z * pu(16u);
+  // Matrix wg.z of a batch (flushGemm): zi = z mod L, zo = z div L (word 20 = L); A, B and C
+  // advance by their inner strides (words 14–16) and outer strides (17–19).
+  let zi = wg.z % pu(20u); let zo = wg.z / pu(20u);
+  let ao = pu(6u) + zi * pu(14u) + zo * pu(17u); let bo = pu(8u) + zi * pu(15u) + zo * pu(18u); let co = pu(10u) + zi * pu(16u) + zo * pu(19u);
   let row0 = wg.y * ${TILE}u;
   let col0 = wg.x * ${TILE}u;
   var acc: array<f32, 16>;
@@ -107,7 +110,8 @@ fn store(co: u32, i: u32, j: u32, acc: f32) {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let m = pu(0u); let n = pu(1u); let k = pu(2u);
-  let ao = pu(6u) + wg.z * pu(14u); let bo = pu(8u) + wg.z * pu(15u); let co = pu(10u) + wg.z * pu(16u);
+  let zi = wg.z % pu(20u); let zo = wg.z / pu(20u);
+  let ao = pu(6u) + zi * pu(14u) + zo * pu(17u); let bo = pu(8u) + zi * pu(15u) + zo * pu(18u); let co = pu(10u) + zi * pu(16u) + zo * pu(19u);
   let i0 = wg.y * ${TILE}u + l.y * 4u;
   let j0 = wg.x * ${TILE}u + l.x * 4u;
   if (i0 >= m || j0 >= n) { return; }
@@ -131,9 +135,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 `;
 }
 
-// Consecutive products of one shape whose operands advance by constant strides (a batched
-// matmul calls gemm once per matrix) are held back and dispatched as one batch, matrix i in
-// workgroup z = i. Anything else the runtime encodes flushes the batch first (flushGemm).
+// Consecutive products of one shape whose operands advance in a two-level pattern (a batched
+// matmul calls gemm once per matrix; over a [B, H, T, hs] view of a [B, T, 3C] tensor the offsets
+// step by hs within a row of H heads and by T·3C from one row to the next) are held back and
+// dispatched as one batch: matrix z in workgroup z, at base + (z mod L)·inner + (z div L)·outer.
+// Anything else the runtime encodes flushes the batch first (flushGemm).
 interface Pending {
   key: string; // everything but the offsets
   spec: KernelSpec;
@@ -146,31 +152,58 @@ interface Pending {
 
 const pending = new WeakMap<KernelContext, Pending>();
 
+type Triple = [number, number, number];
+const minus = (x: readonly number[], y: readonly number[]): Triple => [x[0]! - y[0]!, x[1]! - y[1]!, x[2]! - y[2]!];
+const same = (x: readonly number[], y: readonly number[]) => x[0] === y[0] && x[1] === y[1] && x[2] === y[2];
+
+/**
+ * The longest run of offsets from `start` (at most `max` of them) of the form
+ * at[start] + i·inner + g·outer, i < L, g < G, in that order: { count: G·L, L, inner, outer }.
+ */
+export function batchRun(at: readonly (readonly number[])[], start: number, max: number): { count: number; L: number; inner: Triple; outer: Triple } {
+  const zero: Triple = [0, 0, 0];
+  if (start + 1 >= at.length || max < 2) return { count: 1, L: 1, inner: zero, outer: zero };
+  const base = at[start]!;
+  const inner = minus(at[start + 1]!, base);
+  let L = 2;
+  while (start + L < at.length && L < max && same(minus(at[start + L]!, at[start + L - 1]!), inner)) L++;
+  if (start + L >= at.length || 2 * L > max) return { count: L, L, inner, outer: zero };
+  const outer = minus(at[start + L]!, base);
+  let G = 1;
+  while (start + (G + 1) * L <= at.length && (G + 1) * L <= max) {
+    let ok = true;
+    for (let i = 0; i < L && ok; i++) {
+      const want = [0, 1, 2].map((k) => base[k]! + G * outer[k]! + i * inner[k]!);
+      ok = same(at[start + G * L + i]!, want);
+    }
+    if (!ok) break;
+    G++;
+  }
+  return { count: G * L, L, inner, outer: G > 1 ? outer : zero };
+}
+
 /** Dispatches the held-back products (called by the runtime before any other work). */
 export function flushGemm(ctx: KernelContext): void {
   const b = pending.get(ctx);
   if (!b) return;
   pending.delete(ctx);
-  // Split where the strides change (every stride constant within one dispatch).
   let start = 0;
   while (start < b.at.length) {
-    let end = start + 1;
-    const stride = (i: number, k: number) => b.at[i]![k]! - b.at[i - 1]![k]!;
-    if (end < b.at.length) {
-      end++;
-      while (end < b.at.length && [0, 1, 2].every((k) => stride(end, k) === stride(start + 1, k))) end++;
-    }
-    const count = Math.min(end - start, ctx.limits.maxComputeWorkgroupsPerDimension);
+    const run = batchRun(b.at, start, ctx.limits.maxComputeWorkgroupsPerDimension);
     const p = new Params();
     p.words.set(b.words);
-    p.length = 17;
+    p.length = 21;
     const [a0, b0, c0] = b.at[start]!;
     p.words[6] = a0!;
     p.words[8] = b0!;
     p.words[10] = c0!;
-    for (let k = 0; k < 3; k++) p.words[14 + k] = count > 1 ? stride(start + 1, k) : 0;
-    ctx.dispatch3d(b.spec, b.buffers, p, b.gx, b.gy, count);
-    start += count;
+    for (let k = 0; k < 3; k++) {
+      p.words[14 + k] = run.inner[k]! >>> 0; // u32 arithmetic in the kernel wraps a negative step right
+      p.words[17 + k] = run.outer[k]! >>> 0;
+    }
+    p.words[20] = run.L;
+    ctx.dispatch3d(b.spec, b.buffers, p, b.gx, b.gy, run.count);
+    start += run.count;
   }
 }
 
@@ -201,14 +234,20 @@ export const gemm: Record<string, KernelFn> = {
     const p = new Params()
       .u(m).u(n).u(k).f(alpha).f(beta).u(0)
       .u(A.at).u(lda).u(B.at).u(ldb).u(C.at).u(ldc).u(bias.at).u(bias.none ? 0 : 1);
-    const gx = Math.ceil(n / TILE), gy = Math.ceil(m / TILE);
+    // The kernel by adapter and shape class: registers only on CPU-emulated adapters; on GPUs the
+    // 64 × 64 register-blocked tiles where both sides of C fill one, else the 32 × 32 tiles.
+    const pref = ctx.prefs.gemm;
+    const variant = pref === 'direct' ? 'direct'
+      : pref === 'blocked' || (m >= BLOCK_TILE && n >= BLOCK_TILE && blockedFits(ctx.limits)) ? 'blocked' : 'tiled';
+    const tile = variant === 'blocked' ? BLOCK_TILE : TILE;
+    const gx = Math.ceil(n / tile), gy = Math.ceil(m / tile);
     const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
     if (gx > maxDim || gy > maxDim) throw new Error(`webgpu: matmul of ${m} × ${n} is larger than one dispatch allows`);
-    const direct = ctx.prefs.gemm === 'direct';
     const spec: KernelSpec = {
-      key: `gemm${direct ? 'direct' : 'tiled'}${+transA}${+transB}${act}`,
+      key: `gemm${variant}${+transA}${+transB}${act}`,
       access: ['read', 'read', 'read', 'write'],
-      code: () => (direct ? directCode : code)(transA, transB, act),
+      code: () => (variant === 'direct' ? directCode(transA, transB, act)
+        : variant === 'blocked' ? blockedCode(HEADER, transA, transB, ACT[act]!) : code(transA, transB, act)),
     };
     const buffers = [A.buffer, B.buffer, bias.buffer, C.buffer];
     // The batch key: the kernel, the buffers (by identity, through an id map) and every word but the offsets.
@@ -222,6 +261,6 @@ export const gemm: Record<string, KernelFn> = {
       return;
     }
     flushGemm(ctx);
-    pending.set(ctx, { key, spec, buffers, words: p.words.slice(0, 17), gx, gy, at: [[A.at, B.at, C.at]] });
+    pending.set(ctx, { key, spec, buffers, words: p.words.slice(0, 21), gx, gy, at: [[A.at, B.at, C.at]] });
   },
 };
