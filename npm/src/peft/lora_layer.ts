@@ -75,7 +75,9 @@ export class LoraLinear extends Module {
   forward(x: Tensor): Tensor {
     const y = this.base_layer.forward(x);
     const drop = this.lora_dropout.get(ADAPTER)!;
-    return y.add(this.loraB.forward(this.loraA.forward(drop.forward(x))).mul(this.scaling));
+    // (alpha/r) scales A's output [.., r] rather than B's [.., out] (PEFT scales B's): the same by
+    // linearity, and one activation of the layer's width less to keep for backward.
+    return y.add(this.loraB.forward(this.loraA.forward(drop.forward(x)).mul(this.scaling)));
   }
 
   /** Folds (lora_alpha/r)·B·A into the base layer's weight (transposed for a Conv1D) in place; returns the base layer. */
