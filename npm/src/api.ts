@@ -53,6 +53,7 @@ import { tokenizers } from './tokenizers/index.js';
 import { peft } from './peft/index.js';
 import { load, loadMetadata, save, saveAsync } from './io/safetensors.js';
 import { exportOnnx, useOnnxProto } from './io/onnx.js';
+import { importOnnx } from './models/onnx_import.js';
 import { data } from './data/dataloader.js';
 import { datasets } from './data/mnist.js';
 import { describe, isInteger } from './runtime/options.js';
@@ -262,7 +263,7 @@ export function createApi() {
     load,
     loadMetadata,
     // ONNX export (API.md: ONNX)
-    onnx: { export: exportOnnx, use: useOnnxProto },
+    onnx: { export: exportOnnx, use: useOnnxProto, importModel: importOnnx },
     data,
     datasets,
     // penalties and custom losses (API.md: Penalties and custom losses)

@@ -48,6 +48,17 @@ export async function preloadOnnxProto(): Promise<void> {
 
 const FN = 'onnx.export';
 
+/** onnx-proto's namespace for a caller of `fn` (sg.onnx.importModel), or an Error saying how to install it. */
+export function onnxProto(fn: string): OnnxNs {
+  if (!loaded) {
+    throw new Error(
+      `${fn}: the npm package 'onnx-proto' is not loaded (an optional peer dependency of simdgrad, which reads and writes the protobuf): ` +
+        "run `npm install onnx-proto` before init(); in a bundled browser app, call sg.onnx.use(await import('onnx-proto'))",
+    );
+  }
+  return onnx;
+}
+
 /** sg.onnx.export's options (PyTorch's torch.onnx.export names, in camelCase). */
 export interface OnnxExportOptions {
   /** Graph input names, one per example argument (default input_0, input_1, ...). */
