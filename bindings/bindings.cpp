@@ -28,6 +28,23 @@ void manual_seed(double seed) {
   sg::manual_seed(static_cast<uint64_t>(seed));
 }
 
+// The global generator's position, [seed, offset] (both below 2^53 in practice: a JS number holds
+// them exactly), so sg.utils.checkpoint can replay the random draws of a region (dropout) when it
+// recomputes it, as torch.utils.checkpoint's preserve_rng_state.
+val get_rng_state() {
+  const sg::RngState s = sg::rng_state();
+  val out = val::array();
+  out.call<void>("push", static_cast<double>(s.seed));
+  out.call<void>("push", static_cast<double>(s.offset));
+  return out;
+}
+
+void set_rng_state(double seed, double offset) {
+  if (!(seed >= 0 && seed == std::floor(seed) && offset >= 0 && offset == std::floor(offset)))
+    sg::fail("setRngState: expected non-negative integers, got ", seed, ", ", offset);
+  sg::set_rng_state({static_cast<uint64_t>(seed), static_cast<uint64_t>(offset)});
+}
+
 val memory_stats() {
   const sg::MemoryStats s = sg::memory_stats();
   val out = val::object();
@@ -71,6 +88,8 @@ EMSCRIPTEN_BINDINGS(simdgrad_functions) {
   def<&set_backend>(names, "setBackend");
   def<&get_backend>(names, "getBackend");
   def<&manual_seed>(names, "manualSeed");
+  def<&get_rng_state>(names, "getRngState");
+  def<&set_rng_state>(names, "setRngState");
   def<&memory_stats>(names, "memoryStats");
   def<&empty_cache>(names, "emptyCache");
   def<&reset_peak_bytes>(names, "resetPeakBytes");

@@ -20,6 +20,7 @@ import { describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
 import { generateTokens, type GenerationOptions, type KVCache } from './generation.js';
+import { checkpoint } from '../utils/checkpoint.js';
 
 /** GPT2Config's fields, as in config.json (defaults: GPT-2 small, as transformers' GPT2Config). */
 export interface GPT2Config {
@@ -223,6 +224,8 @@ export class GPT2Model extends Module {
   declare drop: Dropout;
   declare h: ModuleList;
   declare ln_f: LayerNorm;
+  /** gradientCheckpointingEnable(): in training, each block is recomputed in backward (sg.utils.checkpoint). */
+  declare gradientCheckpointing: boolean;
 
   constructor(config?: Partial<GPT2Config> & Record<string, unknown>) {
     super();
@@ -233,6 +236,7 @@ export class GPT2Model extends Module {
     this.drop = new Dropout(c.embd_pdrop);
     this.h = new ModuleList(Array.from({ length: c.n_layer }, (_, i) => new GPT2Block(c, i)));
     this.ln_f = new LayerNorm(c.n_embd, { eps: c.layer_norm_epsilon });
+    this.gradientCheckpointing = false;
     initWeights(this, c);
   }
 
@@ -244,8 +248,10 @@ export class GPT2Model extends Module {
     const out = tidy(() => {
       const pos = arange(past, past + T, { device: inputIds.device });
       let x = this.drop.forward(this.wte.forward(inputIds).add(this.wpe.forward(pos)));
-      this.h.children().forEach((block, i) => {
-        x = (block as GPT2Block).forward(x, cache, i);
+      const checkpointed = this.gradientCheckpointing && this.training && !cache;
+      this.h.children().forEach((child, i) => {
+        const block = child as GPT2Block;
+        x = checkpointed ? checkpoint((h: Tensor) => block.forward(h), x) : block.forward(x, cache, i);
       });
       return this.ln_f.forward(x);
     });
@@ -297,6 +303,15 @@ export class GPT2LMHeadModel extends Module {
   forward(inputIds: Tensor): Tensor {
     checkIds('GPT2LMHeadModel.forward', inputIds, this.config.n_positions);
     return tidy(() => this.lm_head.forward(this.transformer.forward(inputIds)));
+  }
+
+  /** HF's gradient_checkpointing_enable(): in train mode each block keeps only its input and is recomputed in backward. */
+  gradientCheckpointingEnable(): void {
+    this.transformer.gradientCheckpointing = true;
+  }
+
+  gradientCheckpointingDisable(): void {
+    this.transformer.gradientCheckpointing = false;
   }
 
   /**

@@ -22,6 +22,7 @@ import { functionOps, ops } from '../tensor/ops.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, withoutKeys } from './config.js';
 import { generateTokens, type GenerationOptions, type KVCache } from './generation.js';
+import { checkpoint } from '../utils/checkpoint.js';
 
 /** rope_scaling as in config.json ('type' in older files, 'rope_type' in newer ones). */
 export interface RopeScaling {
@@ -290,6 +291,8 @@ export class LlamaModel extends Module {
   declare layers: ModuleList;
   declare norm: RMSNorm;
   declare invFreq: Float64Array;
+  /** gradientCheckpointingEnable(): in training, each decoder layer is recomputed in backward (sg.utils.checkpoint). */
+  declare gradientCheckpointing: boolean;
 
   constructor(config?: Partial<LlamaConfig> & Record<string, unknown>) {
     super();
@@ -299,6 +302,7 @@ export class LlamaModel extends Module {
     this.embed_tokens = new Embedding(c.vocab_size, c.hidden_size);
     this.layers = new ModuleList(Array.from({ length: c.num_hidden_layers }, () => new LlamaDecoderLayer(c)));
     this.norm = new RMSNorm(c.hidden_size, { eps: c.rms_norm_eps });
+    this.gradientCheckpointing = false;
   }
 
   /**
@@ -338,8 +342,12 @@ export class LlamaModel extends Module {
       let x = this.embed_tokens.forward(inputIds);
       const [cos, sin] = this.rotary(T, inputIds.device, past);
       const mask = past === 0 ? this.windowMask(T, inputIds.device) : null;
-      this.layers.children().forEach((layer, i) => {
-        x = (layer as LlamaDecoderLayer).forward(x, cos, sin, mask, cache, i);
+      const checkpointed = this.gradientCheckpointing && this.training && !cache;
+      this.layers.children().forEach((child, i) => {
+        const layer = child as LlamaDecoderLayer;
+        // cos, sin and the mask go in as arguments: the recompute in backward runs after this tidy freed them.
+        if (checkpointed) x = checkpoint((h: Tensor, c: Tensor, s: Tensor, m: Tensor | null) => layer.forward(h, c, s, m), x, cos, sin, mask);
+        else x = layer.forward(x, cos, sin, mask, cache, i);
       });
       return this.norm.forward(x);
     });
@@ -390,6 +398,15 @@ export class LlamaForCausalLM extends Module {
   forward(inputIds: Tensor): Tensor {
     checkIds('LlamaForCausalLM.forward', inputIds);
     return tidy(() => this.lm_head.forward(this.model.forward(inputIds)));
+  }
+
+  /** HF's gradient_checkpointing_enable(): in train mode each decoder layer keeps only its input and is recomputed in backward. */
+  gradientCheckpointingEnable(): void {
+    this.model.gradientCheckpointing = true;
+  }
+
+  gradientCheckpointingDisable(): void {
+    this.model.gradientCheckpointing = false;
   }
 
   /**
