@@ -51,6 +51,7 @@ import { optim } from './optim/index.js';
 import { models } from './models/index.js';
 import { tokenizers } from './tokenizers/index.js';
 import { peft } from './peft/index.js';
+import { checkpoint } from './utils/checkpoint.js';
 import { load, loadMetadata, save, saveAsync } from './io/safetensors.js';
 import { exportOnnx, useOnnxProto } from './io/onnx.js';
 import { importOnnx } from './models/onnx_import.js';
@@ -256,6 +257,8 @@ export function createApi() {
     tokenizers,
     // LoRA in Hugging Face PEFT's format (API.md: Fine-tuning)
     peft,
+    // torch.utils: activation checkpointing (API.md: Fine-tuning)
+    utils: { checkpoint },
     // training: optimizers and schedulers, safetensors, data loading (API.md: Optimizers, Saving)
     optim,
     save,
