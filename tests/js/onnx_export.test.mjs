@@ -99,6 +99,8 @@ test('a small sg.models.GPT: { logits } with a dynamic batch and sequence length
   for (const op of ['Range', 'Trilu', 'Slice', 'Shape']) assert.ok(g.node.some((n) => n.opType === op), op);
   // no initializer has a size of the example's sequence length (5): masks and positions come from Shape
   assert.ok(!g.initializer.some((t) => t.dims.map(Number).includes(5)), g.initializer.filter((t) => t.dims.map(Number).includes(5)).map((t) => t.name).join());
+  // the grown traces must stay within blockSize (12): an example of 11 tokens cannot be grown by 2
+  assert.throws(() => sg.onnx.export(gpt, [idx(1, 11)], options), /onnx\.export: dynamicAxes trace the function again .* at \{batch: 3, seq: 13\} it failed: GPT\.forward: .*give an example at least 2 below such a limit/);
   // the same with targets: { logits [B, T, V], loss }, loss a mean over the dynamic batch and sequence
   const withTargets = (i, t) => gpt.forward(i, t);
   await roundTrip('gpt_loss', withTargets, [idx(2, 5), idx(2, 5)], { inputNames: ['idx', 'targets'], dynamicAxes: { idx: { 0: 'batch', 1: 'seq' }, targets: { 0: 'batch', 1: 'seq' } } },

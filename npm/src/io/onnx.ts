@@ -342,6 +342,11 @@ export function exportOnnx(modelOrFn: unknown, exampleArgs: unknown, options?: O
       const inputs = j === 0 ? args.tensors : grownInputs(o, args.tensors, syms, s);
       try {
         traces.push(trace(fn, args, inputs, o.inputNames, params));
+      } catch (e) {
+        if (j === 0 || (e as Error).message.startsWith(FN)) throw e;
+        // the model refused a grown size (a position limit): say why export tried it
+        const at = [...s].map(([k, v]) => `${k}: ${v}`).join(', ');
+        throw new Error(`${FN}: dynamicAxes trace the function again with the symbolic dims 1 and 2 larger than the example's; at {${at}} it failed: ${(e as Error).message} (give an example at least 2 below such a limit)`);
       } finally {
         inputs.forEach((t, i) => t !== args.tensors[i] && t.dispose());
       }
