@@ -99,17 +99,20 @@ test('memory: the forward keeps only the inputs and outputs of a checkpointed re
   sg.dispose([W1, W2, x, W1.grad, W2.grad, x.grad]);
 });
 
-async function lmCase(make) {
+/** Next-token loss of a model that maps ids to logits [B, T, V]. */
+function nextTokenLoss(model, ids) {
+  const logits = model.forward(ids);
+  const [, T, V] = logits.shape;
+  return sg.F.crossEntropy(logits.narrow(1, 0, T - 1).reshape([-1, V]), ids.narrow(1, 1, T - 1).reshape([-1]));
+}
+
+async function lmCase(make, lossOf = nextTokenLoss) {
   sg.manualSeed(4);
   const model = make();
   const ids = sg.randint(0, 48, [2, 12]).to('int32');
   const step = () => {
     model.zeroGrad();
-    sg.tidy(() => {
-      const logits = model.forward(ids);
-      const [B, T, V] = logits.shape;
-      sg.F.crossEntropy(logits.narrow(1, 0, T - 1).reshape([-1, V]), ids.narrow(1, 1, T - 1).reshape([-1])).backward();
-    });
+    sg.tidy(() => lossOf(model, ids).backward());
     // tidy: each .grad read is a Tensor of its own.
     return sg.tidy(() => model.namedParameters().filter(([, p]) => p.requiresGrad).map(([n, p]) => [n, Float32Array.from(p.grad.dataSync())]));
   };
@@ -142,6 +145,17 @@ test('gradientCheckpointingEnable(): Llama (full fine-tuning and LoRA over a fro
     };
     return m;
   });
+});
+
+test('gradientCheckpointingEnable(): nanoGPT (sg.models.GPT) and BertForMaskedLM give the same gradients', async () => {
+  await lmCase(
+    () => new sg.models.GPT({ vocabSize: 48, blockSize: 16, nLayer: 2, nHead: 4, nEmbd: 32, dropout: 0 }),
+    (model, ids) => model.forward(ids.narrow(1, 0, 11).contiguous(), ids.narrow(1, 1, 11).contiguous()).loss,
+  );
+  await lmCase(
+    () => new sg.models.BertForMaskedLM({ vocabSize: 48, hiddenSize: 32, numHiddenLayers: 2, numAttentionHeads: 4, intermediateSize: 64, maxPositionEmbeddings: 16, hiddenDropoutProb: 0, attentionProbsDropoutProb: 0 }),
+    (model, ids) => model.forward(ids, { labels: ids }).loss,
+  );
 });
 
 test('checkpoint: bad input is an Error; under noGrad it is a plain call', () => {

@@ -17,6 +17,7 @@ import { LayerNorm } from '../nn/norm.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
+import { checkpoint } from '../utils/checkpoint.js';
 
 /** Hugging Face's BertConfig in camelCase (defaults: bert-base-uncased). */
 export interface BertConfig {
@@ -224,14 +225,21 @@ class BertLayer extends Module {
 
 class BertLayers extends Module {
   declare layer: ModuleList;
+  /** gradientCheckpointingEnable(): in training, each layer is recomputed in backward (sg.utils.checkpoint). */
+  declare gradientCheckpointing: boolean;
 
   constructor(c: BertConfig) {
     super();
     this.layer = new ModuleList(Array.from({ length: c.numHiddenLayers }, () => new BertLayer(c)));
+    this.gradientCheckpointing = false;
   }
 
   forward(x: Tensor, mask: Tensor): Tensor {
-    for (const l of this.layer.children()) x = l.forward(x, mask);
+    const checkpointed = this.gradientCheckpointing && this.training;
+    for (const l of this.layer.children()) {
+      // The mask goes in as an argument: the recompute in backward runs after the caller's tidy freed it.
+      x = checkpointed ? checkpoint((h: Tensor, m: Tensor) => l.forward(h, m), x, mask) : l.forward(x, mask);
+    }
     return x;
   }
 }
@@ -287,6 +295,15 @@ export class BertEncoder extends Module {
   declare embeddings: BertEmbeddings;
   declare encoder: BertLayers;
   declare pooler: BertPooler | null;
+
+  /** HF's gradient_checkpointing_enable(): in train mode each layer keeps only its input and is recomputed in backward. */
+  gradientCheckpointingEnable(): void {
+    this.encoder.gradientCheckpointing = true;
+  }
+
+  gradientCheckpointingDisable(): void {
+    this.encoder.gradientCheckpointing = false;
+  }
 
   constructor(config?: Partial<BertConfig>, options?: { addPoolingLayer?: boolean }) {
     super();
@@ -387,6 +404,15 @@ export class BertForMaskedLM extends Module {
   declare config: BertConfig;
   declare bert: BertEncoder;
   declare cls: BertOnlyMLMHead;
+
+  /** HF's gradient_checkpointing_enable(): in train mode each layer keeps only its input and is recomputed in backward. */
+  gradientCheckpointingEnable(): void {
+    this.bert.gradientCheckpointingEnable();
+  }
+
+  gradientCheckpointingDisable(): void {
+    this.bert.gradientCheckpointingDisable();
+  }
 
   constructor(config?: Partial<BertConfig>) {
     super();

@@ -20,6 +20,7 @@ import { sortingOps } from '../tensor/sorting.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
+import { checkpoint } from '../utils/checkpoint.js';
 
 /** nanoGPT's GPTConfig in camelCase (defaults: GPT-2 small, vocabulary padded to 50304). */
 export interface GPTConfig {
@@ -141,6 +142,8 @@ export class GPT extends Module {
   declare config: GPTConfig;
   declare transformer: Transformer;
   declare lm_head: Linear;
+  /** gradientCheckpointingEnable(): in training, each block is recomputed in backward (sg.utils.checkpoint). */
+  declare gradientCheckpointing: boolean;
 
   constructor(config?: Partial<GPTConfig>) {
     super();
@@ -159,6 +162,16 @@ export class GPT extends Module {
     this.transformer.wte.weight = this.lm_head.weight;  // weight tying
     untied.dispose();
     this.initWeights();
+    this.gradientCheckpointing = false;
+  }
+
+  /** In train mode each block keeps only its input and is recomputed in backward (HF's gradient_checkpointing_enable). */
+  gradientCheckpointingEnable(): void {
+    this.gradientCheckpointing = true;
+  }
+
+  gradientCheckpointingDisable(): void {
+    this.gradientCheckpointing = false;
   }
 
   /** model.py's init: Linear and Embedding weights N(0, 0.02), biases 0, c_proj weights N(0, 0.02/√(2·nLayer)). */
@@ -199,7 +212,8 @@ export class GPT extends Module {
       const t = this.transformer;
       const pos = arange(T, { device: idx.device });
       let x = t.drop.forward(t.wte.forward(idx).add(t.wpe.forward(pos)));
-      for (const block of t.h.children()) x = block.forward(x);
+      const checkpointed = this.gradientCheckpointing && this.training;
+      for (const block of t.h.children()) x = checkpointed ? checkpoint((h: Tensor) => block.forward(h), x) : block.forward(x);
       x = t.ln_f.forward(x);
       if (targets === undefined || targets === null) {
         // Only the last position's logits, as model.py's inference shortcut (x[:, [-1], :]).
