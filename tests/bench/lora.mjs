@@ -5,7 +5,10 @@
 // model.gradientCheckpointingEnable(). Reports wall ms per step (median after a warm-up step),
 // tokens/s (batch·seq per step), the parameters trained, and the peak bytes of live tensors over a
 // step above what the model holds (sg.memory().peakBytes). Then greedy generate with the key/value
-// cache against a full recompute per token. wasm backend, 1 thread. Measures, asserts nothing.
+// cache against a full recompute per token. wasm backend, 1 thread. When /usr/bin/python3 has
+// torch, PyTorch's full and LoRA steps on the same shapes (torch/llama_lora_step.py, one thread)
+// are printed beside them. Measures, asserts nothing.
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { init } from '../../npm/dist/index.mjs';
 
@@ -65,7 +68,12 @@ function run(kind) {
 }
 
 console.log(`LlamaForCausalLM: ${layers} layers, hidden ${hidden}, 8 heads (4 kv), vocab ${vocab}; batch ${B} × ${T} tokens; wasm, 1 thread; ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}`);
-console.log('step              ms/step   tokens/s   trained / total params   peak MB above the model');
+// PyTorch first (its own process), so the two do not share the core at once.
+const torch = spawnSync('/usr/bin/python3', [new URL('./torch/llama_lora_step.py', import.meta.url).pathname, JSON.stringify({ config, batch: B, seq: T, steps })], { encoding: 'utf8', timeout: 900_000 });
+let torchMs = null;
+if (torch.status === 0) torchMs = JSON.parse(torch.stdout.trim().split('\n').at(-1));
+else console.log(`(PyTorch not measured: ${torch.error?.message ?? torch.stderr.trim().split('\n').at(-1)})`);
+console.log('step              ms/step   tokens/s   trained / total params   peak MB above the model   PyTorch 1.13 ms/step (tokens/s)');
 for (const kind of ['full', 'lora', 'lora+ckpt']) {
   let r;
   try {
@@ -74,7 +82,9 @@ for (const kind of ['full', 'lora', 'lora+ckpt']) {
     console.log(`${kind.padEnd(16)} failed: ${e.message}`);
     continue;
   }
-  console.log(`${kind.padEnd(16)} ${r.ms.toFixed(0).padStart(8)} ${((B * T) / (r.ms / 1000)).toFixed(0).padStart(10)}   ${String(r.trainable).padStart(9)} / ${String(r.total).padEnd(12)} ${(r.peak / 2 ** 20).toFixed(1).padStart(8)}`);
+  const t = torchMs && { full: torchMs.full_ms, lora: torchMs.lora_ms }[kind];
+  const torchCol = t ? `${t.toFixed(0).padStart(12)} (${((B * T) / (t / 1000)).toFixed(0)})` : '';
+  console.log(`${kind.padEnd(16)} ${r.ms.toFixed(0).padStart(8)} ${((B * T) / (r.ms / 1000)).toFixed(0).padStart(10)}   ${String(r.trainable).padStart(9)} / ${String(r.total).padEnd(12)} ${(r.peak / 2 ** 20).toFixed(1).padStart(8)}              ${torchCol}`);
 }
 
 // Generation: the cache makes a step one position; a recompute runs the whole sequence.
