@@ -444,6 +444,117 @@ const rnnLayer: Rule = (g, r, d) => {
   return [mode === 'lstm' ? one(g, 'Concat', [flat(hs), flat(cs)], { axis: 0 }) : flat(hs)];
 };
 
+// ---- more activations and layers ----
+
+const num = (v: AttrValue, d: number): number => (typeof v === 'number' ? v : d);
+
+/** prelu: PRelu with the slope [C] shaped to broadcast over dim 1 (PyTorch's channel dim). */
+const prelu: Rule = (g, r) => {
+  const x = input(r, 0);
+  const w = input(r, 1);
+  const numel = w.shape.reduce((p, d) => p * d, 1);
+  const slope = numel === 1 || x.shape.length < 2 ? w.name : one(g, 'Reshape', [w.name, g.ints([numel, ...new Array<number>(x.shape.length - 2).fill(1)])]);
+  return [one(g, 'PRelu', [x.name, slope])];
+};
+
+/** softplus(x) = log(1 + exp(βx))/β, x where βx > threshold (PyTorch's), from ONNX's Softplus. */
+const softplus: Rule = (g, r) => {
+  const x = input(r, 0);
+  const beta = num(r.attrs.beta, 1);
+  const threshold = num(r.attrs.threshold, 20);
+  const bx = beta === 1 ? x.name : one(g, 'Mul', [x.name, g.scalar(beta, x.dtype)]);
+  let y = one(g, 'Softplus', [bx]);
+  if (beta !== 1) y = one(g, 'Div', [y, g.scalar(beta, x.dtype)]);
+  return [one(g, 'Where', [one(g, 'Greater', [bx, g.scalar(threshold, x.dtype)]), x.name, y])];
+};
+
+/** clamp / hardtanh: Clip with the bounds as 0-d inputs ('' for an absent one). */
+const clip = (lo: string, hi: string, dlo: number | null, dhi: number | null): Rule => (g, r) => {
+  const x = input(r, 0);
+  const bound = (k: string, d: number | null): string => {
+    const v = typeof r.attrs[k] === 'number' ? (r.attrs[k] as number) : d;
+    return v === null ? '' : g.scalar(v, x.dtype);
+  };
+  const ins = [x.name, bound(lo, dlo), bound(hi, dhi)];
+  while (ins[ins.length - 1] === '') ins.pop();
+  return [one(g, 'Clip', ins)];
+};
+
+/** weight / bias of a norm over C channels as [C, 1, ...] to broadcast over x [N, C, ...]. */
+function channelwise(g: Emitter, v: ValueRef, rank: number): string {
+  return one(g, 'Reshape', [v.name, g.ints([v.shape[0]!, ...new Array<number>(rank - 2).fill(1)])]);
+}
+
+/** groupNorm: opset 17 has no GroupNormalization: mean and variance over [N, G, rest] by reductions. */
+const groupNorm: Rule = (g, r) => {
+  const x = input(r, 0);
+  const [, w, b] = r.inputs;
+  const G = r.attrs.numGroups as number;
+  const eps = num(r.attrs.eps, 1e-5);
+  const grouped = one(g, 'Reshape', [x.name, g.ints([0, G, -1])]);
+  const mean = one(g, 'ReduceMean', [grouped], { axes: [2], keepdims: 1 });
+  const centered = one(g, 'Sub', [grouped, mean]);
+  const variance = one(g, 'ReduceMean', [one(g, 'Mul', [centered, centered])], { axes: [2], keepdims: 1 });
+  const normed = one(g, 'Div', [centered, one(g, 'Sqrt', [one(g, 'Add', [variance, g.scalar(eps, x.dtype)])])]);
+  let y = one(g, 'Reshape', [normed, one(g, 'Shape', [x.name])]);
+  if (w) y = one(g, 'Mul', [y, channelwise(g, w, x.shape.length)]);
+  if (b) y = one(g, 'Add', [y, channelwise(g, b, x.shape.length)]);
+  return [y];
+};
+
+/** instanceNorm: InstanceNormalization with the input's statistics; with running statistics (eval, tracked) as BatchNormalization. */
+const instanceNorm: Rule = (g, r) => {
+  const x = input(r, 0);
+  const [, mean, variance, w, b] = r.inputs;
+  const c = [x.shape[1]!];
+  const eps = flt(num(r.attrs.eps, 1e-5));
+  const scale = w?.name ?? filled(g, 1, x.dtype, c);
+  const shift = b?.name ?? filled(g, 0, x.dtype, c);
+  if (r.attrs.useInputStats === false) {
+    if (!mean || !variance) throw new Error(`${FN}: op 'instanceNorm' without input statistics needs running statistics`);
+    return [one(g, 'BatchNormalization', [x.name, scale, shift, mean.name, variance.name], { epsilon: eps })];
+  }
+  return [one(g, 'InstanceNormalization', [x.name, scale, shift], { epsilon: eps })];
+};
+
+/** convTranspose2d (and convTranspose1d, which runs it over a height of 1): ConvTranspose; weights [Cin, Cout/groups, k...] as ONNX's. */
+const convTranspose: Rule = (g, r) => {
+  const x = input(r, 0);
+  const w = input(r, 1);
+  const b = r.inputs[2] ?? null;
+  const nd = w.shape.length - 2;
+  const p = tuple(r.attrs.padding, nd, 0);
+  return [one(g, 'ConvTranspose', b === null ? [x.name, w.name] : [x.name, w.name, b.name], {
+    kernel_shape: w.shape.slice(2),
+    strides: tuple(r.attrs.stride, nd, 1),
+    pads: [...p, ...p],
+    output_padding: tuple(r.attrs.outputPadding, nd, 0),
+    dilations: tuple(r.attrs.dilation, nd, 1),
+    group: typeof r.attrs.groups === 'number' ? r.attrs.groups : 1,
+  })];
+};
+
+/** adaptiveAvgPool2d: GlobalAveragePool for 1×1, else AveragePool when each input size is a multiple of its output size. */
+const adaptiveAvgPool2d: Rule = (g, r, d) => {
+  const x = input(r, 0);
+  const rank = x.shape.length;
+  const inSize = x.shape.slice(rank - 2);
+  const out = r.outputs[0]!.shape.slice(rank - 2);
+  if (isExpr(d.dim(x, rank - 1)) || isExpr(d.dim(x, rank - 2))) throw new Error(`${FN}: op 'adaptiveAvgPool2d' over spatial dims that follow a dynamic axis has no ONNX form here`);
+  if (out.every((o) => o === 1)) return [one(g, 'GlobalAveragePool', [x.name])];
+  if (inSize.some((s, i) => s % out[i]! !== 0)) {
+    throw new Error(`${FN}: op 'adaptiveAvgPool2d' from [${inSize}] to [${out}] (sizes that are not multiples) has no ONNX form here`);
+  }
+  const k = inSize.map((s, i) => s / out[i]!);
+  return [one(g, 'AveragePool', [x.name], { kernel_shape: k, strides: k, pads: [0, 0, 0, 0] })];
+};
+
+/** indexSelect(dim, index): Gather along dim (index int32 or int64, 1-d). */
+const indexSelect: Rule = (g, r) => {
+  const x = input(r, 0);
+  return [one(g, 'Gather', [x.name, input(r, 1).name], { axis: norm(r.attrs.dim as number, x.shape.length) })];
+};
+
 // ---- losses ----
 
 /** crossEntropy / nllLoss over class indices: SoftmaxCrossEntropyLoss / NegativeLogLikelihoodLoss (ignore_index, reduction). */
@@ -515,7 +626,12 @@ const RULES: Record<string, Rule> = {
   // layers
   linear, conv1d: conv, conv2d: conv, conv3d: conv, conv2dReluMaxPool2d,
   maxPool1d: maxPool(1), maxPool2d: maxPool(2), avgPool1d: avgPool(1), avgPool2d: avgPool(2),
-  batchNorm, layerNorm, embedding, dropout, rnnLayer,
+  batchNorm, layerNorm, embedding, dropout, dropout2d: dropout, rnnLayer,
+  leakyRelu: (g, r) => [one(g, 'LeakyRelu', [input(r, 0).name], { alpha: flt(num(r.attrs.negativeSlope, 0.01)) })],
+  elu: (g, r) => [one(g, 'Elu', [input(r, 0).name], { alpha: flt(num(r.attrs.alpha, 1)) })],
+  selu: unary('Selu'), prelu, softplus,
+  hardtanh: clip('minVal', 'maxVal', -1, 1), clamp: clip('min', 'max', null, null),
+  groupNorm, instanceNorm, convTranspose2d: convTranspose, adaptiveAvgPool2d, indexSelect,
   crossEntropy: classLoss('SoftmaxCrossEntropyLoss'), nllLoss: classLoss('NegativeLogLikelihoodLoss'),
   // reductions
   sum: reduce('ReduceSum', true), mean: reduce('ReduceMean', false), max: reduce('ReduceMax', false),
