@@ -30,7 +30,7 @@ function readBack(model, args, options, runs, tol, call = (...a) => model.forwar
   return imported;
 }
 
-test('exported models read back compute what the originals compute (MLP, CNN with BatchNorm, GPT, LSTM, Llama, BERT), with their state-dict names', () => {
+test('exported models read back compute what the originals compute (MLP, CNN with BatchNorm, GPT, LSTM, Llama, BERT, activation and normalization layers), with their state-dict names', () => {
   sg.manualSeed(21);
   const mlp = new nn.Sequential(new nn.Linear(6, 16), new nn.ReLU(), new nn.Linear(16, 4), new nn.Softmax(-1)).eval();
   const m = readBack(mlp, [sg.randn([3, 6])], { dynamicAxes: { input_0: [0] } }, [[sg.randn([7, 6])]], 1e-6);
@@ -53,7 +53,14 @@ test('exported models read back compute what the originals compute (MLP, CNN wit
   const mask = (b, t) => sg.tensor(Array.from({ length: b }, () => Array.from({ length: t }, (_, j) => (j < t - 1 ? 1 : 0))), { dtype: 'int32' });
   readBack(bert, [ids(2, 5, 13), { attentionMask: mask(2, 5) }], { dynamicAxes: { input_0: { 0: 'b', 1: 't' }, attentionMask: { 0: 'b', 1: 't' } } },
     [[ids(3, 7, 13), mask(3, 7)]], 1e-5, (x, k) => bert.forward(x, { attentionMask: k }));
-  for (const x of [mlp, cnn, gpt, lstm, llama, bert]) x.dispose();
+  // the activation and normalization layers' ONNX forms read back too
+  const more = new nn.Sequential(
+    new nn.Conv2d(2, 4, 3, { padding: 1 }), new nn.PReLU(4), new nn.LeakyReLU(0.2), new nn.GroupNorm(2, 4), new nn.InstanceNorm2d(4, { affine: true }),
+    new nn.ConvTranspose2d(4, 3, 3, { stride: 2, padding: 1, outputPadding: 1 }), new nn.ELU(), new nn.SELU(), new nn.Softplus({ beta: 2, threshold: 30 }), new nn.Hardtanh(-0.5, 0.8),
+    new nn.AdaptiveAvgPool2d(1), new nn.Flatten(),
+  ).eval();
+  readBack(more, [sg.randn([2, 2, 4, 4])], { dynamicAxes: { input_0: [0] } }, [[sg.randn([3, 2, 4, 4])]], 1e-5);
+  for (const x of [mlp, cnn, gpt, lstm, llama, bert, more]) x.dispose();
 });
 
 test('an imported model trains: gradients equal finite differences, Adam lowers the loss, the fine-tuned model exports again', async () => {

@@ -324,6 +324,30 @@ const RUN = new Map<string, Run>([
   ['Sin', unary((x) => x.sin())], ['Cos', unary((x) => x.cos())], ['Reciprocal', unary((x) => x.reciprocal())],
   ['Floor', unary((x) => x.floor())], ['Ceil', unary((x) => x.ceil())], ['Sign', unary((x) => x.sign())],
   ['Relu', unary((x) => x.relu())], ['Sigmoid', unary((x) => x.sigmoid())], ['Tanh', unary((x) => x.tanh())],
+  ['LeakyRelu', ([x], a) => [T(x).leakyRelu(flt(a, 'alpha', 0.01))]],
+  ['Elu', ([x], a) => [T(x).elu(flt(a, 'alpha', 1))]],
+  ['Selu', ([x], a) => {
+    if (a.has('alpha') || a.has('gamma')) throw new Error('Selu with its own alpha or gamma is not supported');
+    return [T(x).selu()];
+  }],
+  ['PRelu', ([x, slope]) => [T(x).prelu(T(slope).reshape([-1]))]],
+  ['Softplus', ([x]) => [F.softplus(T(x))]],
+  ['Clip', ([x, lo, hi]) => [T(x).clamp(lo === undefined ? null : T(lo), hi === undefined ? null : T(hi))]],
+  ['GlobalAveragePool', ([x]) => {
+    const t = T(x);
+    return [t.mean(t.shape.map((_, i) => i).slice(2), true)];
+  }],
+  ['InstanceNormalization', ([x, scale, bias], a) => [F.instanceNorm(T(x), null, null, T(scale), T(bias), { useInputStats: true, eps: flt(a, 'epsilon', 1e-5) })]],
+  ['ConvTranspose', ([x, w, b], a) => {
+    const weight = T(w);
+    const nd = weight.ndim - 2;
+    if (a.has('output_shape') || (a.has('auto_pad') && str(a, 'auto_pad', 'NOTSET') !== 'NOTSET')) throw new Error('ConvTranspose with output_shape or auto_pad is not supported');
+    const o = { stride: ints(a, 'strides') ?? 1, padding: padsOf(a, nd), outputPadding: ints(a, 'output_padding') ?? 0, dilation: ints(a, 'dilations') ?? 1, groups: int(a, 'group', 1) };
+    const bias = b === undefined ? null : T(b);
+    if (nd === 1) return [F.convTranspose1d(T(x), weight, bias, o)];
+    if (nd === 2) return [F.convTranspose2d(T(x), weight, bias, o)];
+    throw new Error(`a ${nd}-d transposed convolution is not supported`);
+  }],
   ['Softmax', ([x], a) => [T(x).softmax(int(a, 'axis', -1))]],
   ['LogSoftmax', ([x], a) => [T(x).logSoftmax(int(a, 'axis', -1))]],
   ['Conv', ([x, w, b], a) => {
