@@ -5,6 +5,7 @@ import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_DIR } from './libs.mjs';
+import { GPT, gptData, gptParamSpecs } from './gpt.mjs';
 
 /** { tf } with the 'webgpu' backend active, or { why } when it cannot be loaded. */
 export async function loadTfjsWebgpu(gpu) {
@@ -84,5 +85,59 @@ export function tfjsWorkloads(tf, sizes) {
       return median(tf, step, quick ? 3 : 10, 2).finally(() => tf.dispose([k1, c1, k2, c2, w, b, x, labels]));
     },
   });
+  rows.push({
+    name: 'gpt_step',
+    desc: 'forward + backward only (no optimizer)',
+    time: (quick) => {
+      const { loss, dispose } = tfjsGpt(tf);
+      // The gradients of every parameter; the loss is what `median` reads back (the GPU done).
+      const step = () => {
+        const { value, grads } = tf.variableGrads(loss);
+        tf.dispose(grads);
+        return value;
+      };
+      return median(tf, step, quick ? 3 : 10, 2).finally(dispose);
+    },
+  });
   return rows;
+}
+
+/**
+ * The bench's nanoGPT-shaped model (lib/gpt.mjs: the same parameters in model.py's layout) in
+ * tfjs ops: embeddings, LayerNorm by moments, q·kᵀ/√hs with −∞ above the diagonal, softmax,
+ * GELU (erf), the tied LM head and mean cross-entropy. loss() is the forward pass.
+ */
+function tfjsGpt(tf) {
+  const { layers, heads, embd: C, block: T, batch: B, vocab: V } = GPT;
+  const d = gptData();
+  const p = {};
+  gptParamSpecs().forEach(([name, shape], i) => (p[name] = tf.variable(tf.tensor(d.params[i], shape))));
+  const idx = tf.tensor(d.idx, [B, T], 'int32');
+  const onehot = tf.oneHot(tf.tensor(d.targets, [B * T], 'int32'), V);
+  const mask = tf.tensor(Float32Array.from({ length: T * T }, (_, k) => (k % T > Math.floor(k / T) ? -Infinity : 0)), [T, T]);
+  const pos = tf.range(0, T, 1, 'int32');
+  const ln = (x, w, b) => {
+    const { mean, variance } = tf.moments(x, -1, true);
+    return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), w), b);
+  };
+  const linear = (x, w, b) => tf.add(tf.matMul(x, w, false, true), b); // w [out, in], as nn.Linear
+  const gelu = (x) => tf.mul(tf.mul(x, 0.5), tf.add(1, tf.erf(tf.mul(x, Math.SQRT1_2))));
+  const hs = C / heads;
+  const loss = () => {
+    let x = tf.add(tf.gather(p['transformer.wte.weight'], idx), tf.gather(p['transformer.wpe.weight'], pos));
+    x = tf.reshape(x, [B * T, C]);
+    for (let l = 0; l < layers; l++) {
+      const q = (n) => p[`transformer.h.${l}.${n}`];
+      const qkv = linear(ln(x, q('ln_1.weight'), q('ln_1.bias')), q('attn.c_attn.weight'), q('attn.c_attn.bias'));
+      const [qq, kk, vv] = tf.split(qkv, 3, 1).map((t) => tf.transpose(tf.reshape(t, [B, T, heads, hs]), [0, 2, 1, 3]));
+      const att = tf.softmax(tf.add(tf.mul(tf.matMul(qq, kk, false, true), 1 / Math.sqrt(hs)), mask));
+      const y = tf.reshape(tf.transpose(tf.matMul(att, vv), [0, 2, 1, 3]), [B * T, C]);
+      x = tf.add(x, linear(y, q('attn.c_proj.weight'), q('attn.c_proj.bias')));
+      const h = gelu(linear(ln(x, q('ln_2.weight'), q('ln_2.bias')), q('mlp.c_fc.weight'), q('mlp.c_fc.bias')));
+      x = tf.add(x, linear(h, q('mlp.c_proj.weight'), q('mlp.c_proj.bias')));
+    }
+    const logits = tf.matMul(ln(x, p['transformer.ln_f.weight'], p['transformer.ln_f.bias']), p['transformer.wte.weight'], false, true);
+    return tf.losses.softmaxCrossEntropy(onehot, logits);
+  };
+  return { loss, dispose: () => tf.dispose([...Object.values(p), idx, onehot, mask, pos]) };
 }
