@@ -77,7 +77,8 @@ for (const file of files) {
       const word = /^\w/.test(from);
       for (let at = r.code.indexOf(from); at >= 0; at = r.code.indexOf(from, at + 1)) {
         if (word && (/\w/.test(r.code[at - 1] ?? '') || /\w/.test(r.code[at + from.length] ?? ''))) continue;
-        candidates.push({ file, line: k + 1, col: at, from, to });
+        const nth = r.code.slice(0, at).split(from).length; // which occurrence on the line (1-based)
+        candidates.push({ file, line: k + 1, col: at, nth, from, to });
       }
     }
   });
@@ -121,7 +122,7 @@ const results = [];
 for (const [n, m] of sample.entries()) {
   const id = `${m.file}:${m.line}:${m.col} '${m.from.trim()}' -> '${m.to.trim()}'`;
   const text = readFileSync(join(root, m.file), 'utf8').split('\n')[m.line - 1];
-  const res = { id, file: m.file, line: m.line, from: m.from.trim(), to: m.to.trim(), text: text.trim() };
+  const res = { id, file: m.file, line: m.line, nth: m.nth, from: m.from.trim(), to: m.to.trim(), text: text.trim() };
   results.push(res);
   const counts = lineCounts.get(m.file);
   if (counts && !(counts.get(m.line) > 0)) { res.status = 'NoCoverage'; console.log(`  [${n + 1}] ${id}: no coverage`); continue; }

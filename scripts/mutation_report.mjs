@@ -55,10 +55,11 @@ if (existsSync(cppReport)) {
   const r = JSON.parse(readFileSync(cppReport, 'utf8'));
   cppSeed = r.seed;
   for (const m of r.mutants) {
-    const key = [m.file, `${m.from} -> ${m.to}`, m.to, norm(m.text)].join(' | ');
+    // The mutator names the occurrence on the line ('==' -> '!=' #3: the third '==').
+    const key = [m.file, `'${m.from}' -> '${m.to}' #${m.nth}`, m.to, norm(m.text)].join(' | ');
     mutants.push({
       layer: 'src/ops + src/kernels', folder: m.file.split('/').slice(0, m.file.startsWith('src/kernels/') ? 3 : 2).join('/'),
-      file: m.file, line: m.line, key, status: m.status, show: `${m.file}:${m.line} '${m.from}' -> '${m.to}': ${norm(m.text).slice(0, 100)}`,
+      file: m.file, line: m.line, key, status: m.status, show: `${m.file}:${m.line} '${m.from}' -> '${m.to}' #${m.nth}: ${norm(m.text).slice(0, 100)}`,
     });
   }
 }
@@ -80,7 +81,10 @@ for (const layer of [...new Set(mutants.map((m) => m.layer))]) {
   const left = ms.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage');
   if (left.length) {
     console.log(`  survived (kill with a test, or record in .ci/mutation-equivalent.txt with the reason):`);
-    for (const m of left) console.log(`    [${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}] ${m.show}`);
+    for (const m of left) {
+      console.log(`    [${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}] ${m.show}`);
+      console.log(`      mutant: ${m.key}`); // the line .ci/mutation-equivalent.txt takes
+    }
   }
 }
 if (!mutants.length) console.log('mutation: no report found under ' + dir);

@@ -3,7 +3,7 @@
 // npm/dist/esm/<same path>.js with the compiler options of npm/tsconfig.esm.json. Per-file
 // transpiling gives tsc's own output for this project: its tsconfig sets isolatedModules, which
 // guarantees that each file compiles on its own. The other dist files stay the copies of the real
-// build. Type errors are not looked for here: the TypeScript checker has already dropped the
+// build (Stryker links npm/node_modules into the sandbox itself). Type errors are not looked for here: the TypeScript checker has already dropped the
 // mutants that do not compile.
 //   node scripts/mutation_ts_transpile.mjs npm/src/a.ts [more.ts...]   (cwd: the sandbox)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
