@@ -32,15 +32,16 @@ test('backward(number) that throws still releases its temporary handle', () => {
   x.dispose();
 });
 
-test('backward(gradOutput) of another type is an Error naming what it got; null means none', () => {
+test('backward(gradOutput) of another type is an Error naming what it got; null and undefined mean none', () => {
   const x = sg.tensor([1, 2], { requiresGrad: true });
   sg.tidy(() => {
     const y = x.mul(3).sum();
     throwsWith(() => y.backward('1'), 'backward: expected gradOutput to be a Tensor, a number or undefined', /got .*string|got "1"|got '1'/);
     throwsWith(() => y.backward([1]), 'backward: expected gradOutput to be a Tensor, a number or undefined');
     assert.equal(x.grad, null, 'nothing was accumulated by the refused calls');
-    y.backward(null);
+    y.backward(null, { retainGraph: true });
+    y.backward(undefined);
   });
-  assert.deepEqual(Array.from(x.grad.dataSync()), [3, 3]);
+  assert.deepEqual(Array.from(x.grad.dataSync()), [6, 6]);
   x.dispose();
 });
