@@ -8,6 +8,7 @@
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
+#include <ios>
 #include <vector>
 
 #include "core/half.h"
