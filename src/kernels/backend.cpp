@@ -26,6 +26,31 @@ void Backend::binary_run_f32(Binary op, const float* a, bool a_scalar, const flo
 
 bool Backend::fused_f32(const FusedCall&) const { return false; }
 
+void Backend::unary_f64(Unary op, double param, const double* x, double* y, int64_t n) const {
+  ref::unary_f64(op, param, x, y, n);
+}
+
+void Backend::binary_f64(Binary op, const BroadcastPlan& plan, const double* a, const double* b, double* out) const {
+  ref::binary_f64(op, plan, a, b, out);
+}
+
+void Backend::reduce_f64(Reduce op, const double* x, int64_t outer, int64_t r, int64_t inner, double* out) const {
+  ref::reduce_f64(op, x, outer, r, inner, out);
+}
+
+void Backend::softmax_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, bool log_) const {
+  ref::softmax_rows_f64(x, y, rows, cols, log_);
+}
+
+void Backend::logsumexp_rows_f64(const double* x, double* out, int64_t rows, int64_t cols) const {
+  ref::logsumexp_rows_f64(x, out, rows, cols);
+}
+
+void Backend::gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                       int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) const {
+  ref::gemm_f64(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 void Backend::max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const {
   ref::max_pool2d_f32(g, x, y, idx);
 }

@@ -1,7 +1,8 @@
 // The compute interface every backend implements. Ops call backend() and never ask which
 // one is active: the user chooses once (sg.setBackend). 'reference' is plain scalar loops,
 // the oracle for tests; 'wasm' (named 'simd' natively too) is vectorized with Highway.
-// All kernels take contiguous float32 buffers unless a stride argument says otherwise.
+// All kernels take contiguous float32 buffers unless a stride argument or a dtype says otherwise
+// (the *_f64 methods: float64).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -183,6 +184,25 @@ class Backend : public DataKernels, public LayerKernels {
   virtual void conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
                                     GemmAct act, const PoolGeom& pool, float* y, int32_t* idx) const;
   // ---- end of the convolution block -------------------------------------------------------
+
+  // ---- float64 (issue 27) ----------------------------------------------------------------
+  // The float64 twins of the float math above, with the same contracts in double. The defaults
+  // are the reference loops instantiated for double (kernels/reference, double accumulators),
+  // which both CPU backends use; the SIMD backend overrides gemm_f64 with a Highway GEMM of
+  // half the lanes. Ops pick float32 or float64 once per call (ops/elementwise.h), never per
+  // element. A device backend (WebGPU) never sees these: float64 cannot be allocated there.
+  virtual void unary_f64(Unary op, double param, const double* x, double* y, int64_t n) const;
+  virtual void binary_f64(Binary op, const BroadcastPlan& plan, const double* a, const double* b,
+                          double* out) const;
+  virtual void reduce_f64(Reduce op, const double* x, int64_t outer, int64_t r, int64_t inner,
+                          double* out) const;
+  virtual void softmax_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, bool log_) const;
+  virtual void logsumexp_rows_f64(const double* x, double* out, int64_t rows, int64_t cols) const;
+  // C = alpha · op(A) · op(B) + beta · C as gemm_f32 (no bias or activation: Linear adds them
+  // as separate ops in float64).
+  virtual void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                        const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                        double* c, int64_t ldc) const;
 };
 
 const Backend& backend();                  // the active CPU backend

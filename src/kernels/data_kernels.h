@@ -136,6 +136,11 @@ class DataKernels {
   // zeroed): out[walk(i) + idx[i] · dim_stride] += src[i]. out is not cleared.
   virtual void scatter_add_f32(const GatherGeom& g, const float* src, const int32_t* idx,
                                float* out) const;
+  // The float64 twins of index_add_f32 and scatter_add_f32 (the CPU loops; issue 27).
+  virtual void index_add_f64(const double* g, int64_t outer, int64_t n, int64_t inner,
+                             const int32_t* idx, int64_t size, double* out) const;
+  virtual void scatter_add_f64(const GatherGeom& g, const double* src, const int32_t* idx,
+                               double* out) const;
 
   // ---- padding ----
   virtual void pad_mapped(size_t elem_bytes, const PadGeom& g, const void* x, void* out) const;

@@ -57,6 +57,8 @@ void register_layer_ops(std::map<std::string, OpInfo>& t) {
   // running statistics they are given in place.
   t.at("dropout").impure = true;
   t.at("dropout2d").impure = true;
+  // float64 inputs compute in float64 (OpInfo::float64): linear as matmul + add + activation.
+  for (const char* name : {"linear", "layerNorm", "batchNorm", "groupNorm", "instanceNorm"}) t.at(name).float64 = true;
   t.at("batchNorm").mutates = [](const Inputs& in, const Attrs& a) {
     return running_stats_written(in, a.flag("batchNorm", "training", false));
   };

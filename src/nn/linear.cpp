@@ -62,6 +62,36 @@ std::vector<Tensor> linear_grads_ops(const Tensor& g, const Tensor& x, const Ten
   return {dx, dw, db};
 }
 
+// float64: x · wᵀ + b and the activation as separate recorded ops (matmul's float64 GEMM), so
+// the gradients are theirs; the fused float32 kernel above is a speed path float64 does not need.
+Tensor linear_f64(const Tensor& x, const Tensor& w, const Tensor& b, GemmAct act) {
+  const char* op = "linear";
+  auto same = [op](const Tensor& t, const char* what) {
+    check(t.dtype() == DType::Float64, op, ": expected ", what, " of dtype float64 (as the other operands), got ",
+          dtype_name(t.dtype()));
+  };
+  same(x, "input");
+  same(w, "weight");
+  check(w.ndim() == 2, op, ": expected weight of shape [out, in], got ", w.shape());
+  check(x.ndim() >= 1, op, ": expected an input with at least 1 dim, got a 0-d tensor");
+  check(x.shape().back() == w.shape()[1], op, ": input of shape ", x.shape(), " does not match weight of shape ",
+        w.shape(), " (", x.shape().back(), " != ", w.shape()[1], ")");
+  Tensor y = matmul(x, transpose(w, 0, 1));
+  if (b.defined()) {
+    same(b, "bias");
+    check(b.ndim() == 1 && b.shape()[0] == w.shape()[0], op, ": expected bias of shape ", Shape{w.shape()[0]},
+          ", got ", b.shape());
+    y = add(y, b);
+  }
+  switch (act) {
+    case GemmAct::None: return y;
+    case GemmAct::Relu: return relu(y);
+    case GemmAct::GeluErf: return gelu(y, "none");
+    case GemmAct::GeluTanh: return gelu(y, "tanh");
+  }
+  return y;
+}
+
 }  // namespace
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::string& activation) {
@@ -72,6 +102,8 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
   if ((act == GemmAct::GeluErf || act == GemmAct::GeluTanh) && grad_enabled() && any_requires_grad({x, w, b}))
     return gelu(linear(x, w, b), act == GemmAct::GeluErf ? "none" : "tanh");
   check(x.defined() && w.defined(), op, ": input and weight must be given");
+  if (x.dtype() == DType::Float64 || w.dtype() == DType::Float64 || (b.defined() && b.dtype() == DType::Float64))
+    return linear_f64(x, w, b, act);
   check_f32(op, x, "input");
   check_f32(op, w, "weight");
   check(w.ndim() == 2, op, ": expected weight of shape [out, in], got ", w.shape());

@@ -136,11 +136,34 @@ Tensor weighted_rows(const Tensor& q, const Tensor& v, Reduction red, const Tens
   return reduce_rows(neg(sum(mul(q, v), {1})), red, denom, l.target_shape);
 }
 
+// crossEntropy of float64 logits and index targets, composed of recorded float64 ops (the fused
+// kernels are float32's): q as index_target_weights builds it, in float64, and the 'mean' divisor
+// Σ w_y over the rows not ignored, as PyTorch's.
+Tensor cross_entropy_indices_f64(const Tensor& input, const Tensor& t, const Tensor& weight, int64_t ignore_index,
+                                 Reduction red, double eps, const Rows& l) {
+  const int64_t C = l.classes;
+  const Tensor flat = reshape(t, {t.numel()});
+  const Tensor valid = ne(flat, scalar_tensor(double(ignore_index), DType::Int32));
+  const Tensor safe = where(valid, flat, scalar_tensor(0.0, DType::Int32));
+  const Tensor w = weight.defined() ? weight.detach() : Tensor();
+  const Tensor wy = w.defined() ? index_select(w, 0, safe) : ones({flat.numel()}, DType::Float64, flat.device());
+  const Tensor keep = cast(valid, DType::Float64);
+  Tensor q = mul(cast(one_hot(safe, C), DType::Float64), unsqueeze(mul(wy, scalar_tensor(1.0 - eps, DType::Float64)), 1));
+  if (eps > 0) {
+    const Tensor spread = scalar_tensor(eps / double(C), DType::Float64);
+    q = add(q, w.defined() ? mul(w, spread) : spread);
+  }
+  q = mul(q, unsqueeze(keep, 1));
+  const Tensor denom = sum(mul(wy, keep));
+  return weighted_rows(q, log_softmax(rows_recorded(input, l), 1), red, denom, l);
+}
+
 Tensor cross_entropy_indices(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                              Reduction red, double eps, const Rows& l) {
   const char* op = "crossEntropy";
   const Device dev = operands_device(op, {&input, &target, &weight});
   const Tensor t = checked_indices(op, target, l, ignore_index, dev);
+  if (input.dtype() == DType::Float64) return cross_entropy_indices_f64(input, t, weight, ignore_index, red, eps, l);
   const Tensor x = to_rows(input, l).detach();
   const Tensor w = weight.defined() ? as_contiguous(weight).detach() : Tensor();
   const int64_t C = l.classes;
@@ -220,10 +243,14 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   const Rows l = rows_layout(op, input);
   check(target.defined(), op, ": target must be given");
   check_class_weight(op, weight, l.classes);
+  check(!weight.defined() || weight.dtype() == input.dtype(), op, ": expected weight of the input's dtype (",
+        dtype_name(input.dtype()), "), got ", dtype_name(weight.dtype()));
   check(label_smoothing >= 0.0 && label_smoothing <= 1.0, op, ": labelSmoothing must be between 0 and 1, got ",
         label_smoothing);
   if (target.dtype() == DType::Int32)
     return cross_entropy_indices(input, target, weight, ignore_index, red, label_smoothing, l);
+  check(input.dtype() == DType::Float32, op, ": float64 input takes class-index (int32) targets here, got a ",
+        dtype_name(target.dtype()), " target of probabilities");
   check(target.dtype() == DType::Float32, op,
         ": expected target of dtype int32 (class indices) or float32 (probabilities), got ",
         dtype_name(target.dtype()));

@@ -42,7 +42,8 @@ Tensor per_element_grad(const Tensor& g, Reduction r, int64_t n, int64_t batch) 
 
 void check_float(const char* op, const Tensor& t, const char* what) {
   check(t.defined(), op, ": ", what, " must be given");
-  check(t.dtype() == DType::Float32, op, ": expected ", what, " of dtype float32, got ", dtype_name(t.dtype()));
+  check(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, op, ": expected ", what,
+        " of dtype float32 or float64, got ", dtype_name(t.dtype()));
 }
 
 Tensor loss_node(const char* op, const Tensor& per, Reduction r, int64_t batch, const std::vector<Tensor>& inputs,

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "nn/loss.h"
 #include "nn/loss_common.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -71,9 +72,9 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
       op, input, target, r,
       [beta](const Tensor& d) {
         Tensor ad = abs(d);
-        return where(lt(ad, num(beta)), mul(square(d), num(0.5 / beta)), sub(ad, num(0.5 * beta)));
+        return where(lt(ad, scalar_like(beta, d)), mul(square(d), scalar_like(0.5 / beta, d)), sub(ad, scalar_like(0.5 * beta, d)));
       },
-      [beta](const Tensor& d) { return where(lt(abs(d), num(beta)), mul(d, num(1.0 / beta)), sign(d)); });
+      [beta](const Tensor& d) { return where(lt(abs(d), scalar_like(beta, d)), mul(d, scalar_like(1.0 / beta, d)), sign(d)); });
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
@@ -84,7 +85,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
       op, input, target, r,
       [delta](const Tensor& d) {
         Tensor ad = abs(d);
-        return where(lt(ad, num(delta)), mul(square(d), num(0.5)), mul(sub(ad, num(0.5 * delta)), num(delta)));
+        return where(lt(ad, scalar_like(delta, d)), mul(square(d), scalar_like(0.5, d)), mul(sub(ad, scalar_like(0.5 * delta, d)), scalar_like(delta, d)));
       },
       [delta](const Tensor& d) { return clamp(d, -delta, delta); });
 }

@@ -14,6 +14,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "nn/batch_norm_fused.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -22,18 +23,21 @@ namespace {
 
 using DxOf = std::function<Tensor(const Tensor& dxhat)>;
 
-Tensor num(double v) { return scalar_tensor(v); }
+// A constant of the formulas in t's dtype (float64 keeps it exact: 1/3 is not a float).
+Tensor num(double v, const Tensor& t) { return scalar_like(v, t); }
 
 void check_input(const char* op, const Tensor& x, int64_t min_dims, const char* layout) {
   check(x.defined(), op, ": the input must be given");
-  check(x.dtype() == DType::Float32, op, ": expected input of dtype float32, got ", dtype_name(x.dtype()));
+  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, op,
+        ": expected input of dtype float32 or float64, got ", dtype_name(x.dtype()));
   check(x.ndim() >= min_dims, op, ": expected an input of shape ", layout, ", got ", x.shape());
 }
 
-// An optional per-channel (or normalized-shape) tensor: float32 with exactly `shape`.
-void check_param(const char* op, const Tensor& t, const char* name, const Shape& shape) {
+// An optional per-channel (or normalized-shape) tensor: the input's dtype, with exactly `shape`.
+void check_param(const char* op, const Tensor& t, const char* name, const Shape& shape, DType dtype) {
   if (!t.defined()) return;
-  check(t.dtype() == DType::Float32, op, ": expected ", name, " of dtype float32, got ", dtype_name(t.dtype()));
+  check(t.dtype() == dtype, op, ": expected ", name, " of dtype ", dtype_name(dtype), " (the input's), got ",
+        dtype_name(t.dtype()));
   check(t.shape() == shape, op, ": expected ", name, " of shape ", shape, ", got ", t.shape());
 }
 
@@ -56,7 +60,7 @@ struct Stats {
         kept[d] = 1;
       }
   }
-  Tensor mean_of(const Tensor& t) const { return mul(sum_to(t, kept), num(1.0 / count)); }
+  Tensor mean_of(const Tensor& t) const { return mul(sum_to(t, kept), num(1.0 / count, t)); }
   Tensor biased_var(const Tensor& t, const Tensor& mu) const { return mean_of(square(sub(t, mu))); }
 };
 
@@ -77,7 +81,8 @@ Tensor normalized_backward(const Tensor& dxhat, const Tensor& xhat, const Tensor
 // running ← (1 − m)·running + m·batch, in place (batch has running's number of elements).
 void update_running(const Tensor& running, const Tensor& batch, double momentum) {
   if (!running.defined()) return;
-  copy_into(running, add(mul(running, num(1.0 - momentum)), mul(reshape(batch, running.shape()), num(momentum))));
+  copy_into(running, add(mul(running, num(1.0 - momentum, running)),
+                         mul(reshape(batch, running.shape()), num(momentum, running))));
 }
 
 // x̂ and how dx̂ becomes dx, for one input. Computed unrecorded by the forward; computed again,
@@ -126,7 +131,7 @@ Tensor affine_node(const char* op, const Tensor& x, const Tensor& w, const Tenso
 // norm).
 Normalized batch_statistics(const Tensor& x, const Stats& st, double eps) {
   Tensor mu = st.mean_of(x);
-  Tensor rstd = rsqrt(add(st.biased_var(x, mu), num(eps)));
+  Tensor rstd = rsqrt(add(st.biased_var(x, mu), num(eps, x)));
   Tensor xhat = mul(sub(x, mu), rstd);
   return {xhat, [xhat, rstd, st](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, st); }};
 }
@@ -134,7 +139,7 @@ Normalized batch_statistics(const Tensor& x, const Stats& st, double eps) {
 // x̂ with fixed (running) statistics.
 Normalized fixed_statistics(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                             const Shape& view, double eps) {
-  Tensor rstd = rsqrt(add(reshape(running_var, view), num(eps)));
+  Tensor rstd = rsqrt(add(reshape(running_var, view), num(eps, x)));
   Tensor xhat = mul(sub(x, reshape(running_mean, view)), rstd);
   return {xhat, [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); }};
 }
@@ -146,13 +151,26 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const char* op = "batchNorm";
   check_input(op, x, 2, "[N, C, ...]");
   const int64_t c = x.shape()[1];
-  check_param(op, running_mean, "runningMean", {c});
-  check_param(op, running_var, "runningVar", {c});
-  check_param(op, weight, "weight", {c});
-  check_param(op, bias, "bias", {c});
+  check_param(op, running_mean, "runningMean", {c}, x.dtype());
+  check_param(op, running_var, "runningVar", {c}, x.dtype());
+  check_param(op, weight, "weight", {c}, x.dtype());
+  check_param(op, bias, "bias", {c}, x.dtype());
   if (training) {
     const int64_t m = c > 0 ? x.numel() / c : 0;
     check(m > 1, op, ": Expected more than 1 value per channel when training, got input size ", x.shape());
+    if (x.dtype() == DType::Float64) {
+      // The composed form (the fused kernels are float32's): batch statistics over N and the
+      // spatial dims, the running ones updated with the unbiased variance, as PyTorch.
+      const Stats st(x.shape(), dims_flags(x.ndim(), 2, x.ndim(), true));
+      if (running_mean.defined() || running_var.defined()) {
+        NoGradGuard no_grad;
+        const Tensor mu = st.mean_of(x.detach());
+        update_running(running_mean, mu, momentum);
+        update_running(running_var, mul(st.biased_var(x.detach(), mu), num(double(m) / double(m - 1), x)), momentum);
+      }
+      return affine_node(op, x, weight, bias, channel_view(c, x.ndim()),
+                         [st, eps](const Tensor& x) { return batch_statistics(x, st, eps); });
+    }
     // One forward and one backward pass (batch_norm_fused.cpp) instead of the composed ops.
     return batch_norm_training_fused(op, x, running_mean, running_var, weight, bias, momentum, eps);
   }
@@ -187,8 +205,8 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   const bool fits = nd >= k && Shape(x.shape().end() - k, x.shape().end()) == normalized_shape;
   check(fits, op, ": given normalizedShape ", normalized_shape, ", expected an input of shape [*, ",
         shape_str(normalized_shape).substr(1), ", got ", x.shape());
-  check_param(op, weight, "weight", normalized_shape);
-  check_param(op, bias, "bias", normalized_shape);
+  check_param(op, weight, "weight", normalized_shape, x.dtype());
+  check_param(op, bias, "bias", normalized_shape, x.dtype());
   const Stats st(x.shape(), dims_flags(nd, nd - k, nd));
 
   return affine_node(op, x, weight, bias, normalized_shape,
@@ -202,8 +220,8 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   check(num_groups > 0, op, ": numGroups must be positive, got ", num_groups);
   check(c % num_groups == 0, op, ": expected the number of channels to be divisible by numGroups, got input of shape ",
         x.shape(), " and numGroups ", num_groups);
-  check_param(op, weight, "weight", {c});
-  check_param(op, bias, "bias", {c});
+  check_param(op, weight, "weight", {c}, x.dtype());
+  check_param(op, bias, "bias", {c}, x.dtype());
   const Shape x_shape = x.shape();
   const int64_t spatial = numel_of(Shape(x_shape.begin() + 2, x_shape.end()));
   const Shape grouped{n, num_groups, (c / num_groups) * spatial};
@@ -223,10 +241,10 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
   const char* op = "instanceNorm";
   check_input(op, x, 2, "[N, C, ...]");
   const int64_t n = x.shape()[0], c = x.shape()[1];
-  check_param(op, running_mean, "runningMean", {c});
-  check_param(op, running_var, "runningVar", {c});
-  check_param(op, weight, "weight", {c});
-  check_param(op, bias, "bias", {c});
+  check_param(op, running_mean, "runningMean", {c}, x.dtype());
+  check_param(op, running_var, "runningVar", {c}, x.dtype());
+  check_param(op, weight, "weight", {c}, x.dtype());
+  check_param(op, bias, "bias", {c}, x.dtype());
   const Shape view = channel_view(c, x.ndim());
   const Stats st(x.shape(), dims_flags(x.ndim(), 2, x.ndim()));
 
@@ -245,7 +263,7 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
     Tensor mu = st.mean_of(x);  // [N, C, 1, ...]
     Tensor var_b = st.biased_var(x, mu);
     update_running(running_mean, mean(reshape(mu, {n, c}), {0}), momentum);
-    update_running(running_var, mul(mean(reshape(var_b, {n, c}), {0}), num(double(s) / double(s - 1))), momentum);
+    update_running(running_var, mul(mean(reshape(var_b, {n, c}), {0}), num(double(s) / double(s - 1), x)), momentum);
   }
   return affine_node(op, x, weight, bias, view, [st, eps](const Tensor& x) { return batch_statistics(x, st, eps); });
 }

@@ -1,7 +1,8 @@
 // Arithmetic binary ops (add, sub, mul, div, pow, maximum, minimum) and clamp: NumPy
 // broadcasting, PyTorch promotion, gradients summed back over broadcast dims.
 //
-// dtypes: float32 if either operand is float32 (the backend's kernels); otherwise the math is
+// dtypes: float32 or float64 (torch.result_type, ops/elementwise.h computes_f64) if either operand is
+// floating (the backend's kernels); otherwise the math is
 // done in int64 by plain loops and truncated to int32 (wrapping, as C++ int32 arithmetic, but
 // without UB). Deviation from PyTorch, documented: bool ⊕ bool gives int32 for add and mul
 // (PyTorch: logical or/and); maximum/minimum of bools stay bool (as PyTorch); sub of two bools
@@ -53,9 +54,9 @@ Tensor int_binary(IntBinary op, const Tensor& a0, const Tensor& b0, const char* 
 }
 
 Tensor add(const Tensor& a, const Tensor& b) {
-  if (promote(a.dtype(), b.dtype()) != DType::Float32)
+  if (!is_floating(promote(a.dtype(), b.dtype())))
     return int_binary(IntBinary::Add, a, b, "add", DType::Int32);
-  Tensor out = binary_f32(Binary::Add, a, b, "add");
+  Tensor out = binary_float(Binary::Add, a, b, "add");
   return record("add", out, {a, b}, [n = needs(a, b)](const Tensor& g) -> Grads {
     return {n.a ? sum_to(g, n.sa) : Tensor(), n.b ? sum_to(g, n.sb) : Tensor()};
   });
@@ -65,18 +66,18 @@ Tensor sub(const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::Bool && b.dtype() == DType::Bool)
     fail("sub: subtraction of two bool tensors is not supported (as in PyTorch); "
          "cast one to int32 or use a logical op");
-  if (promote(a.dtype(), b.dtype()) != DType::Float32)
+  if (!is_floating(promote(a.dtype(), b.dtype())))
     return int_binary(IntBinary::Sub, a, b, "sub", DType::Int32);
-  Tensor out = binary_f32(Binary::Sub, a, b, "sub");
+  Tensor out = binary_float(Binary::Sub, a, b, "sub");
   return record("sub", out, {a, b}, [n = needs(a, b)](const Tensor& g) -> Grads {
     return {n.a ? sum_to(g, n.sa) : Tensor(), n.b ? sum_to(neg(g), n.sb) : Tensor()};
   });
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
-  if (promote(a.dtype(), b.dtype()) != DType::Float32)
+  if (!is_floating(promote(a.dtype(), b.dtype())))
     return int_binary(IntBinary::Mul, a, b, "mul", DType::Int32);
-  Tensor out = binary_f32(Binary::Mul, a, b, "mul");
+  Tensor out = binary_float(Binary::Mul, a, b, "mul");
   // Each input is saved only for the other's gradient (as PyTorch does): x * 0.125 keeps no
   // copy of x alive until backward (attention's scores: half a megabyte per head and batch).
   const Needs n = needs(a, b);
@@ -87,7 +88,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_f32(Binary::Div, a, b, "div");  // true division: ints give float32
+  Tensor out = binary_float(Binary::Div, a, b, "div");  // true division: ints give float32
   const Needs n = needs(a, b);  // out is needed only for b's gradient (x / 8 keeps nothing but 8)
   return record("div", out, {a, b}, {b, n.b ? out : Tensor()}, [n](const Tensor& g, const SavedTensors& s) -> Grads {
     const Tensor &b = s[0], &out = s[1];
@@ -98,10 +99,10 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
-  if (promote(a.dtype(), b.dtype()) != DType::Float32) {
+  if (!is_floating(promote(a.dtype(), b.dtype()))) {
     return int_binary(IntBinary::Pow, a, b, "pow", DType::Int32);
   }
-  Tensor out = binary_f32(Binary::Pow, a, b, "pow");
+  Tensor out = binary_float(Binary::Pow, a, b, "pow");
   return record("pow", out, {a, b}, {a, b, out}, [n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
     const Tensor &a = s[0], &b = s[1], &out = s[2];
     const Tensor zero = f32_scalar(0);
@@ -126,10 +127,10 @@ namespace {
 Tensor extremum(const Tensor& a, const Tensor& b, bool is_max) {
   const char* name = is_max ? "maximum" : "minimum";
   const DType dt = promote(a.dtype(), b.dtype());
-  if (dt != DType::Float32) {
+  if (!is_floating(dt)) {
     return int_binary(is_max ? IntBinary::Maximum : IntBinary::Minimum, a, b, name, dt);
   }
-  Tensor out = binary_f32(is_max ? Binary::Maximum : Binary::Minimum, a, b, name);
+  Tensor out = binary_float(is_max ? Binary::Maximum : Binary::Minimum, a, b, name);
   return record(name, out, {a, b}, {a, b}, [is_max, n = needs(a, b)](const Tensor& g, const SavedTensors& s) -> Grads {
     const Tensor &a = s[0], &b = s[1];
     const Tensor zero = f32_scalar(0);
@@ -152,7 +153,7 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
   const auto whole = [](const std::optional<double>& v) {
     return !v || (std::isfinite(*v) && *v == std::floor(*v) && std::fabs(*v) < 2147483648.0);
   };
-  if (x.dtype() != DType::Float32 && whole(lo) && whole(hi)) {
+  if (!is_floating(x.dtype()) && whole(lo) && whole(hi)) {
     // Integer input, integer bounds: stays int32 (PyTorch order: min(max(x, lo), hi)).
     Tensor out = as_i32(x);
     if (lo) out = int_binary(IntBinary::Maximum, out, scalar_tensor(*lo, DType::Int32), "clamp", DType::Int32);
@@ -160,15 +161,15 @@ Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi
     return out;  // at least one bound was given, so this is a new tensor
   }
   Tensor out = x;  // binary_f32 records nothing: the forward stays out of the graph
-  if (lo) out = binary_f32(Binary::Maximum, out, f32_scalar(*lo), "clamp");
-  if (hi) out = binary_f32(Binary::Minimum, out, f32_scalar(*hi), "clamp");
+  if (lo) out = binary_float(Binary::Maximum, out, scalar_like(*lo, x), "clamp");
+  if (hi) out = binary_float(Binary::Minimum, out, scalar_like(*hi, x), "clamp");
   // Gradient 1 on [lo, hi] inclusive (PyTorch's clamp_backward), 0 outside and at NaN.
   return record("clamp", out, {x}, {x}, [lo, hi](const Tensor& g, const SavedTensors& s) -> Grads {
     const Tensor& x = s[0];
     const Tensor zero = f32_scalar(0);
     Tensor gx = g;
-    if (lo) gx = where(ge(x, f32_scalar(*lo)), gx, zero);
-    if (hi) gx = where(le(x, f32_scalar(*hi)), gx, zero);
+    if (lo) gx = where(ge(x, scalar_like(*lo, x)), gx, zero);
+    if (hi) gx = where(le(x, scalar_like(*hi, x)), gx, zero);
     return {gx};
   });
 }

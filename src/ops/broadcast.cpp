@@ -1,4 +1,4 @@
-// Broadcast plans, the float32 kernel runners every elementwise op goes through, and sum_to
+// Broadcast plans, the float32/float64 kernel runners every elementwise op goes through, and sum_to
 // (the reduction that undoes broadcasting in backward formulas).
 #include "autograd/record.h"
 #include "core/copy.h"
@@ -33,24 +33,55 @@ BroadcastPlan broadcast_plan(const Tensor& a, const Tensor& b, const Shape& shap
   return plan;
 }
 
-Tensor binary_f32(Binary op, const Tensor& a0, const Tensor& b0, const char* name) {
+bool computes_f64(std::initializer_list<const Tensor*> operands) {
+  // The result is float64 when the highest-priority group holding a floating tensor (tensors
+  // with dims, else 0-d tensors) holds a float64 one; a group with no float in it defers to the
+  // next (an int32 tensor with a 0-d float64 tensor: float64).
+  for (bool dims : {true, false}) {
+    bool any_float = false, any_f64 = false;
+    for (const Tensor* t : operands) {
+      if (!t->defined() || (t->ndim() > 0) != dims) continue;
+      any_float |= is_floating(t->dtype());
+      any_f64 |= t->dtype() == DType::Float64;
+    }
+    if (any_float) return any_f64;
+  }
+  return false;
+}
+
+double* dev_f64(const Tensor& t) {
+  check(t.dtype() == DType::Float64, "internal error: expected a float64 tensor, got ", dtype_name(t.dtype()));
+  return static_cast<double*>(t.dev_raw());
+}
+
+Tensor binary_float(Binary op, const Tensor& a0, const Tensor& b0, const char* name) {
   const Shape shape = broadcast_shapes(a0.shape(), b0.shape(), name);
   const Device dev = operands_device(name, {&a0, &b0});
   const Tensor a = moved_to(a0, dev), b = moved_to(b0, dev);
+  const DType dt = float_dtype(computes_f64({&a, &b}));
   // Only a dtype change forces a copy; float views are read through their strides.
-  const Tensor af = a.dtype() == DType::Float32 ? a : contiguous_copy(a, DType::Float32);
-  const Tensor bf = b.dtype() == DType::Float32 ? b : contiguous_copy(b, DType::Float32);
-  Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // the kernel writes every element
+  const Tensor af = a.dtype() == dt ? a : contiguous_copy(a, dt);
+  const Tensor bf = b.dtype() == dt ? b : contiguous_copy(b, dt);
+  Tensor out = Tensor::uninitialized(shape, dt, dev);  // the kernel writes every element
   if (out.numel() == 0) return out;
-  backend_for(dev).binary_f32(op, broadcast_plan(af, bf, shape), af.dev_f32(), bf.dev_f32(), out.dev_f32());
+  if (dt == DType::Float64)
+    backend_for(dev).binary_f64(op, broadcast_plan(af, bf, shape), dev_f64(af), dev_f64(bf), dev_f64(out));
+  else
+    backend_for(dev).binary_f32(op, broadcast_plan(af, bf, shape), af.dev_f32(), bf.dev_f32(), out.dev_f32());
   return out;
 }
 
-Tensor unary_f32(Unary op, const Tensor& x, float param) {
+Tensor unary_float(Unary op, const Tensor& x, double param) {
+  if (x.dtype() == DType::Float64) {
+    const Tensor xc = as_contiguous(x, DType::Float64);
+    Tensor out = Tensor::uninitialized(x.shape(), DType::Float64, x.device());
+    if (out.numel() > 0) backend_for(x.device()).unary_f64(op, param, dev_f64(xc), dev_f64(out), out.numel());
+    return out;
+  }
   const Tensor xc = as_contiguous(x, DType::Float32);
   Tensor out = Tensor::uninitialized(x.shape(), DType::Float32, x.device());  // the kernel writes every element
   if (out.numel() == 0) return out;
-  backend_for(x.device()).unary_f32(op, param, xc.dev_f32(), out.dev_f32(), out.numel());
+  backend_for(x.device()).unary_f32(op, static_cast<float>(param), xc.dev_f32(), out.dev_f32(), out.numel());
   return out;
 }
 
@@ -60,9 +91,16 @@ Tensor f32_scalar(double v) {
   return t;
 }
 
+Tensor scalar_like(double v, const Tensor& like) {
+  if (like.dtype() != DType::Float64) return f32_scalar(v);
+  Tensor t = Tensor::empty({}, DType::Float64);
+  t.f64()[0] = v;
+  return t;
+}
+
 namespace {
 
-// g (contiguous float32) summed over the flagged dims of `gshape`, as a contiguous tensor of
+// g (contiguous float32 or float64) summed over the flagged dims of `gshape`, as a contiguous tensor of
 // `shape` (same element count as gshape with the flagged dims set to 1 and leading dims removed).
 Tensor sum_flagged(const Tensor& g, const Shape& gshape, const std::vector<bool>& reduce,
                    const Shape& shape) {
@@ -80,9 +118,13 @@ Tensor sum_flagged(const Tensor& g, const Shape& gshape, const std::vector<bool>
     int64_t outer = 1, inner = 1;
     for (size_t j = 0; j < i; ++j) outer *= groups[j].size;
     for (size_t j = i + 1; j < groups.size(); ++j) inner *= groups[j].size;
-    Tensor next = Tensor::uninitialized({outer * inner}, DType::Float32, g.device());  // reduce_f32 writes it all
-    if (next.numel() > 0)
-      backend_for(g.device()).reduce_f32(Reduce::Sum, cur.dev_f32(), outer, groups[i].size, inner, next.dev_f32());
+    Tensor next = Tensor::uninitialized({outer * inner}, g.dtype(), g.device());  // the reduction writes it all
+    if (next.numel() > 0) {
+      if (g.dtype() == DType::Float64)
+        backend_for(g.device()).reduce_f64(Reduce::Sum, dev_f64(cur), outer, groups[i].size, inner, dev_f64(next));
+      else
+        backend_for(g.device()).reduce_f32(Reduce::Sum, cur.dev_f32(), outer, groups[i].size, inner, next.dev_f32());
+    }
     groups[i].size = 1;
     cur = next;
   }
@@ -92,8 +134,8 @@ Tensor sum_flagged(const Tensor& g, const Shape& gshape, const std::vector<bool>
 }  // namespace
 
 Tensor sum_to(const Tensor& g, const Shape& shape) {
-  check(g.dtype() == DType::Float32, "sum_to: expected a float32 tensor, got ",
-        dtype_name(g.dtype()));
+  check(g.dtype() == DType::Float32 || g.dtype() == DType::Float64,
+        "sum_to: expected a float32 or float64 tensor, got ", dtype_name(g.dtype()));
   const Shape& gshape = g.shape();
   bool ok = shape.size() <= gshape.size();
   for (size_t d = 0; ok && d < shape.size(); ++d) {
@@ -110,7 +152,7 @@ Tensor sum_to(const Tensor& g, const Shape& shape) {
   Tensor out = sum_flagged(as_contiguous(g), gshape, reduce, shape);
   // The backward of a sum over broadcast dims is the broadcast back.
   return record("sum_to", out, {g}, [gshape](const Tensor& gg) -> std::vector<Tensor> {
-    Tensor e = Tensor::uninitialized(gshape, DType::Float32, gg.device());
+    Tensor e = Tensor::uninitialized(gshape, gg.dtype(), gg.device());
     copy_into(e, gg);
     return {e};
   });

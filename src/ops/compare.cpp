@@ -32,7 +32,9 @@ Tensor compare(const char* name, Compare op, const Tensor& a0, const Tensor& b0)
 Tensor select(const Tensor& cond0, const Tensor& a0, const Tensor& b0, const char* name) {
   const Shape shape = broadcast_shapes(broadcast_shapes(cond0.shape(), a0.shape(), name), b0.shape(), name);
   const Device dev = operands_device(name, {&cond0, &a0, &b0});
-  const DType dt = promote(a0.dtype(), b0.dtype());
+  DType dt = promote(a0.dtype(), b0.dtype());
+  // torch.result_type: a 0-d float64 (a formula's constant) does not widen a float32 tensor.
+  if (dt == DType::Float64 && !computes_f64({&a0, &b0})) dt = DType::Float32;
   const Tensor cond = moved_to(cond0, dev);
   const Tensor ac = to_dtype(moved_to(a0, dev), dt), bc = to_dtype(moved_to(b0, dev), dt);
   Tensor out = Tensor::uninitialized(shape, dt, dev);
@@ -49,6 +51,7 @@ Tensor scalar_of(double v, DType dt, const char* name) {
   Tensor t = Tensor::empty({}, dt);
   switch (dt) {
     case DType::Float32: t.f32()[0] = static_cast<float>(v); break;
+    case DType::Float64: t.f64()[0] = v; break;
     case DType::Int32:
       check(std::isfinite(v) && v > -2147483649.0 && v < 2147483648.0, name, ": value ", v,
             " cannot be converted to int32 without overflow");

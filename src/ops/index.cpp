@@ -41,13 +41,19 @@ int64_t prod_range(const Shape& s, int64_t from, int64_t to) {
 
 // grad of index_select: out[o, j, :] was x[o, idx[j], :], so grad[o, idx[j], :] += g[o, j, :].
 Tensor index_add_into_zeros(const Tensor& g, const Shape& in_shape, int64_t dim, const Tensor& idx) {
-  Tensor gc = as_contiguous(g, DType::Float32);
-  Tensor out = zeros(in_shape, DType::Float32, g.device());
+  const DType dt = g.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;  // the gradient's own
+  Tensor gc = as_contiguous(g, dt);
+  Tensor out = zeros(in_shape, dt, g.device());
   const int64_t nd = int64_t(in_shape.size());
   const int64_t outer = prod_range(in_shape, 0, dim), inner = prod_range(in_shape, dim + 1, nd);
   const int64_t size = nd ? in_shape[dim] : 1;
-  if (out.numel() > 0 && idx.numel() > 0)
-    backend_for(g.device()).index_add_f32(gc.dev_f32(), outer, idx.numel(), inner, idx.dev_i32(), size, out.dev_f32());
+  if (out.numel() == 0 || idx.numel() == 0) return out;
+  const Backend& be = backend_for(g.device());
+  if (dt == DType::Float64)
+    be.index_add_f64(static_cast<const double*>(gc.dev_raw()), outer, idx.numel(), inner, idx.dev_i32(), size,
+                     static_cast<double*>(out.dev_raw()));
+  else
+    be.index_add_f32(gc.dev_f32(), outer, idx.numel(), inner, idx.dev_i32(), size, out.dev_f32());
   return out;
 }
 
@@ -111,8 +117,9 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 
   Shape in_shape = x.shape();
   return record(op, out, {x, index}, [in_shape, d, ic](const Tensor& g) {
-    Tensor gc = as_contiguous(g, DType::Float32);
-    Tensor grad = zeros(in_shape, DType::Float32, g.device());
+    const DType dt = g.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;  // the gradient's own
+    Tensor gc = as_contiguous(g, dt);
+    Tensor grad = zeros(in_shape, dt, g.device());
     const int64_t n = int64_t(in_shape.size());
     GatherGeom geom;
     geom.index_shape = ic.shape();
@@ -121,7 +128,11 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
     geom.dim_stride = n ? geom.walk_strides[d] : 0;
     geom.dim_size = n ? in_shape[d] : 1;
     if (n) geom.walk_strides[d] = 0;
-    if (gc.numel() > 0) backend_for(g.device()).scatter_add_f32(geom, gc.dev_f32(), ic.dev_i32(), grad.dev_f32());
+    if (gc.numel() > 0 && dt == DType::Float64)
+      backend_for(g.device()).scatter_add_f64(geom, static_cast<const double*>(gc.dev_raw()), ic.dev_i32(),
+                                              static_cast<double*>(grad.dev_raw()));
+    else if (gc.numel() > 0)
+      backend_for(g.device()).scatter_add_f32(geom, gc.dev_f32(), ic.dev_i32(), grad.dev_f32());
     return Grads{linear_grad("gatherBackward", g, grad, [d, ic](const Tensor& gg) { return gather(gg, d, ic); }),
                  Tensor()};
   });

@@ -1,6 +1,6 @@
 // matmul with PyTorch's rules: 1-D operands are promoted to matrices ([K] → [1, K] on the
 // left, [K, 1] on the right) and the added dim removed from the result; batch dims broadcast.
-// Operands go to backend().gemm_f32 without copies whenever each matrix of the batch is
+// Operands go to backend().gemm_f32 (gemm_f64 for float64) without copies whenever each matrix of the batch is
 // row-major or column-major (a transposed view) with a usable leading dimension.
 #include <algorithm>
 #include <optional>
@@ -53,7 +53,7 @@ std::optional<Layout> matrix_layout(const Tensor& t) {
 Shape batch_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end() - 2); }
 Shape batch_strides_of(const Tensor& t) { return Shape(t.strides().begin(), t.strides().end() - 2); }
 
-// C = A · B for A [..., M, K] and B [..., K, N] (both ≥ 2-D, any strides, float32) with
+// C = A · B for A [..., M, K] and B [..., K, N] (both ≥ 2-D, any strides, both float32 or float64) with
 // broadcast batch dims; C is a new contiguous [batch..., M, N]. Callers check the shapes.
 Tensor bmm(Tensor a, Tensor b) {
   const int64_t M = a.shape().end()[-2], K = a.shape().end()[-1], N = b.shape().end()[-1];
@@ -72,22 +72,42 @@ Tensor bmm(Tensor a, Tensor b) {
   out_shape.push_back(N);
   // Zero-filled only when K = 0 (that is the answer); otherwise every product is written.
   const Device dev = operands_device("matmul", {&a, &b});
-  Tensor out = K == 0 ? Tensor::empty(out_shape, DType::Float32, dev)
-                      : Tensor::uninitialized(out_shape, DType::Float32, dev);
+  const DType dt = a.dtype();  // matmul checked that b's is the same
+  Tensor out = K == 0 ? Tensor::empty(out_shape, dt, dev) : Tensor::uninitialized(out_shape, dt, dev);
   if (out.numel() == 0 || K == 0) return out;
   const Backend& be = backend_for(dev);
+  // One product C[oc...] = op(A[oa...]) · op(B[ob...]) (element offsets), row stride N, in
+  // the operands' dtype: the float32 or float64 GEMM, chosen per product, not per element.
+  const bool f64 = dt == DType::Float64;
+  const char* const pa = static_cast<const char*>(a.dev_raw());
+  const char* const pb = static_cast<const char*>(b.dev_raw());
+  char* const pc = static_cast<char*>(out.dev_raw());
+  const size_t es = dtype_size(dt);
+  auto gemm = [&](bool ta, bool tb, int64_t m, int64_t oa, int64_t lda, int64_t ob, int64_t ldb, int64_t oc) {
+    if (f64)
+      be.gemm_f64(ta, tb, m, N, K, 1.0, reinterpret_cast<const double*>(pa + oa * es), lda,
+                  reinterpret_cast<const double*>(pb + ob * es), ldb, 0.0, reinterpret_cast<double*>(pc + oc * es), N);
+    else
+      be.gemm_f32(ta, tb, m, N, K, 1.0f, reinterpret_cast<const float*>(pa + oa * es), lda,
+                  reinterpret_cast<const float*>(pb + ob * es), ldb, 0.0f, reinterpret_cast<float*>(pc + oc * es), N);
+  };
   // A contiguous stack of matrices times one matrix is one tall gemm ([batch·M, K] · [K, N]),
   // the common case of a linear layer on batched input.
   if (b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous()) {
-    be.gemm_f32(false, lb->trans, numel_of(batch) * M, N, K, 1.0f, a.dev_f32(), K, b.dev_f32(), lb->ld,
-                0.0f, out.dev_f32(), N);
+    gemm(false, lb->trans, numel_of(batch) * M, 0, K, 0, lb->ld, 0);
     return out;
+  }
+  // The same matrix for every batch (an expanded B: sg.func.vmap's per-sample copies of a
+  // weight) under a contiguous A of the full batch: one tall gemm as well, not nbatch thin ones.
+  if (b.ndim() > 2 && a.is_contiguous() && batch_of(a) == batch) {
+    const Shape bs = batch_strides_of(b);
+    if (std::all_of(bs.begin(), bs.end(), [](int64_t s) { return s == 0; })) {
+      gemm(false, lb->trans, numel_of(batch) * M, 0, K, 0, lb->ld, 0);
+      return out;
+    }
   }
   Shape sa = broadcast_strides(batch_of(a), batch_strides_of(a), batch);
   Shape sb = broadcast_strides(batch_of(b), batch_strides_of(b), batch);
-  const float* pa = a.dev_f32();
-  const float* pb = b.dev_f32();
-  float* pc = out.dev_f32();
   const int64_t nbatch = numel_of(batch);
   // A batch of products each too small for the backend to split (attention's q·kᵀ per head):
   // whole products on each thread. The SIMD backend only; 'reference' stays the one-thread
@@ -102,14 +122,14 @@ Tensor bmm(Tensor a, Tensor b) {
     });
     parallel_for(0, nbatch, chunk_size(nbatch, 1, 1, 2), [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i)
-        be.gemm_f32(la->trans, lb->trans, M, N, K, 1.0f, pa + offsets[size_t(2 * i)], la->ld,
-                    pb + offsets[size_t(2 * i + 1)], lb->ld, 0.0f, pc + i * M * N, N);
+        gemm(la->trans, lb->trans, M, offsets[size_t(2 * i)], la->ld, offsets[size_t(2 * i + 1)], lb->ld, i * M * N);
     });
     return out;
   }
+  int64_t oc = 0;
   for_each_offset2(batch, sa, sb, [&](int64_t oa, int64_t ob) {
-    be.gemm_f32(la->trans, lb->trans, M, N, K, 1.0f, pa + oa, la->ld, pb + ob, lb->ld, 0.0f, pc, N);
-    pc += M * N;
+    gemm(la->trans, lb->trans, M, oa, la->ld, ob, lb->ld, oc);
+    oc += M * N;
   });
   return out;
 }
@@ -138,8 +158,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   check(a.defined() && b.defined(), "matmul: expected two tensors, got an undefined one");
   check(a.ndim() >= 1 && b.ndim() >= 1, "matmul: both arguments must be at least 1-D, got shapes ",
         a.shape(), " and ", b.shape());
-  check(a.dtype() == DType::Float32 && b.dtype() == DType::Float32,
-        "matmul: expected float32 tensors, got ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+  // float32 or float64, both the same: PyTorch refuses mixed dtypes here too.
+  check((a.dtype() == DType::Float32 || a.dtype() == DType::Float64) && a.dtype() == b.dtype(),
+        "matmul: expected two float32 or two float64 tensors, got ", dtype_name(a.dtype()), " and ",
+        dtype_name(b.dtype()), " (cast one first, e.g. x.double())");
   // The promoted operands, as graph-free views.
   Tensor a2 = a.ndim() == 1 ? Tensor::view_of(a, {1, a.shape()[0]}, {0, a.strides()[0]}, a.offset())
                             : a.detach();
@@ -167,7 +189,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // the batch dims each operand was broadcast along, then the 1-D promotions undone.
   return record("matmul", out, {a, b}, {a, b}, [a2, b2, need_a, need_b, full_shape, a_shape, b_shape](const Tensor& g, const SavedTensors& s) {
     if (recording_backward({g, s[0], s[1]})) return matmul_grads_ops(g, s[0], s[1], need_a, need_b, full_shape);
-    Tensor g4 = reshaped_view(as_contiguous(g, DType::Float32), full_shape);
+    Tensor g4 = reshaped_view(as_contiguous(g, a2.dtype()), full_shape);
     Tensor da, db;
     if (need_a) {
       da = bmm(g4, mT(b2));

@@ -53,7 +53,7 @@ Tensor pad_constant(const Tensor& x, const Shape& out_shape, const std::vector<i
   copy_into(window(out, w, w.dst_start), window(x, w, w.src_start));
   Shape in_shape = x.shape();
   return record("pad", out, {x}, [in_shape, w, pads](const Tensor& g) {
-    Tensor grad = zeros(in_shape, DType::Float32, g.device());
+    Tensor grad = zeros(in_shape, g.dtype(), g.device());  // the gradient's dtype (float32 or float64)
     copy_into(window(grad, w, w.src_start), window(g, w, w.dst_start));
     return Grads{linear_grad("padBackward", g, grad, [pads](const Tensor& gg) { return pad(gg, pads); })};
   });

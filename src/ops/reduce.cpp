@@ -1,7 +1,7 @@
 // Reductions (sum, mean, prod, amax, amin, var, std, logsumexp, norm, argmax, argmin).
 // Every reduction sees its input as [outer, r, inner]: the reduced dims are moved together
 // (a permuted contiguous copy, only when they are not already one block) so that one
-// backend_for(device).reduce_f32 call does the work; int32/bool reductions, arg-reductions and
+// backend_for(device).reduce_f32 (reduce_f64 for float64) call does the work; int32/bool reductions, arg-reductions and
 // the group-dependent gradients have kernels of their own (kernels/data_kernels.h).
 #include <algorithm>
 #include <cmath>
@@ -84,35 +84,45 @@ Tensor unarrange(const Tensor& y, const Plan& p) {
 }
 
 void require_float(const Tensor& x, const char* op) {
-  check(x.dtype() == DType::Float32, op, ": expected a floating point (float32) tensor, got ",
-        dtype_name(x.dtype()));
+  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, op,
+        ": expected a floating point (float32 or float64) tensor, got ", dtype_name(x.dtype()));
 }
+
+// The dtype a floating reduction computes in: float64 for float64, float32 for the rest
+// (integers are promoted to float32, as PyTorch's default dtype).
+DType fdt(const Tensor& x) { return float_dtype(x.dtype() == DType::Float64); }
 
 void require_nonempty(const Plan& p, const char* op) {
   check(p.r > 0, op, ": cannot reduce over a zero-size dim (input shape ", p.shape, ", dims ",
         p.dims, ")");
 }
 
-// ---- float32 through the backend ----
+// ---- float32 and float64 through the backend (xc's dtype, one of the two) ----
 
 Tensor reduce_arranged(Reduce op, const Tensor& xc, const Plan& p) {
-  Tensor out = Tensor::uninitialized(p.out_shape, DType::Float32, xc.device());  // reduce_f32 writes it all (r = 0 too)
-  if (out.numel() > 0)
+  Tensor out = Tensor::uninitialized(p.out_shape, xc.dtype(), xc.device());  // the kernel writes it all (r = 0 too)
+  if (out.numel() == 0) return out;
+  if (xc.dtype() == DType::Float64)
+    backend_for(xc.device()).reduce_f64(op, dev_f64(xc), p.outer, p.r, p.inner, dev_f64(out));
+  else
     backend_for(xc.device()).reduce_f32(op, xc.dev_f32(), p.outer, p.r, p.inner, out.dev_f32());
   return out;
 }
 
-// x (contiguous) op s, elementwise.
-Tensor with_scalar(Binary op, const Tensor& xc, float s) {
-  return binary_f32(op, xc, f32_scalar(s), "reduce");
+// x (contiguous) op s, elementwise, in x's dtype (s held in float64 for float64).
+Tensor with_scalar(Binary op, const Tensor& xc, double s) {
+  return binary_float(op, xc, scalar_like(s, xc), "reduce");
 }
 
 // [outer, r, inner] minus the per-group [outer, inner] values (the deviations of var/std).
 Tensor minus_groups(const Tensor& xc, const Tensor& m, const Plan& p) {
-  Tensor y = Tensor::uninitialized(xc.shape(), DType::Float32, xc.device());
+  Tensor y = Tensor::uninitialized(xc.shape(), xc.dtype(), xc.device());
   if (y.numel() == 0) return y;
   BroadcastPlan plan{{p.outer, p.r, p.inner}, {p.r * p.inner, p.inner, 1}, {p.inner, 0, 1}};
-  backend_for(xc.device()).binary_f32(Binary::Sub, plan, xc.dev_f32(), m.dev_f32(), y.dev_f32());
+  if (xc.dtype() == DType::Float64)
+    backend_for(xc.device()).binary_f64(Binary::Sub, plan, dev_f64(xc), dev_f64(m), dev_f64(y));
+  else
+    backend_for(xc.device()).binary_f32(Binary::Sub, plan, xc.dev_f32(), m.dev_f32(), y.dev_f32());
   return y;
 }
 
@@ -139,7 +149,8 @@ Tensor int_extreme(const Tensor& x, const Plan& p, bool is_max) {
 
 // ---- gradients that depend on the whole group ----
 
-// dx = the backend's group-backward kernel `k` on the arranged x, out and g, back in x's layout.
+// dx = the backend's group-backward kernel `k` on the arranged x, out and g, back in x's layout
+// (float32 only: float64 gradients take the formulas below, built from ops).
 template <class K>
 Tensor group_grad(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p, K k) {
   Tensor xc = arrange(x, p, DType::Float32);
@@ -157,7 +168,7 @@ Tensor expand_back(const Tensor& g, const Plan& p) { return expand(reshape(g, p.
 // max/min (and with use_abs the inf-norms): g split equally between the elements equal to the
 // extreme, times sign(x) with use_abs. The choice of elements is piecewise constant in x.
 Tensor tie_shares(const Tensor& x, const Tensor& out, const Tensor& g, const Plan& p, bool use_abs) {
-  const Tensor hit = cast(eq(use_abs ? abs(x) : x, reshape(out, p.keep_shape)), DType::Float32);
+  const Tensor hit = cast(eq(use_abs ? abs(x) : x, reshape(out, p.keep_shape)), fdt(x));
   Tensor share = div(hit, sum(hit, p.dims, true));
   if (use_abs) share = mul(share, sign(x));
   return mul(share, reshape(g, p.keep_shape));
@@ -169,7 +180,7 @@ Tensor prod_grad_ops(const Tensor& x, const Tensor& out, const Tensor& g, const 
   const Tensor zero = f32_scalar(0), one = f32_scalar(1);
   const Tensor is_zero = eq(x, zero);
   const Tensor nonzero = where(is_zero, one, x);
-  const Tensor zeros_in_group = sum(cast(is_zero, DType::Float32), p.dims, true);
+  const Tensor zeros_in_group = sum(cast(is_zero, fdt(x)), p.dims, true);
   const Tensor others_at_zero = where(eq(zeros_in_group, one), prod(nonzero, p.dims, true), zero);
   const Tensor d = where(is_zero, others_at_zero, div(reshape(out, p.keep_shape), nonzero));
   return mul(d, reshape(g, p.keep_shape));
@@ -187,7 +198,7 @@ Tensor norm_grad_ops(const Tensor& x, const Tensor& out, const Tensor& g, const 
   Tensor w;
   if (p_ == 1) w = sign(x);
   else if (p_ == 2) w = div(x, y_safe);
-  else w = where(eq(x, zero), zero, mul(sign(x), pow(div(abs(x), y_safe), f32_scalar(p_ - 1))));
+  else w = where(eq(x, zero), zero, mul(sign(x), pow(div(abs(x), y_safe), scalar_like(p_ - 1, x))));
   return mul(where(y_zero, zero, w), gk);
 }
 
@@ -195,11 +206,11 @@ Tensor extreme(const Tensor& x, const Dims& dims, bool keepdim, bool is_max) {
   const char* op = is_max ? "max" : "min";
   Plan p = make_plan(x.shape(), dims, keepdim, op);
   require_nonempty(p, op);
-  if (x.dtype() != DType::Float32) return int_extreme(x, p, is_max);
-  Tensor out = reduce_arranged(is_max ? Reduce::Max : Reduce::Min, arrange(x, p, DType::Float32), p);
+  if (!is_floating(x.dtype())) return int_extreme(x, p, is_max);
+  Tensor out = reduce_arranged(is_max ? Reduce::Max : Reduce::Min, arrange(x, p, fdt(x)), p);
   return record(is_max ? "amax" : "amin", out, {x}, {x, out}, [p](const Tensor& g, const SavedTensors& s) {
     const Tensor &x = s[0], &out = s[1];
-    if (recording_backward({g})) return std::vector<Tensor>{tie_shares(x, out, g, p, false)};
+    if (recording_backward({g}) || x.dtype() == DType::Float64) return std::vector<Tensor>{tie_shares(x, out, g, p, false)};
     return std::vector<Tensor>{group_grad(x, out, g, p, [&p](const Backend& be, const float* xp, const float* yp,
                                                              const float* gp, float* dp) {
       be.extreme_backward_f32(false, xp, yp, gp, p.outer, p.r, p.inner, dp);
@@ -214,28 +225,28 @@ double var_divisor(const Plan& p, bool unbiased) {
 
 // var and std share the forward: Σ (x − mean)² / divisor, two passes (no cancellation).
 Tensor variance(const Tensor& x, const Plan& p, bool unbiased) {
-  Tensor xc = arrange(x, p, DType::Float32);
-  Tensor m = with_scalar(Binary::Div, reduce_arranged(Reduce::Sum, xc, p), float(p.r));
-  Tensor sq = unary_f32(Unary::Square, minus_groups(xc, m, p));
-  return with_scalar(Binary::Div, reduce_arranged(Reduce::Sum, sq, p), float(var_divisor(p, unbiased)));
+  Tensor xc = arrange(x, p, fdt(x));
+  Tensor m = with_scalar(Binary::Div, reduce_arranged(Reduce::Sum, xc, p), double(p.r));
+  Tensor sq = unary_float(Unary::Square, minus_groups(xc, m, p));
+  return with_scalar(Binary::Div, reduce_arranged(Reduce::Sum, sq, p), var_divisor(p, unbiased));
 }
 
 }  // namespace
 
 Tensor sum(const Tensor& x, const Dims& dims, bool keepdim) {
   Plan p = make_plan(x.shape(), dims, keepdim, "sum");
-  if (x.dtype() != DType::Float32) return int_fold(x, p, false);
-  Tensor out = reduce_arranged(Reduce::Sum, arrange(x, p, DType::Float32), p);
+  if (!is_floating(x.dtype())) return int_fold(x, p, false);
+  Tensor out = reduce_arranged(Reduce::Sum, arrange(x, p, fdt(x)), p);
   return record("sum", out, {x}, [p](const Tensor& g) { return std::vector<Tensor>{expand_back(g, p)}; });
 }
 
 Tensor mean(const Tensor& x, const Dims& dims, bool keepdim) {
-  check(x.dtype() == DType::Float32,
+  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64,
         "mean: could not infer output dtype. Input dtype must be a floating point dtype, got ",
         dtype_name(x.dtype()));
   Plan p = make_plan(x.shape(), dims, keepdim, "mean");
-  Tensor s = reduce_arranged(Reduce::Sum, arrange(x, p, DType::Float32), p);
-  Tensor out = with_scalar(Binary::Div, s, float(p.r));  // r = 0 gives 0/0 = NaN, as PyTorch
+  Tensor s = reduce_arranged(Reduce::Sum, arrange(x, p, fdt(x)), p);
+  Tensor out = with_scalar(Binary::Div, s, double(p.r));  // r = 0 gives 0/0 = NaN, as PyTorch
   Tensor n = scalar_tensor(double(p.r));
   return record("mean", out, {x}, [p, n](const Tensor& g) {
     return std::vector<Tensor>{expand_back(div(g, n), p)};
@@ -244,11 +255,11 @@ Tensor mean(const Tensor& x, const Dims& dims, bool keepdim) {
 
 Tensor prod(const Tensor& x, const Dims& dims, bool keepdim) {
   Plan p = make_plan(x.shape(), dims, keepdim, "prod");
-  if (x.dtype() != DType::Float32) return int_fold(x, p, true);
-  Tensor out = reduce_arranged(Reduce::Prod, arrange(x, p, DType::Float32), p);
+  if (!is_floating(x.dtype())) return int_fold(x, p, true);
+  Tensor out = reduce_arranged(Reduce::Prod, arrange(x, p, fdt(x)), p);
   return record("prod", out, {x}, {x, out}, [p](const Tensor& g, const SavedTensors& s) {
     const Tensor &x = s[0], &out = s[1];
-    if (recording_backward({g, x})) return std::vector<Tensor>{prod_grad_ops(x, out, g, p)};
+    if (recording_backward({g, x}) || x.dtype() == DType::Float64) return std::vector<Tensor>{prod_grad_ops(x, out, g, p)};
     return std::vector<Tensor>{group_grad(x, out, g, p, [&p](const Backend& be, const float* xp, const float*,
                                                              const float* gp, float* dp) {
       be.prod_backward_f32(xp, gp, p.outer, p.r, p.inner, dp);
@@ -266,7 +277,7 @@ Tensor var(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
   // d var / dx = 2 (x − mean) / divisor.
   return record("var", out, {x}, {x}, [p, unbiased](const Tensor& g, const SavedTensors& s) {
     const Tensor& x = s[0];
-    Tensor scale = scalar_tensor(2.0 / var_divisor(p, unbiased));
+    Tensor scale = scalar_like(2.0 / var_divisor(p, unbiased), x);
     Tensor dev = sub(x, mean(x, p.dims, true));
     return std::vector<Tensor>{mul(dev, reshape(mul(g, scale), p.keep_shape))};
   });
@@ -276,7 +287,7 @@ Tensor std(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
   require_float(x, "std");
   Plan p = make_plan(x.shape(), dims, keepdim, "std");
   Tensor v = variance(x, p, unbiased);
-  Tensor out = unary_f32(Unary::Sqrt, v);
+  Tensor out = unary_float(Unary::Sqrt, v);
   // d std / dx = (x − mean) / (divisor · std), and 0 where std = 0 (as PyTorch).
   return record("std", out, {x}, {x, out}, [p, unbiased](const Tensor& g, const SavedTensors& s) {
     const Tensor &x = s[0], &out = s[1];
@@ -291,11 +302,12 @@ Tensor std(const Tensor& x, const Dims& dims, bool keepdim, bool unbiased) {
 Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim) {
   Plan p = make_plan(x.shape(), dims, keepdim, "logsumexp", /*rows_last=*/true);
   // Integers are promoted to float32, as PyTorch does.
-  Tensor xc = arrange(x, p, DType::Float32);
-  Tensor out = Tensor::uninitialized(p.out_shape, DType::Float32, x.device());
+  Tensor xc = arrange(x, p, fdt(x));
+  Tensor out = Tensor::uninitialized(p.out_shape, xc.dtype(), x.device());
   if (out.numel() > 0) {
     const Backend& be = backend_for(x.device());
-    if (p.r == 0) be.fill(DType::Float32, -std::numeric_limits<double>::infinity(), out.dev_raw(), out.numel());
+    if (p.r == 0) be.fill(xc.dtype(), -std::numeric_limits<double>::infinity(), out.dev_raw(), out.numel());
+    else if (xc.dtype() == DType::Float64) be.logsumexp_rows_f64(dev_f64(xc), dev_f64(out), p.outer, p.r);
     else be.logsumexp_rows_f32(xc.dev_f32(), out.dev_f32(), p.outer, p.r);
   }
   // d lse / dx = softmax(x) = exp(x − lse).
@@ -310,28 +322,29 @@ Tensor norm(const Tensor& x, double p_, const Dims& dims, bool keepdim) {
   check(!std::isnan(p_) && (p_ >= 0 || std::isinf(p_)), "norm: p must be positive, 0, inf or -inf, got ", p_);
   Plan p = make_plan(x.shape(), dims, keepdim, "norm");
   const float inf = std::numeric_limits<float>::infinity();
-  Tensor ax = unary_f32(Unary::Abs, arrange(x, p, DType::Float32));
+  Tensor ax = unary_float(Unary::Abs, arrange(x, p, fdt(x)));
   Tensor out;
   if (p_ == inf || p_ == -inf) {
     // An empty max-norm is 0, as torch.linalg.vector_norm's (which rejects the empty min).
-    if (p.r == 0 && p_ == inf) out = Tensor::empty(p.out_shape, DType::Float32, x.device());
+    if (p.r == 0 && p_ == inf) out = Tensor::empty(p.out_shape, ax.dtype(), x.device());
     else {
       require_nonempty(p, "norm");
       out = reduce_arranged(p_ == inf ? Reduce::Max : Reduce::Min, ax, p);
     }
   } else if (p_ == 0) {
-    out = reduce_arranged(Reduce::Sum, unary_f32(Unary::Sign, ax), p);  // count of nonzeros
+    out = reduce_arranged(Reduce::Sum, unary_float(Unary::Sign, ax), p);  // count of nonzeros
   } else if (p_ == 1) {
     out = reduce_arranged(Reduce::Sum, ax, p);
   } else if (p_ == 2) {
-    out = unary_f32(Unary::Sqrt, reduce_arranged(Reduce::Sum, unary_f32(Unary::Square, ax), p));
+    out = unary_float(Unary::Sqrt, reduce_arranged(Reduce::Sum, unary_float(Unary::Square, ax), p));
   } else {
-    Tensor s = reduce_arranged(Reduce::Sum, with_scalar(Binary::Pow, ax, float(p_)), p);
-    out = with_scalar(Binary::Pow, s, float(1.0 / p_));
+    Tensor s = reduce_arranged(Reduce::Sum, with_scalar(Binary::Pow, ax, p_), p);
+    out = with_scalar(Binary::Pow, s, 1.0 / p_);
   }
   return record("norm", out, {x}, {x, out}, [p, p_](const Tensor& g, const SavedTensors& s) {
     const Tensor &x = s[0], &out = s[1];
-    if (recording_backward({g, x})) return std::vector<Tensor>{norm_grad_ops(x, out, g, p, p_)};
+    if (recording_backward({g, x}) || x.dtype() == DType::Float64)
+      return std::vector<Tensor>{norm_grad_ops(x, out, g, p, p_)};
     return std::vector<Tensor>{group_grad(x, out, g, p, [&p, p_](const Backend& be, const float* xp,
                                                                  const float* yp, const float* gp, float* dp) {
       if (std::isinf(p_)) be.extreme_backward_f32(true, xp, yp, gp, p.outer, p.r, p.inner, dp);

@@ -397,6 +397,19 @@ void mark_dtype_generic(Table& t) {
     t.at(name).any_dtype = true;
 }
 
+// Ops with float64 kernels or formulas that compute in float64 throughout, forward and backward
+// (OpInfo::float64; issue 27): float64 inputs reach them and give float64 results.
+void mark_float64(Table& t) {
+  for (const char* name :
+       {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "matmul",
+        "neg", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "abs", "sign", "sin", "cos", "erf",
+        "square", "reciprocal", "relu", "selu", "sigmoid", "tanh", "silu", "where", "maskedFill", "clamp",
+        "leakyRelu", "elu", "gelu", "softplus", "hardtanh", "softmax", "logSoftmax", "sum", "mean", "prod", "max",
+        "min", "logsumexp", "var", "std", "norm", "argmax", "argmin", "cumsum", "sort", "argsort", "topk", "scatter",
+        "scatterAdd"})
+    t.at(name).float64 = true;
+}
+
 void register_all_ops(std::map<std::string, OpInfo>& table) {
   register_elementwise(table);
   register_reductions(table);
@@ -408,6 +421,7 @@ void register_all_ops(std::map<std::string, OpInfo>& table) {
   register_linalg(table);
   register_special(table);
   mark_dtype_generic(table);
+  mark_float64(table);
 }
 
 }  // namespace sg

@@ -13,9 +13,9 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-// The scan of x along a.dim, float32 for float32 input and int32 otherwise. No autograd.
+// The scan of x along a.dim, in x's dtype for float32/float64 input and int32 otherwise. No autograd.
 Tensor scan_values(Scan op, const Tensor& x, const Along& a, bool reverse) {
-  const DType dt = x.dtype() == DType::Float32 ? DType::Float32 : DType::Int32;
+  const DType dt = x.dtype() == DType::Float32 || x.dtype() == DType::Float64 ? x.dtype() : DType::Int32;
   const Tensor xc = as_contiguous(x, dt);
   Tensor out = Tensor::uninitialized(x.shape(), dt, x.device());
   if (out.numel() > 0) backend_for(x.device()).scan(op, dt, reverse, xc.dev_raw(), a.outer, a.r, a.inner, out.dev_raw());

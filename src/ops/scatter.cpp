@@ -89,9 +89,11 @@ Tensor scatter_impl(const char* op, const Tensor& x, int64_t dim, const Tensor& 
     const Tensor sw = src_window(moved_to(src, dev), index.shape(), x.dtype());
     if (!add) be.scatter(dtype_size(x.dtype()), geom, sw.dev_raw(), ic.dev_i32(), out.dev_raw());
     else if (x.dtype() == DType::Float32) be.scatter_add_f32(geom, sw.dev_f32(), ic.dev_i32(), out.dev_f32());
+    else if (x.dtype() == DType::Float64)
+      be.scatter_add_f64(geom, static_cast<const double*>(sw.dev_raw()), ic.dev_i32(), static_cast<double*>(out.dev_raw()));
     else be.scatter_add_i32(geom, sw.dev_i32(), ic.dev_i32(), out.dev_i32());
   }
-  if (x.dtype() != DType::Float32) return out;
+  if (!is_floating(x.dtype())) return out;
   return record(op, out, {x, index, src},
                 [add, d, ic, nx = x.requires_grad(), ns = src.requires_grad(), src_shape = src.shape()](const Tensor& g) {
                   Tensor gx;
@@ -193,7 +195,7 @@ Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const T
                                    " is out of bounds for dim " + std::to_string(d) + " with size " + std::to_string(size));
   const Tensor out = reduced(moved_to(x, dev), d, ic, src_window(moved_to(src, dev), index.shape(), x.dtype()), r,
                              include_self);
-  if (x.dtype() != DType::Float32) return out;
+  if (!is_floating(x.dtype())) return out;
   return record(op, out, {x, index, src}, {x, src, out},
                 [r, d, ic, include_self, nx = x.requires_grad(), ns = src.requires_grad(), src_shape = src.shape()](
                     const Tensor& g, const SavedTensors& s) -> Grads {

@@ -36,7 +36,7 @@ Tensor raw_select(const Tensor& x, int64_t dim, int64_t i) {
 // The gradient of a narrow/slice: zeros of the input's shape with g written into the window.
 Tensor embed(const Tensor& g, const Shape& in_shape, int64_t dim, int64_t start, int64_t length,
              int64_t step) {
-  Tensor z = zeros(in_shape, DType::Float32, g.device());
+  Tensor z = zeros(in_shape, g.dtype(), g.device());  // the gradient's dtype (float32 or float64)
   copy_into(raw_narrow(z, dim, start, length, step), g);
   return z;
 }
@@ -268,11 +268,11 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     // Every input is a skipped [0]: the result is [0], recorded all the same so that backward
     // reaches the inputs (PyTorch's CatBackward0, with empty gradients).
     std::vector<bool> float_in;
-    for (const Tensor& t : xs) float_in.push_back(t.dtype() == DType::Float32);
+    for (const Tensor& t : xs) float_in.push_back(is_floating(t.dtype()));
     return record("cat", Tensor::empty({0}, dtype, xs[0].device()), xs, [float_in](const Tensor& g) {
       Grads grads(float_in.size());
       for (size_t i = 0; i < float_in.size(); ++i)
-        if (float_in[i]) grads[i] = zeros({0}, DType::Float32, g.device());
+        if (float_in[i]) grads[i] = zeros({0}, g.dtype(), g.device());
       return grads;
     });
   }
@@ -300,7 +300,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
   for (const Tensor& t : xs) {
     shapes.push_back(t.shape());
     starts.push_back(at);
-    float_in.push_back(t.dtype() == DType::Float32);
+    float_in.push_back(is_floating(t.dtype()));
     if (skipped(t)) continue;
     copy_into(raw_narrow(out, d, at, t.shape()[d]), t);
     at += t.shape()[d];
@@ -310,7 +310,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
     for (size_t i = 0; i < shapes.size(); ++i) {
       if (!float_in[i]) continue;
       bool empty1d = shapes[i].size() == 1 && shapes[i][0] == 0;
-      if (empty1d) grads[i] = zeros(shapes[i], DType::Float32, g.device());
+      if (empty1d) grads[i] = zeros(shapes[i], g.dtype(), g.device());
       else grads[i] = recording_backward({g}) ? narrow(g, d, starts[i], shapes[i][d]) : raw_narrow(g, d, starts[i], shapes[i][d]);
     }
     return grads;
@@ -337,7 +337,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
   std::vector<bool> float_in;
   for (size_t i = 0; i < xs.size(); ++i) {
     copy_into(raw_select(out, d, int64_t(i)), xs[i]);
-    float_in.push_back(xs[i].dtype() == DType::Float32);
+    float_in.push_back(is_floating(xs[i].dtype()));
   }
   return record("stack", out, xs, [float_in, d](const Tensor& g) {
     Grads grads(float_in.size());

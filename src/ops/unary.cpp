@@ -1,5 +1,6 @@
 // Elementwise math functions: neg, exp, log family, sqrt/rsqrt, abs, sign, sin/cos, erf,
-// square, reciprocal. Float32 math runs on the backend's Unary kernels; int32/bool inputs are
+// square, reciprocal. Float math runs on the backend's Unary kernels (float32, or float64 for
+// float64 inputs); int32/bool inputs are
 // cast to float32 first, except neg/abs/sign/square which keep integers integral (PyTorch).
 #include <cmath>
 
@@ -18,7 +19,7 @@ using Grads = std::vector<Tensor>;
 // A float op whose gradient is g ⊙ d(x, out), with d built from ops.
 template <class D>
 Tensor float_unary(const char* name, Unary op, const Tensor& x, D deriv) {
-  Tensor out = unary_f32(op, x);
+  Tensor out = unary_float(op, x);
   return record(name, out, {x}, {x, out}, [deriv](const Tensor& g, const SavedTensors& s) -> Grads {
     return {mul(g, deriv(s[0], s[1]))};
   });
@@ -42,7 +43,7 @@ Tensor neg(const Tensor& x) {
     fail("neg: negation of a bool tensor is not supported (as in PyTorch); use a logical not "
          "instead");
   if (x.dtype() == DType::Int32) return int_unary(IntUnary::Neg, x);
-  Tensor out = unary_f32(Unary::Neg, x);
+  Tensor out = unary_float(Unary::Neg, x);
   return record("neg", out, {x}, [](const Tensor& g) -> Grads { return {neg(g)}; });
 }
 
@@ -51,26 +52,26 @@ Tensor exp(const Tensor& x) {
 }
 
 Tensor log(const Tensor& x) {
-  Tensor out = unary_f32(Unary::Log, x);
+  Tensor out = unary_float(Unary::Log, x);
   return record("log", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads { return {div(g, s[0])}; });
 }
 
 Tensor log2(const Tensor& x) {
-  Tensor out = unary_f32(Unary::Log2, x);
+  Tensor out = unary_float(Unary::Log2, x);
   return record("log2", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads {
-    return {div(g, mul(s[0], f32_scalar(kLn2)))};
+    return {div(g, mul(s[0], scalar_like(kLn2, s[0])))};
   });
 }
 
 Tensor log10(const Tensor& x) {
-  Tensor out = unary_f32(Unary::Log10, x);
+  Tensor out = unary_float(Unary::Log10, x);
   return record("log10", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads {
-    return {div(g, mul(s[0], f32_scalar(kLn10)))};
+    return {div(g, mul(s[0], scalar_like(kLn10, s[0])))};
   });
 }
 
 Tensor log1p(const Tensor& x) {
-  Tensor out = unary_f32(Unary::Log1p, x);
+  Tensor out = unary_float(Unary::Log1p, x);
   return record("log1p", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads {
     return {div(g, add(s[0], f32_scalar(1)))};
   });
@@ -82,7 +83,7 @@ Tensor expm1(const Tensor& x) {
 }
 
 Tensor sqrt(const Tensor& x) {
-  Tensor out = unary_f32(Unary::Sqrt, x);
+  Tensor out = unary_float(Unary::Sqrt, x);
   return record("sqrt", out, {x}, {out}, [](const Tensor& g, const SavedTensors& s) -> Grads {
     return {div(g, mul(s[0], f32_scalar(2)))};  // g / (2√x), PyTorch's form
   });
@@ -104,10 +105,10 @@ Tensor abs(const Tensor& x) {
 Tensor sign(const Tensor& x) {
   if (x.dtype() == DType::Bool) return contiguous_copy(x);
   if (x.dtype() == DType::Int32) return int_unary(IntUnary::Sign, x);
-  Tensor out = unary_f32(Unary::Sign, x);
+  Tensor out = unary_float(Unary::Sign, x);
   // Piecewise constant: gradient zero, still recorded so backward reaches through it.
   return record("sign", out, {x}, [shape = x.shape()](const Tensor& g) -> Grads {
-    return {zeros(shape, DType::Float32, g.device())};
+    return {zeros(shape, g.dtype(), g.device())};
   });
 }
 
@@ -122,12 +123,12 @@ Tensor cos(const Tensor& x) {
 
 Tensor erf(const Tensor& x) {
   return float_unary("erf", Unary::Erf, x, [](const Tensor& x, const Tensor&) {
-    return mul(exp(neg(square(x))), f32_scalar(kTwoOverSqrtPi));  // 2/√π e^(−x²)
+    return mul(exp(neg(square(x))), scalar_like(kTwoOverSqrtPi, x));  // 2/√π e^(−x²)
   });
 }
 
 Tensor square(const Tensor& x) {
-  if (x.dtype() != DType::Float32) return int_unary(IntUnary::Square, x);
+  if (!is_floating(x.dtype())) return int_unary(IntUnary::Square, x);
   return float_unary("square", Unary::Square, x,
                      [](const Tensor& x, const Tensor&) { return mul(x, f32_scalar(2)); });
 }

@@ -45,10 +45,15 @@ export function gradInput(shape, seed, lo = -1, hi = 1) {
 
 /**
  * fn(...tensors) → Tensor. Checks the gradient of every input (given as { shape, data }
- * objects or Tensors; all get requiresGrad) by central differences.
+ * objects or Tensors; all get requiresGrad) by central differences. With dtype 'float64' the
+ * inputs, the step and the projection are float64 and the defaults are PyTorch's gradcheck ones
+ * (eps 1e-6, atol 1e-5, rtol 1e-3), which float32's rounding would not pass.
  */
-export function gradcheck(name, fn, inputs, { eps = 1e-3, atol = 2e-3, rtol = 2e-2 } = {}) {
-  const values = inputs.map((x) => (x instanceof sg.Tensor ? { shape: x.shape, data: Float32Array.from(x.dataSync()) } : x));
+export function gradcheck(name, fn, inputs, { dtype = 'float32', ...tol } = {}) {
+  const f64 = dtype === 'float64';
+  const { eps = f64 ? 1e-6 : 1e-3, atol = f64 ? 1e-5 : 2e-3, rtol = f64 ? 1e-3 : 2e-2 } = tol;
+  const Arr = f64 ? Float64Array : Float32Array;
+  const values = inputs.map((x) => (x instanceof sg.Tensor ? { shape: x.shape, data: Arr.from(x.dataSync()) } : { shape: x.shape, data: Arr.from(x.data) }));
   const project = (out, r) => {
     const o = out.dataSync();
     let s = 0;
@@ -56,9 +61,10 @@ export function gradcheck(name, fn, inputs, { eps = 1e-3, atol = 2e-3, rtol = 2e
     return s;
   };
   sg.tidy(() => {
-    const leaves = values.map((v) => sg.tensor(Float32Array.from(v.data), { shape: v.shape, requiresGrad: true }));
+    const leaves = values.map((v) => sg.tensor(Arr.from(v.data), { shape: v.shape, requiresGrad: true }));
     const out = fn(...leaves);
-    const r = lcg(99, out.numel);
+    if (f64) assert.equal(out.dtype, 'float64', `${name}: float64 inputs give a float64 result`);
+    const r = Arr.from(lcg(99, out.numel));
     out.backward(sg.tensor(r, { shape: out.shape }));
     values.forEach((v, k) => {
       const g = leaves[k].grad;
@@ -68,7 +74,7 @@ export function gradcheck(name, fn, inputs, { eps = 1e-3, atol = 2e-3, rtol = 2e
         const at = (delta) =>
           sg.tidy(() => {
             const shifted = values.map((w, j) => {
-              const d = Float32Array.from(w.data);
+              const d = Arr.from(w.data);
               if (j === k) d[i] += delta;
               return sg.tensor(d, { shape: w.shape });
             });

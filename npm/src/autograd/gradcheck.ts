@@ -3,10 +3,12 @@
 // element by element with central differences (two evaluations per input element), in double;
 // the worst mismatch is reported in an Error (PyTorch's raise_exception=True).
 //
-// Defaults are float32's: eps = 1e-3 balances the step's truncation error (∝ eps²) against
-// rounding (∝ 1e-7/eps relative), and a mismatch is |analytical − numerical| > atol + rtol·|numerical|
-// with atol = 1e-3, rtol = 1e-2 (PyTorch's float64 defaults, eps 1e-6 and atol 1e-5, would
-// drown in float32 rounding).
+// A mismatch is |analytical − numerical| > atol + rtol·|numerical|. When an input that requires
+// grad is float64 the defaults are PyTorch's (eps 1e-6, atol 1e-5, rtol 1e-3), and the step is
+// added in float64, so the central difference sees exactly ±eps. Otherwise they are float32's:
+// eps = 1e-3 balances the step's truncation error (∝ eps²) against rounding (∝ 1e-7/eps
+// relative), with atol = 1e-3, rtol = 1e-2 (PyTorch's float64 settings would drown in float32
+// rounding).
 import { enableGrad, gradOf } from './backward.js';
 import * as H from '../runtime/handles.js';
 import { tidy } from '../runtime/memory.js';
@@ -14,11 +16,11 @@ import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 
 export interface GradcheckOptions {
-  /** The central-difference step (default 1e-3). */
+  /** The central-difference step (default 1e-6 for float64 inputs, else 1e-3). */
   eps?: number;
-  /** Absolute tolerance (default 1e-3). */
+  /** Absolute tolerance (default 1e-5 for float64 inputs, else 1e-3). */
   atol?: number;
-  /** Relative tolerance, times |numerical| (default 1e-2). */
+  /** Relative tolerance, times |numerical| (default 1e-3 for float64 inputs, else 1e-2). */
   rtol?: number;
 }
 
@@ -32,10 +34,18 @@ export type CheckedFn = (...inputs: Tensor[]) => Tensor | Tensor[];
 const positive = { check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0, expected: 'a positive number' };
 const nonNegative = { check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a non-negative number' };
 
-function tolerances(name: string, options: unknown, extra: Record<string, unknown> = {}): Required<GradcheckOptions> {
+// PyTorch's torch.autograd.gradcheck defaults (made for float64), and float32's.
+const FLOAT64_DEFAULTS = { eps: 1e-6, atol: 1e-5, rtol: 1e-3 };
+const FLOAT32_DEFAULTS = { eps: 1e-3, atol: 1e-3, rtol: 1e-2 };
+
+function tolerances(name: string, options: unknown, inputs: Tensor[], extra: Record<string, unknown> = {}): Required<GradcheckOptions> {
   const o = checkOptions<GradcheckOptions>(name, options, { eps: positive, atol: nonNegative, rtol: nonNegative, ...extra } as never);
-  return { eps: o.eps ?? 1e-3, atol: o.atol ?? 1e-3, rtol: o.rtol ?? 1e-2 };
+  const d = inputs.some((t) => t.requiresGrad && t.dtype === 'float64') ? FLOAT64_DEFAULTS : FLOAT32_DEFAULTS;
+  return { eps: o.eps ?? d.eps, atol: o.atol ?? d.atol, rtol: o.rtol ?? d.rtol };
 }
+
+// The dtypes gradients are checked in (those autograd records).
+const checkedDType = (dtype: string): boolean => dtype === 'float32' || dtype === 'float64';
 
 function inputList(name: string, fn: unknown, inputs: unknown): Tensor[] {
   if (typeof fn !== 'function') throw new Error(`${name}: expected fn to be a function, got ${describe(fn)}`);
@@ -45,7 +55,9 @@ function inputList(name: string, fn: unknown, inputs: unknown): Tensor[] {
   }
   list.forEach((t: unknown, i: number) => {
     if (!(t instanceof Tensor)) throw new Error(`${name}: input ${i} must be a Tensor, got ${describe(t)}`);
-    if (t.requiresGrad && t.dtype !== 'float32') throw new Error(`${name}: input ${i} requires grad but is ${t.dtype}`);
+    if (t.requiresGrad && !checkedDType(t.dtype)) {
+      throw new Error(`${name}: input ${i} requires grad but is ${t.dtype} (expected float32 or float64)`);
+    }
   });
   if (!list.some((t: Tensor) => t.requiresGrad)) {
     throw new Error(`${name}: no input requires grad (set requiresGrad on the inputs to check)`);
@@ -62,8 +74,9 @@ function outputsOf(name: string, fn: CheckedFn, inputs: Tensor[]): Tensor[] {
   return outs;
 }
 
+// Read in double: a float64 tensor as it is, others through float32.
 function valuesOf(t: Tensor): Float64Array {
-  return Float64Array.from(t.float().dataSync() as ArrayLike<number>);
+  return Float64Array.from((t.dtype === 'float64' ? t : t.float()).dataSync() as ArrayLike<number>);
 }
 
 function indexString(shape: number[], flat: number): string {
@@ -76,8 +89,15 @@ function indexString(shape: number[], flat: number): string {
   return `[${idx.join(', ')}]`;
 }
 
-function oneHot(shape: number[], at: number, value: number): Tensor {
+// value at flat position `at`, zeros elsewhere, in float64 for a float64 partner (an eps of 1e-6
+// stored in float32 would be off by 1e-8 relative) and float32 otherwise.
+function oneHot(shape: number[], at: number, value: number, dtype: string): Tensor {
   const n = shape.reduce((a, b) => a * b, 1);
+  if (dtype === 'float64') {
+    const v = new Float64Array(n);
+    v[at] = value;
+    return new Tensor(H.handleFrom(v, shape, 'float64'));
+  }
   const v = new Float32Array(n);
   v[at] = value;
   return new Tensor(H.handleFrom(v, shape, 'float32'));
@@ -89,10 +109,10 @@ function analytical(outs: Tensor[], inputs: Tensor[], wrt: number[]): Float64Arr
     wrt.map((j) => {
       const nIn = inputs[j]!.numel;
       const jac = new Float64Array(out.numel * nIn);
-      if (!out.requiresGrad || out.dtype !== 'float32') return jac;  // no dependence: zeros
+      if (!out.requiresGrad || !checkedDType(out.dtype)) return jac;  // no dependence: zeros
       for (let e = 0; e < out.numel; e++) {
         tidy(() => {
-          const row = gradOf(out, inputs[j]!, { gradOutput: oneHot(out.shape, e, 1), retainGraph: true });
+          const row = gradOf(out, inputs[j]!, { gradOutput: oneHot(out.shape, e, 1, out.dtype), retainGraph: true });
           jac.set(valuesOf(row), e * nIn);
         });
       }
@@ -116,7 +136,7 @@ function run(name: string, fn: CheckedFn, inputs: Tensor[], tol: Required<Gradch
           // f(x ± eps·e_i), the perturbed input a fresh leaf (requiring grad like x: fn may differentiate it).
           const at = (sign: number): Float64Array[] =>
             tidy(() => {
-              const moved = x.detach().add(oneHot(x.shape, i, sign * tol.eps));
+              const moved = x.detach().add(oneHot(x.shape, i, sign * tol.eps, x.dtype));
               moved.requiresGrad = true;
               const args = inputs.slice();
               args[j] = moved;
@@ -163,14 +183,14 @@ function run(name: string, fn: CheckedFn, inputs: Tensor[], tol: Required<Gradch
  */
 export function gradcheck(fn: CheckedFn, inputs: Tensor | Tensor[], options?: GradcheckOptions): true {
   const list = inputList('gradcheck', fn, inputs);
-  return run('gradcheck', fn, list, tolerances('gradcheck', options));
+  return run('gradcheck', fn, list, tolerances('gradcheck', options, list));
 }
 
 // Seeded values in [-1, 1) (mulberry32), so that a check is reproducible and leaves the global
 // generator alone.
-function seeded(shape: number[], seed: number): Tensor {
+function seeded(shape: number[], seed: number, dtype: string): Tensor {
   const n = shape.reduce((a, b) => a * b, 1);
-  const v = new Float32Array(n);
+  const v = dtype === 'float64' ? new Float64Array(n) : new Float32Array(n);
   let s = seed >>> 0;
   for (let i = 0; i < n; i++) {
     s = (s + 0x6d2b79f5) >>> 0;
@@ -179,7 +199,7 @@ function seeded(shape: number[], seed: number): Tensor {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     v[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
   }
-  return new Tensor(H.handleFrom(v, shape, 'float32'));
+  return new Tensor(H.handleFrom(v, shape, dtype === 'float64' ? 'float64' : 'float32'));
 }
 
 /**
@@ -190,22 +210,25 @@ export function gradgradcheck(fn: CheckedFn, inputs: Tensor | Tensor[], options?
   const name = 'gradgradcheck';
   const list = inputList(name, fn, inputs);
   const given = (options as GradgradcheckOptions | undefined)?.gradOutputs;
-  const tol = tolerances(name, options, {
+  const tol = tolerances(name, options, list, {
     gradOutputs: { check: (v: unknown) => v instanceof Tensor || (Array.isArray(v) && v.every((t) => t instanceof Tensor)), expected: 'a Tensor or an array of Tensors' },
   });
   return tidy(() => {
-    const shapes = enableGrad(() => tidy(() => outputsOf(name, fn, list).map((o) => o.shape)));
+    const metas = enableGrad(() => tidy(() => outputsOf(name, fn, list).map((o) => ({ shape: o.shape, dtype: o.dtype }))));
+    const shapes = metas.map((m) => m.shape);
+    // Gradient outputs in each output's dtype where that is float64, else float32.
+    const inDType = (g: Tensor, k: number): Tensor => (metas[k]!.dtype === 'float64' ? g.double() : g.float());
     let gos: Tensor[];
     if (given !== undefined) {
       gos = (given instanceof Tensor ? [given] : given).map((g, k) => {
         if (JSON.stringify(g.shape) !== JSON.stringify(shapes[k])) {
           throw new Error(`${name}: gradOutputs[${k}] must have the shape of output ${k}, ${JSON.stringify(shapes[k])}, got ${JSON.stringify(g.shape)}`);
         }
-        return g.detach().float();
+        return inDType(g.detach(), k);
       });
       if (gos.length !== shapes.length) throw new Error(`${name}: expected ${shapes.length} gradOutputs (one per output), got ${gos.length}`);
     } else {
-      gos = shapes.map((s, k) => seeded(s, 1234 + k));
+      gos = metas.map((m, k) => seeded(m.shape, 1234 + k, m.dtype));
     }
     for (const g of gos) g.requiresGrad = true;
     const n = list.length;
@@ -214,7 +237,7 @@ export function gradgradcheck(fn: CheckedFn, inputs: Tensor | Tensor[], options?
       const outs = outputsOf(name, fn, ins);
       let root: Tensor | null = null;
       outs.forEach((o, k) => {
-        const term = o.float().mul(all[n + k]!).sum();
+        const term = (o.dtype === 'float64' ? o : o.float()).mul(all[n + k]!).sum();
         root = root === null ? term : root.add(term);
       });
       const wanted = ins.filter((t) => t.requiresGrad);

@@ -12,11 +12,14 @@ namespace sg {
 
 namespace {
 
-// Calls body(std::integral_constant<size_t, es>) with es = elem_bytes (1 or 4): elements move as
+// Calls body(std::integral_constant<size_t, es>) with es = elem_bytes (1, 2, 4 or 8): elements move as
 // memcpys of a constant size (plain loads/stores, no dtype switch in the loop).
 template <class Body>
 void by_elem_size(size_t elem_bytes, Body body) {
+  // Every dtype's size: bool/int8/uint8, float16/bfloat16, float32/int32, float64/int64.
   if (elem_bytes == 1) body(std::integral_constant<size_t, 1>());
+  else if (elem_bytes == 2) body(std::integral_constant<size_t, 2>());
+  else if (elem_bytes == 8) body(std::integral_constant<size_t, 8>());
   else body(std::integral_constant<size_t, 4>());
 }
 
@@ -90,6 +93,16 @@ void DataKernels::index_add_f32(const float* g, int64_t outer, int64_t n, int64_
     }
 }
 
+void DataKernels::index_add_f64(const double* g, int64_t outer, int64_t n, int64_t inner,
+                                const int32_t* idx, int64_t size, double* out) const {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < n; ++j) {
+      const double* s = g + (o * n + j) * inner;
+      double* d = out + (o * size + idx[j]) * inner;
+      for (int64_t k = 0; k < inner; ++k) d[k] += s[k];
+    }
+}
+
 void DataKernels::gather(size_t elem_bytes, const GatherGeom& g, const void* x, const int32_t* idx,
                          void* out) const {
   const Shape ones_strides = contiguous_strides(g.index_shape);
@@ -105,6 +118,12 @@ void DataKernels::gather(size_t elem_bytes, const GatherGeom& g, const void* x, 
 
 void DataKernels::scatter_add_f32(const GatherGeom& g, const float* src, const int32_t* idx,
                                   float* out) const {
+  for_each_offset2(g.index_shape, contiguous_strides(g.index_shape), g.walk_strides,
+                   [&](int64_t oi, int64_t ox) { out[ox + int64_t(idx[oi]) * g.dim_stride] += src[oi]; });
+}
+
+void DataKernels::scatter_add_f64(const GatherGeom& g, const double* src, const int32_t* idx,
+                                  double* out) const {
   for_each_offset2(g.index_shape, contiguous_strides(g.index_shape), g.walk_strides,
                    [&](int64_t oi, int64_t ox) { out[ox + int64_t(idx[oi]) * g.dim_stride] += src[oi]; });
 }

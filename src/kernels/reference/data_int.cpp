@@ -181,6 +181,9 @@ void DataKernels::compare(Compare op, DType dtype, const BroadcastPlan& plan, co
     case DType::Float32:
       compare_typed(op, plan, static_cast<const float*>(a), static_cast<const float*>(b), out);
       break;
+    case DType::Float64:
+      compare_typed(op, plan, static_cast<const double*>(a), static_cast<const double*>(b), out);
+      break;
     case DType::Int32:
       compare_typed(op, plan, static_cast<const int32_t*>(a), static_cast<const int32_t*>(b), out);
       break;
@@ -195,6 +198,10 @@ void DataKernels::select(DType dtype, const SelectPlan& plan, const uint8_t* con
   switch (dtype) {
     case DType::Float32:
       select_typed(plan, cond, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out));
+      break;
+    case DType::Float64:
+      select_typed(plan, cond, static_cast<const double*>(a), static_cast<const double*>(b),
+                   static_cast<double*>(out));
       break;
     case DType::Int32:
       select_typed(plan, cond, static_cast<const int32_t*>(a), static_cast<const int32_t*>(b),
@@ -233,6 +240,7 @@ void DataKernels::arg_reduce(bool is_max, DType dtype, const void* x, int64_t ou
                              int64_t inner, int32_t* out) const {
   switch (dtype) {
     case DType::Float32: arg_loop(static_cast<const float*>(x), outer, r, inner, is_max, out); break;
+    case DType::Float64: arg_loop(static_cast<const double*>(x), outer, r, inner, is_max, out); break;
     case DType::Int32: arg_loop(static_cast<const int32_t*>(x), outer, r, inner, is_max, out); break;
     case DType::Bool: arg_loop(static_cast<const uint8_t*>(x), outer, r, inner, is_max, out); break;
   }

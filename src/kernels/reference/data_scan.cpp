@@ -10,7 +10,7 @@ namespace sg {
 namespace {
 
 // The scan of every [o, :, i] group with accumulator Acc: double for float32 (rounded once per
-// output), uint32 for int32 (unsigned arithmetic wraps exactly as two's complement int32 would).
+// output) and float64, uint32 for int32 (unsigned arithmetic wraps exactly as two's complement int32 would).
 template <class T, class Acc>
 void scan_typed(Scan op, bool reverse, const T* x, int64_t outer, int64_t r, int64_t inner, T* out) {
   for (int64_t o = 0; o < outer; ++o)
@@ -32,6 +32,8 @@ void DataKernels::scan(Scan op, DType dtype, bool reverse, const void* x, int64_
                        void* out) const {
   if (dtype == DType::Float32)
     scan_typed<float, double>(op, reverse, static_cast<const float*>(x), outer, r, inner, static_cast<float*>(out));
+  else if (dtype == DType::Float64)
+    scan_typed<double, double>(op, reverse, static_cast<const double*>(x), outer, r, inner, static_cast<double*>(out));
   else
     scan_typed<int32_t, uint32_t>(op, reverse, static_cast<const int32_t*>(x), outer, r, inner,
                                   static_cast<int32_t*>(out));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/copy.h"
@@ -45,7 +46,8 @@ T identity_of(ScatterReduce r) {
   }
 }
 
-float combine(ScatterReduce r, float a, float b) {
+template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+T combine(ScatterReduce r, T a, T b) {
   switch (r) {
     case ScatterReduce::Prod: return a * b;
     case ScatterReduce::Amax: return std::isnan(b) ? b : std::max(a, b);  // a NaN a stays (max(NaN, b) = NaN)
@@ -63,7 +65,8 @@ int32_t combine(ScatterReduce r, int32_t a, int32_t b) {
   }
 }
 
-float mean_of(float sum, int64_t n) { return sum / float(n); }
+template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+T mean_of(T sum, int64_t n) { return sum / T(n); }
 int32_t mean_of(int32_t sum, int64_t n) {  // floor division, as PyTorch's div(..., rounding_mode='floor')
   const int64_t q = int64_t(sum) / n;
   return int32_t(q * n != int64_t(sum) && sum < 0 ? q - 1 : q);
@@ -97,6 +100,8 @@ void DataKernels::scatter_reduce(DType dtype, ScatterReduce reduce, const Gather
                                  const int32_t* idx, int64_t out_numel, bool include_self, void* out) const {
   if (dtype == DType::Float32)
     reduce_into(reduce, g, static_cast<const float*>(src), idx, out_numel, include_self, static_cast<float*>(out));
+  else if (dtype == DType::Float64)
+    reduce_into(reduce, g, static_cast<const double*>(src), idx, out_numel, include_self, static_cast<double*>(out));
   else
     reduce_into(reduce, g, static_cast<const int32_t*>(src), idx, out_numel, include_self, static_cast<int32_t*>(out));
 }

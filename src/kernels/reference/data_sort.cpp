@@ -48,6 +48,7 @@ void DataKernels::argsort(DType dtype, const void* x, int64_t outer, int64_t r, 
                           int64_t k, int32_t* out) const {
   switch (dtype) {
     case DType::Float32: argsort_typed(static_cast<const float*>(x), outer, r, inner, descending, k, out); break;
+    case DType::Float64: argsort_typed(static_cast<const double*>(x), outer, r, inner, descending, k, out); break;
     case DType::Int32: argsort_typed(static_cast<const int32_t*>(x), outer, r, inner, descending, k, out); break;
     case DType::Bool: argsort_typed(static_cast<const uint8_t*>(x), outer, r, inner, descending, k, out); break;
   }

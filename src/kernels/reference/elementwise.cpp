@@ -1,4 +1,5 @@
-// Reference unary and broadcast-binary loops over the scalar definitions.
+// Reference unary and broadcast-binary loops over the scalar definitions, for float32 and
+// float64 (one template each; the element type is fixed once per call).
 #include <vector>
 
 #include "kernels/reference/reference_kernels.h"
@@ -6,12 +7,16 @@
 
 namespace sg::ref {
 
-void unary_f32(Unary op, float param, const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = scalar::unary(op, param, x[i]);
+namespace {
+
+template <class T>
+void unary_loop(Unary op, T param, const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = scalar::unary_t<T>(op, param, x[i]);
 }
 
 // Odometer over plan.shape: out is contiguous, a and b advance by their own strides.
-void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b, float* out) {
+template <class T>
+void binary_loop(Binary op, const BroadcastPlan& plan, const T* a, const T* b, T* out) {
   const size_t nd = plan.shape.size();
   int64_t total = 1;
   for (int64_t s : plan.shape) total *= s;
@@ -19,7 +24,7 @@ void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const floa
   std::vector<int64_t> idx(nd, 0);
   int64_t ao = 0, bo = 0;
   for (int64_t i = 0; i < total; ++i) {
-    out[i] = scalar::binary(op, a[ao], b[bo]);
+    out[i] = scalar::binary_t<T>(op, a[ao], b[bo]);
     for (size_t d = nd; d-- > 0;) {
       ao += plan.a_strides[d];
       bo += plan.b_strides[d];
@@ -29,6 +34,18 @@ void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const floa
       idx[d] = 0;
     }
   }
+}
+
+}  // namespace
+
+void unary_f32(Unary op, float param, const float* x, float* y, int64_t n) { unary_loop(op, param, x, y, n); }
+void unary_f64(Unary op, double param, const double* x, double* y, int64_t n) { unary_loop(op, param, x, y, n); }
+
+void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const float* b, float* out) {
+  binary_loop(op, plan, a, b, out);
+}
+void binary_f64(Binary op, const BroadcastPlan& plan, const double* a, const double* b, double* out) {
+  binary_loop(op, plan, a, b, out);
 }
 
 }  // namespace sg::ref

@@ -16,6 +16,15 @@ void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                    const float* bias, GemmAct act, float* c, int64_t ldc);
+// The float64 twins (the defaults of Backend's *_f64 methods, which both CPU backends use but
+// for gemm_f64): the same loops instantiated for double.
+void unary_f64(Unary op, double param, const double* x, double* y, int64_t n);
+void binary_f64(Binary op, const BroadcastPlan& plan, const double* a, const double* b, double* out);
+void reduce_f64(Reduce op, const double* x, int64_t outer, int64_t r, int64_t inner, double* out);
+void softmax_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, bool log_);
+void logsumexp_rows_f64(const double* x, double* out, int64_t rows, int64_t cols);
+void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
 void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);

@@ -33,56 +33,64 @@ inline double gelu_tanh_d(double x) {
   return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + kGeluTanhC * x * x * x)));
 }
 
-inline float unary(Unary op, float param, float xf) {
+// One definition for both floating element types: T = float rounds the double result once (the
+// float32 kernels), T = double is the float64 kernels' (param is T so that LeakyRelu's slope
+// multiplies in T, as the float32 path always has).
+template <class T>
+inline T unary_t(Unary op, T param, T xf) {
   const double x = xf;
   switch (op) {
     case Unary::Neg: return -xf;
-    case Unary::Exp: return float(std::exp(x));
-    case Unary::Log: return float(std::log(x));
-    case Unary::Log2: return float(std::log2(x));
-    case Unary::Log10: return float(std::log10(x));
-    case Unary::Log1p: return float(std::log1p(x));
-    case Unary::Expm1: return float(std::expm1(x));
+    case Unary::Exp: return T(std::exp(x));
+    case Unary::Log: return T(std::log(x));
+    case Unary::Log2: return T(std::log2(x));
+    case Unary::Log10: return T(std::log10(x));
+    case Unary::Log1p: return T(std::log1p(x));
+    case Unary::Expm1: return T(std::expm1(x));
     case Unary::Sqrt: return std::sqrt(xf);  // IEEE: correctly rounded in float already
-    case Unary::Rsqrt: return float(1.0 / std::sqrt(x));
+    case Unary::Rsqrt: return T(1.0 / std::sqrt(x));
     case Unary::Abs: return std::fabs(xf);
     case Unary::Sign:
       if (std::isnan(xf)) return xf;
-      return xf > 0 ? 1.0f : (xf < 0 ? -1.0f : 0.0f);
-    case Unary::Sin: return float(std::sin(x));
-    case Unary::Cos: return float(std::cos(x));
-    case Unary::Erf: return float(std::erf(x));
+      return xf > 0 ? T(1) : (xf < 0 ? T(-1) : T(0));
+    case Unary::Sin: return T(std::sin(x));
+    case Unary::Cos: return T(std::cos(x));
+    case Unary::Erf: return T(std::erf(x));
     case Unary::Square: return xf * xf;
-    case Unary::Reciprocal: return 1.0f / xf;
+    case Unary::Reciprocal: return T(1) / xf;
     // NaN stays NaN (as PyTorch); + 0 turns −0 into +0 on every target (clang's wasm codegen
     // did so on its own; PyTorch keeps −0).
-    case Unary::Relu: return xf < 0 ? 0.0f : xf + 0.0f;
-    case Unary::Sigmoid: return float(sigmoid_d(x));
-    case Unary::Tanh: return float(std::tanh(x));
-    case Unary::Silu: return float(x * sigmoid_d(x));
-    case Unary::GeluErf: return float(0.5 * x * (1.0 + std::erf(x * kInvSqrt2)));
-    case Unary::GeluTanh: return float(gelu_tanh_d(x));
+    case Unary::Relu: return xf < 0 ? T(0) : xf + T(0);
+    case Unary::Sigmoid: return T(sigmoid_d(x));
+    case Unary::Tanh: return T(std::tanh(x));
+    case Unary::Silu: return T(x * sigmoid_d(x));
+    case Unary::GeluErf: return T(0.5 * x * (1.0 + std::erf(x * kInvSqrt2)));
+    case Unary::GeluTanh: return T(gelu_tanh_d(x));
     case Unary::Softplus: {
       const double beta = param;
       // PyTorch's threshold: above it softplus(x) == x to float precision.
       if (x * beta > 20.0) return xf;
-      return float(std::log1p(std::exp(beta * x)) / beta);
+      return T(std::log1p(std::exp(beta * x)) / beta);
     }
-    case Unary::Elu: return xf > 0 ? xf : float(double(param) * std::expm1(x));
+    case Unary::Elu: return xf > 0 ? xf : T(double(param) * std::expm1(x));
     case Unary::Selu:
-      return float(kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x)));
+      return T(kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x)));
     case Unary::LeakyRelu: return xf > 0 ? xf : param * xf;
   }
-  return std::numeric_limits<float>::quiet_NaN();
+  return std::numeric_limits<T>::quiet_NaN();
 }
 
+inline float unary(Unary op, float param, float xf) { return unary_t<float>(op, param, xf); }
+
 // Maximum/minimum propagate NaN from either side, like torch.maximum/minimum.
-inline float maximum(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+template <class T>
+inline T maximum(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
   return a > b ? a : b;
 }
-inline float minimum(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+template <class T>
+inline T minimum(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
   return a < b ? a : b;
 }
 
@@ -99,33 +107,37 @@ inline double gelu_erf_grad_d(double x) {
   return cdf + x * pdf;
 }
 
-inline float binary(Binary op, float a, float b) {
+// As unary_t: T = float (computing in double where the formula is not exact) or double.
+template <class T>
+inline T binary_t(Binary op, T a, T b) {
   switch (op) {
     case Binary::Add: return a + b;
     case Binary::Sub: return a - b;
     case Binary::Mul: return a * b;
     case Binary::Div: return a / b;
-    case Binary::Pow: return float(std::pow(double(a), double(b)));
+    case Binary::Pow: return T(std::pow(double(a), double(b)));
     case Binary::Maximum: return maximum(a, b);
     case Binary::Minimum: return minimum(a, b);
-    case Binary::ReluBackward: return a <= 0 ? 0.0f : b;  // PyTorch's threshold_backward: NaN passes g
-    case Binary::SigmoidBackward: return float(double(b) * a * (1.0 - a));
-    case Binary::TanhBackward: return float(double(b) * (1.0 - double(a) * a));
-    case Binary::GeluErfBackward: return float(double(b) * gelu_erf_grad_d(a));
-    case Binary::GeluTanhBackward: return float(double(b) * gelu_tanh_grad_d(a));
+    case Binary::ReluBackward: return a <= 0 ? T(0) : b;  // PyTorch's threshold_backward: NaN passes g
+    case Binary::SigmoidBackward: return T(double(b) * a * (1.0 - a));
+    case Binary::TanhBackward: return T(double(b) * (1.0 - double(a) * a));
+    case Binary::GeluErfBackward: return T(double(b) * gelu_erf_grad_d(a));
+    case Binary::GeluTanhBackward: return T(double(b) * gelu_tanh_grad_d(a));
     case Binary::SiluBackward: {
       const double s = sigmoid_d(a);
-      return float(double(b) * s * (1.0 + double(a) * (1.0 - s)));
+      return T(double(b) * s * (1.0 + double(a) * (1.0 - s)));
     }
-    case Binary::Greater: return a > b ? 1.0f : 0.0f;
-    case Binary::GreaterEqual: return a >= b ? 1.0f : 0.0f;
-    case Binary::Less: return a < b ? 1.0f : 0.0f;
-    case Binary::LessEqual: return a <= b ? 1.0f : 0.0f;
-    case Binary::Equal: return a == b ? 1.0f : 0.0f;
-    case Binary::KeepIf: return a != 0 ? b : -0.0f;
-    case Binary::KeepUnless: return a != 0 ? -0.0f : b;
+    case Binary::Greater: return a > b ? T(1) : T(0);
+    case Binary::GreaterEqual: return a >= b ? T(1) : T(0);
+    case Binary::Less: return a < b ? T(1) : T(0);
+    case Binary::LessEqual: return a <= b ? T(1) : T(0);
+    case Binary::Equal: return a == b ? T(1) : T(0);
+    case Binary::KeepIf: return a != 0 ? b : T(-0.0);
+    case Binary::KeepUnless: return a != 0 ? T(-0.0) : b;
   }
-  return std::numeric_limits<float>::quiet_NaN();
+  return std::numeric_limits<T>::quiet_NaN();
 }
+
+inline float binary(Binary op, float a, float b) { return binary_t<float>(op, a, b); }
 
 }  // namespace sg::scalar

@@ -1,4 +1,5 @@
-// Reference softmax / log-softmax / logsumexp rows, shifted by the row max, in double.
+// Reference softmax / log-softmax / logsumexp rows, shifted by the row max, in double (float32
+// and float64 rows alike).
 #include <cmath>
 #include <limits>
 
@@ -6,7 +7,10 @@
 
 namespace sg::ref {
 
-static double row_max(const float* x, int64_t cols) {
+namespace {
+
+template <class T>
+double row_max(const T* x, int64_t cols) {
   double m = -std::numeric_limits<double>::infinity();
   for (int64_t j = 0; j < cols; ++j) {
     if (std::isnan(x[j])) return std::numeric_limits<double>::quiet_NaN();
@@ -16,33 +20,46 @@ static double row_max(const float* x, int64_t cols) {
 }
 
 // An all −inf row gives (−inf) − (−inf) = NaN everywhere, as in PyTorch.
-void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_) {
+template <class T>
+void softmax_loop(const T* x, T* y, int64_t rows, int64_t cols, bool log_) {
   for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * cols;
-    float* yr = y + r * cols;
+    const T* xr = x + r * cols;
+    T* yr = y + r * cols;
     const double m = row_max(xr, cols);
     double s = 0.0;
     for (int64_t j = 0; j < cols; ++j) s += std::exp(double(xr[j]) - m);
     if (log_) {
       const double ls = std::log(s);
-      for (int64_t j = 0; j < cols; ++j) yr[j] = float(double(xr[j]) - m - ls);
+      for (int64_t j = 0; j < cols; ++j) yr[j] = T(double(xr[j]) - m - ls);
     } else {
-      for (int64_t j = 0; j < cols; ++j) yr[j] = float(std::exp(double(xr[j]) - m) / s);
+      for (int64_t j = 0; j < cols; ++j) yr[j] = T(std::exp(double(xr[j]) - m) / s);
     }
   }
 }
 
 // Like torch.logsumexp: an infinite max is replaced by 0 for the shift, so an all −inf row
 // gives log(0) = −inf and a row holding +inf gives +inf. An empty row gives −inf.
-void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) {
+template <class T>
+void logsumexp_loop(const T* x, T* out, int64_t rows, int64_t cols) {
   for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * cols;
+    const T* xr = x + r * cols;
     double m = row_max(xr, cols);
     if (std::isinf(m)) m = 0.0;
     double s = 0.0;
     for (int64_t j = 0; j < cols; ++j) s += std::exp(double(xr[j]) - m);
-    out[r] = float(m + std::log(s));
+    out[r] = T(m + std::log(s));
   }
 }
+
+}  // namespace
+
+void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_) {
+  softmax_loop(x, y, rows, cols, log_);
+}
+void softmax_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, bool log_) {
+  softmax_loop(x, y, rows, cols, log_);
+}
+void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) { logsumexp_loop(x, out, rows, cols); }
+void logsumexp_rows_f64(const double* x, double* out, int64_t rows, int64_t cols) { logsumexp_loop(x, out, rows, cols); }
 
 }  // namespace sg::ref

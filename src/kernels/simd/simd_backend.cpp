@@ -48,6 +48,12 @@ class SimdBackend final : public Backend {
     par::gemm(kGemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, bias, act,
               c, ldc);
   }
+  // float64: Highway vectors of half the lanes, one thread (the other f64 kernels are the
+  // reference loops of Backend's defaults).
+  void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) const override {
+    simd::gemm_f64(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
   void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx) const override {
     par::max_pool2d(simd::max_pool2d_f32, g, x, y, idx);  // idx may be null
   }

@@ -39,6 +39,9 @@ void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
 //   gemm_pack_b           panels [q0, q1) of op(B) (k × n) into packed, which holds
 //                         round_up(n, NR) · k floats aligned for the target's vectors
 //   gemm_f32_bias_packed  gemm_f32_bias with op(B) read from packed (m, n, k > 0)
+// C = alpha·op(A)·op(B) + beta·C in float64 (kernels/simd/gemm_f64.cpp), one thread.
+void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+              int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 int64_t gemm_b_panel_width();
 int gemm_tile_rows();
 void gemm_pack_b(bool trans_b, int64_t n, int64_t k, const float* b, int64_t ldb, int64_t q0, int64_t q1,

@@ -47,6 +47,35 @@ function matmul(n, variant) {
   };
 }
 
+// A float64 product (issue 27) with the same product in float32 as its in-process baseline: the
+// report's "this variant takes X× its time" gives float64's GFLOP/s as 1/X of float32's (goal
+// ≥ 0.4: half the lanes). tfjs has no float64.
+function matmulF64(n) {
+  return {
+    name: `matmul_${n}_f64`,
+    group: 'matmul',
+    desc: `A·B, ${n}×${n} float64 (baseline: the same product in float32)`,
+    flops: 2 * n ** 3,
+    iters: n >= 1024 ? { warmup: 1, min: 3, max: 3 } : { warmup: 2, min: 5, max: 30 },
+    tol: 1e-4,
+    data: () => ({ a: normal(n * n, 1), b: normal(n * n, 2) }),
+    sg(sg, d) {
+      const a = sg.tensor(Float64Array.from(d.a), { shape: [n, n] });
+      const b = sg.tensor(Float64Array.from(d.b), { shape: [n, n] });
+      const a32 = sg.tensor(d.a, { shape: [n, n] });
+      const b32 = sg.tensor(d.b, { shape: [n, n] });
+      const baseline = { desc: 'float32 A·B', step: () => void sg.matmul(a32, b32) };
+      return {
+        step: () => void sg.matmul(a, b),
+        check: () => Float32Array.from(sg.matmul(a, b).dataSync()),
+        dispose: () => sg.dispose([a, b, a32, b32]),
+        baseline,
+      };
+    },
+    tf: () => ({ unsupported: 'tfjs has no float64' }),
+  };
+}
+
 // The first layer of mlp_train as a plain product: [128, 784] · [784, 256].
 const mlpProduct = {
   name: 'matmul_mlp',
@@ -489,6 +518,7 @@ function transcendental(op, withBackward) {
 
 export const WORKLOADS = [
   ...[128, 256, 512, 1024].flatMap((n) => ['nn', 'tn', 'nt'].map((v) => matmul(n, v))),
+  ...[512, 1024].map(matmulF64),
   mlpProduct,
   mlp,
   cnnForward,
