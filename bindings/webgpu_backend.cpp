@@ -392,6 +392,21 @@ void Backend::pad_mapped_backward_f32(const sg::PadGeom& g, const float* grad, f
 }
 
 // ---------------------------------------------------------------- layer kernels
+// Layer norm in one kernel forward and two backward (kernels/layer_norm.ts).
+bool Backend::layer_norm_f32(const float* x, const float* w, const float* b, int64_t R, int64_t C, double eps,
+                             float* y, float* xhat, float* rstd) const {
+  if (R > 0 && C > 0)
+    call("layer_norm_f32", args().buf(x).buf(w).buf(b).num(R).num(C).num(eps).buf(y).buf(xhat).buf(rstd));
+  return true;
+}
+
+bool Backend::layer_norm_backward_f32(const float* g, const float* xhat, const float* rstd, const float* w,
+                                      int64_t R, int64_t C, float* dx, float* dw, float* db) const {
+  if (C > 0)
+    call("layer_norm_backward_f32", args().buf(g).buf(xhat).buf(rstd).buf(w).num(R).num(C).buf(dx).buf(dw).buf(db));
+  return true;
+}
+
 void Backend::batch_norm_stats_f32(const float* x, int64_t N, int64_t C, int64_t S, double eps, float* mean,
                                    float* var, float* rstd) const {
   call("batch_norm_stats_f32", args().buf(x).num(N).num(C).num(S).num(eps).buf(mean).buf(var).buf(rstd));

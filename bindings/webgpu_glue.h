@@ -150,6 +150,10 @@ class Backend final : public sg::Backend {
   void pad_mapped_backward_f32(const sg::PadGeom& g, const float* grad, float* dx) const override;
 
   // Layer kernels (kernels/layer_kernels.h).
+  bool layer_norm_f32(const float* x, const float* w, const float* b, int64_t R, int64_t C, double eps, float* y,
+                      float* xhat, float* rstd) const override;
+  bool layer_norm_backward_f32(const float* g, const float* xhat, const float* rstd, const float* w, int64_t R,
+                               int64_t C, float* dx, float* dw, float* db) const override;
   void batch_norm_stats_f32(const float* x, int64_t N, int64_t C, int64_t S, double eps, float* mean, float* var,
                             float* rstd) const override;
   void batch_norm_apply_f32(const float* x, int64_t N, int64_t C, int64_t S, const float* mean, const float* rstd,

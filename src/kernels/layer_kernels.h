@@ -40,6 +40,18 @@ class LayerKernels {
                                        const float* mean, const float* rstd, const float* w, float* sum_g,
                                        float* sum_gx, float* dx) const;
 
+  // ---- layer norm over rows x [R, C] (nn/layer_norm_fused.cpp) ----
+  // One pass per row: y = x̂·w + b with x̂ = (x − mean)·rstd, rstd = 1/√(biased var + eps), keeping
+  // x̂ [R, C] and rstd [R] for the backward (w, b: nullptr for none). Returns false, computing
+  // nothing, on a backend without such a kernel: layer_norm then composes ops (norm.cpp), which is
+  // what the CPU backends do, so their float32 results are those of the composed form.
+  virtual bool layer_norm_f32(const float* x, const float* w, const float* b, int64_t R, int64_t C, double eps,
+                              float* y, float* xhat, float* rstd) const;
+  // dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)) per row with dx̂ = g·w, dw = Σ_rows g·x̂,
+  // db = Σ_rows g (each nullptr when not wanted). False as layer_norm_f32.
+  virtual bool layer_norm_backward_f32(const float* g, const float* xhat, const float* rstd, const float* w,
+                                       int64_t R, int64_t C, float* dx, float* dw, float* db) const;
+
   // ---- losses over rows of classes: x [R, C] logits (or log-probabilities for NLL) ----
   // Class-index targets t [R] (each in [0, C) or == ignore; checked before), class weights
   // w [C] (nullptr: 1), label smoothing eps: loss[r] = −Σ_c w_c·q_rc·log softmax(x_r)_c with

@@ -3,6 +3,7 @@ import { elementwise } from './elementwise.js';
 import { reduce } from './reduce.js';
 import { gemm } from './gemm.js';
 import { layer } from './layer.js';
+import { layerNorm } from './layer_norm.js';
 import { random } from './random.js';
 import { indexing } from './indexing.js';
 import { conv } from './conv.js';
@@ -19,6 +20,7 @@ export const KERNELS: Record<string, KernelFn> = {
   ...reduce,
   ...gemm,
   ...layer,
+  ...layerNorm,
   ...random,
   ...indexing,
   ...conv,
