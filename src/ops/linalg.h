@@ -4,6 +4,9 @@
 // messages for singular and non-positive-definite inputs, and say what was expected and got
 // for bad shapes and dtypes. Ops are named by their JS names (linalg.inv, ...).
 #pragma once
+#include <optional>
+#include <string>
+
 #include "core/tensor.h"
 
 namespace sg {
@@ -28,5 +31,41 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b);
 // L lower-triangular with L·Lᵀ = A (upper: U = Lᵀ), reading one triangle of A only.
 // Gradient: PyTorch's (Murray 2016), symmetrized.
 Tensor linalg_cholesky(const Tensor& a, bool upper = false);
+
+// ---- decompositions (ops/linalg_decomp.cpp): float32 or float64 A [..., m, n], results in A's
+// dtype, computed in double; gradients are PyTorch 1.13's formulas (repeated singular values or
+// eigenvalues give inf/NaN in the singular/eigen-vector terms, as PyTorch's).
+struct Svd {
+  Tensor U, S, Vh;
+};
+// A = U·diag(S)·Vh; S descending [..., k] (k = min(m, n)); U [..., m, m or k], Vh [..., n or k, n].
+Svd linalg_svd(const Tensor& a, bool full_matrices = true);
+Tensor linalg_svdvals(const Tensor& a);
+struct Eigh {
+  Tensor eigenvalues, eigenvectors;
+};
+// Symmetric A read from its lower (uplo "L") or upper ("U") triangle; eigenvalues ascending.
+Eigh linalg_eigh(const Tensor& a, const std::string& uplo = "L");
+Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo = "L");
+struct QR {
+  Tensor Q, R;
+};
+// mode "reduced" (Q [..., m, k], R [..., k, n]), "complete" (Q [..., m, m], R [..., m, n]) or "r"
+// (Q empty, R as reduced; not differentiable, as PyTorch's).
+QR linalg_qr(const Tensor& a, const std::string& mode = "reduced");
+// X with A·X = B (left) or X·A = B, A triangular (upper or lower, only that triangle read;
+// unitriangular: its diagonal read as ones); batch dims broadcast.
+Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left = true,
+                               bool unitriangular = false);
+struct LUFactor {
+  Tensor LU, pivots;
+};
+// P·L·U = A packed into LU, int32 pivots 1-based; a zero pivot is PyTorch's Error. The gradient
+// (of LU) exists for square A.
+LUFactor linalg_lu_factor(const Tensor& a);
+Tensor linalg_matrix_exp(const Tensor& a);
+// A⁺ from the SVD, singular values ≤ max(atol, rtol·σ_max) dropped (PyTorch 1.13's defaults).
+Tensor linalg_pinv(const Tensor& a, std::optional<double> atol = std::nullopt,
+                   std::optional<double> rtol = std::nullopt);
 
 }  // namespace sg

@@ -246,6 +246,19 @@ std::vector<Case> all_cases() {
   add("linalgCholesky", {spd}, attrs({{"upper", true}}), "upper");
   add("linalgSolve", {spd, f({3, 2})});
   add("linalgSolve", {spd, f({3})}, {}, "vector");
+  // The decompositions: on a device they run through the same DataKernels methods.
+  const Tensor tall = f({2, 3, 2});
+  add("linalgSvd", {spd});
+  add("linalgSvd", {tall}, attrs({{"fullMatrices", false}}), "reduced");
+  add("linalgSvdvals", {tall});
+  add("linalgEigh", {spd});
+  add("linalgEigvalsh", {spd}, attrs({{"UPLO", std::string("U")}}));
+  add("linalgQr", {tall});
+  add("linalgSolveTriangular", {spd, f({3, 2})}, attrs({{"upper", true}}));
+  add("linalgSolveTriangular", {spd, f({2, 3})}, attrs({{"upper", false}, {"left", false}}), "right");
+  add("linalgLuFactor", {spd});
+  add("linalgMatrixExp", {spd});
+  add("linalgPinv", {tall});
   add("flip", {t3}, attrs({{"dims", V{0, 2}}}));
   add("roll", {t3}, attrs({{"shifts", V{1, -1}}, {"dims", V{2, 0}}}));
   add("repeat", {x}, attrs({{"repeats", V{2, 1, 2}}}));

@@ -320,6 +320,39 @@ TEST_CASE("registry: every op name runs with valid attrs and matches the direct 
   cases.push_back({"linalgSolve", {spd, row}, {}, [=] { return one(linalg_solve(spd, row)); }, {{3}}, F});
   cases.push_back({"linalgCholesky", {spd}, attrs({{"upper", true}}), [=] { return one(linalg_cholesky(spd, true)); },
                    {{3, 3}}, F});
+  // The decompositions (ops/linalg_decomp.cpp).
+  const Tensor tall = from({3, 2}, {1, 2, 0.5f, -1, 3, 0.25f});
+  cases.push_back({"linalgSvd", {tall}, attrs({{"fullMatrices", false}}),
+                   [=] {
+                     const Svd r = linalg_svd(tall, false);
+                     return std::vector<Tensor>{r.U, r.S, r.Vh};
+                   },
+                   {{3, 2}, {2}, {2, 2}}, F});
+  cases.push_back({"linalgSvdvals", {tall}, {}, [=] { return one(linalg_svdvals(tall)); }, {{2}}, F});
+  cases.push_back({"linalgEigh", {spd}, attrs({{"UPLO", std::string("U")}}),
+                   [=] {
+                     const Eigh r = linalg_eigh(spd, "U");
+                     return std::vector<Tensor>{r.eigenvalues, r.eigenvectors};
+                   },
+                   {{3}, {3, 3}}, F});
+  cases.push_back({"linalgEigvalsh", {spd}, {}, [=] { return one(linalg_eigvalsh(spd)); }, {{3}}, F});
+  cases.push_back({"linalgQr", {tall}, attrs({{"mode", std::string("complete")}}),
+                   [=] {
+                     const QR r = linalg_qr(tall, "complete");
+                     return std::vector<Tensor>{r.Q, r.R};
+                   },
+                   {{3, 3}, {3, 2}}, F});
+  cases.push_back({"linalgSolveTriangular", {spd, tall}, attrs({{"upper", true}}),
+                   [=] { return one(linalg_solve_triangular(spd, tall, true)); }, {{3, 2}}, F});
+  cases.push_back({"linalgLuFactor", {spd}, {},
+                   [=] {
+                     const LUFactor r = linalg_lu_factor(spd);
+                     return std::vector<Tensor>{r.LU, r.pivots};
+                   },
+                   {{3, 3}, {3}}, F, false, {F, I}});
+  cases.push_back({"linalgMatrixExp", {spd}, {}, [=] { return one(linalg_matrix_exp(spd)); }, {{3, 3}}, F});
+  cases.push_back({"linalgPinv", {tall}, attrs({{"rtol", 1e-3}}), [=] { return one(linalg_pinv(tall, std::nullopt, 1e-3)); },
+                   {{2, 3}}, F});
 
   std::set<std::string> tested;
   for (const Case& c : cases) {
@@ -347,7 +380,7 @@ TEST_CASE("registry: every op name runs with valid attrs and matches the direct 
   std::set<std::string> table;
   for (const auto& [name, _] : rows) table.insert(name);
   CHECK(tested == table);
-  CHECK(table.size() == 150);  // the names of bindings/README.md's op table
+  CHECK(table.size() == 159);  // the names of bindings/README.md's op table
   std::vector<std::string> names = op_names();
   for (const std::string& name : table)
     CHECK_MESSAGE(std::find(names.begin(), names.end(), name) != names.end(), name);

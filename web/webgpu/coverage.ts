@@ -11,6 +11,11 @@ const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
   // torch.linalg: LU and Cholesky in double (kernels/reference/data_linalg.cpp); WGSL has no f64.
   ...['linalgInv', 'linalgDet', 'linalgSlogdet', 'logdet', 'linalgSolve', 'linalgCholesky'].map(
     (op) => [op, 'no WGSL kernel for the DataKernels linear algebra (LU, Cholesky in double) yet'] as [string, string]),
+  // The decompositions (kernels/reference/linalg_decomp.cpp): Householder, Givens and QL sweeps
+  // in double, one matrix at a time; their products and norms (matmul, sum, ...) do run on WebGPU.
+  ...['linalgSvd', 'linalgSvdvals', 'linalgEigh', 'linalgEigvalsh', 'linalgQr', 'linalgSolveTriangular', 'linalgLuFactor',
+    'linalgMatrixExp', 'linalgPinv'].map(
+    (op) => [op, 'no WGSL kernel for the DataKernels decompositions (SVD, eigh, QR, LU, triangular solve, expm in double) yet'] as [string, string]),
   // The special functions (DataKernels::special_f32): series and recurrences in double; WGSL has no f64.
   ...['erfinv', 'erfc', 'lgamma', 'digamma', 'polygamma', 'i0'].map(
     (op) => [op, 'no WGSL kernel for DataKernels::special_f32 (evaluated in double) yet'] as [string, string]),

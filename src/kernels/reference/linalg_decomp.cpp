@@ -1,0 +1,825 @@
+// DataKernels' matrix decompositions (data_kernels.h): SVD, symmetric eigendecomposition,
+// Householder QR, triangular solves, LU factors and the matrix exponential, for float32 and
+// float64 matrices. Every matrix is widened to double once, decomposed in double and each result
+// rounded once to the input's dtype. The algorithms are the classical dense ones:
+//   SVD: Householder bidiagonalization and implicit-shift QR on the bidiagonal (Golub–Kahan, in
+//        the form of LINPACK's dsvdc / JAMA), on A or Aᵀ, whichever is tall;
+//   eigh: Householder tridiagonalization and implicit QL (EISPACK's tred2 / tql2);
+//   QR: Householder reflections with LAPACK geqrf's sign convention (R's diagonal is −sign(a)·‖x‖),
+//       so Q and R equal LAPACK's (PyTorch's) up to rounding, not only up to signs;
+//   LU: partial pivoting on the first largest |entry| (LAPACK getrf), pivots 1-based.
+// Work arrays are column-major: these algorithms sweep columns (Householder vectors, Givens
+// rotations of U and V), which are then contiguous.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/data_kernels.h"
+
+namespace sg {
+
+namespace {
+
+using Vec = std::vector<double>;
+
+// A column-major rows×cols matrix in double.
+struct ColMat {
+  int64_t rows = 0, cols = 0;
+  Vec v;
+  ColMat() = default;
+  ColMat(int64_t r, int64_t c) : rows(r), cols(c), v(size_t(r * c), 0.0) {}
+  double& operator()(int64_t i, int64_t j) { return v[size_t(j * rows + i)]; }
+  double operator()(int64_t i, int64_t j) const { return v[size_t(j * rows + i)]; }
+  double* col(int64_t j) { return v.data() + j * rows; }
+};
+
+template <class T>
+ColMat load(const T* a, int64_t rows, int64_t cols, bool transposed) {
+  // a is row-major rows×cols (transposed: read Aᵀ, a cols×rows row-major buffer).
+  ColMat m(rows, cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) m(i, j) = double(transposed ? a[j * rows + i] : a[i * cols + j]);
+  return m;
+}
+
+// Writes m (or mᵀ) row-major into out, columns [0, cols) of m only.
+template <class T>
+void store(const ColMat& m, int64_t cols, bool transposed, T* out) {
+  if (!transposed) {
+    for (int64_t i = 0; i < m.rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = T(m(i, j));
+  } else {
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < m.rows; ++i) out[j * m.rows + i] = T(m(i, j));
+  }
+}
+
+// The Givens rotations of one QR/QL sweep, applied after the sweep has computed them all (they
+// do not depend on U or V): for j from j0 up to j1 − 1 (or down, when descending), columns
+// (j, j+1) of the column-major rows×cols matrix r ← (c_j·x_j + s_j·x_{j+1}, −s_j·x_j + c_j·x_{j+1}).
+// Column by column, as LAPACK's dlasr: the inner loop runs down contiguous columns (vectorized).
+void sweep_columns(double* r, int64_t rows, int64_t j0, int64_t j1, const Vec& c, const Vec& s, bool descending) {
+  auto one = [&](int64_t j) {
+    double* x = r + j * rows;
+    double* y = r + (j + 1) * rows;
+    const double cj = c[size_t(j)], sj = s[size_t(j)];
+    for (int64_t i = 0; i < rows; ++i) {
+      const double t = cj * x[i] + sj * y[i];
+      y[i] = -sj * x[i] + cj * y[i];
+      x[i] = t;
+    }
+  };
+  if (!descending)
+    for (int64_t j = j0; j < j1; ++j) one(j);
+  else
+    for (int64_t j = j1 - 1; j >= j0; --j) one(j);
+}
+
+// One rotation of columns j and k (the deflation steps): (x_j, x_k) ← (c·x_j + s·x_k, −s·x_j + c·x_k).
+void rotate(double* r, int64_t rows, int64_t j, int64_t k, double c, double s) {
+  double *x = r + j * rows, *y = r + k * rows;
+  for (int64_t i = 0; i < rows; ++i) {
+    const double t = c * x[i] + s * y[i];
+    y[i] = -s * x[i] + c * y[i];
+    x[i] = t;
+  }
+}
+
+// ---- SVD of a tall matrix (rows ≥ cols), LINPACK dsvdc's algorithm (as JAMA writes it) ----
+// a (m×n, m ≥ n) is overwritten. s gets the n singular values in descending order; with vectors,
+// u (m×n) and v (n×n) the singular vectors as columns. Returns false if the QR sweeps do not
+// converge (NaN or inf input).
+bool svd_tall(ColMat& a, Vec& s, ColMat* u, ColMat* v) {
+  const int64_t m = a.rows, n = a.cols, nu = n;
+  s.assign(size_t(std::min(m + 1, n)), 0.0);
+  Vec e(size_t(n), 0.0), work(size_t(m), 0.0);
+  const bool wantu = u != nullptr, wantv = v != nullptr;
+  if (wantu) *u = ColMat(m, nu);
+  if (wantv) *v = ColMat(n, n);
+  const int64_t nct = std::min(m - 1, n), nrt = std::max<int64_t>(0, std::min(n - 2, m));
+  for (int64_t k = 0; k < std::max(nct, nrt); ++k) {
+    if (k < nct) {
+      // The k-th column's Householder reflection; s[k] holds the diagonal element.
+      double nrm = 0;
+      for (int64_t i = k; i < m; ++i) nrm = std::hypot(nrm, a(i, k));
+      s[size_t(k)] = nrm;
+      if (nrm != 0) {
+        if (a(k, k) < 0) s[size_t(k)] = -nrm;
+        for (int64_t i = k; i < m; ++i) a(i, k) /= s[size_t(k)];
+        a(k, k) += 1;
+      }
+      s[size_t(k)] = -s[size_t(k)];
+    }
+    for (int64_t j = k + 1; j < n; ++j) {
+      if (k < nct && s[size_t(k)] != 0) {
+        double t = 0;
+        for (int64_t i = k; i < m; ++i) t += a(i, k) * a(i, j);
+        t = -t / a(k, k);
+        for (int64_t i = k; i < m; ++i) a(i, j) += t * a(i, k);
+      }
+      e[size_t(j)] = a(k, j);  // the row to be reflected next
+    }
+    if (wantu && k < nct)
+      for (int64_t i = k; i < m; ++i) (*u)(i, k) = a(i, k);
+    if (k < nrt) {
+      // The k-th row's reflection; e[k] holds the super-diagonal element.
+      double nrm = 0;
+      for (int64_t i = k + 1; i < n; ++i) nrm = std::hypot(nrm, e[size_t(i)]);
+      e[size_t(k)] = nrm;
+      if (nrm != 0) {
+        if (e[size_t(k) + 1] < 0) e[size_t(k)] = -nrm;
+        for (int64_t i = k + 1; i < n; ++i) e[size_t(i)] /= e[size_t(k)];
+        e[size_t(k) + 1] += 1;
+      }
+      e[size_t(k)] = -e[size_t(k)];
+      if (k + 1 < m && e[size_t(k)] != 0) {
+        for (int64_t i = k + 1; i < m; ++i) work[size_t(i)] = 0;
+        for (int64_t j = k + 1; j < n; ++j)
+          for (int64_t i = k + 1; i < m; ++i) work[size_t(i)] += e[size_t(j)] * a(i, j);
+        for (int64_t j = k + 1; j < n; ++j) {
+          const double t = -e[size_t(j)] / e[size_t(k) + 1];
+          for (int64_t i = k + 1; i < m; ++i) a(i, j) += t * work[size_t(i)];
+        }
+      }
+      if (wantv)
+        for (int64_t i = k + 1; i < n; ++i) (*v)(i, k) = e[size_t(i)];
+    }
+  }
+  // The bidiagonal matrix of order p.
+  int64_t p = std::min(n, m + 1);
+  if (nct < n) s[size_t(nct)] = a(nct, nct);
+  if (m < p) s[size_t(p) - 1] = 0;
+  if (nrt + 1 < p) e[size_t(nrt)] = a(nrt, p - 1);
+  e[size_t(p) - 1] = 0;
+  if (wantu) {
+    ColMat& U = *u;
+    for (int64_t j = nct; j < nu; ++j) {
+      for (int64_t i = 0; i < m; ++i) U(i, j) = 0;
+      U(j, j) = 1;
+    }
+    for (int64_t k = nct - 1; k >= 0; --k) {
+      if (s[size_t(k)] != 0) {
+        for (int64_t j = k + 1; j < nu; ++j) {
+          double t = 0;
+          for (int64_t i = k; i < m; ++i) t += U(i, k) * U(i, j);
+          t = -t / U(k, k);
+          for (int64_t i = k; i < m; ++i) U(i, j) += t * U(i, k);
+        }
+        for (int64_t i = k; i < m; ++i) U(i, k) = -U(i, k);
+        U(k, k) = 1 + U(k, k);
+        for (int64_t i = 0; i < k; ++i) U(i, k) = 0;
+      } else {
+        for (int64_t i = 0; i < m; ++i) U(i, k) = 0;
+        U(k, k) = 1;
+      }
+    }
+  }
+  if (wantv) {
+    ColMat& V = *v;
+    for (int64_t k = n - 1; k >= 0; --k) {
+      if (k < nrt && e[size_t(k)] != 0) {
+        for (int64_t j = k + 1; j < n; ++j) {
+          double t = 0;
+          for (int64_t i = k + 1; i < n; ++i) t += V(i, k) * V(i, j);
+          t = -t / V(k + 1, k);
+          for (int64_t i = k + 1; i < n; ++i) V(i, j) += t * V(i, k);
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) V(i, k) = 0;
+      V(k, k) = 1;
+    }
+  }
+  // Implicit-shift QR sweeps on the bidiagonal (s, e) until every e is negligible.
+  double* ur = wantu ? u->v.data() : nullptr;
+  double* vr = wantv ? v->v.data() : nullptr;
+  Vec ucs(size_t(n), 0.0), usn(size_t(n), 0.0), vcs(size_t(n), 0.0), vsn(size_t(n), 0.0);
+  const int64_t pp = p - 1;
+  const double eps = std::ldexp(1.0, -52), tiny = std::ldexp(1.0, -966);
+  int64_t sweeps = 0;
+  const int64_t max_sweeps = 75 * std::max<int64_t>(n, 1);
+  while (p > 0) {
+    if (++sweeps > max_sweeps) return false;
+    int64_t k, kase;
+    for (k = p - 2; k >= 0; --k)
+      if (std::abs(e[size_t(k)]) <= tiny + eps * (std::abs(s[size_t(k)]) + std::abs(s[size_t(k) + 1]))) {
+        e[size_t(k)] = 0;
+        break;
+      }
+    if (k == p - 2) {
+      kase = 4;
+    } else {
+      int64_t ks;
+      for (ks = p - 1; ks > k; --ks) {
+        const double t = (ks != p ? std::abs(e[size_t(ks)]) : 0.0) + (ks != k + 1 ? std::abs(e[size_t(ks) - 1]) : 0.0);
+        if (std::abs(s[size_t(ks)]) <= tiny + eps * t) {
+          s[size_t(ks)] = 0;
+          break;
+        }
+      }
+      if (ks == k) kase = 3;
+      else if (ks == p - 1) kase = 1;
+      else {
+        kase = 2;
+        k = ks;
+      }
+    }
+    ++k;
+    switch (kase) {
+      case 1: {  // deflate a negligible s[p−1]
+        double f = e[size_t(p) - 2];
+        e[size_t(p) - 2] = 0;
+        for (int64_t j = p - 2; j >= k; --j) {
+          const double t = std::hypot(s[size_t(j)], f), cs = s[size_t(j)] / t, sn = f / t;
+          s[size_t(j)] = t;
+          if (j != k) {
+            f = -sn * e[size_t(j) - 1];
+            e[size_t(j) - 1] = cs * e[size_t(j) - 1];
+          }
+          if (wantv) rotate(vr, n, j, p - 1, cs, sn);
+        }
+        break;
+      }
+      case 2: {  // split at a negligible s[k−1]
+        double f = e[size_t(k) - 1];
+        e[size_t(k) - 1] = 0;
+        for (int64_t j = k; j < p; ++j) {
+          const double t = std::hypot(s[size_t(j)], f), cs = s[size_t(j)] / t, sn = f / t;
+          s[size_t(j)] = t;
+          f = -sn * e[size_t(j)];
+          e[size_t(j)] = cs * e[size_t(j)];
+          if (wantu) rotate(ur, m, j, k - 1, cs, sn);
+        }
+        break;
+      }
+      case 3: {  // one QR step with the shift from the trailing 2×2 block
+        const double scale = std::max({std::abs(s[size_t(p) - 1]), std::abs(s[size_t(p) - 2]),
+                                       std::abs(e[size_t(p) - 2]), std::abs(s[size_t(k)]), std::abs(e[size_t(k)])});
+        const double sp = s[size_t(p) - 1] / scale, spm1 = s[size_t(p) - 2] / scale, epm1 = e[size_t(p) - 2] / scale;
+        const double sk = s[size_t(k)] / scale, ek = e[size_t(k)] / scale;
+        const double b = ((spm1 + sp) * (spm1 - sp) + epm1 * epm1) / 2.0, c = (sp * epm1) * (sp * epm1);
+        double shift = 0;
+        if (b != 0 || c != 0) {
+          shift = std::sqrt(b * b + c);
+          if (b < 0) shift = -shift;
+          shift = c / (b + shift);
+        }
+        double f = (sk + sp) * (sk - sp) + shift, g = sk * ek;
+        for (int64_t j = k; j < p - 1; ++j) {
+          double t = std::hypot(f, g), cs = f / t, sn = g / t;
+          if (j != k) e[size_t(j) - 1] = t;
+          f = cs * s[size_t(j)] + sn * e[size_t(j)];
+          e[size_t(j)] = cs * e[size_t(j)] - sn * s[size_t(j)];
+          g = sn * s[size_t(j) + 1];
+          s[size_t(j) + 1] = cs * s[size_t(j) + 1];
+          vcs[size_t(j)] = cs;
+          vsn[size_t(j)] = sn;
+          t = std::hypot(f, g);
+          cs = f / t;
+          sn = g / t;
+          s[size_t(j)] = t;
+          f = cs * e[size_t(j)] + sn * s[size_t(j) + 1];
+          s[size_t(j) + 1] = -sn * e[size_t(j)] + cs * s[size_t(j) + 1];
+          g = sn * e[size_t(j) + 1];
+          e[size_t(j) + 1] = cs * e[size_t(j) + 1];
+          ucs[size_t(j)] = cs;  // j < p − 1 ≤ n − 1 ≤ m − 1: always a U rotation too
+          usn[size_t(j)] = sn;
+        }
+        e[size_t(p) - 2] = f;
+        if (wantv) sweep_columns(vr, n, k, p - 1, vcs, vsn, false);
+        if (wantu) sweep_columns(ur, m, k, p - 1, ucs, usn, false);
+        break;
+      }
+      default: {  // s[k] converged: make it non-negative, move it into descending order
+        if (s[size_t(k)] <= 0) {
+          s[size_t(k)] = s[size_t(k)] < 0 ? -s[size_t(k)] : 0.0;
+          if (wantv)
+            for (int64_t i = 0; i <= pp; ++i) vr[k * n + i] = -vr[k * n + i];
+        }
+        while (k < pp && s[size_t(k)] < s[size_t(k) + 1]) {
+          std::swap(s[size_t(k)], s[size_t(k) + 1]);
+          if (wantv && k < n - 1)
+            std::swap_ranges(vr + k * n, vr + (k + 1) * n, vr + (k + 1) * n);
+          if (wantu && k < m - 1)
+            std::swap_ranges(ur + k * m, ur + (k + 1) * m, ur + (k + 1) * m);
+          ++k;
+        }
+        --p;
+      }
+    }
+  }
+  s.resize(size_t(n));
+  return true;
+}
+
+// ---- Householder QR, LAPACK's conventions ----
+// Factors a (m×n) in place: R on and above the diagonal, the reflectors' vectors below it (their
+// first entry 1 implied), tau[j] their scales: H_j = I − tau_j·v_j·v_jᵀ, A = H_0⋯H_{k−1}·R.
+void householder_qr(ColMat& a, Vec& tau) {
+  const int64_t m = a.rows, n = a.cols, k = std::min(m, n);
+  tau.assign(size_t(k), 0.0);
+  for (int64_t j = 0; j < k; ++j) {
+    double* c = a.col(j);
+    double xnorm = 0;
+    for (int64_t i = j + 1; i < m; ++i) xnorm = std::hypot(xnorm, c[i]);
+    if (xnorm == 0) continue;  // H_j = I (LAPACK's dlarfg: tau 0, the diagonal keeps its sign)
+    const double alpha = c[j], beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
+    tau[size_t(j)] = (beta - alpha) / beta;
+    const double scale = 1.0 / (alpha - beta);
+    for (int64_t i = j + 1; i < m; ++i) c[i] *= scale;
+    c[j] = beta;
+    for (int64_t l = j + 1; l < n; ++l) {  // apply H_j to the columns on the right
+      double* d = a.col(l);
+      double w = d[j];
+      for (int64_t i = j + 1; i < m; ++i) w += c[i] * d[i];
+      w *= tau[size_t(j)];
+      d[j] -= w;
+      for (int64_t i = j + 1; i < m; ++i) d[i] -= w * c[i];
+    }
+  }
+}
+
+// Q's first qcols columns (m×qcols) from householder_qr's reflectors: H_0⋯H_{k−1} applied to I.
+ColMat householder_q(const ColMat& a, const Vec& tau, int64_t qcols) {
+  const int64_t m = a.rows, k = int64_t(tau.size());
+  ColMat q(m, qcols);
+  for (int64_t j = 0; j < std::min(m, qcols); ++j) q(j, j) = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    if (tau[size_t(j)] == 0) continue;
+    const double* c = a.v.data() + j * m;
+    for (int64_t l = 0; l < qcols; ++l) {
+      double* d = q.col(l);
+      double w = d[j];
+      for (int64_t i = j + 1; i < m; ++i) w += c[i] * d[i];
+      w *= tau[size_t(j)];
+      if (w == 0) continue;
+      d[j] -= w;
+      for (int64_t i = j + 1; i < m; ++i) d[i] -= w * c[i];
+    }
+  }
+  return q;
+}
+
+// u (m×k, orthonormal columns) extended to an m×m orthogonal matrix: the first k columns kept,
+// the rest an orthonormal basis of their complement (Q of u's QR, past its first k columns).
+ColMat complete_basis(const ColMat& u) {
+  ColMat f = u;
+  Vec tau;
+  householder_qr(f, tau);
+  ColMat q = householder_q(f, tau, u.rows);
+  for (int64_t j = 0; j < u.cols; ++j) std::copy(u.v.begin() + j * u.rows, u.v.begin() + (j + 1) * u.rows, q.col(j));
+  return q;
+}
+
+// ---- symmetric eigendecomposition: EISPACK's tred2 and tql2 (as JAMA writes them) ----
+// v holds A on entry (symmetric, n×n) and the eigenvectors (columns) on exit, d the eigenvalues
+// in ascending order. Returns false if QL does not converge (NaN or inf input).
+bool symmetric_eigen(ColMat& v, Vec& d) {
+  const int64_t n = v.rows;
+  d.assign(size_t(n), 0.0);
+  Vec e(size_t(n), 0.0);
+  ColMat& V = v;
+  // tred2: Householder reduction to tridiagonal form, accumulating the transformations.
+  for (int64_t j = 0; j < n; ++j) d[size_t(j)] = V(n - 1, j);
+  for (int64_t i = n - 1; i > 0; --i) {
+    double scale = 0, h = 0;
+    for (int64_t k = 0; k < i; ++k) scale += std::abs(d[size_t(k)]);
+    if (scale == 0) {
+      e[size_t(i)] = d[size_t(i) - 1];
+      for (int64_t j = 0; j < i; ++j) {
+        d[size_t(j)] = V(i - 1, j);
+        V(i, j) = 0;
+        V(j, i) = 0;
+      }
+    } else {
+      for (int64_t k = 0; k < i; ++k) {
+        d[size_t(k)] /= scale;
+        h += d[size_t(k)] * d[size_t(k)];
+      }
+      double f = d[size_t(i) - 1], g = std::sqrt(h);
+      if (f > 0) g = -g;
+      e[size_t(i)] = scale * g;
+      h -= f * g;
+      d[size_t(i) - 1] = f - g;
+      for (int64_t j = 0; j < i; ++j) e[size_t(j)] = 0;
+      for (int64_t j = 0; j < i; ++j) {
+        f = d[size_t(j)];
+        V(j, i) = f;
+        g = e[size_t(j)] + V(j, j) * f;
+        const double* cj = V.col(j);
+        for (int64_t k = j + 1; k <= i - 1; ++k) {
+          g += cj[k] * d[size_t(k)];
+          e[size_t(k)] += cj[k] * f;
+        }
+        e[size_t(j)] = g;
+      }
+      f = 0;
+      for (int64_t j = 0; j < i; ++j) {
+        e[size_t(j)] /= h;
+        f += e[size_t(j)] * d[size_t(j)];
+      }
+      const double hh = f / (h + h);
+      for (int64_t j = 0; j < i; ++j) e[size_t(j)] -= hh * d[size_t(j)];
+      for (int64_t j = 0; j < i; ++j) {
+        f = d[size_t(j)];
+        g = e[size_t(j)];
+        double* cj = V.col(j);
+        for (int64_t k = j; k <= i - 1; ++k) cj[k] -= (f * e[size_t(k)] + g * d[size_t(k)]);
+        d[size_t(j)] = V(i - 1, j);
+        V(i, j) = 0;
+      }
+    }
+    d[size_t(i)] = h;
+  }
+  for (int64_t i = 0; i < n - 1; ++i) {
+    V(n - 1, i) = V(i, i);
+    V(i, i) = 1;
+    const double h = d[size_t(i) + 1];
+    if (h != 0) {
+      const double* ci = V.col(i + 1);
+      for (int64_t k = 0; k <= i; ++k) d[size_t(k)] = ci[k] / h;
+      for (int64_t j = 0; j <= i; ++j) {
+        double* cj = V.col(j);
+        double g = 0;
+        for (int64_t k = 0; k <= i; ++k) g += ci[k] * cj[k];
+        for (int64_t k = 0; k <= i; ++k) cj[k] -= g * d[size_t(k)];
+      }
+    }
+    for (int64_t k = 0; k <= i; ++k) V(k, i + 1) = 0;
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    d[size_t(j)] = V(n - 1, j);
+    V(n - 1, j) = 0;
+  }
+  if (n > 0) V(n - 1, n - 1) = 1;
+  if (n > 0) e[0] = 0;
+  // tql2: implicit QL on the tridiagonal (d, e), rotating V's columns along (each sweep's
+  // rotations applied once it is done: see sweep_columns).
+  Vec qc(size_t(n), 0.0), qs(size_t(n), 0.0);
+  for (int64_t i = 1; i < n; ++i) e[size_t(i) - 1] = e[size_t(i)];
+  if (n > 0) e[size_t(n) - 1] = 0;
+  double f = 0, tst1 = 0;
+  const double eps = std::ldexp(1.0, -52);
+  for (int64_t l = 0; l < n; ++l) {
+    tst1 = std::max(tst1, std::abs(d[size_t(l)]) + std::abs(e[size_t(l)]));
+    int64_t m = l;
+    while (m < n) {
+      if (std::abs(e[size_t(m)]) <= eps * tst1) break;
+      ++m;
+    }
+    if (m == n) return false;  // only with NaN (e[n−1] is 0)
+    if (m > l) {
+      int64_t iter = 0;
+      do {
+        if (++iter > 60) return false;
+        double g = d[size_t(l)];
+        double p = (d[size_t(l) + 1] - g) / (2.0 * e[size_t(l)]);
+        double r = std::hypot(p, 1.0);
+        if (p < 0) r = -r;
+        d[size_t(l)] = e[size_t(l)] / (p + r);
+        d[size_t(l) + 1] = e[size_t(l)] * (p + r);
+        const double dl1 = d[size_t(l) + 1];
+        double h = g - d[size_t(l)];
+        for (int64_t i = l + 2; i < n; ++i) d[size_t(i)] -= h;
+        f += h;
+        p = d[size_t(m)];
+        double c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        const double el1 = e[size_t(l) + 1];
+        for (int64_t i = m - 1; i >= l; --i) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[size_t(i)];
+          h = c * p;
+          r = std::hypot(p, e[size_t(i)]);
+          e[size_t(i) + 1] = s * r;
+          s = e[size_t(i)] / r;
+          c = p / r;
+          p = c * d[size_t(i)] - s * g;
+          d[size_t(i) + 1] = h + s * (c * g + s * d[size_t(i)]);
+          // V's columns (i, i+1) ← (c·v_i − s·v_{i+1}, s·v_i + c·v_{i+1}): sweep_columns' form with −s.
+          qc[size_t(i)] = c;
+          qs[size_t(i)] = -s;
+        }
+        sweep_columns(V.v.data(), n, l, m, qc, qs, true);
+        p = -s * s2 * c3 * el1 * e[size_t(l)] / dl1;
+        e[size_t(l)] = s * p;
+        d[size_t(l)] = c * p;
+      } while (std::abs(e[size_t(l)]) > eps * tst1);
+    }
+    d[size_t(l)] += f;
+    e[size_t(l)] = 0;
+  }
+  // Ascending order (selection sort: n swaps of columns at most).
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    int64_t k = i;
+    for (int64_t j = i + 1; j < n; ++j)
+      if (d[size_t(j)] < d[size_t(k)]) k = j;
+    if (k != i) {
+      std::swap(d[size_t(i)], d[size_t(k)]);
+      std::swap_ranges(V.col(i), V.col(i) + n, V.col(k));
+    }
+  }
+  return true;
+}
+
+// ---- small dense helpers in double, row-major n×n (matrix exponential) ----
+using Square = std::vector<double>;
+
+Square mat_mul(const Square& a, const Square& b, int64_t n) {
+  Square c(size_t(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < n; ++k) {
+      const double x = a[size_t(i * n + k)];
+      if (x == 0) continue;
+      for (int64_t j = 0; j < n; ++j) c[size_t(i * n + j)] += x * b[size_t(k * n + j)];
+    }
+  return c;
+}
+
+// x = a⁻¹·b (n×n each) by LU with partial pivoting; a and b are overwritten.
+void dense_solve(Square& a, Square& b, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t p = k;
+    for (int64_t i = k + 1; i < n; ++i)
+      if (std::abs(a[size_t(i * n + k)]) > std::abs(a[size_t(p * n + k)])) p = i;
+    if (p != k)
+      for (int64_t j = 0; j < n; ++j) {
+        std::swap(a[size_t(k * n + j)], a[size_t(p * n + j)]);
+        std::swap(b[size_t(k * n + j)], b[size_t(p * n + j)]);
+      }
+    const double piv = a[size_t(k * n + k)];
+    for (int64_t i = k + 1; i < n; ++i) {
+      const double l = a[size_t(i * n + k)] / piv;
+      if (l == 0) continue;
+      for (int64_t j = k + 1; j < n; ++j) a[size_t(i * n + j)] -= l * a[size_t(k * n + j)];
+      for (int64_t j = 0; j < n; ++j) b[size_t(i * n + j)] -= l * b[size_t(k * n + j)];
+    }
+  }
+  for (int64_t i = n - 1; i >= 0; --i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = b[size_t(i * n + j)];
+      for (int64_t k = i + 1; k < n; ++k) s -= a[size_t(i * n + k)] * b[size_t(k * n + j)];
+      b[size_t(i * n + j)] = s / a[size_t(i * n + i)];
+    }
+}
+
+// exp(A) by scaling and squaring with the [13/13] Padé approximant (Higham 2005, "The scaling
+// and squaring method for the matrix exponential revisited"): accurate to double rounding, so
+// to the last bit of float32 and close to it for float64.
+Square expm(Square a, int64_t n) {
+  static const double b[] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+                             129060195264000.0,   10559470521600.0,    670442572800.0,     33522128640.0,
+                             1323241920.0,        40840800.0,          960960.0,           16380.0,
+                             182.0,               1.0};
+  double norm1 = 0;  // the 1-norm: largest column sum
+  for (int64_t j = 0; j < n; ++j) {
+    double c = 0;
+    for (int64_t i = 0; i < n; ++i) c += std::abs(a[size_t(i * n + j)]);
+    norm1 = std::max(norm1, c);
+  }
+  if (!std::isfinite(norm1)) return Square(size_t(n * n), std::numeric_limits<double>::quiet_NaN());
+  const double theta13 = 5.371920351148152;
+  const int squarings = norm1 > theta13 ? int(std::ceil(std::log2(norm1 / theta13))) : 0;
+  if (squarings > 0)
+    for (double& x : a) x = std::ldexp(x, -squarings);
+  const Square a2 = mat_mul(a, a, n), a4 = mat_mul(a2, a2, n), a6 = mat_mul(a4, a2, n);
+  Square u1(size_t(n * n)), u2(size_t(n * n)), v1(size_t(n * n)), v2(size_t(n * n));
+  for (size_t i = 0; i < u1.size(); ++i) {
+    u1[i] = b[13] * a6[i] + b[11] * a4[i] + b[9] * a2[i];
+    u2[i] = b[7] * a6[i] + b[5] * a4[i] + b[3] * a2[i];
+    v1[i] = b[12] * a6[i] + b[10] * a4[i] + b[8] * a2[i];
+    v2[i] = b[6] * a6[i] + b[4] * a4[i] + b[2] * a2[i];
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    u2[size_t(i * n + i)] += b[1];
+    v2[size_t(i * n + i)] += b[0];
+  }
+  Square t = mat_mul(a6, u1, n);
+  for (size_t i = 0; i < t.size(); ++i) t[i] += u2[i];
+  const Square u = mat_mul(a, t, n);
+  Square v = mat_mul(a6, v1, n);
+  for (size_t i = 0; i < v.size(); ++i) v[i] += v2[i];
+  Square p(size_t(n * n)), q(size_t(n * n));
+  for (size_t i = 0; i < p.size(); ++i) {
+    p[i] = v[i] + u[i];
+    q[i] = v[i] - u[i];
+  }
+  dense_solve(q, p, n);
+  for (int k = 0; k < squarings; ++k) p = mat_mul(p, p, n);
+  return p;
+}
+
+template <class T>
+struct Typed {
+  static const T* in(const void* p) { return static_cast<const T*>(p); }
+  static T* out(void* p) { return static_cast<T*>(p); }
+};
+
+template <class T>
+void svd_typed(const void* a0, int64_t batch, int64_t m, int64_t n, bool full, void* u0, void* s0, void* vh0,
+               const std::string& op, bool batched) {
+  const T* a = Typed<T>::in(a0);
+  T *u = static_cast<T*>(u0), *s = static_cast<T*>(s0), *vh = static_cast<T*>(vh0);
+  const int64_t k = std::min(m, n);
+  const bool vectors = u != nullptr;
+  const int64_t ucols = full ? m : k, vrows = full ? n : k;
+  // Decompose the tall one of A and Aᵀ: A = U·S·Vᵀ, or Aᵀ = U'·S·V'ᵀ (then U = V', V = U').
+  const bool wide = m < n;
+  const int64_t rows = wide ? n : m, cols = wide ? m : n;
+  for (int64_t b = 0; b < batch; ++b) {
+    ColMat w = load(a + b * m * n, rows, cols, wide);
+    for (double x : w.v)
+      if (!std::isfinite(x))
+        fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
+             "The algorithm failed to converge because the input matrix contained non-finite values.");
+    Vec sv;
+    ColMat tu, tv;
+    if (!svd_tall(w, sv, vectors ? &tu : nullptr, vectors ? &tv : nullptr))
+      fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
+           "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+           "singular values");
+    for (int64_t i = 0; i < k; ++i) s[b * k + i] = T(sv[size_t(i)]);
+    if (!vectors) continue;
+    if (full && rows > cols) tu = complete_basis(tu);
+    // Tall: U = tu (m×ucols), Vh = tvᵀ. Wide: U = tv (m×m), Vh = tuᵀ (vrows×n).
+    const ColMat& left = wide ? tv : tu;
+    const ColMat& right = wide ? tu : tv;
+    store(left, ucols, false, u + b * m * ucols);
+    store(right, vrows, true, vh + b * vrows * n);
+  }
+}
+
+template <class T>
+void eigh_typed(const void* a0, int64_t batch, int64_t n, bool upper, void* w0, void* v0, const std::string& op,
+                bool batched) {
+  const T* a = Typed<T>::in(a0);
+  T *w = static_cast<T*>(w0), *v = static_cast<T*>(v0);
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* x = a + b * n * n;
+    // One triangle of A, mirrored (LAPACK's syevd reads only that one).
+    ColMat m(n, n);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) m(i, j) = m(j, i) = double(upper ? x[j * n + i] : x[i * n + j]);
+    Vec d;
+    bool finite = true;
+    for (double x : m.v) finite = finite && std::isfinite(x);
+    // Non-finite input: NaN results, no Error (PyTorch's syevd returns without one too).
+    if (!finite) {
+      d.assign(size_t(n), std::numeric_limits<double>::quiet_NaN());
+      std::fill(m.v.begin(), m.v.end(), std::numeric_limits<double>::quiet_NaN());
+    } else if (!symmetric_eigen(m, d)) {
+      fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
+           "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+           "eigenvalues");
+    }
+    for (int64_t i = 0; i < n; ++i) w[b * n + i] = T(d[size_t(i)]);
+    if (v) store(m, n, false, v + b * n * n);
+  }
+}
+
+template <class T>
+void qr_typed(const void* a0, int64_t batch, int64_t m, int64_t n, bool complete, void* q0, void* r0) {
+  const T* a = Typed<T>::in(a0);
+  T *q = static_cast<T*>(q0), *r = static_cast<T*>(r0);
+  const int64_t k = std::min(m, n), qcols = complete ? m : k, rrows = complete ? m : k;
+  for (int64_t b = 0; b < batch; ++b) {
+    ColMat f = load(a + b * m * n, m, n, false);
+    Vec tau;
+    householder_qr(f, tau);
+    T* rb = r + b * rrows * n;
+    for (int64_t i = 0; i < rrows; ++i)
+      for (int64_t j = 0; j < n; ++j) rb[i * n + j] = j >= i && i < m ? T(f(i, j)) : T(0);
+    if (q) store(householder_q(f, tau, qcols), qcols, false, q + b * m * qcols);
+  }
+}
+
+template <class T>
+void solve_triangular_typed(const void* a0, const void* b0, int64_t batch, int64_t n, int64_t k, bool upper, bool unit,
+                            void* x0) {
+  const T *a = Typed<T>::in(a0), *rhs = Typed<T>::in(b0);
+  T* x = static_cast<T*>(x0);
+  Vec row = Vec(size_t(k));
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* A = a + b * n * n;
+    const T* B = rhs + b * n * k;
+    std::vector<double> X(size_t(n * k));
+    // Substitution row by row, from the top (lower) or the bottom (upper); no zero check: a
+    // zero diagonal gives inf/NaN, as LAPACK's trtrs-free trsm does in PyTorch.
+    for (int64_t step = 0; step < n; ++step) {
+      const int64_t i = upper ? n - 1 - step : step;
+      for (int64_t c = 0; c < k; ++c) row[size_t(c)] = double(B[i * k + c]);
+      const int64_t j0 = upper ? i + 1 : 0, j1 = upper ? n : i;
+      for (int64_t j = j0; j < j1; ++j) {
+        const double aij = double(A[i * n + j]);
+        if (aij == 0) continue;
+        for (int64_t c = 0; c < k; ++c) row[size_t(c)] -= aij * X[size_t(j * k + c)];
+      }
+      const double d = unit ? 1.0 : double(A[i * n + i]);
+      for (int64_t c = 0; c < k; ++c) X[size_t(i * k + c)] = row[size_t(c)] / d;
+    }
+    for (int64_t i = 0; i < n * k; ++i) x[b * n * k + i] = T(X[size_t(i)]);
+  }
+}
+
+template <class T>
+void lu_factor_typed(const void* a0, int64_t batch, int64_t m, int64_t n, void* lu0, int32_t* piv,
+                     const std::string& op, bool batched) {
+  const T* a = Typed<T>::in(a0);
+  T* lu = static_cast<T*>(lu0);
+  const int64_t k = std::min(m, n);
+  int64_t bad_batch = -1, bad_pivot = 0;  // the first matrix with a zero pivot, and that pivot (1-based)
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<double> w(a + b * m * n, a + (b + 1) * m * n);
+    auto W = [&](int64_t i, int64_t j) -> double& { return w[size_t(i * n + j)]; };
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t p = j;
+      for (int64_t i = j + 1; i < m; ++i)
+        if (std::abs(W(i, j)) > std::abs(W(p, j))) p = i;
+      piv[b * k + j] = int32_t(p + 1);
+      if (W(p, j) == 0) {
+        if (bad_batch < 0) {
+          bad_batch = b;
+          bad_pivot = j + 1;
+        }
+        continue;  // nothing to eliminate (the column below is zero)
+      }
+      if (p != j)
+        for (int64_t c = 0; c < n; ++c) std::swap(W(j, c), W(p, c));
+      for (int64_t i = j + 1; i < m; ++i) {
+        const double l = W(i, j) /= W(j, j);
+        if (l != 0)
+          for (int64_t c = j + 1; c < n; ++c) W(i, c) -= l * W(j, c);
+      }
+    }
+    for (int64_t i = 0; i < m * n; ++i) lu[b * m * n + i] = T(w[size_t(i)]);
+  }
+  // PyTorch's linalg.lu_factor refuses a singular factorization (lu_factor_ex would return it).
+  if (bad_batch >= 0)
+    fail(op, ": ", batched ? "(Batch element " + std::to_string(bad_batch) + "): " : "", "U[", bad_pivot, ",",
+         bad_pivot, "] is zero and using it on lu_solve would result in a division by zero. If you still want to "
+         "perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)");
+}
+
+template <class T>
+void matrix_exp_typed(const void* a0, int64_t batch, int64_t n, void* out0) {
+  const T* a = Typed<T>::in(a0);
+  T* out = static_cast<T*>(out0);
+  for (int64_t b = 0; b < batch; ++b) {
+    const Square e = expm(Square(a + b * n * n, a + (b + 1) * n * n), n);
+    for (int64_t i = 0; i < n * n; ++i) out[b * n * n + i] = T(e[size_t(i)]);
+  }
+}
+
+void check_float(const char* kernel, DType dtype) {
+  check(dtype == DType::Float32 || dtype == DType::Float64, kernel, ": expected float32 or float64 matrices, got ",
+        dtype_name(dtype));
+}
+
+}  // namespace
+
+void DataKernels::svd(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, bool full, void* u, void* s,
+                      void* vh, const std::string& op, bool batched) const {
+  check_float("svd", dtype);
+  if (dtype == DType::Float64) svd_typed<double>(a, batch, m, n, full, u, s, vh, op, batched);
+  else svd_typed<float>(a, batch, m, n, full, u, s, vh, op, batched);
+}
+
+void DataKernels::eigh(DType dtype, const void* a, int64_t batch, int64_t n, bool upper, void* w, void* v,
+                       const std::string& op, bool batched) const {
+  check_float("eigh", dtype);
+  if (dtype == DType::Float64) eigh_typed<double>(a, batch, n, upper, w, v, op, batched);
+  else eigh_typed<float>(a, batch, n, upper, w, v, op, batched);
+}
+
+void DataKernels::qr(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, bool complete, void* q,
+                     void* r) const {
+  check_float("qr", dtype);
+  if (dtype == DType::Float64) qr_typed<double>(a, batch, m, n, complete, q, r);
+  else qr_typed<float>(a, batch, m, n, complete, q, r);
+}
+
+void DataKernels::solve_triangular(DType dtype, const void* a, const void* b, int64_t batch, int64_t n, int64_t k,
+                                   bool upper, bool unitriangular, void* x) const {
+  check_float("solve_triangular", dtype);
+  if (dtype == DType::Float64) solve_triangular_typed<double>(a, b, batch, n, k, upper, unitriangular, x);
+  else solve_triangular_typed<float>(a, b, batch, n, k, upper, unitriangular, x);
+}
+
+void DataKernels::lu_packed(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, void* lu,
+                            int32_t* pivots, const std::string& op, bool batched) const {
+  check_float("lu_factor", dtype);
+  if (dtype == DType::Float64) lu_factor_typed<double>(a, batch, m, n, lu, pivots, op, batched);
+  else lu_factor_typed<float>(a, batch, m, n, lu, pivots, op, batched);
+}
+
+void DataKernels::matrix_exp(DType dtype, const void* a, int64_t batch, int64_t n, void* out) const {
+  check_float("matrix_exp", dtype);
+  if (dtype == DType::Float64) matrix_exp_typed<double>(a, batch, n, out);
+  else matrix_exp_typed<float>(a, batch, n, out);
+}
+
+}  // namespace sg
