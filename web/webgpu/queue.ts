@@ -25,6 +25,8 @@ export interface Readback {
 export interface Barrier {
   thenId: number;
   readbacks: Readback[];
+  /** A continuation in JavaScript instead of the wasm one (runtime.hostStep). */
+  run?: () => void;
 }
 
 export class Segment {
@@ -71,6 +73,8 @@ export class CommandQueue {
   private pumping: Promise<void> | null = null;
   /** While a continuation runs, its work goes here (ahead of everything closed after it). */
   private inContinuation: Segment | null = null;
+  /** Segments a running continuation ended with barriers of its own (its downloads), in order. */
+  private continuationClosed: Segment[] = [];
 
   constructor(
     private device: DeviceLike,
@@ -123,6 +127,13 @@ export class CommandQueue {
   /** Ends the open segment with a download barrier. */
   closeWithBarrier(barrier: Barrier): void {
     this.current.barrier = barrier;
+    if (this.inContinuation) {
+      // A download inside a continuation: its barrier ends the continuation's segment, and what
+      // the continuation encodes next goes in a new one (a second barrier must not replace it).
+      this.continuationClosed.push(this.inContinuation);
+      this.inContinuation = new Segment(this.device);
+      return;
+    }
     this.close();
   }
 
@@ -150,6 +161,7 @@ export class CommandQueue {
     this.closed = [];
     this.open = new Segment(this.device);
     this.inContinuation = null;
+    this.continuationClosed = [];
   }
 
   private close(): void {
@@ -190,16 +202,17 @@ export class CommandQueue {
     if (continuation) {
       // The continuation's own work runs before every segment closed after the download (work
       // the program encoded while the bytes were on their way included).
-      const mine = new Segment(this.device);
-      this.inContinuation = mine;
+      this.inContinuation = new Segment(this.device);
+      this.continuationClosed = [];
       try {
         continuation();
       } catch (e) {
         this.onError(e);
-      } finally {
-        this.inContinuation = null;
       }
-      if (!mine.empty) this.closed.unshift(mine);
+      const mine = [...this.continuationClosed, this.inContinuation!].filter((seg) => !seg.empty);
+      this.inContinuation = null;
+      this.continuationClosed = [];
+      this.closed.unshift(...mine);
     }
     this.pumping = null;
     await this.pump();

@@ -216,6 +216,20 @@ export class WebGpuRuntime {
     if (first) throw new Error(first);
   }
 
+  /**
+   * Runs `run` on the host once the work enqueued so far is done (downloads landed, their
+   * continuations run) and before any work enqueued after this call, like a download's
+   * continuation without a download; device work it encodes runs ahead of that later work. An
+   * exception from it is reported by the next sync(). sg.compile's stages after a copy from
+   * the GPU run so (npm/src/compile/compile.ts).
+   */
+  hostStep(run: () => void): void {
+    this.checkAlive();
+    this.encodeHeld();
+    this.queue.closeWithBarrier({ thenId: 0, readbacks: [], run });
+    void this.queue.pump();
+  }
+
   /** Submits the work encoded so far (at the end of an optimizer step), without waiting. */
   submit(): void {
     if (this.lost) return;
@@ -356,7 +370,7 @@ export class WebGpuRuntime {
       r.buffer.unmap();
       this.readbacks.give(r.buffer);
     }
-    return () => this.wasm.webgpuRunThen(b.thenId);
+    return b.run ?? (() => this.wasm.webgpuRunThen(b.thenId));
   }
 }
 

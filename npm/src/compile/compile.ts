@@ -4,6 +4,20 @@
 // replay the graph in C++: one call into wasm per stage, the stages separated by the jsCall
 // callbacks, which run here in between (awaited with { async: true }).
 //
+// Devices (transfer.ts): a stage that needs GPU data on the host (a `t.to('cpu')` of a GPU
+// tensor; with { async: true } also a callback whose inputs are on the GPU: it gets host copies)
+// cannot start before the bytes arrive. With { async: true } the call awaits them. A synchronous
+// call (whose callbacks get their inputs where they are: one that reads host data takes
+// `t.to('cpu')` as its input) enqueues the copy and goes on without waiting, as an eager
+// `to('cpu')` does: it returns placeholders of the traced results at once (bindings/graph_pending.cpp), and the rest of the run happens in a host
+// step of the device's queue (runAfterCopies below), which runs once the copies have landed and
+// before any GPU work enqueued after the call, and fills them: a CPU result is pending until then
+// (`await t.data()` or `await sg.sync()` first; dataSync before is the pending-data Error), a GPU
+// one is usable at once (the device orders the fill before later work), and backward through
+// either (after the data arrived) is the real results' backward. What the function does after
+// the copy (a callback, an optimizer step) happens then too; an error in that part is reported
+// by the next sg.sync() (or t.data()), naming the stage, and leaves its results pending.
+//
 // What a traced function reads from JavaScript besides its tensors (numbers, flags, a module's
 // training mode) is a constant of the graph, as in JAX: another value needs another argument.
 // Its tensor arguments are rebound on every call; other tensors it uses (parameters, optimizer
@@ -12,14 +26,15 @@ import { ensureGraphHost } from './host.js';
 import { activeTrace, releaseEntries, withTrace, type TraceState } from './trace_state.js';
 import { flattenArgs, flattenResult } from './arg_tree.js';
 import * as G from './graph_binding.js';
-import { batchHookActive, isGradEnabled } from '../runtime/handles.js';
-import { freeMade, invokeAsync, invokeSync, type Result } from './jscall_invoke.js';
+import { batchHookActive, isGradEnabled, setGradEnabled } from '../runtime/handles.js';
+import { freeMade, invokeAsync, invokeSync, type Invocable, type Result } from './jscall_invoke.js';
 import { callbackOf, release, retain } from './jscall_registry.js';
 import { installTransfers, isTransfer, toDevice } from './transfer.js';
 import { dispose, tidy } from '../runtime/memory.js';
-import { defaultDevice, sync } from '../runtime/webgpu_device.js';
+import { defaultDevice, hostStep, sync } from '../runtime/webgpu_device.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor, tensorSerial } from '../tensor/tensor.js';
+import type { DType } from '../runtime/embind.js';
 
 // t.to('cpu') of a GPU tensor inside a traced function: a stage boundary (transfer.ts).
 installTransfers();
@@ -69,6 +84,8 @@ interface Entry {
   ids: number[];
   /** Tensors from outside that the graph holds, with the handle each had when traced. */
   captured: { tensor: Tensor; handle: number; shape: number[] }[];
+  /** The traced results' shapes, dtypes and devices: a deferred call's placeholders. */
+  specs: G.ResultSpec[];
 }
 
 /**
@@ -151,7 +168,8 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
       const { program, stats } = G.traceEnd(result.tensors, { fuse: o.fuse !== false, backend });
       const candidates = [...state.read].filter((t) => !t.isDisposed && !tensors.includes(t));
       const captured = G.capturedBy(program, candidates).map((tensor) => ({ tensor, handle: tensor.handle, shape: tensor.shape }));
-      return { program, stats, rebuild: result.rebuild, ids: state.ids, captured };
+      const specs = result.tensors.map((t) => ({ shape: t.shape, dtype: t.dtype as DType, device: t.device }));
+      return { program, stats, rebuild: result.rebuild, ids: state.ids, captured, specs };
     } catch (e) {
       G.traceAbort();
       releaseEntries(state.ids);
@@ -263,17 +281,170 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
     }
   };
 
-  const runSync = (entry: Entry, tensors: Tensor[]): unknown =>
-    holding(entry, () => {
+  const syncHint = 'compile the function with sg.compile(fn, { async: true }) to await it';
+  const onGpu = (ts: readonly Tensor[]): boolean => ts.some((t) => t.device !== 'cpu');
+  // Where a synchronous call must wait for a copy from the GPU: a move to the CPU (transfer.ts).
+  // Other callbacks of a synchronous function get their inputs where they are, as before: some
+  // compute with GPU tensors they read from outside (sg.penalties.gradientPenalty's stage), and
+  // a callback that wants host data takes `t.to('cpu')` as its input.
+  const needsCopy = (stage: G.Stage, cb: Invocable): boolean => isTransfer(cb.fn) && onGpu(stage.tensors);
+
+  // A synchronous call: stage after stage until one needs GPU data on the host; from there the
+  // run goes on later (runAfterCopies) and the call returns placeholders. The entries the
+  // program uses are held until the run ends, deferred part included.
+  const runSync = (entry: Entry, tensors: Tensor[]): unknown => {
+    for (const id of entry.ids) retain(id);
+    let deferred = false;
+    try {
       let stage = G.runProgram(entry.program, tensors);
       while (stage.callback !== 0) {
         const cb = callbackFor(stage);
-        stage = afterCallback(stage, (inputs) =>
-          invokeSync(cb, inputs, 'compile the function with sg.compile(fn, { async: true }) to await it'),
-        ) as G.Stage;
+        if (needsCopy(stage, cb)) {
+          const r = runAfterCopies(entry, tensors, stage, cb);
+          deferred = true;
+          return r;
+        }
+        stage = afterCallback(stage, (inputs) => invokeSync(cb, inputs, syncHint)) as G.Stage;
       }
       return finish(entry, stage);
-    });
+    } finally {
+      if (!deferred) entry.ids.forEach(release);
+    }
+  };
+
+  // The deferred part of a synchronous call (see the header): placeholders now; the copies of the
+  // waiting stage's GPU inputs enqueued now; the stage and the ones after it in a host step
+  // once they have landed (again for each later stage that needs GPU data), under the grad mode
+  // of the call; the results copied into the placeholders at the end.
+  const runAfterCopies = (entry: Entry, args: Tensor[], first: G.Stage, firstCb: Invocable): unknown => {
+    let pending: { id: number; tensors: Tensor[] };
+    try {
+      pending = G.pendingResults(entry.program, args, entry.specs);
+    } catch (e) {
+      for (const t of first.tensors) t.dispose();
+      G.abortRun(first.run);
+      throw e;
+    }
+    const gradMode = isGradEnabled();
+    let ended = false;
+    const end = (): void => {
+      if (!ended) entry.ids.forEach(release);
+      ended = true;
+    };
+    // Named by the deferred part's errors: the move it waited for last, and the stage it was at.
+    let after = firstCb.label;
+    let label = firstCb.label;
+
+    // Runs `body` as a host step; an error fails the pending results and goes to the next sync.
+    const later = (body: () => void): void => {
+      hostStep(() => {
+        const prev = isGradEnabled();
+        setGradEnabled(gradMode);
+        try {
+          body();
+        } catch (e) {
+          end();
+          const msg = e instanceof Error ? e.message : String(e);
+          const at = label === after ? '' : ` in ${label}`;
+          const err = new Error(`compiled function: the part of the call after ${after} failed${at}: ${msg}`, { cause: e });
+          try {
+            G.failPending(pending.id, err.message);
+          } catch {
+            // The module is gone: nothing left to mark.
+          }
+          throw err;
+        } finally {
+          setGradEnabled(prev);
+        }
+      });
+    };
+
+    // Host copies of a stage's GPU inputs (downloads enqueued now), in `made`.
+    const hostCopies = (ts: readonly Tensor[], made: Tensor[]): Tensor[] =>
+      ts.map((t) => {
+        if (t.device === 'cpu') return t;
+        const c = toDevice(t, 'cpu');
+        made.push(c);
+        return c;
+      });
+
+    // Hands a callback's results to the run, frees the stage's inputs and what it made, goes on.
+    const resume = (stage: G.Stage, r: Result): void => {
+      let next: G.Stage;
+      try {
+        next = G.resumeRun(stage.run, r.outputs);
+      } catch (e) {
+        G.abortRun(stage.run);
+        throw e;
+      } finally {
+        for (const t of stage.tensors) t.dispose();
+        freeMade(r);
+      }
+      proceed(next);
+    };
+
+    // Calls the stage's callback (a transfer: the identity) on the host copies, landed now.
+    const callOnHost = (stage: G.Stage, cb: Invocable, list: Tensor[], copies: Tensor[]): void => {
+      let r: Result;
+      try {
+        r = invokeSync(cb, list, syncHint);
+      } catch (e) {
+        dispose(copies);
+        for (const t of stage.tensors) t.dispose();
+        G.abortRun(stage.run);
+        throw e;
+      }
+      for (const c of copies) if (!r.made.includes(c)) r.made.push(c);
+      resume(stage, r);
+    };
+
+    // Enqueues the copies of a waiting stage's GPU inputs and the host step that goes on.
+    const defer = (stage: G.Stage, cb: Invocable): void => {
+      after = label = cb.label;
+      const copies: Tensor[] = [];
+      let list: Tensor[];
+      try {
+        list = hostCopies(stage.tensors, copies);
+        later(() => callOnHost(stage, cb, list, copies));
+      } catch (e) {
+        dispose(copies);
+        for (const t of stage.tensors) t.dispose();
+        G.abortRun(stage.run);
+        throw e;
+      }
+    };
+
+    // Runs the stages from `stage` on, deferring again at the next that needs GPU data.
+    const proceed = (stage: G.Stage): void => {
+      while (stage.callback !== 0) {
+        const cb = callbackFor(stage);
+        if (needsCopy(stage, cb)) {
+          defer(stage, cb);
+          return;
+        }
+        label = cb.label;
+        stage = afterCallback(stage, (inputs) => invokeSync(cb, inputs, syncHint)) as G.Stage;
+      }
+      try {
+        G.fillPending(pending.id, stage.tensors);
+      } finally {
+        for (const t of stage.tensors) t.dispose();
+      }
+      end();
+    };
+
+    try {
+      defer(first, firstCb);
+    } catch (e) {
+      try {
+        G.failPending(pending.id, e instanceof Error ? e.message : String(e));
+      } finally {
+        dispose(pending.tensors);
+      }
+      throw e;
+    }
+    return entry.rebuild(pending.tensors);
+  };
 
   // A callback of an async function gets host copies of its GPU inputs (read back and awaited
   // here), so that it reads them as on the CPU, synchronously or not, on every backend. Its

@@ -22,12 +22,16 @@ interface GraphExports {
   graph_live_runs(): number;
   graph_live_programs(): number;
   graph_backward_counts(program: number): number;
+  graph_pending(program: number, nArgs: number): number;
+  graph_fill_pending(id: number, n: number): number;
+  graph_fail_pending(id: number, length: number): number;
+  graph_live_pending(): number;
 }
 
 const NAMES: readonly (keyof GraphExports)[] = [
   'graph_trace_begin', 'graph_trace_callback', 'graph_trace_host_step', 'graph_trace_end', 'graph_trace_abort',
   'graph_free', 'graph_captured', 'graph_run', 'graph_resume', 'graph_abort', 'graph_live_runs', 'graph_live_programs',
-  'graph_backward_counts',
+  'graph_backward_counts', 'graph_pending', 'graph_fill_pending', 'graph_fail_pending', 'graph_live_pending',
 ];
 
 interface GraphEmbind {
@@ -194,8 +198,53 @@ export function backwardCounts(program: number): { fused: number; replayed: numb
   return { fused: w[0]!, replayed: w[1]! };
 }
 
-export function liveCounts(): { programs: number; runs: number } {
-  return { programs: g().graph_live_programs(), runs: g().graph_live_runs() };
+export function liveCounts(): { programs: number; runs: number; pending: number } {
+  return { programs: g().graph_live_programs(), runs: g().graph_live_runs(), pending: g().graph_live_pending() };
+}
+
+// ---- results that arrive later (bindings/graph_pending.cpp) ----
+
+export interface ResultSpec {
+  shape: readonly number[];
+  dtype: DType;
+  device: Device;
+}
+
+/**
+ * Placeholders for the results of a run of `program` on `args` whose rest goes on after a
+ * download: CPU ones pending until filled, floating ones (with grad on and a tensor the run uses
+ * requiring grad) joined to the real results' gradients. The set's id, for fillPending / failPending.
+ */
+export function pendingResults(program: number, args: readonly Tensor[], specs: readonly ResultSpec[]): { id: number; tensors: Tensor[] } {
+  putTensors(args);
+  let size = 1;
+  for (const s of specs) size += s.shape.length + 3;
+  const w = words(size);
+  let at = 0;
+  w[at++] = specs.length;
+  for (const s of specs) {
+    w[at++] = s.shape.length;
+    for (const d of s.shape) w[at++] = d;
+    w[at++] = dtypeCode(s.dtype);
+    w[at++] = deviceCode(s.device);
+  }
+  const n = ok(g().graph_pending(program, args.length));
+  const id = words(1)[0]!;
+  return { id, tensors: takeTensors(n) };
+}
+
+/** Copies a deferred run's results into its placeholders (CPU ones stop being pending). */
+export function fillPending(id: number, results: readonly Tensor[]): void {
+  putTensors(results);
+  ok(g().graph_fill_pending(id, results.length));
+}
+
+/** The deferred part failed: the placeholders stay pending and their backward names `message`. */
+export function failPending(id: number, message: string): void {
+  const bytes = new TextEncoder().encode(message);
+  const w = words(bytes.length);
+  for (let i = 0; i < bytes.length; i++) w[i] = bytes[i]!;
+  ok(g().graph_fail_pending(id, bytes.length));
 }
 
 // ---- JavaScript called from C++ ----

@@ -2,10 +2,12 @@
 // asynchronously (the data is read back), so `t.to('cpu')` of a GPU tensor cannot be an ordinary
 // op of the graph: the CPU ops after it would find no data, at trace time and on every call. While
 // a function is traced, such a move becomes a stage boundary instead: a callback node whose
-// placeholder result lives on the CPU; on every call the run stops there, the executor's caller
-// (compile.ts) reads the tensor back and awaits it, and the run resumes with the host copy on the
-// CPU. That needs a function compiled with { async: true }; a synchronous one is refused when
-// traced, with that advice. Moves to the GPU are uploads, complete at once: ordinary ops.
+// placeholder result lives on the CPU; on every call the run stops there and the executor's
+// caller (compile.ts) enqueues the copy. A function compiled with { async: true } awaits it and
+// resumes the run with the host copy; a synchronous one returns placeholders of its results at
+// once and resumes the run in a host step of the device's queue once the copy has landed,
+// filling them (their data arrive later, as an eager `to('cpu')`'s do). Moves to the GPU are
+// uploads, complete at once: ordinary ops.
 //
 // Tensor's `to()` asks runtime/trace_flag.ts's traceMove while tracing; this module installs the
 // answer (installTransfers), so that tensor/ needs no knowledge of compile/.
@@ -30,8 +32,8 @@ function deviceIn(target: unknown): Device | undefined {
 }
 
 /**
- * The callback of a transfer stage: the identity. compile.ts hands a callback of an async
- * compiled function host copies of its GPU inputs, which is the whole copy.
+ * The callback of a transfer stage: the identity. compile.ts hands a callback whose inputs are on
+ * a GPU host copies of them (awaited, or in a host step of a synchronous call), the whole copy.
  */
 function transferToHost(x: Tensor): Tensor {
   return x;
@@ -47,12 +49,6 @@ const moveBack: VjpFn = ({ statics }, [g]) => (g === null || g === undefined ? [
 
 /** The traced form of a move of `t` (on a GPU) to the CPU: a transfer stage's placeholder result. */
 function traceToHost(trace: TraceState, t: Tensor): Tensor {
-  if (!trace.async) {
-    throw new Error(
-      `compiled function: t.to('cpu') of a '${t.device}' tensor needs sg.compile(fn, { async: true }): the copy from the GPU ` +
-        'completes asynchronously, so the compiled function awaits it between two stages',
-    );
-  }
   ensureGraphHost();
   const spec = { shape: t.shape, dtype: t.dtype as DType };
   const template: Template = { specs: [spec], multi: false, text: `{ shape: [${spec.shape.join(', ')}], dtype: '${spec.dtype}' }` };

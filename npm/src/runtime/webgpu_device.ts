@@ -123,6 +123,16 @@ export function webgpuCoverage(): WebGpuCoverage {
   return coverage(mod().opNames());
 }
 
+/**
+ * Runs `run` once every GPU command so far (downloads included) is done and before any enqueued
+ * later (WebGpuRuntime.hostStep); its exception is reported by the next sync().
+ */
+export function hostStep(run: () => void): void {
+  const rt = activeRuntime();
+  if (rt === null) throw new Error('webgpu: no running WebGPU device (it was lost or never started)');
+  rt.hostStep(run);
+}
+
 /** Submits the GPU work encoded so far without waiting (the optimizers call it after a step). */
 export function submitWork(): void {
   runtime?.submit();
