@@ -147,6 +147,8 @@ export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOpt
 export type { TypedData } from './runtime/handles.js';
 export type { LinearOptions } from './nn/functional.js';
 export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg/linalg.js';
+export type { EighOptions, LinalgDecompositions, Lstsq, PinvOptions, QrOptions, SolveTriangularOptions, Svd, SvdOptions } from './linalg/decompositions.js';
+export type { CrossOptions, LinalgNorms, MatrixNormOptions, MatrixRankOptions, NormOptions, VectorNormOptions } from './linalg/norms.js';
 export type { Func, FunctionCtx, GradOptions, InDims, JacOptions, OutDims, Randomness, VmapOptions } from './func/index.js';
 export type { BitwiseOpFunctions } from './tensor/bitwise.js';
 export type { Special, SpecialFunctions } from './special/special.js';

@@ -172,6 +172,18 @@ add('linalg.solve', 'linalgSolve', [mats, f([3, 2], -1, 1, 41)], (sg, a, c) => s
 add('linalg.solve vector', 'linalgSolve', [mats, f([3], -1, 1, 42)], (sg, a, c) => sg.linalg.solve(wellConditioned(sg, a), c), R);
 add('linalg.cholesky', 'linalgCholesky', [mats], (sg, a) => sg.linalg.cholesky(positiveDefinite(sg, a)), R);
 add('linalg.cholesky upper', 'linalgCholesky', [mats], (sg, a) => sg.linalg.cholesky(positiveDefinite(sg, a), { upper: true }), R);
+// Decompositions: sign-independent results of svd/eigh (their vectors' signs may differ between
+// backends only if the kernels did; they are the same kernels), QR, LU and the rest as they are.
+const tall = f([2, 4, 3], -1, 1, 43);
+add('linalg.svd', 'linalgSvd', [tall], (sg, a) => { const [U, S, Vh] = sg.linalg.svd(a, { fullMatrices: false }); return U.mul(S.unsqueeze(-2)).matmul(Vh).add(U.abs().sum()).add(Vh.abs().sum()); }, R);
+add('linalg.svdvals', 'linalgSvdvals', [tall], (sg, a) => sg.linalg.svdvals(a), R);
+add('linalg.eigh', 'linalgEigh', [mats], (sg, a) => { const [l, V] = sg.linalg.eigh(positiveDefinite(sg, a)); return V.abs().sum().add(l.sum()); }, R);
+add('linalg.eigvalsh', 'linalgEigvalsh', [mats], (sg, a) => sg.linalg.eigvalsh(positiveDefinite(sg, a), { UPLO: 'U' }), R);
+add('linalg.qr', 'linalgQr', [tall], (sg, a) => { const [Q, R2] = sg.linalg.qr(a); return Q.sum().add(R2.sum()); }, R);
+add('linalg.solveTriangular', 'linalgSolveTriangular', [mats, f([3, 2], -1, 1, 44)], (sg, a, c) => sg.linalg.solveTriangular(wellConditioned(sg, a), c, { upper: true }), R);
+add('linalg.luFactor', 'linalgLuFactor', [mats], (sg, a) => sg.linalg.luFactor(wellConditioned(sg, a)).LU, R);
+add('linalg.matrixExp', 'linalgMatrixExp', [mats], (sg, a) => sg.linalg.matrixExp(a), R);
+add('linalg.pinv', 'linalgPinv', [tall], (sg, a) => sg.linalg.pinv(a), R);
 add('flip', 'flip', [t3], (sg, a) => a.flip(0, 2));
 add('roll', 'roll', [t3], (sg, a) => a.roll([1, -1], [2, 0]));
 add('repeat', 'repeat', [x], (sg, a) => a.repeat(2, 1, 2));

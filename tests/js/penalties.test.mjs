@@ -196,6 +196,7 @@ const GRADIENT_CHECKS = [
   ['orthogonality soft (wide)', (w) => P.orthogonality(w, { lambda: 0.5 }), [W]],
   ['orthogonality soft (tall)', (w) => P.orthogonality(w.T, { lambda: 0.5 }), [W]],
   ['orthogonality spectral', (w) => P.orthogonality(w, { mode: 'spectral', lambda: 0.5, powerIterations: 60 }), [W]],
+  ['orthogonality spectral by svdvals', (w) => P.orthogonality(w, { mode: 'spectral', lambda: 0.5 }), [W]],
 ];
 for (const [name, f, inputs] of GRADIENT_CHECKS) {
   forEachBackend(`${name}: autograd's gradient equals central differences`, () => gradCheck(f, inputs));
@@ -203,7 +204,7 @@ for (const [name, f, inputs] of GRADIENT_CHECKS) {
 
 forEachBackend('spectral with the default 20 steps: the gradient is the converged one (σ₂/σ₁ = 0.21)', async () => {
   // W's singular values 1.19 and 0.25 (computed by hand from WᵀW): 20 steps are far past convergence.
-  await gradCheck((w) => P.orthogonality(w, { mode: 'spectral', lambda: 0.5 }), [[[1.1, 0.3], [0.4, 0.2]]]);
+  await gradCheck((w) => P.orthogonality(w, { mode: 'spectral', spectralMethod: 'power', lambda: 0.5 }), [[[1.1, 0.3], [0.4, 0.2]]]);
 });
 
 // ---- layouts, lambda, devices, memory ----
@@ -303,8 +304,8 @@ forEachBackend("spectral falls back to soft with one warning when an op of the i
   };
   console.warn = (...args) => warnings.push(args.join(' '));
   try {
-    const a = await evaluate((w) => P.orthogonality(w, { mode: 'spectral', lambda: 0.2 }), [W]);
-    const b = await evaluate((w) => P.orthogonality(w, { mode: 'spectral', lambda: 0.2 }), [W]);
+    const a = await evaluate((w) => P.orthogonality(w, { mode: 'spectral', spectralMethod: 'power', lambda: 0.2 }), [W]);
+    const b = await evaluate((w) => P.orthogonality(w, { mode: 'spectral', spectralMethod: 'power', lambda: 0.2 }), [W]);
     sg.Tensor.prototype.norm = originalNorm;
     const soft = await evaluate((w) => P.orthogonality(w, { lambda: 0.2 }), [W]);
     assert.deepEqual(a, soft);

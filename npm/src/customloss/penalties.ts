@@ -10,6 +10,7 @@ import { consoleRef } from '../runtime/env.js';
 import { tidy } from '../runtime/memory.js';
 import { mod } from '../runtime/module.js';
 import { functionOps } from '../tensor/ops.js';
+import { run } from '../tensor/call.js';
 import { checkOptions, describe, type OptionSpec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { activeTrace, readsDuring } from '../compile/trace_state.js';
@@ -45,7 +46,12 @@ export interface EntropyOptions {
 export interface OrthogonalityOptions extends LambdaOptions {
   /** 'soft' (default): ‖W Wᵀ − I‖²_F; 'spectral': (σ_max(W) − 1)². */
   mode?: 'soft' | 'spectral';
-  /** Power-iteration steps of mode 'spectral' (default 20). */
+  /**
+   * How mode 'spectral' finds σ_max: 'svdvals' (the default when powerIterations is not given:
+   * exact, sg.linalg.svdvals and its gradient) or 'power' (power iteration from a fixed start).
+   */
+  spectralMethod?: 'svdvals' | 'power';
+  /** Power-iteration steps of spectralMethod 'power' (default 20); giving it selects 'power'. */
   powerIterations?: number;
 }
 export interface GradientPenaltyOptions {
@@ -253,6 +259,11 @@ function spectralOrthogonality(m: Tensor, steps: number): Tensor {
   return u.matmul(m.matmul(v)).sub(1).square();
 }
 
+/** (σ_max − 1)² from the singular values (linalg.svdvals: exact, its gradient u₁v₁ᵀ·2(σ − 1)). */
+function spectralBySvdvals(fn: string, m: Tensor): Tensor {
+  return run(fn, 'linalgSvdvals', [['w', m]]).amax().sub(1).square();
+}
+
 const warnedSpectral = new Set<string>();
 
 function orthogonality(w: Tensor, options?: OrthogonalityOptions): Tensor {
@@ -265,17 +276,25 @@ function orthogonality(w: Tensor, options?: OrthogonalityOptions): Tensor {
     mode: ['soft', 'spectral'],
     lambda: lambdaSpec,
     powerIterations: 'positiveInteger',
+    spectralMethod: ['svdvals', 'power'],
   });
   const mode = o.mode ?? 'soft';
   if (o.powerIterations !== undefined && mode !== 'spectral') {
     throw new Error(`${fn}: option 'powerIterations' applies to mode 'spectral' only, got mode '${mode}'`);
+  }
+  if (o.spectralMethod !== undefined && mode !== 'spectral') {
+    throw new Error(`${fn}: option 'spectralMethod' applies to mode 'spectral' only, got mode '${mode}'`);
+  }
+  const method = o.spectralMethod ?? (o.powerIterations !== undefined ? 'power' : 'svdvals');
+  if (method === 'svdvals' && o.powerIterations !== undefined) {
+    throw new Error(`${fn}: option 'powerIterations' applies to spectralMethod 'power' only, got spectralMethod 'svdvals'`);
   }
   return tidy(() => {
     const m = x.reshape(x.shape[0]!, -1);
     let value: Tensor | null = null;
     if (mode === 'spectral') {
       try {
-        value = spectralOrthogonality(m, o.powerIterations ?? DEFAULT_POWER_ITERATIONS);
+        value = method === 'svdvals' ? spectralBySvdvals(fn, m) : spectralOrthogonality(m, o.powerIterations ?? DEFAULT_POWER_ITERATIONS);
       } catch (e) {
         // A backend missing an op of the iteration: the soft penalty still constrains W.
         const backend = mod().getDefaultDevice() === 'webgpu' ? 'webgpu' : mod().getBackend();

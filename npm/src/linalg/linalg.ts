@@ -1,4 +1,5 @@
-// torch.linalg's basics (src/ops/linalg.h): sg.linalg.{inv, det, slogdet, solve, cholesky}, the
+// torch.linalg's basics (src/ops/linalg.h): sg.linalg.{inv, det, slogdet, solve, cholesky} (and, from
+// decompositions.ts and norms.ts, svd, qr, eigh, norms, ...), the
 // top-level spellings PyTorch also has (sg.inverse, sg.det, sg.logdet, sg.slogdet, sg.cholesky) and
 // the Tensor methods of those names. float32 matrices [..., n, n], batched, computed
 // in double and rounded once. Each entry only turns JS arguments into one op call: the C++ op
@@ -8,14 +9,16 @@ import { installMethods, noOptions, type MethodsOf } from '../tensor/ops.js';
 import { checkOptions } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { namedPair, type NamedPair } from '../tensor/named_tuple.js';
+import { linalgDecompositions, type LinalgDecompositions } from './decompositions.js';
+import { linalgNorms, type LinalgNorms } from './norms.js';
 
 export interface CholeskyOptions {
   /** Return U (upper-triangular, Uᵀ·U = A, from A's upper triangle) instead of L (default false). */
   upper?: boolean;
 }
 
-/** sg.linalg: PyTorch 1.13's torch.linalg functions of the same names. */
-export interface Linalg {
+/** sg.linalg: PyTorch 1.13's torch.linalg functions of the same names (decompositions.ts, norms.ts add the rest). */
+export interface Linalg extends LinalgDecompositions, LinalgNorms {
   /** A⁻¹ of every matrix of A [..., n, n]; a singular matrix is an Error (PyTorch's message). */
   inv(A: TensorLike): Tensor;
   /** det(A) [...]; 0 for a singular matrix (its gradient is then the cofactor matrix, finite). */
@@ -73,6 +76,8 @@ export const linalg: Linalg = {
     return run('linalg.solve', 'linalgSolve', [['A', A], ['B', B]]);
   },
   cholesky: choleskyNamed('linalg.cholesky'),
+  ...linalgDecompositions,
+  ...linalgNorms,
 };
 
 export const linalgFunctions: LinalgFunctions = {

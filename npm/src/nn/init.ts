@@ -4,6 +4,9 @@
 import { checkOptions, describe, isOptionsObject, numberArg } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkWritable, draw, writeInto } from './tensor_data.js';
+import { runList } from '../tensor/call.js';
+import { tensor } from '../tensor/creation.js';
+import { tidy } from '../runtime/memory.js';
 
 export type Nonlinearity =
   | 'linear'
@@ -206,8 +209,42 @@ export function kaimingNormal_(t: Tensor, options?: KaimingOptions): Tensor {
   return normal_(t, 0, std);
 }
 
+/**
+ * A (semi-)orthogonal matrix times gain, PyTorch's algorithm: W viewed as [rows, rest], the QR of
+ * an N(0, 1) matrix (transposed when rows < rest) with Q's columns signed by R's diagonal (so Q
+ * is Haar-distributed), transposed back. gain: a number or { gain }.
+ */
+export function orthogonal_(t: Tensor, gain?: number | { gain?: number }): Tensor {
+  const fn = 'orthogonal_';
+  const g = gainArg(fn, gain);
+  checkFloat(fn, t);
+  if (t.ndim < 2) throw new Error(`${fn}: only tensors with 2 or more dimensions are supported, got shape [${t.shape.join(', ')}]`);
+  if (t.numel === 0) return t;
+  const rows = t.shape[0]!, cols = t.numel / rows;
+  const wide = rows < cols;
+  const [m, n] = wide ? [cols, rows] : [rows, cols];  // the tall matrix that is factored
+  const values = tidy(() => {
+    const a = tensor(draw('randn', rows * cols), { shape: [rows, cols] });
+    const [q, r] = runList(fn, 'linalgQr', [['A', wide ? a.T.contiguous() : a]], { mode: 'reduced' });
+    const Q = q!.dataSync() as Float32Array, R = r!.dataSync() as Float32Array;
+    const out = new Float64Array(rows * cols);
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        const d = R[j * n + j]!;
+        const v = g * Q[i * n + j]! * (d > 0 ? 1 : d < 0 ? -1 : 0);  // torch's sign(): 0 for 0
+        if (wide) out[j * cols + i] = v;
+        else out[i * cols + j] = v;
+      }
+    }
+    return out;
+  });
+  writeInto(fn, t, values);
+  return t;
+}
+
 /** sg.nn.init */
 export const init = {
+  orthogonal_,
   calculateGain,
   uniform_,
   normal_,
