@@ -94,11 +94,23 @@ CASES = {
     "indexSelect": ([((4, 3), -2, 2)], lambda x: x.index_select(0, torch.tensor([3, 0, 3]))),
     "scatterAdd": ([((3, 4), -2, 2), ((3, 2), -2, 2)],
                    lambda x, s: x.scatter_add(1, torch.tensor([[0, 3], [2, 2], [1, 0]]), s)),
+    "scatter": ([((3, 4), -2, 2), ((3, 2), -2, 2)],
+                lambda x, s: x.scatter(1, torch.tensor([[0, 3], [2, 1], [1, 0]]), s)),
+    "maskedFill": ([((3, 4), -2, 2)], lambda x: x.masked_fill(x > 0.5, 0.25)),
+    "sign": ([((3, 4), -2, 2)], torch.sign),
+    # integer and bool results: values only (no gradient flows through them)
+    "argmax": ([((3, 5), -2, 2)], lambda x: x.argmax(1).int()),
+    "argmin": ([((3, 5), -2, 2)], lambda x: x.argmin(0).int()),
+    "argsort": ([((3, 5), -2, 2)], lambda x: x.argsort(1).int()),
+    "compare": ([((3, 5), -2, 2), ((3, 5), -2, 2)],
+                lambda a, b: torch.stack([a.eq(b), a.ne(b), a.lt(b), a.le(b), a.gt(b), a.ge(b)]).int()),
     # normalization layers (batch statistics) and regression losses
     "layerNorm": ([((3, 6), -2, 2), ((6,), 0.5, 1.5), ((6,), -1, 1)],
                   lambda x, w, b: F.layer_norm(x, [6], w, b, eps=1e-5)),
     "batchNorm": ([((4, 3, 2), -2, 2), ((3,), 0.5, 1.5), ((3,), -1, 1)],
                   lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True, eps=1e-5)),
+    "instanceNorm": ([((2, 3, 4), -2, 2), ((3,), 0.5, 1.5), ((3,), -1, 1)],
+                     lambda x, w, b: F.instance_norm(x, weight=w, bias=b, eps=1e-5)),
     "groupNorm": ([((2, 4, 3), -2, 2), ((4,), 0.5, 1.5), ((4,), -1, 1)],
                   lambda x, w, b: F.group_norm(x, 2, w, b, eps=1e-5)),
     "mseLoss": ([((4, 3), -2, 2), ((4, 3), -2, 2)], F.mse_loss),
@@ -121,7 +133,8 @@ def main():
         inputs = [draw(shape, lo, hi).requires_grad_() for shape, lo, hi in domains]
         y = fn(*inputs)
         w = draw(tuple(y.shape), -1, 1)
-        grads = torch.autograd.grad((y * w).sum(), inputs)
+        # Integer results carry no gradient: an empty list (the test compares their values exactly).
+        grads = torch.autograd.grad((y * w).sum(), inputs) if y.is_floating_point() else []
         out[name] = {
             "inputs": [{"shape": list(t.shape), "values": t.detach().flatten().tolist()} for t in inputs],
             "out": {"shape": list(y.shape), "values": y.detach().flatten().tolist()},
