@@ -187,6 +187,32 @@ class DataKernels {
   virtual void cholesky_f32(const float* a, int64_t batch, int64_t n, bool upper, float* out,
                             const std::string& op, bool batched) const;
 
+  // ---- decompositions (kernels/reference/linalg_decomp.cpp) ----
+  // `batch` row-major contiguous matrices of `dtype` (float32 or float64), each computed in double
+  // and every result rounded once to dtype. Errors name `op`; `batched` adds "(Batch element i): ".
+  // SVD of m×n A: s [k] descending (k = min(m, n)); with u non-null also U [m, full ? m : k] and
+  // Vh [full ? n : k, n] (then vh is non-null too). NaN/inf input is PyTorch's Error.
+  virtual void svd(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, bool full, void* u, void* s,
+                   void* vh, const std::string& op, bool batched) const;
+  // Symmetric n×n A read from one triangle (upper or lower): w [n] ascending, v (if non-null) the
+  // eigenvectors as columns [n, n]. NaN/inf input gives NaN results (no Error, as PyTorch).
+  virtual void eigh(DType dtype, const void* a, int64_t batch, int64_t n, bool upper, void* w, void* v,
+                    const std::string& op, bool batched) const;
+  // Householder QR of m×n A with LAPACK's signs: Q [m, complete ? m : k] (skipped if null),
+  // R [complete ? m : k, n].
+  virtual void qr(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, bool complete, void* q,
+                  void* r) const;
+  // x = A⁻¹·b for triangular A [n, n] (upper or lower; unitriangular: its diagonal read as 1) and
+  // b [n, k]; a zero diagonal gives inf/NaN (no Error, as PyTorch).
+  virtual void solve_triangular(DType dtype, const void* a, const void* b, int64_t batch, int64_t n, int64_t k,
+                                bool upper, bool unitriangular, void* x) const;
+  // P·A = L·U of m×n A (partial pivoting, LAPACK getrf): lu [m, n] packed (L's unit diagonal
+  // implied), pivots [k] int32, 1-based. A zero pivot is PyTorch's Error.
+  virtual void lu_packed(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, void* lu,
+                         int32_t* pivots, const std::string& op, bool batched) const;
+  // out = exp(A) for n×n A (scaling and squaring, Padé 13).
+  virtual void matrix_exp(DType dtype, const void* a, int64_t batch, int64_t n, void* out) const;
+
   // y = fn(x) elementwise, evaluated in double and rounded once to float32; n is polygamma's
   // order (ignored by the others). (kernels/reference/data_special.cpp)
   virtual void special_f32(Special fn, int n, const float* x, float* y, int64_t count) const;

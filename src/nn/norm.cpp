@@ -14,6 +14,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "nn/batch_norm_fused.h"
+#include "nn/layer_norm_fused.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
@@ -207,10 +208,23 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
         shape_str(normalized_shape).substr(1), ", got ", x.shape());
   check_param(op, weight, "weight", normalized_shape, x.dtype());
   check_param(op, bias, "bias", normalized_shape, x.dtype());
+  // One row kernel forward and two backward where the device has them (layer_norm_fused.cpp).
+  if (Tensor y = layer_norm_fused(op, x, normalized_shape, weight, bias, eps); y.defined()) return y;
   const Stats st(x.shape(), dims_flags(nd, nd - k, nd));
 
   return affine_node(op, x, weight, bias, normalized_shape,
                      [st, eps](const Tensor& x) { return batch_statistics(x, st, eps); });
+}
+
+std::vector<Tensor> layer_norm_grads_ops(const Tensor& g, const Tensor& x, const Shape& normalized_shape,
+                                         const Tensor& weight, double eps) {
+  const int64_t nd = x.ndim(), k = int64_t(normalized_shape.size());
+  const Normalized n = batch_statistics(x, Stats(x.shape(), dims_flags(nd, nd - k, nd)), eps);
+  Tensor dx, dw, db;
+  if (x.requires_grad()) dx = n.dx_of(weight.defined() ? mul(g, weight) : g);
+  if (weight.defined() && weight.requires_grad()) dw = sum_to(mul(g, n.xhat), normalized_shape);
+  db = sum_to(g, normalized_shape);
+  return {dx, dw, db};
 }
 
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {

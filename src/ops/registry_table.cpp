@@ -360,6 +360,42 @@ void register_sampling(Table& t) {
   for (const char* name : {"bernoulli", "multinomial"}) t.at(name).impure = true;
 }
 
+// The decompositions (ops/linalg_decomp.cpp): float32 and float64 (OpInfo::float64).
+void register_linalg_decompositions(Table& t) {
+  add_row(t, "linalgSvd", 1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    const Svd r = linalg_svd(in[0], a.flag("linalgSvd", "fullMatrices", true));
+    return {r.U, r.S, r.Vh};
+  });
+  add_fixed(t, "linalgSvdvals", 1, [](const char*, const Inputs& in, const Attrs&) { return linalg_svdvals(in[0]); });
+  add_row(t, "linalgEigh", 1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    const Eigh r = linalg_eigh(in[0], a.str("linalgEigh", "UPLO", "L"));
+    return {r.eigenvalues, r.eigenvectors};
+  });
+  add_fixed(t, "linalgEigvalsh", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return linalg_eigvalsh(in[0], a.str(op, "UPLO", "L"));
+  });
+  add_row(t, "linalgQr", 1, 1, [](const Inputs& in, const Attrs& a) -> Outputs {
+    const QR r = linalg_qr(in[0], a.str("linalgQr", "mode", "reduced"));
+    return {r.Q, r.R};
+  });
+  add_fixed(t, "linalgSolveTriangular", 2, [](const char* op, const Inputs& in, const Attrs& a) {
+    if (!a.has("upper")) fail(op, ": missing argument 'upper'");
+    return linalg_solve_triangular(in[0], in[1], a.flag(op, "upper", false), a.flag(op, "left", true),
+                                   a.flag(op, "unitriangular", false));
+  });
+  add_row(t, "linalgLuFactor", 1, 1, [](const Inputs& in, const Attrs&) -> Outputs {
+    const LUFactor r = linalg_lu_factor(in[0]);
+    return {r.LU, r.pivots};
+  });
+  add_fixed(t, "linalgMatrixExp", 1, [](const char*, const Inputs& in, const Attrs&) { return linalg_matrix_exp(in[0]); });
+  add_fixed(t, "linalgPinv", 1, [](const char* op, const Inputs& in, const Attrs& a) {
+    return linalg_pinv(in[0], a.opt_number(op, "atol"), a.opt_number(op, "rtol"));
+  });
+  for (const char* name : {"linalgSvd", "linalgSvdvals", "linalgEigh", "linalgEigvalsh", "linalgQr",
+                           "linalgSolveTriangular", "linalgLuFactor", "linalgMatrixExp", "linalgPinv"})
+    t.at(name).float64 = true;
+}
+
 // torch.linalg (ops/linalg.h); the JS layer names them linalg.inv, ... (npm/src/linalg/linalg.ts).
 void register_linalg(Table& t) {
   const std::pair<const char*, UnaryFn> unary[] = {
@@ -374,6 +410,7 @@ void register_linalg(Table& t) {
   add_fixed(t, "linalgCholesky", 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return linalg_cholesky(in[0], a.flag(op, "upper", false));
   });
+  register_linalg_decompositions(t);
 }
 
 // PyTorch's special functions (ops/special.h); npm/src/special/special.ts also names them special.*.
