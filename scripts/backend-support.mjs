@@ -1,9 +1,15 @@
 // Prints npm/README.md's "Backend support" section from the matrix the results-matrix test
 // writes (build/backend_matrix.json: node --test tests/js/backend_matrix.test.mjs).
 //   node scripts/backend-support.mjs > /tmp/section.md
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const matrix = JSON.parse(readFileSync(new URL('../build/backend_matrix.json', import.meta.url), 'utf8'));
+// The dtype dimension: build/dtype_matrix.json, written by tests/js/dtype_compute.test.mjs (op →
+// dtype → where its expected values came from), when that test has run.
+const dtypeFile = new URL('../build/dtype_matrix.json', import.meta.url);
+const dtypes = existsSync(dtypeFile) ? JSON.parse(readFileSync(dtypeFile, 'utf8')) : {};
+const SHORT = { float16: 'f16', bfloat16: 'bf16', int8: 'i8', uint8: 'u8', int64: 'i64' };
+const dtypeCell = (op) => Object.keys(SHORT).filter((d) => dtypes[op]?.[d]).map((d) => SHORT[d]).join(' ') || '—';
 const ops = Object.keys(matrix).sort((a, b) => a.localeCompare(b));
 const label = { kernel: 'kernel', fallback: 'wasm fallback', differs: '**differs**', error: '**error**' };
 const count = (s) => ops.filter((op) => matrix[op].webgpu === s).length;
@@ -17,9 +23,14 @@ const lines = [
   "kernels ran and matched; *wasm fallback*: the op has no WGSL kernel yet, ran on wasm with its data",
   `moved for it, and matched. On webgpu: ${count('kernel')} with kernels, ${count('fallback')} through the fallback, ${count('differs') + count('error')} differing.`,
   '',
-  '| op | reference | wasm | webgpu |',
-  '|---|---|---|---|',
-  ...ops.map((op) => `| \`${op}\` | ${['reference', 'wasm', 'webgpu'].map((b) => label[matrix[op][b]] ?? '—').join(' | ')} |`),
+  'The dtypes column lists the dtypes besides float32/int32/bool whose values and gradients',
+  "`tests/js/dtype_compute.test.mjs` compares with PyTorch 1.13 for the op on `reference` and `wasm`",
+  '(float16/bfloat16 computed in float32 and rounded once; int8/uint8 in int32, wrapping; int64 in int32',
+  'where exact, else an Error); other ops take those dtypes the same way, untested per op.',
+  '',
+  '| op | reference | wasm | webgpu | dtypes |',
+  '|---|---|---|---|---|',
+  ...ops.map((op) => `| \`${op}\` | ${['reference', 'wasm', 'webgpu'].map((b) => label[matrix[op][b]] ?? '—').join(' | ')} | ${dtypeCell(op)} |`),
   '',
 ];
 process.stdout.write(lines.join('\n'));

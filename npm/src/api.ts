@@ -2,6 +2,7 @@
 import { enableGrad, grad, gradOf, noGrad, valueAndGrad } from './autograd/backward.js';
 import { gradcheck, gradgradcheck } from './autograd/gradcheck.js';
 import { func, Function as AutogradFunction } from './func/index.js';
+import { autocast, GradScaler } from './amp/index.js';
 import './tensor/inplace.js';  // the in-place Tensor methods (add_, mul_, fill_, ...)
 import {
   arange,
@@ -239,6 +240,9 @@ export function createApi() {
     autograd: { grad: gradOf, gradcheck, gradgradcheck, Function: AutogradFunction },
     // torch.func's transforms (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functionalCall)
     func,
+    // mixed precision: torch.autocast's op lists and torch.cuda.amp.GradScaler (API.md Dtypes)
+    autocast,
+    amp: { GradScaler },
     // compiled graphs and JavaScript callbacks (API.md)
     compile,
     jsCall,

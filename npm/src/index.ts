@@ -150,6 +150,7 @@ export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg/linalg.j
 export type { EighOptions, LinalgDecompositions, Lstsq, PinvOptions, QrOptions, SolveTriangularOptions, Svd, SvdOptions } from './linalg/decompositions.js';
 export type { CrossOptions, LinalgNorms, MatrixNormOptions, MatrixRankOptions, NormOptions, VectorNormOptions } from './linalg/norms.js';
 export type { Func, FunctionCtx, GradOptions, InDims, JacOptions, OutDims, Randomness, VmapOptions } from './func/index.js';
+export type { AutocastOptions, GradScaler, GradScalerOptions, Scalable, ScalableOptimizer } from './amp/index.js';
 export type { BitwiseOpFunctions } from './tensor/bitwise.js';
 export type { Special, SpecialFunctions } from './special/special.js';
 export type {

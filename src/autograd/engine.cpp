@@ -10,16 +10,27 @@
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
 
 namespace sg {
 
 namespace {
+
+// a + b through the op table's dispatch (ops/registry.cpp run_op), which computes each dtype
+// where it has kernels (float16/bfloat16 in float32, rounded once on the store).
+Tensor add_any_dtype(const Tensor& a, const Tensor& b) {
+  static const OpInfo* const add_op = find_op("add");
+  return run_op("add", *add_op, {a, b}, Attrs{})[0];
+}
 
 // a + b for two float32 tensors of one shape (gradients meeting at a node or leaf), into a new
 // contiguous tensor, on their device.
 Tensor add_same_shape(const Tensor& a, const Tensor& b) {
   check(a.device() == b.device(), "backward: gradients on two devices (", device_name(a.device()), " and ",
         device_name(b.device()), ") meet at one tensor");
+  // Gradients of another floating dtype (float16, bfloat16, float64 tensors) add as the op table
+  // adds them: in their own dtype, through the one dispatch point that knows each dtype's kernels.
+  if (a.dtype() != DType::Float32 || b.dtype() != DType::Float32) return add_any_dtype(a, b);
   const Tensor ac = as_contiguous(a, DType::Float32), bc = as_contiguous(b, DType::Float32);
   Tensor out = Tensor::uninitialized(a.shape(), DType::Float32, a.device());
   const int64_t n = out.numel();
@@ -53,9 +64,9 @@ Tensor owned(const Tensor& g) {
   if (g.impl()->storage->pending()) return g;
   const TensorImpl& t = *g.impl();
   const bool sole = g.ptr().use_count() == 1 && t.storage.use_count() == 1 && g.is_contiguous() && g.offset() == 0 &&
-                    g.dtype() == DType::Float32 && t.storage->nbytes() == static_cast<size_t>(g.numel()) * sizeof(float);
+                    t.storage->nbytes() == static_cast<size_t>(g.numel()) * dtype_size(g.dtype());
   if (sole) return g;
-  return contiguous_copy(g, DType::Float32);
+  return contiguous_copy(g);  // in its own dtype: a float16 parameter's .grad is float16, as PyTorch's
 }
 
 struct Backward {
@@ -70,7 +81,11 @@ struct Backward {
   std::unordered_map<const void*, Tensor> captured;  // keyed by Node* or TensorImpl*
   std::unordered_set<const void*> wanted;
 
-  Tensor sum(const Tensor& a, const Tensor& b) const { return create_graph ? add(a, b) : add_same_shape(a, b); }
+  Tensor sum(const Tensor& a, const Tensor& b) const {
+    if (create_graph && (a.dtype() != DType::Float32 || b.dtype() != DType::Float32))
+      return add_any_dtype(a, b);  // recorded, in the gradients' dtype
+    return create_graph ? add(a, b) : add_same_shape(a, b);
+  }
   // A gradient kept past the backward call (see owned()); with a graph, a recorded clone.
   Tensor kept(const Tensor& g) const { return create_graph ? clone(g) : owned(g); }
 
@@ -195,6 +210,11 @@ Tensor filled(const Shape& shape, double v, Device d) {
   return t;
 }
 
+// The seed of a root of another floating dtype is in that dtype (ones_like(root), as PyTorch).
+Tensor in_dtype(const Tensor& t, DType dtype) {
+  return is_floating(dtype) && dtype != t.dtype() ? contiguous_copy(t, dtype) : t;
+}
+
 // The gradient backward starts from. With create_graph a given one keeps its own graph (a
 // gradient may itself depend on tensors that require grad, as in PyTorch).
 Tensor seed_gradient(const Tensor& root, const Tensor& grad_output, bool create_graph) {
@@ -202,7 +222,7 @@ Tensor seed_gradient(const Tensor& root, const Tensor& grad_output, bool create_
   if (!grad_output.defined()) {
     check(root.numel() == 1, "backward: a gradient must be given for a non-scalar output of shape ",
           root.shape(), " (grad can be implicitly created only for one-element outputs)");
-    return filled(root.shape(), 1.0, root.device());
+    return in_dtype(filled(root.shape(), 1.0, root.device()), root.dtype());
   }
   check(grad_output.shape() == root.shape(), "backward: expected a gradient of shape ", root.shape(),
         ", got ", grad_output.shape());
@@ -210,10 +230,11 @@ Tensor seed_gradient(const Tensor& root, const Tensor& grad_output, bool create_
     // A number given for a one-element root on a device (backward(1.0) from JS) is a CPU scalar.
     check(grad_output.device() == Device::CPU && grad_output.numel() == 1, "backward: expected a gradient on ",
           device_name(root.device()), ", got one on ", device_name(grad_output.device()));
-    return filled(root.shape(), grad_output.item(), root.device());
+    return in_dtype(filled(root.shape(), grad_output.item(), root.device()), root.dtype());
   }
   if (create_graph && grad_output.requires_grad()) return contiguous(grad_output);
-  return as_contiguous(grad_output, DType::Float32);
+  // A gradient of another dtype is cast to the root's, as PyTorch's validate_outputs does.
+  return as_contiguous(grad_output, is_floating(root.dtype()) ? root.dtype() : DType::Float32);
 }
 
 }  // namespace
@@ -238,7 +259,7 @@ std::vector<Tensor> compute_grads(const Tensor& root, const Tensor& grad_output,
     const void* key = t.is_leaf() ? static_cast<const void*>(t.impl())
                                   : static_cast<const void*>(t.grad_fn().get());
     auto it = b.captured.find(key);
-    out.push_back(it != b.captured.end() ? it->second : Tensor::empty(t.shape(), DType::Float32, t.device()));
+    out.push_back(it != b.captured.end() ? it->second : Tensor::empty(t.shape(), t.dtype(), t.device()));
   }
   return out;
 }

@@ -112,14 +112,13 @@ Tensor eye(int64_t n, int64_t m, Device device) {
 Tensor cast(const Tensor& x, DType dtype) {
   check(x.defined(), "cast: undefined tensor");
   if (x.dtype() == dtype) return x;  // PyTorch's .to(same dtype) returns self
-  // Casts to or from int/bool cut the graph, like PyTorch's (which refuses requires_grad on
-  // integer tensors). A cast between two floating dtypes is differentiable in PyTorch; until
-  // gradients flow in every floating dtype here, such a cast of a tensor that requires grad is
-  // refused rather than silently cutting the graph.
-  if (x.requires_grad() && grad_enabled() && is_floating(dtype))
-    fail("cast: a differentiable cast from ", dtype_name(x.dtype()), " to ", dtype_name(dtype),
-         " is not supported yet (gradients flow in float32 only): detach() the tensor, or cast inside sg.noGrad");
-  return contiguous_copy(x, dtype);
+  Tensor out = contiguous_copy(x, dtype);
+  // Between two floating dtypes the cast is differentiable, as PyTorch's .to(): the gradient is
+  // cast back to the input's dtype (itself a recorded cast, so higher orders follow). A cast to
+  // an integer or bool cuts the graph, as PyTorch's (such tensors cannot require grad).
+  if (!is_floating(x.dtype()) || !is_floating(dtype)) return out;
+  const DType from = x.dtype();
+  return record("cast", out, {x}, [from](const Tensor& g) { return std::vector<Tensor>{cast(g, from)}; });
 }
 
 Tensor clone(const Tensor& x) {

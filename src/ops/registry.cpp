@@ -7,6 +7,7 @@
 
 #include "core/device.h"
 #include "core/error.h"
+#include "ops/dtype_widening.h"
 #include "ops/elementwise.h"
 #include "ops/fallback.h"
 #include "ops/ops.h"
@@ -25,6 +26,7 @@ const std::map<std::string, OpInfo>& table() {
     register_effect_ops(m);
     register_rnn_ops(m);
     register_inplace_ops(m);
+    apply_dtype_policy(m);
     return m;
   }();
   return t;
@@ -149,16 +151,6 @@ const OpInfo* find_op(const std::string& name) {
   return it == table().end() ? nullptr : &it->second;
 }
 
-// The newer dtypes reach only the ops taught them (OpInfo::any_dtype): elsewhere an Error names
-// the op, the dtype and the device, never a result computed from misread bytes.
-void check_classic_dtypes(const std::string& name, const OpInfo& info, const std::vector<Tensor>& inputs) {
-  for (const Tensor& t : inputs) {
-    if (!t.defined() || is_classic_dtype(t.dtype()) || (info.float64 && t.dtype() == DType::Float64)) continue;
-    fail(name, ": ", dtype_name(t.dtype()), " tensors are not supported by this op yet (on the ", device_name(t.device()),
-         " device); it takes float32, int32 and bool: cast first, e.g. x.float()");
-  }
-}
-
 bool is_impure(const OpInfo& info, const std::vector<Tensor>& inputs, const Attrs& attrs) {
   return info.impure || (info.mutates && !info.mutates(inputs, attrs).empty());
 }
@@ -184,8 +176,15 @@ std::vector<Tensor> run_op(const std::string& name, const OpInfo& info, const st
                            const Attrs& attrs, bool traced) {
   Nested nested;
   const OpFn& fn = traced && info.trace ? info.trace : info.fn;
-  if (!info.any_dtype) check_classic_dtypes(name, info, inputs);
   try {
+    // A dtype the op has no kernels for is computed in a wider one (ops/dtype_widening.h); the
+    // float32/int32/bool path below is untouched by it.
+    if ((!info.any_dtype && !computes_natively(info, inputs)) || (info.any_dtype && widen_for_grad(name, inputs)))
+      return run_widened(name, info, inputs, attrs,
+                         [&](const std::vector<Tensor>& wide) { return run_op(name, info, wide, attrs, traced); });
+    if (info.any_dtype && has_wide_index(inputs))
+      if (std::vector<Tensor> narrowed = with_int32_index(name, inputs); !narrowed.empty())
+        return run_op(name, info, narrowed, attrs, traced);
     if (info.any_device) return fn(inputs, attrs);
     const Device device = operands_device(name.c_str(), inputs);
     if (device == Device::CPU) return fn(inputs, attrs);

@@ -169,22 +169,23 @@ test('view and copy ops move every dtype as it is; computing ops refuse a dtype 
     const xt = x.transpose(0, 1);
     const live = () => { const m = sg.memory(); return [m.tensors, m.handles, m.bytes]; };
     const before = live();
-    throwsWith(() => x.add(x), 'add', dtype, 'cpu');
-    throwsWith(() => x.add(1), 'add', dtype, 'cpu');
-    throwsWith(() => x.sum(), 'sum', dtype);
-    throwsWith(() => sg.matmul(x, xt), 'matmul', dtype);
+    // int64 computes in int32 only where no result can leave int32 (dtype_compute.test.mjs has
+    // the rest): a matrix product of int64 is refused by name, leaving memory as it was.
+    if (dtype === 'int64') throwsWith(() => sg.matmul(x, xt), 'matmul', dtype, 'cpu');
     assert.deepEqual(live(), before);
     xt.dispose();
     x.dispose();
   }
 });
 
-test('requiresGrad: any floating dtype may require gradients, integers may not; a differentiable cast between floats is refused for now', () => {
+test('requiresGrad: any floating dtype may require gradients, integers may not; a cast between floats is differentiable', () => {
   const w = sg.tensor([1, 2], { dtype: 'float64', requiresGrad: true });
   assert.equal(w.requiresGrad, true);
   throwsWith(() => sg.tensor([1, 2], { dtype: 'int64', requiresGrad: true }), 'requiresGrad', 'int64');
   const v = sg.tensor([1, 2], { requiresGrad: true });
-  throwsWith(() => v.double(), 'cast', 'float32', 'float64', 'detach');
+  const h = v.half();
+  assert.equal(h.requiresGrad, true);
+  h.dispose();
   const d = sg.noGrad(() => v.double());
   assert.equal(d.dtype, 'float64');
   for (const t of [w, v, d]) t.dispose();

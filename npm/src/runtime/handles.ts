@@ -106,6 +106,42 @@ export function setBatchHook(h: BatchHook | null): BatchHook | null {
   return prev;
 }
 
+// ---- the autocast hook (sg.autocast: amp/autocast.ts) ----
+
+/**
+ * While sg.autocast runs, every op call's inputs pass through this hook first: it returns the
+ * ids to run the op on (some cast to the autocast dtype, as PyTorch's op lists say) and the ids
+ * it made, released after the call; null leaves the call as it is. The hook is off during its own
+ * casts and the op. Installed only inside sg.autocast, so the door costs one null check otherwise.
+ */
+export type AutocastHook = (op: string, inputs: ArrayLike<number>) => { inputs: number[]; temps: TensorHandle[] } | null;
+
+let autocastHook: AutocastHook | null = null;
+
+/** Installs h (or none) as the autocast hook and returns the previous one. */
+export function setAutocastHook(h: AutocastHook | null): AutocastHook | null {
+  const prev = autocastHook;
+  autocastHook = h;
+  return prev;
+}
+
+function autocastCall<R>(op: Op, inputs: ArrayLike<number>, attrs: Attrs | null | undefined,
+  call: (op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null) => R): R {
+  const hook = autocastHook!;
+  autocastHook = null;
+  try {
+    const cast = hook(typeof op === 'string' ? op : op.name, inputs);
+    if (cast === null) return call(op, inputs, attrs);
+    try {
+      return call(op, cast.inputs, attrs);
+    } finally {
+      for (const t of cast.temps) releaseHandle(t);
+    }
+  } finally {
+    autocastHook = hook;
+  }
+}
+
 // ---- op calls ----
 
 let namesGeneration = -1;
@@ -217,6 +253,7 @@ function invoke(op: Op, inputs: ArrayLike<number>, attrs: Attrs | null | undefin
  * absent optional tensor) with its attributes; returns the result ids, owned by the caller.
  */
 export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle[] {
+  if (autocastHook !== null) return autocastCall(op, inputs, attrs, callOp);
   if (batchHook !== null) {
     const b = batchHook.call(typeof op === 'string' ? op : op.name, inputs, attrs);
     if (b !== null) return b;
@@ -234,6 +271,7 @@ export function callOp(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null):
  * dtype is then lastResultDType(), until the next call.
  */
 export function callOp1(op: Op, inputs: ArrayLike<number>, attrs?: Attrs | null): TensorHandle {
+  if (autocastHook !== null) return autocastCall(op, inputs, attrs, callOp1);
   if (batchHook !== null) {
     const b = batchHook.call(typeof op === 'string' ? op : op.name, inputs, attrs);
     if (b !== null) {
