@@ -375,9 +375,9 @@ ColMat complete_basis(const ColMat& u) {
 }
 
 // ---- symmetric eigendecomposition: EISPACK's tred2 and tql2 (as JAMA writes them) ----
-// v holds A on entry (symmetric, n×n) and the eigenvectors (columns) on exit, d the eigenvalues
-// in ascending order. Returns false if QL does not converge (NaN or inf input).
-bool symmetric_eigen(ColMat& v, Vec& d) {
+// v holds A on entry (symmetric, n×n) and, with `vectors`, the eigenvectors (columns) on exit;
+// d the eigenvalues in ascending order. Returns false if QL does not converge (NaN or inf input).
+bool symmetric_eigen(ColMat& v, Vec& d, bool vectors) {
   const int64_t n = v.rows;
   d.assign(size_t(n), 0.0);
   Vec e(size_t(n), 0.0);
@@ -434,7 +434,10 @@ bool symmetric_eigen(ColMat& v, Vec& d) {
     }
     d[size_t(i)] = h;
   }
-  for (int64_t i = 0; i < n - 1; ++i) {
+  // Eigenvalues only: the tridiagonal's diagonal is V's, and nothing needs accumulating.
+  if (!vectors)
+    for (int64_t j = 0; j < n; ++j) d[size_t(j)] = V(j, j);
+  for (int64_t i = 0; vectors && i < n - 1; ++i) {
     V(n - 1, i) = V(i, i);
     V(i, i) = 1;
     const double h = d[size_t(i) + 1];
@@ -450,11 +453,11 @@ bool symmetric_eigen(ColMat& v, Vec& d) {
     }
     for (int64_t k = 0; k <= i; ++k) V(k, i + 1) = 0;
   }
-  for (int64_t j = 0; j < n; ++j) {
+  for (int64_t j = 0; vectors && j < n; ++j) {
     d[size_t(j)] = V(n - 1, j);
     V(n - 1, j) = 0;
   }
-  if (n > 0) V(n - 1, n - 1) = 1;
+  if (vectors && n > 0) V(n - 1, n - 1) = 1;
   if (n > 0) e[0] = 0;
   // tql2: implicit QL on the tridiagonal (d, e), rotating V's columns along (each sweep's
   // rotations applied once it is done: see sweep_columns).
@@ -504,7 +507,7 @@ bool symmetric_eigen(ColMat& v, Vec& d) {
           qc[size_t(i)] = c;
           qs[size_t(i)] = -s;
         }
-        sweep_columns(V.v.data(), n, l, m, qc, qs, true);
+        if (vectors) sweep_columns(V.v.data(), n, l, m, qc, qs, true);
         p = -s * s2 * c3 * el1 * e[size_t(l)] / dl1;
         e[size_t(l)] = s * p;
         d[size_t(l)] = c * p;
@@ -520,7 +523,7 @@ bool symmetric_eigen(ColMat& v, Vec& d) {
       if (d[size_t(j)] < d[size_t(k)]) k = j;
     if (k != i) {
       std::swap(d[size_t(i)], d[size_t(k)]);
-      std::swap_ranges(V.col(i), V.col(i) + n, V.col(k));
+      if (vectors) std::swap_ranges(V.col(i), V.col(i) + n, V.col(k));
     }
   }
   return true;
@@ -671,7 +674,7 @@ void eigh_typed(const void* a0, int64_t batch, int64_t n, bool upper, void* w0, 
     if (!finite) {
       d.assign(size_t(n), std::numeric_limits<double>::quiet_NaN());
       std::fill(m.v.begin(), m.v.end(), std::numeric_limits<double>::quiet_NaN());
-    } else if (!symmetric_eigen(m, d)) {
+    } else if (!symmetric_eigen(m, d, v != nullptr)) {
       fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
            "eigenvalues");
