@@ -47,14 +47,16 @@ Tensor index_add_into_zeros(const Tensor& g, const Shape& in_shape, int64_t dim,
   const int64_t nd = int64_t(in_shape.size());
   const int64_t outer = prod_range(in_shape, 0, dim), inner = prod_range(in_shape, dim + 1, nd);
   const int64_t size = nd ? in_shape[dim] : 1;
-  if (out.numel() == 0 || idx.numel() == 0) return out;
-  const Backend& be = backend_for(g.device());
-  if (dt == DType::Float64)
-    be.index_add_f64(static_cast<const double*>(gc.dev_raw()), outer, idx.numel(), inner, idx.dev_i32(), size,
-                     static_cast<double*>(out.dev_raw()));
-  else
-    be.index_add_f32(gc.dev_f32(), outer, idx.numel(), inner, idx.dev_i32(), size, out.dev_f32());
-  return out;
+  if (out.numel() > 0 && idx.numel() > 0) {
+    const Backend& be = backend_for(g.device());
+    if (dt == DType::Float64)
+      be.index_add_f64(static_cast<const double*>(gc.dev_raw()), outer, idx.numel(), inner, idx.dev_i32(), size,
+                       static_cast<double*>(out.dev_raw()));
+    else
+      be.index_add_f32(gc.dev_f32(), outer, idx.numel(), inner, idx.dev_i32(), size, out.dev_f32());
+  }
+  // A float16/bfloat16 gradient is summed in float32 and rounded once to its own dtype.
+  return out.dtype() == g.dtype() || !is_floating(g.dtype()) ? out : contiguous_copy(out, g.dtype());
 }
 
 }  // namespace
@@ -133,6 +135,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
                                               static_cast<double*>(grad.dev_raw()));
     else if (gc.numel() > 0)
       backend_for(g.device()).scatter_add_f32(geom, gc.dev_f32(), ic.dev_i32(), grad.dev_f32());
+    // A float16/bfloat16 gradient is summed in float32 and rounded once to its own dtype.
+    if (grad.dtype() != g.dtype() && is_floating(g.dtype())) grad = contiguous_copy(grad, g.dtype());
     return Grads{linear_grad("gatherBackward", g, grad, [d, ic](const Tensor& gg) { return gather(gg, d, ic); }),
                  Tensor()};
   });
