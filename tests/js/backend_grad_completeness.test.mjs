@@ -24,12 +24,22 @@ const gradDtypes = (c) => c.inputs.filter((s) => s?.grad).map(dtypeOf);
 
 /** op -> the dtypes in which some row checks its gradients. */
 const gradRows = new Map();
-for (const c of CASES) {
-  for (const d of gradDtypes(c)) {
-    if (!gradRows.has(c.op)) gradRows.set(c.op, new Set());
-    gradRows.get(c.op).add(d);
-  }
+const addGradRow = (op, d) => {
+  if (!gradRows.has(op)) gradRows.set(op, new Set());
+  gradRows.get(op).add(d);
+};
+for (const c of CASES) for (const d of gradDtypes(c)) addGradRow(c.op, d);
+// The half-precision gradients are compared with PyTorch by dtype_compute.test.mjs, from these cases.
+const DTYPE_CASES = JSON.parse(readFileSync(new URL('../data/dtype_compute_ref.json', import.meta.url), 'utf8')).cases;
+// A case without gradients there is an op whose results in that dtype are integer or bool (argmax, eq):
+// nothing to differentiate.
+const integerResults = new Set();
+for (const c of DTYPE_CASES) {
+  if (Array.isArray(c.grads) && c.grads.some((g) => g !== null)) addGradRow(c.op, c.dtype);
+  else integerResults.add(`${c.op} ${c.dtype}`);
 }
+/** The support table's dtype column abbreviates (scripts/backend-support.mjs). */
+const ABBREVIATED = { f16: 'float16', bf16: 'bfloat16', f64: 'float64', i8: 'int8', u8: 'uint8', i64: 'int64' };
 
 /** The support table of npm/README.md: { columns, rows: [{ cells by column name }] }. */
 function supportTable() {
@@ -105,8 +115,10 @@ test('the support table lists only devices the matrix runs, and a gradient row f
   for (const row of rows) {
     const op = row.op;
     if (!gradRows.has(op)) continue; // not differentiable (the first test keeps that honest)
-    const listed = dtypeColumn ? row[dtypeColumn].split(/[\s,]+/).filter(Boolean) : ['float32'];
-    for (const d of listed.filter((x) => FLOATING.has(x))) {
+    // The column lists the dtypes besides float32/int32/bool, so float32 is always there.
+    const extra = dtypeColumn ? row[dtypeColumn].split(/[\s,]+/).filter((x) => x && x !== '—') : [];
+    const listed = ['float32', ...extra.map((x) => ABBREVIATED[x] ?? x)];
+    for (const d of listed.filter((x) => FLOATING.has(x) && !integerResults.has(`${op} ${x}`))) {
       checked++;
       if (!gradRows.get(op).has(d)) missing.push(`${op} ${d}`);
     }
