@@ -2,7 +2,9 @@
 // maintained C++ mutation tool is reachable here: Mull (an LLVM plugin) and Dextool ship no Debian
 // package and are built from source or downloaded from their release pages, universalmutator is on
 // PyPI only, and npm's mutation tools (Stryker) mutate JavaScript/TypeScript/C#/Scala only.
-//   node scripts/mutation_cpp.mjs --seed S --mutants N [--budget-min M] [--out DIR]
+//   node scripts/mutation_cpp.mjs --seed S --mutants N [--budget-min M] [--build DIR] [--out DIR]
+//   node scripts/mutation_cpp.mjs --at src/kernels/simd/pool.cpp:270 [--swap ==#6] [--tc 'doctest case*'] [--build DIR]
+//     (every swap on one line, or the one named, against the given test cases: re-checking a survivor)
 // What a mutant is: one binary operator written with a space on each side, swapped for its
 // opposite (+ -, * /, < <=, > >=, == !=, && ||, += -=), or true/false swapped, on one line of a
 // .cpp file under src/ops or src/kernels (headers are left out: a header edit rebuilds all that
@@ -28,8 +30,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean)
-  .map((a) => a.trim().split(/\s+/)).map(([k, v]) => [k, v ?? 'true']));
+const args = {}; // --name value (a value may hold spaces: one argv entry)
+for (let i = 2; i < process.argv.length; i++) {
+  const k = process.argv[i].replace(/^--/, '');
+  const v = process.argv[i + 1];
+  if (v === undefined || v.startsWith('--')) args[k] = 'true';
+  else { args[k] = v; i++; }
+}
 const seed = Number(args.seed ?? 1);
 const wanted = Number(args.mutants ?? 10);
 const budgetMs = Number(args['budget-min'] ?? 1e9) * 60000;
@@ -101,10 +108,14 @@ for (let i = candidates.length - 1; i > 0; i--) {
   const j = Math.floor(rand() * (i + 1));
   [candidates[i], candidates[j]] = [candidates[j], candidates[i]];
 }
-const sample = candidates.slice(0, wanted);
+// --at file:line: every candidate on that line instead of a sample (to re-check a survivor).
+const at = args.at?.match(/^(.*):(\d+)$/);
+const sample = at ? candidates.filter((c) => c.file === at[1] && c.line === Number(at[2]) &&
+  (!args.swap || `${c.from.trim()}#${c.nth}` === args.swap)) : candidates.slice(0, wanted);
 console.log(`mutation cpp: seed ${seed}, ${sample.length} of ${candidates.length} operator-swap candidates in src/ops + src/kernels${lineCounts.size ? '' : ' (no build/coverage/cpp-lines.json: every mutant is run)'}`);
 
-const buildDir = ['build/native', 'build/native-cov'].map((d) => join(root, d))
+// --build DIR picks the build; by default build/native, else build/native-cov (what CI builds).
+const buildDir = (args.build ? [args.build] : ['build/native', 'build/native-cov']).map((d) => resolve(root, d))
   .find((d) => existsSync(join(d, 'compile_commands.json')) && existsSync(join(d, 'simdgrad_tests')));
 if (!buildDir) {
   console.error('mutation cpp: needs a native build (bash scripts/build.sh native, or cov)');
@@ -151,7 +162,8 @@ for (const [n, m] of sample.entries()) {
   const lk = sh(link.replace(/ -o simdgrad_tests /, ` -o ${bin} ${obj} `), buildDir, 600000);
   if (lk.status !== 0) { res.status = 'CompileError'; res.why = lk.stderr.slice(0, 400); console.log(`  [${n + 1}] ${id}: does not link`); continue; }
   // A mutant that loops or slows the suite down badly counts as a timeout (killed), as in Stryker.
-  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal'], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
+  // --tc PATTERN: only those doctest cases (to check that a new test kills a survivor).
+  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal', ...(args.tc ? [`-tc=${args.tc}`] : [])], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
   res.status = run.error?.code === 'ETIMEDOUT' ? 'Timeout' : run.status === 0 ? 'Survived' : 'Killed';
   if (res.status === 'Killed') res.killedBy = (run.stdout.match(/TEST CASE:\s+(.*)/) ?? [])[1]?.trim() ?? `exit ${run.status ?? run.signal}`;
   console.log(`  [${n + 1}] ${id}: ${res.status.toLowerCase()}${res.killedBy ? ` by "${res.killedBy}"` : ''} (${Math.round((Date.now() - started) / 1000)} s)`);

@@ -24,8 +24,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean)
-  .map((a) => a.trim().split(/\s+/)).map(([k, v]) => [k, v ?? 'true']));
+const args = {}; // --name value (a value may hold spaces: one argv entry)
+for (let i = 2; i < process.argv.length; i++) {
+  const k = process.argv[i].replace(/^--/, '');
+  const v = process.argv[i + 1];
+  if (v === undefined || v.startsWith('--')) args[k] = 'true';
+  else { args[k] = v; i++; }
+}
 const seed = Number(args.seed ?? 1);
 const regions = Number(args.regions ?? 4);
 const window = Number(args.window ?? 30);

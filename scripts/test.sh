@@ -62,10 +62,15 @@ needs() {  # needs <flag-var> <what>: fail a stage whose build failed
 }
 
 native_built=0; package_built=0
-build_native()  { bash scripts/build.sh native && native_built=1; }
+# The native doctests run once, in the coverage build (build/native-cov: g++ -O1 --coverage, the
+# same Highway dispatch as build/native), instead of once in build/native and again for coverage:
+# the two builds cost about the same, so coverage adds only gcovr's report (issue 28).
+# `bash scripts/build.sh native` (the -O2 build, for benchmarks) is not built by CI.
+build_native()  { bash scripts/build.sh cov && native_built=1; }
 build_package() { bash scripts/build.sh wasm wasm-mt js && package_built=1; }
 
-native_doctest() { needs native_built "build/native" && build/native/simdgrad_tests --no-colors; }
+# scripts/coverage.sh cpp: the doctests, then gcovr's report of src/ (build/coverage/cpp.txt).
+native_doctest() { needs native_built "build/native-cov" && bash scripts/coverage.sh cpp; }
 
 # The same doctest sources compiled to wasm (reusing build/wasm's simdgrad_core)
 # and run by node. Built here, not in build.sh: only the tests need it.
@@ -80,19 +85,42 @@ node_tests() {
   local files
   mapfile -t files < <(find tests/js -type f \( -name '*.test.mjs' -o -name '*.test.cjs' -o -name '*.test.js' \) 2>/dev/null | sort)
   if ((${#files[@]} == 0)); then echo "no tests/js/*.test.{mjs,cjs} yet"; return 0; fi
-  node --test "${files[@]}" || return 1
+  # V8's coverage of every test process, for the coverage stages (scripts/coverage.sh ts).
+  rm -rf build/coverage/v8
+  NODE_V8_COVERAGE=$PWD/build/coverage/v8 node --test "${files[@]}" || return 1
   # The backend-looping suites (tests/js/backends.mjs: forEachBackend) once more with the WebGPU
   # device started (Dawn on SwiftShader), so that they cover 'webgpu' too. Skipped, saying why,
   # where no SwiftShader driver is installed.
   if [ -e /usr/lib/chromium/vk_swiftshader_icd.json ]; then
     mapfile -t files < <(grep -l forEachBackend tests/js/*.test.mjs | sort)
-    SG_TEST_WEBGPU=1 node --test "${files[@]}"
+    SG_TEST_WEBGPU=1 NODE_V8_COVERAGE=$PWD/build/coverage/v8 node --test "${files[@]}"
   else
     echo "forEachBackend suites on webgpu: skipped (no /usr/lib/chromium/vk_swiftshader_icd.json; apt-get install chromium)"
   fi
 }
 
 consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }
+
+# Costs measured on this 2-core machine under a load of 10-17 (seven other builds; CPU times are
+# the better guide): V8 coverage adds about 10 % of user CPU to a node test file (nn_forward:
+# 2.09-2.31 s -> 2.32-2.56 s); compiling the maps twin is one more tsc run (26 s of CPU);
+# remapping and c8's report of 112 processes took 5 s of CPU (41 s wall).
+# The TypeScript coverage of the node tests' run: npm/src and web/webgpu compiled once more with
+# source maps into build/coverage/ts-maps (the package keeps none), and c8's report against the .ts
+# files (build/coverage/ts.txt). In the background after the node tests.
+ts_coverage() { needs package_built "npm/dist" && bash scripts/coverage.sh ts-maps && bash scripts/coverage.sh ts; }
+
+# One line per layer (C++ src/, TypeScript npm/src and web/webgpu), failing below the floors of
+# .ci/coverage-floor.json (a ratchet: raised, never lowered).
+coverage_gate() { bash scripts/coverage.sh gate; }
+
+# A small seeded mutation sample (scripts/mutation.sh: Stryker on one region of npm/src, one C++
+# operator swap), so that the machinery cannot rot; its score is printed, not gated (a sample this
+# small says little). The seed changes every day, so that CI walks over the code.
+mutation_smoke() {
+  needs package_built "npm/dist" && needs native_built "build/native-cov" &&
+    bash scripts/mutation.sh --seed "$(date +%Y%m%d)" --ts-regions 1 --ts-window 8 --ts-tests 1 --cpp-mutants 1 --budget-min 4
+}
 
 # The remote training server (trainer/: PyTorch ranks behind HTTP) on its own: its unittest suite
 # (safetensors, GPT-2 and Llama against float64 references, the HTTP API, 1 vs 2 ranks, faults;
@@ -152,6 +180,7 @@ stage "build: native (build/native)"            build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 stage "native doctest"                           native_doctest
 bg_stages "node tests (tests/js)"                node_tests \
+          "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage \
           "npm consumer (pack, install, import/require, tsc)" consumer \
           "trainer (Python unittest: trainer/tests)" trainer_tests
 stage "native doctest under wasm (node)"         wasm_doctest
@@ -159,6 +188,8 @@ stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
 stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 collect_bg
+stage "coverage gate (.ci/coverage-floor.json)"  coverage_gate
+stage "mutation sample (scripts/mutation.sh)"    mutation_smoke
 stage "browser (Playwright + Chromium)"          browser_tests
 
 echo
