@@ -162,8 +162,9 @@ for (const [n, m] of sample.entries()) {
   const lk = sh(link.replace(/ -o simdgrad_tests /, ` -o ${bin} ${obj} `), buildDir, 600000);
   if (lk.status !== 0) { res.status = 'CompileError'; res.why = lk.stderr.slice(0, 400); console.log(`  [${n + 1}] ${id}: does not link`); continue; }
   // A mutant that loops or slows the suite down badly counts as a timeout (killed), as in Stryker.
-  // --tc PATTERN: only those doctest cases (to check that a new test kills a survivor).
-  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal', ...(args.tc ? [`-tc=${args.tc}`] : [])], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
+  // --tc PATTERN: only those doctest cases (to check that a new test kills a survivor); --tce
+  // PATTERN: all but those (cases that crash in a tree under edit would count every mutant killed).
+  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal', ...(args.tc ? [`-tc=${args.tc}`] : []), ...(args.tce ? [`-tce=${args.tce}`] : [])], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
   res.status = run.error?.code === 'ETIMEDOUT' ? 'Timeout' : run.status === 0 ? 'Survived' : 'Killed';
   if (res.status === 'Killed') res.killedBy = (run.stdout.match(/TEST CASE:\s+(.*)/) ?? [])[1]?.trim() ?? `exit ${run.status ?? run.signal}`;
   console.log(`  [${n + 1}] ${id}: ${res.status.toLowerCase()}${res.killedBy ? ` by "${res.killedBy}"` : ''} (${Math.round((Date.now() - started) / 1000)} s)`);
