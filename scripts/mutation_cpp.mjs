@@ -129,6 +129,18 @@ const sh = (cmd, cwd, timeoutMs) => spawnSync('bash', ['-c', cmd], { cwd, encodi
 // The build's own .gcda files must not collect the mutants' counts (build/native-cov).
 const env = { ...process.env, GCOV_PREFIX: join(out, 'gcda'), GCOV_PREFIX_STRIP: '0' };
 
+// As Stryker's dry run: the unmutated binary must pass the same test cases, or every mutant would
+// count as killed by a test that fails anyway.
+const filters = [...(args.tc ? [`-tc=${args.tc}`] : []), ...(args.tce ? [`-tce=${args.tce}`] : [])];
+if (sample.some((m) => !(lineCounts.get(m.file) && !(lineCounts.get(m.file).get(m.line) > 0)))) {
+  const base = spawnSync(join(buildDir, 'simdgrad_tests'), ['--no-colors', ...filters], { env, encoding: 'utf8', timeout: 900000, maxBuffer: 64 << 20 });
+  if (base.status !== 0) {
+    const failing = [...new Set([...base.stdout.matchAll(/TEST CASE:\s+(.*)/g)].map((x) => x[1].trim()))];
+    console.error(`mutation cpp: the unmutated tests fail (${failing.join('; ') || `exit ${base.status ?? base.signal}`}); fix them or leave them out with --tce`);
+    process.exit(1);
+  }
+}
+
 const results = [];
 for (const [n, m] of sample.entries()) {
   const id = `${m.file}:${m.line}:${m.col} '${m.from.trim()}' -> '${m.to.trim()}'`;
@@ -164,7 +176,7 @@ for (const [n, m] of sample.entries()) {
   // A mutant that loops or slows the suite down badly counts as a timeout (killed), as in Stryker.
   // --tc PATTERN: only those doctest cases (to check that a new test kills a survivor); --tce
   // PATTERN: all but those (cases that crash in a tree under edit would count every mutant killed).
-  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal', ...(args.tc ? [`-tc=${args.tc}`] : []), ...(args.tce ? [`-tce=${args.tce}`] : [])], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
+  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal', ...filters], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
   res.status = run.error?.code === 'ETIMEDOUT' ? 'Timeout' : run.status === 0 ? 'Survived' : 'Killed';
   if (res.status === 'Killed') res.killedBy = (run.stdout.match(/TEST CASE:\s+(.*)/) ?? [])[1]?.trim() ?? `exit ${run.status ?? run.signal}`;
   console.log(`  [${n + 1}] ${id}: ${res.status.toLowerCase()}${res.killedBy ? ` by "${res.killedBy}"` : ''} (${Math.round((Date.now() - started) / 1000)} s)`);
