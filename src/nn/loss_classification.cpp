@@ -243,8 +243,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   const Rows l = rows_layout(op, input);
   check(target.defined(), op, ": target must be given");
   check_class_weight(op, weight, l.classes);
-  check(!weight.defined() || weight.dtype() == input.dtype(), op, ": expected weight of the input's dtype (",
-        dtype_name(input.dtype()), "), got ", dtype_name(weight.dtype()));
+  // (an if, not check(): check's arguments are all evaluated, and an absent weight has no dtype)
+  if (weight.defined() && weight.dtype() != input.dtype())
+    fail(op, ": expected weight of the input's dtype (", dtype_name(input.dtype()), "), got ", dtype_name(weight.dtype()));
   check(label_smoothing >= 0.0 && label_smoothing <= 1.0, op, ": labelSmoothing must be between 0 and 1, got ",
         label_smoothing);
   if (target.dtype() == DType::Int32)

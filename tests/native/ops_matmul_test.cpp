@@ -176,7 +176,7 @@ TEST_CASE("matmul: errors name both shapes") {
               "matmul: the batch dims of shapes [2, 2, 3] and [3, 3, 4] cannot be broadcast");
   CHECK_ERROR(matmul(scalar_tensor(2.0), b), "matmul: both arguments must be at least 1-D, got shapes [] and [4, 5]");
   CHECK_ERROR(matmul(zeros({2, 3}, DType::Int32), leaf({3, 2}, -1, 1, 1, false)),
-              "matmul: expected float32 tensors, got int32 and float32");
+              "matmul: expected two float32 or two float64 tensors, got int32 and float32 (cast one first, e.g. x.double())");
 }
 
 TEST_CASE("matmul: hand values") {
