@@ -1,6 +1,6 @@
-"""Shared by the generators gen_rnn.py, gen_optim_more.py, gen_lbfgs.py, gen_schedulers_more.py,
-gen_losses_more.py, gen_interpolate.py, gen_transformer.py, gen_round_decimals.py, gen_ops_compose.py, gen_modulo.py,
-gen_linalg.py, gen_ops_compose_more.py, gen_nn_more.py and gen_ops_stack_stats.py: how a tensor, a whole
+"""Shared by the generators gen_rnn.py, gen_optim_adaptive_variants.py, gen_lbfgs.py, gen_schedulers_lambda_cyclic.py,
+gen_losses_ranking_nll.py, gen_interpolate.py, gen_transformer.py, gen_round_decimals.py, gen_ops_compose.py, gen_modulo.py,
+gen_linalg.py, gen_ops_compose_search.py, gen_nn_activation_fold_grid.py and gen_ops_stack_stats.py: how a tensor, a whole
 reference file and an op's case are written (each generator imports it from its own folder)."""
 import json
 import math

@@ -1,6 +1,6 @@
 // PyTorch's values for rounding, trigonometry, hardtanh, the logical ops, scans, sorting,
-// scatter, triangles and diagonals, einsum, rearranging and indexing (tests/data/ops_more_ref.json,
-// written by tests/data/gen_ops_more.py from float32 inputs, computed in float64) replayed
+// scatter, triangles and diagonals, einsum, rearranging and indexing (tests/data/ops_families_ref.json,
+// written by tests/data/gen_ops_families.py from float32 inputs, computed in float64) replayed
 // through the op registry on each CPU backend: every output, and the gradients of the marked
 // inputs for the stored upstream gradients. Integer and bool results must be equal; float ones
 // within a few float32 roundings of the exact value.
@@ -26,7 +26,7 @@ namespace {
 constexpr double kValueTol = 1e-6, kGradTol = 4e-6;
 
 const Json& reference() {
-  static const Json j = sgtest::parse_json(sgtest::read_test_data("ops_more_ref.json"));
+  static const Json j = sgtest::parse_json(sgtest::read_test_data("ops_families_ref.json"));
   return j;
 }
 

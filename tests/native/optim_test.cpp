@@ -567,7 +567,7 @@ TEST_CASE("optim: clip_grad_value_ clamps in place, through views, NaN kept") {
 // Adadelta, Adamax, NAdam and RAdam: the SIMD kernels against their scalar twins on sizes around
 // the vector width (tails included) for every variant, NaN propagation of Adamax's max as
 // torch.amax, and one step of each against its formula. Their trajectories against PyTorch:
-// tests/js/optim_more.test.mjs.
+// tests/js/optim_adaptive_variants.test.mjs.
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Tuples of elements: combinations (the r-element combinations of a 1-D tensor's elements, a
 // function and a Tensor method) and cartesianProd (the Cartesian product of 1-D tensors, a
 // function only), as compositions of existing ops, differentiable through them, with PyTorch
-// 1.13's values and gradients (tests/data/gen_ops_compose_more.py).
+// 1.13's values and gradients (tests/data/gen_ops_compose_search.py).
 import { tensor } from './creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, ops, type MethodsOf } from './ops.js';

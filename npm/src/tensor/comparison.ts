@@ -1,7 +1,7 @@
 // Comparisons beyond ops.ts's eq/lt/... (PyTorch's "Comparison Ops"): closeness tests (isclose,
 // allclose) and the NaN-ignoring elementwise extremes (fmax, fmin), as compositions of existing
 // ops, each a function (sg.isclose(a, b)) and a Tensor method (a.isclose(b)). Values and
-// gradients are PyTorch 1.13's (tests/data/gen_ops_compose_more.py, gen_ops_stack_stats.py).
+// gradients are PyTorch 1.13's (tests/data/gen_ops_compose_search.py, gen_ops_stack_stats.py).
 import type { TensorLike } from './call.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';

@@ -2,7 +2,7 @@
 // the Vandermonde matrix (vander), and the index lists of a triangle (triuIndices, trilIndices,
 // functions only). Each of the others is a function (sg.tril(x)) and a Tensor method (x.tril()).
 // tril, triu and diag are C++ ops; the others are compositions of existing ops, differentiable
-// through them, with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose_more.py,
+// through them, with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose_search.py,
 // gen_ops_stack_stats.py).
 import { run, type TensorLike } from './call.js';
 import { arange, ones, tensor } from './creation.js';

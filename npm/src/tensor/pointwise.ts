@@ -6,7 +6,7 @@
 // function (sg.fmod(a, b)) and a Tensor method (a.fmod(b)). The C++ ops (src/ops) validate and
 // report errors; the compositions (isnan onward in the table) are differentiable through the ops
 // they are made of, with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose.py,
-// gen_ops_compose_more.py, gen_ops_stack_stats.py), and free their temporaries (tidy).
+// gen_ops_compose_search.py, gen_ops_stack_stats.py), and free their temporaries (tidy).
 import type { TensorLike } from './call.js';
 import { tidy } from '../runtime/memory.js';
 import { binary, functionOps, installMethods, noOptions, ops, unary, withTemp, type MethodsOf } from './ops.js';

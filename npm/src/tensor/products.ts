@@ -4,7 +4,7 @@
 // (sg.bmm(a, b)) and a Tensor method (a.bmm(b)). outer and einsum are C++ ops (einsum contracts
 // each pair of operands by one batched matmul); the others are compositions of existing ops,
 // differentiable through them, with PyTorch 1.13's values and gradients
-// (tests/data/gen_ops_compose.py, gen_ops_compose_more.py).
+// (tests/data/gen_ops_compose.py, gen_ops_compose_search.py).
 import { run, type TensorLike } from './call.js';
 import { onesLike } from './creation.js';
 import { tidy } from '../runtime/memory.js';

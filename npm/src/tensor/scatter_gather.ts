@@ -3,7 +3,7 @@
 // existing ops takeAlongDim, take, indexAdd, indexCopy, indexFill, selectScatter, sliceScatter
 // and diagonalScatter. Each is a function (sg.scatter(x, 0, i, src)) and a Tensor method
 // (x.scatter(0, i, src)), differentiable in input and the scattered values, with PyTorch 1.13's
-// values and gradients (tests/data/gen_ops_compose_more.py, gen_ops_stack_stats.py).
+// values and gradients (tests/data/gen_ops_compose_search.py, gen_ops_stack_stats.py).
 import { run, type TensorLike } from './call.js';
 import { arange, ones, zeros } from './creation.js';
 import { tidy } from '../runtime/memory.js';

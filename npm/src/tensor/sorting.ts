@@ -2,7 +2,7 @@
 // searchsorted (a function only: its first argument is the sequence). Each of the others is a
 // function (sg.sort(x, 1)) and a Tensor method (x.sort(1)). sort, argsort and topk are C++ ops
 // (stable; NaN sorts as the largest); msort, bucketize and searchsorted are compositions of
-// existing ops with PyTorch 1.13's values (tests/data/gen_ops_compose_more.py); PyTorch's int64
+// existing ops with PyTorch 1.13's values (tests/data/gen_ops_compose_search.py); PyTorch's int64
 // results are int32 here.
 import type { Attrs } from '../runtime/embind.js';
 import { run, runList, tensorArg, type TensorLike } from './call.js';

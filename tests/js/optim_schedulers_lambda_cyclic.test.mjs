@@ -1,13 +1,13 @@
 // sg.optim.lrScheduler's LambdaLR, MultiplicativeLR, ConstantLR, PolynomialLR,
 // CosineAnnealingWarmRestarts, CyclicLR, SequentialLR and ChainedScheduler against PyTorch
-// 1.13's lr sequences (tests/data/schedulers_more_ref.json from gen_schedulers_more.py: two
+// 1.13's lr sequences (tests/data/schedulers_lambda_cyclic_ref.json from gen_schedulers_lambda_cyclic.py: two
 // param groups, 40 steps; CyclicLR's momentum too), closed forms, state dicts and errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
 import { readRef } from './gradcheck_helpers.mjs';
 
-const ref = readRef('schedulers_more_ref.json');
+const ref = readRef('schedulers_lambda_cyclic_ref.json');
 const L = sg.optim.lrScheduler;
 const TOL = 1e-12; // Python and V8 compute cos and pow in doubles with possibly different last bits
 

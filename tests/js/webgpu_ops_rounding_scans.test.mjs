@@ -1,4 +1,4 @@
-// The WGSL kernels of ops_more: the rounding, trigonometric and hyperbolic ops (floor … cosh,
+// The WGSL kernels of ops_families: the rounding, trigonometric and hyperbolic ops (floor … cosh,
 // atan2), the scans (cumsum, cumprod and its gradient), sorting (sort, argsort, topk) and
 // scatter/scatterAdd, against
 // the CPU's (evaluated in double, rounded once): a dense sweep within 1e-6 relative, and the

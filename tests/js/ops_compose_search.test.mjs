@@ -1,7 +1,7 @@
-// The composite ops of gen_ops_compose_more.py (addcmul … combinations, searchsorted, triuIndices,
+// The composite ops of gen_ops_compose_search.py (addcmul … combinations, searchsorted, triuIndices,
 // cartesianProd: npm/src/tensor/pointwise.ts, comparison.ts, reductions.ts, sorting.ts,
 // scatter_gather.ts, products.ts, rearranging.ts, matrices.ts, combinatorics.ts) against PyTorch 1.13
-// (tests/data/ops_compose_more_ref.json, from gen_ops_compose_more.py): values (NaN, infinities,
+// (tests/data/ops_compose_search_ref.json, from gen_ops_compose_search.py): values (NaN, infinities,
 // ties to the boundaries) and the gradients of Σ out·upstream; central-difference gradient
 // checks; the method forms; errors of bad arguments; inside sg.compile; no tensor left behind.
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { gradcheck, readRef, gradInput } from './gradcheck_helpers.mjs';
 import { assertCompiledEqualsEager, checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 import { forEachBackend } from './backends.mjs';
 
-const REF = readRef('ops_compose_more_ref.json');
+const REF = readRef('ops_compose_search_ref.json');
 const pair = (r) => [r.min, r.max];
 
 // Each case id as the JS call (the same arguments as the PyTorch lambda).

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Reference values for the composite ops of npm/src/tensor/the tensor/ family files
-(tests/js/ops_compose_more.test.mjs), computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
+(tests/js/ops_compose_search.test.mjs), computed by PyTorch. Run with Debian's PyTorch (1.13, CPU):
 
-    /usr/bin/python3 tests/data/gen_ops_compose_more.py   # writes tests/data/ops_compose_more_ref.json
+    /usr/bin/python3 tests/data/gen_ops_compose_search.py   # writes tests/data/ops_compose_search_ref.json
 
 The case format is gen_ops_compose.py's (ref_json.grad_case): inputs ('grad' marks those
 differentiated), every output, and for cases with gradients a fixed upstream gradient per output
@@ -121,4 +121,4 @@ case("histc", lambda x: torch.histc(x, bins=7), [hist_in[:-1]])  # (with a NaN a
 case("histc range", lambda x: torch.histc(x, bins=5, min=-1.0, max=2.5), [hist_in[:-1]])
 case("histc constant", lambda x: torch.histc(x, bins=4), [torch.full((5,), 2.0)])
 
-write("gen_ops_compose_more.py", "ops_compose_more_ref.json", {"cases": CASES})
+write("gen_ops_compose_search.py", "ops_compose_search_ref.json", {"cases": CASES})

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Reference values for rounding, trigonometry, hardtanh, the logical ops, scans, sorting, scatter,
 triangles and diagonals, einsum, rearranging and indexing (src/ops/ops.h; replayed by
-tests/native/ops_pytorch_ref_test.cpp and tests/js/ops_more.test.mjs), computed by PyTorch.
+tests/native/ops_pytorch_ref_test.cpp and tests/js/ops_families.test.mjs), computed by PyTorch.
 Run with Debian's PyTorch (1.13, CPU):
 
-    /usr/bin/python3 tests/data/gen_ops_more.py     # writes tests/data/ops_more_ref.json
+    /usr/bin/python3 tests/data/gen_ops_families.py     # writes tests/data/ops_families_ref.json
 
 Each case: the op's JS name, its inputs (float32 values, int32, or bool as 0/1; 'grad' marks
 those differentiated), the attrs as passed to callOp, every output, and for cases with
@@ -247,8 +247,8 @@ def main():
     scattering()
     matrices()
     rearranging()
-    out = {"generator": "tests/data/gen_ops_more.py", "torch": torch.__version__, "cases": CASES}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops_more_ref.json")
+    out = {"generator": "tests/data/gen_ops_families.py", "torch": torch.__version__, "cases": CASES}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops_families_ref.json")
     with open(path, "w") as f:
         json.dump(out, f, separators=(",", ":"))
         f.write("\n")

@@ -2,7 +2,7 @@
 // scatter, triangles, rearranging, select/index, sampling, einsum: npm/src/tensor/pointwise.ts,
 // reductions.ts, sorting.ts, scatter_gather.ts, matrices.ts, rearranging.ts, indexing.ts,
 // sampling.ts, products.ts) through the public API, on every backend: PyTorch 1.13's values
-// and gradients (tests/data/ops_more_ref.json, from gen_ops_more.py) reached through each op's
+// and gradients (tests/data/ops_families_ref.json, from gen_ops_families.py) reached through each op's
 // JS signature, gradients against central differences of the op's own forward, the argument
 // forms (methods and functions, spread or array lists, index items), arange's dtype inference,
 // hardtanh/relu6 at their bounds, seeded sampling, and no memory left behind.
@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { sg, close, throwsWith } from './helpers.mjs';
 import { forEachBackend, values } from './backends.mjs';
 
-const REF = JSON.parse(readFileSync(new URL('../data/ops_more_ref.json', import.meta.url), 'utf8'));
+const REF = JSON.parse(readFileSync(new URL('../data/ops_families_ref.json', import.meta.url), 'utf8'));
 
 const num = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
 
@@ -74,7 +74,7 @@ async function flatValues(t) {
   return { shape: t.shape, data: Array.from(await t.data(), Number), dtype: t.dtype };
 }
 
-forEachBackend('ops_more: PyTorch 1.13 values and gradients through the JS API', async () => {
+forEachBackend('ops_families: PyTorch 1.13 values and gradients through the JS API', async () => {
   const before = sg.memory().tensors;
   for (const c of REF.cases) {
     // Everything but the results is freed by the tidy; the results are freed once read.
@@ -131,7 +131,7 @@ async function gradcheck(name, f, shape, { lo = -1, hi = 1, eps = 1e-2, tol = 2e
   sg.dispose([x.grad, x, w]);
 }
 
-forEachBackend('ops_more: gradients against central differences (through the JS API)', async () => {
+forEachBackend('ops_families: gradients against central differences (through the JS API)', async () => {
   await gradcheck('atan2', (x) => sg.atan2(x, 0.7), [2, 3]);
   await gradcheck('asin', (x) => x.asin(), [5], { lo: -0.8, hi: 0.8 });
   await gradcheck('cumprod', (x) => x.cumprod(1), [2, 4]);
@@ -146,7 +146,7 @@ forEachBackend('ops_more: gradients against central differences (through the JS 
   await gradcheck('hardtanh', (x) => sg.F.hardtanh(x, { minVal: -0.5, maxVal: 0.5 }), [6]);
 });
 
-test('ops_more: methods equal functions; lists spread or as one array', () => {
+test('ops_families: methods equal functions; lists spread or as one array', () => {
   sg.tidy(() => {
     const x = sg.tensor([[1, 2, 3], [4, 5, 6]]);
     close(x.flip(0, 1).toArray(), sg.flip(x, [0, 1]).toArray());
@@ -169,7 +169,7 @@ test('ops_more: methods equal functions; lists spread or as one array', () => {
   });
 });
 
-test('ops_more: index reads x[:, -1, :T]-style subscripts as views', () => {
+test('ops_families: index reads x[:, -1, :T]-style subscripts as views', () => {
   sg.tidy(() => {
     const x = sg.arange(24).reshape(2, 3, 4);
     assert.deepEqual(x.index(null, -1, [0, 2]).toArray(), [[8, 9], [20, 21]]);  // x[:, -1, :2]
@@ -186,7 +186,7 @@ test('ops_more: index reads x[:, -1, :T]-style subscripts as views', () => {
   });
 });
 
-test('ops_more: arange infers int32 from integer arguments, as PyTorch; floats and explicit dtypes win', () => {
+test('ops_families: arange infers int32 from integer arguments, as PyTorch; floats and explicit dtypes win', () => {
   sg.tidy(() => {
     assert.equal(sg.arange(5).dtype, 'int32');
     assert.equal(sg.arange(1, 7, 2).dtype, 'int32');
@@ -203,7 +203,7 @@ test('ops_more: arange infers int32 from integer arguments, as PyTorch; floats a
   });
 });
 
-test('ops_more: hardtanh, relu6 and hardsigmoid have gradient 0 exactly at their bounds (PyTorch)', () => {
+test('ops_families: hardtanh, relu6 and hardsigmoid have gradient 0 exactly at their bounds (PyTorch)', () => {
   sg.tidy(() => {
     const x = sg.tensor([-1, -0.5, 0, 1, 2], { requiresGrad: true });
     sg.F.hardtanh(x).sum().backward();
@@ -218,7 +218,7 @@ test('ops_more: hardtanh, relu6 and hardsigmoid have gradient 0 exactly at their
   });
 });
 
-test('ops_more: bernoulli and multinomial follow sg.manualSeed', () => {
+test('ops_families: bernoulli and multinomial follow sg.manualSeed', () => {
   sg.tidy(() => {
     const p = sg.full([1000], 0.5);
     sg.manualSeed(3);
@@ -238,7 +238,7 @@ test('ops_more: bernoulli and multinomial follow sg.manualSeed', () => {
   });
 });
 
-test('ops_more: nn.Conv2d and friends reject zero and negative sizes, naming the argument', () => {
+test('ops_families: nn.Conv2d and friends reject zero and negative sizes, naming the argument', () => {
   throwsWith(() => new sg.nn.Conv2d(3, 4, 0), 'Conv2d', "'kernelSize'", 'integer >= 1', 'got 0');
   throwsWith(() => new sg.nn.Conv2d(3, 4, [3, -1]), 'Conv2d', "'kernelSize'", 'got [3, -1]');
   throwsWith(() => new sg.nn.Conv1d(3, 4, 3, { stride: 0 }), 'Conv1d', "'stride'");
@@ -254,7 +254,7 @@ test('ops_more: nn.Conv2d and friends reject zero and negative sizes, naming the
   });
 });
 
-test('ops_more: no tensor is left behind by sort, topk, index, einsum and their gradients', () => {
+test('ops_families: no tensor is left behind by sort, topk, index, einsum and their gradients', () => {
   const before = sg.memory();
   for (let i = 0; i < 20; i++) {
     sg.tidy(() => {

@@ -1,6 +1,6 @@
 // The activations, losses, unfold/fold, affineGrid/gridSample and convTranspose1d of
 // npm/src/nn/{activation_more,loss_more,unfold,grid_sample}.ts and their modules, against
-// PyTorch 1.13 (tests/data/nn_more_ref.json, from gen_nn_more.py): values and the gradients of
+// PyTorch 1.13 (tests/data/nn_activation_fold_grid_ref.json, from gen_nn_activation_fold_grid.py): values and the gradients of
 // Σ out·upstream on every backend; central-difference gradient checks; modules = F; errors;
 // inside sg.compile.
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import { forEachBackend } from './backends.mjs';
 import { gradcheck, readRef, gradInput } from './gradcheck_helpers.mjs';
 import { checkRefCases, checkRefCasesAsync } from './ref_cases.mjs';
 
-const REF = readRef('nn_more_ref.json');
+const REF = readRef('nn_activation_fold_grid_ref.json');
 const F = () => sg.F;
 
 const CALLS = {

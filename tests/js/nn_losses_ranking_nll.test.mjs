@@ -1,14 +1,14 @@
 // sg.F.tripletMarginLoss, marginRankingLoss, hingeEmbeddingLoss, multilabelSoftMarginLoss,
 // poissonNllLoss, gaussianNllLoss and sigmoidFocalLoss (torchvision's) and their nn module
 // classes: values and gradients against PyTorch 1.13 / torchvision 0.14 (tests/data/
-// losses_more_ref.json from gen_losses_more.py), central-difference gradient checks, closed
+// losses_ranking_nll_ref.json from gen_losses_ranking_nll.py), central-difference gradient checks, closed
 // forms, and argument errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
 import { closeTo, fromRef, gradcheck, lcg, readRef } from './gradcheck_helpers.mjs';
 
-const ref = readRef('losses_more_ref.json');
+const ref = readRef('losses_ranking_nll_ref.json');
 const { F, nn } = sg;
 const TOL = 2e-6;
 

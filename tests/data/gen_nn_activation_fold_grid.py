@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Reference values for the F functions of npm/src/nn/activations_composed.ts, loss_more.ts, unfold.ts,
-grid_sample.ts and F.convTranspose1d (tests/js/nn_more.test.mjs), computed by PyTorch. Run with
+grid_sample.ts and F.convTranspose1d (tests/js/nn_activation_fold_grid.test.mjs), computed by PyTorch. Run with
 Debian's PyTorch (1.13, CPU):
 
-    /usr/bin/python3 tests/data/gen_nn_more.py   # writes tests/data/nn_more_ref.json
+    /usr/bin/python3 tests/data/gen_nn_activation_fold_grid.py   # writes tests/data/nn_activation_fold_grid_ref.json
 
 The case format is gen_ops_compose.py's (ref_json.grad_case).
 """
@@ -127,4 +127,4 @@ case("constantPad3d", lambda x: torch.nn.ConstantPad3d((1, 0, 2, 1, 0, 1), 0.5)(
 case("reflectionPad3d", lambda x: torch.nn.ReflectionPad3d(1)(x), [f(1, 1, 2, 3, 3)], grad=(0,))
 case("replicationPad3d", lambda x: torch.nn.ReplicationPad3d((0, 2, 1, 0, 1, 1))(x), [f(1, 2, 2, 2, 2)], grad=(0,))
 
-write("gen_nn_more.py", "nn_more_ref.json", {"cases": CASES})
+write("gen_nn_activation_fold_grid.py", "nn_activation_fold_grid_ref.json", {"cases": CASES})

@@ -1,5 +1,5 @@
 // sg.optim.Adadelta, Adamax, NAdam and RAdam against PyTorch 1.13's trajectories
-// (tests/data/optim_more_ref.json from gen_optim_more.py: ten steps, a parameter skipped at one
+// (tests/data/optim_adaptive_variants_ref.json from gen_optim_adaptive_variants.py: ten steps, a parameter skipped at one
 // step, single and two-group cases) and final state under PyTorch's keys; a state dict round
 // trip that continues the same trajectory; the option checks. The kernels' SIMD/scalar twins
 // are compared in tests/native/optim_test.cpp.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { sg, close, throwsWith } from './helpers.mjs';
 import { readRef } from './gradcheck_helpers.mjs';
 
-const ref = readRef('optim_more_ref.json');
+const ref = readRef('optim_adaptive_variants_ref.json');
 const TOL = 2e-6;
 
 function makeParams() {

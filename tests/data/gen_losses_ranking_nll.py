@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Generates tests/data/losses_more_ref.json: PyTorch 1.13's triplet_margin_loss,
+"""Generates tests/data/losses_ranking_nll_ref.json: PyTorch 1.13's triplet_margin_loss,
 margin_ranking_loss, hinge_embedding_loss, multilabel_soft_margin_loss, poisson_nll_loss,
-gaussian_nll_loss and torchvision 0.14's ops.sigmoid_focal_loss, for tests/js/nn_losses_more.test.mjs.
+gaussian_nll_loss and torchvision 0.14's ops.sigmoid_focal_loss, for tests/js/nn_losses_ranking_nll.test.mjs.
 Run with Debian's PyTorch and torchvision (apt-get install python3-torch python3-torchvision):
-    /usr/bin/python3 tests/data/gen_losses_more.py
+    /usr/bin/python3 tests/data/gen_losses_ranking_nll.py
 
 Each case: the function (simdgrad's sg.F name), its tensor arguments, the camelCase options,
 the result, and the gradients of Σ result·R (R a fixed random tensor of the result's shape,
@@ -87,7 +87,7 @@ def main():
         case("sigmoid focal alpha 0.7 gamma 1.5 soft targets", "sigmoidFocalLoss", [logits, torch.rand(4, 5)], [0, 1],
              {"alpha": 0.7, "gamma": 1.5, "reduction": "mean"}),
     ]
-    write("gen_losses_more.py", "losses_more_ref.json", {"cases": cases})
+    write("gen_losses_ranking_nll.py", "losses_ranking_nll_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":

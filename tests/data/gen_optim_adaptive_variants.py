@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Generates tests/data/optim_more_ref.json: PyTorch 1.13 trajectories of Adadelta, Adamax, NAdam
-and RAdam (tests/js/optim_more.test.mjs; LBFGS has its own generator, gen_lbfgs.py).
+"""Generates tests/data/optim_adaptive_variants_ref.json: PyTorch 1.13 trajectories of Adadelta, Adamax, NAdam
+and RAdam (tests/js/optim_adaptive_variants.test.mjs; LBFGS has its own generator, gen_lbfgs.py).
 
-Run with Debian's PyTorch: /usr/bin/python3 tests/data/gen_optim_more.py
+Run with Debian's PyTorch: /usr/bin/python3 tests/data/gen_optim_adaptive_variants.py
 
 The layout of gen_optim.py's optim_ref.json: two parameters (shapes [2, 9] and [5]: full SIMD
 vectors plus a tail, and a tail alone) start from fixed values and get a fixed gradient per step,
@@ -77,7 +77,7 @@ def main():
             state.append(entries)
         cases.append({"name": name, "algorithm": algorithm, "options": options, "groups": groups,
                       "trajectory": trajectory, "final_state": state})
-    write("gen_optim_more.py", "optim_more_ref.json", {
+    write("gen_optim_adaptive_variants.py", "optim_adaptive_variants_ref.json", {
         "shapes": SHAPES,
         "init": [flat(p) for p in init],
         "grads": [[None if (i, k) == NONE_AT else flat(g) for i, g in enumerate(gs)] for k, gs in enumerate(grads)],

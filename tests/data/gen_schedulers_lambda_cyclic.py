@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Generates tests/data/schedulers_more_ref.json: PyTorch 1.13's LambdaLR, MultiplicativeLR,
+"""Generates tests/data/schedulers_lambda_cyclic_ref.json: PyTorch 1.13's LambdaLR, MultiplicativeLR,
 ConstantLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR, SequentialLR and
-ChainedScheduler, for tests/js/optim_schedulers_more.test.mjs (gen_schedulers.py covers the
-others). Run with Debian's PyTorch: /usr/bin/python3 tests/data/gen_schedulers_more.py
+ChainedScheduler, for tests/js/optim_schedulers_lambda_cyclic.test.mjs (gen_schedulers.py covers the
+others). Run with Debian's PyTorch: /usr/bin/python3 tests/data/gen_schedulers_lambda_cyclic.py
 
 As gen_schedulers.py: two param groups of different lrs, the scheduler made (its constructor
 takes the first step), then STEPS times optimizer.step() and scheduler.step(); each group's lr
@@ -123,7 +123,7 @@ def main():
         if kind == "CyclicLR" and c["options"].get("cycleMomentum", True):
             out["momenta"] = momenta
         cases.append(out)
-    write("gen_schedulers_more.py", "schedulers_more_ref.json", {"cases": cases})
+    write("gen_schedulers_lambda_cyclic.py", "schedulers_lambda_cyclic_ref.json", {"cases": cases})
 
 
 if __name__ == "__main__":
