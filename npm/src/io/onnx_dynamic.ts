@@ -4,7 +4,18 @@
 // fitted to d + Σ c·Π(symbols) (a linear function of one dim, a product such as B·T, or a sum),
 // checked against every trace, and written as int64 nodes computed from the inputs' Shape at run
 // time. A number that fits no such form is an Error rather than a size baked in.
-import type { Emitter } from './onnx_ops.js';
+import type { DType } from '../runtime/embind.js';
+
+/** The ONNX graph being written (onnx.ts's Graph), as the op rules (onnx_ops.ts) and the shape arithmetic here use it. */
+export interface Emitter {
+  node(opType: string, inputs: string[], attrs?: Record<string, number | number[] | string | Float32Array>, nOut?: number): string[];
+  /** A 1-d int64 initializer. */
+  ints(values: number[]): string;
+  /** A 0-d initializer of dtype. */
+  scalar(value: number, dtype: DType): string;
+  tensor(name: string, dtype: DType, dims: number[], bytes: Uint8Array): void;
+  fresh(prefix: string): string;
+}
 
 /** c · Π syms (the labels of symbolic dims). */
 export interface Term {

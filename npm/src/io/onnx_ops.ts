@@ -2,7 +2,7 @@
 // it: name, attrs, operands, results with shapes and dtypes) → its standard ONNX nodes (opset 17).
 // An op that is not here has no ONNX form, and exporting it is an Error naming it.
 import type { Attrs, AttrValue, DType } from '../runtime/embind.js';
-import { isExpr, type Dim } from './onnx_dynamic.js';
+import { isExpr, type Dim, type Emitter } from './onnx_dynamic.js';
 
 /** A value of the traced graph: its name in the ONNX graph, shape and dtype. */
 export interface ValueRef {
@@ -21,16 +21,8 @@ export interface RecordedOp {
   where?: string;
 }
 
-/** What a rule writes with (onnx.ts's Graph). */
-export interface Emitter {
-  node(opType: string, inputs: string[], attrs?: Record<string, number | number[] | string | Float32Array>, nOut?: number): string[];
-  /** A 1-d int64 initializer. */
-  ints(values: number[]): string;
-  /** A 0-d initializer of dtype. */
-  scalar(value: number, dtype: DType): string;
-  tensor(name: string, dtype: DType, dims: number[], bytes: Uint8Array): void;
-  fresh(prefix: string): string;
-}
+// What a rule writes with (onnx.ts's Graph): declared in onnx_dynamic.ts, which uses it too.
+export type { Emitter } from './onnx_dynamic.js';
 
 /**
  * What a rule sees of its op across the traces of dynamicAxes (onnx.ts's OpDims): an attribute or
