@@ -84,70 +84,69 @@ function outputOf(where: string, r: unknown, hasAux: boolean): [Tensor, unknown]
   return [out, aux];
 }
 
+/**
+ * What jacrev and jacfwd share: fn called on fresh leaves for the differentiated arguments, with
+ * grad mode on and every temporary freed; `jacobians` gives one Jacobian per leaf from fn's output.
+ */
+function jacobianCall(
+  fn: (...args: any[]) => any,
+  o: ReturnType<typeof jacOptions>,
+  args: unknown[],
+  jacobians: (out: Tensor, leaves: Tensor[], create: boolean) => Tensor[],
+): unknown {
+  const inputs = differentiable(o.where, args, o.idx);
+  const create = outerCreates(inputs);
+  const prev = H.isGradEnabled();
+  H.setGradEnabled(true);
+  try {
+    return tidy(() => {
+      const leaves = inputs.map((t) => makeLeaf(t, create));
+      const callArgs = args.slice();
+      o.idx.forEach((i, k) => (callArgs[i] = leaves[k]));
+      const [out, aux] = outputOf(o.where, fn(...callArgs), o.hasAux);
+      const jac = jacobians(out, leaves, create);
+      const result = o.single ? jac[0]! : jac;
+      return o.hasAux ? [result, aux] : result;
+    });
+  } finally {
+    H.setGradEnabled(prev);
+  }
+}
+
 /** torch.func.jacrev(fn, { argnums = 0, hasAux }): reverse-mode Jacobian. */
 export function jacrev(fn: (...args: any[]) => any, options?: JacOptions): (...args: any[]) => any {
-  const { idx, single, hasAux, where } = jacOptions('jacrev', fn, options);
-  return (...args: unknown[]) => {
-    const inputs = differentiable(where, args, idx);
-    const create = outerCreates(inputs);
-    const prev = H.isGradEnabled();
-    H.setGradEnabled(true);
-    try {
-      return tidy(() => {
-        const leaves = inputs.map((t) => makeLeaf(t, create));
-        const callArgs = args.slice();
-        idx.forEach((i, k) => (callArgs[i] = leaves[k]));
-        const [out, aux] = outputOf(where, fn(...callArgs), hasAux);
-        const m = out.numel;
-        const rows: Tensor[][] = leaves.map(() => []);
-        for (let j = 0; j < m; j++) {
-          const gs = gradsPerSample(element(out, j), leaves, create || j < m - 1, create);
-          gs.forEach((g, a) => rows[a]!.push(g));
-        }
-        const jac = leaves.map((l, a) => (m === 0 ? l.reshape([...out.shape, ...l.shape]).mul(0) : assemble(rows[a]!, out.shape, l.shape, true)));
-        const result = single ? jac[0]! : jac;
-        return hasAux ? [result, aux] : result;
-      });
-    } finally {
-      H.setGradEnabled(prev);
-    }
-  };
+  const o = jacOptions('jacrev', fn, options);
+  return (...args: unknown[]) =>
+    jacobianCall(fn, o, args, (out, leaves, create) => {
+      const m = out.numel;
+      const rows: Tensor[][] = leaves.map(() => []);
+      for (let j = 0; j < m; j++) {
+        const gs = gradsPerSample(element(out, j), leaves, create || j < m - 1, create);
+        gs.forEach((g, a) => rows[a]!.push(g));
+      }
+      return leaves.map((l, a) => (m === 0 ? l.reshape([...out.shape, ...l.shape]).mul(0) : assemble(rows[a]!, out.shape, l.shape, true)));
+    });
 }
 
 /** torch.func.jacfwd(fn, { argnums = 0, hasAux }): forward-mode Jacobian (double-VJP, README.md). */
 export function jacfwd(fn: (...args: any[]) => any, options?: JacOptions): (...args: any[]) => any {
-  const { idx, single, hasAux, where } = jacOptions('jacfwd', fn, options);
-  return (...args: unknown[]) => {
-    const inputs = differentiable(where, args, idx);
-    const create = outerCreates(inputs);
-    const prev = H.isGradEnabled();
-    H.setGradEnabled(true);
-    try {
-      return tidy(() => {
-        const leaves = inputs.map((t) => makeLeaf(t, create));
-        const callArgs = args.slice();
-        idx.forEach((i, k) => (callArgs[i] = leaves[k]));
-        const [out, aux] = outputOf(where, fn(...callArgs), hasAux);
-        const u = new Tensor(toAllLevels(out.handle)).detach().mul(0);
-        u.requiresGrad = true;
-        const g = gradsPerSample(out.mul(u).sum(), leaves, true, true);
-        const jac = leaves.map((l, a) => {
-          const n = l.numel;
-          if (n === 0) return out.reshape([...out.shape, ...l.shape]).mul(0);
-          const cols: Tensor[] = [];
-          for (let j = 0; j < n; j++) {
-            const last = a === leaves.length - 1 && j === n - 1;
-            cols.push(gradsPerSample(element(g[a]!, j), [u], create || !last, create)[0]!);
-          }
-          return assemble(cols, out.shape, l.shape, false);
-        });
-        const result = single ? jac[0]! : jac;
-        return hasAux ? [result, aux] : result;
+  const o = jacOptions('jacfwd', fn, options);
+  return (...args: unknown[]) =>
+    jacobianCall(fn, o, args, (out, leaves, create) => {
+      const u = new Tensor(toAllLevels(out.handle)).detach().mul(0);
+      u.requiresGrad = true;
+      const g = gradsPerSample(out.mul(u).sum(), leaves, true, true);
+      return leaves.map((l, a) => {
+        const n = l.numel;
+        if (n === 0) return out.reshape([...out.shape, ...l.shape]).mul(0);
+        const cols: Tensor[] = [];
+        for (let j = 0; j < n; j++) {
+          const last = a === leaves.length - 1 && j === n - 1;
+          cols.push(gradsPerSample(element(g[a]!, j), [u], create || !last, create)[0]!);
+        }
+        return assemble(cols, out.shape, l.shape, false);
       });
-    } finally {
-      H.setGradEnabled(prev);
-    }
-  };
+    });
 }
 
 /** torch.func.hessian(fn, { argnums = 0 }) = jacfwd(jacrev(fn, { argnums }), { argnums }). */
