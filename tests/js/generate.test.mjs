@@ -5,31 +5,14 @@
 // random folders. The generator runs into a temporary folder when /usr/bin/python3 has torch;
 // without it the oracle tests are skipped (saying so); the recompute and bad-input tests always run.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import test, { after } from 'node:test';
-import { sg, throwsWith } from './helpers.mjs';
+import test from 'node:test';
+import { sg, throwsWith, torchOracle } from './helpers.mjs';
 // The filters generate uses (internal: the same module instance as the package's).
 import { processLogits } from '../../npm/dist/esm/npm/src/models/logits_processors.js';
 
-const PY = '/usr/bin/python3';
-const GEN = new URL('../data/gen_generate.py', import.meta.url).pathname;
-
-function generate() {
-  const probe = spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) return { skip: `${PY} with torch is not available: the PyTorch oracle of tests/data/gen_generate.py cannot run` };
-  const dir = mkdtempSync(join(tmpdir(), 'sg-generate-'));
-  const r = spawnSync(PY, [GEN, dir], { encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`gen_generate.py failed (${r.status}): ${r.stderr}`);
-  return { dir, expected: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) };
-}
-
-const gen = generate();
+const gen = torchOracle('gen_generate.py');
 const skip = gen.skip ?? false;
-if (skip) console.log(`# skipped: ${skip}`);
-after(() => gen.dir && rmSync(gen.dir, { recursive: true, force: true }));
 
 const ids = (rows) => sg.tensor(rows, { dtype: 'int32' });
 

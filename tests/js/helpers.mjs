@@ -1,7 +1,11 @@
 // Shared by the node:test files: loads the built package once and compares values
 // against independently computed expectations (hand values or Math.*).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { init } from '../../npm/dist/index.mjs';
@@ -102,6 +106,37 @@ export async function settleGarbage() {
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   await sg.sync();
+}
+
+/**
+ * Runs the PyTorch oracle tests/data/<generator> (python3 with torch 1.13) into a temporary folder,
+ * removed after the file's tests: { dir, expected (its expected.json) }, or { skip: why } where
+ * python3 has no torch. A generator that fails is an Error.
+ */
+export function torchOracle(generator) {
+  const py = '/usr/bin/python3';
+  const probe = spawnSync(py, ['-c', 'import torch'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    const skip = `${py} with torch is not available: the PyTorch oracle of tests/data/${generator} cannot run`;
+    console.log(`# skipped: ${skip}`);
+    return { skip };
+  }
+  const dir = mkdtempSync(join(tmpdir(), `sg-${generator.replace(/\.py$/, '')}-`));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const r = spawnSync(py, [new URL(`../data/${generator}`, import.meta.url).pathname, dir], { encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${generator} failed (${r.status}): ${r.stderr}`);
+  return { dir, expected: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) };
+}
+
+/** max |actual − expected| / max |expected|: an error relative to the values' scale (logits). */
+export function relToScale(actual, expected) {
+  let w = 0;
+  let m = 0;
+  for (let i = 0; i < expected.length; i++) {
+    w = Math.max(w, Math.abs(actual[i] - expected[i]));
+    m = Math.max(m, Math.abs(expected[i]));
+  }
+  return w / m;
 }
 
 /** A reference file of tests/data (written by the gen_*.py generators with PyTorch), parsed. */

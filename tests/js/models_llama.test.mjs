@@ -4,40 +4,15 @@
 // (logits, the next-token loss, gradient norms and values). The generator runs into a temporary folder when
 // /usr/bin/python3 has torch; without it these tests are skipped (saying so).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import test, { after } from 'node:test';
-import { sg } from './helpers.mjs';
+import test from 'node:test';
+import { relToScale, sg, torchOracle } from './helpers.mjs';
 
-const PY = '/usr/bin/python3';
-const GEN = new URL('../data/gen_llama.py', import.meta.url).pathname;
-
-function generate() {
-  const probe = spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) return { skip: `${PY} with torch is not available: the PyTorch oracle of tests/data/gen_llama.py cannot run` };
-  const dir = mkdtempSync(join(tmpdir(), 'sg-llama-'));
-  const r = spawnSync(PY, [GEN, dir], { encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`gen_llama.py failed (${r.status}): ${r.stderr}`);
-  return { dir, expected: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) };
-}
-
-const gen = generate();
+const gen = torchOracle('gen_llama.py');
 const skip = gen.skip ?? false;
-if (skip) console.log(`# skipped: ${skip}`);
-after(() => gen.dir && rmSync(gen.dir, { recursive: true, force: true }));
 
-/** max |a − e| / max |e|: the error relative to the logits' scale. */
-function worst(actual, expected) {
-  let w = 0;
-  let m = 0;
-  for (let i = 0; i < expected.length; i++) {
-    w = Math.max(w, Math.abs(actual[i] - expected[i]));
-    m = Math.max(m, Math.abs(expected[i]));
-  }
-  return w / m;
-}
+const worst = relToScale;
 
 function check(model, e, name) {
   sg.tidy(() => {

@@ -6,40 +6,15 @@
 // and config and the parameter counts. The generator runs into a temporary folder when
 // /usr/bin/python3 has torch; without it the oracle tests are skipped (saying so).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import test, { after } from 'node:test';
-import { sg, throwsWith } from './helpers.mjs';
+import test from 'node:test';
+import { relToScale, sg, throwsWith, torchOracle } from './helpers.mjs';
 
-const PY = '/usr/bin/python3';
-const GEN = new URL('../data/gen_lora.py', import.meta.url).pathname;
-
-function generate() {
-  const probe = spawnSync(PY, ['-c', 'import torch'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) return { skip: `${PY} with torch is not available: the PyTorch oracle of tests/data/gen_lora.py cannot run` };
-  const dir = mkdtempSync(join(tmpdir(), 'sg-lora-'));
-  const r = spawnSync(PY, [GEN, dir], { encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`gen_lora.py failed (${r.status}): ${r.stderr}`);
-  return { dir, expected: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) };
-}
-
-const gen = generate();
+const gen = torchOracle('gen_lora.py');
 const skip = gen.skip ?? false;
-if (skip) console.log(`# skipped: ${skip}`);
-after(() => gen.dir && rmSync(gen.dir, { recursive: true, force: true }));
 
-/** max |a − e| / max |e|. */
-function relErr(actual, expected) {
-  let w = 0;
-  let m = 0;
-  for (let i = 0; i < expected.length; i++) {
-    w = Math.max(w, Math.abs(actual[i] - expected[i]));
-    m = Math.max(m, Math.abs(expected[i]));
-  }
-  return w / m;
-}
+const relErr = relToScale;
 
 function logitsOf(model, ids) {
   return sg.tidy(() => Array.from(model.forward(sg.tensor(ids, { dtype: 'int32' })).dataSync()));
