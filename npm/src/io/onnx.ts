@@ -48,8 +48,13 @@ export async function preloadOnnxProto(): Promise<void> {
 
 const FN = 'onnx.export';
 
-/** onnx-proto's namespace for a caller of `fn` (sg.onnx.importModel), or an Error saying how to install it. */
-export function onnxProto(fn: string): OnnxNs {
+/**
+ * onnx-proto's namespace for a caller of `fn` (sg.onnx.importModel), or an Error saying how to install it.
+ * Typed unknown on purpose: a declared return type of onnx-proto's would put `import('onnx-proto')` into
+ * this file's .d.ts, which a consumer's tsc without the optional package then fails on (the consumer
+ * test's typed.ts did); the caller casts to the type it imports for itself.
+ */
+export function onnxProto(fn: string): unknown {
   if (!loaded) {
     throw new Error(
       `${fn}: the npm package 'onnx-proto' is not loaded (an optional peer dependency of simdgrad, which reads and writes the protobuf): ` +

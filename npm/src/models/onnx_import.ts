@@ -5,6 +5,7 @@
 // as JavaScript numbers, so dynamic sizes follow the inputs as they do under ONNX Runtime.
 import { F } from '../nn/functional.js';
 import { Module, Parameter } from '../nn/module.js';
+import type * as OnnxProtoModule from 'onnx-proto';
 import { onnxProto } from '../io/onnx.js';
 import type { DType } from '../runtime/embind.js';
 import { tidy } from '../runtime/memory.js';
@@ -120,7 +121,7 @@ export class OnnxModule extends Module {
   constructor(bytes: Uint8Array) {
     super();
     if (!(bytes instanceof Uint8Array)) throw new Error(`${FN}: expected the bytes of an ONNX model (a Uint8Array), got ${describe(bytes)}`);
-    const onnx = onnxProto(FN);
+    const onnx = onnxProto(FN) as typeof OnnxProtoModule.onnx;
     let model: ReturnType<typeof onnx.ModelProto.decode>;
     try {
       model = onnx.ModelProto.decode(bytes);
