@@ -230,3 +230,29 @@ test('sg.F.scaledDotProductAttention: bool masks keep true entries, isCausal', (
     close(Array.from(first.dataSync()), Array.from(v.narrow(1, 0, 1).dataSync()), 1e-6);
   });
 });
+
+// PyTorch 1.13's torch.nn.MultiheadAttention(4, 2, kdim, vdim).state_dict() names and shapes:
+// separate q/k/v projection weights as soon as kdim or vdim differs from embedDim (one of them
+// is enough), one packed in_proj_weight only when both equal it.
+test('MultiheadAttention with kdim/vdim: separate projections as PyTorch, and the forward takes keys and values of those widths', () => {
+  const separate = (kdim, vdim) => [
+    ['q_proj_weight', [4, 4]], ['k_proj_weight', [4, kdim]], ['v_proj_weight', [4, vdim]],
+    ['in_proj_bias', [12]], ['out_proj.weight', [4, 4]], ['out_proj.bias', [4]],
+  ];
+  const cases = [
+    [3, 5, separate(3, 5)],
+    [4, 5, separate(4, 5)],
+    [3, 4, separate(3, 4)],
+    [4, 4, [['in_proj_weight', [12, 4]], ['in_proj_bias', [12]], ['out_proj.weight', [4, 4]], ['out_proj.bias', [4]]]],
+  ];
+  for (const [kdim, vdim, expected] of cases) {
+    const m = new sg.nn.MultiheadAttention(4, 2, { kdim, vdim });
+    const sd = m.stateDict();
+    assert.deepEqual(Object.entries(sd).map(([k, t]) => [k, t.shape]), expected, `kdim ${kdim}, vdim ${vdim}`);
+    sg.tidy(() => {
+      const [out] = m.forward(sg.randn([2, 3, 4]), sg.randn([5, 3, kdim]), sg.randn([5, 3, vdim]), { needWeights: false });
+      assert.deepEqual(out.shape, [2, 3, 4]);
+      assert.ok(Array.from(out.dataSync()).every(Number.isFinite));
+    });
+  }
+});
