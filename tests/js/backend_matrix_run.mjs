@@ -63,6 +63,18 @@ export function compare(want, got, tol) {
   return null;
 }
 
+/** Each case on 'reference' and on 'webgpu' (the kernels under test); what differs, one line a case. */
+export async function webgpuDifferences(sg, cases) {
+  const out = [];
+  for (const c of cases) {
+    const want = await runCase(sg, c, 'reference');
+    const diff = compare(want, await runCase(sg, c, 'webgpu'), c.tol);
+    if (diff) out.push(`${c.name}: ${diff}`);
+  }
+  sg.setBackend('wasm');
+  return out;
+}
+
 export async function runMatrix(sg) {
   const matrix = {};
   const failures = [];

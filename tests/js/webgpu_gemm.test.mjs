@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { gpu, why } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
 import { CASES, f } from './backend_cases.mjs';
-import { compare, runCase } from './backend_matrix_run.mjs';
+import { webgpuDifferences } from './backend_matrix_run.mjs';
 
 const skip = gpu ? false : why;
 const sg = gpu ? await init({ backend: 'webgpu', gpu }) : await init();
@@ -17,18 +17,6 @@ after(() => {
   sg.setBackend('wasm');
   if (gpu) setTimeout(() => process.exit(process.exitCode ?? 0), 100); // Dawn keeps Node alive otherwise
 });
-
-/** Each case on 'reference' and 'webgpu'; returns what differs. */
-async function differences(cases) {
-  const out = [];
-  for (const c of cases) {
-    const want = await runCase(sg, c, 'reference');
-    const diff = compare(want, await runCase(sg, c, 'webgpu'), c.tol);
-    if (diff) out.push(`${c.name}: ${diff}`);
-  }
-  sg.setBackend('wasm');
-  return out;
-}
 
 test('batched matmul over head views (two-level strides) and irregular batches equal the reference', { skip }, async () => {
   const heads = (name, B, T, H, hs) => ({
@@ -41,7 +29,7 @@ test('batched matmul over head views (two-level strides) and irregular batches e
   const cases = [heads('B 3, T 5, 4 heads of 3', 3, 5, 4, 3), heads('B 2, T 7, 3 heads of 5', 2, 7, 3, 5), heads('B 1, T 4, 2 heads of 2', 1, 4, 2, 2)];
   // A batch whose matrices follow no two-level pattern (a permuted view): split where it breaks.
   cases.push({ name: 'permuted batch dims', tol: 1e-4, inputs: [f([3, 2, 4, 5], -1, 1, 21), f([2, 3, 5, 3], -1, 1, 22)], run: (s, a, b) => a.permute([1, 0, 2, 3]).matmul(b) });
-  assert.deepEqual(await differences(cases), []);
+  assert.deepEqual(await webgpuDifferences(sg, cases), []);
 });
 
 test('the register-blocked GEMM, forced for every shape, gives the reference products', { skip }, async () => {
@@ -61,7 +49,7 @@ test('the register-blocked GEMM, forced for every shape, gives the reference pro
   let errors;
   try {
     prefs.gemm = 'blocked';
-    errors = await differences(cases);
+    errors = await webgpuDifferences(sg, cases);
   } finally {
     prefs.gemm = chosen;
   }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { gpu, why } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
 import { f } from './backend_cases.mjs';
-import { compare, runCase } from './backend_matrix_run.mjs';
+import { compare, webgpuDifferences } from './backend_matrix_run.mjs';
 
 const skip = gpu ? false : why;
 const sg = gpu ? await init({ backend: 'webgpu', gpu }) : await init();
@@ -18,18 +18,6 @@ after(() => {
   sg.setBackend('wasm');
   if (gpu) setTimeout(() => process.exit(process.exitCode ?? 0), 100); // Dawn keeps Node alive otherwise
 });
-
-/** Each case on 'reference' and 'webgpu'; returns what differs. */
-async function differences(cases) {
-  const out = [];
-  for (const c of cases) {
-    const want = await runCase(sg, c, 'reference');
-    const diff = compare(want, await runCase(sg, c, 'webgpu'), c.tol);
-    if (diff) out.push(`${c.name}: ${diff}`);
-  }
-  sg.setBackend('wasm');
-  return out;
-}
 
 test('LayerNorm in row kernels: values and gradients of x, weight and bias equal the reference on odd sizes', { skip }, async () => {
   const cases = [];
@@ -48,7 +36,7 @@ test('LayerNorm in row kernels: values and gradients of x, weight and bias equal
   cases.push({ name: 'bias only', tol: 1e-4, inputs: [f([4, 6], -2, 2, 9), f([6], -1, 1, 10)], run: (s, x, b) => s.F.layerNorm(x, [6], null, b) });
   // A non-contiguous input (a transposed view) is read through a contiguous copy.
   cases.push({ name: 'transposed input', tol: 1e-4, inputs: [f([6, 4], -2, 2, 11), f([6], 0.5, 1.5, 12)], run: (s, x, w) => s.F.layerNorm(x.T, [6], w, null) });
-  assert.deepEqual(await differences(cases), []);
+  assert.deepEqual(await webgpuDifferences(sg, cases), []);
 });
 test('LayerNorm on webgpu: the gradient of a gradient (recorded backward) equals the reference', { skip }, async () => {
   const grads = {};
