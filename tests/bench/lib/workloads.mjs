@@ -76,6 +76,36 @@ function matmulF64(n) {
   };
 }
 
+// A float16 or bfloat16 product (issue 27) with the same product in float32 as its baseline: the
+// operands are widened to float32, multiplied by the float32 GEMM and the result rounded once
+// (ops/dtype_widening.cpp), so "X× its time" is that widening's cost (goal ≤ 1.15×). tfjs has no
+// 16-bit dtypes.
+function matmulHalf(n, dtype) {
+  return {
+    name: `matmul_${n}_${dtype === 'float16' ? 'f16' : 'bf16'}`,
+    group: 'matmul',
+    desc: `A·B, ${n}×${n} ${dtype} (baseline: the same product in float32)`,
+    flops: 2 * n ** 3,
+    iters: n >= 1024 ? { warmup: 1, min: 3, max: 3 } : { warmup: 2, min: 5, max: 30 },
+    tol: dtype === 'float16' ? 1e-2 : 1e-1,
+    data: () => ({ a: normal(n * n, 1), b: normal(n * n, 2) }),
+    sg(sg, d) {
+      const a = sg.tensor(d.a, { shape: [n, n], dtype });
+      const b = sg.tensor(d.b, { shape: [n, n], dtype });
+      const a32 = sg.tensor(d.a, { shape: [n, n] });
+      const b32 = sg.tensor(d.b, { shape: [n, n] });
+      const baseline = { desc: 'float32 A·B', step: () => void sg.matmul(a32, b32) };
+      return {
+        step: () => void sg.matmul(a, b),
+        check: () => sg.matmul(a, b).dataSync(),
+        dispose: () => sg.dispose([a, b, a32, b32]),
+        baseline,
+      };
+    },
+    tf: () => ({ unsupported: `tfjs has no ${dtype}` }),
+  };
+}
+
 // The first layer of mlp_train as a plain product: [128, 784] · [784, 256].
 const mlpProduct = {
   name: 'matmul_mlp',
@@ -519,6 +549,7 @@ function transcendental(op, withBackward) {
 export const WORKLOADS = [
   ...[128, 256, 512, 1024].flatMap((n) => ['nn', 'tn', 'nt'].map((v) => matmul(n, v))),
   ...[512, 1024].map(matmulF64),
+  ...[512, 1024].flatMap((n) => ['float16', 'bfloat16'].map((dt) => matmulHalf(n, dt))),
   mlpProduct,
   mlp,
   cnnForward,
