@@ -14,12 +14,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
+import { makeRef as make, nearRef } from './ref_cases.mjs';
 import { forEachBackend, values } from './backends.mjs';
 import { gradcheck, readRef } from './gradcheck_helpers.mjs';
 
 const REF = readRef('linalg_ref.json');
-const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
-const make = (e, requiresGrad = false) => sg.tensor(e.data.map(dec), { shape: e.shape, dtype: e.dtype, requiresGrad });
 
 // The JS call of each case id's first word (slogdet's tuple is an array of two tensors).
 const CALLS = {
@@ -31,17 +30,7 @@ const CALLS = {
   cholesky: (a, id) => sg.linalg.cholesky(a, { upper: id.includes('upper') }),
 };
 
-function near(t, e, rtol, what, atol = 1e-6) {
-  assert.deepEqual(t.shape, e.shape, `${what}: shape`);
-  const want = e.data.map(dec);
-  const got = Array.from(t.dataSync());
-  const scale = Math.max(0, ...want.filter(Number.isFinite).map(Math.abs));
-  want.forEach((w, i) => {
-    const g = got[i];
-    const ok = Number.isFinite(w) ? Math.abs(g - w) <= atol + rtol * (Math.abs(w) + scale) : Object.is(g, w) || (Number.isNaN(w) && Number.isNaN(g));
-    assert.ok(ok, `${what}[${i}]: PyTorch ${w}, got ${g} (|diff| ${Math.abs(g - w)})`);
-  });
-}
+const near = (t, e, rtol, what, atol = 1e-6) => nearRef(t, e, rtol, what, atol);
 
 test('linalg values and gradients equal PyTorch 1.13 (batched, broadcast, vectors, 1x1, singular det)', () => {
   const live = sg.memory().tensors;

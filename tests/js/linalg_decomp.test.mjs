@@ -13,11 +13,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, throwsWith } from './helpers.mjs';
+import { makeRef as make, nearRef } from './ref_cases.mjs';
 import { gradcheck, readRef } from './gradcheck_helpers.mjs';
 
 const REF = readRef('linalg_decomp_ref.json');
-const dec = (v) => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
-const make = (e, requiresGrad = false) => sg.tensor(e.data.map(dec), { shape: e.shape, dtype: e.dtype, requiresGrad });
 const L = () => sg.linalg;
 
 function svdInvariants(full) {
@@ -72,17 +71,7 @@ const CALLS = {
   'cross': (a, b) => L().cross(a, b), 'cross broadcast dim': (a, b) => L().cross(a, b, { dim: 0 }),
 };
 
-function near(t, e, rtol, what, atol = 1e-5) {
-  assert.deepEqual(t.shape, e.shape, `${what}: shape`);
-  const want = e.data.map(dec);
-  const got = Array.from(t.dataSync());
-  const scale = Math.max(0, ...want.filter(Number.isFinite).map(Math.abs));
-  want.forEach((w, i) => {
-    const g = got[i];
-    const ok = Number.isFinite(w) ? Math.abs(g - w) <= atol + rtol * (Math.abs(w) + scale) : Object.is(g, w) || (Number.isNaN(w) && Number.isNaN(g));
-    assert.ok(ok, `${what}[${i}]: PyTorch ${w}, got ${g} (|diff| ${Math.abs(g - w)})`);
-  });
-}
+const near = (t, e, rtol, what, atol = 1e-5) => nearRef(t, e, rtol, what, atol);
 
 test('values and gradients equal PyTorch 1.13 (every case of linalg_decomp_ref.json)', () => {
   const live = sg.memory().tensors;

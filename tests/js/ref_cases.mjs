@@ -27,6 +27,23 @@ export function sameValues(t, e, what, rtol = 2e-6) {
 }
 
 /**
+ * t is near the reference e: shape, and each value within atol + rtol·(|want| + the largest
+ * finite |want|) (a tolerance on the values' scale, for decompositions whose entries span
+ * magnitudes); NaN and infinities exactly.
+ */
+export function nearRef(t, e, rtol, what, atol) {
+  assert.deepEqual(t.shape, e.shape, `${what}: shape`);
+  const want = e.data.map(dec);
+  const got = Array.from(t.dataSync());
+  const scale = Math.max(0, ...want.filter(Number.isFinite).map(Math.abs));
+  want.forEach((w, i) => {
+    const g = got[i];
+    const ok = Number.isFinite(w) ? Math.abs(g - w) <= atol + rtol * (Math.abs(w) + scale) : Object.is(g, w) || (Number.isNaN(w) && Number.isNaN(g));
+    assert.ok(ok, `${what}[${i}]: PyTorch ${w}, got ${g} (|diff| ${Math.abs(g - w)})`);
+  });
+}
+
+/**
  * Every case of REF through its JS call (CALLS[id], the same arguments as PyTorch's): each
  * output's values, then, where the case has gradients, backward of Σ out_k·upstream_k and each
  * marked input's gradient. `tolerance(id)` gives a case's rtol (default sameValues'). No tensor

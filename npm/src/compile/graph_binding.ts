@@ -101,9 +101,11 @@ export interface CallbackSpec {
   device: Device | undefined;
 }
 
-/** The placeholder results of callback `id` while tracing. */
-export function traceCallback(id: number, inputs: readonly Tensor[], specs: readonly CallbackSpec[], pure: boolean): Tensor[] {
-  putTensors(inputs);
+/**
+ * Writes result specs to the scratch words, as graph_trace_callback and graph_pending read them:
+ * their count, then per spec its rank, dims, dtype code and device code.
+ */
+function putSpecs(specs: readonly CallbackSpec[]): void {
   let size = 1;
   for (const s of specs) size += s.shape.length + 3;
   const w = words(size);
@@ -115,6 +117,12 @@ export function traceCallback(id: number, inputs: readonly Tensor[], specs: read
     w[at++] = dtypeCode(s.dtype);
     w[at++] = deviceCode(s.device);
   }
+}
+
+/** The placeholder results of callback `id` while tracing. */
+export function traceCallback(id: number, inputs: readonly Tensor[], specs: readonly CallbackSpec[], pure: boolean): Tensor[] {
+  putTensors(inputs);
+  putSpecs(specs);
   return takeTensors(ok(g().graph_trace_callback(id, inputs.length, pure ? 1 : 0)));
 }
 
@@ -217,17 +225,7 @@ export interface ResultSpec {
  */
 export function pendingResults(program: number, args: readonly Tensor[], specs: readonly ResultSpec[]): { id: number; tensors: Tensor[] } {
   putTensors(args);
-  let size = 1;
-  for (const s of specs) size += s.shape.length + 3;
-  const w = words(size);
-  let at = 0;
-  w[at++] = specs.length;
-  for (const s of specs) {
-    w[at++] = s.shape.length;
-    for (const d of s.shape) w[at++] = d;
-    w[at++] = dtypeCode(s.dtype);
-    w[at++] = deviceCode(s.device);
-  }
+  putSpecs(specs);
   const n = ok(g().graph_pending(program, args.length));
   const id = words(1)[0]!;
   return { id, tensors: takeTensors(n) };
