@@ -9,7 +9,11 @@
 //     dtype has a row with gradients in that dtype. The table's columns are read, not assumed: a
 //     "dtype" (or "dtypes") column, when the table has one, names the dtypes of each op's row;
 //     without it every op is float32 only. An input spec's dtype is its `dtype` field, else its
-//     kind's (f: float32, i: int32, b: bool).
+//     kind's (f: float32, i: int32, b: bool);
+//  3. for every (op, device, dtype) the table lists (a device whose cell says kernel or fallback;
+//     float32 there, plus the dtypes column on the devices its paragraph names), a gradient check
+//     that runs on that device in that dtype: float32 in the results matrix (BACKENDS), the other
+//     floating dtypes in dtype_compute.test.mjs (the backends its loop runs, read from the file).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -125,4 +129,55 @@ test('the support table lists only devices the matrix runs, and a gradient row f
   }
   assert.ok(checked > 100, `only ${checked} (op, dtype) pairs checked: the table is not being read`);
   assert.deepEqual(missing, [], '(op, dtype) pairs the support table lists without a gradient row in that dtype');
+});
+
+/**
+ * The devices on which the support table says its dtypes column was compared: the backends named
+ * (`reference`, `wasm`, ...) in the paragraph that introduces that column.
+ */
+function dtypeColumnDevices() {
+  const readme = readFileSync(new URL('../../npm/README.md', import.meta.url), 'utf8');
+  const section = readme.split(/^## Backend support$/m)[1];
+  const paragraph = section.split(/\n\s*\n/).find((p) => /dtypes column/i.test(p)) ?? '';
+  return [...paragraph.matchAll(/`(\w+)`/g)].map((m) => m[1]).filter((w) => BACKENDS.includes(w));
+}
+
+/** The backends dtype_compute.test.mjs runs its cases (values and gradients) on, read from its loop. */
+function dtypeComputeBackends() {
+  const text = readFileSync(new URL('./dtype_compute.test.mjs', import.meta.url), 'utf8');
+  const loop = text.match(/for \(const backend of \[([^\]]*)\]\)/);
+  assert.ok(loop, 'dtype_compute.test.mjs loops over a literal list of backends');
+  return [...loop[1].matchAll(/'(\w+)'/g)].map((m) => m[1]);
+}
+
+test('every (op, device, dtype) that the support table lists for a differentiable op has a gradient check run on that device in that dtype', () => {
+  const { columns, rows } = supportTable();
+  const dtypeColumn = columns.find((c) => /^dtypes?$/i.test(c));
+  const devices = columns.filter((c) => c !== 'op' && c !== dtypeColumn);
+  const columnDevices = dtypeColumnDevices();
+  assert.ok(!dtypeColumn || columnDevices.length > 0, 'the paragraph on the dtypes column names the devices it was compared on');
+  // Where each kind of check runs: float32 gradients in the results matrix (every row on every one
+  // of BACKENDS, compared with the reference backend), the other floating dtypes in
+  // dtype_compute.test.mjs (PyTorch's gradients, on the backends it loops over).
+  const matrixDevices = new Set(BACKENDS);
+  const dtypeDevices = new Set(dtypeComputeBackends());
+  const missing = [];
+  let checked = 0;
+  for (const row of rows) {
+    const op = row.op;
+    if (!gradRows.has(op)) continue;
+    const extra = dtypeColumn ? row[dtypeColumn].split(/[\s,]+/).filter((x) => x && x !== '—').map((x) => ABBREVIATED[x] ?? x) : [];
+    // A device cell of '—' (or an error) lists nothing for that device.
+    for (const device of devices.filter((d) => /kernel|fallback/.test(row[d]))) {
+      const listed = ['float32', ...(columnDevices.includes(device) ? extra : [])];
+      for (const d of listed.filter((x) => FLOATING.has(x) && !integerResults.has(`${op} ${x}`))) {
+        checked++;
+        const runsThere = d === 'float32' ? matrixDevices.has(device) : dtypeDevices.has(device);
+        if (!gradRows.get(op).has(d) || !runsThere) missing.push(`${op} ${d} on ${device}`);
+      }
+    }
+  }
+  // Every differentiable op in float32 on three devices, and f16/bf16 on two: well over 500 triples.
+  assert.ok(checked > 500, `only ${checked} (op, device, dtype) triples checked: the table is not being read`);
+  assert.deepEqual(missing, [], '(op, device, dtype) triples the support table lists without a gradient check run there');
 });
