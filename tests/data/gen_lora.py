@@ -70,7 +70,10 @@ class LoraLinear(nn.Module):
 
     def forward(self, x):
         a, b, drop = self.lora_A["default"], self.lora_B["default"], self.lora_dropout["default"]
-        return self.base_layer(x) + b(a(drop(x))) * self.scaling
+        # PEFT: the adapter's input is cast to the adapter's dtype (float32 over a bf16/f16 base, as get_peft_model's
+        # autocast_adapter_dtype leaves it) and the sum back to the base result's dtype; both no-ops in float32.
+        result = self.base_layer(x)
+        return (result + b(a(drop(x.to(a.weight.dtype)))) * self.scaling).to(result.dtype)
 
     def delta(self):
         d = self.lora_B["default"].weight @ self.lora_A["default"].weight * self.scaling

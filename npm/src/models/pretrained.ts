@@ -3,8 +3,9 @@
 // is a Node path or the files themselves (an object or Map from file name to bytes, Blob or File).
 // config.json's model_type picks the class ('llama', 'mistral', 'qwen2' → LlamaForCausalLM,
 // 'gpt2' → GPT2LMHeadModel, 'bert' → BertForMaskedLM or BertEncoder as 'architectures' says).
-// The module is built in float32 (the library computes in float32 today) unless { dtype } is
-// given, and the checkpoint's tensors (kept in the file's dtype by sg.load) are cast into it.
+// The module keeps the checkpoint's floating dtype (bfloat16 and float16 compute through float32
+// at each op, rounded to the dtype after it) unless { dtype } is given; the checkpoint's tensors
+// (kept in the file's dtype by sg.load) are cast into the module's dtype.
 // Every file is read and every key and shape checked before any weight is written: a failed
 // load throws an Error naming the file or key, and leaves nothing behind.
 import { load, save } from '../io/safetensors.js';
@@ -24,7 +25,7 @@ export type PretrainedSource = string | Record<string, PretrainedFile> | Map<str
 export type PretrainedModel = LlamaForCausalLM | GPT2LMHeadModel | BertForMaskedLM | BertEncoder;
 
 export interface FromPretrainedOptions {
-  /** The module's floating dtype (default float32); the checkpoint's tensors are cast into it. */
+  /** The module's floating dtype (default: the checkpoint's, float32 when its tensors mix floating dtypes); the checkpoint's tensors are cast into it. */
   dtype?: DType;
   /** Where the module ends up (default 'cpu'). */
   device?: Device;
@@ -210,7 +211,6 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
   const model = buildModel(config);
   const loaded: Tensor[] = [];
   try {
-    if (o.dtype !== undefined) model.to(o.dtype);
     const state = new Map<string, Tensor>();
     const fileOf = new Map<string, string>();
     for (const [name, bytes] of files) {
@@ -233,6 +233,8 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
     if (weightMap !== null) {
       for (const [k, f] of weightMap) if (!fileOf.has(k)) throw new Error(`${FN}: model.safetensors.index.json puts '${k}' in ${f}, which does not hold it`);
     }
+    const dtype = o.dtype ?? checkpointDType(state.values());
+    if (dtype !== 'float32') model.to(dtype);
     // Shapes first, naming the file (loadStateDict would name only the key).
     const own = model.stateDict({ keepVars: true });
     for (const [k, t] of state) {
@@ -255,6 +257,13 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
     for (const t of loaded) t.dispose();
   }
   return model;
+}
+
+/** The floating dtype of a checkpoint's tensors (as transformers' torch_dtype='auto'); float32 when they mix several or have none. */
+function checkpointDType(tensors: Iterable<Tensor>): DType {
+  const floating = new Set<DType>();
+  for (const t of tensors) if (isFloatingDType(t.dtype)) floating.add(t.dtype);
+  return floating.size === 1 ? [...floating][0]! : 'float32';
 }
 
 /** Bytes from a number or a string such as '5GB' (10⁹), '5GiB' (2³⁰), '500MB', '100KB' (as transformers). */

@@ -4,7 +4,9 @@
 // PEFT's ('….q_proj.base_layer.weight', '….q_proj.lora_A.default.weight'). lora_A is Kaiming-uniform
 // (a = √5, as nn.Linear's own init and PEFT's reset_lora_parameters), lora_B zero, so a fresh
 // adapter leaves the model's output unchanged. A Conv1D base is PEFT's fan_in_fan_out case: its
-// weight is [in, out], and the merged delta is (B·A)ᵀ.
+// weight is [in, out], and the merged delta is (B·A)ᵀ. Over a bfloat16/float16 base the adapter is
+// float32, as get_peft_model leaves it (autocast_adapter_dtype): the adapter's input is cast to
+// float32 and the layer's output back to the base's dtype, as PEFT's forward does.
 import { Dropout } from '../nn/dropout.js';
 import { kaimingUniform_, zeros_ } from '../nn/init.js';
 import { Identity, Linear } from '../nn/linear.js';
@@ -56,11 +58,12 @@ export class LoraLinear extends Module {
     this.loraAlpha = loraAlpha;
     this.scaling = loraAlpha / r;
     this.fanInFanOut = base instanceof Conv1D;
-    // The wrapper follows the base layer's device and dtype.
+    // The adapter follows the base layer's device, and its dtype when that is float32 or float64.
     const w = base.weight;
-    if (w.device !== 'cpu' || w.dtype !== 'float32') {
-      a.to({ device: w.device, dtype: w.dtype });
-      b.to({ device: w.device, dtype: w.dtype });
+    const dtype = w.dtype === 'float64' ? 'float64' : 'float32';
+    if (w.device !== 'cpu' || dtype !== 'float32') {
+      a.to({ device: w.device, dtype });
+      b.to({ device: w.device, dtype });
     }
   }
 
@@ -75,9 +78,12 @@ export class LoraLinear extends Module {
   forward(x: Tensor): Tensor {
     const y = this.base_layer.forward(x);
     const drop = this.lora_dropout.get(ADAPTER)!;
+    const a = this.loraA;
+    const xa = x.dtype === a.weight.dtype ? x : x.to(a.weight.dtype);
     // (alpha/r) scales A's output [.., r] rather than B's [.., out] (PEFT scales B's): the same by
     // linearity, and one activation of the layer's width less to keep for backward.
-    return y.add(this.loraB.forward(this.loraA.forward(drop.forward(x)).mul(this.scaling)));
+    const out = y.add(this.loraB.forward(a.forward(drop.forward(xa)).mul(this.scaling)));
+    return out.dtype === y.dtype ? out : out.to(y.dtype);
   }
 
   /** Folds (lora_alpha/r)·B·A into the base layer's weight (transposed for a Conv1D) in place; returns the base layer. */
