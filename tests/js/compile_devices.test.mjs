@@ -2,8 +2,9 @@
 // is a stage boundary (the copy enqueued by the call; awaited between two stages with
 // { async: true }, or the rest of the run deferred to the device's queue in a synchronous call,
 // whose CPU results then arrive later), a callback gets host copies of its GPU inputs (so a
-// synchronous callback can dataSync them), and the same compiled function gives the same results
-// on wasm (CPU tensors) and on WebGPU (Dawn on SwiftShader, webgpu_env.mjs), gradients included.
+// synchronous callback can dataSync them, compiled either way), and the same compiled function
+// gives the same results on wasm (CPU tensors) and on WebGPU (Dawn on SwiftShader,
+// webgpu_env.mjs), gradients included.
 // The expected values are the same function run eagerly on CPU tensors.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -93,25 +94,15 @@ test('a gradient crosses the move: the compiled call\'s backward equals the eage
   sg.dispose([x, w]);
 });
 
-// The same work compiled without { async: true }: the call returns at once; on WebGPU its CPU
+// The same function compiled without { async: true }: the call returns at once; on WebGPU its CPU
 // results arrive later (as an eager to('cpu')'s: a dataSync before is the pending-data Error), the
-// rest of the run going on in the device's queue once the copies have landed. A callback of a
-// synchronous function gets its inputs where they are: this one takes a move to the CPU.
-function bodySync(x, w) {
-  const h = x.mul(w).tanh();
-  const onCpu = h.to('cpu').mul(3).add(1);
-  const squared = sg.jsCall({ shape: x.shape }, [h.add(1).to('cpu')], (t) => {
-    devicesSeen.push(t.device);
-    return sg.tensor(Array.from(t.dataSync(), (v) => v * v), { shape: t.shape, device: 'cpu' });
-  });
-  return [onCpu.sum(), squared.to(x.device).mean(), h.mul(10).to('cpu').to('int32')];
-}
-
+// rest of the run going on in the device's queue once the copies have landed. Its callback gets
+// host copies of its GPU inputs here too (and runs once they have landed): the same body serves.
 test('a synchronous compiled function crosses GPU → CPU: results arrive later, replays equal, webgpu equals wasm, memory flat', { skip }, async () => {
   sg = await init({ backend: 'webgpu', gpu });
   const values = [[0.5, -1.5, 2.0], [1.0, 0.25, -3.0]];
   const wv = [0.7, -1.2, 0.4];
-  const f = sg.compile(bodySync);
+  const f = sg.compile(body);
   const results = {};
   for (const device of ['cpu', 'webgpu']) {
     const x = sg.tensor(values, { device });

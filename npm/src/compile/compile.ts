@@ -5,11 +5,10 @@
 // callbacks, which run here in between (awaited with { async: true }).
 //
 // Devices (transfer.ts): a stage that needs GPU data on the host (a `t.to('cpu')` of a GPU
-// tensor; with { async: true } also a callback whose inputs are on the GPU: it gets host copies)
-// cannot start before the bytes arrive. With { async: true } the call awaits them. A synchronous
-// call (whose callbacks get their inputs where they are: one that reads host data takes
-// `t.to('cpu')` as its input) enqueues the copy and goes on without waiting, as an eager
-// `to('cpu')` does: it returns placeholders of the traced results at once (bindings/graph_pending.cpp), and the rest of the run happens in a host
+// tensor, or a callback whose inputs are on a GPU: it gets host copies, needsCopy below) cannot
+// start before the bytes arrive. With { async: true } the call awaits them. A synchronous call
+// enqueues the copy and goes on without waiting, as an eager `to('cpu')` does: it returns
+// placeholders of the traced results at once (bindings/graph_pending.cpp), and the rest of the run happens in a host
 // step of the device's queue (runAfterCopies below), which runs once the copies have landed and
 // before any GPU work enqueued after the call, and fills them: a CPU result is pending until then
 // (`await t.data()` or `await sg.sync()` first; dataSync before is the pending-data Error), a GPU
@@ -27,8 +26,8 @@ import { activeTrace, releaseEntries, withTrace, type TraceState } from './trace
 import { flattenArgs, flattenResult } from './arg_tree.js';
 import * as G from './graph_binding.js';
 import { batchHookActive, isGradEnabled, setGradEnabled } from '../runtime/handles.js';
-import { freeMade, invokeAsync, invokeSync, type Invocable, type Result } from './jscall_invoke.js';
-import { callbackOf, release, retain } from './jscall_registry.js';
+import { freeMade, invokeAsync, invokeSync, type Result } from './jscall_invoke.js';
+import { callbackOf, release, retain, type Callback } from './jscall_registry.js';
 import { installTransfers, isTransfer, toDevice } from './transfer.js';
 import { dispose, tidy } from '../runtime/memory.js';
 import { defaultDevice, hostStep, sync } from '../runtime/webgpu_device.js';
@@ -283,11 +282,31 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
 
   const syncHint = 'compile the function with sg.compile(fn, { async: true }) to await it';
   const onGpu = (ts: readonly Tensor[]): boolean => ts.some((t) => t.device !== 'cpu');
-  // Where a synchronous call must wait for a copy from the GPU: a move to the CPU (transfer.ts).
-  // Other callbacks of a synchronous function get their inputs where they are, as before: some
-  // compute with GPU tensors they read from outside (sg.penalties.gradientPenalty's stage), and
-  // a callback that wants host data takes `t.to('cpu')` as its input.
-  const needsCopy = (stage: G.Stage, cb: Invocable): boolean => isTransfer(cb.fn) && onGpu(stage.tensors);
+  // Where a call must wait for a copy from the GPU: a callback (a move to the CPU, transfer.ts, or
+  // a user's callback) with inputs on a GPU gets host copies of them, so that it reads them as on
+  // the CPU (dataSync included) and the same function gives the same results on every device.
+  // Library callbacks that compute with GPU tensors they read from outside
+  // (sg.penalties.gradientPenalty's stage, sg.utils.checkpoint) keep their inputs where they are.
+  const needsCopy = (stage: G.Stage, cb: Callback): boolean => !cb.keepOnDevice && onGpu(stage.tensors);
+  // Where a callback's results go (its placeholders, jscall.ts / transfer.ts): the CPU for a
+  // move, else where its first input is, else the default device.
+  const placeholdersOn = (cb: Callback, inputs: readonly Tensor[]): string =>
+    isTransfer(cb.fn) ? 'cpu' : inputs.length > 0 ? inputs[0]!.device : defaultDevice();
+  // Whether a callback's results must be read back before the run goes on: some made on a GPU
+  // for CPU placeholders (C++ would find no data in them yet).
+  const resultsNeedCopy = (cb: Callback, inputs: readonly Tensor[], r: Result): boolean =>
+    placeholdersOn(cb, inputs) === 'cpu' && onGpu(r.outputs);
+
+  // A synchronous callback on the stage's inputs as they are; a failure ends the run.
+  const invokeOnStage = (stage: G.Stage, cb: Callback): Result => {
+    try {
+      return invokeSync(cb, stage.tensors, syncHint);
+    } catch (e) {
+      for (const t of stage.tensors) t.dispose();
+      G.abortRun(stage.run);
+      throw e;
+    }
+  };
 
   // A synchronous call: stage after stage until one needs GPU data on the host; from there the
   // run goes on later (runAfterCopies) and the call returns placeholders. The entries the
@@ -304,7 +323,13 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
           deferred = true;
           return r;
         }
-        stage = afterCallback(stage, (inputs) => invokeSync(cb, inputs, syncHint)) as G.Stage;
+        const r = invokeOnStage(stage, cb);
+        if (resultsNeedCopy(cb, stage.tensors, r)) {
+          const out = runAfterCopies(entry, tensors, stage, cb, r);
+          deferred = true;
+          return out;
+        }
+        stage = afterCallback(stage, () => r) as G.Stage;
       }
       return finish(entry, stage);
     } finally {
@@ -316,12 +341,15 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
   // waiting stage's GPU inputs enqueued now; the stage and the ones after it in a host step
   // once they have landed (again for each later stage that needs GPU data), under the grad mode
   // of the call; the results copied into the placeholders at the end.
-  const runAfterCopies = (entry: Entry, args: Tensor[], first: G.Stage, firstCb: Invocable): unknown => {
+  // `ran`: the first stage's callback has run already and made GPU results for CPU placeholders:
+  // their downloads are what the rest waits for.
+  const runAfterCopies = (entry: Entry, args: Tensor[], first: G.Stage, firstCb: Callback, ran?: Result): unknown => {
     let pending: { id: number; tensors: Tensor[] };
     try {
       pending = G.pendingResults(entry.program, args, entry.specs);
     } catch (e) {
       for (const t of first.tensors) t.dispose();
+      freeMade(ran);
       G.abortRun(first.run);
       throw e;
     }
@@ -384,7 +412,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
     };
 
     // Calls the stage's callback (a transfer: the identity) on the host copies, landed now.
-    const callOnHost = (stage: G.Stage, cb: Invocable, list: Tensor[], copies: Tensor[]): void => {
+    const callOnHost = (stage: G.Stage, cb: Callback, list: Tensor[], copies: Tensor[]): void => {
       let r: Result;
       try {
         r = invokeSync(cb, list, syncHint);
@@ -395,11 +423,28 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
         throw e;
       }
       for (const c of copies) if (!r.made.includes(c)) r.made.push(c);
-      resume(stage, r);
+      settle(stage, cb, r);
+    };
+
+    // Goes on with a callback's results, once those it made on a GPU for CPU placeholders have
+    // been read back (their downloads enqueued now, the rest in a host step after them).
+    const settle = (stage: G.Stage, cb: Callback, r: Result): void => {
+      if (!resultsNeedCopy(cb, stage.tensors, r)) return resume(stage, r);
+      label = after = cb.label;
+      let onHost: Result;
+      try {
+        onHost = { outputs: hostCopies(r.outputs, r.made), made: r.made };
+      } catch (e) {
+        freeMade(r);
+        for (const t of stage.tensors) t.dispose();
+        G.abortRun(stage.run);
+        throw e;
+      }
+      later(() => resume(stage, onHost));
     };
 
     // Enqueues the copies of a waiting stage's GPU inputs and the host step that goes on.
-    const defer = (stage: G.Stage, cb: Invocable): void => {
+    const defer = (stage: G.Stage, cb: Callback): void => {
       after = label = cb.label;
       const copies: Tensor[] = [];
       let list: Tensor[];
@@ -423,7 +468,12 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
           return;
         }
         label = cb.label;
-        stage = afterCallback(stage, (inputs) => invokeSync(cb, inputs, syncHint)) as G.Stage;
+        const r = invokeOnStage(stage, cb);
+        if (resultsNeedCopy(cb, stage.tensors, r)) {
+          settle(stage, cb, r);
+          return;
+        }
+        stage = afterCallback(stage, () => r) as G.Stage;
       }
       try {
         G.fillPending(pending.id, stage.tensors);
@@ -434,7 +484,8 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
     };
 
     try {
-      defer(first, firstCb);
+      if (ran === undefined) defer(first, firstCb);
+      else settle(first, firstCb, ran);
     } catch (e) {
       try {
         G.failPending(pending.id, e instanceof Error ? e.message : String(e));
@@ -447,12 +498,12 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
   };
 
   // A callback of an async function gets host copies of its GPU inputs (read back and awaited
-  // here), so that it reads them as on the CPU, synchronously or not, on every backend. Its
-  // results go to the placeholders' device (where its first input is, the CPU for a transfer,
-  // else the default device): results it made on a GPU for CPU placeholders are read back here
-  // too, so the next stage finds their data. The copies are freed with what it made.
-  const invokeOnHost = async (cb: ReturnType<typeof callbackOf>, inputs: Tensor[]): Promise<Result> => {
-    const placeholders = isTransfer(cb.fn) ? 'cpu' : inputs.length > 0 ? inputs[0]!.device : defaultDevice();
+  // here; not a keepOnDevice one, needsCopy), so that it reads them as on the CPU, synchronously
+  // or not, on every backend. Its results go to the placeholders' device (placeholdersOn):
+  // results it made on a GPU for CPU placeholders are read back here too, so the next stage finds
+  // their data. The copies are freed with what it made.
+  const invokeOnHost = async (stage: G.Stage, cb: Callback): Promise<Result> => {
+    const inputs = stage.tensors;
     const copies: Tensor[] = [];
     const host = (t: Tensor): Tensor => {
       if (t.device === 'cpu') return t;
@@ -462,10 +513,10 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
     };
     let r: Result;
     try {
-      const list = inputs.map(host);
+      const list = needsCopy(stage, cb) ? inputs.map(host) : inputs;
       if (copies.length > 0) await sync();
       r = await invokeAsync(cb, list);
-      if (placeholders === 'cpu' && r.outputs.some((t) => t.device !== 'cpu')) {
+      if (resultsNeedCopy(cb, inputs, r)) {
         r = { outputs: r.outputs.map(host), made: r.made };
         await sync();
       }
@@ -482,7 +533,8 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
       let stage = G.runProgram(entry.program, tensors);
       while (stage.callback !== 0) {
         const cb = callbackFor(stage);
-        stage = await afterCallback(stage, (inputs) => invokeOnHost(cb, inputs));
+        const waiting = stage;
+        stage = await afterCallback(stage, () => invokeOnHost(waiting, cb));
       }
       return finish(entry, stage);
     });

@@ -24,7 +24,10 @@ export function tensorVjp(vjp: VjpFn, statics: unknown[], label: string): G.VjpA
       return list.map((g, i) => {
         if (g === null || g === undefined) return null;
         if (!(g instanceof Tensor) || g.isDisposed) throw new Error(`gradient ${i} must be a Tensor or null, got ${describe(g)}`);
-        return g;
+        // Where its input is: a vjp that builds a gradient from host values (as its callback got
+        // host copies of GPU inputs, compile.ts) may make it on the CPU for an input on a GPU.
+        const device = inputs[i]!.device;
+        return g.device === device ? g : g.to(device);
       });
     },
     describeError: (e) => `jsCall: the vjp of callback ${label} raised: ${message(e)}`,

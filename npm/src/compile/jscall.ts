@@ -1,7 +1,9 @@
 // sg.jsCall(outputTemplate, args, fn, { vjp, pure, timeoutMs, name }): JavaScript inside a graph.
 // Outside compiled code it runs fn at once (with the same checks); while sg.compile traces, it
 // records a callback node whose outputs are placeholders of the template (fn does not run), and
-// every compiled call then runs fn exactly once, between the graph's stages (compile.ts).
+// every compiled call then runs fn exactly once, between the graph's stages (compile.ts), on host
+// (CPU) copies of its inputs that are on a GPU. Library code whose callback computes with GPU
+// tensors (gradientPenalty, checkpoint) calls jsCallOnDevice instead: its inputs stay where they are.
 import { ensureGraphHost, tensorVjp } from './host.js';
 import { activeTrace, useEntry } from './trace_state.js';
 import { flattenArgs } from './arg_tree.js';
@@ -25,6 +27,19 @@ function checkJsCallOptions(options: unknown): JsCallOptions {
 }
 
 export function jsCall(outputTemplate: unknown, args: unknown, fn: unknown, options?: JsCallOptions): Tensor | Tensor[] {
+  return call(outputTemplate, args, fn, options, false);
+}
+
+/**
+ * Internal (not on sg): jsCall whose callback gets its inputs where they are in compiled calls
+ * too, for library callbacks that compute with GPU tensors they read from outside
+ * (penalties.ts's gradientPenalty, utils/checkpoint.ts); host copies would mix devices there.
+ */
+export function jsCallOnDevice(outputTemplate: unknown, args: unknown, fn: unknown, options?: JsCallOptions): Tensor | Tensor[] {
+  return call(outputTemplate, args, fn, options, true);
+}
+
+function call(outputTemplate: unknown, args: unknown, fn: unknown, options: JsCallOptions | undefined, keepOnDevice: boolean): Tensor | Tensor[] {
   const template = parseTemplate(outputTemplate);
   if (!Array.isArray(args)) throw new Error(`jsCall: expected args to be an array of Tensors and static values, got ${describe(args)}`);
   if (typeof fn !== 'function') throw new Error(`jsCall: expected fn to be a function, got ${describe(fn)}`);
@@ -40,7 +55,7 @@ export function jsCall(outputTemplate: unknown, args: unknown, fn: unknown, opti
   const trace = activeTrace();
   if (trace !== null) {
     ensureGraphHost();
-    const cb = registerCallback(callback, template, statics, flattenArgs(statics, false).key, o);
+    const cb = registerCallback(callback, template, statics, flattenArgs(statics, false).key, o, keepOnDevice);
     useEntry(trace, cb.id);
     // The placeholders (and so the callback's results, moved there if need be) live where its
     // inputs do, or where new tensors go.

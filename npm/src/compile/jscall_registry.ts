@@ -38,6 +38,12 @@ export interface Callback {
   timeoutMs: number | undefined;
   /** "'tokenize' (jsCall #3)" */
   label: string;
+  /**
+   * Internal (library callbacks that compute with GPU tensors: sg.penalties.gradientPenalty,
+   * sg.utils.checkpoint): the callback gets its inputs where they are. Otherwise a compiled call
+   * hands it host (CPU) copies of inputs on a GPU (compile.ts needsCopy).
+   */
+  keepOnDevice: boolean;
   refs: number;
 }
 
@@ -66,15 +72,16 @@ export function registerCallback(
   statics: unknown[],
   staticsKey: string,
   options: JsCallOptions,
+  keepOnDevice = false,
 ): Callback {
   const pure = options.pure === true;
-  const key = `${template.text}|${staticsKey}|${pure}`;
+  const key = `${template.text}|${staticsKey}|${pure}|${keepOnDevice}`;
   let forFn = byFunction.get(fn);
   if (forFn === undefined) byFunction.set(fn, (forFn = new Map()));
   let cb = forFn.get(key);
   if (cb === undefined || !entries.has(cb.id)) {
     const id = ++nextId;
-    cb = { kind: 'callback', id, fn, template, statics, pure, vjp: undefined, timeoutMs: undefined, label: '', refs: 0 };
+    cb = { kind: 'callback', id, fn, template, statics, pure, vjp: undefined, timeoutMs: undefined, label: '', keepOnDevice, refs: 0 };
     forFn.set(key, cb);
     entries.set(id, cb);
   }

@@ -14,7 +14,7 @@ import { run } from '../tensor/call.js';
 import { checkOptions, describe, type OptionSpec } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { activeTrace, readsDuring } from '../compile/trace_state.js';
-import { jsCall } from '../compile/jscall.js';
+import { jsCallOnDevice } from '../compile/jscall.js';
 
 /** A penalty's strength: a number, or a 0-d float32 tensor (a runtime value, read by no one). */
 export type Lambda = number | Tensor;
@@ -375,7 +375,8 @@ function tracedGradientPenalty(name: string, fn: (x: Tensor) => Tensor, x: Tenso
   const specs = [{ shape: [], dtype: 'float32' as const }, ...[x, ...params].map((t) => ({ shape: t.shape, dtype: 'float32' as const }))];
   return tidy(() => {
     // Detached: the callback is no node of the backward (the surrogate below carries the gradient).
-    const [value, ...grads] = jsCall(specs, [x, ...params].map((t) => t.detach()), valueAndGrads, { pure: true, name }) as Tensor[];
+    // On device: fn computes with the parameters where they live (a host copy of x would mix devices).
+    const [value, ...grads] = jsCallOnDevice(specs, [x, ...params].map((t) => t.detach()), valueAndGrads, { pure: true, name }) as Tensor[];
     const s = [x, ...params].map((t, i) => grads[i]!.mul(t).sum()).reduce((a, b) => a.add(b));
     return value!.add(s.sub(s.detach()));
   });

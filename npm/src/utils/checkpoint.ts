@@ -11,7 +11,7 @@
 // the closure may be freed before backward), and sg.autograd.grad(loss, [param]) does not see
 // parameters used only inside fn (their gradient goes to param.grad); loss.backward() is exact.
 import { backward, enableGrad, noGrad } from '../autograd/backward.js';
-import { jsCall } from '../compile/jscall.js';
+import { jsCallOnDevice } from '../compile/jscall.js';
 import * as H from '../runtime/handles.js';
 import { tidy } from '../runtime/memory.js';
 import { mod } from '../runtime/module.js';
@@ -99,7 +99,8 @@ export function checkpoint<R extends Tensor | Tensor[]>(fn: (...args: any[]) => 
   };
   const template = Array.isArray(result) ? outs : outs[0]!;
   try {
-    return jsCall(template, inputs, () => template, { vjp, name: 'checkpoint' }) as R;
+    // On device: the node reads no values; its vjp recomputes fn where the parameters live.
+    return jsCallOnDevice(template, inputs, () => template, { vjp, name: 'checkpoint' }) as R;
   } finally {
     for (const t of outs) t.dispose();
     anchor?.dispose();
