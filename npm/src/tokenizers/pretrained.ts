@@ -146,6 +146,7 @@ export class PreTrainedTokenizer {
       list = Array.from(ids.toArray() as ArrayLike<number | bigint>, Number);
     } else if (Array.isArray(ids) && ids.every((i) => isInteger(i) && i >= 0)) list = ids.slice();
     else throw new Error(`decode: expected an array of token ids (integers >= 0) or an int32 Tensor, got ${describe(ids)}`);
+    if (list.length === 0) return ''; // as transformers; the library throws on an empty list
     return this.tok.decode(list, { skip_special_tokens: o.skipSpecialTokens ?? false });
   }
 

@@ -1,0 +1,96 @@
+// sg.tokenizers.fromPretrained against independent implementations of the same vocabulary.
+// GPT-2 (byte-level BPE): a tokenizer.json derived from js-tiktoken's gpt2 ranks (gpt2_tokenizer_json.mjs, as
+// transformers' TikTokenConverter derives one) loaded by sg.tokenizers, against js-tiktoken itself (a port of
+// OpenAI's tiktoken: rank-based merging, not a merges list), on varied text and on seeded random strings.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import test from 'node:test';
+import { readRef, sg } from './helpers.mjs';
+import { GPT2_TOKENIZER_CONFIG, gpt2TokenizerJson, requireDev } from './gpt2_tokenizer_json.mjs';
+
+const { Tiktoken } = requireDev('js-tiktoken/lite');
+const tiktoken = new Tiktoken(requireDev('js-tiktoken/ranks/gpt2'));
+const gpt2 = await sg.tokenizers.fromPretrained({ 'tokenizer.json': JSON.stringify(gpt2TokenizerJson()), 'tokenizer_config.json': JSON.stringify(GPT2_TOKENIZER_CONFIG) });
+
+const VARIED = [
+  '', 'Hello world', ' Hello', 'hello\n', "I'LL don't, you're; we've it's they'd I'm",
+  'spaces   between\t\ttabs\n\n\nnewlines\r\nand\u00a0no-break\u2003em space   ', '   ', '\n', ' \t \n ',
+  'héllo wörld café naïve Ångström œuvre', '日本語のテキストと漢字', 'Привет, мир! Ελληνικά', 'مرحبا بالعالم עברית', 'हिन्दी ภาษาไทย 한국어',
+  '👍 👍🏽 👨‍👩‍👧‍👦 🇫🇷🇯🇵 🤖🤖🤖 ❤️ ☕', 'e\u0301 combining a\u0308 marks', '\u200b zero\u200dwidth \ufeff',
+  '3.14159 1,000,000 2024-11-29 0xDEADBEEF 12345678901234567890 ½ ² ٣ ４２', '$100.00 -42 +7 1e-5 007',
+  'supercalifragilisticexpialidocious Donaudampfschifffahrtsgesellschaftskapitän pneumonoultramicroscopicsilicovolcanoconiosis',
+  'a'.repeat(300), 'ab'.repeat(150), '🙂'.repeat(40), '1'.repeat(100),
+  'function f(x) { return x ** 2; } // comment\n\tif (a !== b) {}', 'https://example.org/path?q=1&r=two#frag',
+  'a<|endoftext|>b', '<|endoftext|>', 'text <|endoftext|> more <|endoftext|>',
+];
+
+function same(text) {
+  const ids = gpt2.encode(text);
+  assert.deepEqual(ids, tiktoken.encode(text, 'all'), `encode ${JSON.stringify(text)}`);
+  assert.equal(gpt2.decode(ids), tiktoken.decode(ids), `decode ${JSON.stringify(text)}`);
+  assert.equal(gpt2.decode(ids), text, `round trip ${JSON.stringify(text)}`);
+}
+
+test('GPT-2 byte-level BPE: the ids of varied text (unicode, emoji, whitespace runs, digits, long words, special token) equal js-tiktoken\'s', () => {
+  assert.equal(gpt2.vocabSize, 50257);
+  assert.deepEqual(gpt2.encode('Hello world'), [15496, 995]); // GPT-2's well-known ids
+  for (const text of VARIED) same(text);
+});
+
+test('GPT-2: seeded random strings over mixed scripts, whitespace, digits, emoji and marks equal js-tiktoken\'s ids', () => {
+  const pools = [
+    'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789', ' \t\n\r\u00a0\u2009\u3000', ".,;:!?'\"()[]{}<>-_/\\@#$%^&*+=|~`",
+    'éèêëàâäôöûüçñßøåæœÉÀÇ', 'абвгдежзийклмнопрст', '日本語中文字漢', 'ا ب ت ث ج ح خ', '\u0301\u0308\u200d\ufe0f',
+  ].map((s) => Array.from(s));
+  const emoji = ['👍', '🏽', '👨', '👩', '🇫', '🇷', '🤖', '❤', '☕', '🙂'];
+  let seed = 20261129;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let n = 0; n < 300; n++) {
+    const len = Math.floor(rand() * 40);
+    let s = '';
+    for (let i = 0; i < len; i++) {
+      const p = Math.floor(rand() * (pools.length + 1));
+      const pool = p === pools.length ? emoji : pools[p];
+      s += pool[Math.floor(rand() * pool.length)];
+    }
+    same(s);
+  }
+});
+
+test('GPT-2: a real document (this repository\'s README, several KB of prose, code and tables) tokenizes as js-tiktoken does', () => {
+  const text = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  assert.ok(text.length > 5000);
+  same(text);
+});
+
+// BERT (WordPiece): tests/data/gen_wordpiece.py ran BERT's own tokenizer (google-research/bert's tokenization.py,
+// FullTokenizer, uncased and cased) on a small vocabulary; a BERT tokenizer.json built here from the same vocabulary
+// (BertNormalizer, BertPreTokenizer, WordPiece with the original's max_input_chars_per_word 200) must give its ids.
+const WORDPIECE = readRef('wordpiece_ref.json');
+
+function bertTokenizerJson(vocab, lowercase) {
+  const special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: special.map((content) => ({ id: vocab.indexOf(content), content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['[SEP]', vocab.indexOf('[SEP]')], cls: ['[CLS]', vocab.indexOf('[CLS]')] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 200, vocab: Object.fromEntries(vocab.map((t, i) => [t, i])) },
+  };
+}
+
+for (const name of ['uncased', 'cased']) {
+  test(`BERT WordPiece (${name}): ids of varied and random text equal BERT's own tokenization.py, with and without [CLS]/[SEP]`, async () => {
+    const ref = WORDPIECE[name];
+    const tok = await sg.tokenizers.fromPretrained({ 'tokenizer.json': JSON.stringify(bertTokenizerJson(ref.vocab, ref.do_lower_case)) });
+    const [cls, sep] = [ref.vocab.indexOf('[CLS]'), ref.vocab.indexOf('[SEP]')];
+    for (const { text, ids } of ref.cases) {
+      assert.deepEqual(tok.encode(text, { addSpecialTokens: false }), ids, `${name}: ${JSON.stringify(text)}`);
+      assert.deepEqual(tok.encode(text), [cls, ...ids, sep], `${name} with specials: ${JSON.stringify(text)}`);
+    }
+  });
+}
