@@ -2,8 +2,10 @@
 // npm/src/compile/compile.ts needsCopy): the same compiled function, whose synchronous sg.jsCall
 // callback reads its input with dataSync() and whose vjp computes with tensor ops, gives the same
 // values and gradients for CPU tensors (wasm) and WebGPU tensors (Dawn on SwiftShader,
-// webgpu_env.mjs), call after call, with sg.memory() flat. The expected values are the same
-// computation without a callback, run eagerly on CPU tensors (plain ops and autograd).
+// webgpu_env.mjs), call after call, with sg.memory() flat; so does a compiled training step
+// whose callback reads the model's output. Library callbacks that compute with GPU tensors
+// (gradientPenalty) keep their inputs on the device. The expected values are the same
+// computation without a callback (or with it eagerly on CPU tensors), run eagerly on the CPU.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpu, why } from './webgpu_env.mjs';
@@ -154,4 +156,46 @@ test('library callbacks that compute with GPU tensors keep their inputs on the d
   close(Array.from(await critic.grad.data()), want.grad, 1e-5, 'critic gradient');
   sg.dispose([critic.grad, critic, x, eagerLoss, loss]);
   f.clear();
+});
+
+test('a synchronous compiled training step (backward and optimizer step inside) with a dataSync callback: webgpu equals the eager step on CPU', { skip }, async () => {
+  sg = await init({ backend: 'webgpu', gpu });
+  // Per-element weights from host values: 1 where the prediction is positive, else 0.5.
+  const weigh = (t) => sg.tensor(Array.from(t.dataSync(), (v) => (v > 0 ? 1 : 0.5)), { shape: t.shape, device: 'cpu' });
+  const make = (device) => {
+    sg.manualSeed(4);
+    const model = new sg.nn.Sequential(new sg.nn.Linear(5, 8), new sg.nn.Tanh(), new sg.nn.Linear(8, 3)).to(device);
+    return { model, opt: new sg.optim.SGD(model.parameters(), { lr: 0.1 }) };
+  };
+  const stepOf = ({ model, opt }) => (x, y) => {
+    opt.zeroGrad();
+    const out = model(x);
+    const w = sg.jsCall({ shape: [4, 3] }, [out.detach()], weigh);
+    const loss = out.sub(y).square().mul(w).mean();
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  const e = make('cpu');
+  await sg.sync();
+  const g = make('webgpu');
+  sg.manualSeed(9);
+  const xc = sg.randn([4, 5], { device: 'cpu' }), yc = sg.randn([4, 3], { device: 'cpu' });
+  const [xg, yg] = [xc.to('webgpu'), yc.to('webgpu')];
+  const eagerStep = stepOf(e);
+  const compiled = sg.compile(stepOf(g));
+  for (let i = 0; i < 3; i++) {
+    const le = eagerStep(xc, yc);
+    const lc = compiled(xg, yg);
+    assert.equal(lc.device, 'webgpu');
+    const [a, b] = [le.item(), (await lc.data())[0]];
+    assert.ok(Math.abs(a - b) <= 1e-5 * Math.abs(a), `step ${i}: ${b} vs ${a}`);
+    sg.dispose([le, lc]);
+  }
+  assert.equal(compiled.stats().compiles, 1);
+  const pe = e.model.parameters().map((p) => Array.from(p.dataSync()));
+  const pc = await Promise.all(g.model.parameters().map(async (p) => Array.from(await p.data())));
+  pe.forEach((v, k) => close(pc[k], v, 1e-5, `parameter ${k}`));
+  compiled.clear();
+  sg.dispose([xc, yc, xg, yg]);
 });
