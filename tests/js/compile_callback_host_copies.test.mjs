@@ -6,14 +6,13 @@
 // whose callback reads the model's output. Library callbacks that compute with GPU tensors
 // (gradientPenalty) keep their inputs on the device. The expected values are the same
 // computation without a callback (or with it eagerly on CPU tensors), run eagerly on the CPU.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gpu, why } from './webgpu_env.mjs';
+import { exitAfterTests, gpu, skipWithoutGpu as skip } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
 
-const skip = gpu ? false : why;
 let sg;
-if (gpu) after(() => setTimeout(() => process.exit(process.exitCode ?? 0), 100)); // Dawn keeps Node alive
+await exitAfterTests();
 
 const close = (got, want, tol, what) => {
   assert.equal(got.length, want.length, `${what}: length`);

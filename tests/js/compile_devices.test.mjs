@@ -6,14 +6,13 @@
 // gives the same results on wasm (CPU tensors) and on WebGPU (Dawn on SwiftShader,
 // webgpu_env.mjs), gradients included.
 // The expected values are the same function run eagerly on CPU tensors.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gpu, why } from './webgpu_env.mjs';
+import { exitAfterTests, gpu, skipWithoutGpu as skip } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
 
-const skip = gpu ? false : why;
 let sg;
-if (gpu) after(() => setTimeout(() => process.exit(process.exitCode ?? 0), 100)); // Dawn keeps Node alive
+await exitAfterTests();
 
 const close = (got, want, tol, what) => {
   assert.equal(got.length, want.length, `${what}: length`);

@@ -24,3 +24,13 @@ else {
     why = `npm package 'webgpu' not loadable: ${e.message}`;
   }
 }
+
+/** node:test's `skip` for a test that needs the device: false, or why it is missing. */
+export const skipWithoutGpu = gpu ? false : why;
+
+/** Ends the process once the file's tests are done (Dawn keeps Node alive), where the device started. */
+export async function exitAfterTests() {
+  if (!gpu) return;
+  const { after } = await import('node:test');
+  after(() => setTimeout(() => process.exit(process.exitCode ?? 0), 100));
+}
