@@ -21,6 +21,7 @@ import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { modelConfig, positiveInteger, positiveNumber, probability, withoutKeys } from './config.js';
 import { checkpoint } from '../utils/checkpoint.js';
+import { KVCache } from './generation.js';
 
 /** nanoGPT's GPTConfig in camelCase (defaults: GPT-2 small, vocabulary padded to 50304). */
 export interface GPTConfig {
@@ -68,13 +69,16 @@ class CausalSelfAttention extends Module {
     this.nEmbd = c.nEmbd;
   }
 
-  forward(x: Tensor): Tensor {
+  /** With a cache (generate): k, v join layer `layer`'s cached ones; a single new token attends to all of them, unmasked. */
+  forward(x: Tensor, cache?: KVCache, layer = 0): Tensor {
     const [B, T, C] = x.shape as [number, number, number];
     const hs = C / this.nHead;
     const heads = (t: Tensor) => t.view([B, T, this.nHead, hs]).transpose(1, 2);  // (B, nh, T, hs)
-    const [q, k, v] = this.c_attn.forward(x).split(this.nEmbd, 2).map(heads) as [Tensor, Tensor, Tensor];
+    let [q, k, v] = this.c_attn.forward(x).split(this.nEmbd, 2).map(heads) as [Tensor, Tensor, Tensor];
+    const past = cache ? cache.length : 0;
+    if (cache) [k, v] = cache.update(layer, k, v);
     let att = q.matmul(k.transpose(-2, -1)).mul(1 / Math.sqrt(hs));
-    att = att.add(causalMask(T, T).to(x.device)).softmax(-1);
+    att = (past > 0 ? att : att.add(causalMask(T, T).to(x.device))).softmax(-1);
     const y = this.attn_dropout.forward(att).matmul(v).transpose(1, 2).contiguous().view([B, T, C]);
     return this.resid_dropout.forward(this.c_proj.forward(y));
   }
@@ -113,8 +117,8 @@ class Block extends Module {
     this.mlp = new MLP(c);
   }
 
-  forward(x: Tensor): Tensor {
-    const h = x.add(this.attn.forward(this.ln_1.forward(x)));
+  forward(x: Tensor, cache?: KVCache, layer = 0): Tensor {
+    const h = x.add(this.attn.forward(this.ln_1.forward(x), cache, layer));
     return h.add(this.mlp.forward(this.ln_2.forward(h)));
   }
 }
@@ -226,10 +230,30 @@ export class GPT extends Module {
   }
 
   /**
+   * ids [B, Tn] after cache.length cached positions → the last position's logits [B, 1, V]; the
+   * cache grows by Tn (its positions follow the cached ones).
+   */
+  private cachedStep(ids: Tensor, cache: KVCache): Tensor {
+    return tidy(() => {
+      const t = this.transformer;
+      const past = cache.length;
+      const T = ids.shape[1]!;
+      let x = t.drop.forward(t.wte.forward(ids).add(t.wpe.forward(arange(past, past + T, { device: ids.device }))));
+      t.h.children().forEach((block, i) => (x = (block as Block).forward(x, cache, i)));
+      cache.length = past + T;
+      return this.lm_head.forward(t.ln_f.forward(x.narrow(1, T - 1, 1)));
+    });
+  }
+
+  /**
    * model.py's generate: maxNewTokens times, the logits of the last position of the last
    * blockSize tokens, divided by temperature, cut to the topK most likely, sampled with
    * sg.multinomial (seeded by sg.manualSeed) and appended. Returns int32 [B, T + maxNewTokens]
    * (a new tensor; idx is kept). Dropout follows the mode: call model.eval() first, as in nanoGPT.
+   * model.py recomputes the whole sequence each step; here a key/value cache makes a step one
+   * position while the sequence fits in blockSize (the same logits, so the same tokens), and the
+   * steps past it recompute the cropped window as model.py (every position moves). In train mode
+   * with dropout it recomputes throughout, as model.py, so that dropout draws as it does there.
    */
   generate(idx: Tensor, maxNewTokens: number, options?: GenerateOptions): Tensor {
     const fn = 'GPT.generate';
@@ -242,25 +266,39 @@ export class GPT extends Module {
     const temperature = o.temperature ?? 1;
     const topK = o.topK ?? null;
     const V = this.config.vocabSize;
+    const cache = this.training && this.config.dropout > 0 ? null : new KVCache(this.config.nLayer);
     return noGrad(() => {
       let out = idx.clone();
-      for (let i = 0; i < maxNewTokens; i++) {
-        const next = tidy(() => {
-          const T = out.shape[1]!;
-          const cond = T <= this.config.blockSize ? out : out.narrow(1, T - this.config.blockSize, this.config.blockSize);
-          let logits = this.forward(cond).logits.select(1, 0).div(temperature);  // [B, V]
-          if (topK !== null) {
-            const k = Math.min(topK, V);
-            const kth = sortingOps.topk(logits, k).values.narrow(-1, k - 1, 1);
-            logits = logits.maskedFill(logits.lt(kth), -Infinity);
-          }
-          return functionOps.cat([out, samplingOps.multinomial(logits.softmax(-1), 1)], 1);
-        });
+      try {
+        for (let i = 0; i < maxNewTokens; i++) out = this.sampleNext(out, cache, temperature, topK, V);
+        return out;
+      } catch (e) {
         out.dispose();
-        out = next;
+        throw e;
+      } finally {
+        cache?.dispose();
       }
-      return out;
     });
+  }
+
+  /** out [B, T] → [B, T + 1]: one token sampled as model.py's generate (out is disposed). */
+  private sampleNext(out: Tensor, cache: KVCache | null, temperature: number, topK: number | null, V: number): Tensor {
+    const next = tidy(() => {
+      const T = out.shape[1]!;
+      let raw: Tensor;
+      if (cache === null || T > this.config.blockSize) {
+        raw = this.forward(T <= this.config.blockSize ? out : out.narrow(1, T - this.config.blockSize, this.config.blockSize)).logits;
+      } else raw = this.cachedStep(cache.length === 0 ? out : out.narrow(1, T - 1, 1), cache);
+      let logits = raw.select(1, 0).div(temperature); // [B, V]
+      if (topK !== null) {
+        const k = Math.min(topK, V);
+        const kth = sortingOps.topk(logits, k).values.narrow(-1, k - 1, 1);
+        logits = logits.maskedFill(logits.lt(kth), -Infinity);
+      }
+      return functionOps.cat([out, samplingOps.multinomial(logits.softmax(-1), 1)], 1);
+    });
+    out.dispose();
+    return next;
   }
 
   /**
