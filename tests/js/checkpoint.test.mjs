@@ -2,10 +2,12 @@
 // computation without checkpointing (the plain autograd graph is the oracle: identical ops, so equal
 // to float32 rounding), dropout replays the same masks in the recompute (the random state of the
 // forward) and leaves the generator where an unchecked run leaves it, and the memory a forward
-// holds for backward (sg.memory().bytes after the forward, peakBytes over the step) drops.
+// holds for backward (sg.memory().bytes after the forward, peakBytes over the step) drops. Inside
+// sg.compile it is fn traced as it is: the compiled step's gradients equal the plain graph's.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { sg, throwsWith } from './helpers.mjs';
+import { forEachBackend, values } from './backends.mjs';
 
 function maxDiff(a, b) {
   let m = 0;
@@ -169,4 +171,30 @@ test('checkpoint: bad input is an Error; under noGrad it is a plain call', () =>
   assert.equal(y.requiresGrad, false);
   assert.deepEqual(Array.from(y.dataSync()), [2, 2]);
   sg.dispose([x, y]);
+});
+
+forEachBackend('inside sg.compile checkpoint is fn traced as it is: the compiled step\'s gradients equal the plain graph\'s, call after call', async () => {
+  sg.manualSeed(1);
+  const W1 = sg.randn([16, 16]).mul(0.3).requiresGrad_();
+  const W2 = sg.randn([16, 16]).mul(0.3).requiresGrad_();
+  const x = sg.randn([8, 16]).requiresGrad_();
+  const f = mlp(W1, W2);
+  const leaves = [x, W1, W2];
+  const read = async () => Promise.all(leaves.map(async (t) => (await values(t.grad)).flat()));
+  f(x).square().sum().backward();
+  const plain = await read();
+  const step = sg.compile((input) => sg.utils.checkpoint(f, input).square().sum());
+  for (let call = 0; call < 2; call++) {
+    for (const t of leaves) t.grad = null;
+    const loss = step(x);
+    loss.backward();
+    const got = await read();
+    plain.forEach((g, i) => assert.ok(maxDiff(g, got[i]) <= 1e-5 * (1 + Math.max(...g.map(Math.abs))), `call ${call}, grad ${i}: ${maxDiff(g, got[i])}`));
+    loss.dispose();
+  }
+  assert.equal(step.stats().compiles, 1);
+  assert.equal(step.stats().callbacks, 0, 'no callback node: fn joins the graph');
+  step.clear();
+  for (const t of leaves) t.grad = null;
+  sg.dispose(leaves);
 });

@@ -286,7 +286,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
   // a user's callback) with inputs on a GPU gets host copies of them, so that it reads them as on
   // the CPU (dataSync included) and the same function gives the same results on every device.
   // Library callbacks that compute with GPU tensors they read from outside
-  // (sg.penalties.gradientPenalty's stage, sg.utils.checkpoint) keep their inputs where they are.
+  // (sg.penalties.gradientPenalty's stage) keep their inputs where they are.
   const needsCopy = (stage: G.Stage, cb: Callback): boolean => !cb.keepOnDevice && onGpu(stage.tensors);
   // Where a callback's results go (its placeholders, jscall.ts / transfer.ts): the CPU for a
   // move, else where its first input is, else the default device.

@@ -12,6 +12,7 @@
 // parameters used only inside fn (their gradient goes to param.grad); loss.backward() is exact.
 import { backward, enableGrad, noGrad } from '../autograd/backward.js';
 import { jsCallOnDevice } from '../compile/jscall.js';
+import { activeTrace } from '../compile/trace_state.js';
 import * as H from '../runtime/handles.js';
 import { tidy } from '../runtime/memory.js';
 import { mod } from '../runtime/module.js';
@@ -41,8 +42,11 @@ function resultList(value: unknown): Tensor[] | null {
 /** Runs fn(...args) keeping none of its intermediates; they are recomputed in backward. Returns what fn returns (a Tensor or an array of Tensors). */
 export function checkpoint<R extends Tensor | Tensor[]>(fn: (...args: any[]) => R, ...args: unknown[]): R {
   if (typeof fn !== 'function') throw new Error(`checkpoint: expected a function, got ${describe(fn)}`);
-  // Under noGrad there is no backward to prepare for: a plain call.
-  if (!H.isGradEnabled()) return fn(...args);
+  // Under noGrad there is no backward to prepare for: a plain call. Inside sg.compile too: fn's
+  // ops join the graph as they are (no recomputation, so no memory saved). The recomputing node
+  // would hand back the trace's own results on every call, and fn's random draws in the graph
+  // could not be repeated by an eager recompute in backward.
+  if (!H.isGradEnabled() || activeTrace() !== null) return fn(...args);
   args.forEach((a, i) => {
     if (a instanceof Tensor && a.isDisposed) throw new Error(`checkpoint: argument ${i} is a disposed Tensor`);
   });
