@@ -119,6 +119,30 @@ def tensor_json(x):
     return [float(v) for v in x.detach().float().reshape(-1).tolist()]
 
 
+def write_folder(folder, config, state, shards=1):
+    """A Hugging Face model folder: config.json and model.safetensors, or `shards` files and model.safetensors.index.json
+    (as transformers' save_pretrained names them). gen_models_16bit.py writes its folders with it too."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    if shards == 1:
+        with open(os.path.join(folder, "model.safetensors"), "wb") as f:
+            f.write(dumps(state, {"format": "pt"}))
+        return
+    names = sorted(state)
+    weight_map, total = {}, 0
+    for i in range(shards):
+        part = names[i::shards]
+        fname = f"model-{i + 1:05d}-of-{shards:05d}.safetensors"
+        with open(os.path.join(folder, fname), "wb") as f:
+            f.write(dumps({n: state[n] for n in part}, {"format": "pt"}))
+        for n in part:
+            weight_map[n] = fname
+            total += state[n].numel() * state[n].element_size()
+    with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2)
+
+
 def make(name, overrides, out):
     torch.manual_seed(sum(map(ord, name)))
     shards = overrides.pop("_shards", 1)
@@ -140,26 +164,7 @@ def make(name, overrides, out):
             for n, p in model.named_parameters():
                 if n in state:
                     p.copy_(state[n].float())
-    folder = os.path.join(out, name)
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=2)
-    names = sorted(state)
-    if shards == 1:
-        with open(os.path.join(folder, "model.safetensors"), "wb") as f:
-            f.write(dumps(state, {"format": "pt"}))
-    else:
-        weight_map, total = {}, 0
-        for i in range(shards):
-            part = names[i::shards]
-            fname = f"model-{i + 1:05d}-of-{shards:05d}.safetensors"
-            with open(os.path.join(folder, fname), "wb") as f:
-                f.write(dumps({n: state[n] for n in part}, {"format": "pt"}))
-            for n in part:
-                weight_map[n] = fname
-                total += state[n].numel() * state[n].element_size()
-        with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
-            json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2)
+    write_folder(os.path.join(out, name), cfg, state, shards)
     ids = torch.tensor(IDS)
     plain_attention = models.causal_attention
     if cfg["model_type"] == "mistral" and cfg.get("sliding_window"):

@@ -39,6 +39,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "bench", "torch"))
 import llama2c_model as l2c  # noqa: E402
 import nanogpt_model as nano  # noqa: E402
+from gen_llama import write_folder  # noqa: E402
 from gen_lora import LoraLinear  # noqa: E402
 from trainer.safetensors_io import dumps  # noqa: E402
 
@@ -140,28 +141,6 @@ def run(model, to_hf, dtype, ids):
     flat = lambda x: [float(v) for v in x.detach().float().reshape(-1).tolist()]  # noqa: E731
     return {"logits": {"shape": list(logits.shape), "data": flat(logits)}, "loss": float(loss),
             "grads": {k: flat(g) for k, g in grads.items()}}
-
-
-def write_folder(folder, config, state, shards=1):
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(config, f, indent=2)
-    if shards == 1:
-        with open(os.path.join(folder, "model.safetensors"), "wb") as f:
-            f.write(dumps(state, {"format": "pt"}))
-        return
-    names = sorted(state)
-    weight_map, total = {}, 0
-    for i in range(shards):
-        fname = f"model-{i + 1:05d}-of-{shards:05d}.safetensors"
-        part = names[i::shards]
-        with open(os.path.join(folder, fname), "wb") as f:
-            f.write(dumps({n: state[n] for n in part}, {"format": "pt"}))
-        for n in part:
-            weight_map[n] = fname
-            total += state[n].numel() * state[n].element_size()
-    with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
-        json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2)
 
 
 def make(name, build, to_hf, dt, out, shards=1):
