@@ -1,16 +1,18 @@
 // sg.tokenizers.fromPretrained against independent implementations of the same vocabulary.
-// GPT-2 (byte-level BPE): a tokenizer.json derived from js-tiktoken's gpt2 ranks (gpt2_tokenizer_json.mjs, as
-// transformers' TikTokenConverter derives one) loaded by sg.tokenizers, against js-tiktoken itself (a port of
-// OpenAI's tiktoken: rank-based merging, not a merges list), on varied text and on seeded random strings.
+// Byte-level BPE: tokenizer.json files derived from js-tiktoken's ranks (tiktoken_tokenizer_json.mjs, as
+// transformers' TikTokenConverter derives them) loaded by sg.tokenizers, against js-tiktoken itself (a port of
+// OpenAI's tiktoken: rank-based merging, not a merges list), on varied text and on seeded random strings: GPT-2's
+// (gpt2 ranks, ByteLevel pre-tokenizer) and a Llama 3-shaped one (cl100k_base ranks, Llama 3's Split pattern).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
 import { readRef, sg } from './helpers.mjs';
-import { GPT2_TOKENIZER_CONFIG, gpt2TokenizerJson, requireDev } from './gpt2_tokenizer_json.mjs';
+import { GPT2_TOKENIZER_CONFIG, requireDev, tiktokenTokenizerJson } from './tiktoken_tokenizer_json.mjs';
 
 const { Tiktoken } = requireDev('js-tiktoken/lite');
+const load = (name) => sg.tokenizers.fromPretrained({ 'tokenizer.json': JSON.stringify(tiktokenTokenizerJson(name)), 'tokenizer_config.json': JSON.stringify(GPT2_TOKENIZER_CONFIG) });
 const tiktoken = new Tiktoken(requireDev('js-tiktoken/ranks/gpt2'));
-const gpt2 = await sg.tokenizers.fromPretrained({ 'tokenizer.json': JSON.stringify(gpt2TokenizerJson()), 'tokenizer_config.json': JSON.stringify(GPT2_TOKENIZER_CONFIG) });
+const gpt2 = await load('gpt2');
 
 const VARIED = [
   '', 'Hello world', ' Hello', 'hello\n', "I'LL don't, you're; we've it's they'd I'm",
@@ -24,11 +26,11 @@ const VARIED = [
   'a<|endoftext|>b', '<|endoftext|>', 'text <|endoftext|> more <|endoftext|>',
 ];
 
-function same(text) {
-  const ids = gpt2.encode(text);
-  assert.deepEqual(ids, tiktoken.encode(text, 'all'), `encode ${JSON.stringify(text)}`);
-  assert.equal(gpt2.decode(ids), tiktoken.decode(ids), `decode ${JSON.stringify(text)}`);
-  assert.equal(gpt2.decode(ids), text, `round trip ${JSON.stringify(text)}`);
+function same(text, tok = gpt2, oracle = tiktoken) {
+  const ids = tok.encode(text);
+  assert.deepEqual(ids, oracle.encode(text, 'all'), `encode ${JSON.stringify(text)}`);
+  assert.equal(tok.decode(ids), oracle.decode(ids), `decode ${JSON.stringify(text)}`);
+  assert.equal(tok.decode(ids), text, `round trip ${JSON.stringify(text)}`);
 }
 
 test('GPT-2 byte-level BPE: the ids of varied text (unicode, emoji, whitespace runs, digits, long words, special token) equal js-tiktoken\'s', () => {
@@ -37,15 +39,14 @@ test('GPT-2 byte-level BPE: the ids of varied text (unicode, emoji, whitespace r
   for (const text of VARIED) same(text);
 });
 
-test('GPT-2: seeded random strings over mixed scripts, whitespace, digits, emoji and marks equal js-tiktoken\'s ids', () => {
+function randomStrings(n, seed) {
   const pools = [
     'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789', ' \t\n\r\u00a0\u2009\u3000', ".,;:!?'\"()[]{}<>-_/\\@#$%^&*+=|~`",
     'éèêëàâäôöûüçñßøåæœÉÀÇ', 'абвгдежзийклмнопрст', '日本語中文字漢', 'ا ب ت ث ج ح خ', '\u0301\u0308\u200d\ufe0f',
   ].map((s) => Array.from(s));
   const emoji = ['👍', '🏽', '👨', '👩', '🇫', '🇷', '🤖', '❤', '☕', '🙂'];
-  let seed = 20261129;
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  for (let n = 0; n < 300; n++) {
+  return Array.from({ length: n }, () => {
     const len = Math.floor(rand() * 40);
     let s = '';
     for (let i = 0; i < len; i++) {
@@ -53,14 +54,31 @@ test('GPT-2: seeded random strings over mixed scripts, whitespace, digits, emoji
       const pool = p === pools.length ? emoji : pools[p];
       s += pool[Math.floor(rand() * pool.length)];
     }
-    same(s);
-  }
+    return s;
+  });
+}
+
+test('GPT-2: seeded random strings over mixed scripts, whitespace, digits, emoji and marks equal js-tiktoken\'s ids', () => {
+  for (const s of randomStrings(300, 20261129)) same(s);
 });
 
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
 test('GPT-2: a real document (this repository\'s README, several KB of prose, code and tables) tokenizes as js-tiktoken does', () => {
-  const text = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  assert.ok(text.length > 5000);
-  same(text);
+  assert.ok(README.length > 5000);
+  same(README);
+});
+
+// U+FEFF and U+0085 are left out of the Llama 3 shape's texts: js-tiktoken runs cl100k's pattern with JavaScript's
+// \s (which holds U+FEFF and not U+0085), while tiktoken itself and Hugging Face's tokenizers (Rust) take \s as
+// Unicode White_Space (the reverse), as @huggingface/tokenizers does when it rewrites a Split pattern: 'a  \u0085b'
+// gives [64, 256, 126, 227, 65] here and [64, 220, 2188, 227, 65] in js-tiktoken (the oracle is off there, not us).
+test('Llama 3 shape (cl100k_base ranks, Split on Llama 3\'s (?i:…) pattern, ignore_merges): ids equal js-tiktoken\'s cl100k_base', async () => {
+  const tok = await load('cl100k_base');
+  const oracle = new Tiktoken(requireDev('js-tiktoken/ranks/cl100k_base'));
+  assert.deepEqual(tok.encode('Hello world'), [9906, 1917]); // cl100k's well-known ids
+  const texts = [...VARIED, ...randomStrings(200, 7), README, "I'M HE'S they'RE WE'VE", '1234567 12 123456789'].map((t) => t.replace(/[\ufeff\u0085]/g, ''));
+  for (const text of texts) same(text, tok, oracle);
 });
 
 // BERT (WordPiece): tests/data/gen_wordpiece.py ran BERT's own tokenizer (google-research/bert's tokenization.py,
