@@ -2,8 +2,9 @@
 # Mutation testing, sampled and seeded (issue 28): how many seeded defects the tests catch.
 #   bash scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--cpp-mutants K] [--only ts|cpp]
 #   npm/src:                 Stryker (@stryker-mutator/core, TypeScript checker, tap runner over the
-#                            node:test files) on R seeded regions of L lines (30), each against the T test files (3)
-#                            that ran it most in the last covered Node run (scripts/mutation_ts.mjs)
+#                            node:test files) on R seeded regions of L lines (30), each against the fewest test
+#                            files (at most T, 3) that together execute every line of it that the last covered
+#                            Node run executed (scripts/mutation_ts.mjs)
 #   src/ops + src/kernels:   K seeded operator swaps, each compiled into the native doctest binary
 #                            and run (scripts/mutation_cpp.mjs says why not a packaged tool)
 # Prints the score per folder and every surviving mutant (scripts/mutation_report.mjs); mutants
