@@ -309,6 +309,16 @@ void Backend::check_nonzero_i32(const int32_t* x, int64_t n, const std::string& 
               val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, after);
 }
 
+// As check_indices: the GPU finds the first |value| beyond the bound (or the sum beyond it) and
+// the next sync reports it. The bound crosses as a number (at most 2^31 − 1 here).
+void Backend::check_abs_bound(sg::DType dtype, const void* x, int64_t n, int64_t bound, bool total,
+                              const std::string& before, const std::string& after) const {
+  if (n == 0) return;
+  const Args a = args().buf(x).num(n).num(e(dtype)).num(double(bound)).flag(total);
+  rt_.checked("check", std::string("check_abs_bound"),
+              val(emscripten::typed_memory_view(a.values().size(), a.values().data())), before, after);
+}
+
 namespace {
 [[noreturn]] void linalg_on_cpu_only() {
   sg::fail("webgpu: internal error: the linalg ops have no WGSL kernel and must run on the CPU");

@@ -120,6 +120,8 @@ class Backend final : public sg::Backend {
               void* out) const override;
   void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
                          const std::string& after) const override;
+  void check_abs_bound(sg::DType dtype, const void* x, int64_t n, int64_t bound, bool total,
+                       const std::string& before, const std::string& after) const override;
   // No WGSL kernels: the linalg ops run on the CPU (web/webgpu/coverage.ts); these refuse
   // GPU buffers instead of reading them as host memory.
   void lu_inverse_f32(const float* a, int64_t batch, int64_t n, float* out, const std::string& op,

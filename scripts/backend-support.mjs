@@ -9,7 +9,11 @@ const matrix = JSON.parse(readFileSync(new URL('../build/backend_matrix.json', i
 const dtypeFile = new URL('../build/dtype_matrix.json', import.meta.url);
 const dtypes = existsSync(dtypeFile) ? JSON.parse(readFileSync(dtypeFile, 'utf8')) : {};
 const SHORT = { float16: 'f16', bfloat16: 'bf16', int8: 'i8', uint8: 'u8', int64: 'i64' };
-const dtypeCell = (op) => Object.keys(SHORT).filter((d) => dtypes[op]?.[d]).map((d) => SHORT[d]).join(' ') || '—';
+// The same for webgpu: build/webgpu_dtype_matrix.json, written by tests/js/webgpu_dtypes.test.mjs.
+const gpuFile = new URL('../build/webgpu_dtype_matrix.json', import.meta.url);
+const gpuDtypes = existsSync(gpuFile) ? JSON.parse(readFileSync(gpuFile, 'utf8')) : {};
+const listed = (m, op) => Object.keys(SHORT).filter((d) => m[op]?.[d]).map((d) => SHORT[d]).join(' ');
+const dtypeCell = (op) => [listed(dtypes, op), listed(gpuDtypes, op) && `webgpu: ${listed(gpuDtypes, op)}`].filter(Boolean).join('; ') || '—';
 const ops = Object.keys(matrix).sort((a, b) => a.localeCompare(b));
 const label = { kernel: 'kernel', fallback: 'wasm fallback', differs: '**differs**', error: '**error**' };
 const count = (s) => ops.filter((op) => matrix[op].webgpu === s).length;
@@ -27,6 +31,8 @@ const lines = [
   "`tests/js/dtype_compute.test.mjs` compares with PyTorch 1.13 for the op on `reference` and `wasm`",
   '(float16/bfloat16 computed in float32 and rounded once; int8/uint8 in int32, wrapping; int64 in int32',
   'where exact, else an Error); other ops take those dtypes the same way, untested per op.',
+  "*webgpu:* the dtypes whose values on webgpu `tests/js/webgpu_dtypes.test.mjs` compares with the CPU's",
+  '(float64 has no GPU storage).',
   '',
   '| op | reference | wasm | webgpu | dtypes |',
   '|---|---|---|---|---|',

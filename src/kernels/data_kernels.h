@@ -161,6 +161,13 @@ class DataKernels {
   // asynchronous devices report it at the next sync, as check_indices.
   virtual void check_nonzero_i32(const int32_t* x, int64_t n, const std::string& before,
                                  const std::string& after) const;
+  // Throws sg::Error(before + m + after) when m, the largest |value| of the n integer elements of
+  // x (int32, int64, int8 or uint8; with `total`, the sum of the |values|, saturating), exceeds
+  // `bound`: an int64 operand computed in int32 (ops/dtype_widening.cpp). Asynchronous devices
+  // report it at the next sync, as check_indices (m there: the first |value| beyond the bound, or
+  // the sum).
+  virtual void check_abs_bound(DType dtype, const void* x, int64_t n, int64_t bound, bool total,
+                               const std::string& before, const std::string& after) const;
 
   // ---- linear algebra (kernels/reference/data_linalg.cpp) ----
   // `batch` n×n float32 matrices, row-major and contiguous, each factored in double (LU with

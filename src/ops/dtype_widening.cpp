@@ -10,6 +10,7 @@
 #include "core/copy.h"
 #include "core/dtype_dispatch.h"
 #include "core/error.h"
+#include "kernels/backend.h"
 #include "ops/ops.h"
 
 namespace sg {
@@ -84,23 +85,11 @@ std::optional<int64_t> int32_bound(const std::string& name) {
 
 bool is_sum(const std::string& name) { return name == "sum" || name == "cumsum" || name == "scatterAdd"; }
 
-// The largest |value| of an integer tensor (0 for an empty one); with `total`, the sum of the
-// |values| instead (saturating at INT64_MAX), which bounds every partial sum of the tensor.
-int64_t max_abs(const Tensor& t, bool total = false) {
+// Fails with before + m + after when the largest |value| of integer tensor t (with `total`, the
+// sum of its |values|) exceeds `bound`, on t's own device (a GPU reports it at the next sync).
+void check_abs_bound(const Tensor& t, int64_t bound, bool total, const std::string& before, const std::string& after) {
   const Tensor c = as_contiguous(t);
-  int64_t m = 0;
-  visit_dtype(c.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) {
-      const T* p = static_cast<const T*>(c.raw());
-      for (int64_t i = 0; i < c.numel(); ++i) {
-        const int64_t v = static_cast<int64_t>(p[i]);
-        const int64_t a = v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
-        m = total ? (a > INT64_MAX - m ? INT64_MAX : m + a) : std::max(m, a);
-      }
-    }
-  });
-  return m;
+  backend_for(c.device()).check_abs_bound(c.dtype(), c.dev_raw(), c.numel(), bound, total, before, after);
 }
 
 // Refuses an int64 (or, for sums and products, int8/uint8) operand the op's int32 arithmetic could
@@ -115,11 +104,10 @@ void check_int32_exact(const std::string& name, const Tensor& t) {
          "(on the ", device_name(t.device()), " device): cast to float64 (exact to 2^53) or int32 first");
   // Sums: no partial sum leaves int32 while the |values| add up to less than 2^31.
   const bool summed = is_sum(name);
-  const int64_t m = max_abs(t.device() == Device::CPU ? t : to_device(t, Device::CPU), summed);
-  if (m > *bound)
-    fail(name, ": ", dtype_name(d), " values are computed in int32 by this op, exactly only while ",
-         summed ? "the sum of |values|" : "|value|", " <= ", *bound, " here; got ", m, " (on the ", device_name(t.device()),
-         " device): cast to float64 (exact to 2^53) first");
+  check_abs_bound(t, *bound, summed,
+                  name + ": " + dtype_name(d) + " values are computed in int32 by this op, exactly only while " +
+                      (summed ? "the sum of |values|" : "|value|") + " <= " + std::to_string(*bound) + " here; got ",
+                  std::string(" (on the ") + device_name(t.device()) + " device): cast to float64 (exact to 2^53) first");
 }
 
 // The dtype an operand computes in: float16/bfloat16 → float32 (float64 when the result is
@@ -223,9 +211,8 @@ std::vector<Tensor> run_widened(const std::string& name, const OpInfo& info, con
 std::vector<Tensor> with_int32_index(const std::string& name, const std::vector<Tensor>& inputs) {
   if (name != "gather" && name != "indexSelect") return {};
   const Tensor& index = inputs[1];
-  const int64_t m = max_abs(index.device() == Device::CPU ? index : to_device(index, Device::CPU));
-  if (m > kInt32Max)
-    fail(name, ": an index of ", m, " is beyond what any tensor here holds (int32 positions)");
+  check_abs_bound(index, kInt32Max, false, name + ": an index of ",
+                  " is beyond what any tensor here holds (int32 positions)");
   std::vector<Tensor> out = inputs;
   out[1] = cast(index, DType::Int32);
   return out;

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "core/copy.h"
+#include "core/dtype_dispatch.h"
 #include "core/error.h"
 #include "kernels/data_kernels.h"
 
@@ -71,6 +72,23 @@ void DataKernels::check_indices(const int32_t* idx, int64_t n, int64_t lo, int64
                                 const std::string& before, const std::string& after) const {
   for (int64_t i = 0; i < n; ++i)
     if ((idx[i] < lo || idx[i] >= hi) && idx[i] != allowed) fail(before, idx[i], after);
+}
+
+void DataKernels::check_abs_bound(DType dtype, const void* x, int64_t n, int64_t bound, bool total,
+                                  const std::string& before, const std::string& after) const {
+  int64_t m = 0;
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const T* p = static_cast<const T*>(x);
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t v = static_cast<int64_t>(p[i]);
+        const int64_t a = v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+        m = total ? (a > INT64_MAX - m ? INT64_MAX : m + a) : std::max(m, a);
+      }
+    }
+  });
+  if (m > bound) fail(before, m, after);
 }
 
 void DataKernels::index_select(size_t elem_bytes, const void* x, int64_t outer, int64_t size,

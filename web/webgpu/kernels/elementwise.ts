@@ -1,6 +1,6 @@
-// Elementwise kernels: float unary/binary math (broadcast through strides), fills, strided
-// copies with dtype conversion, int32 math, comparisons and selection. Twins of
-// src/kernels/reference/{elementwise,data_copy,data_int}.cpp.
+// Elementwise kernels: float unary/binary math (broadcast through strides), int32 math,
+// comparisons and selection, and the byte copy of unaligned transfers. Twins of
+// src/kernels/reference/{elementwise,data_int}.cpp (fills and casting copies: casts.ts).
 //
 // Strided kernels share one parameter layout: word 0 the element count, 1 the dims, 2..15 the
 // kernel's own scalars, 16..23 the shape, then 8 words of strides per operand from word 24.
@@ -16,14 +16,6 @@ const bind = (i: number, name: string, type: string, write: boolean) =>
 /** WGSL storing `value` (f32, i32 or u32 0/1) at element `i` of OUT of `dtype`. */
 const store = (dtype: number, i: string, value: string) =>
   dtype === BOOL ? `OUT_set_byte(${i}, ${value});` : `OUT[${i}] = ${value};`;
-
-/** The WGSL expression converting `v` (a value of dtype `from`) to dtype `to` (bool as u32 0/1). */
-function convert(from: number, to: number, v: string): string {
-  if (from === to) return v;
-  if (to === F32) return `f32(${v})`;
-  if (to === I32) return from === F32 ? `i32(trunc(${v}))` : `i32(${v})`;
-  return from === F32 ? `select(0u, 1u, ${v} != 0.0 || is_nan(${v}))` : `select(0u, 1u, ${v} != 0)`;
-}
 
 /** Bindings and helpers of a kernel reading `ins` (dtype per input, named IN0…) and writing OUT. */
 function header(ins: number[], out: number, extra = ''): string {
@@ -123,29 +115,6 @@ export const elementwise: Record<string, KernelFn> = {
     const expr = (dtype === F32 ? MODULO_F32 : MODULO_I32)[op];
     strided(ctx, `modulo${op}`, `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = ${expr};`,
       [{ ...x, dtype, strides: as }, { ...y, dtype, strides: bs }], { ...out, dtype }, shape, new Params(), MODULO_WGSL);
-  },
-
-  fill(ctx, a) {
-    const dtype = a.num();
-    const value = a.num();
-    const dst = operand(ctx, a, bytesOf(dtype));
-    const n = a.num();
-    const bits = new Params();
-    if (dtype === F32) bits.f(value);
-    else if (dtype === I32) bits.i(value);
-    else bits.u(value !== 0 ? 1 : 0);
-    const v = dtype === F32 ? 'pf(3u)' : dtype === I32 ? 'pi(3u)' : 'pu(3u)';
-    strided(ctx, 'fill', `  ${store(dtype, 'pu(2u) + id', v)}`, [], { ...dst, dtype }, [n], bits);
-  },
-
-  copy_strided(ctx, a) {
-    const shape = a.list(), dstStrides = a.list(), srcStrides = a.list();
-    const dstType = a.num(), srcType = a.num();
-    const src = operand(ctx, a, bytesOf(srcType));
-    const dst = operand(ctx, a, bytesOf(dstType));
-    const v = convert(srcType, dstType, `v`);
-    strided(ctx, 'copy', `  let v = ${load(srcType, 'IN0', off(0))};\n  let o = ${off(1)};\n  ${store(dstType, 'o', v)}`,
-      [{ ...src, dtype: srcType, strides: srcStrides }], { ...dst, dtype: dstType, strides: dstStrides }, shape);
   },
 
   /** Byte copy for unaligned transfers (runtime.copyBytes): args srcOffset, dstOffset, bytes. */

@@ -1,5 +1,6 @@
 // Every WGSL kernel by the name bindings/webgpu_backend.cpp calls it with.
 import { elementwise } from './elementwise.js';
+import { casts } from './casts.js';
 import { reduce } from './reduce.js';
 import { gemm } from './gemm.js';
 import { layer } from './layer.js';
@@ -17,6 +18,7 @@ export type { KernelContext, KernelFn } from './common.js';
 
 export const KERNELS: Record<string, KernelFn> = {
   ...elementwise,
+  ...casts,
   ...reduce,
   ...gemm,
   ...layer,

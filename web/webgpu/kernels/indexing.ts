@@ -3,13 +3,16 @@
 // adjoints accumulate without atomics: each invocation owns a line of the output that only it
 // writes (every index of the line, in order), so repeated indices add up as on the CPU.
 import { Params } from '../params.js';
-import { byteRead, byteWrite } from './prelude.js';
+import { rawRead, rawWrite, wordType } from './elements.js';
 import { coalesce, contiguousStrides, operand, pad8, run, STRIDED, type KernelFn } from './common.js';
 
-const elemType = (bytes: number, write = false) => (bytes === 1 ? (write ? 'atomic<u32>' : 'u32') : 'f32');
+// Elements of 1, 2, 4 or 8 bytes move as raw bits (elements.ts: 1- and 2-byte ones packed in
+// words and written through atomics, 8-byte ones as two words), so no float load or store ever
+// touches them (NaN payloads and subnormals of any dtype arrive as they were).
+const elemType = (bytes: number, write = false) => (bytes === 4 ? 'u32' : wordType(bytes, write));
 const moveElem = (bytes: number, dst: string, src: string) =>
-  bytes === 1 ? `OUT_set_byte(${dst}, X_byte(${src}));` : `OUT[${dst}] = X[${src}];`;
-const byteHelpers = (bytes: number) => (bytes === 1 ? byteRead('X') + byteWrite('OUT') : '');
+  bytes === 4 ? `OUT[${dst}] = X[${src}];` : `OUT_put(${dst}, X_get(${src}));`;
+const byteHelpers = (bytes: number) => (bytes === 4 ? '' : rawRead('X', bytes) + rawWrite('OUT', bytes));
 
 /**
  * gather's adjoints over lines along the dim (args: GatherGeom, src, idx, out): each invocation
@@ -121,7 +124,7 @@ export const indexing: Record<string, KernelFn> = {
   /** scatter: the last write of a line wins, as the CPU's row-major order (a line is one invocation's). */
   scatter(ctx, a) {
     const eb = a.num();
-    scatterLines(ctx, a, eb, eb === 1 ? 'OUT_set_byte(at, X_byte(i));' : 'OUT[at] = X[i];');
+    scatterLines(ctx, a, eb, moveElem(eb, 'at', 'i'));
   },
 
   pad_mapped(ctx, a) {
