@@ -261,6 +261,12 @@ test('ops on float16 / bfloat16 on the GPU equal the CPU within one ulp of the d
     ['eq', 'eq', 0, (a, b) => a.eq(b.index([0, 1]).expand([42]))],
     ['lt', 'lt', 0, (a, b) => a.lt(b)],
     ['where', 'where', 0, (a, b) => sg.where(a.gt(0), a, b)],
+    ['stack', 'stack', 0, (a, b) => sg.stack([a, b], 1)],
+    ['flip', 'flip', 0, (a) => a.reshape([6, 7]).flip([1])],
+    ['pad (reflect)', 'pad', 0, (a) => sg.F.pad(a.reshape([1, 6, 7]), [2, 1], { mode: 'reflect' })],
+    ['cumsum', 'cumsum', 1, (a) => a.reshape([6, 7]).cumsum(1)],
+    ['sort', 'sort', 0, (a) => a.reshape([6, 7]).sort(1)[0]],
+    ['maskedFill', 'maskedFill', 0, (a, b) => a.maskedFill(b.lt(0), 1.5)],
   ];
   for (const dtype of ['float16', 'bfloat16']) {
     const a = values(dtype, [42], 11), b = values(dtype, [42], 12);
@@ -294,6 +300,11 @@ test('int8 / uint8 / int64 integer ops on the GPU equal the CPU (int32 arithmeti
     ['eq', 'eq', (a, b) => a.eq(b)],
     ['le', 'le', (a, b) => a.le(b)],
     ['argmax', 'argmax', (a) => a.reshape([6, 7]).argmax(1)],
+    ['stack', 'stack', (a, b) => sg.stack([a, b], 0)],
+    ['flip', 'flip', (a) => a.reshape([6, 7]).flip([0])],
+    ['tril', 'tril', (a) => a.reshape([6, 7]).tril()],
+    ['topk values', 'topk', (a) => a.reshape([6, 7]).topk(3)[0]],
+    ['where', 'where', (a, b) => sg.where(a.gt(b), a, b)],
   ];
   const ranges = { int8: [-128, 127], uint8: [0, 255], int64: [-40000, 40000] };
   for (const dtype of ['int8', 'uint8', 'int64']) {
