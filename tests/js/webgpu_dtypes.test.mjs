@@ -372,6 +372,14 @@ test('sg.memory() counts 2 bytes a float16/bfloat16 element on the GPU, 1 for in
     t.dispose();
     assert.equal(sg.memory().gpuBytes, before, `${dtype}: freed`);
   }
+  // Ops on 16-bit tensors free their float32 temporaries: flat over a loop.
+  const x = sg.ones([257], { dtype: 'bfloat16', device: 'webgpu' });
+  const start = sg.memory();
+  for (let i = 0; i < 20; i++) sg.tidy(() => void x.mul(x).add(1).softmax(0).sum());
+  await sg.sync();
+  assert.equal(sg.memory().gpuBytes, start.gpuBytes);
+  assert.equal(sg.memory().tensors, start.tensors);
+  x.dispose();
 });
 
 test('float64 on the GPU is an Error naming the dtype and the device; nothing is left behind', { skip }, async () => {
