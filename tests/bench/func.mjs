@@ -3,7 +3,7 @@
 //     ordinary batched backward (the mean's gradient only) and a loop of 128 backwards;
 //   - jvp of the MLP's logits with respect to the input, against one forward.
 //   node tests/bench/func.mjs [rounds]
-// Wall time per call, median of the rounds; prints the ratios side by side. Asserts nothing.
+// Wall time per call, median of the rounds (interleaved); prints the ratios side by side. Asserts nothing.
 import { loadSimdgrad } from './lib/libs.mjs';
 
 const rounds = Number(process.argv[2] ?? 7);
@@ -20,39 +20,47 @@ const perSample = sg.func.vmap(
   { inDims: [null, 0, 0] },
 );
 
-function time(fn) {
-  const ts = [];
-  for (let r = 0; r < rounds + 1; r++) {
+const detached = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v.detach()]));
+
+// The cases run interleaved, one round of each after another, so that a load that comes and
+// goes (other processes on the machine) weighs on every case alike and the ratios hold better
+// than the absolute times.
+const V = sg.randn([B, 784]);
+const cases = {
+  batched: () => {
+    model.zeroGrad();
+    sg.F.crossEntropy(model(X), Y).backward();
+  },
+  vmapped: () => perSample(params, X, Y),
+  // PyTorch's per-sample-gradients tutorial passes detached parameters: no graph of the gradients
+  vmappedDetached: () => perSample(detached, X, Y),
+  loop: () => {
+    for (let i = 0; i < B; i++) {
+      model.zeroGrad();
+      sg.F.crossEntropy(model(X.narrow(0, i, 1)), Y.narrow(0, i, 1)).backward();
+    }
+  },
+  forward: () => sg.noGrad(() => model(X)),
+  jvp: () => sg.func.jvp((x) => model(x), [X], [V]),
+};
+const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+for (let r = 0; r < rounds + 1; r++) {
+  for (const [k, fn] of Object.entries(cases)) {
     const t0 = performance.now();
     sg.tidy(() => {
       fn(); // nothing returned: tidy frees the results too
     });
-    const t = performance.now() - t0;
-    if (r > 0) ts.push(t); // the first round warms up
+    if (r > 0) times[k].push(performance.now() - t0); // the first round warms up
   }
-  ts.sort((a, b) => a - b);
-  return ts[Math.floor(ts.length / 2)];
 }
-
-const batched = time(() => {
-  model.zeroGrad();
-  sg.F.crossEntropy(model(X), Y).backward();
-});
-const vmapped = time(() => perSample(params, X, Y));
-const loop = time(() => {
-  for (let i = 0; i < B; i++) {
-    model.zeroGrad();
-    sg.F.crossEntropy(model(X.narrow(0, i, 1)), Y.narrow(0, i, 1)).backward();
-  }
-});
-const forward = time(() => sg.noGrad(() => model(X)));
-const V = sg.randn([B, 784]);
-const jvp = time(() => sg.func.jvp((x) => model(x), [X], [V]));
+const median = (ts) => ts.slice().sort((a, b) => a - b)[Math.floor(ts.length / 2)];
+const { batched, vmapped, vmappedDetached, loop, forward, jvp } = Object.fromEntries(Object.entries(times).map(([k, ts]) => [k, median(ts)]));
 
 const row = (name, ms, base) => `${name.padEnd(44)} ${ms.toFixed(2).padStart(9)} ms  ${(ms / base).toFixed(2).padStart(6)}×`;
 console.log(`sg.func bench: MLP 784-256-256-10, batch ${B}, backend ${sg.getBackend()}, median of ${rounds}`);
 console.log(row('one batched backward (forward + backward)', batched, batched));
 console.log(row('per-sample gradients: vmap(grad(...))', vmapped, batched));
+console.log(row('  the same, parameters detached', vmappedDetached, batched));
 console.log(row(`per-sample gradients: loop of ${B} backwards`, loop, batched));
 console.log(row('one forward (no grad)', forward, forward));
 console.log(row('jvp of the logits w.r.t. the input', jvp, forward));

@@ -307,6 +307,7 @@ export function ensureHost(host: GraphHost): void {
 
 /** An eager jsCall's results joined to autograd (through the vjp, or an error node without one). */
 export function linkCallback(name: string, vjp: VjpAdapter | null, inputs: readonly Tensor[], outputs: readonly Tensor[]): Tensor[] {
+  for (const t of inputs) H.notify('link', t.handle); // forward-mode jvp cannot follow JavaScript's results
   const linked = embind().linkCallback(
     name,
     vjp === null ? null : idVjp(vjp),

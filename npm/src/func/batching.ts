@@ -8,6 +8,7 @@
 // autograd records ordinary ops and reverse mode needs no rule of its own.
 import type { Attrs, TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
+import { Unsupported } from './jvp_rules.js';
 
 export type Randomness = 'error' | 'different' | 'same';
 
@@ -70,6 +71,11 @@ export function direct1(op: string, inputs: ArrayLike<number>, attrs?: Attrs | n
   for (let i = 1; i < out.length; i++) if (out[i]) H.releaseHandle(out[i]!);
   if (!out[0]) throw new Error(`${op}: the op returned no tensor`);
   return out[0];
+}
+
+/** How deep the rules' physical op calls are nested (forward mode leaves those to vmap). */
+export function directDepth(): number {
+  return busy;
 }
 
 /** The physical shape of an id, whatever it is batched over. */
@@ -143,6 +149,13 @@ export function withLevel<T>(size: number, randomness: Randomness, fn: (level: L
   const level: Level = { id: nextLevel++, size, randomness };
   active.push(level);
   const prev = active.length === 1 ? H.setBatchHook(hook) : null;
+  if (prev !== null) {
+    // Forward mode's hook (a vmap inside a forward-mode jvp): its tangents would not follow the
+    // batched ops, so jvp takes the double-VJP instead.
+    H.setBatchHook(prev);
+    active.pop();
+    throw new Unsupported('sg.func.jvp: a vmap inside the function');
+  }
   try {
     return fn(level);
   } finally {

@@ -12,6 +12,7 @@ import { tidy } from '../runtime/memory.js';
 import { describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { levelsOf } from './batching.js';
+import { forwardModeActive, Unsupported } from './forward_mode.js';
 
 /** The ctx of forward/backward/jvp: saved tensors and anything the function stores on it. */
 export class FunctionCtx {
@@ -70,6 +71,8 @@ export class Function {
   static apply(this: Static, ...args: unknown[]): any {
     const name = this.name || 'Function';
     if (activeTrace() !== null) throw new Error(`${name}.apply: an autograd.Function cannot be traced by sg.compile yet (use sg.jsCall with a vjp inside compiled code)`);
+    // Forward mode would follow forward's ops, not the function's own backward/jvp: jvp takes the double-VJP.
+    if (forwardModeActive()) throw new Unsupported(`sg.func.jvp: ${name} is an autograd.Function`);
     const tensorAt: number[] = [];
     args.forEach((a, i) => {
       if (a instanceof Tensor) {

@@ -1,14 +1,16 @@
 // sg.func.grad / gradAndValue / vjp / jvp: torch.func's differentiating transforms over the
 // reverse-mode engine (computeGrads). Inside vmap their inputs are first batched over every active
 // level (batching.ts toAllLevels), so each sample's gradient stays its own; outside vmap that is
-// a no-op. jvp is the double-VJP identity: g(u) = Jᵀu is recorded (createGraph), and
-// d<g(u), v>/du = Jv; two backward passes, so about 2-3× a vjp (README.md).
+// a no-op. jvp is forward mode (forward_mode.ts, each op's tangent by its rule in jvp_rules.ts);
+// where that cannot follow fn it is the double-VJP identity: g(u) = Jᵀu is recorded
+// (createGraph), and d<g(u), v>/du = Jv; two backward passes (README.md).
 import type { TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
 import { tidy } from '../runtime/memory.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { direct1, levelsOf, mark, physShape, toAllLevels, unionLevels } from './batching.js';
+import { forwardModeActive, Unsupported, withTangents } from './forward_mode.js';
 import { hasNonTensorLeaf, treeMap, treeTensors } from './tree.js';
 
 export interface GradOptions {
@@ -65,11 +67,19 @@ export function outerCreates(inputs: readonly Tensor[]): boolean {
 
 /**
  * A leaf to differentiate with respect to: batched over every active vmap level, then detached
- * (or cloned, recorded, when an outer differentiation follows it).
+ * (or a recorded view of it, when an outer differentiation follows it).
  */
 export function makeLeaf(t: Tensor, create: boolean): Tensor {
   const all = new Tensor(toAllLevels(t.handle));
-  if (create && t.requiresGrad) return all.clone();
+  if (create && t.requiresGrad) {
+    // A recorded view (its own graph node, which the engine captures the gradient at), not a
+    // clone: inside vmap `all` is an unmapped weight expanded to the batch, and a clone would
+    // write B copies of it (nn.Module parameters require grad, so this is vmap(grad)'s usual path).
+    const v = new Tensor(direct1('reshape', [all.handle], { shape: physShape(all.handle) }));
+    mark(v.handle, levelsOf(all.handle));
+    all.dispose();
+    return v;
+  }
   const leaf = all.detach();
   leaf.requiresGrad = true;
   return leaf;
@@ -242,7 +252,7 @@ export function vjp(fn: (...args: any[]) => any, ...primals: Tensor[]): [any, (c
 
 /**
  * torch.func.jvp(fn, primals, tangents) -> [output, tangentOutput] (the output's structure), by
- * the double-VJP identity.
+ * forward mode, or the double-VJP identity where forward mode cannot follow fn.
  */
 export function jvp(fn: (...args: any[]) => any, primals: readonly Tensor[], tangents: readonly Tensor[]): [any, any] {
   checkFn('jvp', fn);
@@ -255,6 +265,48 @@ export function jvp(fn: (...args: any[]) => any, primals: readonly Tensor[], tan
   });
   checkSameShapes(where, 'tangents', tangents, inputs);
   const create = outerCreates([...inputs, ...tangents]);
+  if (!forwardModeActive()) {
+    try {
+      return jvpForward(where, fn, inputs, tangents as Tensor[], create);
+    } catch (e) {
+      if (!(e instanceof Unsupported)) throw e;
+    }
+  }
+  return jvpDoubleVjp(where, fn, inputs, tangents as Tensor[], create);
+}
+
+/** jvp by forward mode (forward_mode.ts): fn once, each op's tangent by its rule. */
+function jvpForward(where: string, fn: (...args: any[]) => any, inputs: Tensor[], tangents: Tensor[], create: boolean): [any, any] {
+  const prev = H.isGradEnabled();
+  H.setGradEnabled(create); // a graph only when an outer differentiation follows
+  try {
+    return tidy(() =>
+      withTangents(
+        inputs.map((t) => t.handle),
+        tangents.map((t) => t.handle),
+        (ids) => fn(...ids.map((id) => new Tensor(id))) as unknown,
+        (out, tangentOf) => {
+          const outs = treeTensors(out);
+          if (outs.length === 0 || hasNonTensorLeaf(out)) throw new Error(`${where}: fn must return a Tensor or an array/object of Tensors, got ${describe(out)}`);
+          const touts = outs.map((o) => {
+            const t = tangentOf(o.handle);
+            return t === 0 ? o.mul(0) : new Tensor(t);
+          });
+          const valueOut = create ? out : treeMap(out, (x) => x.detach());
+          return [valueOut, treeMap(out, (_, i) => touts[i]!)] as unknown;
+        },
+      ),
+    ) as [any, any];
+  } finally {
+    H.setGradEnabled(prev);
+  }
+}
+
+/**
+ * jvp by the double-VJP identity: g(u) = Jᵀu recorded (createGraph), then Jv = d<g(u), v>/du.
+ * For the functions forward mode cannot follow (an op without a rule, a gradient inside fn).
+ */
+function jvpDoubleVjp(where: string, fn: (...args: any[]) => any, inputs: Tensor[], tangents: Tensor[], create: boolean): [any, any] {
   const prev = H.isGradEnabled();
   H.setGradEnabled(true);
   try {
@@ -270,7 +322,7 @@ export function jvp(fn: (...args: any[]) => any, primals: readonly Tensor[], tan
         return z;
       });
       const g = gradsOf(contract(outs, us), leaves, true, true, where);
-      const t = contract(g, tangents as Tensor[]);
+      const t = contract(g, tangents);
       const tangentOuts = gradsOf(t, us, create, create, where);
       const valueOut = create ? out : treeMap(out, (x) => x.detach());
       return [valueOut, treeMap(out, (_, i) => tangentOuts[i]!)] as [unknown, unknown];

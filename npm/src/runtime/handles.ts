@@ -34,7 +34,8 @@ export type BoundaryEvent =
   | 'detach'
   | 'retainGrad'
   | 'registerHook'
-  | 'setRequiresGrad';
+  | 'setRequiresGrad'
+  | 'link'; // an input of a JavaScript node joined to the graph (sg.jsCall, autograd.Function)
 export type BoundaryObserver = (event: BoundaryEvent, id: TensorHandle) => void;
 
 let observer: BoundaryObserver | null = null;
@@ -49,7 +50,7 @@ export function setBoundaryObserver(fn: BoundaryObserver | null): BoundaryObserv
   return prev;
 }
 
-function notify(event: BoundaryEvent, id: TensorHandle): void {
+export function notify(event: BoundaryEvent, id: TensorHandle): void {
   if (observer !== null) observer(event, id);
 }
 
