@@ -73,8 +73,12 @@ function codeOf(line, inBlock) {
 const files = ['src/ops', 'src/kernels'].flatMap((d) => readdirSync(join(root, d), { recursive: true })
   .filter((f) => f.endsWith('.cpp')).map((f) => `${d}/${f}`)).sort();
 const candidates = [];
+// Each file's text as listed: a mutant is made from this copy, so that an edit of the file while
+// the sample runs (a shared working tree) cannot put a swap on the wrong line.
+const texts = new Map();
 for (const file of files) {
-  const lines = readFileSync(join(root, file), 'utf8').split('\n');
+  texts.set(file, readFileSync(join(root, file), 'utf8'));
+  const lines = texts.get(file).split('\n');
   let block = false;
   lines.forEach((line, k) => {
     const r = codeOf(line, block);
@@ -144,7 +148,7 @@ if (sample.some((m) => !(lineCounts.get(m.file) && !(lineCounts.get(m.file).get(
 const results = [];
 for (const [n, m] of sample.entries()) {
   const id = `${m.file}:${m.line}:${m.col} '${m.from.trim()}' -> '${m.to.trim()}'`;
-  const text = readFileSync(join(root, m.file), 'utf8').split('\n')[m.line - 1];
+  const text = texts.get(m.file).split('\n')[m.line - 1];
   const res = { id, file: m.file, line: m.line, nth: m.nth, from: m.from.trim(), to: m.to.trim(), text: text.trim() };
   results.push(res);
   const counts = lineCounts.get(m.file);
@@ -152,7 +156,7 @@ for (const [n, m] of sample.entries()) {
   if (Date.now() - t0 > budgetMs) { res.status = 'NotRun'; continue; }
   const cmd = commands.get(m.file);
   if (!cmd) { res.status = 'NotRun'; res.why = 'not in compile_commands.json'; continue; }
-  const lines = readFileSync(join(root, m.file), 'utf8').split('\n');
+  const lines = texts.get(m.file).split('\n');
   const l = lines[m.line - 1];
   lines[m.line - 1] = l.slice(0, m.col) + m.to + l.slice(m.col + m.from.length);
   const copy = join(tree, relative('src', m.file));
