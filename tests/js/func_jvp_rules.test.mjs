@@ -157,3 +157,29 @@ test('forward mode is differentiable by an outer transform, and keeps the tensor
   for (let i = 0; i < 5; i++) run();
   assert.equal(sg.memory().tensors, before);
 });
+
+test('jacfwd by forward mode (vmap of jvp over the basis) equals jacrev, compiles, and falls back where it must', () => {
+  const W = D(values([3, 4], 5));
+  const f = (x, b) => sg.F.linear(x, W, b).tanh().softmax(-1);
+  const x = D(values([2, 4], 6)), b = D(values([3], 7));
+  for (const argnums of [0, 1]) {
+    const jf = sg.func.jacfwd(f, { argnums })(x, b), jr = sg.func.jacrev(f, { argnums })(x, b);
+    assert.deepEqual(jf.shape, jr.shape);
+    close(jf.toArray(), jr.toArray(), 1e-12, `argnums ${argnums}`);
+  }
+  const [j0, j1] = sg.func.jacfwd(f, { argnums: [0, 1] })(x, b);
+  close(j0.toArray(), sg.func.jacrev(f)(x, b).toArray(), 1e-12);
+  close(j1.toArray(), sg.func.jacrev(f, { argnums: 1 })(x, b).toArray(), 1e-12);
+  // inside sg.compile (the double-VJP would be refused there)
+  const cf = sg.compile((x, b) => sg.func.jacfwd(f)(x, b));
+  close(cf(x, b).toArray(), j0.toArray(), 1e-12);
+  // an op without a rule: the double-VJP path, same Jacobian
+  const g = (x) => x.maximum(x.mul(0.5)).sin();
+  const xv = D(values([4], 8));
+  close(sg.func.jacfwd(g)(xv).toArray(), sg.func.jacrev(g)(xv).toArray(), 1e-12);
+  // hessian = jacfwd(jacrev(f)): jacrev's backward passes make jacfwd take the double-VJP
+  const s = (x) => x.sin().mul(x).sum();
+  const H = sg.func.hessian(s)(xv).toArray();
+  const xs = xv.toArray();
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) close(H[i][j], i === j ? 2 * Math.cos(xs[i]) - xs[i] * Math.sin(xs[i]) : 0, 1e-12);
+});

@@ -275,8 +275,11 @@ export function jvp(fn: (...args: any[]) => any, primals: readonly Tensor[], tan
   return jvpDoubleVjp(where, fn, inputs, tangents as Tensor[], create);
 }
 
-/** jvp by forward mode (forward_mode.ts): fn once, each op's tangent by its rule. */
-function jvpForward(where: string, fn: (...args: any[]) => any, inputs: Tensor[], tangents: Tensor[], create: boolean): [any, any] {
+/**
+ * jvp by forward mode (forward_mode.ts): fn once, each op's tangent by its rule. Throws Unsupported
+ * where forward mode cannot follow fn (jacfwd calls it directly, inside a vmap over the basis).
+ */
+export function jvpForward(where: string, fn: (...args: any[]) => any, inputs: Tensor[], tangents: Tensor[], create: boolean): [any, any] {
   const prev = H.isGradEnabled();
   H.setGradEnabled(create); // a graph only when an outer differentiation follows
   try {

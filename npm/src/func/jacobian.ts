@@ -1,6 +1,7 @@
 // sg.func.jacrev / jacfwd / hessian. jacrev: one backward pass per output element (seeded with
 // the element's one-hot, graph retained), as torch.autograd.functional.jacobian does without
-// vectorize. jacfwd: the double-VJP once (g(u) = Jᵀu recorded), then one backward pass of g per
+// vectorize. jacfwd: forward mode over the basis (vmap of jvp, as torch.func's), or where forward
+// mode cannot follow fn, the double-VJP once (g(u) = Jᵀu recorded) then one backward pass of g per
 // input element (d g_j / du = column j of J). hessian = jacfwd(jacrev(fn)), as torch.func's.
 // The Jacobian of output [m...] with respect to input [n...] has shape [m..., n...].
 import type { TensorHandle } from '../runtime/embind.js';
@@ -9,7 +10,10 @@ import { tidy } from '../runtime/memory.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { direct1, levelsOf, mark, physShape, toAllLevels } from './batching.js';
-import { checkFn, differentiable, fnName, makeLeaf, outerCreates, parseArgnums } from './grad.js';
+import { eye } from '../tensor/creation.js';
+import { forwardModeActive, Unsupported } from './forward_mode.js';
+import { checkFn, differentiable, fnName, jvpForward, makeLeaf, outerCreates, parseArgnums } from './grad.js';
+import { vmap } from './vmap.js';
 
 export interface JacOptions {
   argnums?: number | readonly number[];
@@ -128,11 +132,51 @@ export function jacrev(fn: (...args: any[]) => any, options?: JacOptions): (...a
     });
 }
 
-/** torch.func.jacfwd(fn, { argnums = 0, hasAux }): forward-mode Jacobian (double-VJP, README.md). */
+/**
+ * jacfwd by forward mode, as torch.func's: for each differentiated argument, the jvp with every
+ * basis tangent at once (vmap over the identity), columns moved last. Throws Unsupported where
+ * forward mode cannot follow fn (then jacfwd takes the double-VJP).
+ */
+function jacfwdForward(fn: (...args: any[]) => any, o: ReturnType<typeof jacOptions>, args: unknown[]): unknown {
+  const inputs = differentiable(o.where, args, o.idx);
+  const create = outerCreates(inputs);
+  return tidy(() => {
+    const jac = inputs.map((x, a) => {
+      const n = x.numel;
+      if (n === 0) throw new Unsupported(`${o.where}: an argument with no elements`);
+      const basis = eye(n, { dtype: x.dtype, device: x.device }).reshape([n, ...x.shape]);
+      const column = (v: Tensor): Tensor => {
+        const only = (leaf: Tensor): unknown => {
+          const callArgs = args.slice();
+          callArgs[o.idx[a]!] = leaf;
+          const r = fn(...callArgs);
+          if (!(r instanceof Tensor)) throw new Error(`${o.where}: fn must return a Tensor, got ${describe(r)}`);
+          return r;
+        };
+        return jvpForward(o.where, only, [x], [v], create)[1] as Tensor;
+      };
+      const cols = vmap(column)(basis) as Tensor; // [n, ...out]
+      const r = cols.ndim;
+      const outShape = cols.shape.slice(1);
+      return cols.permute([...Array.from({ length: r - 1 }, (_, i) => i + 1), 0]).reshape([...outShape, ...x.shape]);
+    });
+    return o.single ? jac[0]! : jac;
+  });
+}
+
+/** torch.func.jacfwd(fn, { argnums = 0, hasAux }): forward-mode Jacobian (README.md). */
 export function jacfwd(fn: (...args: any[]) => any, options?: JacOptions): (...args: any[]) => any {
   const o = jacOptions('jacfwd', fn, options);
-  return (...args: unknown[]) =>
-    jacobianCall(fn, o, args, (out, leaves, create) => {
+  return (...args: unknown[]) => {
+    if (!o.hasAux && !forwardModeActive()) {
+      try {
+        return jacfwdForward(fn, o, args);
+      } catch (e) {
+        if (!(e instanceof Unsupported)) throw e;
+      }
+    }
+    // The double-VJP once (g(u) = Jᵀu recorded), then one backward of g per input element.
+    return jacobianCall(fn, o, args, (out, leaves, create) => {
       const u = new Tensor(toAllLevels(out.handle)).detach().mul(0);
       u.requiresGrad = true;
       const g = gradsPerSample(out.mul(u).sum(), leaves, true, true);
@@ -147,6 +191,7 @@ export function jacfwd(fn: (...args: any[]) => any, options?: JacOptions): (...a
         return assemble(cols, out.shape, l.shape, false);
       });
     });
+  };
 }
 
 /** torch.func.hessian(fn, { argnums = 0 }) = jacfwd(jacrev(fn, { argnums }), { argnums }). */
