@@ -14,12 +14,19 @@ namespace sg::optim {
 
 namespace {
 
-// A float32 buffer updated in place: the tensor itself when contiguous, else a contiguous
-// copy that finish() writes back (a parameter may be a strided view; state may be loaded).
+// The dtype a parameter's update computes in (PyTorch's CPU optimizers, non-fused path): float64
+// parameters in double; float16/bfloat16 parameters in float32, their values and state widened
+// (exactly) and each updated value rounded once (to nearest even) on the store.
+DType compute_dtype(DType d) { return d == DType::Float64 ? DType::Float64 : DType::Float32; }
+
+// A buffer updated in place, in its compute dtype: the tensor itself when contiguous and of that
+// dtype, else a contiguous (widened) copy that finish() writes back, rounded once (a parameter may
+// be a strided view; state may be loaded; float16/bfloat16 compute in float32).
 class InPlace {
  public:
-  explicit InPlace(const Tensor& t) : target_(t), work_(as_contiguous(t)) {}
+  explicit InPlace(const Tensor& t) : target_(t), work_(as_contiguous(t, compute_dtype(t.dtype()))) {}
   float* data() const { return work_.dev_f32(); }
+  double* data64() const { return work_.f64(); }  // float64 tensors live on the CPU
   void finish() const {
     if (!work_.same(target_)) copy_into(target_, work_);
   }
@@ -28,10 +35,14 @@ class InPlace {
   Tensor target_, work_;
 };
 
+// A parameter's grad in its compute dtype, contiguous.
+Tensor grad_values(const Tensor& g) { return as_contiguous(g, compute_dtype(g.dtype())); }
+bool is_f64(const Tensor& p) { return p.dtype() == DType::Float64; }
+
 // The state entries an algorithm keeps besides `step`, each created filled with `fill`.
 struct StateEntry {
   const char* key;
-  float fill;
+  double fill;
 };
 struct StateSpec {
   std::vector<StateEntry> entries;
@@ -51,8 +62,9 @@ void check_non_negative(const char* op, const char* what, double value) {
 void check_float_tensor(const char* op, size_t i, const char* what, const Tensor& t,
                         const Tensor& param, const char* key = nullptr) {
   const auto name = [&] { return key ? std::string("state '") + key + "'" : std::string(what); };
-  if (t.dtype() != DType::Float32)
-    fail(op, ": parameter ", i, ": ", name(), " must be float32, got ", dtype_name(t.dtype()));
+  if (t.dtype() != param.dtype())
+    fail(op, ": parameter ", i, ": ", name(), " must be ", dtype_name(param.dtype()), ", got ", dtype_name(t.dtype()),
+         " (the parameter's dtype)");
   if (t.device() != param.device())
     fail(op, ": parameter ", i, ": ", name(), " must be on the parameter's device (", device_name(param.device()),
          "), got ", device_name(t.device()));
@@ -63,9 +75,12 @@ void check_float_tensor(const char* op, size_t i, const char* what, const Tensor
 
 void check_param(const char* op, size_t i, const Tensor& p) {
   check(p.defined(), op, ": parameter ", i, " is null");
-  check(p.dtype() == DType::Float32, op, ": parameter ", i,
-        " must be float32 (only floating point tensors can be optimized), got ",
-        dtype_name(p.dtype()));
+  const DType d = p.dtype();
+  check(d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16, op,
+        ": parameter ", i, " must be float32, float64, float16 or bfloat16 (only floating point tensors can be "
+        "optimized), got ", dtype_name(d));
+  check(d != DType::Float64 || p.device() == Device::CPU, op, ": parameter ", i,
+        ": float64 parameters are optimized on the cpu only, got one on the ", device_name(p.device()), " device");
   check(p.is_leaf(), op, ": parameter ", i,
         " is not a leaf tensor (can't optimize a non-leaf Tensor)");
 }
@@ -111,8 +126,8 @@ void ensure_state(ParamState& st, const Tensor& p, const StateSpec& spec) {
   for (const StateEntry& e : spec.entries) {
     Tensor& t = st[e.key];
     if (t.defined()) continue;
-    t = Tensor::empty(p.shape(), DType::Float32, p.device());  // zero-filled
-    if (e.fill != 0 && t.numel() > 0) backend_for(p.device()).fill(DType::Float32, e.fill, t.dev_raw(), t.numel());
+    t = Tensor::empty(p.shape(), p.dtype(), p.device());  // zero-filled, torch.zeros_like(p)
+    if (e.fill != 0 && t.numel() > 0) backend_for(p.device()).fill(p.dtype(), e.fill, t.dev_raw(), t.numel());
   }
   if (spec.has_step) {
     Tensor& s = st["step"];
@@ -127,7 +142,7 @@ double bump_step(ParamState& st) {
   return *s.f32() += 1.0f;
 }
 
-float sign_of(bool maximize) { return maximize ? -1.0f : 1.0f; }
+double sign_of(bool maximize) { return maximize ? -1.0 : 1.0; }
 
 // The update kernels of the parameter's device.
 const Backend& kernels_of(const Tensor& param) { return backend_for(param.device()); }
@@ -184,7 +199,7 @@ StateSpec rmsprop_spec(const RMSpropOptions& o) {
   return spec;
 }
 StateSpec adagrad_spec(const AdagradOptions& o) {
-  return StateSpec{{{"sum", static_cast<float>(o.initial_accumulator_value)}}};
+  return StateSpec{{{"sum", o.initial_accumulator_value}}};
 }
 
 void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params,
@@ -198,29 +213,35 @@ void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params
     const double step = bump_step(st);
     const double bias_correction1 = 1 - std::pow(o.beta1, step);
     const double bias_correction2 = 1 - std::pow(o.beta2, step);
-    AdamScalars s;
-    s.sign = sign_of(o.maximize);
-    s.decoupled = decoupled;
-    s.decay = static_cast<float>(1 - o.lr * o.weight_decay);
-    s.l2 = !decoupled && o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.beta1 = static_cast<float>(o.beta1);
-    s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
-    s.beta2 = static_cast<float>(o.beta2);
-    s.one_minus_beta2 = static_cast<float>(1 - o.beta2);
-    s.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
-    s.eps = static_cast<float>(o.eps);
-    s.neg_step_size = static_cast<float>(-(o.lr / bias_correction1));
-    s.amsgrad = o.amsgrad;
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      AdamScalarsT<T> s;
+      s.sign = T(sign_of(o.maximize));
+      s.decoupled = decoupled;
+      s.decay = static_cast<T>(1 - o.lr * o.weight_decay);
+      s.l2 = !decoupled && o.weight_decay != 0;
+      s.weight_decay = static_cast<T>(o.weight_decay);
+      s.beta1 = static_cast<T>(o.beta1);
+      s.one_minus_beta1 = static_cast<T>(1 - o.beta1);
+      s.beta2 = static_cast<T>(o.beta2);
+      s.one_minus_beta2 = static_cast<T>(1 - o.beta2);
+      s.bias_correction2_sqrt = static_cast<T>(std::sqrt(bias_correction2));
+      s.eps = static_cast<T>(o.eps);
+      s.neg_step_size = static_cast<T>(-(o.lr / bias_correction1));
+      s.amsgrad = o.amsgrad;
+      return s;
+    };
     InPlace p(params[i]), m(st["exp_avg"]), v(st["exp_avg_sq"]);
-    const Tensor g = as_contiguous(grads[i]);
-    if (o.amsgrad) {
-      InPlace vmax(st["max_exp_avg_sq"]);
-      kernels_of(params[i]).adam_step_f32(p.data(), g.dev_f32(), m.data(), v.data(), vmax.data(), params[i].numel(), s);
-      vmax.finish();
-    } else {
-      kernels_of(params[i]).adam_step_f32(p.data(), g.dev_f32(), m.data(), v.data(), nullptr, params[i].numel(), s);
-    }
+    std::optional<InPlace> vmax;
+    if (o.amsgrad) vmax.emplace(st["max_exp_avg_sq"]);
+    const Tensor g = grad_values(grads[i]);
+    const int64_t n = params[i].numel();
+    if (is_f64(params[i]))
+      ref::adam_f64(p.data64(), g.f64(), m.data64(), v.data64(), vmax ? vmax->data64() : nullptr, n, scalars(0.0));
+    else
+      kernels_of(params[i]).adam_step_f32(p.data(), g.dev_f32(), m.data(), v.data(), vmax ? vmax->data() : nullptr, n,
+                                          scalars(0.0f));
+    if (vmax) vmax->finish();
     p.finish();
     m.finish();
     v.finish();
@@ -235,28 +256,37 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
   check_sgd(o);
   const StateSpec spec = sgd_spec(o);
   for (size_t i : prepare("SGD", params, grads, states, spec)) {
-    SgdScalars s;
-    s.sign = sign_of(o.maximize);
-    s.has_weight_decay = o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.has_momentum = o.momentum != 0;
-    s.momentum = static_cast<float>(o.momentum);
-    s.one_minus_dampening = static_cast<float>(1 - o.dampening);
-    s.nesterov = o.nesterov;
-    s.neg_lr = static_cast<float>(-o.lr);
-    InPlace p(params[i]);
-    const Tensor g = as_contiguous(grads[i]);
-    const int64_t n = params[i].numel();
-    if (!s.has_momentum) {
-      kernels_of(params[i]).sgd_step_f32(p.data(), g.dev_f32(), nullptr, n, s);
-    } else {
+    const bool has_momentum = o.momentum != 0;
+    std::optional<InPlace> b;
+    bool first = false;
+    if (has_momentum) {
       Tensor& buf = states[i]["momentum_buffer"];
-      s.first = !buf.defined();
-      if (s.first) buf = Tensor::empty(params[i].shape(), DType::Float32, params[i].device());
-      InPlace b(buf);
-      kernels_of(params[i]).sgd_step_f32(p.data(), g.dev_f32(), b.data(), n, s);
-      b.finish();
+      first = !buf.defined();
+      if (first) buf = Tensor::empty(params[i].shape(), params[i].dtype(), params[i].device());
+      b.emplace(buf);
     }
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      SgdScalarsT<T> s;
+      s.sign = T(sign_of(o.maximize));
+      s.has_weight_decay = o.weight_decay != 0;
+      s.weight_decay = static_cast<T>(o.weight_decay);
+      s.has_momentum = has_momentum;
+      s.momentum = static_cast<T>(o.momentum);
+      s.one_minus_dampening = static_cast<T>(1 - o.dampening);
+      s.nesterov = o.nesterov;
+      s.neg_lr = static_cast<T>(-o.lr);
+      s.first = first;
+      return s;
+    };
+    InPlace p(params[i]);
+    const Tensor g = grad_values(grads[i]);
+    const int64_t n = params[i].numel();
+    if (is_f64(params[i]))
+      ref::sgd_f64(p.data64(), g.f64(), b ? b->data64() : nullptr, n, scalars(0.0));
+    else
+      kernels_of(params[i]).sgd_step_f32(p.data(), g.dev_f32(), b ? b->data() : nullptr, n, scalars(0.0f));
+    if (b) b->finish();
     p.finish();
   }
 }
@@ -279,24 +309,32 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
     bump_step(st);  // counted as PyTorch does; the update does not use it
-    RmspropScalars s;
-    s.sign = sign_of(o.maximize);
-    s.has_weight_decay = o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.alpha = static_cast<float>(o.alpha);
-    s.one_minus_alpha = static_cast<float>(1 - o.alpha);
-    s.eps = static_cast<float>(o.eps);
-    s.centered = o.centered;
-    s.has_momentum = o.momentum > 0;
-    s.momentum = static_cast<float>(o.momentum);
-    s.neg_lr = static_cast<float>(-o.lr);
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      RmspropScalarsT<T> s;
+      s.sign = T(sign_of(o.maximize));
+      s.has_weight_decay = o.weight_decay != 0;
+      s.weight_decay = static_cast<T>(o.weight_decay);
+      s.alpha = static_cast<T>(o.alpha);
+      s.one_minus_alpha = static_cast<T>(1 - o.alpha);
+      s.eps = static_cast<T>(o.eps);
+      s.centered = o.centered;
+      s.has_momentum = o.momentum > 0;
+      s.momentum = static_cast<T>(o.momentum);
+      s.neg_lr = static_cast<T>(-o.lr);
+      return s;
+    };
     InPlace p(params[i]), sq(st["square_avg"]);
     std::optional<InPlace> ga, buf;
     if (o.centered) ga.emplace(st["grad_avg"]);
-    if (s.has_momentum) buf.emplace(st["momentum_buffer"]);
-    const Tensor g = as_contiguous(grads[i]);
-    kernels_of(params[i]).rmsprop_step_f32(p.data(), g.dev_f32(), sq.data(), ga ? ga->data() : nullptr,
-                                           buf ? buf->data() : nullptr, params[i].numel(), s);
+    if (o.momentum > 0) buf.emplace(st["momentum_buffer"]);
+    const Tensor g = grad_values(grads[i]);
+    if (is_f64(params[i]))
+      ref::rmsprop_f64(p.data64(), g.f64(), sq.data64(), ga ? ga->data64() : nullptr, buf ? buf->data64() : nullptr,
+                       params[i].numel(), scalars(0.0));
+    else
+      kernels_of(params[i]).rmsprop_step_f32(p.data(), g.dev_f32(), sq.data(), ga ? ga->data() : nullptr,
+                                             buf ? buf->data() : nullptr, params[i].numel(), scalars(0.0f));
     p.finish();
     sq.finish();
     if (ga) ga->finish();
@@ -312,15 +350,22 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
     const double step = bump_step(st);
-    AdagradScalars s;
-    s.sign = sign_of(o.maximize);
-    s.has_weight_decay = o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.eps = static_cast<float>(o.eps);
-    s.neg_clr = static_cast<float>(-(o.lr / (1 + (step - 1) * o.lr_decay)));
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      AdagradScalarsT<T> s;
+      s.sign = T(sign_of(o.maximize));
+      s.has_weight_decay = o.weight_decay != 0;
+      s.weight_decay = static_cast<T>(o.weight_decay);
+      s.eps = static_cast<T>(o.eps);
+      s.neg_clr = static_cast<T>(-(o.lr / (1 + (step - 1) * o.lr_decay)));
+      return s;
+    };
     InPlace p(params[i]), sum(st["sum"]);
-    const Tensor g = as_contiguous(grads[i]);
-    kernels_of(params[i]).adagrad_step_f32(p.data(), g.dev_f32(), sum.data(), params[i].numel(), s);
+    const Tensor g = grad_values(grads[i]);
+    if (is_f64(params[i]))
+      ref::adagrad_f64(p.data64(), g.f64(), sum.data64(), params[i].numel(), scalars(0.0));
+    else
+      kernels_of(params[i]).adagrad_step_f32(p.data(), g.dev_f32(), sum.data(), params[i].numel(), scalars(0.0f));
     p.finish();
     sum.finish();
   }
@@ -351,27 +396,33 @@ void check_nadam(const NAdamOptions& o) {
 }
 void check_radam(const RAdamOptions& o) { check_betas("RAdam", o); }
 
-// Runs kernel(p, g, a, b, n, s) on a parameter, its grad and two of its state entries, in place.
-template <class Kernel, class Scalars>
-void update_in_place(Kernel kernel, const Tensor& param, const Tensor& grad, ParamState& st,
-                     const char* a, const char* b, const Scalars& s) {
+// Runs kernel(p, g, a, b, n, s) on a parameter, its grad and two of its state entries, in place:
+// the device's float32 kernel with scalars(0.0f), or for a float64 parameter kernel64 with
+// scalars(0.0) (scalars builds the kernel's scalars in the type of its argument).
+template <class Kernel, class Kernel64, class Scalars>
+void update_in_place(Kernel kernel, Kernel64 kernel64, const Tensor& param, const Tensor& grad, ParamState& st,
+                     const char* a, const char* b, const Scalars& scalars) {
   InPlace p(param), x(st[a]), y(st[b]);
-  const Tensor g = as_contiguous(grad);
-  (kernels_of(param).*kernel)(p.data(), g.dev_f32(), x.data(), y.data(), param.numel(), s);
+  const Tensor g = grad_values(grad);
+  if (is_f64(param))
+    kernel64(p.data64(), g.f64(), x.data64(), y.data64(), param.numel(), scalars(0.0));
+  else
+    (kernels_of(param).*kernel)(p.data(), g.dev_f32(), x.data(), y.data(), param.numel(), scalars(0.0f));
   p.finish();
   x.finish();
   y.finish();
 }
 
-MomentsScalars moments_scalars(const BetasOptions& o) {
-  MomentsScalars s;
+template <class T>
+MomentsScalarsT<T> moments_scalars(const BetasOptions& o) {
+  MomentsScalarsT<T> s;
   s.has_weight_decay = o.weight_decay != 0;
-  s.weight_decay = static_cast<float>(o.weight_decay);
-  s.beta1 = static_cast<float>(o.beta1);
-  s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
-  s.beta2 = static_cast<float>(o.beta2);
-  s.one_minus_beta2 = static_cast<float>(1 - o.beta2);
-  s.eps = static_cast<float>(o.eps);
+  s.weight_decay = static_cast<T>(o.weight_decay);
+  s.beta1 = static_cast<T>(o.beta1);
+  s.one_minus_beta1 = static_cast<T>(1 - o.beta1);
+  s.beta2 = static_cast<T>(o.beta2);
+  s.one_minus_beta2 = static_cast<T>(1 - o.beta2);
+  s.eps = static_cast<T>(o.eps);
   return s;
 }
 
@@ -409,15 +460,20 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
     bump_step(st);  // counted as PyTorch does; the update does not use it
-    AdadeltaScalars s;
-    s.sign = sign_of(o.maximize);
-    s.has_weight_decay = o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.rho = static_cast<float>(o.rho);
-    s.one_minus_rho = static_cast<float>(1 - o.rho);
-    s.eps = static_cast<float>(o.eps);
-    s.neg_lr = static_cast<float>(-o.lr);
-    update_in_place(&LayerKernels::adadelta_step_f32, params[i], grads[i], st, "square_avg", "acc_delta", s);
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      AdadeltaScalarsT<T> s;
+      s.sign = T(sign_of(o.maximize));
+      s.has_weight_decay = o.weight_decay != 0;
+      s.weight_decay = static_cast<T>(o.weight_decay);
+      s.rho = static_cast<T>(o.rho);
+      s.one_minus_rho = static_cast<T>(1 - o.rho);
+      s.eps = static_cast<T>(o.eps);
+      s.neg_lr = static_cast<T>(-o.lr);
+      return s;
+    };
+    update_in_place(&LayerKernels::adadelta_step_f32, &ref::adadelta_f64, params[i], grads[i], st, "square_avg",
+                    "acc_delta", scalars);
   }
 }
 
@@ -429,16 +485,21 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
     const double step = bump_step(st);
-    AdamaxScalars s;
-    s.sign = sign_of(o.maximize);
-    s.has_weight_decay = o.weight_decay != 0;
-    s.weight_decay = static_cast<float>(o.weight_decay);
-    s.beta1 = static_cast<float>(o.beta1);
-    s.one_minus_beta1 = static_cast<float>(1 - o.beta1);
-    s.beta2 = static_cast<float>(o.beta2);
-    s.eps = static_cast<float>(o.eps);
-    s.neg_clr = static_cast<float>(-(o.lr / (1 - std::pow(o.beta1, step))));
-    update_in_place(&LayerKernels::adamax_step_f32, params[i], grads[i], st, "exp_avg", "exp_inf", s);
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      AdamaxScalarsT<T> s;
+      s.sign = T(sign_of(o.maximize));
+      s.has_weight_decay = o.weight_decay != 0;
+      s.weight_decay = static_cast<T>(o.weight_decay);
+      s.beta1 = static_cast<T>(o.beta1);
+      s.one_minus_beta1 = static_cast<T>(1 - o.beta1);
+      s.beta2 = static_cast<T>(o.beta2);
+      s.eps = static_cast<T>(o.eps);
+      s.neg_clr = static_cast<T>(-(o.lr / (1 - std::pow(o.beta1, step))));
+      return s;
+    };
+    update_in_place(&LayerKernels::adamax_step_f32, &ref::adamax_f64, params[i], grads[i], st, "exp_avg", "exp_inf",
+                    scalars);
   }
 }
 
@@ -458,12 +519,17 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     // mu_product *= mu; mu_product_next = mu_product * mu * mu_next: float32 tensor products.
     mu_product = mu_product * static_cast<float>(mu);
     const float mu_product_next = (mu_product * static_cast<float>(mu)) * static_cast<float>(mu_next);
-    NadamScalars s;
-    s.moments = moments_scalars(o);
-    s.bias_correction2 = static_cast<float>(1 - std::pow(o.beta2, step));
-    s.grad_coef = static_cast<float>(-o.lr * (1 - mu) / (1 - static_cast<double>(mu_product)));
-    s.avg_coef = static_cast<float>(-o.lr * mu_next / (1 - static_cast<double>(mu_product_next)));
-    update_in_place(&LayerKernels::nadam_step_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      NadamScalarsT<T> s;
+      s.moments = moments_scalars<T>(o);
+      s.bias_correction2 = static_cast<T>(1 - std::pow(o.beta2, step));
+      s.grad_coef = static_cast<T>(-o.lr * (1 - mu) / (1 - static_cast<double>(mu_product)));
+      s.avg_coef = static_cast<T>(-o.lr * mu_next / (1 - static_cast<double>(mu_product_next)));
+      return s;
+    };
+    update_in_place(&LayerKernels::nadam_step_f32, &ref::nadam_f64, params[i], grads[i], st, "exp_avg", "exp_avg_sq",
+                    scalars);
   }
 }
 
@@ -480,17 +546,21 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     // The length of the approximated simple moving average, and its limit.
     const double rho_inf = 2 / (1 - o.beta2) - 1;
     const double rho_t = rho_inf - 2 * step * std::pow(o.beta2, step) / bias_correction2;
-    RadamScalars s;
-    s.moments = moments_scalars(o);
-    s.bias_correction1 = static_cast<float>(bias_correction1);
-    s.lr = static_cast<float>(o.lr);
-    s.rectified = rho_t > 5;
-    if (s.rectified) {
-      s.rect = static_cast<float>(std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                            ((rho_inf - 4) * (rho_inf - 2) * rho_t)));
-      s.bias_correction2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
-    }
-    update_in_place(&LayerKernels::radam_step_f32, params[i], grads[i], st, "exp_avg", "exp_avg_sq", s);
+    const auto scalars = [&](auto zero) {
+      using T = decltype(zero);
+      RadamScalarsT<T> s;
+      s.moments = moments_scalars<T>(o);
+      s.bias_correction1 = static_cast<T>(bias_correction1);
+      s.lr = static_cast<T>(o.lr);
+      s.rectified = rho_t > 5;
+      if (s.rectified) {
+        s.rect = static_cast<T>(std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)));
+        s.bias_correction2_sqrt = static_cast<T>(std::sqrt(bias_correction2));
+      }
+      return s;
+    };
+    update_in_place(&LayerKernels::radam_step_f32, &ref::radam_f64, params[i], grads[i], st, "exp_avg", "exp_avg_sq",
+                    scalars);
   }
 }
 

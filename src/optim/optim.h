@@ -16,7 +16,9 @@
 //   NAdam    step, mu_product (one element, starts at 1), exp_avg, exp_avg_sq
 //   RAdam    step, exp_avg, exp_avg_sq
 // `step` is a one-element float32 tensor (as PyTorch 1.13's torch.tensor(0.)); an int32 one is
-// accepted too. Every other entry is a float32 tensor of the parameter's shape.
+// accepted too. Every other entry is a tensor of the parameter's dtype and shape (torch.zeros_like).
+// Parameters may be float32, float64 (updated in double on the cpu), float16 or bfloat16 (updated
+// in float32 from the widened values and state, each stored value rounded once to nearest even).
 #pragma once
 #include <map>
 #include <string>

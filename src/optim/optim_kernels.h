@@ -67,4 +67,24 @@ void radam_f32(float* p, const float* g, float* exp_avg, float* exp_avg_sq, int6
                const RadamScalars& s);
 }  // namespace ref
 
+// The float64 parameters' kernels (optim.cpp calls them on the CPU): the ref:: loops above in
+// double, with the scalars rounded to double (exact for Python's floats), as torch.optim on a
+// float64 tensor.
+namespace ref {
+void sgd_f64(double* p, const double* g, double* buf, int64_t n, const SgdScalarsT<double>& s);
+void adam_f64(double* p, const double* g, double* m, double* v, double* vmax, int64_t n,
+              const AdamScalarsT<double>& s);
+void rmsprop_f64(double* p, const double* g, double* square_avg, double* grad_avg, double* buf,
+                 int64_t n, const RmspropScalarsT<double>& s);
+void adagrad_f64(double* p, const double* g, double* sum, int64_t n, const AdagradScalarsT<double>& s);
+void adadelta_f64(double* p, const double* g, double* square_avg, double* acc_delta, int64_t n,
+                  const AdadeltaScalarsT<double>& s);
+void adamax_f64(double* p, const double* g, double* exp_avg, double* exp_inf, int64_t n,
+                const AdamaxScalarsT<double>& s);
+void nadam_f64(double* p, const double* g, double* exp_avg, double* exp_avg_sq, int64_t n,
+               const NadamScalarsT<double>& s);
+void radam_f64(double* p, const double* g, double* exp_avg, double* exp_avg_sq, int64_t n,
+               const RadamScalarsT<double>& s);
+}  // namespace ref
+
 }  // namespace sg::optim

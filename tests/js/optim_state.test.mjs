@@ -169,7 +169,7 @@ test('a failed loadStateDict changes nothing', () => {
     [{ ...good, param_groups: [{ ...good.param_groups[0], lr: -1 }] }, 'invalid learning rate'],
     [{ ...good, param_groups: [{ ...good.param_groups[0], betas: [1, 0.9] }] }, 'invalid beta parameter at index 0'],
     [{ ...good, param_groups: [{ ...good.param_groups[0], bogus: 1 }] }, "unknown option 'bogus'"],
-    [{ ...good, state: { ...good.state, 1: { ...good.state[1], exp_avg: other } } }, 'expected float32 of the parameter', '[3]'],
+    [{ ...good, state: { ...good.state, 1: { ...good.state[1], exp_avg: other } } }, 'expected a floating tensor of the parameter', '[3]'],
     [{ ...good, state: { ...good.state, 0: { ...good.state[0], momentum_buffer: other } } }, "unknown entry 'momentum_buffer'"],
     [{ ...good, state: { ...good.state, 7: good.state[0] } }, 'index 7'],
     [{ state: {} }, 'expected { state'],
@@ -255,7 +255,7 @@ test('option errors (PyTorch checks, wording adapted)', () => {
   throwsWith(() => new Adam(p), 'should be an iterable of Tensors');
   throwsWith(() => new Adam([p, p]), 'the same parameter twice');
   throwsWith(() => new Adam([{ params: [p] }, { params: [p] }]), 'more than one parameter group');
-  throwsWith(() => new Adam([sg.zeros([2], { dtype: 'int32' })]), 'only float32 tensors can be optimized');
+  throwsWith(() => new Adam([sg.zeros([2], { dtype: 'int32' })]), 'only floating point tensors (float32, float64, float16, bfloat16) can be optimized');
   const nonLeaf = sg.tidy(() => p.mul(2));
   throwsWith(() => new Adam([nonLeaf]), "can't optimize a non-leaf Tensor");
   throwsWith(() => new Adam([3]), 'optimizer can only optimize Tensors');

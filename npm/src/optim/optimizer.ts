@@ -44,6 +44,9 @@ export interface OptimizerStateDict {
  * Keys a scheduler may add to a group (PyTorch's initial_lr, max_lr, ...): allowed in groups
  * and kept in state dicts, never passed to the C++ step.
  */
+/** The dtypes a parameter (and its floating state) may have, as torch.optim's floating tensors. */
+const OPTIMIZABLE = new Set<string>(['float32', 'float64', 'float16', 'bfloat16']);
+
 const SCHEDULER_KEYS: Spec = {
   initialLr: 'number',
   maxLr: 'number',
@@ -135,7 +138,7 @@ export abstract class Optimizer {
     this.paramGroups.push(fresh);
   }
 
-  /** Checks a group's params: leaf float32 Tensors, none repeated, none already in another group. */
+  /** Checks a group's params: leaf floating Tensors, none repeated, none already in another group. */
   private checkParams(params: unknown): Tensor[] {
     const name = this.algo.name;
     if (params instanceof Tensor) return this.checkParams([params]);
@@ -145,7 +148,7 @@ export abstract class Optimizer {
     for (const [i, p] of list.entries()) {
       if (!(p instanceof Tensor)) throw new Error(`${name}: optimizer can only optimize Tensors, but params[${i}] is ${describe(p)}`);
       if (p.isDisposed) throw new Error(`${name}: params[${i}] is a disposed Tensor`);
-      if (p.dtype !== 'float32') throw new Error(`${name}: params[${i}] is ${p.dtype}; only float32 tensors can be optimized`);
+      if (!OPTIMIZABLE.has(p.dtype)) throw new Error(`${name}: params[${i}] is ${p.dtype}; only floating point tensors (float32, float64, float16, bfloat16) can be optimized`);
       if (!p.isLeaf) throw new Error(`${name}: can't optimize a non-leaf Tensor (params[${i}]; use detach().requiresGrad_() or a Parameter)`);
       if (seen.has(p)) throw new Error(`${name}: a parameter group contains the same parameter twice (params[${i}])`);
       seen.add(p);
@@ -333,8 +336,8 @@ export abstract class Optimizer {
         } else {
           const ps = p.shape;
           const ts = t.shape;
-          if (t.dtype !== 'float32' || ts.length !== ps.length || ts.some((s, i) => s !== ps[i])) {
-            throw new Error(`${name}: state[${key}].${k} is ${describe(t)}, expected float32 of the parameter's shape [${ps.join(', ')}]`);
+          if (!OPTIMIZABLE.has(t.dtype) || ts.length !== ps.length || ts.some((s, i) => s !== ps[i])) {
+            throw new Error(`${name}: state[${key}].${k} is ${describe(t)}, expected a floating tensor of the parameter's shape [${ps.join(', ')}]`);
           }
         }
         entries.push([p, k, t]);
@@ -355,7 +358,9 @@ export abstract class Optimizer {
         const src = detachHandle(t.handle);
         let h: TensorHandle;
         try {
-          h = callOp1('clone', [src]);
+          // Floating state takes the parameter's dtype, as PyTorch's load_state_dict casts it ('step' stays).
+          const cast = OPTIMIZABLE.has(t.dtype) && t.dtype !== p.dtype && !(this.algo.scalarStateKeys ?? ['step']).includes(k);
+          h = cast ? callOp1('cast', [src], { dtype: p.dtype }) : callOp1('clone', [src]);
         } finally {
           releaseHandle(src);
         }
