@@ -12,14 +12,8 @@ import { ENTRY, prelude } from './prelude.js';
 import { coalesce, contiguousStrides, declare, groupsFor, operand, pad8, STRIDED, type KernelContext, type KernelFn } from './common.js';
 import { BOOL, CONVERT, I64, U8, bytesOf, castRaw, isFloatCode, narrow, rawRead, rawWrite, wordType } from './elements.js';
 
-interface Source {
-  buffer: BufferLike;
-  at: number;
-  dtype: number;
-  strides: number[];
-}
-
-interface Target {
+/** A tensor operand: its buffer, element offset, dtype code and strides. */
+interface Strided {
   buffer: BufferLike;
   at: number;
   dtype: number;
@@ -31,7 +25,7 @@ interface Target {
  * for fills, a value in flight held in parameter words 4–5 (`constant`: float32 bits, or an int64
  * as low and high words).
  */
-function castCopy(ctx: KernelContext, shape: number[], dst: Target, src: Source | { constant: 'f' | 'l'; words: [number, number] }): void {
+function castCopy(ctx: KernelContext, shape: number[], dst: Strided, src: Strided | { constant: 'f' | 'l'; words: [number, number] }): void {
   const n = shape.reduce((p, s) => p * s, 1);
   if (n === 0) return;
   const db = bytesOf(dst.dtype);
@@ -120,7 +114,10 @@ export const casts: Record<string, KernelFn> = {
     const dst = operand(ctx, a, bytesOf(dstType));
     const n = shape.reduce((p, s) => p * s, 1);
     const eb = bytesOf(dstType);
-    const contiguous = (s: number[]) => sameList(coalesce(shape, [s]).strides[0], contiguousStrides(coalesce(shape, [s]).shape));
+    const contiguous = (s: number[]) => {
+      const c = coalesce(shape, [s]);
+      return sameList(c.strides[0], contiguousStrides(c.shape));
+    };
     // Same dtype, both contiguous, distinct buffers: a buffer copy (runtime.copyBytes).
     if (srcType === dstType && src.buffer !== dst.buffer && n > 0 && contiguous(srcStrides) && contiguous(dstStrides)) {
       ctx.copy(src.buffer, src.at * eb, dst.buffer, dst.at * eb, n * eb);
