@@ -407,3 +407,27 @@ test('float64 on the GPU is an Error naming the dtype and the device; nothing is
   await sg.sync();
   assert.equal(sg.memory().gpuBytes, before.gpuBytes);
 });
+
+test('a bfloat16 module on the GPU: forward equals the CPU, saveAsync writes the CPU\'s bytes, loadStateDict casts on the GPU', { skip }, async () => {
+  sg.manualSeed(5);
+  const m = new sg.nn.Linear(9, 5).bfloat16();
+  const x = values('bfloat16', [3, 9], 41);
+  const cpuY = m(x);
+  const bytes = sg.save(m.stateDict());
+  m.to('webgpu');
+  assert.equal(m.weight.device, 'webgpu');
+  assert.equal(m.weight.dtype, 'bfloat16');
+  const gx = x.to('webgpu');
+  const gpuY = m(gx);
+  await sameValues(gpuY, cpuY, 1, 'Linear forward');
+  passed('linear', 'bfloat16');
+  const saved = await sg.saveAsync(m.stateDict());
+  assert.deepEqual(Buffer.from(saved), Buffer.from(bytes));
+  // A float16 module on the GPU loading the bfloat16 file: cast on the GPU, as the CPU casts.
+  const half = new sg.nn.Linear(9, 5).half(), gpuHalf = new sg.nn.Linear(9, 5).to('webgpu').half();
+  half.loadStateDict(sg.load(bytes));
+  gpuHalf.loadStateDict(sg.load(bytes));
+  for (const name of ['weight', 'bias']) sameBits(await bytesOf(gpuHalf[name]), await bytesOf(half[name]), 2, `loaded ${name}`);
+  sg.dispose([x, gx, cpuY, gpuY]);
+  for (const mod of [m, half, gpuHalf]) sg.dispose(mod.parameters());
+});
