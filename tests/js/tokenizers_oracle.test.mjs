@@ -3,6 +3,7 @@
 // transformers' TikTokenConverter derives them) loaded by sg.tokenizers, against js-tiktoken itself (a port of
 // OpenAI's tiktoken: rank-based merging, not a merges list), on varied text and on seeded random strings: GPT-2's
 // (gpt2 ranks, ByteLevel pre-tokenizer) and a Llama 3-shaped one (cl100k_base ranks, Llama 3's Split pattern).
+// WordPiece against BERT's own tokenization.py and SentencePiece BPE against Google's sentencepiece: below.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
@@ -112,3 +113,17 @@ for (const name of ['uncased', 'cased']) {
     }
   });
 }
+
+// SentencePiece BPE (Llama 2 / Mistral style): tests/data/gen_sentencepiece.py trained a small BPE model with Google's
+// sentencepiece library (Llama 2's normalizer settings, byte fallback), wrote it as transformers' LlamaConverter
+// writes a tokenizer.json, and recorded sentencepiece's own encode and decode of 216 texts.
+test('SentencePiece BPE (Llama 2 style, byte fallback): ids and decoded text equal sentencepiece\'s own', async () => {
+  const ref = readRef('sentencepiece_ref.json');
+  const tok = await sg.tokenizers.fromPretrained({ 'tokenizer.json': JSON.stringify(ref.tokenizer_json), 'tokenizer_config.json': '{"bos_token": "<s>", "clean_up_tokenization_spaces": false}' });
+  assert.equal(tok.bosTokenId, 1);
+  for (const { text, ids, decoded } of ref.cases) {
+    assert.deepEqual(tok.encode(text, { addSpecialTokens: false }), ids, JSON.stringify(text));
+    assert.deepEqual(tok.encode(text), [1, ...ids], `with <s>: ${JSON.stringify(text)}`);
+    assert.equal(tok.decode(ids), decoded, `decode ${JSON.stringify(text)}`);
+  }
+});
