@@ -16,9 +16,10 @@ Run: /usr/bin/python3 tests/data/gen_sentencepiece.py   (writes tests/data/sente
 import io
 import json
 import os
-import random
 
 import sentencepiece as spm
+
+from gen_wordpiece import random_texts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -30,17 +31,7 @@ VARIED = [
 ]
 
 
-def random_texts(n, seed):
-    rng = random.Random(seed)
-    pools = ["abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJ", "0123456789", "   \n\t", ".,;:!?'\"()-", "éàüñç", "日本語", "👍🤖"]
-    out = []
-    for _ in range(n):
-        s = ""
-        for _ in range(rng.randrange(1, 30)):
-            pool = pools[rng.randrange(len(pools))]
-            s += pool[rng.randrange(len(pool))]
-        out.append(s)
-    return out
+POOLS = ["abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJ", "0123456789", "   \n\t", ".,;:!?'\"()-", "éàüñç", "日本語", "👍🤖"]
 
 
 def llama_tokenizer_json(sp):
@@ -86,7 +77,7 @@ def main():
         byte_fallback=True, allow_whitespace_only_pieces=True, character_coverage=1.0, unk_id=0, bos_id=1, eos_id=2,
         pad_id=-1, minloglevel=2)
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    texts = VARIED + random_texts(200, 20261129)
+    texts = VARIED + random_texts(200, 20261129, POOLS, (1, 30))
     ref = {"tokenizer_json": llama_tokenizer_json(sp), "cases": [{"text": t, "ids": sp.encode(t), "decoded": sp.decode(sp.encode(t))} for t in texts]}
     with open(os.path.join(HERE, "sentencepiece_ref.json"), "w", encoding="utf-8") as f:
         json.dump(ref, f, ensure_ascii=False)

@@ -55,14 +55,17 @@ def vocab_for(cased):
     return seen
 
 
-def random_texts(n, seed):
+POOLS = ["abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", " \t\n\r\u00a0\u3000",
+         ".,;:!?'\"()-_/@#", "éèêëàâäôöûüçñÉÀÇ", "абвгд", "日本語中文字", "\u0301\u200b", "👍🤖"]
+
+
+def random_texts(n, seed, pools=POOLS, lengths=(0, 40)):
+    """n seeded random strings, each of lengths[0] ≤ L < lengths[1] characters drawn from a random pool (gen_sentencepiece.py uses it too)."""
     rng = random.Random(seed)
-    pools = ["abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", " \t\n\r\u00a0\u3000",
-             ".,;:!?'\"()-_/@#", "éèêëàâäôöûüçñÉÀÇ", "абвгд", "日本語中文字", "\u0301\u200b", "👍🤖"]
     out = []
     for _ in range(n):
         s = ""
-        for _ in range(rng.randrange(0, 40)):
+        for _ in range(rng.randrange(*lengths)):
             pool = pools[rng.randrange(len(pools))]
             s += pool[rng.randrange(len(pool))]
         out.append(s)
