@@ -7,10 +7,11 @@
 // /usr/bin/python3 has torch; without it these tests are skipped (saying so).
 //
 // Tolerances, in units of the dtype's unit roundoff u (2⁻⁸ for bfloat16, 2⁻¹¹ for float16), as errors relative
-// to the values' scale (max |a − b| / max |b|, per tensor): logits within 8u, gradients within 16u, the loss within
+// to the values' scale (max |a − b| / max |b|, per tensor): logits within 8u, gradients within 24u, the loss within
 // u. The same bounds are asserted for PyTorch's own bf16 run against the float32 oracle, so they are what
-// PyTorch meets, not figures fitted to our output; and in bf16 our error against the float32 oracle must be no
-// more than 1.5× PyTorch's own. Loaded with { dtype: 'float32' }, the same folders give the float32 oracle to 1e-5
+// PyTorch meets (it measured 5.1u on logits and 14.9u on gradients here: the bounds leave it 1.6× room, since its
+// bf16 kernels differ between CPUs), not figures fitted to our output; and in bf16 our error against the float32
+// oracle must be no more than 1.5× PyTorch's own (ours measured 0.3–0.75× of it). Loaded with { dtype: 'float32' }, the same folders give the float32 oracle to 1e-5
 // (logits) and 1e-4 (gradients): the 16-bit error is the compute's, not the loading's.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ const gen = torchOracle('gen_models_16bit.py');
 const skip = gen.skip ?? false;
 
 const U = { bfloat16: 2 ** -8, float16: 2 ** -11 };
-const BOUND = { logits: 8, grads: 16, loss: 1 };
+const BOUND = { logits: 8, grads: 24, loss: 1 };
 
 /** Logits, the next-token loss (float32 logits, as transformers computes the loss) and the gradients named in the oracle. */
 function compute(model, e) {
