@@ -8,7 +8,14 @@ const matrix = JSON.parse(readFileSync(new URL('../build/backend_matrix.json', i
 // dtype → where its expected values came from), when that test has run.
 const dtypeFile = new URL('../build/dtype_matrix.json', import.meta.url);
 const dtypes = existsSync(dtypeFile) ? JSON.parse(readFileSync(dtypeFile, 'utf8')) : {};
-const SHORT = { float16: 'f16', bfloat16: 'bf16', int8: 'i8', uint8: 'u8', int64: 'i64' };
+// float64: build/float64_matrix.json, written by tests/js/float64.test.mjs (op → backend → source).
+const f64File = new URL('../build/float64_matrix.json', import.meta.url);
+if (existsSync(f64File)) {
+  for (const [op, backends] of Object.entries(JSON.parse(readFileSync(f64File, 'utf8')))) {
+    if (backends.reference && backends.wasm) (dtypes[op] ??= {}).float64 = backends.reference;
+  }
+}
+const SHORT = { float64: 'f64', float16: 'f16', bfloat16: 'bf16', int8: 'i8', uint8: 'u8', int64: 'i64' };
 // The same for webgpu: build/webgpu_dtype_matrix.json, written by tests/js/webgpu_dtypes.test.mjs.
 const gpuFile = new URL('../build/webgpu_dtype_matrix.json', import.meta.url);
 const gpuDtypes = existsSync(gpuFile) ? JSON.parse(readFileSync(gpuFile, 'utf8')) : {};
@@ -30,7 +37,10 @@ const lines = [
   'The dtypes column lists the dtypes besides float32/int32/bool whose values and gradients',
   "`tests/js/dtype_compute.test.mjs` compares with PyTorch 1.13 for the op on `reference` and `wasm`",
   '(float16/bfloat16 computed in float32 and rounded once; int8/uint8 in int32, wrapping; int64 in int32',
-  'where exact, else an Error); other ops take those dtypes the same way, untested per op.',
+  'where exact, else an Error); other ops take those dtypes the same way, untested per op. f64: the op',
+  'computes in double and `tests/js/float64.test.mjs` compares its float64 values and gradients with',
+  "PyTorch 1.13's to 1e-12 (gradcheck with PyTorch's float64 defaults too); an op without f64 refuses",
+  'float64 by name.',
   "*webgpu:* the dtypes whose values on webgpu `tests/js/webgpu_dtypes.test.mjs` compares with the CPU's",
   '(float64 has no GPU storage).',
   '',

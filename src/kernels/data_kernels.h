@@ -223,6 +223,8 @@ class DataKernels {
   // y = fn(x) elementwise, evaluated in double and rounded once to float32; n is polygamma's
   // order (ignored by the others). (kernels/reference/data_special.cpp)
   virtual void special_f32(Special fn, int n, const float* x, float* y, int64_t count) const;
+  // The same formulas on float64 values, kept in double (PyTorch's double kernels; CPU devices).
+  virtual void special_f64(Special fn, int n, const double* x, double* y, int64_t count) const;
 
   // ---- scans, sorting (kernels/reference/data_scan.cpp, data_sort.cpp) ----
   // x viewed as [outer, r, inner] (float32 or int32) → out of the same shape and dtype:

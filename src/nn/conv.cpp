@@ -16,6 +16,7 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "kernels/reference/reference_kernels.h"
 #include "nn/pool.h"
 #include "nn/size_args.h"
 #include "ops/elementwise.h"
@@ -48,8 +49,10 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
             const Args& a) {
   check(x.defined() && w.defined(), op, ": expected an input and a weight tensor, got an undefined one");
   const char* dims_text = nd == 1 ? "L" : "H, W";
-  check(x.dtype() == DType::Float32, op, ": expected a float32 input, got ", dtype_name(x.dtype()));
-  check(w.dtype() == DType::Float32, op, ": expected a float32 weight, got ", dtype_name(w.dtype()));
+  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, op, ": expected a float32 or float64 input, got ",
+        dtype_name(x.dtype()));
+  check(w.dtype() == x.dtype(), op, ": expected a weight of the input's dtype (", dtype_name(x.dtype()), "), got ",
+        dtype_name(w.dtype()));
   check(x.ndim() == nd + 1 || x.ndim() == nd + 2, op, ": expected a ", nd + 1, "-D (unbatched) or ", nd + 2,
         "-D (batched) input [N, C, ", dims_text, "], got shape ", x.shape());
   const char* kernel_text = nd == 1 ? "kL" : "kH, kW";
@@ -91,7 +94,8 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
     O = w.shape()[1] * a.groups;
   }
   if (b.defined()) {
-    check(b.dtype() == DType::Float32, op, ": expected a float32 bias, got ", dtype_name(b.dtype()));
+    check(b.dtype() == x.dtype(), op, ": expected a bias of the input's dtype (", dtype_name(x.dtype()), "), got ",
+          dtype_name(b.dtype()));
     check(b.ndim() == 1 && b.shape()[0] == O, op, ": expected bias of shape [", O,
           "] (one per output channel), got ", b.shape());
   }
@@ -185,10 +189,18 @@ Setup setup(const char* op, int nd, bool transposed, const Tensor& x, const Tens
   return s;
 }
 
+// Every dim of a convolution's output but the channel dim 1.
+Dims bias_dims(const Tensor& g) {
+  Dims dims{0};
+  for (int64_t d = 2; d < g.ndim(); ++d) dims.push_back(d);
+  return dims;
+}
+
 // db [O] = Σ over images and positions of g [N, O, S] (contiguous): per-row sums to [N, O],
 // then the column sums over N, both straight reductions (sum over dims {0, 2} would first copy
 // g into [O, N·S] order).
 Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
+  if (g.dtype() == DType::Float64) return sum(g, bias_dims(g));  // summed in double (reduce_f64)
   const Device dev = g.device();
   const Backend& be = backend_for(dev);
   const int64_t S = g.numel() / std::max<int64_t>(N * O, 1);
@@ -200,11 +212,7 @@ Tensor bias_grad(const Tensor& g, int64_t N, int64_t O) {
 }
 
 // bias_grad through ops (while a gradient is recorded): Σ over every dim but the channel dim 1.
-Tensor bias_grad_rec(const Tensor& g) {
-  Dims dims{0};
-  for (int64_t d = 2; d < g.ndim(); ++d) dims.push_back(d);
-  return sum(g, dims);
-}
+Tensor bias_grad_rec(const Tensor& g) { return sum(g, bias_dims(g)); }
 
 // Runs a backend call; an Error from it (a scratch buffer too large for the backend's method)
 // gets the op's name in front.
@@ -218,6 +226,11 @@ void with_op_name(const char* op, F&& f) {
 }
 
 const float* opt_f32(const Tensor& t) { return t.defined() ? t.dev_f32() : nullptr; }
+const double* opt_f64(const Tensor& t) { return t.defined() ? t.f64() : nullptr; }
+
+// The dtype a convolution of `in` computes and returns in: float64 for float64 (the reference
+// loops in double, on the CPU: float64's only device), else float32 (the backend's methods).
+DType conv_dtype(const Tensor& in) { return in.dtype() == DType::Float64 ? DType::Float64 : DType::Float32; }
 
 // ---- the backend's three convolution methods, on the device of their tensors (graph-free;
 // each allocates and returns its output) ----
@@ -225,9 +238,14 @@ const float* opt_f32(const Tensor& t) { return t.defined() ? t.dev_f32() : nullp
 Tensor run_conv(const char* op, const ConvGeom& g, const Tensor& in, const Tensor& w, const Tensor& bias, GemmAct act,
                 const Shape& out_shape) {
   const Device dev = in.device();
-  const Tensor ic = as_contiguous(in, DType::Float32), wc = as_contiguous(w, DType::Float32);
-  const Tensor bc = bias.defined() ? as_contiguous(bias, DType::Float32) : Tensor();
-  Tensor y = Tensor::uninitialized(out_shape, DType::Float32, dev);  // written in full by the backend
+  const DType dt = conv_dtype(in);
+  const Tensor ic = as_contiguous(in, dt), wc = as_contiguous(w, dt);
+  const Tensor bc = bias.defined() ? as_contiguous(bias, dt) : Tensor();
+  Tensor y = Tensor::uninitialized(out_shape, dt, dev);  // written in full by the backend
+  if (dt == DType::Float64) {
+    ref::conv2d_f64(g, ic.f64(), wc.f64(), opt_f64(bc), act, y.f64());
+    return y;
+  }
   with_op_name(op, [&] { backend_for(dev).conv2d_f32(g, ic.dev_f32(), wc.dev_f32(), opt_f32(bc), act, y.dev_f32()); });
   return y;
 }
@@ -236,9 +254,14 @@ Tensor run_conv(const char* op, const ConvGeom& g, const Tensor& in, const Tenso
 Tensor run_conv_data(const char* op, const ConvGeom& g, const Tensor& out_grad, const Tensor& w, const Tensor& bias,
                      const Shape& in_shape) {
   const Device dev = out_grad.device();
-  const Tensor oc = as_contiguous(out_grad, DType::Float32), wc = as_contiguous(w, DType::Float32);
-  const Tensor bc = bias.defined() ? as_contiguous(bias, DType::Float32) : Tensor();
-  Tensor dx = Tensor::uninitialized(in_shape, DType::Float32, dev);  // written in full by the backend
+  const DType dt = conv_dtype(out_grad);
+  const Tensor oc = as_contiguous(out_grad, dt), wc = as_contiguous(w, dt);
+  const Tensor bc = bias.defined() ? as_contiguous(bias, dt) : Tensor();
+  Tensor dx = Tensor::uninitialized(in_shape, dt, dev);  // written in full by the backend
+  if (dt == DType::Float64) {
+    ref::conv2d_backward_data_f64(g, oc.f64(), wc.f64(), opt_f64(bc), dx.f64());
+    return dx;
+  }
   with_op_name(op, [&] {
     backend_for(dev).conv2d_backward_data_f32(g, oc.dev_f32(), wc.dev_f32(), opt_f32(bc), dx.dev_f32());
   });
@@ -249,8 +272,13 @@ Tensor run_conv_data(const char* op, const ConvGeom& g, const Tensor& out_grad, 
 Tensor run_conv_weight(const char* op, const ConvGeom& g, const Tensor& in, const Tensor& out_grad,
                        const Shape& w_shape) {
   const Device dev = in.device();
-  const Tensor ic = as_contiguous(in, DType::Float32), oc = as_contiguous(out_grad, DType::Float32);
-  Tensor dw = Tensor::uninitialized(w_shape, DType::Float32, dev);  // written in full by the backend
+  const DType dt = conv_dtype(in);
+  const Tensor ic = as_contiguous(in, dt), oc = as_contiguous(out_grad, dt);
+  Tensor dw = Tensor::uninitialized(w_shape, dt, dev);  // written in full by the backend
+  if (dt == DType::Float64) {
+    ref::conv2d_backward_weight_f64(g, ic.f64(), oc.f64(), dw.f64());
+    return dw;
+  }
   with_op_name(op, [&] { backend_for(dev).conv2d_backward_weight_f32(g, ic.dev_f32(), oc.dev_f32(), dw.dev_f32()); });
   return dw;
 }
@@ -292,7 +320,7 @@ Tensor conv_w_rec(const ConvGeom& g, const Tensor& in, const Tensor& out_grad, c
 // ReLU's backward at its output y: gy where y > 0. Recorded (y's mask as a constant: ReLU's
 // second derivative is 0) while a gradient is recorded.
 Tensor relu_grad(const char* op, const Tensor& y, const Tensor& gy) {
-  if (recording_backward({gy})) return mul(gy, cast(gt(y, scalar_tensor(0.0)), DType::Float32));
+  if (recording_backward({gy}) || gy.dtype() == DType::Float64) return mul(gy, cast(gt(y, scalar_tensor(0.0)), gy.dtype()));
   return binary_f32(Binary::ReluBackward, y, as_contiguous(gy, DType::Float32), op);
 }
 
@@ -303,7 +331,7 @@ std::vector<Tensor> conv_backward(const char* op, const ConvGeom& g, const Tenso
   if (recording_backward({gz, s[0], s[1]}))
     return {need_x ? conv_in_rec(g, gz, s[1], s[0].shape()) : Tensor(),
             need_w ? conv_w_rec(g, s[0], gz, s[1].shape()) : Tensor(), need_b ? bias_grad_rec(gz) : Tensor()};
-  const Tensor xc = s[0].detach(), wc = s[1].detach(), gc = as_contiguous(gz, DType::Float32);
+  const Tensor xc = s[0].detach(), wc = s[1].detach(), gc = as_contiguous(gz, conv_dtype(gz));
   return {need_x ? run_conv_data(op, g, gc, wc, Tensor(), xc.shape()) : Tensor(),
           need_w ? run_conv_weight(op, g, xc, gc, wc.shape()) : Tensor(), need_b ? bias_grad(gc, g.N, g.O) : Tensor()};
 }
@@ -336,6 +364,8 @@ Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& w, const Tensor& b,
                               bool ceil_mode) {
   const char* op = "conv2d_relu_max_pool2d";
   const Setup s = setup("conv2d", 2, false, x, w, b, Args{stride, dilation, {0}, padding, groups});
+  check(x.dtype() == DType::Float32, op, ": the fused kernel is float32's, got a ", dtype_name(x.dtype()),
+        " input (run conv2d, relu and maxPool2d)");
   const ConvGeom g = s.geom;
   const MaxPool2dPlan pool =
       max_pool2d_plan("max_pool2d", s.out_shape, pool_kernel, pool_stride, pool_padding, pool_dilation, ceil_mode);
@@ -393,7 +423,7 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor& b, const
       return std::vector<Tensor>{need_x ? conv_out_rec(g, gy, sv[1], sv[0].shape()) : Tensor(),
                                  need_w ? conv_w_rec(g, gy, sv[0], sv[1].shape()) : Tensor(),
                                  need_b ? bias_grad_rec(gy) : Tensor()};
-    const Tensor gc = as_contiguous(gy, DType::Float32), xc = sv[0].detach(), wc = sv[1].detach();
+    const Tensor gc = as_contiguous(gy, conv_dtype(gy)), xc = sv[0].detach(), wc = sv[1].detach();
     return std::vector<Tensor>{need_x ? run_conv(op, g, gc, wc, Tensor(), GemmAct::None, xc.shape()) : Tensor(),
                                need_w ? run_conv_weight(op, g, gc, xc, wc.shape()) : Tensor(),
                                need_b ? bias_grad(gc, g.N, g.C) : Tensor()};

@@ -105,6 +105,11 @@ void register_conv_pool_ops(std::map<std::string, OpInfo>& t) {
   add(t, "adaptiveAvgPool2d", 1, 0, [](const char* op, const Inputs& in, const Attrs& a) {
     return adaptive_avg_pool2d(in[0], required_ints(op, a, "outputSize"));
   });
+  // float64 inputs compute in double (OpInfo::float64: the reference loops, on the CPU); the fused
+  // conv2dReluMaxPool2d stays float32's.
+  for (const char* name : {"conv1d", "conv2d", "convTranspose2d", "maxPool1d", "maxPool2d", "avgPool1d", "avgPool2d",
+                           "adaptiveAvgPool2d"})
+    t.at(name).float64 = true;
 }
 
 }  // namespace sg

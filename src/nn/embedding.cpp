@@ -29,8 +29,9 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
   const char* op = "embedding";
   check(weight.defined(), op, ": the weight must be given");
   check_indices(op, indices);
-  check(weight.dtype() == DType::Float32, op, ": expected weight of dtype float32, got ",
-        dtype_name(weight.dtype()));
+  const DType dt = weight.dtype();  // float64 weights (the cpu's) look up and accumulate in double
+  check(dt == DType::Float32 || dt == DType::Float64, op, ": expected weight of dtype float32 or float64, got ",
+        dtype_name(dt));
   check(weight.ndim() == 2, op, ": expected weight of shape [numEmbeddings, embeddingDim], got ", weight.shape());
   const int64_t n = weight.shape()[0], d = weight.shape()[1];
   std::optional<int64_t> pad = padding_idx;
@@ -48,19 +49,20 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
 
   Shape out_shape = indices.shape();
   out_shape.push_back(d);
-  Tensor out = Tensor::uninitialized(out_shape, DType::Float32, dev);
+  Tensor out = Tensor::uninitialized(out_shape, dt, dev);
   const Tensor wc = as_contiguous(weight);
-  if (out.numel() > 0) be.index_select(sizeof(float), wc.dev_raw(), 1, n, d, idx.dev_i32(), count, out.dev_raw());
+  if (out.numel() > 0) be.index_select(dtype_size(dt), wc.dev_raw(), 1, n, d, idx.dev_i32(), count, out.dev_raw());
 
   const Shape w_shape = weight.shape();
-  return record(op, out, {weight, indices}, [idx, pad, w_shape, n, d](const Tensor& g) {
+  return record(op, out, {weight, indices}, [idx, pad, w_shape, n, d, dt](const Tensor& g) {
     const Backend& kb = backend_for(g.device());
-    const Tensor gc = as_contiguous(g, DType::Float32);
-    Tensor dw = Tensor::empty(w_shape, DType::Float32, g.device());
+    const Tensor gc = as_contiguous(g, dt);
+    Tensor dw = Tensor::empty(w_shape, dt, g.device());
     if (idx.numel() > 0 && d > 0) {
-      kb.index_add_f32(gc.dev_f32(), 1, idx.numel(), d, idx.dev_i32(), n, dw.dev_f32());
+      if (dt == DType::Float64) kb.index_add_f64(gc.f64(), 1, idx.numel(), d, idx.dev_i32(), n, dw.f64());
+      else kb.index_add_f32(gc.dev_f32(), 1, idx.numel(), d, idx.dev_i32(), n, dw.dev_f32());
       // The padding row gets no gradient: only its own lookups added to it.
-      if (pad) kb.fill(DType::Float32, 0.0, dw.dev_f32() + *pad * d, d);
+      if (pad) kb.fill(dt, 0.0, static_cast<char*>(dw.dev_raw()) + *pad * d * dtype_size(dt), d);
     }
     // Recorded: the adjoint looks the rows up again (none for the padding index).
     const Shape g_shape = g.shape();
@@ -69,7 +71,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
                                  Tensor rows = index_select(gg, 0, flat);
                                  if (pad)
                                    rows = mul(rows, unsqueeze(cast(ne(flat, scalar_tensor(double(*pad), DType::Int32)),
-                                                                   DType::Float32), 1));
+                                                                   gg.dtype()), 1));
                                  return reshape(rows, g_shape);
                                }),
                                Tensor()};

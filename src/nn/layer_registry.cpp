@@ -68,6 +68,7 @@ void register_layer_ops(std::map<std::string, OpInfo>& t) {
   add(t, "embedding", 2, 0, [](const char* op, const Inputs& in, const Attrs& a) {
     return embedding(in[0], in[1], a.opt_integer(op, "paddingIdx"));
   });
+  t.at("embedding").float64 = true;  // float64 weights: a lookup and an index_add in double
   add(t, "oneHot", 1, 0, [](const char* op, const Inputs& in, const Attrs& a) {
     return one_hot(in[0], a.integer(op, "numClasses", -1));
   });

@@ -55,9 +55,14 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   {
     NoGradGuard no_grad;
     const Tensor xc = as_contiguous(x);
-    if (xc.numel() > 0)
-      backend_for(xc.device()).check_range_f32(xc.dev_f32(), xc.numel(), 0.0f, 1.0f,
-                                               std::string(op) + ": all elements of input should be between 0 and 1, got ");
+    const std::string range_message = std::string(op) + ": all elements of input should be between 0 and 1, got ";
+    if (xc.dtype() == DType::Float64) {  // on the cpu (float64's device): checked in double
+      const double* v = xc.f64();
+      for (int64_t i = 0; i < xc.numel(); ++i)
+        check(v[i] >= 0.0 && v[i] <= 1.0, range_message, v[i]);
+    } else if (xc.numel() > 0) {
+      backend_for(xc.device()).check_range_f32(xc.dev_f32(), xc.numel(), 0.0f, 1.0f, range_message);
+    }
     log_x = clamped_log(x);
     log_1mx = clamped_log(sub(num(1.0), x));
     // (t − 1)·log(1 − x) − t·log x

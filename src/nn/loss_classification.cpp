@@ -136,11 +136,12 @@ Tensor weighted_rows(const Tensor& q, const Tensor& v, Reduction red, const Tens
   return reduce_rows(neg(sum(mul(q, v), {1})), red, denom, l.target_shape);
 }
 
-// crossEntropy of float64 logits and index targets, composed of recorded float64 ops (the fused
-// kernels are float32's): q as index_target_weights builds it, in float64, and the 'mean' divisor
-// Σ w_y over the rows not ignored, as PyTorch's.
-Tensor cross_entropy_indices_f64(const Tensor& input, const Tensor& t, const Tensor& weight, int64_t ignore_index,
-                                 Reduction red, double eps, const Rows& l) {
+// crossEntropy (log_softmax of the rows) or nllLoss (the rows as they are) of float64 input and
+// index targets, composed of recorded float64 ops (the fused kernels are float32's): q as
+// index_target_weights builds it, in float64, and the 'mean' divisor Σ w_y over the rows not
+// ignored, as PyTorch's.
+Tensor indices_loss_f64(const Tensor& input, const Tensor& t, const Tensor& weight, int64_t ignore_index,
+                        Reduction red, double eps, const Rows& l, bool log_softmax_rows) {
   const int64_t C = l.classes;
   const Tensor flat = reshape(t, {t.numel()});
   const Tensor valid = ne(flat, scalar_tensor(double(ignore_index), DType::Int32));
@@ -155,7 +156,8 @@ Tensor cross_entropy_indices_f64(const Tensor& input, const Tensor& t, const Ten
   }
   q = mul(q, unsqueeze(keep, 1));
   const Tensor denom = sum(mul(wy, keep));
-  return weighted_rows(q, log_softmax(rows_recorded(input, l), 1), red, denom, l);
+  const Tensor rows = rows_recorded(input, l);
+  return weighted_rows(q, log_softmax_rows ? log_softmax(rows, 1) : rows, red, denom, l);
 }
 
 Tensor cross_entropy_indices(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
@@ -163,7 +165,7 @@ Tensor cross_entropy_indices(const Tensor& input, const Tensor& target, const Te
   const char* op = "crossEntropy";
   const Device dev = operands_device(op, {&input, &target, &weight});
   const Tensor t = checked_indices(op, target, l, ignore_index, dev);
-  if (input.dtype() == DType::Float64) return cross_entropy_indices_f64(input, t, weight, ignore_index, red, eps, l);
+  if (input.dtype() == DType::Float64) return indices_loss_f64(input, t, weight, ignore_index, red, eps, l, true);
   const Tensor x = to_rows(input, l).detach();
   const Tensor w = weight.defined() ? as_contiguous(weight).detach() : Tensor();
   const int64_t C = l.classes;
@@ -271,6 +273,10 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   check_class_weight(op, weight, l.classes);
   const Device dev = operands_device(op, {&input, &target, &weight});
   const Tensor t = checked_indices(op, target, l, ignore_index, dev);
+  if (weight.defined())  // check() evaluates its message: only with a weight
+    check(weight.dtype() == input.dtype(), op, ": expected weight of the input's dtype (", dtype_name(input.dtype()),
+          "), got ", dtype_name(weight.dtype()));
+  if (input.dtype() == DType::Float64) return indices_loss_f64(input, t, weight, ignore_index, red, 0.0, l, false);
   const Tensor x = to_rows(input, l).detach();
   const Tensor w = weight.defined() ? as_contiguous(weight).detach() : Tensor();
   const int64_t C = l.classes;

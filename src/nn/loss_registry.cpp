@@ -46,8 +46,10 @@ void register_loss_ops(std::map<std::string, OpInfo>& t) {
   add(t, "cosineEmbeddingLoss", 3, 0, [](const char* op, const Inputs& in, const Attrs& a) {
     return cosine_embedding_loss(in[0], in[1], in[2], a.number(op, "margin", 0.0), reduction(op, a));
   });
-  // Composed of ops with float64 paths (OpInfo::float64); crossEntropy with index targets.
-  for (const char* name : {"mseLoss", "l1Loss", "smoothL1Loss", "huberLoss", "crossEntropy"}) t.at(name).float64 = true;
+  // Composed of ops with float64 paths (OpInfo::float64); crossEntropy and nllLoss with index targets.
+  for (const char* name : {"mseLoss", "l1Loss", "smoothL1Loss", "huberLoss", "crossEntropy", "nllLoss",
+                           "binaryCrossEntropy", "binaryCrossEntropyWithLogits", "klDiv"})
+    t.at(name).float64 = true;
 }
 
 }  // namespace sg

@@ -17,23 +17,27 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
+#include "kernels/reference/reference_kernels.h"
 #include "nn/size_args.h"
 #include "ops/ops.h"
 
 namespace sg {
 
 // dx = the max pool's adjoint of gy (each window's gradient to its argmax), on gy's device.
+// float64 gradients are routed in double (the reference loop, on the CPU).
 Tensor max_pool_backward(const PoolGeom& pg, const Tensor& idx, const Tensor& gy, const Shape& x_shape) {
   const Device dev = idx.device();
-  const Tensor gc = as_contiguous(gy, DType::Float32);
-  Tensor dx = Tensor::uninitialized(x_shape, DType::Float32, dev);  // the kernel writes all of it
-  if (dx.numel() > 0) backend_for(dev).max_pool2d_backward_f32(pg, gc.dev_f32(), idx.dev_i32(), dx.dev_f32());
+  const DType dt = gy.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  const Tensor gc = as_contiguous(gy, dt);
+  Tensor dx = Tensor::uninitialized(x_shape, dt, dev);  // the kernel writes all of it
+  if (dx.numel() > 0 && dt == DType::Float64) ref::max_pool2d_backward_f64(pg, gc.f64(), idx.dev_i32(), dx.f64());
+  else if (dx.numel() > 0) backend_for(dev).max_pool2d_backward_f32(pg, gc.dev_f32(), idx.dev_i32(), dx.dev_f32());
   // Recorded: the adjoint reads each window's argmax again (nothing for a padding-only window).
   return linear_grad("maxPoolBackward", gy, dx, [idx, pg](const Tensor& gg) {
     const Tensor at = reshape(idx, {pg.P, pg.oH * pg.oW});
     const Tensor inside = ge(at, scalar_tensor(0.0, DType::Int32));
     const Tensor picked = gather(reshape(gg, {pg.P, pg.H * pg.W}), 1, where(inside, at, scalar_tensor(0.0, DType::Int32)));
-    return reshape(mul(picked, cast(inside, DType::Float32)), idx.shape());
+    return reshape(mul(picked, cast(inside, gg.dtype())), idx.shape());
   });
 }
 
@@ -56,7 +60,8 @@ struct Planes {
 
 Planes planes(const char* op, int nd, const Tensor& x) {
   check(x.defined(), op, ": expected an input tensor, got an undefined one");
-  check(x.dtype() == DType::Float32, op, ": expected a float32 input, got ", dtype_name(x.dtype()));
+  check(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, op, ": expected a float32 or float64 input, got ",
+        dtype_name(x.dtype()));
   const char* dims_text = nd == 1 ? "L" : "H, W";
   check(x.ndim() == nd + 1 || x.ndim() == nd + 2, op, ": expected a ", nd + 1, "-D (unbatched) or ", nd + 2,
         "-D (batched) input [N, C, ", dims_text, "], got shape ", x.shape());
@@ -134,13 +139,15 @@ Tensor max_pool(const char* op, int nd, const Tensor& x, const Ints& kernel, con
   const Geom2 g = geom2(nd, w);
   const Shape shape = out_shape(pl, w.out);
   const Device dev = x.device();
-  Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // every window is written
+  Tensor out = Tensor::uninitialized(shape, x.dtype(), dev);  // every window is written
   // The argmax only where a gradient will be taken (record() records exactly then).
   const bool need_idx = grad_enabled() && any_requires_grad({x});
   const Tensor idx = need_idx ? Tensor::uninitialized(shape, DType::Int32, dev) : Tensor();
   const PoolGeom pg{pl.P, pl.H, pl.W, g.oH, g.oW, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW};
   const Tensor xc = as_contiguous(x).detach();
-  if (out.numel() > 0)
+  if (out.numel() > 0 && x.dtype() == DType::Float64)
+    ref::max_pool2d_f64(pg, xc.f64(), out.f64(), need_idx ? idx.dev_i32() : nullptr);
+  else if (out.numel() > 0)
     backend_for(dev).max_pool2d_f32(pg, xc.dev_f32(), out.dev_f32(), need_idx ? idx.dev_i32() : nullptr);
   const Shape x_shape = x.shape();
   return record(op, out, {x}, [idx, x_shape, pg](const Tensor& gy) {
@@ -166,14 +173,18 @@ BoxDim adaptive_dim(int64_t in, int64_t out) {
 // recorded, has the box means again as its own backward.
 Tensor box_mean_of(const char* op, const Tensor& x, const BoxGeom& g, const Shape& shape) {
   const Device dev = x.device();
-  const Tensor xc = as_contiguous(x, DType::Float32);
-  Tensor out = Tensor::uninitialized(shape, DType::Float32, dev);  // every box is written
-  if (out.numel() > 0) backend_for(dev).box_mean_f32(g, xc.dev_f32(), out.dev_f32());
+  // float64 in double (the reference loops, on the CPU), else float32 (the backend's).
+  const DType dt = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  const Tensor xc = as_contiguous(x, dt);
+  Tensor out = Tensor::uninitialized(shape, dt, dev);  // every box is written
+  if (out.numel() > 0 && dt == DType::Float64) ref::box_mean_f64(g, xc.f64(), out.f64());
+  else if (out.numel() > 0) backend_for(dev).box_mean_f32(g, xc.dev_f32(), out.dev_f32());
   const Shape x_shape = x.shape();
-  return record(op, out, {x}, [op, g, x_shape, shape, dev](const Tensor& gy) {
-    const Tensor gc = as_contiguous(gy, DType::Float32);
-    Tensor dx = Tensor::uninitialized(x_shape, DType::Float32, dev);  // overwritten by the kernel
-    if (dx.numel() > 0) backend_for(dev).box_mean_backward_f32(g, gc.dev_f32(), dx.dev_f32());
+  return record(op, out, {x}, [op, g, x_shape, shape, dev, dt](const Tensor& gy) {
+    const Tensor gc = as_contiguous(gy, dt);
+    Tensor dx = Tensor::uninitialized(x_shape, dt, dev);  // overwritten by the kernel
+    if (dx.numel() > 0 && dt == DType::Float64) ref::box_mean_backward_f64(g, gc.f64(), dx.f64());
+    else if (dx.numel() > 0) backend_for(dev).box_mean_backward_f32(g, gc.dev_f32(), dx.dev_f32());
     return std::vector<Tensor>{
         linear_grad("avgPoolBackward", gy, dx, [op, g, shape](const Tensor& gg) { return box_mean_of(op, gg, g, shape); })};
   });

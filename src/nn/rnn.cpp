@@ -43,13 +43,14 @@ struct Geometry {
   }
 };
 
-void check_f32(const Tensor& t, const char* what) {
-  check(t.dtype() == DType::Float32, kOp, ": expected ", what, " of dtype float32, got ",
+// Every tensor of a layer has the input's dtype (float32, or float64: the composed path below).
+void check_dtype(const Tensor& t, const char* what, DType dtype) {
+  check(t.dtype() == dtype, kOp, ": expected ", what, " of dtype ", dtype_name(dtype), " (the input's), got ",
         dtype_name(t.dtype()));
 }
 
-void check_shape(const Tensor& t, const Shape& expected, const char* what) {
-  check_f32(t, what);
+void check_shape(const Tensor& t, const Shape& expected, const char* what, DType dtype) {
+  check_dtype(t, what, dtype);
   check(t.shape() == expected, kOp, ": expected ", what, " of shape ", expected, ", got ",
         t.shape());
 }
@@ -59,7 +60,9 @@ Geometry check_args(RnnMode mode, const Tensor& x, const Tensor& h0, const Tenso
                     const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
   check(x.defined() && h0.defined() && w_ih.defined() && w_hh.defined(), kOp,
         ": input, h0, weight_ih and weight_hh must be given");
-  check_f32(x, "input");
+  const DType dt = x.dtype();
+  check(dt == DType::Float32 || dt == DType::Float64, kOp, ": expected input of dtype float32 or float64, got ",
+        dtype_name(dt));
   check(x.ndim() == 3, kOp, ": expected input of shape [T, B, inputSize], got ", x.shape());
   Geometry g{};
   g.mode = mode;
@@ -69,7 +72,7 @@ Geometry check_args(RnnMode mode, const Tensor& x, const Tensor& h0, const Tenso
   g.I = x.shape()[2];
   g.G = gate_count(mode);
   check(g.T > 0 && g.B > 0 && g.I > 0, kOp, ": expected a non-empty input, got shape ", x.shape());
-  check_f32(w_ih, "weight_ih");
+  check_dtype(w_ih, "weight_ih", dt);
   check(w_ih.ndim() == 2 && w_ih.shape()[0] % g.G == 0 && w_ih.shape()[0] > 0, kOp,
         ": expected weight_ih of shape [", g.G, "·hiddenSize, inputSize], got ", w_ih.shape());
   g.H = w_ih.shape()[0] / g.G;
@@ -78,22 +81,22 @@ Geometry check_args(RnnMode mode, const Tensor& x, const Tensor& h0, const Tenso
   g.has_proj = w_hr.defined();
   check(!g.has_proj || mode == RnnMode::Lstm, kOp, ": weight_hr (projection) is for LSTM only");
   if (g.has_proj) {
-    check_f32(w_hr, "weight_hr");
+    check_dtype(w_hr, "weight_hr", dt);
     check(w_hr.ndim() == 2 && w_hr.shape()[1] == g.H && w_hr.shape()[0] > 0, kOp,
           ": expected weight_hr of shape [projSize, ", g.H, "], got ", w_hr.shape());
   }
   g.P = g.has_proj ? w_hr.shape()[0] : g.H;
-  check_shape(w_hh, {g.GH(), g.P}, "weight_hh");
+  check_shape(w_hh, {g.GH(), g.P}, "weight_hh", dt);
   check(b_ih.defined() == b_hh.defined(), kOp, ": give both biases or neither");
   g.has_bias = b_ih.defined();
   if (g.has_bias) {
-    check_shape(b_ih, {g.GH()}, "bias_ih");
-    check_shape(b_hh, {g.GH()}, "bias_hh");
+    check_shape(b_ih, {g.GH()}, "bias_ih", dt);
+    check_shape(b_hh, {g.GH()}, "bias_hh", dt);
   }
-  check_shape(h0, {g.B, g.P}, "h0");
+  check_shape(h0, {g.B, g.P}, "h0", dt);
   if (mode == RnnMode::Lstm) {
     check(c0.defined(), kOp, ": LSTM needs c0");
-    check_shape(c0, {g.B, g.H}, "c0");
+    check_shape(c0, {g.B, g.H}, "c0", dt);
   } else {
     check(!c0.defined(), kOp, ": c0 is for LSTM only");
   }
@@ -361,6 +364,50 @@ Tensor rnn_layer_ops(const Geometry& g, const std::vector<Tensor>& in) {
   return cat({outputs, reshape(stack(cs, 0), {g.T * g.B * g.H})}, 0);
 }
 
+
+// A float64 layer, composed of recorded float64 ops step by step (the fused kernel and its
+// backward through time are float32's): PyTorch's cell formulas (rnn.h), differentiable through
+// the ops, higher orders included. The result is packed as rnn_layer_packed's.
+Tensor rnn_layer_f64(const Geometry& g, const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                     const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh, const Tensor& w_hr) {
+  const int64_t H = g.H;
+  Tensor xw = matmul(x, transpose(w_ih, 0, 1));  // [T, B, G·H], x_* of every step
+  if (g.has_bias) xw = add(xw, b_ih);
+  const Tensor w_hh_t = transpose(w_hh, 0, 1);
+  const auto gate = [H](const Tensor& t, int64_t k) { return narrow(t, 1, k * H, H); };
+  Tensor h = h0, c = c0;
+  std::vector<Tensor> hs(size_t(g.T)), cs(size_t(g.mode == RnnMode::Lstm ? g.T : 0));
+  for (int64_t step = 0; step < g.T; ++step) {
+    const int64_t t = g.reverse ? g.T - 1 - step : step;
+    const Tensor xt = select(xw, 0, t);
+    Tensor hw = matmul(h, w_hh_t);  // h_* = h·W_hhᵀ + b_hh
+    if (g.has_bias) hw = add(hw, b_hh);
+    switch (g.mode) {
+      case RnnMode::Lstm: {
+        const Tensor a = add(xt, hw);
+        c = add(mul(sigmoid(gate(a, 1)), c), mul(sigmoid(gate(a, 0)), tanh(gate(a, 2))));
+        h = mul(sigmoid(gate(a, 3)), tanh(c));
+        if (g.has_proj) h = matmul(h, transpose(w_hr, 0, 1));
+        cs[size_t(t)] = c;
+        break;
+      }
+      case RnnMode::Gru: {
+        const Tensor r = sigmoid(add(gate(xt, 0), gate(hw, 0)));
+        const Tensor z = sigmoid(add(gate(xt, 1), gate(hw, 1)));
+        const Tensor n = tanh(add(gate(xt, 2), mul(r, gate(hw, 2))));
+        h = add(mul(sub(h, n), z), n);
+        break;
+      }
+      case RnnMode::RnnTanh: h = tanh(add(xt, hw)); break;
+      case RnnMode::RnnRelu: h = relu(add(xt, hw)); break;
+    }
+    hs[size_t(t)] = h;
+  }
+  std::vector<Tensor> parts{reshape(stack(hs, 0), {g.T * g.B * g.P})};
+  if (g.mode == RnnMode::Lstm) parts.push_back(reshape(stack(cs, 0), {g.T * g.B * H}));
+  return parts.size() == 1 ? parts[0] : cat(parts, 0);
+}
+
 }  // namespace
 
 RnnMode rnn_mode_of(const char* op, const std::string& name) {
@@ -375,6 +422,7 @@ Tensor rnn_layer_packed(RnnMode mode, const Tensor& x, const Tensor& h0, const T
                         const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                         const Tensor& b_hh, const Tensor& w_hr, bool reverse) {
   const Geometry g = check_args(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse);
+  if (x.dtype() == DType::Float64) return rnn_layer_f64(g, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr);
   const bool lstm = mode == RnnMode::Lstm;
   Saved s;
   s.x = as_contiguous(x);

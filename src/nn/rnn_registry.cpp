@@ -17,6 +17,8 @@ void register_rnn_ops(std::map<std::string, OpInfo>& t) {
                                                           at(5), at(6), at(7),
                                                           a.flag(op, "reverse", false))};
             }});
+  // float64 layers compute in double, composed of float64 ops (nn/rnn.cpp rnn_layer_f64).
+  t.at("rnnLayer").float64 = true;
 }
 
 }  // namespace sg

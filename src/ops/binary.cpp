@@ -4,9 +4,9 @@
 // dtypes: float32 or float64 (torch.result_type, ops/elementwise.h computes_f64) if either operand is
 // floating (the backend's kernels); otherwise the math is
 // done in int64 by plain loops and truncated to int32 (wrapping, as C++ int32 arithmetic, but
-// without UB). Deviation from PyTorch, documented: bool ⊕ bool gives int32 for add and mul
-// (PyTorch: logical or/and); maximum/minimum of bools stay bool (as PyTorch); sub of two bools
-// is an error (as PyTorch). div is true division (float32 always). pow of ints stays int32.
+// without UB). bool ⊕ bool stays bool for add and mul (torch.result_type(bool, bool) = bool:
+// logical or/and, the int32 kernel's sum or product stored as != 0); maximum/minimum of bools stay
+// bool (as PyTorch); sub of two bools is an error (as PyTorch). div is true division (float32 always). pow of ints stays int32.
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -53,9 +53,14 @@ Tensor int_binary(IntBinary op, const Tensor& a0, const Tensor& b0, const char* 
   return out;
 }
 
+// The dtype of an integer (or bool) op's result: bool for two bools, else int32.
+DType int_result(const Tensor& a, const Tensor& b) {
+  return a.dtype() == DType::Bool && b.dtype() == DType::Bool ? DType::Bool : DType::Int32;
+}
+
 Tensor add(const Tensor& a, const Tensor& b) {
   if (!is_floating(promote(a.dtype(), b.dtype())))
-    return int_binary(IntBinary::Add, a, b, "add", DType::Int32);
+    return int_binary(IntBinary::Add, a, b, "add", int_result(a, b));
   Tensor out = binary_float(Binary::Add, a, b, "add");
   return record("add", out, {a, b}, [n = needs(a, b)](const Tensor& g) -> Grads {
     return {n.a ? sum_to(g, n.sa) : Tensor(), n.b ? sum_to(g, n.sb) : Tensor()};
@@ -76,7 +81,7 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   if (!is_floating(promote(a.dtype(), b.dtype())))
-    return int_binary(IntBinary::Mul, a, b, "mul", DType::Int32);
+    return int_binary(IntBinary::Mul, a, b, "mul", int_result(a, b));
   Tensor out = binary_float(Binary::Mul, a, b, "mul");
   // Each input is saved only for the other's gradient (as PyTorch does): x * 0.125 keeps no
   // copy of x alive until backward (attention's scores: half a megabyte per head and batch).

@@ -84,18 +84,19 @@ Tensor arange(double start, double end, double step, DType dtype, Device device)
   return on(device, t);
 }
 
-Tensor linspace(double start, double end, int64_t steps, Device device) {
+Tensor linspace(double start, double end, int64_t steps, Device device, DType dtype) {
   check(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
-  Tensor t = Tensor::empty({steps}, DType::Float32);
-  float* p = t.f32();
-  if (steps == 1) p[0] = static_cast<float>(start);
+  check(dtype == DType::Float32 || dtype == DType::Float64, "linspace: expected dtype float32 or float64, got ",
+        dtype_name(dtype));
+  Tensor t = Tensor::empty({steps}, dtype);
+  if (steps == 1) store(t, 0, start);
   if (steps > 1) {
     // PyTorch's symmetric formula: the first half counts up from start, the second half down
     // from end, so both endpoints are exact and the rounding error is symmetric.
     double step = (end - start) / double(steps - 1);
     int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; ++i)
-      p[i] = static_cast<float>(i < half ? start + step * double(i) : end - step * double(steps - i - 1));
+      store(t, i, i < half ? start + step * double(i) : end - step * double(steps - i - 1));
   }
   return on(device, t);
 }

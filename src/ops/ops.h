@@ -22,11 +22,15 @@ Tensor zeros(const Shape& shape, DType dtype = DType::Float32, Device device = D
 Tensor ones(const Shape& shape, DType dtype = DType::Float32, Device device = Device::CPU);
 Tensor full(const Shape& shape, double value, DType dtype = DType::Float32, Device device = Device::CPU);
 Tensor arange(double start, double end, double step, DType dtype, Device device = Device::CPU);
-Tensor linspace(double start, double end, int64_t steps, Device device = Device::CPU);
+// linspace computes in double and stores in dtype (float32 or float64: a float64 linspace is not a
+// widened float32 one).
+Tensor linspace(double start, double end, int64_t steps, Device device = Device::CPU, DType dtype = DType::Float32);
 Tensor eye(int64_t n, int64_t m = -1, Device device = Device::CPU);
-// From the global generator: the same values on every device for the same seed.
-Tensor rand(const Shape& shape, Device device = Device::CPU);   // U[0, 1)
-Tensor randn(const Shape& shape, Device device = Device::CPU);  // N(0, 1)
+// From the global generator: the same values on every device for the same seed. dtype float32
+// (drawn by the device) or float64 (drawn in double on the host from 53 random bits a value, then
+// moved: a float64 draw is not a widened float32 one).
+Tensor rand(const Shape& shape, Device device = Device::CPU, DType dtype = DType::Float32);   // U[0, 1)
+Tensor randn(const Shape& shape, Device device = Device::CPU, DType dtype = DType::Float32);  // N(0, 1)
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Device device = Device::CPU);  // int32 in [low, high)
 Tensor cast(const Tensor& x, DType dtype);             // differentiable float→float only
 Tensor clone(const Tensor& x);

@@ -86,6 +86,16 @@ Tensor pad_mapped(const Tensor& x, const Shape& out_shape, const std::vector<int
   for (size_t j = 0; j < pads.size() / 2; ++j) geom.left[size_t(nd - 1 - int64_t(j))] = pads[2 * j];
   if (out.numel() > 0) backend_for(x.device()).pad_mapped(dtype_size(x.dtype()), geom, x.dev_raw(), out.dev_raw());
   return record("pad", out, {x}, [geom, pads, reflect](const Tensor& g) {
+    if (g.dtype() == DType::Float64) {
+      // In double: each output's source position (the same pad of the positions 0..n−1), and
+      // the gradient scatter-added back to it (recorded: its own adjoint is this pad again).
+      const int64_t n = numel_of(geom.in_shape);
+      const Tensor at = pad(reshape(arange(0, double(n), 1, DType::Int32, g.device()), geom.in_shape), pads,
+                            reflect ? "reflect" : "replicate");
+      const Tensor flat = reshape(g, {g.numel()});
+      return Grads{reshape(scatter_add(zeros({n}, DType::Float64, g.device()), 0, reshape(at, {at.numel()}), flat),
+                           geom.in_shape)};
+    }
     Tensor gc = as_contiguous(g, DType::Float32);
     Tensor grad = zeros(geom.in_shape, DType::Float32, g.device());
     PadGeom back = geom;

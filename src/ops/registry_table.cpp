@@ -326,16 +326,17 @@ void register_creation(Table& t) {
                   dtype_attr(op, a, "float32"), device_attr(op, a));
   });
   add_fixed(t, "linspace", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return linspace(a.number(op, "start"), a.number(op, "end"), a.integer(op, "steps"), device_attr(op, a));
+    return linspace(a.number(op, "start"), a.number(op, "end"), a.integer(op, "steps"), device_attr(op, a),
+                    dtype_attr(op, a, "float32"));
   });
   add_fixed(t, "eye", 0, [](const char* op, const Inputs&, const Attrs& a) {
     return eye(a.integer(op, "n"), a.integer(op, "m", -1), device_attr(op, a));
   });
   add_fixed(t, "rand", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return rand(required_ints(op, a, "shape"), device_attr(op, a));
+    return rand(required_ints(op, a, "shape"), device_attr(op, a), dtype_attr(op, a, "float32"));
   });
   add_fixed(t, "randn", 0, [](const char* op, const Inputs&, const Attrs& a) {
-    return randn(required_ints(op, a, "shape"), device_attr(op, a));
+    return randn(required_ints(op, a, "shape"), device_attr(op, a), dtype_attr(op, a, "float32"));
   });
   add_fixed(t, "randint", 0, [](const char* op, const Inputs&, const Attrs& a) {
     return randint(a.integer(op, "low"), a.integer(op, "high"), required_ints(op, a, "shape"), device_attr(op, a));
@@ -443,7 +444,7 @@ void mark_float64(Table& t) {
         "square", "reciprocal", "relu", "selu", "sigmoid", "tanh", "silu", "where", "maskedFill", "clamp",
         "leakyRelu", "elu", "gelu", "softplus", "hardtanh", "softmax", "logSoftmax", "sum", "mean", "prod", "max",
         "min", "logsumexp", "var", "std", "norm", "argmax", "argmin", "cumsum", "sort", "argsort", "topk", "scatter",
-        "scatterAdd"})
+        "scatterAdd", "pad", "flip", "roll", "repeat", "tile", "erfinv", "erfc", "lgamma", "digamma", "i0", "polygamma"})
     t.at(name).float64 = true;
 }
 

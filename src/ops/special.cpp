@@ -21,8 +21,15 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-// y = fn(x) in float32 (int32/bool inputs promoted first, as PyTorch does), no autograd.
+// y = fn(x) in float32 (int32/bool inputs promoted first, as PyTorch does), or in float64 for a
+// float64 x (OpInfo::float64), no autograd.
 Tensor values(Special fn, int64_t n, const Tensor& x) {
+  if (x.dtype() == DType::Float64) {
+    const Tensor xc = as_contiguous(x);
+    Tensor out = Tensor::uninitialized(x.shape(), DType::Float64, x.device());
+    if (out.numel() > 0) backend_for(x.device()).special_f64(fn, static_cast<int>(n), xc.f64(), out.f64(), out.numel());
+    return out;
+  }
   const Tensor xc = as_contiguous(x, DType::Float32);
   Tensor out = Tensor::uninitialized(x.shape(), DType::Float32, x.device());
   if (out.numel() > 0)
@@ -42,9 +49,9 @@ Tensor with_grad(const char* name, Special fn, int64_t n, const Tensor& x, D der
 Tensor i1(const Tensor& x) {
   return with_grad("i1", Special::I1, 0, x, [](const Tensor& x, const Tensor& y) {
     // i1(x)/x → ½ as x → 0; the division's 0/0 there is replaced (where keeps it out of the gradient)
-    const Tensor at_zero = eq(x, f32_scalar(0));
-    const Tensor safe_x = where(at_zero, f32_scalar(1), x);
-    return where(at_zero, f32_scalar(0.5), sub(i0(x), div(y, safe_x)));
+    const Tensor at_zero = eq(x, scalar_like(0, x));
+    const Tensor safe_x = where(at_zero, scalar_like(1, x), x);
+    return where(at_zero, scalar_like(0.5, x), sub(i0(x), div(y, safe_x)));
   });
 }
 
@@ -52,13 +59,13 @@ Tensor i1(const Tensor& x) {
 
 Tensor erfinv(const Tensor& x) {
   return with_grad("erfinv", Special::Erfinv, 0, x, [](const Tensor&, const Tensor& y) {
-    return mul(exp(square(y)), f32_scalar(1.0 / scalar::kTwoOverSqrtPi));  // √π/2 · exp(erfinv(x)²)
+    return mul(exp(square(y)), scalar_like(1.0 / scalar::kTwoOverSqrtPi, y));  // √π/2 · exp(erfinv(x)²)
   });
 }
 
 Tensor erfc(const Tensor& x) {
   return with_grad("erfc", Special::Erfc, 0, x, [](const Tensor& x, const Tensor&) {
-    return mul(exp(neg(square(x))), f32_scalar(-scalar::kTwoOverSqrtPi));  // −2/√π · exp(−x²)
+    return mul(exp(neg(square(x))), scalar_like(-scalar::kTwoOverSqrtPi, x));  // −2/√π · exp(−x²)
   });
 }
 

@@ -23,7 +23,23 @@ def draw(shape, lo=-2.0, hi=2.0):
 
 
 POS = (0.2, 3.0)
-CLASS_W = torch.tensor([0.7, 1.3, 0.9, 1.1, 0.6], dtype=torch.float64)  # float64.test.mjs has the same  # a domain for log, sqrt, rsqrt, reciprocal, pow's base
+CLASS_W = torch.tensor([0.7, 1.3, 0.9, 1.1, 0.6], dtype=torch.float64)
+BCE_W = torch.tensor([0.6, 1.4, 0.9, 1.2], dtype=torch.float64)  # float64.test.mjs has the same (constants)
+POS_W = torch.tensor([1.5, 0.5, 2.0, 1.0], dtype=torch.float64)  # float64.test.mjs has the same  # a domain for log, sqrt, rsqrt, reciprocal, pow's base
+
+def rnn_out(module, params, x, state):
+    """The module's outputs and final states, flattened into one tensor, with params as its parameters
+    (float64.test.mjs passes them through sg.func.functionalCall)."""
+    # PyTorch 1.13's functional_call misses the RNN modules' cached _flat_weights: the input
+    # tensors replace the parameters as plain attributes and the cache is rebuilt from them.
+    for name, t in params.items():
+        delattr(module, name)
+        setattr(module, name, t)
+    module._flat_weights = [getattr(module, n) for n in module._flat_weights_names]
+    out, last = module(x, state)
+    finals = last if isinstance(last, tuple) else (last,)
+    return torch.cat([out.flatten()] + [t.flatten() for t in finals])
+
 
 # name -> (input domains [(shape, lo, hi) | ('int', shape, high)], torch function). The JS test has
 # the same names in its own table (float64.test.mjs OPS), written against the JS API.
@@ -121,6 +137,81 @@ CASES = {
                      lambda x: F.cross_entropy(x, torch.tensor([1, 0, 4, 2]), label_smoothing=0.1)),
     "crossEntropyWeighted": ([((4, 5), -2, 2)],
                              lambda x: F.cross_entropy(x, torch.tensor([1, -100, 4, 4]), weight=CLASS_W)),
+    # rearranging (composed of index_select / narrow+cat / expand: gradients routed in float64)
+    "flip": ([((3, 4), -2, 2)], lambda x: x.flip(0, 1)),
+    "roll": ([((3, 4), -2, 2)], lambda x: x.roll((1, -3), (0, 1))),
+    "repeat": ([((2, 3), -2, 2)], lambda x: x.repeat(2, 1, 2)),
+    "tile": ([((2, 3), -2, 2)], lambda x: x.tile((3,))),
+    "padConstant": ([((2, 3, 4), -2, 2)], lambda x: F.pad(x, (1, 2, 0, 1), value=0.3)),
+    "padReflect": ([((2, 3, 4), -2, 2)], lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect")),
+    "padReplicate": ([((2, 3, 4), -2, 2)], lambda x: F.pad(x, (3, 1), mode="replicate")),
+    # special functions (ATen's double kernels; gradients derivatives.yaml's)
+    "erfinv": ([((3, 4), -0.9, 0.9)], torch.erfinv),
+    "erfc": ([((3, 4), -2, 2)], torch.erfc),
+    "lgamma": ([((3, 4), 0.2, 4)], torch.lgamma),
+    "digamma": ([((3, 4), 0.2, 4)], torch.digamma),
+    "polygamma1": ([((3, 4), 0.3, 4)], lambda x: torch.polygamma(1, x)),
+    "polygamma3": ([((3, 4), 0.5, 4)], lambda x: torch.polygamma(3, x)),
+    "i0": ([((3, 4), -3, 3)], torch.i0),
+    # losses with class-index targets, probabilities and log-probabilities
+    "nllLoss": ([((4, 5), -3, 0)], lambda x: F.nll_loss(x, torch.tensor([1, 0, 4, 2]))),
+    "nllLossWeighted": ([((4, 5, 2), -3, 0)],
+                        lambda x: F.nll_loss(x, torch.tensor([[1, 0], [4, -100], [2, 2], [0, 3]]), weight=CLASS_W,
+                                             reduction="sum")),
+    "binaryCrossEntropy": ([((3, 4), 0.05, 0.95), ((3, 4), 0, 1)],
+                           lambda x, t: F.binary_cross_entropy(x, t, weight=BCE_W)),
+    "binaryCrossEntropyWithLogits": ([((3, 4), -3, 3), ((3, 4), 0, 1)],
+                                     lambda x, t: F.binary_cross_entropy_with_logits(x, t, weight=BCE_W,
+                                                                                     pos_weight=POS_W, reduction="sum")),
+    "klDiv": ([((3, 4), -3, -0.1), ((3, 4), 0.05, 1)], lambda x, t: F.kl_div(x, t, reduction="batchmean")),
+    "klDivLogTarget": ([((3, 4), -3, -0.1), ((3, 4), -3, 0)],
+                       lambda x, t: F.kl_div(x, t, reduction="mean", log_target=True)),
+    "embedding": ([((5, 3), -2, 2)], lambda w: F.embedding(torch.tensor([[0, 4], [2, 2], [1, 4]]), w)),
+    # padding_idx: that row gets no gradient by definition (not the derivative: no gradcheck)
+    "embeddingPadding": ([((5, 3), -2, 2)],
+                         lambda w: F.embedding(torch.tensor([[0, 4], [2, 2], [1, 4]]), w, padding_idx=2)),
+    # convolutions and pools (the reference loops in double; conv3d/convTranspose1d/3d and the 3-d and
+    # adaptive-max pools are compositions in the JS layer over these)
+    "conv1d": ([((2, 3, 7), -1, 1), ((4, 3, 3), -1, 1), ((4,), -1, 1)],
+               lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1)),
+    "conv2d": ([((2, 3, 5, 6), -1, 1), ((4, 3, 3, 2), -1, 1), ((4,), -1, 1)],
+               lambda x, w, b: F.conv2d(x, w, b, padding=(1, 0), dilation=(1, 2))),
+    "conv2dGroups": ([((1, 4, 5, 5), -1, 1), ((6, 2, 3, 3), -1, 1)],
+                     lambda x, w: F.conv2d(x, w, stride=2, groups=2)),
+    "conv3d": ([((1, 2, 4, 4, 4), -1, 1), ((3, 2, 2, 3, 2), -1, 1), ((3,), -1, 1)],
+               lambda x, w, b: F.conv3d(x, w, b, padding=1)),
+    "convTranspose1d": ([((2, 3, 5), -1, 1), ((3, 2, 3), -1, 1), ((2,), -1, 1)],
+                        lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2)),
+    "convTranspose2d": ([((2, 3, 4, 4), -1, 1), ((3, 2, 3, 3), -1, 1), ((2,), -1, 1)],
+                        lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)),
+    "convTranspose3d": ([((1, 2, 3, 3, 3), -1, 1), ((2, 2, 2, 2, 2), -1, 1)],
+                        lambda x, w: F.conv_transpose3d(x, w, stride=2)),
+    "maxPool1d": ([((2, 3, 9), -2, 2)], lambda x: F.max_pool1d(x, 3, stride=2, padding=1)),
+    "maxPool2d": ([((2, 3, 6, 7), -2, 2)], lambda x: F.max_pool2d(x, (3, 2), stride=2, padding=1, ceil_mode=True)),
+    "maxPool3d": ([((1, 2, 4, 5, 4), -2, 2)], lambda x: F.max_pool3d(x, 2, stride=2)),
+    "avgPool1d": ([((2, 3, 9), -2, 2)], lambda x: F.avg_pool1d(x, 4, stride=3, padding=2)),
+    "avgPool2d": ([((2, 3, 6, 7), -2, 2)],
+                  lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)),
+    "avgPool3d": ([((1, 2, 4, 5, 4), -2, 2)], lambda x: F.avg_pool3d(x, 2, stride=2)),
+    "adaptiveAvgPool2d": ([((2, 3, 7, 5), -2, 2)], lambda x: F.adaptive_avg_pool2d(x, (3, 2))),
+    "adaptiveMaxPool2d": ([((2, 3, 7, 5), -2, 2)], lambda x: F.adaptive_max_pool2d(x, (3, 2))),
+    # recurrent layers (op rnnLayer: float64 composed step by step), parameters passed as inputs
+    # through functional_call; one output tensor: the outputs and final states flattened together
+    "lstmProj": ([((4, 2, 3), -1, 1), ((1, 2, 2), -1, 1), ((1, 2, 5), -1, 1), ((20, 3), -0.5, 0.5),
+                  ((20, 2), -0.5, 0.5), ((20,), -0.5, 0.5), ((20,), -0.5, 0.5), ((2, 5), -0.5, 0.5)],
+                 lambda x, h0, c0, wi, wh, bi, bh, wr: rnn_out(
+                     torch.nn.LSTM(3, 5, proj_size=2).double(),
+                     dict(weight_ih_l0=wi, weight_hh_l0=wh, bias_ih_l0=bi, bias_hh_l0=bh, weight_hr_l0=wr),
+                     x, (h0, c0))),
+    "gruBidirectional": ([((3, 2, 3), -1, 1), ((2, 2, 4), -1, 1)] + [((12, 3), -0.5, 0.5), ((12, 4), -0.5, 0.5),
+                                                                     ((12,), -0.5, 0.5), ((12,), -0.5, 0.5)] * 2,
+                         lambda x, h0, *w: rnn_out(
+                             torch.nn.GRU(3, 4, bidirectional=True).double(),
+                             dict(zip(["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih_l0_reverse",
+                                       "weight_hh_l0_reverse", "bias_ih_l0_reverse", "bias_hh_l0_reverse"], w)), x, h0)),
+    "rnnReluNoBias": ([((3, 2, 3), -1, 1), ((4, 3), -0.5, 0.5), ((4, 4), -0.5, 0.5)],
+                      lambda x, wi, wh: rnn_out(torch.nn.RNN(3, 4, nonlinearity="relu", bias=False).double(),
+                                                dict(weight_ih_l0=wi, weight_hh_l0=wh), x, None)),
     # a composed function (an MLP's loss) through many of the above
     "mlp": ([((4, 3), -1, 1), ((5, 3), -1, 1), ((5,), -1, 1), ((2, 5), -1, 1)],
             lambda x, w1, b1, w2: F.linear(torch.tanh(F.linear(x, w1, b1)), w2).log_softmax(1).mean()),
@@ -143,7 +234,12 @@ def main():
         }
     path = os.path.join(HERE, "float64_ref.json")
     with open(path, "w") as f:
-        json.dump({"torch": torch.__version__, "cases": out}, f)
+        # Creation computed in double (float64.test.mjs compares to 1e-15: torch's CPU kernel
+        # rounds whole SIMD vectors from their first index): linspace's symmetric formula in
+        # float64, which a float32 linspace widened would miss by ~1e-8.
+        creation = {"linspace": torch.linspace(-1.3, 2.9, 11, dtype=torch.float64).tolist(),
+                    "linspaceLong": torch.linspace(0.1, 1e3, 1001, dtype=torch.float64).tolist()}
+        json.dump({"torch": torch.__version__, "cases": out, "creation": creation}, f)
         f.write("\n")
     print("wrote", path, len(out), "cases")
 

@@ -188,6 +188,7 @@ add('flip', 'flip', [t3], (sg, a) => a.flip(0, 2));
 add('roll', 'roll', [t3], (sg, a) => a.roll([1, -1], [2, 0]));
 add('repeat', 'repeat', [x], (sg, a) => a.repeat(2, 1, 2));
 add('tile int32', 'tile', [xi], (sg, a) => a.tile(2));
+add('tile', 'tile', [x], (sg, a) => a.tile([2, 1, 2]));
 add('select', 'select', [t3], (sg, a) => a.select(1, -1));
 add('index', 'index', [t3], (sg, a) => a.index(null, -1, [1, null, 2]));
 add('bernoulli', 'bernoulli', [f([3, 5], 0, 1, 5)], (sg, a) => a.bernoulli(), 0, { random: true });

@@ -13,13 +13,16 @@
 //  3. for every (op, device, dtype) the table lists (a device whose cell says kernel or fallback;
 //     float32 there, plus the dtypes column on the devices its paragraph names), a gradient check
 //     that runs on that device in that dtype: float32 in the results matrix (BACKENDS), the other
-//     floating dtypes in dtype_compute.test.mjs (the backends its loop runs, read from the file).
+//     floating dtypes in dtype_compute.test.mjs (the backends its loop runs, read from the file),
+//     float64 in float64.test.mjs (its cases of float64_checks.mjs, on reference and wasm as
+//     dtype_compute's).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { sg } from './helpers.mjs';
 import { CASES, lcg } from './backend_cases.mjs';
 import { BACKENDS } from './backend_matrix_run.mjs';
+import { FLOAT64_CHECKS } from './float64_checks.mjs';
 
 const FLOATING = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 const KIND_DTYPE = { f: 'float32', i: 'int32', b: 'bool' };
@@ -42,8 +45,24 @@ for (const c of DTYPE_CASES) {
   if (Array.isArray(c.grads) && c.grads.some((g) => g !== null)) addGradRow(c.op, c.dtype);
   else integerResults.add(`${c.op} ${c.dtype}`);
 }
+// The float64 gradients are compared with PyTorch by float64.test.mjs: its cases (float64_ref.json)
+// of each op marked float64 (float64_checks.mjs); a case without gradients has an integer result.
+const F64_CASES = JSON.parse(readFileSync(new URL('../data/float64_ref.json', import.meta.url), 'utf8')).cases;
+for (const [op, names] of Object.entries(FLOAT64_CHECKS)) {
+  for (const name of names.filter((n) => n in F64_CASES)) {
+    if (F64_CASES[name].grads.length > 0) addGradRow(op, 'float64');
+    else integerResults.add(`${op} float64`);
+  }
+}
 /** The support table's dtype column abbreviates (scripts/backend-support.mjs). */
 const ABBREVIATED = { f16: 'float16', bf16: 'bfloat16', f64: 'float64', i8: 'int8', u8: 'uint8', i64: 'int64' };
+
+/**
+ * The dtypes a dtypes cell lists for the CPU backends: without its "webgpu: …" part (that part
+ * names the dtypes whose values webgpu_dtypes.test.mjs compares on webgpu, not gradients).
+ */
+const cpuDtypes = (cell) => cell.split(';').filter((part) => !/^\s*webgpu:/.test(part)).join(' ')
+  .split(/[\s,]+/).filter((x) => x && x !== '—');
 
 /** The support table of npm/README.md: { columns, rows: [{ cells by column name }] }. */
 function supportTable() {
@@ -120,7 +139,7 @@ test('the support table lists only devices the matrix runs, and a gradient row f
     const op = row.op;
     if (!gradRows.has(op)) continue; // not differentiable (the first test keeps that honest)
     // The column lists the dtypes besides float32/int32/bool, so float32 is always there.
-    const extra = dtypeColumn ? row[dtypeColumn].split(/[\s,]+/).filter((x) => x && x !== '—') : [];
+    const extra = dtypeColumn ? cpuDtypes(row[dtypeColumn]) : [];
     const listed = ['float32', ...extra.map((x) => ABBREVIATED[x] ?? x)];
     for (const d of listed.filter((x) => FLOATING.has(x) && !integerResults.has(`${op} ${x}`))) {
       checked++;
@@ -166,7 +185,7 @@ test('every (op, device, dtype) that the support table lists for a differentiabl
   for (const row of rows) {
     const op = row.op;
     if (!gradRows.has(op)) continue;
-    const extra = dtypeColumn ? row[dtypeColumn].split(/[\s,]+/).filter((x) => x && x !== '—').map((x) => ABBREVIATED[x] ?? x) : [];
+    const extra = dtypeColumn ? cpuDtypes(row[dtypeColumn]).map((x) => ABBREVIATED[x] ?? x) : [];
     // A device cell of '—' (or an error) lists nothing for that device.
     for (const device of devices.filter((d) => /kernel|fallback/.test(row[d]))) {
       const listed = ['float32', ...(columnDevices.includes(device) ? extra : [])];

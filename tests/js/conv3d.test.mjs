@@ -248,7 +248,7 @@ test('bad arguments are Errors saying what was expected and what was got; nothin
     throwsWith(() => F()[pool](x, 2, { stride: -1 }), `${pool}: expected 'stride' to be an integer >= 1`, 'got -1');
     throwsWith(() => F()[pool](x, 2, { kernel: 2 }), pool, 'kernel');
     throwsWith(() => F()[pool](x, 2, { ceilMode: 1 }), pool, 'ceilMode');
-    throwsWith(() => F()[pool](t.int, 2), `${pool}: expected a float32 input, got int32`);
+    throwsWith(() => F()[pool](t.int, 2), `${pool}: expected a float32 or float64 input, got int32`);
   }
   throwsWith(() => F().avgPool3d(x, 2, { divisorOverride: 0 }), "avgPool3d: option 'divisorOverride' must be a non-zero integer or null, got 0");
   throwsWith(() => F().maxPool3d(x, 2, { dilation: 0 }), "maxPool3d: expected 'dilation' to be an integer >= 1");

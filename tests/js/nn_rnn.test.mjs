@@ -174,7 +174,7 @@ test('bad arguments name the module, the argument, what was expected and what wa
     throwsWith(() => lstm.forward(sg.zeros([5, 2, 4]), [sg.zeros([1, 2, 3]), sg.zeros([2, 2, 3])]), 'LSTM', 'h0 of shape [2, 2, 3]', 'got [1, 2, 3]');
     throwsWith(() => lstm.forward(sg.zeros([5, 2, 4]), sg.zeros([2, 2, 3])), 'LSTM', 'hx to be [h0, c0]', 'a Tensor');
     throwsWith(() => lstm.forward(sg.zeros([5, 4]), [sg.zeros([2, 2, 3]), sg.zeros([2, 2, 3])]), 'LSTM', 'unbatched 2-D input', 'h0 should be 2-D');
-    throwsWith(() => lstm.forward(sg.zeros([5, 2, 4], { dtype: 'int32' })), 'LSTM', "'input' to be float32", 'int32');
+    throwsWith(() => lstm.forward(sg.zeros([5, 2, 4], { dtype: 'int32' })), 'LSTM', "'input' to be a floating tensor", 'int32');
     throwsWith(() => new nn.GRUCell(3, 4).forward(sg.zeros([2, 3]), sg.zeros([3, 4])), 'GRUCell', 'hx of shape [2, 4]', 'got [3, 4]');
     throwsWith(() => new nn.LSTMCell(3, 4).forward(sg.zeros([2, 2, 3])), 'LSTMCell', '1-D or 2-D', 'got 3-D');
     throwsWith(() => new nn.RNNCell(3, 4).forward('x'), 'RNNCell', "'input' to be a Tensor", "'x'");

@@ -327,7 +327,7 @@ TEST_CASE("conv: error messages") {
   check_error([&] { conv2d(zeros({5, 5}), zeros({4, 2, 3, 3})); },
               "conv2d: expected a 3-D (unbatched) or 4-D (batched) input [N, C, H, W], got shape [5, 5]");
   check_error([&] { conv1d(zeros({1, 2, 5}, DType::Int32), zeros({1, 2, 3})); },
-              "conv1d: expected a float32 input, got int32");
+              "conv1d: expected a float32 or float64 input, got int32");
   check_error([&] { conv_transpose2d(zeros({1, 2, 3, 3}), zeros({3, 2, 3, 3})); },
               "conv_transpose2d: expected input of shape [N, 3, H, W] (weight has 3 input channels), got [1, 2, 3, 3]");
   check_error([&] { conv_transpose2d(zeros({1, 3, 3, 3}), zeros({3, 2, 3, 3}), Tensor(), {1}, {0}, {0}, 2); },

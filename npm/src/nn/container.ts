@@ -161,7 +161,7 @@ export class Sequential extends IndexedModules {
         } else if (fusedConvRelu(mods[i]!, mods[i + 1])) {
           const conv = mods[i] as Conv2d;
           const pool = mods[i + 2];
-          if (fusedConvReluPool(conv, pool)) {
+          if (fusedConvReluPool(conv, pool) && x.dtype !== 'float64') {  // the fused kernel is float32's
             x = conv.forwardReluMaxPool(x, pool.kernelSize, pool.options);
             i += 2;
           } else {

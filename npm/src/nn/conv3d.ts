@@ -57,13 +57,16 @@ export function convPads(fn: string, padding: unknown, kernel: number[], dilatio
  * Input [N, C, D, H, W] or [C, D, H, W], weight [O, C/groups, kD, kH, kW], bias [O] or null →
  * [N, O, D_out, H_out, W_out] (or [O, D_out, H_out, W_out]), as torch.nn.functional.conv3d.
  */
+/** The dtypes of the conv2d op these compose (float64: computed in double on the CPU). */
+const CONV_DTYPES = new Set(['float32', 'float64']);
+
 export function conv3d(input: Tensor, weight: Tensor, bias?: Tensor | null, options?: Conv3dOptions): Tensor {
   const fn = 'conv3d';
   const o = checkOptions<Conv3dOptions>(fn, options, { stride: 'integers', padding: convPaddingSpec, dilation: 'integers', groups: 'positiveInteger' });
   const x = tensorArg(fn, 'input', input), w = tensorArg(fn, 'weight', weight), b = optTensor(fn, 'bias', bias);
   if (x.ndim !== 4 && x.ndim !== 5) throw new Error(`${fn}: Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: [${dims(x.shape)}]`);
   if (w.ndim !== 5) throw new Error(`${fn}: expected 'weight' to be 5-D [outChannels, inChannels/groups, kD, kH, kW], got size [${dims(w.shape)}]`);
-  if (x.dtype !== 'float32' || w.dtype !== 'float32') throw new Error(`${fn}: expected float32 input and weight, got ${x.dtype} and ${w.dtype}`);
+  if (!CONV_DTYPES.has(x.dtype) || w.dtype !== x.dtype) throw new Error(`${fn}: expected float32 or float64 input and weight of one dtype, got ${x.dtype} and ${w.dtype}`);
   if (x.device !== w.device) throw new Error(`${fn}: expected input and weight on one device, got input on '${x.device}' and weight on '${w.device}'`);
   const groups = o.groups ?? 1;
   const stride = tupleArg(fn, 'stride', o.stride ?? 1, 3, 1);
@@ -149,7 +152,7 @@ export function convTranspose3d(input: Tensor, weight: Tensor, bias?: Tensor | n
   const x = tensorArg(fn, 'input', input), w = tensorArg(fn, 'weight', weight), b = optTensor(fn, 'bias', bias);
   if (x.ndim !== 4 && x.ndim !== 5) throw new Error(`${fn}: Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: [${dims(x.shape)}]`);
   if (w.ndim !== 5) throw new Error(`${fn}: expected 'weight' to be 5-D [inChannels, outChannels/groups, kD, kH, kW], got size [${dims(w.shape)}]`);
-  if (x.dtype !== 'float32' || w.dtype !== 'float32') throw new Error(`${fn}: expected float32 input and weight, got ${x.dtype} and ${w.dtype}`);
+  if (!CONV_DTYPES.has(x.dtype) || w.dtype !== x.dtype) throw new Error(`${fn}: expected float32 or float64 input and weight of one dtype, got ${x.dtype} and ${w.dtype}`);
   if (x.device !== w.device) throw new Error(`${fn}: expected input and weight on one device, got input on '${x.device}' and weight on '${w.device}'`);
   const groups = o.groups ?? 1;
   const stride = tupleArg(fn, 'stride', o.stride ?? 1, 3, 1);

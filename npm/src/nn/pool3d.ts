@@ -68,13 +68,13 @@ const avgSpec = {
 
 const shapeOf = (t: Tensor) => `[${t.shape.join(', ')}]`;
 
-/** [N, C, D, H, W] or [C, D, H, W] (non-empty, float32) as [N, C, D, H, W], and the way back. */
+/** [N, C, D, H, W] or [C, D, H, W] (non-empty, float32 or float64) as [N, C, D, H, W], and the way back. */
 function asVolumes(fn: string, input: unknown): { x5: Tensor; back: (t: Tensor) => Tensor } {
   if (!(input instanceof Tensor)) throw new Error(`${fn}: expected 'input' to be a Tensor, got ${describe(input)}`);
   if ((input.ndim !== 4 && input.ndim !== 5) || input.numel === 0) {
     throw new Error(`${fn}: non-empty 4D or 5D (batch mode) tensor expected for input, got size ${shapeOf(input)}`);
   }
-  if (input.dtype !== 'float32') throw new Error(`${fn}: expected a float32 input, got ${input.dtype}`);
+  if (input.dtype !== 'float32' && input.dtype !== 'float64') throw new Error(`${fn}: expected a float32 or float64 input, got ${input.dtype}`);
   const batched = input.ndim === 5;
   return { x5: batched ? input : ops.unsqueeze(input, 0), back: (t) => (batched ? t : ops.squeeze(t, 0)) };
 }

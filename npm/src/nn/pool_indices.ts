@@ -88,7 +88,9 @@ function windowMax(x: Tensor, win: Windows): { values: Tensor; indices: Tensor }
 /** [N, C, ...spatial] or [C, ...spatial] (dims = 1 or 2) as [N, C, H, W] (H = 1 for 1-D), and back. */
 function asPlanes(fn: string, x: unknown, dims: 1 | 2, dtype = 'float32'): { x4: Tensor; back: (t: Tensor) => Tensor } {
   if (!(x instanceof Tensor)) throw new Error(`${fn}: expected 'input' to be a Tensor, got ${describe(x)}`);
-  if (x.dtype !== dtype) throw new Error(`${fn}: expected a ${dtype} input, got ${x.dtype}`);
+  // Floating inputs: float32, or float64 (the pools compute it in double on the CPU).
+  const ok = dtype === 'float32' ? x.dtype === 'float32' || x.dtype === 'float64' : x.dtype === dtype;
+  if (!ok) throw new Error(`${fn}: expected a ${dtype === 'float32' ? 'float32 or float64' : dtype} input, got ${x.dtype}`);
   if (x.ndim !== dims + 1 && x.ndim !== dims + 2) {
     throw new Error(`${fn}: expected a ${dims + 1}-D or ${dims + 2}-D input, got shape [${x.shape.join(', ')}]`);
   }

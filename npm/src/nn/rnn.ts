@@ -8,6 +8,7 @@
 import { run } from '../tensor/call.js';
 import { zeros } from '../tensor/creation.js';
 import { F } from './functional.js';
+import { isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps } from '../tensor/ops.js';
 import { checkOptions, describe } from '../runtime/options.js';
@@ -131,7 +132,7 @@ function resetUniform(module: Module, hiddenSize: number): void {
 
 function floatTensorArg(fn: string, name: string, v: unknown): Tensor {
   if (!(v instanceof Tensor) || v.isDisposed) throw new Error(`${fn}: expected '${name}' to be a Tensor, got ${describe(v)}`);
-  if (v.dtype !== 'float32') throw new Error(`${fn}: expected '${name}' to be float32, got ${v.dtype}`);
+  if (!isFloatingDType(v.dtype)) throw new Error(`${fn}: expected '${name}' to be a floating tensor (float32, float64, ...), got ${v.dtype}`);
   return v;
 }
 
@@ -248,7 +249,7 @@ abstract class RNNBase extends Module {
       let x = batched ? (this.batchFirst ? x0.transpose(0, 1) : x0) : x0.unsqueeze(1);
       const state = (k: number, index: number, size: number): Tensor => {
         const t = given[k];
-        if (!t) return zeros([B, size]);
+        if (!t) return zeros([B, size], { dtype: x0.dtype });  // float64 layers run in double
         const s = t.narrow(0, index, 1).squeeze(0);
         return batched ? s : s.unsqueeze(0);
       };
@@ -316,7 +317,7 @@ abstract class RNNBase extends Module {
       const sortedStates = given.map((t) => (t && order ? t.indexSelect(1, order as number[]) : t));
       const state = (k: number, index: number, size: number): Tensor => {
         const t = sortedStates[k];
-        return t ? t.narrow(0, index, 1).squeeze(0) : zeros([B, size], { device: data.device });
+        return t ? t.narrow(0, index, 1).squeeze(0) : zeros([B, size], { device: data.device, dtype: data.dtype });
       };
       let x = data;
       const hN: Tensor[] = [];
@@ -461,7 +462,7 @@ abstract class RNNCellBase extends Module {
       return t;
     });
     return tidy(() => {
-      const state = (t: Tensor | null) => (t ? (batched ? t : t.unsqueeze(0)) : zeros([B, this.hiddenSize]));
+      const state = (t: Tensor | null) => (t ? (batched ? t : t.unsqueeze(0)) : zeros([B, this.hiddenSize], { dtype: x.dtype }));
       const w: LayerWeights = { wIh: this.weight_ih, wHh: this.weight_hh, bIh: this.bias_ih, bHh: this.bias_hh, wHr: null };
       const res = runLayer(fn, mode, (batched ? x : x.unsqueeze(0)).unsqueeze(0), state(given[0]!), mode === 'lstm' ? state(given[1] ?? null) : null, w, false);
       return res.slice(1).map((t) => (batched ? t : t.squeeze(0)));

@@ -103,7 +103,7 @@ export function fold(input: Tensor, outputSize: number | number[], kernelSize: n
   return tidy(() => {
     const cols = ops.reshape(input, [n!, c, kk * l!]);
     const index = ops.expand(blockIndex(b, input.device), [n!, c, kk * l!]);
-    const plane = scatterGatherOps.scatterAdd(zeros([n!, c, b.hp * b.wp], { device: input.device }), 2, index, cols);
+    const plane = scatterGatherOps.scatterAdd(zeros([n!, c, b.hp * b.wp], { device: input.device, dtype: input.dtype }), 2, index, cols);
     const [ph, pw] = b.padding as [number, number];
     const image = ops.narrow(ops.narrow(ops.reshape(plane, [n!, c, b.hp, b.wp]), 2, ph, size[0]), 3, pw, size[1]);
     return batched ? image : ops.squeeze(image, 0);

@@ -296,7 +296,8 @@ export function linspace(start: number, end: number, steps: number, opts?: Creat
   numberArg('linspace', 'end', end);
   if (!isInteger(steps) || steps < 0) throw new Error(`linspace: expected 'steps' to be a non-negative integer, got ${describe(steps)}`);
   const o = checkOptions<CreationOptions>('linspace', opts, creationSpec);
-  return finish(castHandle(H.callOp1('linspace', [], { start, end, steps, device: o.device }), o.dtype ?? getDefaultDtype()), o.requiresGrad, undefined, o.device);
+  const dtype = o.dtype ?? getDefaultDtype();
+  return finish(castHandle(H.callOp1('linspace', [], { start, end, steps, device: o.device, ...computedIn(dtype) }), dtype), o.requiresGrad, undefined, o.device);
 }
 
 export function eye(n: number, m?: number | CreationOptions, opts?: CreationOptions): Tensor {
@@ -313,18 +314,27 @@ export function eye(n: number, m?: number | CreationOptions, opts?: CreationOpti
 const randomSpec: Spec = { dtype: ['float32', 'float64', 'float16', 'bfloat16'], requiresGrad: 'boolean', device: DEVICES };
 
 /**
+ * The dtype attribute of the ops that compute their values in double and store them (linspace,
+ * rand, randn): float64 is computed as float64 (not a widened float32 value); the other dtypes
+ * are made in float32 and cast.
+ */
+const computedIn = (dtype: DType): { dtype?: DType } => (dtype === 'float64' ? { dtype } : {});
+
+/**
  * Uniform [0, 1) samples from the global generator (see manualSeed). Drawn in float32 and cast
- * to another floating dtype when asked (a float64 sample carries float32's 24 bits).
+ * to float16/bfloat16 when asked; float64 is drawn in double (53 random bits a value).
  */
 export function rand(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('rand', args, randomSpec);
-  return finish(castHandle(H.callOp1('rand', [], { shape, device: o.device }), o.dtype ?? getDefaultDtype()), o.requiresGrad, undefined, o.device);
+  const dtype = o.dtype ?? getDefaultDtype();
+  return finish(castHandle(H.callOp1('rand', [], { shape, device: o.device, ...computedIn(dtype) }), dtype), o.requiresGrad, undefined, o.device);
 }
 
-/** Standard normal samples from the global generator (drawn in float32, as rand). */
+/** Standard normal samples from the global generator (float32, or float64 drawn in double, as rand). */
 export function randn(...args: ShapeAndOpts): Tensor {
   const [shape, o] = shapeAndOptions('randn', args, randomSpec);
-  return finish(castHandle(H.callOp1('randn', [], { shape, device: o.device }), o.dtype ?? getDefaultDtype()), o.requiresGrad, undefined, o.device);
+  const dtype = o.dtype ?? getDefaultDtype();
+  return finish(castHandle(H.callOp1('randn', [], { shape, device: o.device, ...computedIn(dtype) }), dtype), o.requiresGrad, undefined, o.device);
 }
 
 /** int32 samples in [low, high); randint(high, shape) means low = 0. */

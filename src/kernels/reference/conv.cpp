@@ -22,14 +22,17 @@ int64_t output_index(int64_t h, int64_t a, int64_t s, int64_t p, int64_t d, int6
   return t / s < out ? t / s : -1;
 }
 
-}  // namespace
+// The activation as the unary op computes it, on the stored result.
+void activate(GemmAct act, float* y, int64_t n) { unary_f32(gemm_act_unary(act), 0.0f, y, y, n); }
+void activate(GemmAct act, double* y, int64_t n) { unary_f64(gemm_act_unary(act), 0.0, y, y, n); }
 
-void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
+template <class T>
+void conv2d_t(const ConvGeom& g, const T* x, const T* w, const T* bias, GemmAct act, T* y) {
   const int64_t Cg = g.Cg(), Og = g.Og(), L = g.L();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t o = 0; o < g.O; ++o) {
       const int64_t c0 = o / Og * Cg;
-      float* yo = y + (n * g.O + o) * L;
+      T* yo = y + (n * g.O + o) * L;
       for (int64_t i = 0; i < g.oH; ++i)
         for (int64_t j = 0; j < g.oW; ++j) {
           double acc = bias ? bias[o] : 0.0;
@@ -37,21 +40,21 @@ void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* 
             for (int64_t a = 0; a < g.kH; ++a) {
               const int64_t h = input_index(i, a, g.sH, g.pH, g.dH, g.H);
               if (h < 0) continue;
-              const float* xr = x + ((n * g.C + c0 + c) * g.H + h) * g.W;
-              const float* wr = w + ((o * Cg + c) * g.kH + a) * g.kW;
+              const T* xr = x + ((n * g.C + c0 + c) * g.H + h) * g.W;
+              const T* wr = w + ((o * Cg + c) * g.kH + a) * g.kW;
               for (int64_t b = 0; b < g.kW; ++b) {
                 const int64_t v = input_index(j, b, g.sW, g.pW, g.dW, g.W);
                 if (v >= 0) acc += double(wr[b]) * double(xr[v]);
               }
             }
-          yo[i * g.oW + j] = float(acc);
+          yo[i * g.oW + j] = T(acc);
         }
-      // The activation as the unary op computes it, on the float result.
-      if (act != GemmAct::None) unary_f32(gemm_act_unary(act), 0.0f, yo, yo, L);
+      if (act != GemmAct::None) activate(act, yo, L);
     }
 }
 
-void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias, float* dx) {
+template <class T>
+void conv2d_backward_data_t(const ConvGeom& g, const T* dy, const T* w, const T* bias, T* dx) {
   const int64_t Cg = g.Cg(), Og = g.Og(), L = g.L();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c) {
@@ -69,12 +72,13 @@ void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w
                 acc += double(w[((o * Cg + cg) * g.kH + a) * g.kW + b]) * double(dy[(n * g.O + o) * L + i * g.oW + j]);
               }
             }
-          dx[((n * g.C + c) * g.H + h) * g.W + v] = float(acc);
+          dx[((n * g.C + c) * g.H + h) * g.W + v] = T(acc);
         }
     }
 }
 
-void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy, float* dw) {
+template <class T>
+void conv2d_backward_weight_t(const ConvGeom& g, const T* x, const T* dy, T* dw) {
   const int64_t Cg = g.Cg(), Og = g.Og(), L = g.L();
   for (int64_t o = 0; o < g.O; ++o) {
     const int64_t c0 = o / Og * Cg;
@@ -83,8 +87,8 @@ void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* 
         for (int64_t b = 0; b < g.kW; ++b) {
           double acc = 0.0;
           for (int64_t n = 0; n < g.N; ++n) {
-            const float* dyo = dy + (n * g.O + o) * L;
-            const float* xc = x + (n * g.C + c0 + c) * g.H * g.W;
+            const T* dyo = dy + (n * g.O + o) * L;
+            const T* xc = x + (n * g.C + c0 + c) * g.H * g.W;
             for (int64_t i = 0; i < g.oH; ++i) {
               const int64_t h = input_index(i, a, g.sH, g.pH, g.dH, g.H);
               if (h < 0) continue;
@@ -94,9 +98,32 @@ void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* 
               }
             }
           }
-          dw[((o * Cg + c) * g.kH + a) * g.kW + b] = float(acc);
+          dw[((o * Cg + c) * g.kH + a) * g.kW + b] = T(acc);
         }
   }
+}
+
+}  // namespace
+
+// float32 (sums in double, rounded once) and float64 (double throughout: float64 tensors'
+// convolutions, on the CPU).
+void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y) {
+  conv2d_t(g, x, w, bias, act, y);
+}
+void conv2d_f64(const ConvGeom& g, const double* x, const double* w, const double* bias, GemmAct act, double* y) {
+  conv2d_t(g, x, w, bias, act, y);
+}
+void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias, float* dx) {
+  conv2d_backward_data_t(g, dy, w, bias, dx);
+}
+void conv2d_backward_data_f64(const ConvGeom& g, const double* dy, const double* w, const double* bias, double* dx) {
+  conv2d_backward_data_t(g, dy, w, bias, dx);
+}
+void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy, float* dw) {
+  conv2d_backward_weight_t(g, x, dy, dw);
+}
+void conv2d_backward_weight_f64(const ConvGeom& g, const double* x, const double* dy, double* dw) {
+  conv2d_backward_weight_t(g, x, dy, dw);
 }
 
 }  // namespace sg::ref

@@ -1,4 +1,4 @@
-// DataKernels' default special_f32 (data_kernels.h): PyTorch 1.13's CPU formulas from ATen's
+// DataKernels' default special_f32 and special_f64 (data_kernels.h): PyTorch 1.13's CPU formulas from ATen's
 // Math.h (derived from the Cephes Math Library, 3-clause BSD, Copyright (c) 2018 Steven Moshier),
 // evaluated in double for every input and rounded once to float32. PyTorch's float kernels run
 // the same formulas in float, so results agree to float32 rounding (the tests' tolerances).
@@ -219,6 +219,10 @@ double apply(Special fn, int n, double x) {
 
 void DataKernels::special_f32(Special fn, int n, const float* x, float* y, int64_t count) const {
   for (int64_t i = 0; i < count; ++i) y[i] = float(apply(fn, n, double(x[i])));
+}
+
+void DataKernels::special_f64(Special fn, int n, const double* x, double* y, int64_t count) const {
+  for (int64_t i = 0; i < count; ++i) y[i] = apply(fn, n, x[i]);
 }
 
 }  // namespace sg

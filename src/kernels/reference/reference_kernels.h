@@ -27,12 +27,22 @@ void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
               int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward_f32(const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
+// float64 pools (nn/pool.cpp calls them on the CPU): max pooling, and the box means of
+// avg/adaptive pooling (kernels/reference/layer_pool.cpp), as the float32 ones in double.
+void max_pool2d_f64(const PoolGeom& g, const double* x, double* y, int32_t* idx);
+void max_pool2d_backward_f64(const PoolGeom& g, const double* dy, const int32_t* idx, double* dx);
+void box_mean_f64(const BoxGeom& g, const double* x, double* y);
+void box_mean_backward_f64(const BoxGeom& g, const double* dy, double* dx);
 void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld);
 void col2im_f32(const Im2colGeom& g, const float* col, int64_t ld, float* dx);
 // The convolution methods of backend.h, from the definition (gather form, double sums).
 void conv2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias, GemmAct act, float* y);
 void conv2d_backward_data_f32(const ConvGeom& g, const float* dy, const float* w, const float* bias, float* dx);
 void conv2d_backward_weight_f32(const ConvGeom& g, const float* x, const float* dy, float* dw);
+// The same in double, for float64 tensors (nn/conv.cpp calls them on the CPU).
+void conv2d_f64(const ConvGeom& g, const double* x, const double* w, const double* bias, GemmAct act, double* y);
+void conv2d_backward_data_f64(const ConvGeom& g, const double* dy, const double* w, const double* bias, double* dx);
+void conv2d_backward_weight_f64(const ConvGeom& g, const double* x, const double* dy, double* dw);
 // The outputs o in [lo, hi) of a row whose input position o·s + off lies in [0, size).
 struct ValidRange {
   int64_t lo, hi;
