@@ -29,9 +29,12 @@ std::vector<Tensor> call_vjp(const std::string& name, const VjpFn& vjp, const st
       grads[i] = Tensor();
       continue;
     }
-    check(grads[i].shape() == inputs[i].shape() && grads[i].dtype() == DType::Float32, "jsCall: the vjp of callback ",
+    check(grads[i].shape() == inputs[i].shape() && is_floating(grads[i].dtype()), "jsCall: the vjp of callback ",
           name, " returned a gradient of shape ", grads[i].shape(), " (", dtype_name(grads[i].dtype()),
-          ") for input ", i, " of shape ", inputs[i].shape(), " (float32)");
+          ") for input ", i, " of shape ", inputs[i].shape(), " (", dtype_name(inputs[i].dtype()), ")");
+    // A floating gradient of another dtype arrives in the input's, as every op's does (PyTorch's
+    // validate_outputs casts a custom Function's gradients the same way).
+    if (grads[i].dtype() != inputs[i].dtype()) grads[i] = cast(grads[i], inputs[i].dtype());
   }
   return grads;
 }
@@ -72,29 +75,42 @@ std::vector<Tensor> link_callback(const std::string& name, VjpFn vjp, const std:
   for (Tensor& o : outputs)
     if (o.defined()) o = o.detach();
   if (!callback_needs_grad(inputs)) return outputs;
-  std::vector<size_t> floats;  // the outputs that carry gradients
+  std::vector<size_t> floats;  // the outputs that carry gradients: every floating dtype
   for (size_t k = 0; k < outputs.size(); ++k)
-    if (outputs[k].dtype() == DType::Float32) floats.push_back(k);
+    if (is_floating(outputs[k].dtype())) floats.push_back(k);
   if (floats.empty()) return outputs;
+  // The flat tensor's dtype: one that holds every floating output exactly (float16 and bfloat16
+  // meet in float32, anything with float64 in float64), so that an output of another dtype is a
+  // cast of its part, and its gradient cast back is the one it got.
+  DType flat_dtype = outputs[floats[0]].dtype();
+  for (size_t k : floats) flat_dtype = promote_types(flat_dtype, outputs[k].dtype());
   const std::vector<Tensor> saved_in = detached(inputs), saved_out = outputs;
   std::vector<bool> needs;
   for (const Tensor& t : inputs) needs.push_back(t.defined() && t.requires_grad());
-  // One node for every output, so that the vjp runs once: the float outputs are packed into one
-  // flat tensor (the node's result) and handed out as views of it, whose gradients the engine
-  // sums into the flat gradient before the node runs.
+  // One node for every output, so that the vjp runs once: the floating outputs are packed into
+  // one flat tensor (the node's result) and handed out as views of it (casts where their dtype is
+  // not the flat one's), whose gradients the engine sums into the flat gradient before the node runs.
   std::vector<Tensor> flat_parts;
-  for (size_t k : floats) flat_parts.push_back(reshape(outputs[k], {outputs[k].numel()}));
+  for (size_t k : floats) {
+    const Tensor part = reshape(outputs[k], {outputs[k].numel()});
+    flat_parts.push_back(part.dtype() == flat_dtype ? part : cast(part, flat_dtype));
+  }
   const Tensor flat = floats.size() == 1 ? contiguous(flat_parts[0]) : cat(flat_parts, 0);
   std::vector<Shape> shapes;
-  for (size_t k : floats) shapes.push_back(outputs[k].shape());
+  std::vector<DType> dtypes;
+  for (size_t k : floats) {
+    shapes.push_back(outputs[k].shape());
+    dtypes.push_back(outputs[k].dtype());
+  }
   const size_t n_out = outputs.size();
   const Tensor linked = record("jsCall", flat, inputs,
-                               [name, vjp, saved_in, needs, saved_out, floats, shapes, n_out](const Tensor& g) {
+                               [name, vjp, saved_in, needs, saved_out, floats, shapes, dtypes, n_out](const Tensor& g) {
                                  std::vector<Tensor> grad_outputs(n_out);
                                  int64_t at = 0;
                                  for (size_t j = 0; j < floats.size(); ++j) {
                                    const int64_t n = numel_of(shapes[j]);
-                                   grad_outputs[floats[j]] = contiguous(reshape(narrow(g, 0, at, n), shapes[j]));
+                                   Tensor gj = contiguous(reshape(narrow(g, 0, at, n), shapes[j]));
+                                   grad_outputs[floats[j]] = gj.dtype() == dtypes[j] ? gj : cast(gj, dtypes[j]);
                                    at += n;
                                  }
                                  return call_vjp(name, vjp, saved_in, needs, saved_out, grad_outputs);
@@ -102,7 +118,8 @@ std::vector<Tensor> link_callback(const std::string& name, VjpFn vjp, const std:
   int64_t at = 0;
   for (size_t j = 0; j < floats.size(); ++j) {
     const int64_t n = numel_of(shapes[j]);
-    outputs[floats[j]] = reshape(narrow(linked, 0, at, n), shapes[j]);
+    const Tensor part = reshape(narrow(linked, 0, at, n), shapes[j]);
+    outputs[floats[j]] = part.dtype() == dtypes[j] ? part : cast(part, dtypes[j]);
     at += n;
   }
   return outputs;

@@ -41,9 +41,10 @@ using VjpFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& input
 bool callback_needs_grad(const std::vector<Tensor>& inputs);
 
 // A callback's results (detached from whatever graph they carry) joined to the autograd graph
-// when callback_needs_grad: the float32 outputs get one backward node that calls `vjp` once with
-// every output's gradient, or, when vjp is empty, throws an Error naming the callback (`name`)
-// and the option. The vjp's results are checked against the inputs' shapes.
+// when callback_needs_grad: the floating outputs (every floating dtype) get one backward node that
+// calls `vjp` once with every output's gradient (each in its output's dtype), or, when vjp is
+// empty, throws an Error naming the callback (`name`) and the option. The vjp's results are
+// checked against the inputs' shapes and cast to the inputs' dtypes (floating ones only).
 std::vector<Tensor> link_callback(const std::string& name, VjpFn vjp, const std::vector<Tensor>& inputs,
                                   std::vector<Tensor> outputs);
 // The same for callback `id` of a compiled graph: name and vjp from the host.

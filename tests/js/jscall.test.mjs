@@ -329,3 +329,94 @@ test('many compiled calls with callbacks keep sg.memory() flat', () => {
   f.clear();
   x.dispose();
 });
+
+// Gradients through a callback in every floating dtype: the vjp gets the output's gradient in the
+// output's dtype and the input's gradient arrives in the input's dtype (the node once linked only
+// float32 outputs: a float64 call's results did not require grad, its input got no gradient).
+const BACKENDS = ['reference', 'wasm'];
+const onBackends = (body) => () => {
+  const previous = sg.getBackend();
+  try {
+    for (const b of BACKENDS) {
+      sg.setBackend(b);
+      sg.tidy(() => body(b));
+    }
+  } finally {
+    sg.setBackend(previous);
+  }
+};
+// y = x² computed in JavaScript (plain doubles, in the input's dtype), its vjp g·2x; the loss
+// sum(sin(y)) has the closed-form gradient cos(x²)·2x.
+const squareJs = (u) => sg.tensor(Array.from(u.dataSync(), (v) => v * v), { shape: u.shape, dtype: u.dtype });
+const squareLoss = (seen) => (x) =>
+  sg.jsCall({ shape: x.shape, dtype: x.dtype }, [x], squareJs, {
+    vjp: ({ inputs: [u] }, [g]) => (seen?.push(g.dtype), [g.mul(u).mul(2)]),
+  }).sin().sum();
+
+test('vjp in float64: eager and compiled gradients are float64, equal to cos(x²)·2x and to central differences', onBackends((backend) => {
+  const xs = [0.1, -1.3, 2.7, 1 / 3];  // none exact in float32: float32 anywhere shows as ~1e-8 errors
+  const exact = xs.map((v) => Math.cos(v * v) * 2 * v);
+  const seen = [];
+  const loss = squareLoss(seen);
+  const compiled = sg.compile(loss);
+  // (sg.grad takes float32 arguments only: backward on a float64 leaf instead)
+  const gradOf = (f) => {
+    const x = sg.tensor(xs, { dtype: 'float64', requiresGrad: true });
+    f(x).backward();
+    assert.equal(x.grad.dtype, 'float64', backend);
+    return Array.from(x.grad.dataSync());
+  };
+  close(gradOf(loss), exact, 1e-13);
+  close(gradOf(compiled), exact, 1e-13);
+  const eps = 1e-6;  // central differences in float64: error ~eps² + 1e-16/eps
+  const at = (i, d) => compiled(sg.tensor(xs.map((v, j) => (j === i ? v + d : v)), { dtype: 'float64' })).item();
+  close(gradOf(compiled), xs.map((_, i) => (at(i, eps) - at(i, -eps)) / (2 * eps)), 1e-8);
+  assert.deepEqual(seen, ['float64', 'float64', 'float64'], backend);
+}));
+
+test('vjp in float16 and bfloat16: the gradient is the float32 one rounded, in the input dtype, eager and compiled', onBackends((backend) => {
+  // y = x² · c with the vjp g·2x: products of half-precision values are exact in float32, so the
+  // half-precision gradient is the float32 one rounded once.
+  const xs = [0.5, -1.25, 2, 0.75, -3.5], cs = [1.5, -0.625, 3, 0.3, 7.1];
+  const lossOf = (x, c) => sg.jsCall({ shape: x.shape, dtype: x.dtype }, [x], squareJs, {
+    vjp: ({ inputs: [u] }, [g]) => (assert.equal(g.dtype, u.dtype), [g.mul(u).mul(2)]),
+  }).mul(c).sum();
+  for (const dtype of ['float16', 'bfloat16']) {
+    const c = sg.tensor(cs).to(dtype);
+    // float32 on the same (rounded) values, then rounded to dtype
+    const g32 = sg.grad((x) => lossOf(x, c.float()))(sg.tensor(xs).to(dtype).float());
+    const want = Array.from(g32.to(dtype).float().dataSync());
+    assert.notDeepEqual(want, Array.from(g32.dataSync()), `${dtype}: the rounding shows`);
+    const loss = (x) => lossOf(x, c);
+    for (const f of [loss, sg.compile(loss)]) {
+      const x = sg.tensor(xs).to(dtype).requiresGrad_();
+      f(x).backward();
+      assert.equal(x.grad.dtype, dtype, `${backend} ${dtype}`);
+      assert.deepEqual(Array.from(x.grad.float().dataSync()), want, `${backend} ${dtype}`);
+    }
+  }
+}));
+
+test('vjp with outputs of several floating dtypes: each gradient in its own dtype, one vjp call', onBackends(() => {
+  const calls = [];
+  const cb = (a, b, d) => [a.mul(2), b.mul(3), d.mul(d)];
+  const vjp = ({ inputs: [a, b, d] }, [ga, gb, gd]) => (calls.push([ga.dtype, gb.dtype, gd.dtype]), [ga.float().mul(2), gb.mul(3), gd.mul(d).mul(2)]);  // a float32 gradient for a: cast to float16
+  const loss = (a, b, d) => {
+    const [p, q, r] = sg.jsCall([{ shape: [2], dtype: 'float16' }, { shape: [2], dtype: 'bfloat16' }, { shape: [2], dtype: 'float64' }], [a, b, d], cb, { vjp });
+    return p.float().sum().add(q.float().mul(5).sum()).add(r.sum().float());
+  };
+  for (const f of [loss, sg.compile(loss)]) {
+    const a = sg.tensor([1, 2], { dtype: 'float16', requiresGrad: true });
+    const b = sg.tensor([3, 4], { dtype: 'bfloat16', requiresGrad: true });
+    const d = sg.tensor([0.1, -0.7], { dtype: 'float64', requiresGrad: true });
+    f(a, b, d).backward();
+    assert.deepEqual([a.grad.dtype, b.grad.dtype, d.grad.dtype], ['float16', 'bfloat16', 'float64']);
+    assert.deepEqual(Array.from(a.grad.float().dataSync()), [2, 2]);
+    assert.deepEqual(Array.from(b.grad.float().dataSync()), [15, 15]);
+    close(Array.from(d.grad.dataSync()), [0.2, -1.4], 1e-15);
+  }
+  assert.deepEqual(calls, [['float16', 'bfloat16', 'float64'], ['float16', 'bfloat16', 'float64']]);
+  const d = sg.tensor([1, 2], { dtype: 'float64', requiresGrad: true });
+  throwsWith(() => sg.jsCall({ shape: [2], dtype: 'float64' }, [d], (u) => u.mul(2), { vjp: () => [sg.tensor([1, 2], { dtype: 'int32' })], name: 'v' }).sum().backward(),
+    "jsCall: the vjp of callback 'v' returned a gradient of shape [2] (int32) for input 0 of shape [2] (float64)");
+}));
