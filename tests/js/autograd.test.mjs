@@ -270,3 +270,16 @@ test('sg.grad and sg.valueAndGrad', scoped(() => {
   throwsWith(() => sg.grad(f)(sg.tensor([1], { dtype: 'int32' })), 'grad', 'float32');
   throwsWith(() => sg.grad(5), 'grad', 'function');
 }));
+
+test('sg.grad in every floating dtype: the gradient comes back in the argument\'s dtype', scoped(() => {
+  const f = (x) => x.sin().mul(x).sum();  // d/dx x·sin x = sin x + x·cos x
+  const xs = [0.1, -1.3, 2.7, 1 / 3];     // none of them a float32: a float32 step would show at 1e-8
+  const g64 = sg.grad(f)(sg.tensor(xs, { dtype: 'float64' }));
+  assert.equal(g64.dtype, 'float64');
+  const got = Array.from(g64.dataSync());
+  xs.forEach((x, i) => assert.ok(Math.abs(got[i] - (Math.sin(x) + x * Math.cos(x))) < 1e-14, `${got[i]} at ${x}`));
+  const [v, gb] = sg.valueAndGrad(f)(sg.tensor(xs, { dtype: 'bfloat16' }));
+  assert.equal(gb.dtype, 'bfloat16');
+  assert.equal(v.dtype, 'bfloat16');
+  throwsWith(() => sg.grad(f)(sg.tensor([1, 2], { dtype: 'int32' })), 'argument 0 must be a floating Tensor', 'got int32');
+}));

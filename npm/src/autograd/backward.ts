@@ -1,6 +1,7 @@
 // Autograd from JS: backward (with hooks that can never throw into wasm), registerHook, noGrad,
 // and the functional sg.grad / sg.valueAndGrad over computeGrads. backward and registerHook
 // become Tensor methods here (their types are merged into Tensor below).
+import { isFloatingDType } from '../runtime/dtypes.js';
 import type { TensorHandle } from '../runtime/embind.js';
 import * as H from '../runtime/handles.js';
 import { tidy } from '../runtime/memory.js';
@@ -166,7 +167,7 @@ function valueAndGradImpl(name: string, fn: unknown, argnums: unknown): (...args
     for (const i of idx) {
       const a = args[i];
       if (!(a instanceof Tensor)) throw new Error(`${name}: argument ${i} must be a Tensor to differentiate with respect to, got ${describe(a)}`);
-      if (a.dtype !== 'float32') throw new Error(`${name}: argument ${i} must be a float32 Tensor to differentiate with respect to, got ${a.dtype}`);
+      if (!isFloatingDType(a.dtype)) throw new Error(`${name}: argument ${i} must be a floating Tensor (float32, float64, float16, bfloat16) to differentiate with respect to, got ${a.dtype}`);
     }
     // Inside another differentiation (sg.grad of sg.grad), an argument that requires grad is
     // followed through a recorded copy, and the gradient is recorded too, so the outer one can
