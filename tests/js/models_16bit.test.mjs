@@ -14,6 +14,7 @@
 // oracle must be no more than 1.5× PyTorch's own (ours measured 0.3–0.75× of it). Loaded with { dtype: 'float32' }, the same folders give the float32 oracle to 1e-5
 // (logits) and 1e-4 (gradients): the 16-bit error is the compute's, not the loading's.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import { relToScale, sg, torchOracle } from './helpers.mjs';
@@ -97,6 +98,103 @@ test('{ dtype: "float32" } on the 16-bit folders gives the float32 oracle to 1e-
     const err = errors(compute(model, e), e.oracles.float32);
     assert.ok(err.logits <= 1e-5 && err.loss <= 1e-4 && err.grads <= 1e-4, `${name}: ${JSON.stringify(err)}`);
     model.dispose();
+  }
+});
+
+/** Little-endian BF16 or F16 words as numbers (IEEE layouts: bf16 is float32's top half; f16 1-5-10 with subnormals). */
+function decode16(dtype, bytes) {
+  const out = [];
+  const f32 = new Float32Array(1);
+  const u32 = new Uint32Array(f32.buffer);
+  for (let i = 0; i < bytes.length; i += 2) {
+    const w = bytes[i] | (bytes[i + 1] << 8);
+    if (dtype === 'BF16') {
+      u32[0] = w << 16;
+      out.push(f32[0]);
+      continue;
+    }
+    const sign = w & 0x8000 ? -1 : 1;
+    const e = (w >> 10) & 0x1f;
+    const m = w & 0x3ff;
+    out.push(e === 0 ? sign * m * 2 ** -24 : e === 31 ? (m ? NaN : sign * Infinity) : sign * (1 + m / 1024) * 2 ** (e - 15));
+  }
+  return out;
+}
+
+/** A folder's safetensors files read here, not by the library: { key: { dtype, shape, bytes } } and their total tensor bytes. */
+function checkpointOf(dir) {
+  const tensors = {};
+  let bytes = 0;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.safetensors'))) {
+    const b = readFileSync(join(dir, f));
+    const n = Number(b.readBigUInt64LE(0));
+    for (const [k, v] of Object.entries(JSON.parse(b.subarray(8, 8 + n).toString('utf8')))) {
+      if (k === '__metadata__') continue;
+      const [begin, end] = v.data_offsets;
+      tensors[k] = { dtype: v.dtype, shape: v.shape, bytes: b.subarray(8 + n + begin, 8 + n + end) };
+      bytes += end - begin;
+    }
+  }
+  return { tensors, bytes };
+}
+
+// A 16-bit folder loads without a float32 detour (transformers' torch_dtype= with no_init_weights): the model is built
+// in the file's dtype with its initializers skipped and each file tensor's bytes go straight into its parameter, so
+// the tensor memory never exceeds the checkpoint's own bytes. The flow before this (every file's tensors by sg.load,
+// a float32 model, .to(dtype), loadStateDict) peaked at 3.47x the checkpoint on llama_bf16; now 1.000x on all four.
+test('fromPretrained of a 16-bit folder peaks at the checkpoint\'s tensor bytes (+10% at most) and copies its bits', { skip }, async (t) => {
+  for (const name of ['llama_bf16', 'llama_f16', 'gpt2_bf16', 'gpt2_f16']) {
+    const dir = join(gen.dir, name);
+    const ckpt = checkpointOf(dir);
+    const base = sg.memory().bytes;
+    sg.resetPeakMemory();
+    const model = await sg.models.fromPretrained(dir);
+    try {
+      const peak = sg.memory().peakBytes - base;
+      t.diagnostic(`${name}: checkpoint ${ckpt.bytes} bytes, peak during fromPretrained ${peak} (${(peak / ckpt.bytes).toFixed(3)}x)`);
+      assert.ok(peak <= 1.1 * ckpt.bytes, `${name}: peak ${peak} bytes > 1.1 x the checkpoint's ${ckpt.bytes}`);
+      assert.equal(sg.memory().bytes - base, ckpt.bytes, `${name}: the model holds the checkpoint's bytes (the tied head saved once)`);
+      // The file's bits: each parameter, widened exactly to float32, equals the file's words decoded here (signed zeros included).
+      const own = model.stateDict();
+      for (const [k, src] of Object.entries(ckpt.tensors)) {
+        const mine = sg.tidy(() => own[k].to('float32').dataSync());
+        assert.deepEqual(Array.from(mine), decode16(src.dtype, src.bytes), `${name}: ${k}`);
+      }
+      sg.dispose(Object.values(own));
+    } finally {
+      model.dispose();
+    }
+  }
+});
+
+test('a failed 16-bit load (truncated shard, wrong shape, bad config) leaves no tensor, the default dtype, and layers made and initialized in float32', { skip }, async () => {
+  const dir = join(gen.dir, 'llama_bf16');
+  const files = Object.fromEntries(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]));
+  const config = JSON.parse(files['config.json']);
+  const shard = 'model-00002-of-00002.safetensors';
+  const before = sg.memory();
+  sg.setDefaultDtype('float64');
+  try {
+    const cases = [
+      [{ ...files, [shard]: files[shard].subarray(0, files[shard].length - 7) }, /cannot read model-00002-of-00002\.safetensors/],
+      [{ ...files, 'config.json': JSON.stringify({ ...config, intermediate_size: 40 }) }, /'model\.layers\.0\.mlp\.\w+_proj\.weight' in model-0000\d-of-00002\.safetensors has shape \[\d+, \d+\], the model \(config\.json\) expects/],
+      [{ ...files, 'config.json': JSON.stringify({ ...config, num_key_value_heads: 3 }) }, /config\.json.*num_key_value_heads/],
+    ];
+    for (const [source, pattern] of cases) {
+      await assert.rejects(sg.models.fromPretrained(source), pattern);
+      assert.equal(sg.getDefaultDtype(), 'float64');
+      const after = sg.memory();
+      assert.equal(after.tensors, before.tensors, 'no tensor left behind');
+      assert.equal(after.bytes, before.bytes, 'no storage left behind');
+      // Layers are made in float32 again, and sg.nn.init fills again.
+      const lin = new sg.nn.Linear(3, 2);
+      assert.equal(lin.weight.dtype, 'float32');
+      sg.nn.init.constant_(lin.weight, 0.5);
+      assert.deepEqual(Array.from(lin.weight.dataSync()), [0.5, 0.5, 0.5, 0.5, 0.5, 0.5]);
+      lin.dispose();
+    }
+  } finally {
+    sg.setDefaultDtype('float32');
   }
 });
 

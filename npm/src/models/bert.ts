@@ -347,8 +347,13 @@ export class BertEncoder extends Module {
 
   /** Skips the buffers HF saves (embeddings.position_ids, embeddings.token_type_ids). */
   loadStateDict(stateDict: StateDict | Map<string, Tensor>, options?: { strict?: boolean }): LoadResult {
-    const given = withoutKeys(stateDict, (k) => /^embeddings\.(position_ids|token_type_ids)$/.test(k));
-    return super.loadStateDict(given as Map<string, Tensor>, options);
+    const given = withoutKeys(stateDict, () => false);
+    return super.loadStateDict((given instanceof Map ? this._checkpointKeys(given) : given) as Map<string, Tensor>, options);
+  }
+
+  /** @internal A checkpoint's entries under this module's keys, as loadStateDict takes them (fromPretrained maps its file entries with it). */
+  _checkpointKeys<T>(entries: Map<string, T>): Map<string, T> {
+    return new Map([...entries].filter(([k]) => !/^embeddings\.(position_ids|token_type_ids)$/.test(k)));
   }
 }
 
@@ -449,15 +454,19 @@ export class BertForMaskedLM extends Module {
    * bert.embeddings.word_embeddings.weight and cls.predictions.bias when the file has one name only.
    */
   loadStateDict(stateDict: StateDict | Map<string, Tensor>, options?: { strict?: boolean }): LoadResult {
-    const given = withoutKeys(stateDict, (k) => /^bert\.embeddings\.(position_ids|token_type_ids)$/.test(k));
-    if (given instanceof Map) {
-      const tie = (a: string, b: string) => {
-        if (given.has(a) && !given.has(b)) given.set(b, given.get(a));
-        else if (given.has(b) && !given.has(a)) given.set(a, given.get(b));
-      };
-      tie('bert.embeddings.word_embeddings.weight', 'cls.predictions.decoder.weight');
-      tie('cls.predictions.bias', 'cls.predictions.decoder.bias');
-    }
-    return super.loadStateDict(given as Map<string, Tensor>, options);
+    const given = withoutKeys(stateDict, () => false);
+    return super.loadStateDict((given instanceof Map ? this._checkpointKeys(given) : given) as Map<string, Tensor>, options);
+  }
+
+  /** @internal A checkpoint's entries under this module's keys, as loadStateDict takes them (fromPretrained maps its file entries with it). */
+  _checkpointKeys<T>(entries: Map<string, T>): Map<string, T> {
+    const given = new Map([...entries].filter(([k]) => !/^bert\.embeddings\.(position_ids|token_type_ids)$/.test(k)));
+    const tie = (a: string, b: string) => {
+      if (given.has(a) && !given.has(b)) given.set(b, given.get(a)!);
+      else if (given.has(b) && !given.has(a)) given.set(a, given.get(b)!);
+    };
+    tie('bert.embeddings.word_embeddings.weight', 'cls.predictions.decoder.weight');
+    tie('cls.predictions.bias', 'cls.predictions.decoder.bias');
+    return given;
   }
 }

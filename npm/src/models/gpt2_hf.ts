@@ -11,8 +11,8 @@ import { causalMask, F } from '../nn/functional.js';
 import { tidy } from '../runtime/memory.js';
 import { Dropout } from '../nn/dropout.js';
 import { Embedding } from '../nn/embedding.js';
-import { normal_, zeros_ } from '../nn/init.js';
-import { Linear } from '../nn/linear.js';
+import { initSkipped, normal_, zeros_ } from '../nn/init.js';
+import { Linear, tiedLinear } from '../nn/linear.js';
 import { ModuleList } from '../nn/container.js';
 import { Module, Parameter, type LoadResult, type StateDict } from '../nn/module.js';
 import { LayerNorm } from '../nn/norm.js';
@@ -293,10 +293,14 @@ export class GPT2LMHeadModel extends Module {
     const c = gpt2Config('GPT2LMHeadModel', config);
     this.config = c;
     this.transformer = new GPT2Model(c as unknown as Record<string, unknown>);
-    this.lm_head = new Linear(c.n_embd, c.vocab_size, { bias: false });
-    const untied = this.lm_head.weight;
-    this.lm_head.weight = this.transformer.wte.weight; // tied: one Parameter, as HF's tie_weights
-    untied.dispose();
+    // Loading a checkpoint (fromPretrained: init skipped), the head gets no weight of its own, not even for a moment.
+    if (initSkipped()) this.lm_head = tiedLinear(this.transformer.wte.weight);
+    else {
+      this.lm_head = new Linear(c.n_embd, c.vocab_size, { bias: false });
+      const untied = this.lm_head.weight;
+      this.lm_head.weight = this.transformer.wte.weight; // tied: one Parameter, as HF's tie_weights
+      untied.dispose();
+    }
   }
 
   /** inputIds: int32 [B, T] (T ≤ n_positions) → logits [B, T, vocab_size]. */
@@ -344,20 +348,24 @@ export class GPT2LMHeadModel extends Module {
    * (without 'transformer.') are accepted.
    */
   loadStateDict(stateDict: StateDict | Map<string, Tensor>, options?: { strict?: boolean }): LoadResult {
-    const given = withoutKeys(stateDict, (k) => /^(transformer\.)?h\.\d+\.attn\.(bias|masked_bias)$/.test(k));
-    if (given instanceof Map) {
-      for (const key of [...given.keys()]) {
-        if (key !== 'lm_head.weight' && !key.startsWith('transformer.')) {
-          given.set(`transformer.${key}`, given.get(key));
-          given.delete(key);
-        }
+    const given = withoutKeys(stateDict, () => false);
+    return super.loadStateDict((given instanceof Map ? this._checkpointKeys(given) : given) as Map<string, Tensor>, options);
+  }
+
+  /** @internal A checkpoint's entries under this module's keys, as loadStateDict takes them (fromPretrained maps its file entries with it). */
+  _checkpointKeys<T>(entries: Map<string, T>): Map<string, T> {
+    const given = new Map([...entries].filter(([k]) => !/^(transformer\.)?h\.\d+\.attn\.(bias|masked_bias)$/.test(k)));
+    for (const key of [...given.keys()]) {
+      if (key !== 'lm_head.weight' && !key.startsWith('transformer.')) {
+        given.set(`transformer.${key}`, given.get(key)!);
+        given.delete(key);
       }
-      const wte = 'transformer.wte.weight';
-      const head = 'lm_head.weight';
-      if (given.has(wte) && !given.has(head)) given.set(head, given.get(wte));
-      else if (given.has(head) && !given.has(wte)) given.set(wte, given.get(head));
     }
-    return super.loadStateDict(given as Map<string, Tensor>, options);
+    const wte = 'transformer.wte.weight';
+    const head = 'lm_head.weight';
+    if (given.has(wte) && !given.has(head)) given.set(head, given.get(wte)!);
+    else if (given.has(head) && !given.has(wte)) given.set(wte, given.get(head)!);
+    return given;
   }
 
   extraRepr(): string {

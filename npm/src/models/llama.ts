@@ -10,8 +10,8 @@
 // are Llama-shaped (Qwen2: bias on q/k/v; Mistral: sliding-window attention).
 import { F } from '../nn/functional.js';
 import { Embedding } from '../nn/embedding.js';
-import { normal_, zeros_ } from '../nn/init.js';
-import { Linear } from '../nn/linear.js';
+import { initSkipped, normal_, zeros_ } from '../nn/init.js';
+import { Linear, tiedLinear } from '../nn/linear.js';
 import { ModuleList } from '../nn/container.js';
 import { Module, type LoadResult, type StateDict } from '../nn/module.js';
 import { RMSNorm } from '../nn/rms_norm.js';
@@ -379,7 +379,9 @@ export class LlamaForCausalLM extends Module {
     const c = llamaConfig('LlamaForCausalLM', config);
     this.config = c;
     this.model = new LlamaModel(c as unknown as Record<string, unknown>);
-    this.lm_head = new Linear(c.hidden_size, c.vocab_size, { bias: false });
+    // Loading a checkpoint (fromPretrained: init skipped), a tied head gets no weight of its own, not even for a moment.
+    const tieNow = c.tie_word_embeddings && initSkipped();
+    this.lm_head = tieNow ? tiedLinear(this.model.embed_tokens.weight) : new Linear(c.hidden_size, c.vocab_size, { bias: false });
     // HF's _init_weights: Linear and Embedding weights N(0, initializer_range), biases 0 (RMSNorm weights stay 1).
     for (const m of this.modules()) {
       if (m instanceof Linear) {
@@ -387,7 +389,7 @@ export class LlamaForCausalLM extends Module {
         if (m.bias) zeros_(m.bias);
       } else if (m instanceof Embedding) normal_(m.weight, 0, c.initializer_range);
     }
-    if (c.tie_word_embeddings) {
+    if (c.tie_word_embeddings && !tieNow) {
       const untied = this.lm_head.weight;
       this.lm_head.weight = this.model.embed_tokens.weight; // one Parameter, as HF's tie_weights
       untied.dispose();
@@ -438,14 +440,20 @@ export class LlamaForCausalLM extends Module {
    * it, fills both.
    */
   loadStateDict(stateDict: StateDict | Map<string, Tensor>, options?: { strict?: boolean }): LoadResult {
-    const given = withoutKeys(stateDict, (k) => /^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$/.test(k));
-    if (given instanceof Map && this.config.tie_word_embeddings) {
+    const given = withoutKeys(stateDict, () => false);
+    return super.loadStateDict((given instanceof Map ? this._checkpointKeys(given) : given) as Map<string, Tensor>, options);
+  }
+
+  /** @internal A checkpoint's entries under this module's keys, as loadStateDict takes them (fromPretrained maps its file entries with it). */
+  _checkpointKeys<T>(entries: Map<string, T>): Map<string, T> {
+    const given = new Map([...entries].filter(([k]) => !/^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$/.test(k)));
+    if (this.config.tie_word_embeddings) {
       const emb = 'model.embed_tokens.weight';
       const head = 'lm_head.weight';
-      if (given.has(emb) && !given.has(head)) given.set(head, given.get(emb));
-      else if (given.has(head) && !given.has(emb)) given.set(emb, given.get(head));
+      if (given.has(emb) && !given.has(head)) given.set(head, given.get(emb)!);
+      else if (given.has(head) && !given.has(emb)) given.set(emb, given.get(head)!);
     }
-    return super.loadStateDict(given as Map<string, Tensor>, options);
+    return given;
   }
 
   extraRepr(): string {

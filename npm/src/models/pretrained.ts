@@ -4,15 +4,22 @@
 // config.json's model_type picks the class ('llama', 'mistral', 'qwen2' → LlamaForCausalLM,
 // 'gpt2' → GPT2LMHeadModel, 'bert' → BertForMaskedLM or BertEncoder as 'architectures' says).
 // The module keeps the checkpoint's floating dtype (bfloat16 and float16 compute through float32
-// at each op, rounded to the dtype after it) unless { dtype } is given; the checkpoint's tensors
-// (kept in the file's dtype by sg.load) are cast into the module's dtype.
-// Every file is read and every key and shape checked before any weight is written: a failed
-// load throws an Error naming the file or key, and leaves nothing behind.
-import { load, save } from '../io/safetensors.js';
+// at each op, rounded to the dtype after it) unless { dtype } is given.
+// Memory: as transformers' from_pretrained(torch_dtype=) with no_init_weights, the module is built
+// straight in its dtype with its initializers skipped, and each tensor's bytes go from the file
+// into its parameter (bits copied when the dtypes agree, cast otherwise): no float32 model and no
+// tensor of the files' beside it, so a bfloat16 load peaks at about the checkpoint's size.
+// Every file's header is read and every key and shape checked before any weight is written: a
+// failed load throws an Error naming the file or key, and leaves nothing behind.
+import { save } from '../io/safetensors.js';
+import { readSafetensorsHeader, type StoredTensor } from '../io/safetensors_header.js';
 import { dtypeBytes, isDType, isFloatingDType, type DType } from '../runtime/dtypes.js';
+import * as H from '../runtime/handles.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import type { Device } from '../runtime/embind.js';
-import { Module } from '../nn/module.js';
+import { withoutInit } from '../nn/init.js';
+import { Module, withParameterDType } from '../nn/module.js';
+import { copyTensorInto } from '../nn/tensor_data.js';
 import { Tensor } from '../tensor/tensor.js';
 import { BertEncoder, BertForMaskedLM, type BertConfig } from './bert.js';
 import { GPT2LMHeadModel } from './gpt2_hf.js';
@@ -207,60 +214,96 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
   const folder = folderOf(source);
   const config = await readJson(folder, 'config.json');
   if (config === null) throw new Error(`${FN}: no config.json in ${folder.describe}`);
-  const { files, weightMap } = await readWeights(folder);
-  const model = buildModel(config);
-  const loaded: Tensor[] = [];
+  const stored = await readStored(folder);
+  const dtype = o.dtype ?? checkpointDType(stored.values());
+  const model = withParameterDType(dtype, () => withoutInit(() => buildModel(config)));
   try {
-    const state = new Map<string, Tensor>();
-    const fileOf = new Map<string, string>();
-    for (const [name, bytes] of files) {
-      let tensors: Record<string, Tensor>;
-      try {
-        tensors = load(bytes);
-      } catch (e) {
-        throw new Error(`${FN}: cannot read ${name}: ${(e as Error).message}`);
-      }
-      for (const [k, t] of Object.entries(tensors)) {
-        loaded.push(t);
-        if (fileOf.has(k)) throw new Error(`${FN}: '${k}' is in both ${fileOf.get(k)} and ${name}`);
-        if (weightMap !== null && weightMap.get(k) !== name) {
-          throw new Error(`${FN}: ${name} holds '${k}', which model.safetensors.index.json ${weightMap.has(k) ? `puts in ${weightMap.get(k)}` : 'does not list'}`);
-        }
-        fileOf.set(k, name);
-        if (!droppedKey(model, k)) state.set(k, t);
-      }
-    }
-    if (weightMap !== null) {
-      for (const [k, f] of weightMap) if (!fileOf.has(k)) throw new Error(`${FN}: model.safetensors.index.json puts '${k}' in ${f}, which does not hold it`);
-    }
-    const dtype = o.dtype ?? checkpointDType(state.values());
-    if (dtype !== 'float32') model.to(dtype);
-    // Shapes first, naming the file (loadStateDict would name only the key).
+    if (dtype !== 'float32') model.to(dtype); // buffers made in float32 by ops, as before (the parameters already are)
+    const given = checkpointKeys(model, new Map([...stored].filter(([k]) => !droppedKey(model, k))));
     const own = model.stateDict({ keepVars: true });
-    for (const [k, t] of state) {
-      const dst = own[k];
+    // Shapes first, naming the file.
+    for (const [k, t] of given) {
+      const dst = Object.hasOwn(own, k) ? own[k] : undefined;
       if (dst !== undefined && dst.shape.join(',') !== t.shape.join(',')) {
-        throw new Error(`${FN}: '${k}' in ${fileOf.get(k)} has shape [${t.shape.join(', ')}], the model (config.json) expects [${dst.shape.join(', ')}]`);
+        throw new Error(`${FN}: '${t.key}' in ${t.file} has shape [${t.shape.join(', ')}], the model (config.json) expects [${dst.shape.join(', ')}]`);
       }
     }
-    try {
-      model.loadStateDict(state);
-    } catch (e) {
-      throw new Error(`${FN}: the weights of ${folder.describe} do not fit config.json: ${(e as Error).message}`);
+    const missing = Object.keys(own).filter((k) => !given.has(k));
+    const unexpected = [...given.keys()].filter((k) => !Object.hasOwn(own, k));
+    if (missing.length > 0 || unexpected.length > 0) {
+      const quoted = (ks: string[]) => ks.map((k) => `"${k}"`).join(', ');
+      const problems = [
+        ...(unexpected.length ? [`Unexpected key(s) in state_dict: ${quoted(unexpected)}.`] : []),
+        ...(missing.length ? [`Missing key(s) in state_dict: ${quoted(missing)}.`] : []),
+      ];
+      throw new Error(`${FN}: the weights of ${folder.describe} do not fit config.json: Error(s) in loading state_dict for ${model.constructor.name}:\n\t${problems.join('\n\t')}`);
+    }
+    const written = new Set<Tensor>();
+    for (const [k, dst] of Object.entries(own)) {
+      if (written.has(dst)) continue; // a tied Parameter, under two names
+      written.add(dst);
+      writeStored(dst, given.get(k)!);
     }
     if (o.device !== undefined && o.device !== 'cpu') model.to(o.device);
     loadedConfigs.set(model, config);
   } catch (e) {
     model.dispose();
     throw e;
-  } finally {
-    for (const t of loaded) t.dispose();
   }
   return model;
 }
 
+/** A checkpoint tensor with the file and key it came from. */
+type FileTensor = StoredTensor & { file: string; key: string };
+
+/** Every tensor of the folder's safetensors files, from their headers (no tensor made), with the index checked against them. */
+async function readStored(folder: Folder): Promise<Map<string, FileTensor>> {
+  const { files, weightMap } = await readWeights(folder);
+  const stored = new Map<string, FileTensor>();
+  for (const [name, bytes] of files) {
+    let header: Map<string, StoredTensor>;
+    try {
+      header = readSafetensorsHeader(bytes);
+    } catch (e) {
+      throw new Error(`${FN}: cannot read ${name}: ${(e as Error).message}`);
+    }
+    for (const [k, t] of header) {
+      if (stored.has(k)) throw new Error(`${FN}: '${k}' is in both ${stored.get(k)!.file} and ${name}`);
+      if (weightMap !== null && weightMap.get(k) !== name) {
+        throw new Error(`${FN}: ${name} holds '${k}', which model.safetensors.index.json ${weightMap.has(k) ? `puts in ${weightMap.get(k)}` : 'does not list'}`);
+      }
+      stored.set(k, { ...t, file: name, key: k });
+    }
+  }
+  if (weightMap !== null) {
+    for (const [k, f] of weightMap) if (!stored.has(k)) throw new Error(`${FN}: model.safetensors.index.json puts '${k}' in ${f}, which does not hold it`);
+  }
+  return stored;
+}
+
+/** The checkpoint's entries under the module's keys, as its loadStateDict maps them (skipped buffers, tied and renamed keys). */
+function checkpointKeys<T>(model: PretrainedModel, entries: Map<string, T>): Map<string, T> {
+  const m = model as unknown as { _checkpointKeys?: (e: Map<string, T>) => Map<string, T> };
+  return typeof m._checkpointKeys === 'function' ? m._checkpointKeys(entries) : entries;
+}
+
+/** dst ← a file tensor's bytes: copied as they are into a cpu parameter of the same dtype, else through a tensor of the file's dtype cast by the copy. */
+function writeStored(dst: Tensor, src: StoredTensor): void {
+  if (dst.device === 'cpu' && dst.dtype === src.dtype && H.isContiguousHandle(dst.handle)) {
+    H.writeHandleBytes(dst.handle, src.bytes);
+    return;
+  }
+  const tmp = new Tensor(H.emptyHandle(src.shape, src.dtype));
+  try {
+    H.writeHandleBytes(tmp.handle, src.bytes);
+    copyTensorInto(dst, tmp); // casts, and moves to dst's device (a default device of 'webgpu')
+  } finally {
+    tmp.dispose();
+  }
+}
+
 /** The floating dtype of a checkpoint's tensors (as transformers' torch_dtype='auto'); float32 when they mix several or have none. */
-function checkpointDType(tensors: Iterable<Tensor>): DType {
+function checkpointDType(tensors: Iterable<{ dtype: DType }>): DType {
   const floating = new Set<DType>();
   for (const t of tensors) if (isFloatingDType(t.dtype)) floating.add(t.dtype);
   return floating.size === 1 ? [...floating][0]! : 'float32';

@@ -4,7 +4,7 @@ import { F, type ClassIndices } from './functional.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor, type NumericData } from '../tensor/tensor.js';
 import { countArg } from './args.js';
-import { normal_ } from './init.js';
+import { initSkipped, normal_ } from './init.js';
 import { Module, Parameter } from './module.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
 import { tidy } from '../runtime/memory.js';
@@ -58,7 +58,7 @@ export class Embedding extends Module {
   }
 
   private fillPaddingRow(): void {
-    if (this.paddingIdx === null) return;
+    if (this.paddingIdx === null || initSkipped()) return;
     if (this.weight.device !== 'cpu') {
       // On a GPU the row is zeroed there (its values cannot be read synchronously).
       const idx = this.paddingIdx;

@@ -75,15 +75,37 @@ export function calculateFanInAndFanOut(t: Tensor, fn = 'init'): [number, number
   return [s[1]! * receptive, s[0]! * receptive];
 }
 
+// While withoutInit runs a construction every fill below does nothing (transformers' no_init_weights):
+// sg.models.fromPretrained overwrites every parameter with the checkpoint's, so drawing random values
+// first would only cost time, and float32 temporaries beside bfloat16 parameters.
+let skipping = false;
+
+/** @internal Runs make() with every sg.nn.init fill skipped (tensors keep what they hold), restored afterwards, also when make throws. */
+export function withoutInit<T>(make: () => T): T {
+  const before = skipping;
+  skipping = true;
+  try {
+    return make();
+  } finally {
+    skipping = before;
+  }
+}
+
+/** @internal Whether withoutInit is running (layers skip their other initial writes too, such as Embedding's padding row). */
+export function initSkipped(): boolean {
+  return skipping;
+}
+
 /** Random fills need a float32 target (PyTorch: "not implemented for 'Long'"). */
 function checkFloat(fn: string, t: Tensor): void {
   checkWritable(fn, t);
-  if (t.dtype !== 'float32') throw new Error(`${fn}: expected a float32 tensor to fill with random values, got ${t.dtype}`);
+  if (t.dtype !== 'float32' && !skipping) throw new Error(`${fn}: expected a float32 tensor to fill with random values, got ${t.dtype}`);
 }
 
 function fill(fn: string, t: Tensor, f: (n: number) => ArrayLike<number>, random = false): Tensor {
   if (random) checkFloat(fn, t);
   checkWritable(fn, t);
+  if (skipping) return t;
   writeInto(fn, t, f(t.numel));
   return t;
 }
@@ -219,7 +241,7 @@ export function orthogonal_(t: Tensor, gain?: number | { gain?: number }): Tenso
   const g = gainArg(fn, gain);
   checkFloat(fn, t);
   if (t.ndim < 2) throw new Error(`${fn}: only tensors with 2 or more dimensions are supported, got shape [${t.shape.join(', ')}]`);
-  if (t.numel === 0) return t;
+  if (t.numel === 0 || skipping) return t;
   const rows = t.shape[0]!, cols = t.numel / rows;
   const wide = rows < cols;
   const [m, n] = wide ? [cols, rows] : [rows, cols];  // the tall matrix that is factored

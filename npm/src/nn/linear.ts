@@ -49,6 +49,20 @@ export class Linear extends Module {
   }
 }
 
+/**
+ * @internal A bias-free Linear over an existing weight [out, in] (a head tied to an embedding), with no weight of its
+ * own made first: while a checkpoint is loaded, a tied head's own weight would be a transient copy of the embedding.
+ */
+export function tiedLinear(weight: Parameter): Linear {
+  const l = new Linear(0, 0, { bias: false }); // a 0-element weight: no storage, no random draw
+  const own = l.weight;
+  l.weight = weight;
+  own.dispose();
+  l.outFeatures = weight.shape[0]!;
+  l.inFeatures = weight.shape[1]!;
+  return l;
+}
+
 /** y = x1ᵀ·A·x2 + b; weight [out, in1, in2], bias [out]. */
 export class Bilinear extends Module {
   declare weight: Parameter;

@@ -13,7 +13,7 @@
 // Ownership: a module owns the tensors registered in it. Parameters and buffers are exempt
 // from sg.tidy (keep()), and module.dispose() frees them all.
 import * as H from '../runtime/handles.js';
-import { isFloatingDType, toTarget, type ToTarget } from '../runtime/dtypes.js';
+import { isFloatingDType, toTarget, type DType, type ToTarget } from '../runtime/dtypes.js';
 import { keep } from '../runtime/memory.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -26,6 +26,22 @@ import { placeOn } from '../runtime/webgpu_device.js';
  * the data of the tensor it is made from (as torch.nn.Parameter). A strided view is copied
  * to a contiguous tensor first (in-place updates need one flat block).
  */
+// The dtype Parameter.empty makes (every layer's parameters come from it): float32, except while
+// withParameterDType runs a construction, as transformers' from_pretrained(torch_dtype=) sets torch's
+// default dtype while it builds the model, so a bfloat16 checkpoint never has a float32 model beside it.
+let parameterDType: DType = 'float32';
+
+/** @internal Runs make() with layers' parameters made in `dtype` (uninitialized values when init is skipped), restored afterwards, also when make throws. */
+export function withParameterDType<T>(dtype: DType, make: () => T): T {
+  const before = parameterDType;
+  parameterDType = dtype;
+  try {
+    return make();
+  } finally {
+    parameterDType = before;
+  }
+}
+
 export class Parameter extends Tensor {
   constructor(data: Tensor, requiresGrad = true) {
     if (!(data instanceof Tensor)) throw new Error(`Parameter: expected a Tensor, got ${describe(data)}`);
@@ -55,7 +71,7 @@ export class Parameter extends Tensor {
 
   /** @internal A new float32 parameter of `shape` on the default device, zero-filled (the init functions fill it). */
   static empty(shape: readonly number[]): Parameter {
-    const t = new Tensor(placeOn(H.emptyHandle(shape, 'float32'), undefined), 'float32');
+    const t = new Tensor(placeOn(H.emptyHandle(shape, parameterDType), undefined), parameterDType);
     try {
       return new Parameter(t);
     } finally {

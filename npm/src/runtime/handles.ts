@@ -10,7 +10,7 @@
 // a graph tracer (sg.compile) learns there that JS is reading values or calling handle methods.
 import type { Attrs, Device, DType, TensorHandle } from './embind.js';
 import { heapBuffer, ids, mod, moduleGeneration, raw, stringAt, takeError, words } from './module.js';
-import { DTYPES, dtypeCode } from './dtypes.js';
+import { DTYPES, dtypeBytes, dtypeCode } from './dtypes.js';
 
 // ---- codes shared with C++ (sg::Device order; dtypes: dtypes.ts) ----
 const DEVICES: readonly Device[] = ['cpu', 'webgpu'];
@@ -531,6 +531,22 @@ export function writeHandle(id: TensorHandle, values: ArrayLike<number> | ArrayL
     return;
   }
   (heapView(dtype, handleDataPtr(id), n) as { set(v: ArrayLike<number> | ArrayLike<bigint>): void }).set(values);
+}
+
+/**
+ * Copies raw little-endian bytes of the tensor's own dtype (a safetensors tensor's data) into a
+ * contiguous cpu tensor's storage: the bits as they are, no float32 detour for 16-bit floats
+ * (sg.models.fromPretrained). Bool bytes are stored as 0/1, as sg.load does.
+ */
+export function writeHandleBytes(id: TensorHandle, bytes: Uint8Array): void {
+  const dtype = handleDType(id);
+  const n = numelOf(handleShape(id)) * dtypeBytes(dtype);
+  if (bytes.length !== n) throw new Error(`writeHandleBytes: expected ${n} bytes for a ${dtype} tensor of shape [${handleShape(id).join(', ')}], got ${bytes.length}`);
+  if (n === 0) return;
+  if (!isContiguousHandle(id)) throw new Error('writeHandleBytes: expected a contiguous tensor');
+  const dst = new Uint8Array(heapBuffer(), handleDataPtr(id), n);
+  if (dtype === 'bool') for (let i = 0; i < n; i++) dst[i] = bytes[i] ? 1 : 0;
+  else dst.set(bytes);
 }
 
 /** A new contiguous tensor of `shape`/`dtype` holding `values` (see writeHandle). */
