@@ -191,5 +191,10 @@ test('utils.parametersToVector and vectorToParameters', () => {
     assert.deepEqual(m.weight.toArray(), [[0, 1], [2, 3]]);
     assert.deepEqual(m.bias.toArray(), [4, 5]);
     throwsWith(() => sg.nn.utils.vectorToParameters(sg.arange(5), m.parameters()), 'vectorToParameters: the vector has 5 elements, the parameters 6');
+    // Not a 1-D tensor: an Error naming what was got, before anything is written (PyTorch's
+    // vector_to_parameters refuses a non-Tensor; a [2, 3] tensor of the right size is refused too).
+    throwsWith(() => sg.nn.utils.vectorToParameters(sg.arange(6).reshape([2, 3]), m.parameters()), 'vectorToParameters: expected a 1-D Tensor, got');
+    throwsWith(() => sg.nn.utils.vectorToParameters([0, 1, 2, 3, 4, 5], m.parameters()), 'vectorToParameters: expected a 1-D Tensor, got');
+    assert.deepEqual(m.bias.toArray(), [4, 5]);
   });
 });
