@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "conv_pool_ref.h"
+#include "pytorch_ref_replay.h"
 #include "ops/ops.h"
 #include "ops/registry.h"
 #include "test_util.h"
@@ -30,79 +31,10 @@ const Json& reference() {
   return j;
 }
 
-double number_of(const Json& v) {
-  if (v.kind != Json::Kind::String) return v.number;
-  if (v.string == "nan") return std::numeric_limits<double>::quiet_NaN();
-  return v.string == "inf" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
-}
-
-sg::DType dtype_of(const Json& j) { return sg::dtype_from_name(j["dtype"].string); }
-
-sg::Tensor tensor_of(const Json& j) {
-  sg::Shape shape;
-  for (const Json& d : j["shape"].array) shape.push_back(int64_t(d.number));
-  sg::Tensor t = sg::Tensor::empty(shape, dtype_of(j));
-  const std::vector<Json>& data = j["data"].array;
-  REQUIRE(int64_t(data.size()) == t.numel());
-  for (size_t k = 0; k < data.size(); ++k) {
-    const double v = number_of(data[k]);
-    switch (t.dtype()) {
-      case sg::DType::Float32: t.f32()[k] = float(v); break;
-      case sg::DType::Int32: t.i32()[k] = int32_t(v); break;
-      case sg::DType::Bool: t.u8()[k] = v != 0; break;
-    }
-  }
-  return t;
-}
-
-void check_tensor(const sg::Tensor& got, const Json& want, double tol, const std::string& what) {
-  INFO(what);
-  REQUIRE(got.defined());
-  const sg::Tensor w = tensor_of(want);
-  REQUIRE(sg::shape_str(got.shape()) == sg::shape_str(w.shape()));
-  CHECK(sg::dtype_name(got.dtype()) == sg::dtype_name(w.dtype()));
-  double scale = 1;
-  for (int64_t i = 0; i < w.numel(); ++i)
-    if (std::isfinite(w.at(i))) scale = std::max(scale, std::fabs(w.at(i)));
-  int bad = 0;
-  for (int64_t i = 0; i < w.numel(); ++i) {
-    const double g = got.at(i), e = w.at(i);
-    const bool ok = std::isnan(e) ? std::isnan(g) : (w.dtype() != sg::DType::Float32 || std::isinf(e))
-                                                        ? g == e
-                                                        : std::fabs(g - e) <= tol * scale;
-    if (!ok && ++bad <= 5) CHECK_MESSAGE(ok, "[" << i << "]: got " << g << ", PyTorch " << e);
-  }
-  CHECK_MESSAGE(bad == 0, bad << " of " << w.numel() << " elements differ");
-}
-
 void run_case(const Json& c) {
   const std::string name = c["name"].string;
   CAPTURE(name);
-  std::vector<sg::Tensor> inputs;
-  for (const Json& in : c["inputs"].array) {
-    sg::Tensor t = tensor_of(in);
-    if (in["grad"].boolean) t.set_requires_grad(true);
-    inputs.push_back(t);
-  }
-  const std::vector<sg::Tensor> outs = sg::call_op(c["op"].string, inputs, sgtest::attrs_from_json(c["attrs"]));
-  const std::vector<Json>& want = c["outputs"].array;
-  REQUIRE(outs.size() == want.size());
-  for (size_t k = 0; k < outs.size(); ++k) check_tensor(outs[k], want[k], kValueTol, name + ": output " + std::to_string(k));
-  if (!c.has("grads")) return;
-  sg::Tensor loss;
-  const std::vector<Json>& upstream = c["grad_outputs"].array;
-  for (size_t k = 0; k < outs.size(); ++k) {
-    if (upstream[k].is_null()) continue;
-    const sg::Tensor term = sg::sum(sg::mul(outs[k], tensor_of(upstream[k])));
-    loss = loss.defined() ? sg::add(loss, term) : term;
-  }
-  loss.backward();
-  const std::vector<Json>& grads = c["grads"].array;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!grads[i].is_null()) {
-      const sg::Tensor g = inputs[i].grad().defined() ? inputs[i].grad() : sg::zeros(inputs[i].shape());
-      check_tensor(g, grads[i], kGradTol, name + ": gradient of input " + std::to_string(i));
-    }
+  sgtest::replay_ref_case(c, c["op"].string, sgtest::attrs_from_json(c["attrs"]), kValueTol, kGradTol);
 }
 
 }  // namespace
