@@ -81,6 +81,14 @@ test('disposed tensors throw "Tensor is disposed"; dispose is idempotent', () =>
   const u = sg.tensor([1]);
   u[Symbol.dispose]();
   assert.equal(u.isDisposed, true);
+  // A shape read before disposing is kept on the wrapper: reading it afterwards throws all the same,
+  // and what it returns is a copy (editing it leaves the tensor's shape alone).
+  const v = sg.tensor([[1, 2, 3]]);
+  const shape = v.shape;
+  shape[0] = 7;
+  assert.deepEqual(v.shape, [1, 3]);
+  v.dispose();
+  throwsWith(() => v.shape, 'Tensor is disposed');
 });
 
 test('C++ errors arrive as real Errors with the op message, repeatedly', () => {
