@@ -25,7 +25,7 @@
 // build/coverage/cpp-lines.json: counted as survived, without a run), compile error (not counted).
 // Writes DIR/result.json: { seed, mutants: [{ id, file, line, from, to, status, text }] }.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -102,7 +102,8 @@ if (existsSync(covFile)) {
   for (const f of JSON.parse(readFileSync(covFile, 'utf8')).files ?? []) {
     const m = new Map();
     for (const l of f.lines) m.set(l.line_number, Math.max(m.get(l.line_number) ?? 0, l.count));
-    lineCounts.set(f.file, m);
+    // A file edited since that run has moved lines: its counts would name the wrong ones.
+    if (existsSync(join(root, f.file)) && statSync(join(root, f.file)).mtimeMs <= statSync(covFile).mtimeMs) lineCounts.set(f.file, m);
   }
 }
 
@@ -136,7 +137,7 @@ const env = { ...process.env, GCOV_PREFIX: join(out, 'gcda'), GCOV_PREFIX_STRIP:
 // As Stryker's dry run: the unmutated binary must pass the same test cases, or every mutant would
 // count as killed by a test that fails anyway.
 const filters = [...(args.tc ? [`-tc=${args.tc}`] : []), ...(args.tce ? [`-tce=${args.tce}`] : [])];
-if (sample.some((m) => !(lineCounts.get(m.file) && !(lineCounts.get(m.file).get(m.line) > 0)))) {
+if (at || sample.some((m) => !(lineCounts.get(m.file) && !(lineCounts.get(m.file).get(m.line) > 0)))) {
   const base = spawnSync(join(buildDir, 'simdgrad_tests'), ['--no-colors', ...filters], { env, encoding: 'utf8', timeout: 900000, maxBuffer: 64 << 20 });
   if (base.status !== 0) {
     const failing = [...new Set([...base.stdout.matchAll(/TEST CASE:\s+(.*)/g)].map((x) => x[1].trim()))];
@@ -152,7 +153,9 @@ for (const [n, m] of sample.entries()) {
   const res = { id, file: m.file, line: m.line, nth: m.nth, from: m.from.trim(), to: m.to.trim(), text: text.trim() };
   results.push(res);
   const counts = lineCounts.get(m.file);
-  if (counts && !(counts.get(m.line) > 0)) { res.status = 'NoCoverage'; console.log(`  [${n + 1}] ${id}: no coverage`); continue; }
+  // --at re-checks a chosen line: run it even where the last coverage run (perhaps older than the
+  // test that is to kill it, or than an edit that moved the line) saw it unreached.
+  if (!at && counts && !(counts.get(m.line) > 0)) { res.status = 'NoCoverage'; console.log(`  [${n + 1}] ${id}: no coverage`); continue; }
   if (Date.now() - t0 > budgetMs) { res.status = 'NotRun'; continue; }
   const cmd = commands.get(m.file);
   if (!cmd) { res.status = 'NotRun'; res.why = 'not in compile_commands.json'; continue; }
