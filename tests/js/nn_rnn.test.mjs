@@ -181,3 +181,13 @@ test('bad arguments name the module, the argument, what was expected and what wa
     assert.equal(lstm.forward(sg.ones([2, 1, 4]))[0].shape.join(), '2,1,3'); // still usable
   });
 });
+
+test('an LSTM whose weight was disposed is an Error naming that weight (weight_ih, weight_hh, bias_ih, bias_hh, weight_hr)', () => {
+  for (const [param, name] of [['weight_ih_l0', 'weight_ih'], ['weight_hh_l0', 'weight_hh'], ['bias_ih_l0', 'bias_ih'],
+    ['bias_hh_l0', 'bias_hh'], ['weight_hr_l0', 'weight_hr']]) {
+    const m = new sg.nn.LSTM(2, 3, { projSize: 2 });
+    m[param].dispose();
+    sg.tidy(() => throwsWith(() => m.forward(sg.ones([4, 1, 2])), `LSTM: Tensor is disposed (argument '${name}')`));
+    m.dispose?.();
+  }
+});
