@@ -209,9 +209,13 @@ const config = {
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   coverageAnalysis: 'perTest',
   mutate: picked.map((p) => `${p.file}:${p.start}-${p.end}`),
-  // Only what the tests load goes into the sandbox (Stryker links npm/node_modules back in).
-  ignorePatterns: ['/*', '!/npm', '!/web', '!/tests', '/tests/*', '!/tests/js', '!/tests/data', '/npm/node_modules',
-    '/npm/dist/esm/**/*.d.ts', '/npm/dist/cjs'],
+  // Only what the tests load goes into the sandbox (Stryker links npm/node_modules back in): the
+  // package and its sources, the tests and their data, and what some tests read or run besides
+  // (the PyTorch oracles import trainer/, the demo tests run demos/, backend_grad_completeness
+  // reads src/, demo_data imports scripts/). A test file that finds one of these missing fails the
+  // dry run, and Stryker then refuses the whole sample.
+  ignorePatterns: ['/*', '!/npm', '!/web', '!/tests', '/tests/*', '!/tests/js', '!/tests/data', '!/tests/bench', '!/tests/onnx',
+    '!/trainer', '!/demos', '!/src', '!/scripts', '!/README.md', '/npm/node_modules', '/npm/dist/esm/**/*.d.ts', '/npm/dist/cjs'],
   buildCommand: `node ${join(root, 'scripts/mutation_ts_transpile.mjs')} ${picked.map((p) => p.file).join(' ')}`,
   plugins: ['@stryker-mutator/typescript-checker', '@stryker-mutator/tap-runner'],
   allowEmpty: true, // a small region may hold no mutant (comments, types)
