@@ -243,3 +243,20 @@ test('the Generator: manualSeed restarts the stream, random() is uniform in [0, 
   // Mean of 10^4 uniforms: 0.5 ± 0.0029 (sd); 5 sd.
   assert.ok(Math.abs(sum / 10000 - 0.5) < 0.015);
 });
+
+test('randomSplit: fractions are the lengths only when they sum to 1 (math.isclose) and not above it; bad lengths are Errors naming them', () => {
+  const lengthsOf = (n, lengths) => D.randomSplit(numbers(n), lengths).map((p) => p.length);
+  // A fraction of exactly 0 or 1 is a fraction (PyTorch 1.13's check is 0 <= f <= 1).
+  assert.deepEqual(lengthsOf(4, [0, 1]), [0, 4]);
+  assert.deepEqual(lengthsOf(4, [1, 0]), [4, 0]);
+  // Summing to 1 with one outside [0, 1].
+  throwsWith(() => lengthsOf(4, [1.5, -0.5]), 'randomSplit: fraction at index 0 is not between 0 and 1, got 1.5');
+  // Not summing to 1: not fractions, and not counts either.
+  throwsWith(() => lengthsOf(10, [0.3, 0.2]), 'randomSplit: expected lengths to be non-negative integers (or fractions summing to 1), got 0.3 at index 0');
+  // Within 1e-9 of 1 but above it: not fractions (the sum must also be <= 1).
+  throwsWith(() => lengthsOf(10, [0.6, 0.4 + 1e-10]), 'got 0.6 at index 0');
+  // Not a non-empty array of finite numbers.
+  for (const bad of [[], 'abc', [3, NaN], [3, '7'], [Infinity, 1]]) {
+    throwsWith(() => lengthsOf(10, bad), "randomSplit: expected 'lengths' to be a non-empty array of counts or fractions, got");
+  }
+});
