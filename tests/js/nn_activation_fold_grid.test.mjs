@@ -265,3 +265,8 @@ test('inside sg.compile: a spatial-transformer step equals the eager one', () =>
   compiled.clear();
   sg.dispose([img, theta]);
 });
+
+test('the max-pool modules name themselves in an option error', () => {
+  throwsWith(() => new sg.nn.MaxPool1d(2, { foo: 1 }), "MaxPool1d: unknown option 'foo'");
+  throwsWith(() => new sg.nn.MaxPool2d(2, { foo: 1 }), "MaxPool2d: unknown option 'foo'");
+});
