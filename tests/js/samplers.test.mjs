@@ -251,6 +251,7 @@ test('randomSplit: fractions are the lengths only when they sum to 1 (math.isclo
   assert.deepEqual(lengthsOf(4, [1, 0]), [4, 0]);
   // Summing to 1 with one outside [0, 1].
   throwsWith(() => lengthsOf(4, [1.5, -0.5]), 'randomSplit: fraction at index 0 is not between 0 and 1, got 1.5');
+  throwsWith(() => lengthsOf(4, [-0.5, 1.5]), 'randomSplit: fraction at index 0 is not between 0 and 1, got -0.5');
   // Not summing to 1: not fractions, and not counts either.
   throwsWith(() => lengthsOf(10, [0.3, 0.2]), 'randomSplit: expected lengths to be non-negative integers (or fractions summing to 1), got 0.3 at index 0');
   // Within 1e-9 of 1 but above it: not fractions (the sum must also be <= 1).
