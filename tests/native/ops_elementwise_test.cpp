@@ -274,8 +274,8 @@ TEST_CASE("elementwise: dtype promotion table") {
     const char* table;  // result kinds for (f,f) (f,i) (f,b) (i,f) (i,i) (i,b) (b,f) (b,i) (b,b); x = error
   };
   const std::vector<Row> rows = {
-      {"add", sg::add, "ffffiifii"},     {"sub", sg::sub, "ffffiifix"},
-      {"mul", sg::mul, "ffffiifii"},     {"div", sg::div, "fffffffff"},
+      {"add", sg::add, "ffffiifib"},     {"sub", sg::sub, "ffffiifix"},  // bool + bool: or (torch)
+      {"mul", sg::mul, "ffffiifib"},     {"div", sg::div, "fffffffff"},  // bool · bool: and
       {"pow", sg::pow, "ffffiifii"},     {"maximum", sg::maximum, "ffffiifib"},
       {"minimum", sg::minimum, "ffffiifib"}, {"eq", sg::eq, "bbbbbbbbb"},
       {"lt", sg::lt, "bbbbbbbbb"},
@@ -331,7 +331,9 @@ TEST_CASE("elementwise: int32 arithmetic is integral and wraps like int32") {
   CHECK(sg::pow(ints({1}, {2}), ints({1}, {3})).dtype() == DType::Int32);
   CHECK(error_of([] { sg::pow(ints({2}, {2, 3}), ints({2}, {1, -1})); })
             .find("pow: integers to negative integer powers are not allowed") == 0);
-  check_values(sg::add(bools({3}, {1, 1, 0}), bools({3}, {1, 0, 0})), {2, 1, 0});
+  // bool + bool is bool, a logical or, as torch.add (torch.result_type(bool, bool) is bool).
+  check_values(sg::add(bools({3}, {1, 1, 0}), bools({3}, {1, 0, 0})), {1, 1, 0});
+  CHECK(sg::add(bools({1}, {1}), bools({1}, {1})).dtype() == DType::Bool);
   check_values(sg::sqrt(ints({2}, {4, 2})), {2, std::sqrt(2.0)}, 1e-7);
   // Mixed int/float computes in float32.
   check_values(sg::add(ints({2}, {1, 2}), scalar(0.5)), {1.5, 2.5});

@@ -12,8 +12,30 @@ namespace sg {
 
 namespace {
 
+// A cast run by run where the inner dim is contiguous on both sides (copy_into merges dims
+// first, so a contiguous tensor is one run): a loop the compiler can unroll and vectorize, with
+// no offset arithmetic per element. Measured (wasm, one thread, 2^20 elements): bfloat16 ->
+// float32 2.4 ms and float32 -> bfloat16 4.3 ms through the strided walk, against 0.25 ms for a
+// float32 copy; the casts of 16-bit operands at the widening dispatch point are on every op of a
+// bfloat16 model.
+template <class Dst, class Src>
+void cast_run(const Src* __restrict__ s, Dst* __restrict__ d, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) d[j] = cast_element<Dst>(s[j]);
+}
+
 template <class Dst, class Src>
 void copy_typed(const StridedCopy& c, const Src* s, Dst* d) {
+  const size_t nd = c.shape.size();
+  if constexpr (!std::is_same_v<Dst, Src>) {
+    if (nd > 0 && c.dst_strides[nd - 1] == 1 && c.src_strides[nd - 1] == 1) {
+      const int64_t run = c.shape[nd - 1];
+      const Shape outer(c.shape.begin(), c.shape.end() - 1);
+      if (outer.empty()) return cast_run(s, d, run);
+      const Shape dso(c.dst_strides.begin(), c.dst_strides.end() - 1), sso(c.src_strides.begin(), c.src_strides.end() - 1);
+      for_each_offset2(outer, dso, sso, [&](int64_t od, int64_t os) { cast_run(s + os, d + od, run); });
+      return;
+    }
+  }
   for_each_offset2(c.shape, c.dst_strides, c.src_strides, [&](int64_t od, int64_t os) {
     if constexpr (std::is_same_v<Dst, Src>) d[od] = s[os];
     else d[od] = cast_element<Dst>(s[os]);
@@ -22,8 +44,30 @@ void copy_typed(const StridedCopy& c, const Src* s, Dst* d) {
 
 }  // namespace
 
-// Any dtype to any dtype (core/dtype_dispatch.h's casts: PyTorch's).
+// Any dtype to any dtype (core/dtype_dispatch.h's casts: PyTorch's). Within one dtype, an inner
+// dim that is contiguous on both sides (copy_into has merged the dims it could) moves as bytes,
+// one memmove a run (views of one buffer may overlap): a contiguous copy is one call, a slice of
+// rows one a row, instead of an element at a time through the offset walk (measured: a clone of
+// a contiguous 103 MB tensor took 50-190 ms against 13-15 ms for a broadcast multiply writing
+// the same bytes).
 void DataKernels::copy_strided(const StridedCopy& c, const void* src, void* dst) const {
+  const size_t nd = c.shape.size();
+  if (c.dst_dtype == c.src_dtype && nd > 0 && c.dst_strides[nd - 1] == 1 && c.src_strides[nd - 1] == 1) {
+    const size_t esize = dtype_size(c.dst_dtype);
+    const size_t run = static_cast<size_t>(c.shape[nd - 1]) * esize;
+    const Shape outer(c.shape.begin(), c.shape.end() - 1);
+    const Shape dso(c.dst_strides.begin(), c.dst_strides.end() - 1), sso(c.src_strides.begin(), c.src_strides.end() - 1);
+    auto* d = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+    if (outer.empty()) {
+      std::memmove(d, s, run);
+      return;
+    }
+    for_each_offset2(outer, dso, sso, [&](int64_t od, int64_t os) {
+      std::memmove(d + static_cast<size_t>(od) * esize, s + static_cast<size_t>(os) * esize, run);
+    });
+    return;
+  }
   visit_dtype(c.dst_dtype, [&](auto dt) {
     using D = typename decltype(dt)::type;
     visit_dtype(c.src_dtype, [&](auto st) {
