@@ -79,10 +79,11 @@ needs() {  # needs <flag-var> <what>: fail a stage whose build failed
 }
 
 native_built=0; package_built=0
-# The native doctests run once, in the coverage build (build/native-cov: g++ -O1 --coverage, the
-# same Highway dispatch as build/native), instead of once in build/native and again for coverage:
-# the two builds cost about the same, so coverage adds only gcovr's report (issue 28).
-# `bash scripts/build.sh native` (the -O2 build, for benchmarks) is not built by CI.
+# The native doctests run once, in the coverage build (build/native-cov: g++ -O1 --coverage, one
+# static Highway target, AVX2: see CMakeLists.txt's SG_COVERAGE), instead of once in build/native
+# and again for coverage, so coverage adds only gcovr's report (issue 28).
+# `bash scripts/build.sh native` (the -O2 build with every x86 target, for benchmarks and for
+# checking those targets by hand) is not built by CI.
 build_native()  { bash scripts/build.sh cov && native_built=1; }
 build_package() { bash scripts/build.sh wasm wasm-mt js && package_built=1; }
 
@@ -191,26 +192,28 @@ fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 import_circles() { (cd npm && npm run -s lint:circles); }
 
 # Scheduling on 2 cores: the builds keep both cores busy (-j2), while the node tests, the npm
-# consumer and the trainer's suite, which need only npm/dist (or nothing built), run one test file
-# at a time (about one core). So those three run in the background, one after the other, while
+# consumer, the trainer's suite and the mutation sample, which need only npm/dist, the coverage
+# build and the coverage the node tests leave (the sample mutates copies in build/mutation, never
+# src/), run one test file at a time (about one core). So those run in the background, one after
+# the other, while
 # the wasm doctest, ASan and TSan builds (and runs) go on in the foreground, and their output is
 # printed once they end. The browser stage runs last, alone: its demos train for a bounded time
 # and must not share the cores.
 stage "lint: import circles (npm/src, web/webgpu)" import_circles
-stage "build: native (build/native)"            build_native
+stage "build: native, coverage (build/native-cov)" build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 stage "native doctest"                           native_doctest
 bg_stages "node tests (tests/js)"                node_tests \
           "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage \
           "npm consumer (pack, install, import/require, tsc)" consumer \
-          "trainer (Python unittest: trainer/tests)" trainer_tests
+          "trainer (Python unittest: trainer/tests)" trainer_tests \
+          "mutation sample (scripts/mutation.sh)"  mutation_smoke
 stage "native doctest under wasm (node)"         wasm_doctest
 stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
 stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 collect_bg
 stage "coverage gate (.ci/coverage-floor.json)"  coverage_gate
-stage "mutation sample (scripts/mutation.sh)"    mutation_smoke
 stage "browser (Playwright + Chromium)"          browser_tests
 
 rm -f "$cpu_file"
