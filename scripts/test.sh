@@ -175,10 +175,10 @@ asan_doctest() {
     build/native-asan/simdgrad_tests --no-colors
 }
 
-# The thread pool and the threaded kernels (tests/native/parallel*_test.cpp) under
-# ThreadSanitizer: only those tests and the sources they run (simdgrad_tsan_tests, about a
-# dozen files at -O1), so the stage stays around a minute or two. halt_on_error: any data race
-# or lock-order report fails the stage.
+# The thread pool and the threaded kernels (tests/native/parallel_test.cpp,
+# parallel_kernels_test.cpp) under ThreadSanitizer: only those tests, over the library compiled
+# whole by clang++ at -O1 (simdgrad_tsan_tests; about two minutes on 2 cores). halt_on_error: any
+# data race or lock-order report fails the stage.
 tsan_doctest() {
   bash scripts/build.sh tsan &&
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/native-tsan/simdgrad_tsan_tests --no-colors
