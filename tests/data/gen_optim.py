@@ -54,7 +54,8 @@ CASES = [
 TORCH_NAMES = {"lr": "lr", "momentum": "momentum", "dampening": "dampening",
                "weightDecay": "weight_decay", "nesterov": "nesterov", "maximize": "maximize",
                "eps": "eps", "amsgrad": "amsgrad", "alpha": "alpha", "centered": "centered",
-               "lrDecay": "lr_decay", "initialAccumulatorValue": "initial_accumulator_value"}
+               "lrDecay": "lr_decay", "initialAccumulatorValue": "initial_accumulator_value",
+               "rho": "rho", "momentumDecay": "momentum_decay"}
 
 
 def make_optimizer(algorithm, params, hyper):

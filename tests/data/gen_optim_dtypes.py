@@ -28,6 +28,8 @@ import os
 
 import torch
 
+from gen_optim import make_optimizer  # torch.optim from the JS option names (foreach=False)
+
 STEPS = 5
 SHAPES = [[3, 5], [4]]
 SCALES = [1.0, 0.3, 2.0, 0.5, 1.5]
@@ -46,24 +48,6 @@ CASES = [
     ("NAdam", "NAdam", {"lr": 0.02, "momentumDecay": 0.004}),
     ("RAdam", "RAdam", {"lr": 0.02, "beta2": 0.9}),
 ]
-
-TORCH_NAMES = {"lr": "lr", "momentum": "momentum", "dampening": "dampening", "weightDecay": "weight_decay",
-               "nesterov": "nesterov", "maximize": "maximize", "eps": "eps", "amsgrad": "amsgrad",
-               "alpha": "alpha", "centered": "centered", "lrDecay": "lr_decay",
-               "initialAccumulatorValue": "initial_accumulator_value", "rho": "rho",
-               "momentumDecay": "momentum_decay"}
-
-
-def make_optimizer(algorithm, params, hyper):
-    kwargs = {"foreach": False}
-    for key, value in hyper.items():
-        if key in ("beta1", "beta2"):
-            continue
-        kwargs[TORCH_NAMES[key]] = value
-    if "beta1" in hyper or "beta2" in hyper:
-        kwargs["betas"] = (hyper.get("beta1", 0.9), hyper.get("beta2", 0.999))
-    return getattr(torch.optim, algorithm)(params, **kwargs)
-
 
 def flat(t):
     return [float(x) for x in t.detach().double().reshape(-1).tolist()]
