@@ -121,6 +121,10 @@ class RankGroup:
         self.opts = opts
         self.world = opts["nproc"]
         self.lock = threading.Lock()  # one command at a time
+        # Reaping is serialized: when the watch thread and a request thread both waitpid() a dead rank, the one
+        # that loses the race gets ECHILD, and multiprocessing then reports no exit code ("stopped responding"
+        # where "killed by signal 9" is the truth).
+        self.reap_lock = threading.Lock()
         self.fault = None  # (message, rank or None) once broken
         self.closing = False
         self.store_dir = tempfile.mkdtemp(prefix="sg-trainer-")
@@ -153,9 +157,19 @@ class RankGroup:
             ready = multiprocessing.connection.wait(list(sentinels), timeout=1.0)
             for s in ready:
                 r = sentinels.pop(s)
-                self.procs[r].join(1.0)  # reap it, so exitcode is known
+                ended = self._ended(r)
                 if not self.closing:
-                    self._set_fault(f"rank {r} {_exit_text(self.procs[r].exitcode)}", r)
+                    self._set_fault(ended, r)
+
+    def _ended(self, r):
+        """'rank r <how it ended>', after reaping rank r (waiting up to 1 s for its exit code)."""
+        with self.reap_lock:
+            self.procs[r].join(1.0)
+            return f"rank {r} {_exit_text(self.procs[r].exitcode)}"
+
+    def _alive(self, r):
+        with self.reap_lock:
+            return self.procs[r].is_alive()
 
     def _set_fault(self, message, rank=None):
         if self.fault is None:
@@ -168,7 +182,7 @@ class RankGroup:
         deadline = time.monotonic() + grace
         while True:
             for r in sorted(self.procs):
-                if not self.procs[r].is_alive():
+                if not self._alive(r):
                     return r
             if time.monotonic() >= deadline:
                 return None
@@ -188,17 +202,15 @@ class RankGroup:
                     return conn.recv()
                 except (EOFError, OSError):
                     pass
-                proc.join(1.0)
-                raise Fault(f"rank {r} {_exit_text(proc.exitcode)}")
+                raise Fault(self._ended(r))
             if proc.sentinel in ready:
-                proc.join(1.0)
-                raise Fault(f"rank {r} {_exit_text(proc.exitcode)}")
+                raise Fault(self._ended(r))
 
     def check(self):
         if self.fault is None:
             r = self._dead_rank()
             if r is not None:
-                self._set_fault(f"rank {r} {_exit_text(self.procs[r].exitcode)}", r)
+                self._set_fault(self._ended(r), r)
         if self.fault is not None:
             message, rank = self.fault
             raise HttpError(503, message, rank=rank)
@@ -214,8 +226,7 @@ class RankGroup:
                     try:
                         self.conns[r].send((cmd, payloads[r]))
                     except (OSError, ValueError):
-                        self.procs[r].join(1.0)  # reap it first: its exit code says how it ended
-                        raise Fault(f"rank {r} {_exit_text(self.procs[r].exitcode)}") from None
+                        raise Fault(self._ended(r)) from None  # reaped first: its exit code says how it ended
                 results, failures = [], []
                 try:
                     results.append(run_command(self.engine, cmd, payloads[0]))
@@ -224,7 +235,7 @@ class RankGroup:
                     failures.append(f"rank 0 failed in {cmd}: {type(e).__name__}: {str(e).strip()[:300]}")
                     r = self._dead_rank(grace=1.0)  # a collective fails fast when a peer's sockets close
                     if r is not None:
-                        raise Fault(f"rank {r} {_exit_text(self.procs[r].exitcode)}") from None
+                        raise Fault(self._ended(r)) from None
                     wait = 2.0 if cmd != "forward" else self.opts["timeout"]  # a live rank answers, a hung one not
                 for r in sorted(self.procs):
                     try:
@@ -258,11 +269,12 @@ class RankGroup:
                 conn.send(("shutdown", None))
             except (OSError, ValueError):
                 pass
-        for r, p in self.procs.items():
-            p.join(5.0)
-            if p.is_alive():
-                p.terminate()
-                p.join(2.0)
+        with self.reap_lock:
+            for r, p in self.procs.items():
+                p.join(5.0)
+                if p.is_alive():
+                    p.terminate()
+                    p.join(2.0)
         shutil.rmtree(self.store_dir, ignore_errors=True)
 
 
