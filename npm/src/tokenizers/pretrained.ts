@@ -4,6 +4,7 @@
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { tensor } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
+import { mendSentencePieceParts } from './sentencepiece_fixes.js';
 
 const FN = 'tokenizers.fromPretrained';
 
@@ -232,6 +233,7 @@ export async function fromPretrained(source: TokenizerSource): Promise<PreTraine
   let tok: HFTokenizer;
   try {
     tok = new Tokenizer(tj, config);
+    mendSentencePieceParts(tok);
   } catch (e) {
     throw new Error(`${FN}: tokenizer.json: ${(e as Error).message}`);
   }
