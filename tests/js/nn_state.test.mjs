@@ -198,3 +198,14 @@ test('utils.parametersToVector and vectorToParameters', () => {
     assert.deepEqual(m.bias.toArray(), [4, 5]);
   });
 });
+
+test('utils.vectorToParameters on the cpu refuses a strided view with an Error naming it, writing nothing', () => {
+  // On the cpu the slices are written through the in-place writer, which takes contiguous
+  // tensors only (as nn.init's do): a transposed view is refused by name, its base left as it was.
+  sg.tidy(() => {
+    const base = sg.zeros([3, 2]);
+    throwsWith(() => sg.nn.utils.vectorToParameters(sg.arange(6), [base.transpose(0, 1)]),
+      'vectorToParameters: cannot write in place into a strided view of shape [2, 3]');
+    assert.deepEqual(base.toArray(), [[0, 0], [0, 0], [0, 0]]);
+  });
+});
