@@ -1,6 +1,7 @@
 // The nanoGPT-shaped train step on WebGPU (Dawn on SwiftShader, webgpu_env.mjs), counted: the
 // dispatches of one step (337 before issue 29: a batched matmul over head views was 8 dispatches
-// of 4 matrices, and every LayerNorm 12 ops forward and 13 backward), at most 2 submits a step, no
+// of 4 matrices, every LayerNorm 12 ops forward and 13 backward, AdamW one dispatch a parameter;
+// the optimizer's own count is asserted apart: 1), at most 2 submits a step, no
 // GPU buffer created after warm-up, and a bounded pipeline count while the sequence length
 // varies. Asserts counts, never times. The kernels that cut the count are checked against the
 // reference backend in webgpu_layer_norm.test.mjs and webgpu_gemm.test.mjs.
@@ -19,6 +20,8 @@ after(() => {
 
 // Dispatches of one bench GPT train step before issue 29's kernels (measured on SwiftShader with
 // the same model, data and AdamW: 109 GEMM, 28 Adam, 125 of the composed LayerNorms, 75 other).
+// Since: 157 (batched head-view GEMMs, LayerNorm kernels), then 128 (AdamW over the 28
+// parameters as one multi-tensor dispatch, each MLP's GELU in its product's write-back).
 const DISPATCHES_BEFORE = 337;
 
 /** The bench's GPT (tests/bench/lib/gpt.mjs) with its data and AdamW, on the active backend. */
@@ -37,11 +40,26 @@ function gptSetup() {
       opt.step();
       return l;
     });
+  /** Dispatches of opt.step() alone, after a forward and backward. */
+  const optimizerDispatches = async () => {
+    const l = sg.tidy(() => {
+      opt.zeroGrad();
+      const loss = model.forward(idx, targets);
+      loss.backward();
+      return loss;
+    });
+    await sg.sync();
+    const before = sg.webgpuStats().dispatches;
+    opt.step();
+    await sg.sync();
+    l.dispose();
+    return sg.webgpuStats().dispatches - before;
+  };
   const dispose = () => {
     opt.zeroGrad();
     sg.dispose([idx, targets, model.pos, ...[...model.transformer.h.children()].map((b) => b.attn.mask), ...model.parameters()]);
   };
-  return { step, dispose };
+  return { step, optimizerDispatches, dispose };
 }
 
 test('GPT train step on webgpu: ≤ half the dispatches of before, ≤ 2 submits, no buffer created after warm-up, losses as wasm', { skip }, async (t) => {
@@ -70,15 +88,17 @@ test('GPT train step on webgpu: ≤ half the dispatches of before, ≤ 2 submits
   for (let s = 0; s < N; s++) gpuRun.step().dispose();
   await sg.sync();
   const s1 = sg.webgpuStats();
+  const adamw = await gpuRun.optimizerDispatches();
   gpuRun.dispose();
   sg.setBackend('wasm');
   const per = (k) => (s1[k] - s0[k]) / N;
   t.diagnostic(`GPT train step on webgpu: ${per('dispatches')} dispatches (before issue 29: ${DISPATCHES_BEFORE}), ${per('submits')} submits, ` +
-    `${s1.buffersCreated - s0.buffersCreated} buffers created after warm-up, ${s1.pipelines} pipelines; losses ${got.join(', ')} (wasm ${want.join(', ')})`);
+    `${s1.buffersCreated - s0.buffersCreated} buffers created after warm-up, ${s1.pipelines} pipelines, AdamW ${adamw} dispatch(es); losses ${got.join(', ')} (wasm ${want.join(', ')})`);
   for (let s = 0; s < 3; s++) assert.ok(Math.abs(got[s] - want[s]) <= 1e-4 * (1 + Math.abs(want[s])), `step ${s}: webgpu ${got[s]}, wasm ${want[s]}`);
   assert.ok(per('dispatches') <= DISPATCHES_BEFORE / 2, `${per('dispatches')} dispatches a step`);
   assert.ok(per('submits') <= 2, `${per('submits')} submits a step`);
   assert.equal(s1.buffersCreated, s0.buffersCreated, 'buffers created after warm-up');
+  assert.equal(adamw, 1, 'AdamW over the 28 parameters: one multi-tensor dispatch');
 });
 
 test('sg.models.GPT train steps over varying sequence lengths: the pipeline count stops growing (kernels keyed by kind, not by shape)', { skip }, async (t) => {

@@ -11,7 +11,10 @@ import { CommandQueue, type Barrier, type Readback } from './queue.js';
 import { KernelCache, type KernelSpec } from './kernel_cache.js';
 import { Params } from './params.js';
 import { KERNELS, type KernelContext } from './kernels/index.js';
-import { flushGemm } from './kernels/gemm.js';
+import { flushGemm, gemmHolds } from './kernels/gemm.js';
+import { HELD_OPTIM, flushOptim, optimHolds } from './kernels/optim.js';
+import { EXACT_GEOMETRIES, LAYER_CLASSES } from './kernels/conv.js';
+import { Arenas, sliceLayout } from './arenas.js';
 import type { KernelPrefs } from './kernels/common.js';
 import { Checks } from './checks.js';
 import { isSupported } from './coverage.js';
@@ -52,6 +55,10 @@ export class WebGpuRuntime {
   private readonly tensors: BufferPool;
   readonly readbacks: BufferPool;
   private readonly buffers = new Map<number, BufferLike>();
+  /** the bytes each id was allocated with */
+  private readonly allocBytes = new Map<number, number>();
+  /** ids moved into shared buffers for multi-tensor kernels (kernels/optim.ts) */
+  private readonly arenas = new Arenas();
   private freeIds: number[] = [];
   private nextId = 1;
   private inUse = 0;
@@ -78,7 +85,7 @@ export class WebGpuRuntime {
       (b) => this.land(b),
       (e) => this.pendingErrors.push(messageOf(e)),
     );
-    this.prefs = { gemm: isCpuAdapter(adapter) ? 'direct' : 'tiled' };
+    this.prefs = { gemm: isCpuAdapter(adapter) ? 'direct' : 'tiled', gemmEpilogue: true, convExact: EXACT_GEOMETRIES, convLayers: LAYER_CLASSES };
     this.context = this.makeContext();
     this.checks = new Checks(this);
     // Validation and out-of-memory errors arrive later and untied to a call: sync() reports them.
@@ -111,11 +118,13 @@ export class WebGpuRuntime {
             `(maxStorageBufferBindingSize/maxBufferSize: ${this.maxBinding} bytes); keep it on the cpu or split it`,
         );
       }
-      this.encodeHeld();
+      // Held work (products, optimizer updates) is not encoded first: a new tensor's buffer is
+      // none that held work binds, as free() encodes that work before giving its buffer back.
       const buffer = this.tensors.take(Math.max(bytes, 4));
       if (zero) this.queue.current.copyEncoder().clearBuffer(buffer);
       const id = this.freeIds.pop() ?? this.nextId++;
       this.buffers.set(id, buffer);
+      this.allocBytes.set(id, bytes);
       this.inUse += buffer.size;
       return id;
     });
@@ -124,17 +133,12 @@ export class WebGpuRuntime {
   free(id: number): void {
     const buffer = this.buffers.get(id);
     if (!buffer) return;
+    if (gemmHolds(this.context, buffer) || optimHolds(this.context, buffer)) this.encodeHeld();
+    const freed = this.detach(id);
     this.buffers.delete(id);
-    this.inUse -= buffer.size;
+    this.allocBytes.delete(id);
     if (this.lost) return;
-    // Work encoded later but run after a pending download's continuation may still read this
-    // buffer: the continuation must not get it, so it comes back once that work is submitted.
-    const giveBack = () => {
-      this.tensors.give(buffer);
-      this.freeIds.push(id);
-    };
-    if (this.queue.blocked) this.queue.current.afterSubmit.push(giveBack);
-    else giveBack();
+    this.giveBack(freed, () => this.freeIds.push(id));
   }
 
   upload(id: number, offset: number, data: Uint8Array): number {
@@ -142,7 +146,7 @@ export class WebGpuRuntime {
       this.checkAlive();
       this.encodeHeld();
       const staged = this.queue.stage(data);
-      this.copyBytes(staged, 0, this.buffer(id), offset, data.length);
+      this.copyBytes(staged, 0, this.buffer(id), this.arenas.base(id) + offset, data.length);
       this.afterWork();
       return 0;
     });
@@ -155,7 +159,8 @@ export class WebGpuRuntime {
       const readbacks: Readback[] = [];
       const enc = this.queue.current.copyEncoder();
       for (let i = 0; i < flat.length; i += 4) {
-        const [id, offset, dst, bytes] = flat.slice(i, i + 4);
+        const [id, at, dst, bytes] = flat.slice(i, i + 4);
+        const offset = this.arenas.base(id) + at;
         const start = offset - (offset % 4);
         const span = Math.ceil((offset + bytes - start) / 4) * 4;
         const rb = this.readbacks.take(span);
@@ -174,8 +179,11 @@ export class WebGpuRuntime {
       this.checkAlive();
       const kernel = KERNELS[name];
       if (!kernel) throw new Error(`webgpu: internal error: no WGSL kernel '${name}' (the op should have run on wasm)`);
-      if (name !== 'gemm_f32') this.encodeHeld(); // a run of products stays held to be batched
-      kernel(this.context, new ArgReader(args));
+      // A run of products, or of optimizer updates, stays held to be batched; anything else
+      // (the other kind included) encodes what is held first, keeping the calls' order.
+      if (name !== 'gemm_f32' && name !== 'unary_f32') flushGemm(this.context); // a unary may fuse into the product
+      if (!HELD_OPTIM.has(name)) flushOptim(this.context);
+      kernel(this.context, this.args(args));
       this.afterWork();
       return 0;
     });
@@ -185,7 +193,7 @@ export class WebGpuRuntime {
     return this.guard(1, () => {
       this.checkAlive();
       this.encodeHeld();
-      this.checks.encode(name, new ArgReader(args), before, after);
+      this.checks.encode(name, this.args(args), before, after);
       return 0;
     });
   }
@@ -275,6 +283,14 @@ export class WebGpuRuntime {
       },
       copy: (src, srcOffset, dst, dstOffset, bytes) => this.copyBytes(src, srcOffset, dst, dstOffset, bytes),
       clear: (b) => this.queue.current.copyEncoder().clearBuffer(b),
+      base: (id) => this.arenas.base(id),
+      allocated: (id) => this.allocBytes.get(id) ?? -1,
+      slotOf: (id) => {
+        const buffer = this.buffers.get(id);
+        return buffer ? { buffer, base: this.arenas.base(id) } : null;
+      },
+      colocate: (roles, spans) => this.colocate(roles, spans),
+      stage: (bytes) => this.queue.stage(bytes),
       limits: this.device.limits,
       prefs: this.prefs,
     };
@@ -342,9 +358,63 @@ export class WebGpuRuntime {
     }
   }
 
-  /** Encodes the products the GEMM kernel holds back to batch (kernels/gemm.ts). */
+  /** Encodes the products and optimizer updates held back to batch (kernels/gemm.ts, kernels/optim.ts). */
   private encodeHeld(): void {
     flushGemm(this.context);
+    flushOptim(this.context);
+  }
+
+  /** A call's arguments, buffer offsets read from where each id's data are (arenas.ts). */
+  private args(values: Float64Array): ArgReader {
+    return new ArgReader(values, (id) => this.arenas.base(id));
+  }
+
+  /** KernelContext.colocate: one arena per role, each id's storage copied in unless already there. */
+  private colocate(roles: number[][], spans: number[]): BufferLike[] {
+    const { at, total } = sliceLayout(spans);
+    return roles.map((ids) => {
+      const there = this.arenas.holding(ids, at);
+      if (there) return there.buffer;
+      const arena = { buffer: this.tensors.take(total), live: 0 };
+      this.inUse += arena.buffer.size;
+      ids.forEach((id, i) => {
+        this.copyBytes(this.buffer(id), this.arenas.base(id), arena.buffer, at[i]!, this.allocBytes.get(id)!);
+        this.giveBack(this.detach(id));
+        this.buffers.set(id, arena.buffer);
+        this.arenas.place(id, arena, at[i]!);
+      });
+      return arena.buffer;
+    });
+  }
+
+  /**
+   * Takes id's storage off its buffer: the buffer to give back to the pool (its own, or its
+   * arena's when id was the last tensor there), or null (others still in the arena).
+   */
+  private detach(id: number): BufferLike | null {
+    const buffer = this.buffer(id);
+    if (this.arenas.arenaOf(id)) {
+      const emptied = this.arenas.remove(id);
+      if (!emptied) return null;
+      this.inUse -= emptied.buffer.size;
+      return emptied.buffer;
+    }
+    this.inUse -= buffer.size;
+    return buffer;
+  }
+
+  /**
+   * Returns a buffer to the pool, then runs `then`. Work encoded later but run after a pending
+   * download's continuation may still read the buffer: the continuation must not get it, so it
+   * comes back once that work is submitted.
+   */
+  private giveBack(buffer: BufferLike | null, then?: () => void): void {
+    const give = () => {
+      if (buffer) this.tensors.give(buffer);
+      then?.();
+    };
+    if (this.queue.blocked) this.queue.current.afterSubmit.push(give);
+    else give();
   }
 
   private checkAlive(): void {

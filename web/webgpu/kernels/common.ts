@@ -15,6 +15,20 @@ export interface KernelContext {
   temp(bytes: number): BufferLike;
   copy(src: BufferLike, srcOffset: number, dst: BufferLike, dstOffset: number, bytes: number): void;
   clear(b: BufferLike): void;
+  /** The byte offset of id's data in its buffer (0 but for tensors in an arena: ../arenas.ts). */
+  base(id: number): number;
+  /** The bytes id was allocated with (−1: no such id). */
+  allocated(id: number): number;
+  /** Where id's data are now (null: freed). */
+  slotOf(id: number): { buffer: BufferLike; base: number } | null;
+  /**
+   * Moves the storage of each role's ids into one arena per role, id i of every role at the
+   * same offset (a slice of `spans[i]` bytes: arenas.sliceLayout), where they are not there
+   * already; returns the arenas in role order.
+   */
+  colocate(roles: number[][], spans: number[]): BufferLike[];
+  /** A read-only storage buffer holding `bytes` when this batch of commands runs. */
+  stage(bytes: Uint8Array): BufferLike;
   limits: Record<string, number>;
   /** Kernel variants chosen for the adapter (runtime.ts). */
   prefs: KernelPrefs;
@@ -27,6 +41,12 @@ export interface KernelPrefs {
    * shape: tests) or 'direct' (registers only; CPU-emulated adapters)
    */
   gemm: 'tiled' | 'blocked' | 'direct';
+  /** a unary op on a product's output fused into the product's write-back (gemm.ts attachUnary) */
+  gemmEpilogue: boolean;
+  /** convolution geometries given pipelines with every field a constant (conv.ts: shape classes) */
+  convExact: number;
+  /** convolution layer classes (kernel, stride, padding, dilation, groups) given pipelines of their own after those */
+  convLayers: number;
 }
 
 /** A kernel handler: reads its arguments in the order bindings/webgpu_backend.cpp wrote them. */

@@ -39,15 +39,30 @@ export function readConvGeom(a: ArgReader): ConvGeom {
 }
 
 // Parameter words: 0–2 the product's m, n, k; 3 the depth of a slice; 4 the slices; 5 the first
-// column tile of this dispatch; 8 the images; 24–27 the element offsets of the four bindings.
-// The rest of the geometry, the bias flag and the activation are constants of the WGSL source
-// (one pipeline per convolution layer): on CPU-emulated adapters a uniform read and an integer
-// division by a variable cost several times the multiply-add they feed.
+// column tile of this dispatch; 8 the images; 9–23 the rest of the geometry (CONV_FIELDS after N);
+// 24–27 the element offsets of the four bindings. Geometry fields are constants of the WGSL
+// source where the pipeline is specialised for them: on CPU-emulated adapters a uniform read and
+// an integer division by a variable cost several times the multiply-add they feed. The pipelines
+// are keyed by shape class, three levels deep, so that their number stays bounded however many
+// shapes a program meets (a new sequence length or image size is a new geometry):
+//   exact   every field a constant: the first prefs.convExact geometries seen (a model's layers
+//           at its usual input size; EXACT_GEOMETRIES by default);
+//   layer   kernel, stride, padding, dilation and groups constants, the sizes (channels, image,
+//           output) from the parameters: the first prefs.convLayers such classes after that;
+//   generic every field from the parameters: one pipeline per product, bias and activation.
 const OFFSETS_AT = 24;
+const GEOM_AT = 9;
+export const EXACT_GEOMETRIES = 24;
+export const LAYER_CLASSES = 24;
+const LAYER_FIELDS = new Set(['groups', 'kH', 'kW', 'sH', 'sW', 'pH', 'pW', 'dH', 'dW']);
+type Level = 'exact' | 'layer' | 'generic';
 
-function geomCode(g: ConvGeom, bias: boolean, act: number): string {
+function geomCode(g: ConvGeom, bias: boolean, act: number, level: Level): string {
   const fields = CONV_FIELDS.filter((f) => f !== 'N')
-    .map((f) => `fn g${f === 'groups' ? 'G' : f}() -> i32 { return ${g[f]}; }`)
+    .map((f, i) => {
+      const constant = level === 'exact' || (level === 'layer' && LAYER_FIELDS.has(f));
+      return `fn g${f === 'groups' ? 'G' : f}() -> i32 { return ${constant ? g[f] : `pi(${GEOM_AT + i}u)`}; }`;
+    })
     .join('\n');
   return /* wgsl */ `
 fn gN() -> i32 { return pi(8u); }
@@ -62,8 +77,32 @@ fn off(b: u32) -> u32 { return OFF[b]; }
 `;
 }
 
-const geomKey = (g: ConvGeom, bias: boolean, act: number) =>
-  `${CONV_FIELDS.filter((f) => f !== 'N').map((f) => g[f]).join(',')}|${+bias}|${act}`;
+/** The fields a level's pipeline holds as constants, as a key. */
+function levelKey(g: ConvGeom, level: Level): string {
+  if (level === 'generic') return 'generic';
+  return CONV_FIELDS.filter((f) => f !== 'N' && (level === 'exact' || LAYER_FIELDS.has(f))).map((f) => g[f]).join(',');
+}
+
+// The geometries and layer classes given pipelines of their own so far, per device.
+const seen = new WeakMap<KernelContext, { exact: Set<string>; layer: Set<string> }>();
+
+/** The most specialised level whose pipeline exists already or may still be made. */
+function levelFor(ctx: KernelContext, g: ConvGeom): Level {
+  let s = seen.get(ctx);
+  if (!s) seen.set(ctx, (s = { exact: new Set(), layer: new Set() }));
+  const exact = levelKey(g, 'exact'), layer = levelKey(g, 'layer');
+  if (s.exact.has(exact)) return 'exact';
+  if (s.exact.size < ctx.prefs.convExact) {
+    s.exact.add(exact);
+    return 'exact';
+  }
+  if (s.layer.has(layer)) return 'layer';
+  if (s.layer.size < ctx.prefs.convLayers) {
+    s.layer.add(layer);
+    return 'layer';
+  }
+  return 'generic';
+}
 
 // x[n, g·Cg + c] at output position (oh, ow) with tap (a, b), 0 in the padding; X is binding 0.
 const X_AT = /* wgsl */ `
@@ -248,6 +287,7 @@ function product(
   const slices = opts.slices ?? 1;
   const depth = Math.ceil(k / slices / DEPTH) * DEPTH;
   const p = new Params().u(m).u(n).u(k).u(depth).u(slices).u(0).u(0).u(0).i(g.N);
+  for (const f of CONV_FIELDS) if (f !== 'N') p.i(g[f]);
   p.length = OFFSETS_AT;
   for (const b of buffers) p.u(b.at);
   const bias = !!opts.bias, act = opts.act ?? 0;
@@ -257,10 +297,11 @@ function product(
     throw new Error(`webgpu: a convolution whose product is ${m} × ${n} (${g.groups} groups) is larger than one dispatch allows`);
   }
   const direct = ctx.prefs.gemm === 'direct';
+  const level = levelFor(ctx, g);
   const spec = {
-    key: `conv_${kind}_${direct ? 'direct' : 'tiled'}|${geomKey(g, bias, act)}`,
+    key: `conv_${kind}_${direct ? 'direct' : 'tiled'}|${level}|${levelKey(g, level)}|${+bias}|${act}`,
     access: ['read', 'read', 'read', 'write'] as const,
-    code: () => (direct ? directCode : tiledCode)(kind, geomCode(g, bias, act)),
+    code: () => (direct ? directCode : tiledCode)(kind, geomCode(g, bias, act, level)),
   };
   // Column tiles past one dispatch's limit go in further dispatches, from tile word 5 on.
   for (let first = 0; first < gx; first += maxDim) {

@@ -9,6 +9,7 @@ import { Params } from '../params.js';
 import { BINARY, MATH, MATH_FN, MATH_MORE, MODULO_F32, MODULO_I32, MODULO_WGSL, UNARY } from './math.js';
 import { BOOL, ENTRY, F32, I32, byteRead, byteWrite, load, prelude, wgslType } from './prelude.js';
 import { coalesce, groupsFor, operand, pad8, STRIDED, type KernelFn } from './common.js';
+import { attachUnary, flushGemm } from './gemm.js';
 
 const bind = (i: number, name: string, type: string, write: boolean) =>
   `@group(0) @binding(${i}) var<storage, ${write ? 'read_write' : 'read'}> ${name}: array<${type}>;\n`;
@@ -80,6 +81,9 @@ export const elementwise: Record<string, KernelFn> = {
     const x = operand(ctx, a);
     const y = operand(ctx, a);
     const n = a.num();
+    // After a product writing x: fused into its write-back (the runtime held the product back).
+    if (attachUnary(ctx, op, param, x, y, n)) return;
+    flushGemm(ctx);
     strided(ctx, `unary${op}`, `  let x = IN0[${off(0)}];\n  let p = pf(4u);\n  OUT[pu(3u) + id] = ${UNARY[op]};`,
       [{ ...x, dtype: F32, strides: [1] }], { ...y, dtype: F32 }, [n], new Params().f(param));
   },

@@ -4,7 +4,7 @@
 // src/kernels/reference/gemm.cpp (which accumulates in double: tolerance 1e-4).
 import { Params } from '../params.js';
 import { UNARY } from './math.js';
-import { operand, type KernelContext, type KernelFn } from './common.js';
+import { operand, type KernelContext, type KernelFn, type Operand } from './common.js';
 import type { KernelSpec } from '../kernel_cache.js';
 import type { BufferLike } from '../gpu_types.js';
 import { MATH } from './math.js';
@@ -14,14 +14,30 @@ import { BLOCK_TILE, blockedCode, blockedFits } from './gemm_blocked.js';
 const TILE = 32;
 const DEPTH = 16;
 
-// Both GEMM kernels' bindings: A, B, the bias (n floats; a flag says when there is none) and C.
-const HEADER = /* wgsl */ `
+// Both GEMM kernels' bindings: A, B, the bias (n floats; a flag says when there is none) and C
+// (and with an epilogue, D: see withEpilogue).
+const header = (epilogue: boolean) => /* wgsl */ `
 @group(0) @binding(0) var<storage, read> A: array<f32>;
 @group(0) @binding(1) var<storage, read> B: array<f32>;
 @group(0) @binding(2) var<storage, read> BIAS: array<f32>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
-${prelude(4)}
+${epilogue ? '@group(0) @binding(4) var<storage, read_write> D: array<f32>;\n' : ''}${prelude(epilogue ? 5 : 4)}
 ${MATH}`;
+const HEADER = header(false);
+
+// A unary op that reads C right after the product (linear → GELU while a graph is recorded, or
+// matmul → relu written as two ops) fused into the product's write-back: C is stored as before
+// and D[i·n + j] = op(C[i, j]) (parameter words 21: D's offset, 22: the op's parameter). The
+// value is the one C holds, so D equals what the unary kernel would write, bit for bit, and the
+// activation's separate pass over memory (and its dispatch) is gone.
+function withEpilogue(src: string, op: number): string {
+  const out = src
+    .replace(HEADER, header(true))
+    .replace(/C\[at\] = (.*);/, (_, e: string) =>
+      `let y_ = ${e};\n      C[at] = y_;\n      { let x = y_; let p = pf(22u); D[pu(21u) + i * pu(1u) + j] = ${UNARY[op]}; }`);
+  if (out === src) throw new Error('webgpu: internal error: no GEMM write-back to fuse into');
+  return out;
+}
 
 // GemmAct (None, Relu, GeluErf, GeluTanh) as the unary op it applies.
 const ACT = ['x', UNARY[16], UNARY[20], UNARY[21]];
@@ -143,6 +159,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 interface Pending {
   key: string; // everything but the offsets
   spec: KernelSpec;
+  /** a unary op fused into the write-back (attachUnary), writing D */
+  epilogue?: { op: number; param: number; buffer: BufferLike; at: number };
   buffers: BufferLike[];
   words: Uint32Array; // the first product's parameters
   gx: number;
@@ -202,9 +220,35 @@ export function flushGemm(ctx: KernelContext): void {
       p.words[17 + k] = run.outer[k]! >>> 0;
     }
     p.words[20] = run.L;
-    ctx.dispatch3d(b.spec, b.buffers, p, b.gx, b.gy, run.count);
+    const e = b.epilogue;
+    if (e) {
+      p.u(e.at).f(e.param);
+      const spec = { key: `${b.spec.key}|e${e.op}`, access: [...b.spec.access, 'write' as const], code: () => withEpilogue(b.spec.code(), e.op) };
+      ctx.dispatch3d(spec, [...b.buffers, e.buffer], p, b.gx, b.gy, run.count);
+    } else ctx.dispatch3d(b.spec, b.buffers, p, b.gx, b.gy, run.count);
     start += run.count;
   }
+}
+
+/** Whether a held product binds `buffer` (the runtime encodes it before the buffer can be reused). */
+export function gemmHolds(ctx: KernelContext, buffer: BufferLike): boolean {
+  const b = pending.get(ctx);
+  return !!b && (b.buffers.includes(buffer) || b.epilogue?.buffer === buffer);
+}
+
+/**
+ * Fuses unary_f32(op) of x into y into the held product when x is its whole output C (one
+ * product, contiguous rows) and y another buffer; returns whether it did (the runtime holds
+ * products back, so the unary comes before the product is encoded).
+ */
+export function attachUnary(ctx: KernelContext, op: number, param: number, x: Operand, y: Operand, count: number): boolean {
+  const b = pending.get(ctx);
+  if (!b || !ctx.prefs.gemmEpilogue || b.epilogue || b.at.length !== 1 || UNARY[op] === undefined) return false;
+  const m = b.words[0]!, n = b.words[1]!, ldc = b.words[11]!;
+  if (x.buffer !== b.buffers[3] || x.at !== b.at[0]![2] || ldc !== n || m * n !== count) return false;
+  if (y.buffer === x.buffer) return false; // in place: the unary kernel runs
+  b.epilogue = { op, param, buffer: y.buffer, at: y.at };
+  return true;
 }
 
 const ids = new WeakMap<BufferLike, number>();

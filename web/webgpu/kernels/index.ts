@@ -5,6 +5,7 @@ import { reduce } from './reduce.js';
 import { gemm } from './gemm.js';
 import { layer } from './layer.js';
 import { layerNorm } from './layer_norm.js';
+import { optim } from './optim.js';
 import { random } from './random.js';
 import { indexing } from './indexing.js';
 import { conv } from './conv.js';
@@ -23,6 +24,7 @@ export const KERNELS: Record<string, KernelFn> = {
   ...gemm,
   ...layer,
   ...layerNorm,
+  ...optim,
   ...random,
   ...indexing,
   ...conv,

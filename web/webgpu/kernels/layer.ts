@@ -1,6 +1,7 @@
 // Layer, loss and optimizer kernels: cross-entropy/NLL over rows of classes, training batch
-// norm, and the optimizer updates. Twins of src/kernels/reference/{layer_loss,layer_norm}.cpp
-// and src/optim/optim_kernels_ref.cpp (same float32 operations in the same order).
+// norm, and the optimizer updates but SGD's and Adam's (those are multi-tensor: optim.ts).
+// Twins of src/kernels/reference/{layer_loss,layer_norm}.cpp and src/optim/optim_kernels_ref.cpp
+// (same float32 operations in the same order).
 import { Params } from '../params.js';
 import { operand, run, type KernelFn } from './common.js';
 import { perRow, ROW } from './reduce.js';
@@ -204,53 +205,6 @@ export const layer: Record<string, KernelFn> = {
     let at = ((e / S) * C + row) * S + e % S;
     DX[pu(10u) + at] = k * (G[pu(4u) + at] - mg - (X[pu(1u) + at] - mu) * rs * mgx);
   }`, '', N * S);
-  },
-
-  sgd_step_f32(ctx, a) {
-    const pp = operand(ctx, a), g = operand(ctx, a), buf = operand(ctx, a);
-    const n = a.num();
-    const p = new Params().u(n).u(pp.at).u(g.at).u(buf.at);
-    for (let k = 0; k < 5; k++) p.f(a.num());
-    for (let k = 0; k < 4; k++) p.u(a.num());
-    run(ctx, 'sgd', [f('P', pp.buffer, true), f('G', g.buffer), f('BUF', buf.buffer, true)], p, n, /* wgsl */ `
-  if (id >= pu(0u)) { return; }
-  let pi_ = pu(1u) + id;
-  var dp = G[pu(2u) + id] * pf(4u);
-  if (pu(9u) != 0u) { dp = dp + pf(5u) * P[pi_]; }
-  if (pu(10u) != 0u) {
-    var b = dp;
-    if (pu(12u) == 0u) { b = BUF[pu(3u) + id] * pf(6u) + pf(7u) * dp; }
-    BUF[pu(3u) + id] = b;
-    dp = select(b, dp + pf(6u) * b, pu(11u) != 0u);
-  }
-  P[pi_] = P[pi_] + pf(8u) * dp;`);
-  },
-
-  adam_step_f32(ctx, a) {
-    const pp = operand(ctx, a), g = operand(ctx, a), m = operand(ctx, a), v = operand(ctx, a), vmax = operand(ctx, a);
-    const n = a.num();
-    const p = new Params().u(n).u(pp.at).u(g.at).u(m.at).u(v.at).u(vmax.at);
-    for (let k = 0; k < 10; k++) p.f(a.num()); // words 6..15
-    for (let k = 0; k < 3; k++) p.u(a.num()); // words 16..18
-    run(ctx, 'adam', [f('P', pp.buffer, true), f('G', g.buffer), f('M', m.buffer, true), f('V', v.buffer, true), f('VMAX', vmax.buffer, true)], p, n, /* wgsl */ `
-  if (id >= pu(0u)) { return; }
-  var pv = P[pu(1u) + id];
-  var gv = G[pu(2u) + id] * pf(6u);
-  if (pu(17u) != 0u) { pv = pv * pf(8u); }
-  if (pu(16u) != 0u) { gv = gv + pf(7u) * pv; }
-  let mv = M[pu(3u) + id] * pf(9u) + pf(10u) * gv;
-  let vv = V[pu(4u) + id] * pf(11u) + (pf(12u) * gv) * gv;
-  M[pu(3u) + id] = mv;
-  V[pu(4u) + id] = vv;
-  var second = vv;
-  if (pu(18u) != 0u) {
-    let old = VMAX[pu(5u) + id];
-    second = select(select(vv, old, old > vv), old, is_nan(old));
-    if (is_nan(vv)) { second = vv; }
-    VMAX[pu(5u) + id] = second;
-  }
-  let denom = sqrt(second) / pf(13u) + pf(14u);
-  P[pu(1u) + id] = pv + (pf(15u) * mv) / denom;`);
   },
 
   rmsprop_step_f32(ctx, a) {
