@@ -46,9 +46,19 @@ std::vector<Tensor> Node::apply(Tensor grad_output, const std::shared_ptr<Node>&
   const bool creating_graph = grad_enabled();
   SavedTensors unpacked;
   unpacked.reserve(saved_.size());
-  for (SavedVariable& s : saved_) {
-    if (s.tensor.defined() && s.is_output && creating_graph) unpacked.push_back(joined_output(s.tensor, self));
-    else unpacked.push_back(last ? std::move(s.tensor) : s.tensor);
+  for (size_t i = 0; i < saved_.size(); ++i) {
+    SavedVariable& s = saved_[i];
+    if (s.tensor.defined() && s.rewiden) {
+      // One copy for an original saved twice (x · x, or a weight as two operands).
+      size_t j = 0;
+      while (j < i && !(saved_[j].rewiden && saved_[j].tensor.same(s.tensor) && saved_[j].widened_dtype == s.widened_dtype))
+        ++j;
+      unpacked.push_back(j < i ? unpacked[j] : widen_saved(s.tensor, s.widened_dtype));
+    } else if (s.tensor.defined() && s.is_output && creating_graph) {
+      unpacked.push_back(joined_output(s.tensor, self));
+    } else {
+      unpacked.push_back(last ? std::move(s.tensor) : s.tensor);
+    }
   }
   if (!last) return saved_fn_(grad_output, unpacked);
   // The node's last run: it is released before the formula runs, so that a formula that throws

@@ -33,7 +33,17 @@ struct SavedVariable {
   Tensor tensor;
   uint32_t version = 0;
   bool is_output = false;
+  // `tensor` is the float16/bfloat16 original of the float32 (or float64) copy the op was given
+  // (ops/dtype_widening.h): the formula gets that copy again, widened when the node runs, so that
+  // a graph holds 2 bytes an element of every weight it used instead of 4 (record.h, SaveOriginals).
+  bool rewiden = false;
+  DType widened_dtype = DType::Float32;
 };
+
+// The copy of `original` in `to` that a widening op made (ops/dtype_widening.h): a recorded cast
+// while a gradient graph is being built (so the copy has the forward's history), a plain one
+// otherwise. Defined in record.cpp.
+Tensor widen_saved(const Tensor& original, DType to);
 
 // Where an input's gradient goes: into another node, or into a leaf's .grad.
 struct Edge {

@@ -45,6 +45,8 @@ Tensor grad_in(const Tensor& g, DType to) {
 // The dtype each input's gradient must have when it differs from the result's (a float32 input of
 // a float64 op: PyTorch's engine casts the gradient to the input's dtype); empty when none does,
 // which is every op of one dtype, so the common case wraps nothing.
+thread_local SaveOriginals* innermost_scope = nullptr;
+
 std::vector<DType> cast_back(const Tensor& out, const std::vector<Tensor>& inputs) {
   bool any = false;
   for (const Tensor& t : inputs) any |= t.defined() && t.requires_grad() && t.dtype() != out.dtype();
@@ -106,6 +108,10 @@ Tensor record(const char* name, const Tensor& out, const std::vector<Tensor>& in
       kept.emplace_back();
       continue;
     }
+    if (const Tensor* original = SaveOriginals::original_of(t); original && !t.same(out)) {
+      kept.push_back({*original, original->impl()->storage->version(), false, true, t.dtype()});
+      continue;
+    }
     kept.push_back({t, t.impl()->storage->version(), t.same(out)});
   }
   if (std::vector<DType> to = cast_back(out, inputs); !to.empty())
@@ -115,6 +121,20 @@ Tensor record(const char* name, const Tensor& out, const std::vector<Tensor>& in
       return grads;
     };
   return attach(out, inputs, std::make_shared<Node>(name, edges_to(inputs), std::move(kept), std::move(fn)));
+}
+
+Tensor widen_saved(const Tensor& original, DType to) { return grad_in(original, to); }
+
+SaveOriginals::SaveOriginals() : outer_(innermost_scope) { innermost_scope = this; }
+SaveOriginals::~SaveOriginals() { innermost_scope = outer_; }
+
+void SaveOriginals::add(const Tensor& widened, const Tensor& original) { pairs_.emplace_back(widened.impl(), original); }
+
+const Tensor* SaveOriginals::original_of(const Tensor& t) {
+  for (const SaveOriginals* scope = innermost_scope; scope; scope = scope->outer_)
+    for (const auto& [impl, original] : scope->pairs_)
+      if (impl == t.impl()) return &original;
+  return nullptr;
 }
 
 }  // namespace sg

@@ -31,6 +31,28 @@ Tensor record(const char* name, const Tensor& out, const std::vector<Tensor>& in
 Tensor record(const char* name, const Tensor& out, const std::vector<Tensor>& inputs, const SavedTensors& saved,
               SavedBackwardFn fn);
 
+// While one is alive (run_widened's scope in ops/dtype_widening.cpp, around the op it runs on
+// widened copies), record() saves each registered float16/bfloat16 original in place of its
+// float32 copy, and the node widens it again when its backward runs (SavedVariable::rewiden):
+// a graph then holds the 16-bit weights it already had instead of a 4-byte copy of each, as
+// PyTorch's half kernels save their half inputs. Only the copy itself is replaced (not a view
+// of it); formulas must read such tensors from their saved list, not capture them. Scopes nest
+// (an op that calls ops); the innermost registration of a copy wins.
+class SaveOriginals {
+ public:
+  SaveOriginals();
+  ~SaveOriginals();
+  SaveOriginals(const SaveOriginals&) = delete;
+  SaveOriginals& operator=(const SaveOriginals&) = delete;
+  void add(const Tensor& widened, const Tensor& original);
+  // The original of `t` when t is a registered copy in a live scope, else nullptr.
+  static const Tensor* original_of(const Tensor& t);
+
+ private:
+  std::vector<std::pair<const TensorImpl*, Tensor>> pairs_;
+  SaveOriginals* outer_;
+};
+
 // Inside a backward formula: whether its result is being recorded for a further derivative
 // (backward with create_graph, the engine leaves grad mode on) and one of `tensors` (the
 // gradient and the saved tensors the formula uses) requires grad. Then the formula must compute

@@ -135,12 +135,16 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape x_shape = x.shape(), w_shape = w.shape();
   // y is read from the saved tensors, not captured: the formula drops it (and g) once the mask is
-  // applied, so that an activation nothing else holds is freed before dX and dW are allocated.
-  return record(op, y, {x, w, b}, {x, w, y}, [=](Tensor& g, SavedTensors& s) {
-    if (recording_backward({g, s[0], s[1]})) return linear_grads_ops(g, s[0], s[1], s[2], act == GemmAct::Relu, need_b);
+  // applied, so that an activation nothing else holds is freed before dX and dW are allocated;
+  // only the fused ReLU needs it. x and w are read from the saved list too (a float16/bfloat16
+  // operand's float32 copy is saved as the 16-bit original, widened again: autograd/record.h).
+  const bool relu = act == GemmAct::Relu;
+  return record(op, y, {x, w, b}, {x, w, relu ? y : Tensor()}, [=](Tensor& g, SavedTensors& s) {
+    if (recording_backward({g, s[0], s[1]})) return linear_grads_ops(g, s[0], s[1], s[2], relu, need_b);
+    const WeightOperand ws = weight_operand(s[1]);
     // Through the fused ReLU first: g · (y > 0), as relu's backward (y > 0 exactly where its input is).
-    const Tensor gc = act == GemmAct::Relu ? binary_f32(Binary::ReluBackward, s[2], as_contiguous(g, DType::Float32), op)
-                                           : as_contiguous(g, DType::Float32);  // [rows, out]
+    const Tensor gc = relu ? binary_f32(Binary::ReluBackward, s[2], as_contiguous(g, DType::Float32), op)
+                           : as_contiguous(g, DType::Float32);  // [rows, out]
     g = Tensor();
     s[2] = Tensor();
     Tensor dx, dw, db;
@@ -149,13 +153,14 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
     if (need_x) {  // dX = G · W: W [out, in] is op(B) untransposed when stored row-major.
       dx = work ? Tensor::uninitialized(x_shape, DType::Float32, dev) : Tensor::empty(x_shape, DType::Float32, dev);
       if (work)
-        be.gemm_f32(false, !wo.trans_b, rows, in_f, out_f, 1.0f, gc.dev_f32(), out_f, wo.data.dev_f32(), wo.ldb,
+        be.gemm_f32(false, !ws.trans_b, rows, in_f, out_f, 1.0f, gc.dev_f32(), out_f, ws.data.dev_f32(), ws.ldb,
                     0.0f, dx.dev_f32(), in_f);
     }
     if (need_w) {  // dW = Gᵀ · X
+      const Tensor xs = as_contiguous(s[0]);
       dw = work ? Tensor::uninitialized(w_shape, DType::Float32, dev) : Tensor::empty(w_shape, DType::Float32, dev);
       if (work)
-        be.gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.dev_f32(), out_f, xc.dev_f32(), in_f, 0.0f,
+        be.gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.dev_f32(), out_f, xs.dev_f32(), in_f, 0.0f,
                     dw.dev_f32(), in_f);
     }
     if (need_b) {  // db = Σ over rows

@@ -166,20 +166,33 @@ std::vector<Tensor> run_widened(const std::string& name, const OpInfo& info, con
 
   const bool cast_to_result = is_floating(result) && pointwise().count(name);
   std::vector<Tensor> widened;
+  std::vector<bool> redo;  // whether widened[i] is one cast of inputs[i] (defined ones)
   widened.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     if (!t.defined()) {
       widened.push_back(t);
+      redo.push_back(false);
       continue;
     }
     Tensor w = t;
     // PyTorch's pointwise kernels see every operand in the common dtype first.
     if (cast_to_result && t.dtype() != DType::Bool && t.dtype() != result) w = cast(w, result);
     else check_int32_exact(name, t);
+    // One cast from t itself (not through the result's dtype first) can be redone from t.
+    const bool redoable = w.same(t);
     if (!computes_natively(info, {w})) w = cast(w, compute_dtype(w.dtype(), result));
     widened.push_back(w);
+    redo.push_back(redoable);
   }
 
+  // The op's graph keeps the 16-bit inputs, not their float32 copies (autograd/record.h).
+  SaveOriginals originals;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    const bool half = t.defined() && (t.dtype() == DType::Float16 || t.dtype() == DType::BFloat16);
+    if (half && redo[i] && !widened[i].same(t) && std::find(written.begin(), written.end(), i) == written.end())
+      originals.add(widened[i], t);
+  }
   std::vector<Tensor> outputs = run(widened);
 
   for (size_t i : written) {

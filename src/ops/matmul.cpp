@@ -156,6 +156,14 @@ std::vector<Tensor> matmul_grads_ops(const Tensor& g, const Tensor& a, const Ten
   return {da, db};
 }
 
+// matmul's 1-D operands as matrices ([K] → [1, K] on the left, [K, 1] on the right), graph-free.
+Tensor promoted_left(const Tensor& a) {
+  return a.ndim() == 1 ? Tensor::view_of(a, {1, a.shape()[0]}, {0, a.strides()[0]}, a.offset()) : a.detach();
+}
+Tensor promoted_right(const Tensor& b) {
+  return b.ndim() == 1 ? Tensor::view_of(b, {b.shape()[0], 1}, {b.strides()[0], 0}, b.offset()) : b.detach();
+}
+
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
@@ -167,10 +175,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         "matmul: expected two float32 or two float64 tensors, got ", dtype_name(a.dtype()), " and ",
         dtype_name(b.dtype()), " (cast one first, e.g. x.double())");
   // The promoted operands, as graph-free views.
-  Tensor a2 = a.ndim() == 1 ? Tensor::view_of(a, {1, a.shape()[0]}, {0, a.strides()[0]}, a.offset())
-                            : a.detach();
-  Tensor b2 = b.ndim() == 1 ? Tensor::view_of(b, {b.shape()[0], 1}, {b.strides()[0], 0}, b.offset())
-                            : b.detach();
+  const Tensor a2 = promoted_left(a), b2 = promoted_right(b);
   const int64_t ka = a2.shape().end()[-1], kb = b2.shape().end()[-2];
   if (ka != kb) fail("matmul: shapes ", a.shape(), " and ", b.shape(), " are not aligned (", ka, " != ", kb, ")");
   const Shape ba = batch_of(a2), bb = batch_of(b2);
@@ -191,8 +196,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const Shape a_shape = a.shape(), b_shape = b.shape();
   // dA = G · Bᵀ and dB = Aᵀ · G (transposed views, read by gemm as they are), summed over
   // the batch dims each operand was broadcast along, then the 1-D promotions undone.
-  return record("matmul", out, {a, b}, {a, b}, [a2, b2, need_a, need_b, full_shape, a_shape, b_shape](const Tensor& g, const SavedTensors& s) {
+  // The formula reads the operands from its saved list only (a float16/bfloat16 operand's
+  // float32 copy is saved as the 16-bit original and widened again: autograd/record.h).
+  return record("matmul", out, {a, b}, {a, b}, [need_a, need_b, full_shape, a_shape, b_shape](const Tensor& g, const SavedTensors& s) {
     if (recording_backward({g, s[0], s[1]})) return matmul_grads_ops(g, s[0], s[1], need_a, need_b, full_shape);
+    const Tensor a2 = promoted_left(s[0]), b2 = promoted_right(s[1]);
     Tensor g4 = reshaped_view(as_contiguous(g, a2.dtype()), full_shape);
     Tensor da, db;
     if (need_a) {

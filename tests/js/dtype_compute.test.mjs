@@ -99,7 +99,7 @@ function expected(c, k, want) {
  * (bit-exact for integers), and within native_apart + 1 ulps of PyTorch's own half kernel where it
  * has one. Returns [exact, one ulp away] against the first reference.
  */
-function runCase(c, backend) {
+function runCase(c, backend, probe = null) {
   sg.setBackend(backend);
   const fn = (/int|uint/.test(c.dtype) && INT_CALLS[c.name]) || CALLS[c.name];
   assert.ok(fn, `no function for case '${c.name}'`);
@@ -109,8 +109,10 @@ function runCase(c, backend) {
       const t = make(s);
       return floating && (s.dtype === 'float16' || s.dtype === 'bfloat16') ? t.requiresGrad_() : t;
     });
+    probe?.before();
     let outs = fn(...inputs);
     outs = Array.isArray(outs) ? outs : [outs];
+    probe?.after(outs);
     let exact = 0, ones = 0;
     const count = ([e, o]) => { exact += e; ones += o; };
     const what = `${c.name} ${c.dtype} ${backend}`;
@@ -163,6 +165,47 @@ for (const backend of ['wasm', 'reference']) {
     });
   }
 }
+
+// What a tensor of this shape and dtype adds to sg.memory().bytes (its storage as the allocator
+// counts it).
+function bytesOf(shape, dtype) {
+  const before = sg.memory().bytes;
+  const t = sg.zeros(shape, { dtype });
+  const bytes = sg.memory().bytes - before;
+  t.dispose();
+  return bytes;
+}
+
+test('a float16/bfloat16 matmul or linear keeps its 16-bit operands for backward, not float32 copies of them (gradients still PyTorch\'s)', () => {
+  for (const backend of ['wasm', 'reference']) {
+    for (const c of ref.cases.filter((r) => (r.name === 'linear' || r.name === 'matmul') && r.grads)) {
+      let before = 0, held = 0, outBytes = 0;
+      runCase(c, backend, {
+        before: () => { before = sg.memory().bytes; },
+        after: ([y]) => { held = sg.memory().bytes - before; outBytes = bytesOf(y.shape, y.dtype); },
+      });
+      // Between forward and backward only the 16-bit result is new: the graph saved the inputs
+      // themselves (float32 copies would add 4 bytes an element of each operand).
+      assert.equal(held, outBytes, `${c.name} ${c.dtype} ${backend}: bytes held between forward and backward`);
+    }
+  }
+  sg.setBackend('wasm');
+  // A bfloat16 layer on a float32 input (a frozen 16-bit base): 512 × 512 weights, batch 4.
+  sg.tidy(() => {
+    const lin = new sg.nn.Linear(512, 512).bfloat16();
+    // Multiples of 1/64: every sum over the batch is exact in float32, whatever its order.
+    const x = sg.randn([4, 512]).mul(64).round().div(64).requiresGrad_();
+    const before = sg.memory().bytes;
+    const y = lin.forward(x);
+    const held = sg.memory().bytes - before;
+    assert.equal(held, bytesOf(y.shape, y.dtype), 'bytes held by a bfloat16 Linear forward (a float32 weight copy: 1 MB)');
+    y.float().sum().backward();
+    assert.equal(lin.weight.grad.dtype, 'bfloat16');
+    // dW = Σ_rows x (every output's gradient is 1), rounded once to bfloat16.
+    const want = x.detach().sum(0).unsqueeze(0).expand([512, 512]).bfloat16();
+    assert.deepEqual(values(lin.weight.grad), values(want));
+  });
+});
 
 test('promotion through add for every pair of the nine dtypes, tensors and 0-d tensors, equals torch.result_type and its values', () => {
   for (const p of ref.promote) {
