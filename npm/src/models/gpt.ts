@@ -78,7 +78,7 @@ class CausalSelfAttention extends Module {
     const past = cache ? cache.length : 0;
     if (cache) [k, v] = cache.update(layer, k, v);
     let att = q.matmul(k.transpose(-2, -1)).mul(1 / Math.sqrt(hs));
-    att = (past > 0 ? att : att.add(causalMask(T, T).to(x.device))).softmax(-1);
+    att = (past > 0 ? att : att.add(causalMask(T, T, x.device))).softmax(-1);
     const y = this.attn_dropout.forward(att).matmul(v).transpose(1, 2).contiguous().view([B, T, C]);
     return this.resid_dropout.forward(this.c_proj.forward(y));
   }

@@ -148,7 +148,7 @@ class GPT2Attention extends Module {
     if (past > 0 && T !== 1) throw new Error(`GPT2Attention: a cached step takes one token, got ${T}`);
     let att = q.matmul(k.transpose(-2, -1));
     if (this.scale !== 1) att = att.mul(this.scale);
-    att = (past > 0 ? att : att.add(causalMask(T, T).to(x.device))).softmax(-1);
+    att = (past > 0 ? att : att.add(causalMask(T, T, x.device))).softmax(-1);
     const y = this.attn_dropout.forward(att).matmul(v).transpose(1, 2).contiguous().view([B, T, C]);
     return this.resid_dropout.forward(this.c_proj.forward(y));
   }

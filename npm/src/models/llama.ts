@@ -308,12 +308,13 @@ export class LlamaModel extends Module {
   /**
    * cos, sin [T, head_dim] for positions offset..offset+T−1 (HF: cat(freqs, freqs) over the last dim),
    * made by ops in float32 as HF (positions by arange, t·inv_freq, cos, sin) rather than from
-   * JavaScript data, so that sg.onnx.export computes them from the runtime sequence length.
+   * JavaScript data, so that sg.onnx.export computes them from the runtime sequence length. Always on the
+   * cpu, then moved (whatever the default device): a GPU's cos/sin lose accuracy far from [-π, π].
    */
   rotary(T: number, device: Tensor['device'], offset = 0): [Tensor, Tensor] {
     return tidy((): [Tensor, Tensor] => {
-      const inv = tensor(Float32Array.from(this.invFreq), { shape: [1, this.invFreq.length] });
-      const freqs = arange(offset, offset + T, { dtype: 'float32' }).unsqueeze(1).mul(inv);
+      const inv = tensor(Float32Array.from(this.invFreq), { shape: [1, this.invFreq.length], device: 'cpu' });
+      const freqs = arange(offset, offset + T, { dtype: 'float32', device: 'cpu' }).unsqueeze(1).mul(inv);
       const emb = functionOps.cat([freqs, freqs], -1);
       const [c, s] = [emb.cos(), emb.sin()];
       return device === 'cpu' ? [c, s] : [c.to(device), s.to(device)];
@@ -329,7 +330,7 @@ export class LlamaModel extends Module {
     const w = this.config.model_type === 'mistral' ? this.config.sliding_window : null;
     if (w === null) return null;
     return tidy(() => {
-      const m = ones([T, T]).tril(0).triu(1 - w).to('bool');
+      const m = ones([T, T], { device: 'cpu' }).tril(0).triu(1 - w).to('bool');
       return device === 'cpu' ? m : m.to(device);
     });
   }

@@ -15,6 +15,8 @@ import { save } from '../io/safetensors.js';
 import { readSafetensorsHeader, type StoredTensor } from '../io/safetensors_header.js';
 import { dtypeBytes, isDType, isFloatingDType, type DType } from '../runtime/dtypes.js';
 import * as H from '../runtime/handles.js';
+import { mod } from '../runtime/module.js';
+import { activeRuntime } from '../runtime/webgpu_device.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import type { Device } from '../runtime/embind.js';
 import { withoutInit } from '../nn/init.js';
@@ -216,7 +218,11 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
   if (config === null) throw new Error(`${FN}: no config.json in ${folder.describe}`);
   const stored = await readStored(folder);
   const dtype = o.dtype ?? checkpointDType(stored.values());
-  const model = withParameterDType(dtype, () => withoutInit(() => buildModel(config)));
+  // Built where it will live (the default device unless `device` says otherwise): on 'webgpu' the parameters are
+  // made empty on the GPU and each file tensor goes there once, with no CPU copy of the whole model.
+  const device = o.device ?? (mod().getDefaultDevice() as Device);
+  if (device === 'webgpu' && !activeRuntime()) throw new Error(`${FN}: device 'webgpu' is not running: start it with \`await init({ backend: 'webgpu' })\``);
+  const model = onDevice(device, () => withParameterDType(dtype, () => withoutInit(() => buildModel(config))));
   try {
     if (dtype !== 'float32') model.to(dtype); // buffers made in float32 by ops, as before (the parameters already are)
     const given = checkpointKeys(model, new Map([...stored].filter(([k]) => !droppedKey(model, k))));
@@ -244,13 +250,25 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
       written.add(dst);
       writeStored(dst, given.get(k)!);
     }
-    if (o.device !== undefined && o.device !== 'cpu') model.to(o.device);
     loadedConfigs.set(model, config);
   } catch (e) {
     model.dispose();
     throw e;
   }
   return model;
+}
+
+/** fn() with new tensors made on `device` by default (the default device restored after). */
+export function onDevice<T>(device: Device, fn: () => T): T {
+  const m = mod();
+  const before = m.getDefaultDevice() as Device;
+  if (before === device) return fn();
+  m.setDefaultDevice(device);
+  try {
+    return fn();
+  } finally {
+    m.setDefaultDevice(before);
+  }
 }
 
 /** A checkpoint tensor with the file and key it came from. */

@@ -3,6 +3,7 @@
 // ops) or composes ops of tensor/ops.ts; the C++ op checks shapes and values.
 import { run, tensorArg, type Operand, type TensorLike } from '../tensor/call.js';
 import { full, zeros } from '../tensor/creation.js';
+import type { Device } from '../runtime/embind.js';
 import { tidy } from '../runtime/memory.js';
 import { maxPoolWithIndices } from './pool_indices.js';
 import { noOptions, ops, type DimArgs, type OptionalDimArgs } from '../tensor/ops.js';
@@ -473,7 +474,7 @@ export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Ten
     }
     let m: Tensor | null = null;
     if (mask) m = additiveMask(mask, false);
-    else if (o.isCausal) m = causalMask(q.shape[q.ndim - 2]!, k.shape[k.ndim - 2]!).to(q.device);
+    else if (o.isCausal) m = causalMask(q.shape[q.ndim - 2]!, k.shape[k.ndim - 2]!, q.device);
     return attention(q, k, v, m, o.dropoutP ?? 0, scale)[0];
   });
 }
@@ -481,8 +482,10 @@ export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Ten
 /**
  * [L, S] float mask: −∞ above the diagonal (position i sees j ≤ i). Made by ops (full, triu) rather
  * than from JavaScript data, so that sg.onnx.export computes it from the runtime sequence length.
+ * Made on `device` (default: the default device): one made elsewhere and moved costs a transfer, and
+ * a copy moved to the cpu cannot be used before it has arrived.
  */
-export function causalMask(L: number, S: number): Tensor {
-  return tidy(() => full([L, S], -Infinity).triu(1));
+export function causalMask(L: number, S: number, device?: Device): Tensor {
+  return tidy(() => full([L, S], -Infinity, device === undefined ? undefined : { device }).triu(1));
 }
 

@@ -6,7 +6,7 @@
 // as PeftConfig.save_pretrained writes it: json.dumps(indent=2, sort_keys=True), inference_mode
 // true, sets as lists. Loading reads the config, checks every key and shape against the model
 // before changing anything, then wraps (a base model) or overwrites (a PEFT model).
-import { load, save } from '../io/safetensors.js';
+import { load, save, saveAsync } from '../io/safetensors.js';
 import { dispose } from '../runtime/memory.js';
 import { describe, isInteger } from '../runtime/options.js';
 import { Module } from '../nn/module.js';
@@ -67,7 +67,20 @@ export function saveAdapter(model: Module): { 'adapter_model.safetensors': Uint8
   if (!(model instanceof Module)) throw new Error(`${fn}: expected a sg.nn.Module, got ${describe(model)}`);
   const state = loraState(model);
   if (state === null || loraLayers(model).length === 0) throw new Error(`${fn}: ${model.constructor.name} has no LoRA adapters (make them with sg.peft.getPeftModel)`);
-  const bytes = save(new Map(adapterEntries(model, state)), { metadata: { format: 'pt' } });
+  const entries = adapterEntries(model, state);
+  const onDevice = entries.find(([, t]) => t.device !== 'cpu');
+  if (onDevice) throw new Error(`${fn}: '${onDevice[0]}' is a ${onDevice[1].device} tensor, which saveAdapter cannot read synchronously: use \`await sg.peft.saveAdapterAsync(model)\``);
+  const bytes = save(new Map(entries), { metadata: { format: 'pt' } });
+  return { 'adapter_model.safetensors': bytes, 'adapter_config.json': configJson(state) };
+}
+
+/** sg.peft.saveAdapterAsync(model): saveAdapter for a model on any device (the adapter read back from the GPU first). */
+export async function saveAdapterAsync(model: Module): Promise<{ 'adapter_model.safetensors': Uint8Array; 'adapter_config.json': string }> {
+  const fn = 'saveAdapterAsync';
+  if (!(model instanceof Module)) throw new Error(`${fn}: expected a sg.nn.Module, got ${describe(model)}`);
+  const state = loraState(model);
+  if (state === null || loraLayers(model).length === 0) throw new Error(`${fn}: ${model.constructor.name} has no LoRA adapters (make them with sg.peft.getPeftModel)`);
+  const bytes = await saveAsync(new Map(adapterEntries(model, state)), { metadata: { format: 'pt' } });
   return { 'adapter_model.safetensors': bytes, 'adapter_config.json': configJson(state) };
 }
 

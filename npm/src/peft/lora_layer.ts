@@ -16,6 +16,7 @@ import { noGrad } from '../autograd/backward.js';
 import { tidy } from '../runtime/memory.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { Conv1D } from '../models/gpt2_hf.js';
+import { onDevice } from '../models/pretrained.js';
 
 /** The adapter name PEFT uses when none is given; it is left out of the saved keys. */
 export const ADAPTER = 'default';
@@ -48,10 +49,15 @@ export class LoraLinear extends Module {
     const [inF, outF] = baseFeatures(base);
     this.base_layer = base;
     this.lora_dropout = new ModuleDict({ [ADAPTER]: loraDropout > 0 ? new Dropout(loraDropout) : new Identity() });
-    const a = new Linear(inF, r, { bias: false });
-    const b = new Linear(r, outF, { bias: false });
-    kaimingUniform_(a.weight, { a: Math.sqrt(5) });
-    zeros_(b.weight);
+    // Made and initialized on the cpu whatever the default device (the same draws on every device), then moved:
+    // a copy moved from the GPU to the cpu could not be written (loadAdapter) before it arrived.
+    const [a, b] = onDevice('cpu', () => {
+      const la = new Linear(inF, r, { bias: false });
+      const lb = new Linear(r, outF, { bias: false });
+      kaimingUniform_(la.weight, { a: Math.sqrt(5) });
+      zeros_(lb.weight);
+      return [la, lb];
+    });
     this.lora_A = new ModuleDict({ [ADAPTER]: a });
     this.lora_B = new ModuleDict({ [ADAPTER]: b });
     this.r = r;
