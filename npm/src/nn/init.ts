@@ -96,10 +96,30 @@ export function initSkipped(): boolean {
   return skipping;
 }
 
-/** Random fills need a float32 target (PyTorch: "not implemented for 'Long'"). */
+// The dtypes each random fill takes: PyTorch 1.13's CPU kernels (uniform_ and normal_ have
+// float16 and bfloat16 kernels; trunc_normal_'s erfinv has bfloat16 but not float16; orthogonal_'s
+// QR neither). Integer targets: PyTorch's "not implemented for 'Long'".
+const FLOATING = ['float32', 'float64', 'float16', 'bfloat16'];
+const TAKES: Record<string, readonly string[]> = {
+  truncNormal_: ['float32', 'float64', 'bfloat16'],
+  orthogonal_: ['float32', 'float64'],
+};
+
 function checkFloat(fn: string, t: Tensor): void {
   checkWritable(fn, t);
-  if (t.dtype !== 'float32' && !skipping) throw new Error(`${fn}: expected a float32 tensor to fill with random values, got ${t.dtype}`);
+  const takes = TAKES[fn] ?? FLOATING;
+  if (!takes.includes(t.dtype) && !skipping) {
+    throw new Error(`${fn}: expected a ${takes.join(', ')} tensor to fill with random values, got ${t.dtype}`);
+  }
+}
+
+/**
+ * The draws for a fill of t: float64 ones (53 random bits each) for a float64 target, float32 ones
+ * otherwise (a 16-bit target rounds them once on the write, as PyTorch's half kernels round the
+ * float they draw).
+ */
+function drawFor(t: Tensor, op: 'rand' | 'randn', n: number): Float32Array | Float64Array {
+  return draw(op, n, t.dtype === 'float64' ? 'float64' : 'float32');
 }
 
 function fill(fn: string, t: Tensor, f: (n: number) => ArrayLike<number>, random = false): Tensor {
@@ -110,7 +130,7 @@ function fill(fn: string, t: Tensor, f: (n: number) => ArrayLike<number>, random
   return t;
 }
 
-function affine(u: Float32Array, scale: number, shift: number): Float64Array {
+function affine(u: Float32Array | Float64Array, scale: number, shift: number): Float64Array {
   const out = new Float64Array(u.length);
   for (let i = 0; i < u.length; i++) out[i] = shift + scale * u[i]!;
   return out;
@@ -121,7 +141,7 @@ export function uniform_(t: Tensor, a = 0, b = 1): Tensor {
   numberArg('uniform_', 'a', a);
   numberArg('uniform_', 'b', b);
   if (a > b) throw new Error(`uniform_: expected a <= b, got a = ${a} and b = ${b}`);
-  return fill('uniform_', t, (n) => affine(draw('rand', n), b - a, a), true);
+  return fill('uniform_', t, (n) => affine(drawFor(t, 'rand', n), b - a, a), true);
 }
 
 /** Fills with N(mean, std²). */
@@ -129,7 +149,7 @@ export function normal_(t: Tensor, mean = 0, std = 1): Tensor {
   numberArg('normal_', 'mean', mean);
   numberArg('normal_', 'std', std);
   if (std < 0) throw new Error(`normal_: expected std >= 0, got ${std}`);
-  return fill('normal_', t, (n) => affine(draw('randn', n), std, mean), true);
+  return fill('normal_', t, (n) => affine(drawFor(t, 'randn', n), std, mean), true);
 }
 
 /** Fills with N(mean, std²) redrawn until inside [a, b] (torch.nn.init.trunc_normal_). */
@@ -143,7 +163,7 @@ export function truncNormal_(t: Tensor, mean = 0, std = 1, a = -2, b = 2): Tenso
     // Rejection sampling; each round draws enough for the expected acceptance.
     for (let round = 0; filled < n; round++) {
       if (round > 1000) throw new Error(`truncNormal_: [${a}, ${b}] is too far from the distribution N(${mean}, ${std}²)`);
-      const z = draw('randn', Math.max(16, 2 * (n - filled)));
+      const z = drawFor(t, 'randn', Math.max(16, 2 * (n - filled)));
       for (let i = 0; i < z.length && filled < n; i++) {
         const v = mean + std * z[i]!;
         if (v >= a && v <= b) out[filled++] = v;
@@ -246,9 +266,11 @@ export function orthogonal_(t: Tensor, gain?: number | { gain?: number }): Tenso
   const wide = rows < cols;
   const [m, n] = wide ? [cols, rows] : [rows, cols];  // the tall matrix that is factored
   const values = tidy(() => {
-    const a = tensor(draw('randn', rows * cols), { shape: [rows, cols] });
+    // In float64 for a float64 target: the QR and its draws in double.
+    const dtype = t.dtype === 'float64' ? 'float64' : 'float32';
+    const a = tensor(drawFor(t, 'randn', rows * cols), { shape: [rows, cols], dtype });
     const [q, r] = runList(fn, 'linalgQr', [['A', wide ? a.T.contiguous() : a]], { mode: 'reduced' });
-    const Q = q!.dataSync() as Float32Array, R = r!.dataSync() as Float32Array;
+    const Q = q!.dataSync() as Float32Array | Float64Array, R = r!.dataSync() as Float32Array | Float64Array;
     const out = new Float64Array(rows * cols);
     for (let i = 0; i < m; i++) {
       for (let j = 0; j < n; j++) {

@@ -64,11 +64,11 @@ export function copyTensorInto(dst: Tensor, src: Tensor): void {
 }
 
 /** n draws of 'rand' (U[0, 1)) or 'randn' (N(0, 1)) from the library generator (see sg.manualSeed). */
-export function draw(op: 'rand' | 'randn', n: number): Float32Array {
-  if (n === 0) return new Float32Array(0);
-  const h = H.callOp1(op, [], { shape: [n], device: 'cpu' });
+export function draw(op: 'rand' | 'randn', n: number, dtype: 'float32' | 'float64' = 'float32'): Float32Array | Float64Array {
+  if (n === 0) return dtype === 'float64' ? new Float64Array(0) : new Float32Array(0);
+  const h = H.callOp1(op, [], { shape: [n], device: 'cpu', dtype });
   try {
-    return H.readHandle(h) as Float32Array;
+    return H.readHandle(h) as Float32Array | Float64Array;
   } finally {
     H.releaseHandle(h);
   }
