@@ -68,10 +68,10 @@ test('conv2d pipelines by shape class: a loop over new image sizes stops adding 
     let seed = 1;
     const sizes = (from) => Array.from({ length: 4 }, (_, i) => [1 + (i % 2), from + i, from + 2 * i + 1]);
     const round = (from) => sizes(from).flatMap(([N, H, W]) => LAYERS.map((_, l) => conv(l, N, H, W, (seed += 3))));
-    const first = await pass(round(5));
+    const first = await pass(round(9)); // its last image is large enough for the weight gradient in slices
     const second = await pass(round(13));
-    const third = await pass(round(21));
-    t.diagnostic(`pipelines added by three rounds of ${round(5).length} convolutions at new sizes: ${first.added}, ${second.added}, ${third.added}`);
+    const third = await pass(round(17));
+    t.diagnostic(`pipelines added by three rounds of ${round(9).length} convolutions at new sizes: ${first.added}, ${second.added}, ${third.added}`);
     assert.deepEqual([...first.errors, ...second.errors, ...third.errors], []);
     assert.ok(first.added > 0, 'the first round compiles pipelines');
     assert.equal(second.added, 0, 'new image sizes of known layer classes: no new pipeline');

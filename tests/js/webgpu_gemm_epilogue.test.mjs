@@ -1,9 +1,10 @@
-// A unary op on a product's output fused into the WebGPU GEMM's write-back (web/webgpu/kernels/
-// gemm.ts attachUnary): linear → GELU while a gradient is recorded (src/nn/linear.cpp runs the
-// GELU as its own op then, as its backward needs the pre-activation), matmul → relu/sigmoid
-// written as two ops, in eager code and under sg.compile. Counts (never times): one dispatch
-// fewer than the unfused path (prefs.gemmEpilogue off), and no fusion where it would be wrong
-// (a unary over part of the product, in place). Values: outputs and gradients bit for bit equal
+// An elementwise op on a product's output fused into the WebGPU GEMM's write-back (web/webgpu/
+// kernels/gemm.ts attachUnary, attachBinary): linear → GELU while a gradient is recorded
+// (src/nn/linear.cpp runs the GELU as its own op then, as its backward needs the
+// pre-activation), matmul → relu/sigmoid written as two ops, a residual add of a projection, in
+// eager code and under sg.compile. Counts (never times): one dispatch fewer than the unfused path
+// (prefs.gemmEpilogue off), and no fusion where it would be wrong (over part of the product, in
+// place, a broadcast operand, the product twice). Values: outputs and gradients bit for bit equal
 // to the unfused path's, and within 1e-4 of the 'reference' backend. Dawn over SwiftShader.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,6 +29,11 @@ const CASES = [
   ['matmul of a transposed weight → sigmoid', [f([6, 4], -1, 1, 9), f([5, 4], -1, 1, 10)], (s, a, b) => a.matmul(b.T).sigmoid(), true],
   ['gelu over part of the product (not fused)', lin([5, 7], 9, 11), (s, x, w, b) => s.F.gelu(s.F.linear(x, w, b).narrow(1, 2, 4)), false],
   ['in-place relu_ of the product (not fused)', [f([6, 4], -1, 1, 14), f([4, 5], -1, 1, 15)], (s, a, b) => s.noGrad(() => a.matmul(b).relu_()), false],
+  ['residual add x + linear(h)', [f([2, 3, 6], -1, 1, 16), ...lin([2, 3, 5], 6, 17)], (s, x, h, w, b) => x.add(s.F.linear(h, w, b)), true],
+  ['matmul − x (the product on the left)', [f([6, 4], -1, 1, 20), f([4, 5], -1, 1, 21), f([6, 5], -1, 1, 22)], (s, a, b, x) => a.matmul(b).sub(x), true],
+  ['matmul · a broadcast row (not fused)', [f([6, 4], -1, 1, 23), f([4, 5], -1, 1, 24), f([5], -1, 1, 25)], (s, a, b, r) => a.matmul(b).mul(r), false],
+  ['product + itself (not fused)', [f([6, 4], -1, 1, 26), f([4, 5], -1, 1, 27)], (s, a, b) => { const y = a.matmul(b); return y.add(y); }, false],
+  ['x.add_(product) in place (not fused)', [f([6, 4], -1, 1, 28), f([4, 5], -1, 1, 29), f([6, 5], -1, 1, 30)], (s, a, b, x) => s.noGrad(() => x.clone().add_(a.matmul(b))), false],
 ];
 
 /** Dispatches of c's forward on webgpu (inputs made and synced first). */
@@ -44,7 +50,7 @@ async function forwardDispatches(c) {
   return n;
 }
 
-test('a unary after a product fuses into the GEMM write-back: one dispatch fewer, values and gradients as unfused (bit for bit) and as the reference', { skip }, async (t) => {
+test('an elementwise op after a product fuses into the GEMM write-back: one dispatch fewer, values and gradients as unfused (bit for bit) and as the reference', { skip }, async (t) => {
   const { activeRuntime } = await import('../../npm/dist/esm/npm/src/runtime/webgpu_device.js');
   const prefs = activeRuntime().prefs;
   const errors = [];
@@ -65,6 +71,32 @@ test('a unary after a product fuses into the GEMM write-back: one dispatch fewer
       if (e) errors.push(`${name}: ${e}`);
     }
   } finally {
+    prefs.gemmEpilogue = true;
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('the epilogue in the workgroup-tiled and register-blocked GEMMs (forced: SwiftShader picks the register-only one): values as unfused and the reference', { skip }, async () => {
+  const { activeRuntime } = await import('../../npm/dist/esm/npm/src/runtime/webgpu_device.js');
+  const prefs = activeRuntime().prefs;
+  const chosen = prefs.gemm;
+  const errors = [];
+  try {
+    for (const variant of ['tiled', 'blocked']) {
+      prefs.gemm = variant;
+      for (const [name, inputs, run] of CASES.filter((c) => c[3])) {
+        const c = { name: `${variant}: ${name}`, tol: 1e-4, inputs, run };
+        prefs.gemmEpilogue = true;
+        const fused = await runCase(sg, c, 'webgpu');
+        prefs.gemmEpilogue = false;
+        const plain = await runCase(sg, c, 'webgpu');
+        assert.deepEqual(fused, plain, `${c.name}: fused and unfused results differ`);
+        const e = compare(await runCase(sg, c, 'reference'), fused, c.tol);
+        if (e) errors.push(`${c.name}: ${e}`);
+      }
+    }
+  } finally {
+    prefs.gemm = chosen;
     prefs.gemmEpilogue = true;
   }
   assert.deepEqual(errors, []);

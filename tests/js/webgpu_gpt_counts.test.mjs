@@ -20,8 +20,9 @@ after(() => {
 
 // Dispatches of one bench GPT train step before issue 29's kernels (measured on SwiftShader with
 // the same model, data and AdamW: 109 GEMM, 28 Adam, 125 of the composed LayerNorms, 75 other).
-// Since: 157 (batched head-view GEMMs, LayerNorm kernels), then 128 (AdamW over the 28
-// parameters as one multi-tensor dispatch, each MLP's GELU in its product's write-back).
+// Since: 157 (batched head-view GEMMs, LayerNorm kernels), then 124 (AdamW over the 28
+// parameters as one multi-tensor dispatch; each MLP's GELU and the residual adds of the
+// projections in their products' write-back).
 const DISPATCHES_BEFORE = 337;
 
 /** The bench's GPT (tests/bench/lib/gpt.mjs) with its data and AdamW, on the active backend. */

@@ -3,7 +3,7 @@
 // maxStorageBuffersPerShaderStage of them (8 by default), and WGSL has no pointers, so one
 // dispatch cannot reach dozens of separate tensor buffers. Moved into one arena per role
 // (parameters, first moments, ...), each tensor a slice at the same byte offset in every role's
-// arena, the arenas are flat vectors that one elementwise dispatch updates in full.
+// arena, the arenas are flat vectors that one elementwise dispatch updates in one pass.
 //
 // A tensor keeps its id when it moves: the runtime resolves an id to (arena, base) for every
 // kernel argument, upload and download, so nothing above the runtime sees the move.

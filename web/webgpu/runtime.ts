@@ -45,6 +45,10 @@ export interface WebGpuStats {
   pipelines: number;
 }
 
+// Calls that do not encode held products first: the products, and the elementwise ops that may
+// fuse into their write-back (kernels/gemm.ts attachUnary/attachBinary; they flush otherwise).
+const GEMM_EPILOGUES = new Set(['gemm_f32', 'unary_f32', 'binary_f32']);
+
 // Buffers in a segment beyond which it is submitted without waiting for a step's end.
 const MAX_DISPATCHES_PER_SEGMENT = 512;
 
@@ -181,7 +185,7 @@ export class WebGpuRuntime {
       if (!kernel) throw new Error(`webgpu: internal error: no WGSL kernel '${name}' (the op should have run on wasm)`);
       // A run of products, or of optimizer updates, stays held to be batched; anything else
       // (the other kind included) encodes what is held first, keeping the calls' order.
-      if (name !== 'gemm_f32' && name !== 'unary_f32') flushGemm(this.context); // a unary may fuse into the product
+      if (!GEMM_EPILOGUES.has(name)) flushGemm(this.context);
       if (!HELD_OPTIM.has(name)) flushOptim(this.context);
       kernel(this.context, this.args(args));
       this.afterWork();

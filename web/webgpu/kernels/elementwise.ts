@@ -9,7 +9,7 @@ import { Params } from '../params.js';
 import { BINARY, MATH, MATH_FN, MATH_MORE, MODULO_F32, MODULO_I32, MODULO_WGSL, UNARY } from './math.js';
 import { BOOL, ENTRY, F32, I32, byteRead, byteWrite, load, prelude, wgslType } from './prelude.js';
 import { coalesce, groupsFor, operand, pad8, STRIDED, type KernelFn } from './common.js';
-import { attachUnary, flushGemm } from './gemm.js';
+import { attachBinary, attachUnary, flushGemm } from './gemm.js';
 
 const bind = (i: number, name: string, type: string, write: boolean) =>
   `@group(0) @binding(${i}) var<storage, ${write ? 'read_write' : 'read'}> ${name}: array<${type}>;\n`;
@@ -92,6 +92,9 @@ export const elementwise: Record<string, KernelFn> = {
     const op = a.num();
     const shape = a.list(), as = a.list(), bs = a.list();
     const x = operand(ctx, a), y = operand(ctx, a), out = operand(ctx, a);
+    // One side the output of a product just before: fused into its write-back (gemm.ts).
+    if (attachBinary(ctx, op, shape, as, bs, x, y, out)) return;
+    flushGemm(ctx);
     strided(ctx, `binary${op}`, `  let a = IN0[${off(0)}];\n  let b = IN1[${off(1)}];\n  OUT[pu(4u) + id] = ${BINARY[op]};`,
       [{ ...x, dtype: F32, strides: as }, { ...y, dtype: F32, strides: bs }], { ...out, dtype: F32 }, shape);
   },

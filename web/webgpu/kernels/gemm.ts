@@ -3,8 +3,8 @@
 // operands are read through their strides, never copied. Twin of
 // src/kernels/reference/gemm.cpp (which accumulates in double: tolerance 1e-4).
 import { Params } from '../params.js';
-import { UNARY } from './math.js';
-import { operand, type KernelContext, type KernelFn, type Operand } from './common.js';
+import { BINARY, UNARY } from './math.js';
+import { coalesce, operand, type KernelContext, type KernelFn, type Operand } from './common.js';
 import type { KernelSpec } from '../kernel_cache.js';
 import type { BufferLike } from '../gpu_types.js';
 import { MATH } from './math.js';
@@ -15,32 +15,47 @@ const TILE = 32;
 const DEPTH = 16;
 
 // Both GEMM kernels' bindings: A, B, the bias (n floats; a flag says when there is none) and C
-// (and with an epilogue, D: see withEpilogue).
-const header = (epilogue: boolean) => /* wgsl */ `
+// (with an epilogue, D and for a binary op E: see withEpilogue).
+const header = (extra = 0) => /* wgsl */ `
 @group(0) @binding(0) var<storage, read> A: array<f32>;
 @group(0) @binding(1) var<storage, read> B: array<f32>;
 @group(0) @binding(2) var<storage, read> BIAS: array<f32>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
-${epilogue ? '@group(0) @binding(4) var<storage, read_write> D: array<f32>;\n' : ''}${prelude(epilogue ? 5 : 4)}
+${extra > 0 ? '@group(0) @binding(4) var<storage, read_write> D: array<f32>;\n' : ''}${extra > 1 ? '@group(0) @binding(5) var<storage, read> E: array<f32>;\n' : ''}${prelude(4 + extra)}
 ${MATH}`;
-const HEADER = header(false);
-
-// A unary op that reads C right after the product (linear → GELU while a graph is recorded, or
-// matmul → relu written as two ops) fused into the product's write-back: C is stored as before
-// and D[i·n + j] = op(C[i, j]) (parameter words 21: D's offset, 22: the op's parameter). The
-// value is the one C holds, so D equals what the unary kernel would write, bit for bit, and the
-// activation's separate pass over memory (and its dispatch) is gone.
-function withEpilogue(src: string, op: number): string {
-  const out = src
-    .replace(HEADER, header(true))
-    .replace(/C\[at\] = (.*);/, (_, e: string) =>
-      `let y_ = ${e};\n      C[at] = y_;\n      { let x = y_; let p = pf(22u); D[pu(21u) + i * pu(1u) + j] = ${UNARY[op]}; }`);
-  if (out === src) throw new Error('webgpu: internal error: no GEMM write-back to fuse into');
-  return out;
-}
+const HEADER = header();
 
 // GemmAct (None, Relu, GeluErf, GeluTanh) as the unary op it applies.
 const ACT = ['x', UNARY[16], UNARY[20], UNARY[21]];
+
+/**
+ * An elementwise op that reads a product's whole output right after it (linear → GELU while a
+ * graph is recorded, a residual add of a projection, matmul → relu written as two ops) fused into
+ * the product's write-back: C is stored as before and D[i·n + j] = op(C[i, j]) for a unary op, or
+ * op(C[i, j], E[i·n + j]) (either order) for a binary one, with the value C holds: D is what the
+ * op's own kernel would write, bit for bit, without its pass over memory or its dispatch.
+ * Parameter words 21: D's offset, 22: the unary's parameter, 23: E's offset.
+ */
+export interface Epilogue {
+  op: number;
+  param: number;
+  out: Operand;
+  /** a binary op's other operand, and whether C is its left side */
+  other?: Operand;
+  cFirst?: boolean;
+}
+
+function withEpilogue(src: string, e: Epilogue): string {
+  const at = (name: string, word: number) => `${name}[pu(${word}u) + i * pu(1u) + j]`;
+  const op = e.other
+    ? `let a = ${e.cFirst ? 'y_' : at('E', 23)}; let b = ${e.cFirst ? at('E', 23) : 'y_'}; ${at('D', 21)} = ${BINARY[e.op]};`
+    : `let x = y_; let p = pf(22u); ${at('D', 21)} = ${UNARY[e.op]};`;
+  const out = src
+    .replace(HEADER, header(e.other ? 2 : 1))
+    .replace(/C\[at\] = (.*);/, (_, v: string) => `let y_ = ${v};\n      C[at] = y_;\n      { ${op} }`);
+  if (out === src) throw new Error('webgpu: internal error: no GEMM write-back to fuse into');
+  return out;
+}
 
 function code(transA: boolean, transB: boolean, act: number): string {
   // Element (row i, depth p) of op(A) and (depth p, col j) of op(B), through the leading dims.
@@ -159,8 +174,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 interface Pending {
   key: string; // everything but the offsets
   spec: KernelSpec;
-  /** a unary op fused into the write-back (attachUnary), writing D */
-  epilogue?: { op: number; param: number; buffer: BufferLike; at: number };
+  /** an elementwise op fused into the write-back (attachUnary, attachBinary) */
+  epilogue?: Epilogue;
   buffers: BufferLike[];
   words: Uint32Array; // the first product's parameters
   gx: number;
@@ -222,9 +237,13 @@ export function flushGemm(ctx: KernelContext): void {
     p.words[20] = run.L;
     const e = b.epilogue;
     if (e) {
-      p.u(e.at).f(e.param);
-      const spec = { key: `${b.spec.key}|e${e.op}`, access: [...b.spec.access, 'write' as const], code: () => withEpilogue(b.spec.code(), e.op) };
-      ctx.dispatch3d(spec, [...b.buffers, e.buffer], p, b.gx, b.gy, run.count);
+      p.u(e.out.at).f(e.param).u(e.other?.at ?? 0);
+      const spec: KernelSpec = {
+        key: `${b.spec.key}|${e.other ? `b${e.op}${+!!e.cFirst}` : `u${e.op}`}`,
+        access: [...b.spec.access, 'write', ...(e.other ? ['read' as const] : [])],
+        code: () => withEpilogue(b.spec.code(), e),
+      };
+      ctx.dispatch3d(spec, [...b.buffers, e.out.buffer, ...(e.other ? [e.other.buffer] : [])], p, b.gx, b.gy, run.count);
     } else ctx.dispatch3d(b.spec, b.buffers, p, b.gx, b.gy, run.count);
     start += run.count;
   }
@@ -233,22 +252,47 @@ export function flushGemm(ctx: KernelContext): void {
 /** Whether a held product binds `buffer` (the runtime encodes it before the buffer can be reused). */
 export function gemmHolds(ctx: KernelContext, buffer: BufferLike): boolean {
   const b = pending.get(ctx);
-  return !!b && (b.buffers.includes(buffer) || b.epilogue?.buffer === buffer);
+  return !!b && (b.buffers.includes(buffer) || b.epilogue?.out.buffer === buffer || b.epilogue?.other?.buffer === buffer);
+}
+
+/** The held product whose whole output C is `count` contiguous elements at `x`, if one may take an epilogue. */
+function heldOutput(ctx: KernelContext, x: Operand, count: number): Pending | null {
+  const b = pending.get(ctx);
+  if (!b || !ctx.prefs.gemmEpilogue || b.epilogue || b.at.length !== 1) return null;
+  const m = b.words[0]!, n = b.words[1]!, ldc = b.words[11]!;
+  if (x.buffer !== b.buffers[3] || x.at !== b.at[0]![2] || ldc !== n || m * n !== count) return null;
+  return b;
 }
 
 /**
- * Fuses unary_f32(op) of x into y into the held product when x is its whole output C (one
- * product, contiguous rows) and y another buffer; returns whether it did (the runtime holds
- * products back, so the unary comes before the product is encoded).
+ * Fuses unary_f32(op) of x into y into the held product when x is its whole output (one product,
+ * contiguous rows) and y another buffer; returns whether it did (the runtime holds products
+ * back, so the op comes before the product is encoded).
  */
 export function attachUnary(ctx: KernelContext, op: number, param: number, x: Operand, y: Operand, count: number): boolean {
-  const b = pending.get(ctx);
-  if (!b || !ctx.prefs.gemmEpilogue || b.epilogue || b.at.length !== 1 || UNARY[op] === undefined) return false;
-  const m = b.words[0]!, n = b.words[1]!, ldc = b.words[11]!;
-  if (x.buffer !== b.buffers[3] || x.at !== b.at[0]![2] || ldc !== n || m * n !== count) return false;
-  if (y.buffer === x.buffer) return false; // in place: the unary kernel runs
-  b.epilogue = { op, param, buffer: y.buffer, at: y.at };
+  const b = heldOutput(ctx, x, count);
+  if (!b || UNARY[op] === undefined || y.buffer === x.buffer) return false; // in place: the op's own kernel
+  b.epilogue = { op, param, out: y };
   return true;
+}
+
+/**
+ * Fuses binary_f32(op) of a and b into out into the held product when one side is its whole
+ * output and the other the same contiguous shape in another buffer, out in a third (the
+ * strides as binary_f32's broadcast plan gives them); returns whether it did.
+ */
+export function attachBinary(ctx: KernelContext, op: number, shape: number[], as: number[], bs: number[], a: Operand, bo: Operand, out: Operand): boolean {
+  if (BINARY[op] === undefined) return false;
+  const count = shape.reduce((p, s) => p * s, 1);
+  const c = coalesce(shape, [as, bs]);
+  if (count < 2 || c.shape.length !== 1 || c.strides[0]![0] !== 1 || c.strides[1]![0] !== 1) return false;
+  for (const [cOp, other, cFirst] of [[a, bo, true], [bo, a, false]] as const) {
+    const held = heldOutput(ctx, cOp, count);
+    if (!held || other.buffer === cOp.buffer || out.buffer === cOp.buffer || out.buffer === other.buffer) continue;
+    held.epilogue = { op, param: 0, out, other, cFirst };
+    return true;
+  }
+  return false;
 }
 
 const ids = new WeakMap<BufferLike, number>();

@@ -7,8 +7,9 @@
 // over a GPT's 28 parameters was 28 dispatches; it is one (a group per distinct set of scalars,
 // e.g. a second one for parameters without weight decay, and one per arena that fits a binding).
 //
-// The WGSL is the per-tensor kernel's, with every offset 0 and n the arenas' length: the
-// elements between slices (alignment padding) are computed and never read. Twins of
+// The per-element update is the per-tensor kernel's; the multi-tensor kernel runs it over the
+// arenas' length at the same index in each, skipping the elements between slices (alignment, a
+// storage's bytes past its tensor) by a table of the slices. Twins of
 // src/optim/optim_kernels_ref.cpp (same float32 operations in the same order).
 import { Params } from '../params.js';
 import type { BufferLike } from '../gpu_types.js';
