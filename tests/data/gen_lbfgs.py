@@ -9,8 +9,14 @@ Each case calls opt.step(closure) STEPS times and records, after each call, the 
     historySize 3 (the correction pairs are shifted out), maxIter 5;
   - a badly scaled quadratic of two parameters (one without a gradient term of its own half
     the time: its .grad is None when the closure leaves it out), strong Wolfe, historySize 2.
-The JS test writes the same closures with simdgrad ops.
+The JS test writes the same closures with simdgrad ops. 'steps64' records the same problem run
+over float64 parameters (from the same float32 starting values), for LBFGS in float64.
+`--float64-only` rewrites 'steps64' and keeps the file's float32 steps (see main()).
 """
+import json
+import os
+import sys
+
 import torch
 import torch.nn.functional as F
 from ref_json import f32, flat, write
@@ -44,7 +50,11 @@ def run(name, make, options, steps=STEPS):
         spread = max(float(((a.double() - b) .abs() / (1 + b.abs())).max()) for a, b in zip(ps, ps64))
         records.append({"loss": f32(loss), "params": [flat(p) for p in ps], "funcEvals": evals, "nIter": iters,
                         "spread": spread})
-    return {"name": name, "options": options, "init": init, "steps": records}
+    # The float64 run itself, to double precision: what sg.optim.LBFGS over float64 parameters
+    # must follow.
+    records64 = [{"loss": loss, "params": [p.reshape(-1).tolist() for p in ps], "funcEvals": evals, "nIter": iters}
+                 for loss, ps, evals, iters in wide]
+    return {"name": name, "options": options, "init": init, "steps": records, "steps64": records64}
 
 
 def main():
@@ -101,6 +111,18 @@ def main():
     cases.append(run("quadratic, strong Wolfe, historySize 2, a parameter without grad", quadratic,
                      {"line_search_fn": "strong_wolfe", "history_size": 2, "max_iter": 6}))
 
+    if "--float64-only" in sys.argv:
+        # PyTorch's float32 runs differ between machines in the last bits, which L-BFGS amplifies
+        # (on the machine of issue 27 the quadratic's third step took 35 evaluations, not the 29
+        # of the committed file's float32 run, written where the float32 test was tuned): this
+        # mode keeps the file's float32 steps and spreads and writes only the float64 runs, which
+        # agree between machines to about 1e-15.
+        old = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lbfgs_ref.json")))
+        for case, kept in zip(cases, old["cases"]):
+            assert case["name"] == kept["name"]
+            case["init"], case["steps"] = kept["init"], kept["steps"]
+            if "data" in kept:
+                case["data"] = kept["data"]
     write("gen_lbfgs.py", "lbfgs_ref.json", {"cases": cases})
 
 

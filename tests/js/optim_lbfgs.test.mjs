@@ -21,8 +21,12 @@ const TORCH_TO_JS = { line_search_fn: 'lineSearchFn', max_iter: 'maxIter', histo
 const jsOptions = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [TORCH_TO_JS[k], v]));
 
 /** The case's parameters and a closure computing the same loss as gen_lbfgs.py's. */
-function problem(c) {
-  const params = c.init.map((v, i) => sg.tensor(v, { requiresGrad: true, shape: c.name.startsWith('logistic') ? [[3, 4], [3]][i] : [v.length] }));
+function problem(c, dtype = 'float32') {
+  // The file's starting values and data are float32 values in 9 digits: Math.fround gives the
+  // float32 value itself, which the generator's float64 run starts from (the 9-digit decimal read
+  // as a double is up to 1e-9 away).
+  const f32s = (v) => v.map(Math.fround);
+  const params = c.init.map((v, i) => sg.tensor(f32s(v), { dtype, requiresGrad: true, shape: c.name.startsWith('logistic') ? [[3, 4], [3]][i] : [v.length] }));
   let calls = 0;
   const closures = {
     Rosenbrock: () => {
@@ -33,7 +37,7 @@ function problem(c) {
     },
     logistic: () => {
       const [w, b] = params;
-      const data = sg.tensor(c.data, { shape: [10, 4] });
+      const data = sg.tensor(f32s(c.data), { shape: [10, 4], dtype });
       return sg.F.crossEntropy(data.matmul(w.T).add(b), sg.tensor(c.labels, { dtype: 'int32' }));
     },
     quadratic: () => {
@@ -75,6 +79,40 @@ for (const c of ref.cases) {
     opt.dispose();
   });
 }
+
+// Over float64 parameters (PyTorch's float64 run of the same problems, 'steps64'): the scalars
+// are float64 too, so the trajectory follows PyTorch's to near double precision (rounding
+// differences amplified by the iterations stay below 1e-9 relative here), and the counters are
+// equal at every step.
+for (const c of ref.cases) {
+  test(`PyTorch trajectory in float64: ${c.name}`, () => {
+    const { params, closure } = problem(c, 'float64');
+    const opt = new sg.optim.LBFGS(params, jsOptions(c.options));
+    c.steps64.forEach((want, k) => {
+      const loss = sg.tidy(() => opt.step(closure).item());
+      close(loss, want.loss, 1e-9, `step ${k + 1} loss`);
+      params.forEach((p, i) => {
+        assert.equal(p.dtype, 'float64');
+        close(Array.from(p.dataSync()), want.params[i], 1e-9, `step ${k + 1} param ${i}`);
+      });
+      const st = opt.stateDict();
+      assert.equal(st.state[0].func_evals, want.funcEvals, `step ${k + 1} func_evals`);
+      assert.equal(st.state[0].n_iter, want.nIter, `step ${k + 1} n_iter`);
+      assert.equal(st.state[0].d.dtype, 'float64');
+      sg.dispose(st.state);
+    });
+    sg.dispose(params);
+    opt.dispose();
+  });
+}
+
+test('LBFGS names the dtype it does not run in, and parameters of two dtypes', () => {
+  sg.tidy(() => {
+    throwsWith(() => new sg.optim.LBFGS([sg.zeros([2], { dtype: 'float16', requiresGrad: true })]), 'LBFGS', 'float16', 'float64');
+    throwsWith(() => new sg.optim.LBFGS([sg.zeros([2], { requiresGrad: true }), sg.zeros([2], { dtype: 'float64', requiresGrad: true })]),
+      'LBFGS', 'float32', 'float64', 'params[1]');
+  });
+});
 
 test('memory: repeated steps keep sg.memory() flat; dispose() frees the state', () => {
   const c = ref.cases[1];

@@ -1,8 +1,10 @@
 // L-BFGS (torch.optim.LBFGS of PyTorch 1.13): closure-driven, one param group, the whole
 // parameter set seen as one flat vector. The two-loop recursion and the line search are driven
 // from here over tensor ops (dot products, axpys on the flat vector); the parameters are written
-// in place. Scalars that PyTorch holds as float32 0-d tensors (y·s, 1/(y·s), the initial Hessian
-// scale, the two-loop coefficients) are rounded to float32 likewise.
+// in place. Scalars that PyTorch holds as 0-d tensors of the parameters' dtype (y·s, 1/(y·s), the
+// initial Hessian scale, the two-loop coefficients) are rounded to that dtype likewise: float32 or
+// float64 (PyTorch 1.13's LBFGS also runs in bfloat16; in float16 its CPU `dot` is missing, and
+// here both 16-bit dtypes are refused by name).
 import { noGrad, enableGrad } from '../autograd/backward.js';
 import { zeros } from '../tensor/creation.js';
 import { keep, tidy } from '../runtime/memory.js';
@@ -10,6 +12,7 @@ import { mod } from '../runtime/module.js';
 import { handleDataPtr, shareHandle } from '../runtime/handles.js';
 import { functionOps } from '../tensor/ops.js';
 import { describe, isInteger, isOptionsObject } from '../runtime/options.js';
+import { dtypeBytes } from '../runtime/dtypes.js';
 import { Tensor } from '../tensor/tensor.js';
 import { strongWolfe, type Probe } from './line_search.js';
 import { checkNonNegative, Optimizer, type Algorithm, type OptimizerStateDict, type ParamsInput } from './optimizer.js';
@@ -45,7 +48,8 @@ interface LBFGSState {
   prev_loss?: number;
 }
 
-const f32 = Math.fround;
+/** The dtypes LBFGS runs in, with the rounding of a scalar held as a 0-d tensor of it. */
+const ROUND: Record<string, (v: number) => number> = { float32: Math.fround, float64: (v) => v };
 
 function algorithm(maxEvalDefault: number): Algorithm {
   return {
@@ -78,10 +82,10 @@ function maxAbs(a: Tensor): number {
   return a.abs().max().item();
 }
 
-/** Writes src's values into dst's storage (both contiguous float32 of one size) in the wasm heap. */
+/** Writes src's values into dst's storage (both contiguous, of one size and dtype) in the wasm heap. */
 function assign(dst: Tensor, src: Tensor): void {
   const s = src.contiguous();
-  const bytes = 4 * dst.numel;
+  const bytes = dtypeBytes(dst.dtype) * dst.numel;
   const at = handleDataPtr(dst.handle);
   const from = handleDataPtr(s.handle);
   mod().HEAPU8.copyWithin(at, from, from + bytes);
@@ -91,13 +95,21 @@ export class LBFGS extends Optimizer {
   private lbfgs: LBFGSState = { func_evals: 0, n_iter: 0 };
   /** The state tensors this optimizer owns (kept out of every tidy; freed by dispose()). */
   private readonly owned = new Set<Tensor>();
+  /** The parameters' dtype (one for all): the flat vectors' and the scalars' (ROUND). */
+  private readonly dtype: 'float32' | 'float64';
+  private readonly round: (v: number) => number;
 
   constructor(params: ParamsInput, options?: LBFGSOptions) {
     const o = isOptionsObject(options) ? (options as LBFGSOptions) : {};
     const maxIter = o.maxIter ?? 20;
     super(algorithm(isInteger(maxIter) && maxIter > 0 ? Math.floor((maxIter * 5) / 4) : 25), params, options);
     if (this.paramGroups.length !== 1) throw new Error("LBFGS: doesn't support per-parameter options (parameter groups)");
+    const dtype = this.params[0]?.dtype ?? 'float32';
+    if (!(dtype in ROUND)) throw new Error(`LBFGS: expected float32 or float64 parameters, got params[0] of dtype ${dtype}`);
+    this.dtype = dtype as 'float32' | 'float64';
+    this.round = ROUND[dtype]!;
     for (const [i, p] of this.params.entries()) {
+      if (p.dtype !== dtype) throw new Error(`LBFGS: expected every parameter of one dtype (the flat vector's), got params[0] ${dtype} and params[${i}] ${p.dtype}`);
       if (!p.isContiguous()) throw new Error(`LBFGS: params[${i}] is a strided view; L-BFGS writes parameters in place and needs contiguous ones`);
       if (p.device !== 'cpu') {
         throw new Error(
@@ -117,7 +129,7 @@ export class LBFGS extends Optimizer {
     return functionOps.cat(
       this.params.map((p) => {
         const g = p.grad;
-        return g ? g.reshape([-1]) : zeros([p.numel]);
+        return g ? g.reshape([-1]) : zeros([p.numel], { dtype: this.dtype });
       }),
       0,
     );
@@ -157,6 +169,7 @@ export class LBFGS extends Optimizer {
     const historySize = group.historySize as number;
     const lineSearch = group.lineSearchFn as string | null;
     const state = this.lbfgs;
+    const round = this.round;
     const before = new Set(this.owned);
     // tidy returns the first loss to the caller's scope; everything else made here is freed
     // except the tensors the state keeps.
@@ -195,27 +208,27 @@ export class LBFGS extends Optimizer {
               }
               oldDirs.push(y);
               oldStps.push(s);
-              ro.push(f32(1 / ys));
-              hDiag = f32(ys / dot(y, y));
+              ro.push(round(1 / ys));
+              hDiag = round(ys / dot(y, y));
             }
             // The two-loop recursion: d = −H·g.
             const al: number[] = new Array<number>(oldDirs.length);
             let q = flatGrad.neg();
             for (let i = oldDirs.length - 1; i >= 0; i--) {
-              al[i] = f32(dot(oldStps[i]!, q) * ro[i]!);
+              al[i] = round(dot(oldStps[i]!, q) * ro[i]!);
               q = q.sub(oldDirs[i]!.mul(al[i]!));
             }
             let r = q.mul(hDiag);
             for (let i = 0; i < oldDirs.length; i++) {
-              const be = f32(dot(oldDirs[i]!, r) * ro[i]!);
-              r = r.add(oldStps[i]!.mul(f32(al[i]! - be)));
+              const be = round(dot(oldDirs[i]!, r) * ro[i]!);
+              r = r.add(oldStps[i]!.mul(round(al[i]! - be)));
             }
             d = r;
           }
           prevFlatGrad = flatGrad;
           prevLoss = loss;
           // ---- the step length
-          t = state.n_iter === 1 ? Math.min(1, f32(1 / flatGrad.abs().sum().item())) * lr : lr;
+          t = state.n_iter === 1 ? Math.min(1, round(1 / flatGrad.abs().sum().item())) * lr : lr;
           const gtd = dot(flatGrad, d);
           if (gtd > -toleranceChange) break;
           let lsEvals = 0;
@@ -311,8 +324,8 @@ export class LBFGS extends Optimizer {
     const e = entry as Record<string, unknown>;
     const n = this.params.reduce((a, p) => a + p.numel, 0);
     const vector = (k: string, v: unknown): Tensor => {
-      if (!(v instanceof Tensor) || v.isDisposed || v.dtype !== 'float32' || v.ndim !== 1 || v.numel !== n) {
-        throw new Error(`${fn}: state[0].${k} must be a float32 Tensor of shape [${n}] (the parameters as one vector), got ${describe(v)}`);
+      if (!(v instanceof Tensor) || v.isDisposed || v.dtype !== this.dtype || v.ndim !== 1 || v.numel !== n) {
+        throw new Error(`${fn}: state[0].${k} must be a ${this.dtype} Tensor of shape [${n}] (the parameters as one vector), got ${describe(v)}`);
       }
       return v;
     };
