@@ -66,6 +66,46 @@ test('savePretrained → fromPretrained: Llama (tied and not), GPT-2, BERT give 
   ids.dispose();
 });
 
+// Shards are streamed: every header is read first (from the file's length and its first bytes), then each tensor's
+// bytes alone, so no shard is ever whole in memory. Files given as Blobs (a browser's picked folder) record what is
+// read of them: never a whole shard (arrayBuffer() on it), no slice longer than the largest tensor or a header.
+test('fromPretrained streams the shards: Blob files are read a header or a tensor at a time, never whole', async () => {
+  const m = new sg.models.LlamaForCausalLM({ ...LLAMA, num_hidden_layers: 3 });
+  const files = sg.models.savePretrained(m, { maxShardSize: 4000 });
+  const shards = Object.keys(files).filter((n) => n.endsWith('.safetensors'));
+  assert.ok(shards.length >= 3, `${shards.length} shards`);
+  const reads = [];
+  class RecordingBlob extends Blob {
+    constructor(name, bytes) {
+      super([bytes]);
+      this.name = name;
+    }
+    arrayBuffer() {
+      reads.push([this.name, 'whole', this.size, new Error().stack.split('\n').slice(2, 5).join(' ')]);
+      return super.arrayBuffer();
+    }
+    slice(start, end) {
+      reads.push([this.name, 'slice', end - start]);
+      return super.slice(start, end);
+    }
+  }
+  const given = Object.fromEntries(Object.entries(files).map(([n, v]) => [n, shards.includes(n) ? new RecordingBlob(n, v) : v]));
+  const back = await sg.models.fromPretrained(given);
+  const ids = sg.tensor([[1, 2, 3, 4, 5]], { dtype: 'int32' });
+  m.eval();
+  back.eval();
+  sameLogits(m, back, ids, 'streamed Llama');
+  assert.deepEqual(reads.filter(([, how]) => how === 'whole'), [], 'no shard read whole');
+  const largest = Math.max(...m.parameters().map((p) => p.numel * 4));
+  const headers = shards.map((n) => 8 + Number(new DataView(files[n].buffer, files[n].byteOffset).getBigUint64(0, true)));
+  const longest = Math.max(...reads.map(([, , n]) => n));
+  assert.ok(longest <= Math.max(largest, ...headers), `longest read ${longest} bytes; largest tensor ${largest}, headers ${headers}`);
+  for (const n of shards) assert.ok(reads.some(([f]) => f === n), `${n} read`);
+  sg.dispose([ids]);
+  m.dispose();
+  back.dispose();
+});
+
 test('savePretrained: maxShardSize as bytes or a string; shards follow HF names and the index format', () => {
   const m = new sg.models.LlamaForCausalLM(LLAMA);
   const files = sg.models.savePretrained(m, { maxShardSize: 4000 });

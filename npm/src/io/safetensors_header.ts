@@ -21,21 +21,40 @@ function fail(message: string): never {
   throw new Error(`load: ${message}`);
 }
 
-/** The tensors of safetensors bytes, by name in the file's order; throws as sg.load does for a malformed or truncated file. */
-export function readSafetensorsHeader(bytes: Uint8Array): Map<string, StoredTensor> {
-  if (bytes.length < 8) fail(`the data is ${bytes.length} bytes long; a safetensors file starts with an 8-byte header length`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** One tensor of a file by its place: dtype and shape as stored, and where its bytes lie from the file's start. */
+export interface PlacedTensor {
+  dtype: DType;
+  shape: number[];
+  /** Byte offset of its data from the start of the file (8 + header + data_offsets[0]). */
+  offset: number;
+  byteLength: number;
+}
+
+/** The header's length from a file's first 8 bytes (little-endian u64). */
+export function safetensorsHeaderLength(first8: Uint8Array, fileLength: number): number {
+  if (fileLength < 8 || first8.length < 8) fail(`the data is ${Math.min(fileLength, first8.length)} bytes long; a safetensors file starts with an 8-byte header length`);
+  const view = new DataView(first8.buffer, first8.byteOffset, 8);
   const headerLen = view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32;
-  if (headerLen > bytes.length - 8) fail(`the header length ${headerLen} exceeds the ${bytes.length - 8} bytes that follow the length prefix`);
+  if (headerLen > fileLength - 8) fail(`the header length ${headerLen} exceeds the ${fileLength - 8} bytes that follow the length prefix`);
+  return headerLen;
+}
+
+/**
+ * The tensors of a safetensors file from its first 8 + headerLength bytes and its length alone (the data need not be
+ * read: sg.models.fromPretrained checks every shard this way before reading any tensor); throws as sg.load does.
+ */
+export function placeSafetensors(prefix: Uint8Array, fileLength: number): Map<string, PlacedTensor> {
+  const headerLen = safetensorsHeaderLength(prefix, fileLength);
+  if (prefix.length < 8 + headerLen) fail(`the header length ${headerLen} exceeds the ${prefix.length - 8} bytes given after the length prefix`);
   let root: unknown;
   try {
-    root = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)));
+    root = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(prefix.subarray(8, 8 + headerLen)));
   } catch (e) {
     fail(`header: ${(e as Error).message}`);
   }
   if (root === null || typeof root !== 'object' || Array.isArray(root)) fail(`the header must be a JSON object, got ${Array.isArray(root) ? 'an array' : String(root)}`);
-  const data = bytes.subarray(8 + headerLen);
-  const out = new Map<string, StoredTensor>();
+  const dataLength = fileLength - 8 - headerLen;
+  const out = new Map<string, PlacedTensor>();
   const regions: [number, number, string][] = [];
   for (const [name, v] of Object.entries(root as Record<string, unknown>)) {
     if (name === '__metadata__') continue;
@@ -50,11 +69,11 @@ export function readSafetensorsHeader(bytes: Uint8Array): Map<string, StoredTens
     }
     const [begin, end] = offsets as [number, number];
     if (begin > end) fail(`${at}: data_offsets [${begin}, ${end}] end before they begin`);
-    if (end > data.length) fail(`${at}: data_offsets [${begin}, ${end}] lie outside the ${data.length}-byte data buffer`);
+    if (end > dataLength) fail(`${at}: data_offsets [${begin}, ${end}] lie outside the ${dataLength}-byte data buffer`);
     const need = (shape as number[]).reduce((a, d) => a * d, 1) * info[1];
     if (end - begin !== need) fail(`${at}: data_offsets [${begin}, ${end}] span ${end - begin} bytes but shape [${shape.join(', ')}] of ${String(dtype)} needs ${need}`);
     regions.push([begin, end, name]);
-    out.set(name, { dtype: info[0], shape: (shape as number[]).slice(), bytes: data.subarray(begin, end) });
+    out.set(name, { dtype: info[0], shape: (shape as number[]).slice(), offset: 8 + headerLen + begin, byteLength: end - begin });
   }
   // The regions, sorted, must tile the data buffer exactly.
   regions.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -64,6 +83,15 @@ export function readSafetensorsHeader(bytes: Uint8Array): Map<string, StoredTens
     if (begin > covered) fail(`the data buffer has a hole: bytes [${covered}, ${begin}) belong to no tensor (tensor '${name}' starts at ${begin})`);
     covered = end;
   }
-  if (covered !== data.length) fail(`the data buffer has ${data.length} bytes but the tensors cover only the first ${covered}`);
+  if (covered !== dataLength) fail(`the data buffer has ${dataLength} bytes but the tensors cover only the first ${covered}`);
+  return out;
+}
+
+/** The tensors of safetensors bytes, by name in the file's order; throws as sg.load does for a malformed or truncated file. */
+export function readSafetensorsHeader(bytes: Uint8Array): Map<string, StoredTensor> {
+  const out = new Map<string, StoredTensor>();
+  for (const [name, t] of placeSafetensors(bytes, bytes.length)) {
+    out.set(name, { dtype: t.dtype, shape: t.shape, bytes: bytes.subarray(t.offset, t.offset + t.byteLength) });
+  }
   return out;
 }

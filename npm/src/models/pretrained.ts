@@ -12,7 +12,7 @@
 // Every file's header is read and every key and shape checked before any weight is written: a
 // failed load throws an Error naming the file or key, and leaves nothing behind.
 import { save } from '../io/safetensors.js';
-import { readSafetensorsHeader, type StoredTensor } from '../io/safetensors_header.js';
+import { placeSafetensors, safetensorsHeaderLength, type PlacedTensor } from '../io/safetensors_header.js';
 import { dtypeBytes, isDType, isFloatingDType, type DType } from '../runtime/dtypes.js';
 import * as H from '../runtime/handles.js';
 import { mod } from '../runtime/module.js';
@@ -55,28 +55,71 @@ const loadedConfigs = new WeakMap<Module, Record<string, unknown>>();
 export interface Folder {
   describe: string;
   read(name: string): Promise<Uint8Array | null>;
+  /** A file's length in bytes without reading it, or null when it is not there. */
+  size(name: string): Promise<number | null>;
+  /** Bytes [offset, offset + length) of a file (a shorter read, of a file cut since, is an Error naming it). */
+  readRange(name: string, offset: number, length: number): Promise<Uint8Array>;
+}
+
+interface NodeFs {
+  readFile(p: string): Promise<Uint8Array>;
+  stat(p: string): Promise<{ size: number; isFile(): boolean }>;
+  open(p: string, flags: 'r'): Promise<{ read(b: Uint8Array, o: number, l: number, p: number): Promise<{ bytesRead: number }>; close(): Promise<void> }>;
 }
 
 export function folderOf(source: unknown, fn = FN): Folder {
   if (typeof source === 'string') {
     const dir = source.replace(/[\\/]+$/, '');
+    const nodeFs = async (): Promise<NodeFs> => {
+      const spec = 'node:fs/promises';
+      try {
+        return (await import(spec)) as NodeFs;
+      } catch {
+        throw new Error(`${fn}: a folder path needs Node's fs; in a browser pass the files (an object or Map from file name to File/Blob/Uint8Array)`);
+      }
+    };
+    const cannot = (name: string, e: unknown): Error => new Error(`${fn}: cannot read '${dir}/${name}': ${(e as Error).message}`);
     return {
       describe: `folder '${source}'`,
       async read(name) {
-        const spec = 'node:fs/promises';
-        let fs: { readFile(p: string): Promise<Uint8Array> };
-        try {
-          fs = (await import(spec)) as typeof fs;
-        } catch {
-          throw new Error(`${fn}: a folder path needs Node's fs; in a browser pass the files (an object or Map from file name to File/Blob/Uint8Array)`);
-        }
+        const fs = await nodeFs();
         try {
           const b = await fs.readFile(`${dir}/${name}`);
           return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
         } catch (e) {
           if ((e as { code?: string }).code === 'ENOENT') return null;
-          throw new Error(`${fn}: cannot read '${dir}/${name}': ${(e as Error).message}`);
+          throw cannot(name, e);
         }
+      },
+      async size(name) {
+        const fs = await nodeFs();
+        try {
+          return (await fs.stat(`${dir}/${name}`)).size;
+        } catch (e) {
+          if ((e as { code?: string }).code === 'ENOENT') return null;
+          throw cannot(name, e);
+        }
+      },
+      async readRange(name, offset, length) {
+        const fs = await nodeFs();
+        const out = new Uint8Array(length);
+        let got = 0;
+        try {
+          const fh = await fs.open(`${dir}/${name}`, 'r');
+          try {
+            while (got < length) {
+              const { bytesRead } = await fh.read(out, got, length - got, offset + got);
+              if (bytesRead === 0) break;
+              got += bytesRead;
+            }
+          } finally {
+            await fh.close();
+          }
+        } catch (e) {
+          throw cannot(name, e);
+        }
+        if (got < length) throw new Error(`${fn}: cannot read '${dir}/${name}': it ends at byte ${offset + got}, before ${offset + length} (changed while loading?)`);
+        return out;
       },
     };
   }
@@ -89,22 +132,41 @@ export function folderOf(source: unknown, fn = FN): Folder {
     if (typeof k !== 'string') throw new Error(`${fn}: expected file names as keys, got ${describe(k)}`);
     byName.set(k, v);
   }
+  /** The file's value (bytes, or a Blob left unread), or undefined when absent. */
+  const get = (name: string): Uint8Array | Blob | undefined => {
+    let v = byName.get(name);
+    if (v === undefined) {
+      // The files of a dropped folder may carry its path ('folder/config.json').
+      const hits = [...byName.keys()].filter((k) => k.endsWith(`/${name}`));
+      if (hits.length === 1) v = byName.get(hits[0]!);
+    }
+    if (v === undefined) return undefined;
+    if (typeof v === 'string') return new TextEncoder().encode(v);
+    if (v instanceof Uint8Array) return v;
+    if (v instanceof ArrayBuffer) return new Uint8Array(v);
+    if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    if (typeof Blob !== 'undefined' && v instanceof Blob) return v;
+    throw new Error(`${fn}: expected '${name}' to be a Uint8Array, ArrayBuffer, Blob, File or string, got ${describe(v)}`);
+  };
   return {
     describe: 'the given files',
     async read(name) {
-      let v = byName.get(name);
-      if (v === undefined) {
-        // The files of a dropped folder may carry its path ('folder/config.json').
-        const hits = [...byName.keys()].filter((k) => k.endsWith(`/${name}`));
-        if (hits.length === 1) v = byName.get(hits[0]!);
-      }
+      const v = get(name);
       if (v === undefined) return null;
-      if (typeof v === 'string') return new TextEncoder().encode(v);
-      if (v instanceof Uint8Array) return v;
-      if (v instanceof ArrayBuffer) return new Uint8Array(v);
-      if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-      if (typeof Blob !== 'undefined' && v instanceof Blob) return new Uint8Array(await v.arrayBuffer());
-      throw new Error(`${fn}: expected '${name}' to be a Uint8Array, ArrayBuffer, Blob, File or string, got ${describe(v)}`);
+      return v instanceof Uint8Array ? v : new Uint8Array(await v.arrayBuffer());
+    },
+    async size(name) {
+      const v = get(name);
+      if (v === undefined) return null;
+      return v instanceof Uint8Array ? v.length : v.size;
+    },
+    async readRange(name, offset, length) {
+      const v = get(name);
+      if (v === undefined) throw new Error(`${fn}: '${name}' is no longer among the given files`);
+      // A Blob (a picked File) is read a slice at a time: the shard is never whole in memory.
+      const bytes = v instanceof Uint8Array ? v.subarray(offset, offset + length) : new Uint8Array(await v.slice(offset, offset + length).arrayBuffer());
+      if (bytes.length < length) throw new Error(`${fn}: cannot read '${name}': it ends at byte ${offset + bytes.length}, before ${offset + length} (changed while loading?)`);
+      return bytes;
     },
   };
 }
@@ -177,14 +239,10 @@ function droppedKey(model: PretrainedModel, key: string): boolean {
   return false;
 }
 
-/** The safetensors files of the folder: { file → bytes } and the index's weight_map (null when unsharded). */
-async function readWeights(folder: Folder): Promise<{ files: [string, Uint8Array][]; weightMap: Map<string, string> | null }> {
+/** The safetensors files of the folder (names, nothing read yet) and the index's weight_map (null when unsharded). */
+async function weightFiles(folder: Folder): Promise<{ files: string[]; weightMap: Map<string, string> | null }> {
   const index = await readJson(folder, 'model.safetensors.index.json');
-  if (index === null) {
-    const bytes = await folder.read('model.safetensors');
-    if (bytes === null) throw new Error(`${FN}: no model.safetensors or model.safetensors.index.json in ${folder.describe}`);
-    return { files: [['model.safetensors', bytes]], weightMap: null };
-  }
+  if (index === null) return { files: ['model.safetensors'], weightMap: null };
   const wm = index.weight_map;
   if (wm === null || typeof wm !== 'object' || Array.isArray(wm)) throw new Error(`${FN}: model.safetensors.index.json has no 'weight_map' object`);
   const weightMap = new Map<string, string>();
@@ -194,13 +252,7 @@ async function readWeights(folder: Folder): Promise<{ files: [string, Uint8Array
     }
     weightMap.set(k, v);
   }
-  const files: [string, Uint8Array][] = [];
-  for (const name of new Set(weightMap.values())) {
-    const bytes = await folder.read(name);
-    if (bytes === null) throw new Error(`${FN}: model.safetensors.index.json lists '${name}', which is not in ${folder.describe}`);
-    files.push([name, bytes]);
-  }
-  return { files, weightMap };
+  return { files: [...new Set(weightMap.values())], weightMap };
 }
 
 /**
@@ -248,7 +300,8 @@ export async function fromPretrained(source: PretrainedSource, options?: FromPre
     for (const [k, dst] of Object.entries(own)) {
       if (written.has(dst)) continue; // a tied Parameter, under two names
       written.add(dst);
-      writeStored(dst, given.get(k)!);
+      const src = given.get(k)!;
+      writeStored(dst, src, await folder.readRange(src.file, src.offset, src.byteLength)); // one tensor's bytes at a time
     }
     loadedConfigs.set(model, config);
   } catch (e) {
@@ -272,16 +325,27 @@ export function onDevice<T>(device: Device, fn: () => T): T {
 }
 
 /** A checkpoint tensor with the file and key it came from. */
-type FileTensor = StoredTensor & { file: string; key: string };
+type FileTensor = PlacedTensor & { file: string; key: string };
 
-/** Every tensor of the folder's safetensors files, from their headers (no tensor made), with the index checked against them. */
+/**
+ * Every tensor of the folder's safetensors files from their headers and lengths alone (no tensor data read, no
+ * tensor made), with the index checked against them: the shards are streamed afterwards, a tensor at a time.
+ */
 async function readStored(folder: Folder): Promise<Map<string, FileTensor>> {
-  const { files, weightMap } = await readWeights(folder);
+  const { files, weightMap } = await weightFiles(folder);
   const stored = new Map<string, FileTensor>();
-  for (const [name, bytes] of files) {
-    let header: Map<string, StoredTensor>;
+  for (const name of files) {
+    const size = await folder.size(name);
+    if (size === null) {
+      throw new Error(weightMap === null
+        ? `${FN}: no model.safetensors or model.safetensors.index.json in ${folder.describe}`
+        : `${FN}: model.safetensors.index.json lists '${name}', which is not in ${folder.describe}`);
+    }
+    let header: Map<string, PlacedTensor>;
     try {
-      header = readSafetensorsHeader(bytes);
+      const first8 = await folder.readRange(name, 0, Math.min(8, size));
+      const headerLen = safetensorsHeaderLength(first8, size);
+      header = placeSafetensors(await folder.readRange(name, 0, 8 + headerLen), size);
     } catch (e) {
       throw new Error(`${FN}: cannot read ${name}: ${(e as Error).message}`);
     }
@@ -306,14 +370,14 @@ function checkpointKeys<T>(model: PretrainedModel, entries: Map<string, T>): Map
 }
 
 /** dst ← a file tensor's bytes: copied as they are into a cpu parameter of the same dtype, else through a tensor of the file's dtype cast by the copy. */
-function writeStored(dst: Tensor, src: StoredTensor): void {
+function writeStored(dst: Tensor, src: PlacedTensor, bytes: Uint8Array): void {
   if (dst.device === 'cpu' && dst.dtype === src.dtype && H.isContiguousHandle(dst.handle)) {
-    H.writeHandleBytes(dst.handle, src.bytes);
+    H.writeHandleBytes(dst.handle, bytes);
     return;
   }
   const tmp = new Tensor(H.emptyHandle(src.shape, src.dtype));
   try {
-    H.writeHandleBytes(tmp.handle, src.bytes);
+    H.writeHandleBytes(tmp.handle, bytes);
     copyTensorInto(dst, tmp); // casts, and moves to dst's device (a default device of 'webgpu')
   } finally {
     tmp.dispose();
