@@ -137,7 +137,15 @@ export class WebGpuRuntime {
   free(id: number): void {
     const buffer = this.buffers.get(id);
     if (!buffer) return;
-    if (gemmHolds(this.context, buffer) || optimHolds(this.context, buffer)) this.encodeHeld();
+    if (!this.lost && (gemmHolds(this.context, buffer) || optimHolds(this.context, buffer))) {
+      // Called from C++ destructors, which must not see an exception: an error encoding the held
+      // work is reported by the next sync().
+      try {
+        this.encodeHeld();
+      } catch (e) {
+        this.pendingErrors.push(messageOf(e));
+      }
+    }
     const freed = this.detach(id);
     this.buffers.delete(id);
     this.allocBytes.delete(id);
