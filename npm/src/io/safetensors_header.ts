@@ -1,15 +1,9 @@
-// A safetensors file's header read in JS, with no tensor made: each tensor's dtype, shape and bytes (a view into
-// the file). sg.models.fromPretrained checks a checkpoint with it, then writes each tensor's bytes straight into
-// the parameter that takes them, so the file's tensors never exist beside the model (sg.load makes them all at
-// once). The checks are those of src/io/safetensors.cpp's reader, and its messages.
+// A safetensors file's header read in JS from the file's first bytes and its length, with no tensor made and no
+// data read: each tensor's dtype, shape and where its bytes lie. sg.models.fromPretrained checks a checkpoint with
+// it, then reads each tensor's bytes and writes them straight into the parameter that takes them, so neither the
+// file nor its tensors exist whole beside the model (sg.load makes them all at once). The checks are those of
+// src/io/safetensors.cpp's reader, and its messages.
 import type { DType } from '../runtime/embind.js';
-
-/** One tensor of a file: its dtype and shape as stored, and its little-endian bytes (a view into the file). */
-export interface StoredTensor {
-  dtype: DType;
-  shape: number[];
-  bytes: Uint8Array;
-}
 
 // The file's dtype names, the dtype each is read as and its size (src/io/safetensors.cpp's kSupported).
 const FILE_DTYPES = new Map<string, [DType, number]>([
@@ -84,14 +78,5 @@ export function placeSafetensors(prefix: Uint8Array, fileLength: number): Map<st
     covered = end;
   }
   if (covered !== dataLength) fail(`the data buffer has ${dataLength} bytes but the tensors cover only the first ${covered}`);
-  return out;
-}
-
-/** The tensors of safetensors bytes, by name in the file's order; throws as sg.load does for a malformed or truncated file. */
-export function readSafetensorsHeader(bytes: Uint8Array): Map<string, StoredTensor> {
-  const out = new Map<string, StoredTensor>();
-  for (const [name, t] of placeSafetensors(bytes, bytes.length)) {
-    out.set(name, { dtype: t.dtype, shape: t.shape, bytes: bytes.subarray(t.offset, t.offset + t.byteLength) });
-  }
   return out;
 }
