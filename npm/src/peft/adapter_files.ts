@@ -61,13 +61,18 @@ function configJson(state: LoraState): string {
   return JSON.stringify(sorted, null, 2);
 }
 
-/** sg.peft.saveAdapter(model) → { 'adapter_model.safetensors': Uint8Array, 'adapter_config.json': string }. */
-export function saveAdapter(model: Module): { 'adapter_model.safetensors': Uint8Array; 'adapter_config.json': string } {
-  const fn = 'saveAdapter';
+/** The adapter's entries under PEFT's names and its state, or an Error naming `fn` when there is none. */
+function adapterToSave(fn: string, model: Module): { entries: [string, Tensor][]; state: LoraState } {
   if (!(model instanceof Module)) throw new Error(`${fn}: expected a sg.nn.Module, got ${describe(model)}`);
   const state = loraState(model);
   if (state === null || loraLayers(model).length === 0) throw new Error(`${fn}: ${model.constructor.name} has no LoRA adapters (make them with sg.peft.getPeftModel)`);
-  const entries = adapterEntries(model, state);
+  return { entries: adapterEntries(model, state), state };
+}
+
+/** sg.peft.saveAdapter(model) → { 'adapter_model.safetensors': Uint8Array, 'adapter_config.json': string }. */
+export function saveAdapter(model: Module): { 'adapter_model.safetensors': Uint8Array; 'adapter_config.json': string } {
+  const fn = 'saveAdapter';
+  const { entries, state } = adapterToSave(fn, model);
   const onDevice = entries.find(([, t]) => t.device !== 'cpu');
   if (onDevice) throw new Error(`${fn}: '${onDevice[0]}' is a ${onDevice[1].device} tensor, which saveAdapter cannot read synchronously: use \`await sg.peft.saveAdapterAsync(model)\``);
   const bytes = save(new Map(entries), { metadata: { format: 'pt' } });
@@ -76,11 +81,8 @@ export function saveAdapter(model: Module): { 'adapter_model.safetensors': Uint8
 
 /** sg.peft.saveAdapterAsync(model): saveAdapter for a model on any device (the adapter read back from the GPU first). */
 export async function saveAdapterAsync(model: Module): Promise<{ 'adapter_model.safetensors': Uint8Array; 'adapter_config.json': string }> {
-  const fn = 'saveAdapterAsync';
-  if (!(model instanceof Module)) throw new Error(`${fn}: expected a sg.nn.Module, got ${describe(model)}`);
-  const state = loraState(model);
-  if (state === null || loraLayers(model).length === 0) throw new Error(`${fn}: ${model.constructor.name} has no LoRA adapters (make them with sg.peft.getPeftModel)`);
-  const bytes = await saveAsync(new Map(adapterEntries(model, state)), { metadata: { format: 'pt' } });
+  const { entries, state } = adapterToSave('saveAdapterAsync', model);
+  const bytes = await saveAsync(new Map(entries), { metadata: { format: 'pt' } });
   return { 'adapter_model.safetensors': bytes, 'adapter_config.json': configJson(state) };
 }
 
