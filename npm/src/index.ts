@@ -147,7 +147,7 @@ export type { DataDependentOpFunctions, UniqueOptions, UniqueResult, BincountOpt
 export type { TypedData } from './runtime/handles.js';
 export type { LinearOptions } from './nn/functional.js';
 export type { CholeskyOptions, Linalg, LinalgFunctions } from './linalg/linalg.js';
-export type { EighOptions, LinalgDecompositions, Lstsq, PinvOptions, QrOptions, SolveTriangularOptions, Svd, SvdOptions } from './linalg/decompositions.js';
+export type { EighOptions, LinalgDecompositions, Lstsq, LstsqOptions, PinvOptions, QrOptions, SolveTriangularOptions, Svd, SvdOptions } from './linalg/decompositions.js';
 export type { CrossOptions, LinalgNorms, MatrixNormOptions, MatrixRankOptions, NormOptions, VectorNormOptions } from './linalg/norms.js';
 export type { Func, FunctionCtx, GradOptions, InDims, JacOptions, OutDims, Randomness, VmapOptions } from './func/index.js';
 export type { AutocastOptions, GradScaler, GradScalerOptions, Scalable, ScalableOptimizer } from './amp/index.js';

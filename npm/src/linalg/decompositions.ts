@@ -1,6 +1,6 @@
 // torch.linalg's decompositions (src/ops/linalg_decomp.cpp): svd, svdvals, qr, eigh, eigvalsh,
-// solveTriangular, luFactor, matrixExp, pinv, and lstsq (pinv(A)·B, whose gradient is then
-// PyTorch's linalg_lstsq_backward, which is written through pinv too). Each entry turns JS
+// solveTriangular, luFactor, matrixExp, pinv, and lstsq (pinv(A)·B, the minimum-norm solution
+// of gelsd, whose gradient is then PyTorch's linalg_lstsq_backward, written through pinv too). Each entry turns JS
 // arguments into one op call; the C++ op checks shapes and dtypes (float32 or float64) and
 // raises PyTorch's errors. Results that PyTorch returns as named tuples are named arrays.
 import { run, runList, type TensorLike } from '../tensor/call.js';
@@ -9,6 +9,7 @@ import { checkOptions } from '../runtime/options.js';
 import { namedPair, namedTuple, type NamedPair } from '../tensor/named_tuple.js';
 import { Tensor } from '../tensor/tensor.js';
 import { tidy } from '../runtime/memory.js';
+import { zeros } from '../tensor/creation.js';
 
 export interface SvdOptions {
   /** U [..., m, m] and Vh [..., n, n] (default true), else U [..., m, k] and Vh [..., k, n] (k = min(m, n)). */
@@ -37,7 +38,20 @@ export interface PinvOptions {
 }
 
 export type Svd = [Tensor, Tensor, Tensor] & { readonly U: Tensor; readonly S: Tensor; readonly Vh: Tensor };
-export type Lstsq = [Tensor] & { readonly solution: Tensor };
+export interface LstsqOptions {
+  /** Singular values ≤ rcond·σ_max count as zero (default max(m, n)·eps of A's dtype). */
+  rcond?: number;
+  /** PyTorch's LAPACK driver, for which outputs are filled (default 'gelsy', PyTorch's on the CPU): 'gels' (no rank, no
+   * singular values), 'gelsy' (rank), 'gelsd' and 'gelss' (rank and singular values). The solution is the
+   * minimum-norm one whatever the driver (gels's equals it for full-rank A). */
+  driver?: 'gels' | 'gelsy' | 'gelsd' | 'gelss';
+}
+export type Lstsq = [Tensor, Tensor, Tensor, Tensor] & {
+  readonly solution: Tensor;
+  readonly residuals: Tensor;
+  readonly rank: Tensor;
+  readonly singularValues: Tensor;
+};
 
 /** The decompositions of sg.linalg (batched over leading dims; float32 or float64). */
 export interface LinalgDecompositions {
@@ -59,8 +73,9 @@ export interface LinalgDecompositions {
   matrixExp(A: TensorLike): Tensor;
   /** The Moore–Penrose pseudo-inverse [..., n, m], from the SVD. */
   pinv(A: TensorLike, options?: PinvOptions): Tensor;
-  /** The least-squares solution X = A⁺·B of A·X ≈ B (minimum norm): `{ solution }` (a named array). */
-  lstsq(A: TensorLike, B: TensorLike): Lstsq;
+  /** The least-squares solution X = A⁺·B of A·X ≈ B (minimum norm, singular values ≤ rcond·σ_max dropped):
+   * `[solution, residuals, rank, singularValues]` (named as PyTorch's fields; see LstsqOptions for which are empty). */
+  lstsq(A: TensorLike, B: TensorLike, options?: LstsqOptions): Lstsq;
 }
 
 function svdOf(A: TensorLike, options?: SvdOptions): Svd {
@@ -121,16 +136,46 @@ export const linalgDecompositions: LinalgDecompositions = {
     return run('linalg.matrixExp', 'linalgMatrixExp', [['A', A]]);
   },
   pinv: pinvOf,
-  lstsq(A, B, extra?: unknown) {
-    noOptions('linalg.lstsq', extra);
+  lstsq(A, B, options?: LstsqOptions) {
+    const o = checkOptions<LstsqOptions>('linalg.lstsq', options, { rcond: 'number', driver: 'string' });
+    const driver = o.driver ?? 'gelsy';
+    if (!['gels', 'gelsy', 'gelsd', 'gelss'].includes(driver)) {
+      throw new Error(`linalg.lstsq: parameter \`driver\` should be one of (gels, gelsy, gelsd, gelss), got '${driver}'`);
+    }
     if (!(A instanceof Tensor) || A.ndim < 2) throw new Error(`linalg.lstsq: expected A to be a Tensor of at least 2 dims [..., m, n], got ${A instanceof Tensor ? `shape [${A.shape.join(', ')}]` : typeof A}`);
     if (!(B instanceof Tensor) || B.ndim < 1) throw new Error(`linalg.lstsq: expected B to be a Tensor [..., m, k] or [m], got ${B instanceof Tensor ? 'a 0-d Tensor' : typeof B}`);
-    const m = A.shape[A.ndim - 2]!;
+    const m = A.shape[A.ndim - 2]!, n = A.shape[A.ndim - 1]!;
     const rows = B.ndim === 1 ? B.shape[0]! : B.shape[B.ndim - 2]!;
     if (rows !== m) {
       throw new Error(`linalg.lstsq: expected B to have ${m} rows (A is [${A.shape.join(', ')}]), got shape [${B.shape.join(', ')}]`);
     }
-    const solution = tidy(() => pinvOf(A).matmul(B));
-    return namedTuple(['solution'], [solution]) as unknown as Lstsq;
+    const eps = A.dtype === 'float64' ? 2.220446049250313e-16 : 1.1920928955078125e-7;
+    const rcond = o.rcond ?? Math.max(m, n) * eps;
+    return tidy(() => {
+      // PyTorch's linalg_lstsq_backward differentiates pinv(A)·B with pinv's default tolerance; a
+      // given rcond changes the value only: value + (P·B − P·B detached), whose added term is 0.
+      const fromDefault = pinvOf(A).matmul(B);
+      const solution = o.rcond === undefined ? fromDefault
+        : pinvOf(A, { rtol: rcond }).matmul(B).detach().add(fromDefault.sub(fromDefault.detach()));
+      const empty = (dtype: 'int32' | 'float32' | 'float64') => zeros([0], { dtype, device: A.device });
+      const s = A.detach();
+      const sv = run('linalg.lstsq', 'linalgSvdvals', [['A', s]]);
+      const k = Math.min(m, n);
+      const ranks = k === 0 ? sv.sum(-1).int() : sv.gt(sv.amax(-1, true).mul(rcond)).sum(-1).int();
+      const full = Array.from(ranks.dataSync(), Number).every((r) => r === k);
+      // gels (QR without pivoting) cannot solve a rank-deficient system: PyTorch raises LAPACK's error.
+      if (driver === 'gels' && !full) {
+        throw new Error('linalg.lstsq: The least squares solution could not be computed because the input matrix does not have full rank (driver gels; gelsy, gelsd and gelss give the minimum-norm solution)');
+      }
+      const rank = driver === 'gels' ? empty('int32') : ranks;
+      // Residuals ‖A·X − B‖² per column, where PyTorch gives them: m > n, every matrix of full rank, not gelsy.
+      let residuals = empty(A.dtype as 'float32' | 'float64');
+      if (m > n && driver !== 'gelsy' && full) {
+        const r = A.matmul(solution).sub(B).square();
+        residuals = B.ndim === 1 ? r.sum(-1, true) : r.sum(-2);  // a vector B: shape [1], as PyTorch
+      }
+      const singularValues = driver === 'gelsd' || driver === 'gelss' ? sv : empty(A.dtype as 'float32' | 'float64');
+      return namedTuple(['solution', 'residuals', 'rank', 'singularValues'], [solution, residuals, rank, singularValues]) as unknown as Lstsq;
+    });
   },
 };
