@@ -7,11 +7,11 @@
 #                           -> npm/dist/mt (loaded by init({ threads: n > 1 })); the library is
 #                           compiled a second time, so a clean build takes about as long as wasm
 #     js      npm/src/**/*.ts + web/webgpu/**/*.ts -> npm/dist/{esm,cjs}, entry files -> npm/dist
-#     asan    build/native-asan: the native build with -DSG_SANITIZE=ON, clang++ (not in the default set)
-#     asan-lib  build/native-asan's library only (what scripts/fuzz.sh links its target against)
-#     cov     build/native-cov: the native build instrumented for gcov (-DSG_COVERAGE=ON, g++ -O1
-#             --coverage, Highway dynamic dispatch as in native; not in the default set). CI builds
+#     asan    build/native-asan: the native build under ASan + UBSan and instrumented for gcov
+#             (-DSG_SANITIZE=ON -DSG_COVERAGE=ON, clang++ -O1; not in the default set). CI builds
 #             and runs it instead of build/native; scripts/coverage.sh cpp reports it with gcovr
+#     asan-lib  build/native-asan's library only (what scripts/fuzz.sh links its target against)
+#     cov     the same as asan (the coverage build is the ASan build)
 #     tsan    build/native-tsan: simdgrad_tsan_tests, the thread pool and threaded-kernel tests
 #             under ThreadSanitizer (-DSG_TSAN=ON, -O1, Highway static target; not in the default set)
 # Incremental: configure happens once per build dir, make/tsc/install redo only what changed.
@@ -63,24 +63,29 @@ build_wasm_mt() {
     grep -v -e '^-- Up-to-date' -e '^-- Install configuration' || true
 }
 
-# ASan + UBSan (build/native-asan), shared by the ASan doctest stage and scripts/fuzz.sh.
-# clang++, so that one library serves both: the fuzzer needs clang (libFuzzer), and clang
-# compiled the sanitized sources faster than g++ did (measured: e.g. nn/rnn.cpp 7 s vs 19 s,
-# a test file 17 s vs 30 s; the Highway kernels about the same). A build type of its own gives
-# -fno-sanitize-recover=undefined, so that any UBSan finding aborts instead of printing and going
-# on, and keeps the build affordable: -O1, and Highway's static target only
-# (HWY_COMPILE_ONLY_STATIC: the SIMD kernels compiled once instead of once per x86 target; the
-# plain native stage tests the dispatched paths).
+# ASan + UBSan + gcov (build/native-asan): the one instrumented native build CI compiles. Its
+# doctest run is both the sanitizer check and the coverage measurement (scripts/coverage.sh cpp),
+# and scripts/fuzz.sh links its target against its library. clang++: the fuzzer needs clang
+# (libFuzzer), and clang compiled the sanitized sources faster than g++ did (measured: e.g.
+# nn/rnn.cpp 7 s vs 19 s, a test file 17 s vs 30 s). Until 2026-11-29 CI compiled the library
+# twice more for these (a g++ --coverage build of its own, 531 s of CPU in a clean-clone run);
+# clang's --coverage writes gcov's format, which gcovr reads through `llvm-cov gcov`.
+# A build type of its own gives -fno-sanitize-recover=undefined, so that any UBSan finding aborts
+# instead of printing and going on, and keeps the build affordable: -O1, line tables only for
+# the sanitizers' stack traces (full -g is DWARF for a debugger nobody attaches in CI), and
+# Highway's static target only (HWY_COMPILE_ONLY_STATIC: the SIMD kernels compiled once instead
+# of once per x86 target; `bash scripts/build.sh native` and its tests check the dispatched ones).
 build_asan() {  # [target]
   local dir=build/native-asan
-  # A build dir configured with g++ (before the switch to clang++) is started afresh.
-  if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$dir/CMakeCache.txt"; then
+  # A build dir configured otherwise (g++, or before coverage joined it) is started afresh.
+  if [ -f "$dir/CMakeCache.txt" ] && ! { grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$dir/CMakeCache.txt" &&
+                                         grep -q '^SG_COVERAGE:BOOL=ON' "$dir/CMakeCache.txt"; }; then
     rm -rf "$dir"
   fi
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     log "configure $dir"
-    cmake -S . -B "$dir" -DSG_SANITIZE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Sanitize \
-      -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g -fno-sanitize-recover=undefined -DHWY_COMPILE_ONLY_STATIC" >/dev/null
+    cmake -S . -B "$dir" -DSG_SANITIZE=ON -DSG_COVERAGE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Sanitize \
+      -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only -fno-sanitize-recover=undefined -DHWY_COMPILE_ONLY_STATIC" >/dev/null
   fi
   log "compile $dir${1:+ ($1)}"
   cmake --build "$dir" ${1:+--target "$1"} -j"$JOBS"
@@ -99,26 +104,10 @@ build_tsan() {
     # -O1 and Highway's static target only: the kernels compile once instead of once per x86
     # target (as in the ASan stage); the plain native stage tests the dispatched paths.
     cmake -S . -B "$dir" -DSG_TSAN=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Tsan \
-      -DCMAKE_CXX_FLAGS_TSAN="-O1 -g -DHWY_COMPILE_ONLY_STATIC" >/dev/null
+      -DCMAKE_CXX_FLAGS_TSAN="-O1 -gline-tables-only -DHWY_COMPILE_ONLY_STATIC" >/dev/null
   fi
   log "compile $dir"
   cmake --build "$dir" --target simdgrad_tsan_tests -j"$JOBS"
-}
-
-# Coverage (build/native-cov): g++ and gcov's own format, so Debian's gcovr reads it with plain
-# gcov. -O1 rather than -O0: the doctests run about as fast as the -O2 build's instead of several
-# times slower, at the price of a few lines that the optimizer merges into their neighbours.
-# No -g: gcov reads its own notes (.gcno), not debug info, and the DWARF cost up to 40 % of a
-# kernel file's compile (elementwise_binary.cpp 10.7 -> 6.1 s of CPU, measured under load); debug
-# a crash in a build of its own (cmake -S . -B build/native-dbg -DCMAKE_BUILD_TYPE=Debug).
-build_cov() {
-  if [ ! -f build/native-cov/CMakeCache.txt ]; then
-    log "configure build/native-cov"
-    cmake -S . -B build/native-cov -DSG_COVERAGE=ON -DCMAKE_BUILD_TYPE=Coverage \
-      -DCMAKE_CXX_FLAGS_COVERAGE="-O1 -DNDEBUG" >/dev/null
-  fi
-  log "compile build/native-cov"
-  cmake --build build/native-cov -j"$JOBS"
 }
 
 copy_if_changed() {  # src dst
@@ -162,7 +151,7 @@ lock_step() {  # $1 = step name
 }
 
 for s in "${steps[@]}"; do
-  case $s in wasm|wasm-mt) lock_step wasm ;; asan|asan-lib) lock_step asan ;; *) lock_step "$s" ;; esac
+  case $s in wasm|wasm-mt) lock_step wasm ;; asan|asan-lib|cov) lock_step asan ;; *) lock_step "$s" ;; esac
   case $s in
     native) build_native build/native ;;
     asan)   build_asan ;;
@@ -170,7 +159,7 @@ for s in "${steps[@]}"; do
     wasm)   build_wasm ;;
     wasm-mt) build_wasm_mt ;;
     tsan)   build_tsan ;;
-    cov)    build_cov ;;
+    cov)    build_asan ;;
     js)     build_js ;;
     *) echo "build: unknown step '$s' (native, wasm, wasm-mt, js, asan, asan-lib, tsan, cov)" >&2; exit 2 ;;
   esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Line coverage of the C++ core and of the TypeScript layer, reported and gated (issue 28):
-#   bash scripts/coverage.sh cpp      run build/native-cov's doctests (build.sh cov) afresh and
-#                                     report src/ with gcovr -> build/coverage/cpp.txt, cpp.json
+#   bash scripts/coverage.sh cpp      run build/native-asan's doctests (build.sh asan: ASan + UBSan +
+#                                     gcov) afresh and report src/ with gcovr (through llvm-cov
+#                                     gcov: clang wrote the data) -> build/coverage/cpp.txt, cpp.json
 #                                     (per folder and file), cpp-lines.json (per line, for mutation.sh)
 #   bash scripts/coverage.sh ts-maps  compile npm/src + web/webgpu once more with source maps into
 #                                     build/coverage/ts-maps (never into npm/dist: the package has none)
@@ -20,13 +21,22 @@ out=build/coverage
 mkdir -p "$out"
 bin=npm/node_modules/.bin
 
+# The coverage build is the sanitizer build (scripts/build.sh asan): one run of the doctests is both
+# checks. Any ASan or UBSan finding aborts the run (abort_on_error, halt_on_error);
+# allocator_may_return_null: tests of huge allocations expect a clean sg::Error.
+cov_dir=build/native-asan
+gcov_tool="llvm-cov-14 gcov"  # clang's --coverage data; g++'s gcov cannot read it
+
 cpp() {
-  [ -x build/native-cov/simdgrad_tests ] || { echo "coverage: build/native-cov missing (bash scripts/build.sh cov)"; return 1; }
+  [ -x $cov_dir/simdgrad_tests ] || { echo "coverage: $cov_dir missing (bash scripts/build.sh asan)"; return 1; }
   command -v gcovr >/dev/null || { echo "coverage: gcovr missing (scripts/setup.sh installs it)"; return 1; }
+  command -v llvm-cov-14 >/dev/null || { echo "coverage: llvm-cov-14 missing (scripts/setup.sh installs llvm-14)"; return 1; }
   # Counts of an earlier run would add up with this one's.
-  find build/native-cov -name '*.gcda' -delete
+  find $cov_dir -name '*.gcda' -delete
   local rc=0
-  build/native-cov/simdgrad_tests --no-colors "$@" || rc=$?
+  ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    $cov_dir/simdgrad_tests --no-colors "$@" || rc=$?
   cpp_report
   return $rc
 }
@@ -34,10 +44,12 @@ cpp() {
 cpp_report() {
   # src/ only: the tests and the system headers (Highway, doctest, libstdc++) are not ours to cover.
   # -j2: one gcov process per core. Lines the optimizer folded away are not counted by gcov at all.
-  gcovr --root . --object-directory build/native-cov --filter 'src/' -j "${SG_JOBS:-2}" \
+  # $cov_dir as the search path: gcovr would otherwise read every .gcda under the root (the
+  # mutation runs leave theirs in build/mutation).
+  gcovr --root . --object-directory $cov_dir --gcov-executable "$gcov_tool" --filter 'src/' -j "${SG_JOBS:-2}" \
     --gcov-ignore-parse-errors --exclude-unreachable-branches \
     --txt "$out/cpp.txt" --json-summary "$out/cpp.json" --json-summary-pretty --json "$out/cpp-lines.json" \
-    ${SG_COVERAGE_HTML:+--html-details "$out/cpp/index.html"} >/dev/null &&
+    ${SG_COVERAGE_HTML:+--html-details "$out/cpp/index.html"} "$cov_dir" >/dev/null &&
     echo "coverage: C++ report in $out/cpp.txt"
 }
 

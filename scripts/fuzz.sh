@@ -21,12 +21,14 @@ mkdir -p "$out/corpus"
 
 # The reader copies through the backend (core/copy.cpp → backend_for), so the whole library is
 # linked: build/native-asan's libsimdgrad_core.a (scripts/build.sh asan-lib: clang++ -O1, ASan +
-# UBSan, libFuzzer's coverage instrumentation, one static Highway target, AVX2), the same library
-# the ASan doctest stage tests, so CI compiles it once for both. The linker keeps what the reader
-# uses. The target itself is compiled here with the same sanitizer flags, plus libFuzzer's main.
+# UBSan, libFuzzer's coverage instrumentation, gcov's counters, one static Highway target, AVX2),
+# the same library the native doctest stage tests, so CI compiles it once for both. The linker
+# keeps what the reader uses. The target itself is compiled here with the same sanitizer flags,
+# plus libFuzzer's main.
 bash scripts/build.sh asan-lib
 lib=build/native-asan/libsimdgrad_core.a
-flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+# --coverage: the library carries gcov's counters, whose runtime the link must bring.
+flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined --coverage
        -fno-sanitize-recover=undefined -DHWY_COMPILE_ONLY_STATIC -march=haswell -maes -Isrc)
 if [ ! -x "$bin" ] || [ "$lib" -nt "$bin" ] || [ tests/fuzz/fuzz_safetensors.cpp -nt "$bin" ] || [ "$0" -nt "$bin" ]; then
   echo "== fuzz: building $bin"
@@ -35,6 +37,8 @@ fi
 
 echo "== fuzz: ${seconds} s from $(find "$seeds" -type f | wc -l) seeds"
 # -rss_limit_mb: a malformed file must not make the reader allocate more than the file implies.
+# GCOV_PREFIX: the fuzzer's gcov counts go under build/fuzz, not into the doctests' coverage data.
+export GCOV_PREFIX=$PWD/$out/gcov
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$bin" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 \
   -dict=tests/fuzz/safetensors.dict -artifact_prefix="$out/" "$@" "$out/corpus" "$seeds"

@@ -12,7 +12,7 @@
 // seeded with S, and the first N are tried, so a seed names the same sample on any machine with the
 // same sources.
 // How one is tried: its file is copied with the one edit into DIR/tree/src/<same path>, compiled
-// with the file's own command from an existing native build (build/native, else build/native-cov;
+// with the file's own command from an existing native build (build/native, else build/native-asan;
 // compile_commands.json) with DIR/tree/src searched first (so a Highway kernel that re-includes
 // itself through foreach_target.h gets the mutated copy) and the original folder after it for
 // quoted includes. A Highway kernel is compiled for its static AVX2 target only
@@ -119,11 +119,11 @@ const sample = at ? candidates.filter((c) => c.file === at[1] && c.line === Numb
   (!args.swap || `${c.from.trim()}#${c.nth}` === args.swap)) : candidates.slice(0, wanted);
 console.log(`mutation cpp: seed ${seed}, ${sample.length} of ${candidates.length} operator-swap candidates in src/ops + src/kernels${lineCounts.size ? '' : ' (no build/coverage/cpp-lines.json: every mutant is run)'}`);
 
-// --build DIR picks the build; by default build/native, else build/native-cov (what CI builds).
-const buildDir = (args.build ? [args.build] : ['build/native', 'build/native-cov']).map((d) => resolve(root, d))
+// --build DIR picks the build; by default build/native, else build/native-asan (what CI builds).
+const buildDir = (args.build ? [args.build] : ['build/native', 'build/native-asan']).map((d) => resolve(root, d))
   .find((d) => existsSync(join(d, 'compile_commands.json')) && existsSync(join(d, 'simdgrad_tests')));
 if (!buildDir) {
-  console.error('mutation cpp: needs a native build (bash scripts/build.sh native, or cov)');
+  console.error('mutation cpp: needs a native build (bash scripts/build.sh native, or asan)');
   process.exit(1);
 }
 const commands = new Map(JSON.parse(readFileSync(join(buildDir, 'compile_commands.json'), 'utf8')).map((c) => [relative(root, c.file), c]));
@@ -131,8 +131,14 @@ const link = readFileSync(join(buildDir, 'CMakeFiles/simdgrad_tests.dir/link.txt
 const tree = join(out, 'tree/src');
 mkdirSync(tree, { recursive: true });
 const sh = (cmd, cwd, timeoutMs) => spawnSync('bash', ['-c', cmd], { cwd, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 });
-// The build's own .gcda files must not collect the mutants' counts (build/native-cov).
-const env = { ...process.env, GCOV_PREFIX: join(out, 'gcda'), GCOV_PREFIX_STRIP: '0' };
+// The build's own .gcda files must not collect the mutants' counts (build/native-asan). Under
+// ASan + UBSan (build/native-asan) the doctests' own options: tests of huge allocations expect a
+// clean sg::Error, and a sanitizer finding stops the run (the mutant counts as killed).
+const env = {
+  ...process.env, GCOV_PREFIX: join(out, 'gcda'), GCOV_PREFIX_STRIP: '0',
+  ASAN_OPTIONS: process.env.ASAN_OPTIONS ?? 'abort_on_error=1:detect_leaks=1:allocator_may_return_null=1',
+  UBSAN_OPTIONS: process.env.UBSAN_OPTIONS ?? 'halt_on_error=1:print_stacktrace=1',
+};
 
 // As Stryker's dry run: the unmutated binary must pass the same test cases, or every mutant would
 // count as killed by a test that fails anyway.

@@ -35,8 +35,10 @@ apt_install --no-install-recommends -- libvulkan1
 # (tests/data/gen_*.py, run by hand).
 apt_install --no-install-recommends -- python3-torch
 
-# gcovr: the C++ coverage report of the coverage build (scripts/coverage.sh cpp; Debian's 5.2).
-apt_install --no-install-recommends -- gcovr
+# gcovr: the C++ coverage report of the coverage build (scripts/coverage.sh cpp; Debian's 5.2),
+# which reads clang's gcov data through llvm-14's `llvm-cov gcov` (the coverage build is clang's
+# ASan build).
+apt_install --no-install-recommends -- gcovr llvm-14
 
 # The ONNX checker for tests/js/onnx_export.test.mjs (Debian's python3-onnx 1.12: IR version 8, opset 17).
 apt_install --no-install-recommends -- python3-onnx

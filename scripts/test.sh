@@ -79,16 +79,20 @@ needs() {  # needs <flag-var> <what>: fail a stage whose build failed
 }
 
 native_built=0; package_built=0
-# The native doctests run once, in the coverage build (build/native-cov: g++ -O1 --coverage, one
-# static Highway target, AVX2: see CMakeLists.txt's SG_COVERAGE), instead of once in build/native
-# and again for coverage, so coverage adds only gcovr's report (issue 28).
+# The native doctests run once, in build/native-asan: clang++ -O1 under AddressSanitizer +
+# UndefinedBehaviorSanitizer and instrumented for gcov, one static Highway target (AVX2; see
+# scripts/build.sh asan and CMakeLists.txt's SG_SANITIZE and SG_COVERAGE). That one run is the
+# sanitizer check and the coverage measurement (issue 28), and the fuzz stage links against the
+# same library: one native compile of the library in CI instead of three.
 # `bash scripts/build.sh native` (the -O2 build with every x86 target, for benchmarks and for
 # checking those targets by hand) is not built by CI.
-build_native()  { bash scripts/build.sh cov && native_built=1; }
+build_native()  { bash scripts/build.sh asan && native_built=1; }
 build_package() { bash scripts/build.sh wasm wasm-mt js && package_built=1; }
 
-# scripts/coverage.sh cpp: the doctests, then gcovr's report of src/ (build/coverage/cpp.txt).
-native_doctest() { needs native_built "build/native-cov" && bash scripts/coverage.sh cpp; }
+# scripts/coverage.sh cpp: the doctests under ASan + UBSan (any finding aborts the run: UBSan with
+# -fno-sanitize-recover=undefined and halt_on_error), then gcovr's report of src/
+# (build/coverage/cpp.txt).
+native_doctest() { needs native_built "build/native-asan" && bash scripts/coverage.sh cpp; }
 
 # The same doctest sources compiled to wasm (reusing build/wasm's simdgrad_core)
 # and run by node. Built here, not in build.sh: only the tests need it.
@@ -136,7 +140,7 @@ coverage_gate() { bash scripts/coverage.sh gate; }
 # operator swap), so that the machinery cannot rot; its score is printed, not gated (a sample this
 # small says little). The seed changes every day, so that CI walks over the code.
 mutation_smoke() {
-  needs package_built "npm/dist" && needs native_built "build/native-cov" &&
+  needs package_built "npm/dist" && needs native_built "build/native-asan" &&
     { timeout 180 bash scripts/mutation.sh --seed "$(date +%Y%m%d)" --ts-regions 1 --ts-window 8 --ts-tests 1 --cpp-mutants 1 --budget-min 4
       local rc=$?
       # A sample whose one test file is slow may outrun the stage's 3 minutes: that is not rot.
@@ -164,17 +168,6 @@ browser_tests() {
     (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs webgpu.test.mjs vite.test.mjs onnx.test.mjs)
 }
 
-# The native doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/native-asan,
-# clang++ -O1, Highway's static target; see build.sh's asan step): any UBSan finding aborts the
-# run (-fno-sanitize-recover=undefined, halt_on_error). The fuzz stage links against the same
-# library. allocator_may_return_null: tests of huge allocations expect a clean sg::Error.
-asan_doctest() {
-  bash scripts/build.sh asan &&
-    ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=1 \
-    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    build/native-asan/simdgrad_tests --no-colors
-}
-
 # The thread pool and the threaded kernels (tests/native/parallel_test.cpp,
 # parallel_kernels_test.cpp) under ThreadSanitizer: only those tests, over the library compiled
 # whole by clang++ at -O1 (simdgrad_tsan_tests; about two minutes on 2 cores). halt_on_error: any
@@ -192,29 +185,30 @@ fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 import_circles() { (cd npm && npm run -s lint:circles); }
 
 # Scheduling on 2 cores: the builds keep both cores busy (-j2), while the node tests, the npm
-# consumer, the trainer's suite and the mutation sample, which need only npm/dist, the coverage
+# consumer, the trainer's suite and the mutation sample, which need only npm/dist, the native
 # build and the coverage the node tests leave (the sample mutates copies in build/mutation, never
 # src/), run one test file at a time (about one core). So those run in the background, one after
-# the other, while
-# the wasm doctest, ASan and TSan builds (and runs) go on in the foreground, and their output is
-# printed once they end. The browser stage runs last, alone: its demos train for a bounded time
-# and must not share the cores.
+# the other, while the native doctests, the wasm doctests, TSan, fuzzing and then the browser
+# stage go on in the foreground; the background's output is printed once it ends. The browser
+# stage's demos train for a bounded time (up to 40 s each until the loss falls) and use about a
+# third of a core over its ~4 minutes: it shares the cores with the background's node tests,
+# as the node tests share them with the foreground's builds (a 2026-11-29 clean-clone run had it
+# alone at the end, with 1.6 cores idle for its 229 s).
 stage "lint: import circles (npm/src, web/webgpu)" import_circles
-stage "build: native, coverage (build/native-cov)" build_native
+stage "build: native under ASan + UBSan, with coverage (build/native-asan)" build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
-stage "native doctest"                           native_doctest
 bg_stages "node tests (tests/js)"                node_tests \
           "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage \
           "npm consumer (pack, install, import/require, tsc)" consumer \
           "trainer (Python unittest: trainer/tests)" trainer_tests \
           "mutation sample (scripts/mutation.sh)"  mutation_smoke
+stage "native doctest under ASan + UBSan, with coverage (build/native-asan)" native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
-stage "native doctest under ASan + UBSan (build/native-asan)" asan_doctest
 stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
+stage "browser (Playwright + Chromium)"          browser_tests
 collect_bg
 stage "coverage gate (.ci/coverage-floor.json)"  coverage_gate
-stage "browser (Playwright + Chromium)"          browser_tests
 
 rm -f "$cpu_file"
 echo
