@@ -8,6 +8,8 @@
 // Equivalent-mutant entries, two lines each (the key names the line by its text, not its number,
 // so that an entry outlives edits elsewhere in the file):
 //   mutant: <file> | <mutator> | <replacement> | <the mutated line, trimmed>
+//   span: <the code the mutant replaces>      (optional, Stryker's only: where one line holds several
+//                                              mutants with the same mutator and replacement)
 //   reason: <why no test can kill it>
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,20 +19,24 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const dir = resolve(root, process.argv[2] ?? 'build/mutation');
 const norm = (s) => s.replace(/\s+/g, ' ').trim();
 
-const equivalents = new Map();
+const equivalents = new Map(); // key -> [{ span (null: any), reason }]
 const eqFile = join(root, '.ci/mutation-equivalent.txt');
 if (existsSync(eqFile)) {
-  let key = null;
+  let key = null, span = null;
   for (const line of readFileSync(eqFile, 'utf8').split('\n')) {
     if (line.startsWith('mutant:')) {
       const parts = line.slice(7).split(' | ');
       key = [parts[0], parts[1], parts[2], parts.slice(3).join(' | ')].map((p) => norm(p ?? '')).join(' | ');
+      span = null;
+    } else if (line.startsWith('span:') && key) {
+      span = norm(line.slice(5));
     } else if (line.startsWith('reason:') && key) {
-      equivalents.set(key, line.slice(7).trim());
+      equivalents.set(key, [...(equivalents.get(key) ?? []), { span, reason: line.slice(7).trim() }]);
       key = null;
     }
   }
 }
+const isEquivalent = (m) => (equivalents.get(m.key) ?? []).some((e) => e.span === null || e.span === m.span);
 
 const mutants = []; // { layer, folder, file, line, key, status, show }
 const tsReport = join(dir, 'ts/mutation.json');
@@ -42,8 +48,11 @@ if (existsSync(tsReport)) {
       const line = m.location.start.line;
       const text = norm(src[line - 1] ?? '');
       const key = [file, m.mutatorName, norm(m.replacement ?? ''), text].join(' | ');
+      // The code replaced (Stryker's columns are 1-based), when it lies on one line.
+      const { start, end } = m.location;
+      const span = start.line === end.line ? norm((src[line - 1] ?? '').slice(start.column - 1, end.column - 1)) : null;
       mutants.push({
-        layer: 'npm/src', folder: file.split('/').slice(0, 3).join('/').replace(/\.ts$/, ''), file, line, key, status: m.status,
+        layer: 'npm/src', folder: file.split('/').slice(0, 3).join('/').replace(/\.ts$/, ''), file, line, key, span, status: m.status,
         show: `${file}:${line} ${m.mutatorName}: ${text.slice(0, 100)}  =>  ${norm(m.replacement ?? '').slice(0, 80)}`,
       });
     }
@@ -64,7 +73,7 @@ if (existsSync(cppReport)) {
   }
 }
 
-for (const m of mutants) if (m.status === 'Survived' || m.status === 'NoCoverage') if (equivalents.has(m.key)) m.status = 'Equivalent';
+for (const m of mutants) if (m.status === 'Survived' || m.status === 'NoCoverage') if (isEquivalent(m)) m.status = 'Equivalent';
 const counted = (s) => ['Killed', 'Timeout', 'Survived', 'NoCoverage'].includes(s);
 const detected = (s) => s === 'Killed' || s === 'Timeout';
 const line = (name, ms) => {
@@ -84,6 +93,7 @@ for (const layer of [...new Set(mutants.map((m) => m.layer))]) {
     for (const m of left) {
       console.log(`    [${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}] ${m.show}`);
       console.log(`      mutant: ${m.key}`); // the line .ci/mutation-equivalent.txt takes
+      if (m.span) console.log(`      span: ${m.span}`);
     }
   }
 }

@@ -111,3 +111,18 @@ test('a REINFORCE-style step inside sg.compile equals the eager one', () => {
   assertCompiledStepEqualsEager(step, logits);
   sg.dispose([logits, actions, reward]);
 });
+
+test("Categorical's mean and variance are NaN of the batch shape, as PyTorch 1.13's", () => {
+  // torch.distributions.Categorical(probs=torch.rand(2, 3, 4)).mean is torch.full([2, 3], nan), and
+  // a 1-D one's is a 0-d nan: the categories are labels, with no mean. Three dims, so that the sum
+  // over the categories (the last dim) cannot be mistaken for one over another.
+  sg.tidy(() => {
+    for (const [options, batch] of [[{ probs: sg.rand([2, 3, 4]).add(0.1) }, [2, 3]], [{ logits: sg.randn([4]) }, []]]) {
+      const c = new sg.distributions.Categorical(options);
+      for (const moment of [c.mean, c.variance]) {
+        assert.deepEqual(moment.shape, batch);
+        assert.ok(Array.from(moment.dataSync()).every(Number.isNaN), String(moment.dataSync()));
+      }
+    }
+  });
+});

@@ -420,3 +420,22 @@ test('vjp with outputs of several floating dtypes: each gradient in its own dtyp
   throwsWith(() => sg.jsCall({ shape: [2], dtype: 'float64' }, [d], (u) => u.mul(2), { vjp: () => [sg.tensor([1, 2], { dtype: 'int32' })], name: 'v' }).sum().backward(),
     "jsCall: the vjp of callback 'v' returned a gradient of shape [2] (int32) for input 0 of shape [2] (float64)");
 }));
+
+test('a synchronous callback times out only when it takes longer than timeoutMs (a fake clock)', scoped(() => {
+  // performance.now() replaced by a clock that only the callbacks move: the first takes exactly
+  // timeoutMs and gives its result, the second 1 ms more and is an Error naming it. The clock
+  // starts far from 0, so the elapsed time is end − start, not anything involving the start alone.
+  let t = 5000;
+  performance.now = () => t;
+  try {
+    const x = sg.tensor([2]);
+    const within = sg.jsCall(f32([1]), [x], (a) => ((t += 10), a.mul(3)), { timeoutMs: 10 });
+    assert.deepEqual(within.toArray(), [6]);
+    const before = sg.memory().tensors;
+    throwsWith(() => sg.jsCall(f32([1]), [x], (a) => ((t += 11), a.mul(3)), { timeoutMs: 10, name: 'slow' }),
+      "jsCall: callback 'slow'", 'timed out after 10 ms');
+    assert.equal(sg.memory().tensors, before, 'the late result is freed');
+  } finally {
+    delete performance.now; // the prototype's again
+  }
+}));
