@@ -108,14 +108,17 @@ node_tests() {
   mapfile -t files < <(find tests/js -type f \( -name '*.test.mjs' -o -name '*.test.cjs' -o -name '*.test.js' \) 2>/dev/null | sort)
   if ((${#files[@]} == 0)); then echo "no tests/js/*.test.{mjs,cjs} yet"; return 0; fi
   # V8's coverage of every test process, for the coverage stages (scripts/coverage.sh ts).
+  # Two test files at a time (node's default on 2 cores is one): the stage runs in the background
+  # beside the foreground's builds, and once those end a second file keeps the other core busy
+  # (the whole stage was 581 s of CPU, one file after another, in the 2026-11-29 clean-clone run).
   rm -rf build/coverage/v8
-  NODE_V8_COVERAGE=$PWD/build/coverage/v8 node --test "${files[@]}" || return 1
+  NODE_V8_COVERAGE=$PWD/build/coverage/v8 node --test --test-concurrency=2 "${files[@]}" || return 1
   # The backend-looping suites (tests/js/backends.mjs: forEachBackend) once more with the WebGPU
   # device started (Dawn on SwiftShader), so that they cover 'webgpu' too. Skipped, saying why,
   # where no SwiftShader driver is installed.
   if [ -e /usr/lib/chromium/vk_swiftshader_icd.json ]; then
     mapfile -t files < <(grep -l forEachBackend tests/js/*.test.mjs | sort)
-    SG_TEST_WEBGPU=1 NODE_V8_COVERAGE=$PWD/build/coverage/v8 node --test "${files[@]}"
+    SG_TEST_WEBGPU=1 NODE_V8_COVERAGE=$PWD/build/coverage/v8 node --test --test-concurrency=2 "${files[@]}"
   else
     echo "forEachBackend suites on webgpu: skipped (no /usr/lib/chromium/vk_swiftshader_icd.json; apt-get install chromium)"
   fi
@@ -162,10 +165,12 @@ trainer_tests() { /usr/bin/python3 -m unittest discover -s trainer/tests -t .; }
 # CNN, exports it with sg.onnx.export and serves it with onnxruntime-web (same predictions). Reuses npm/dist;
 # prepare-web-data.mjs writes the digits demo's data when missing. One file at a time: the demos
 # are timed (bounded training) and must not share the 2 cores with each other.
+# The stage shares the cores with the background's node tests: `nice -n -5` (where permitted, as
+# root in CI; elsewhere nice warns and runs it as it is) lets the timed demos go first.
 browser_tests() {
   needs package_built "npm/dist" || return 1
   node scripts/prepare-web-data.mjs &&
-    (cd tests/browser && node --test --test-concurrency=1 demos.test.mjs api.test.mjs webgpu.test.mjs vite.test.mjs onnx.test.mjs)
+    (cd tests/browser && nice -n -5 node --test --test-concurrency=1 demos.test.mjs api.test.mjs webgpu.test.mjs vite.test.mjs onnx.test.mjs)
 }
 
 # The thread pool and the threaded kernels (tests/native/parallel_test.cpp,
@@ -184,28 +189,27 @@ fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 # The TypeScript layer's imports form no circle (npm/src and web/webgpu, madge; npm run lint:circles).
 import_circles() { (cd npm && npm run -s lint:circles); }
 
-# Scheduling on 2 cores: the builds keep both cores busy (-j2), while the node tests, the npm
-# consumer, the trainer's suite and the mutation sample, which need only npm/dist, the native
-# build and the coverage the node tests leave (the sample mutates copies in build/mutation, never
-# src/), run one test file at a time (about one core). So those run in the background, one after
-# the other, while the native doctests, the wasm doctests, TSan, fuzzing and then the browser
-# stage go on in the foreground; the background's output is printed once it ends. The browser
-# stage's demos train for a bounded time (up to 40 s each until the loss falls) and use about a
-# third of a core over its ~4 minutes: it shares the cores with the background's node tests,
-# as the node tests share them with the foreground's builds (a 2026-11-29 clean-clone run had it
-# alone at the end, with 1.6 cores idle for its 229 s).
+# Scheduling on 2 cores: the builds keep both cores busy (-j2). Then the node tests, their
+# TypeScript coverage and the mutation sample (which needs both: it mutates copies in
+# build/mutation, never src/) run in the background, one after the other, while the native
+# doctests, the wasm doctests, TSan, fuzzing, the npm consumer, the trainer's suite and then the
+# browser stage go on in the foreground; the background's output is printed once it ends. The
+# browser stage's demos train for a bounded time (up to 40 s each until the loss falls) and use
+# about a third of a core over its ~4 minutes: it shares the cores with the background's node
+# tests, as the node tests share them with the foreground's builds (the 2026-11-29 clean-clone
+# run had it alone at the end, with 1.6 cores idle for its 229 s).
 stage "lint: import circles (npm/src, web/webgpu)" import_circles
 stage "build: native under ASan + UBSan, with coverage (build/native-asan)" build_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 bg_stages "node tests (tests/js)"                node_tests \
           "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage \
-          "npm consumer (pack, install, import/require, tsc)" consumer \
-          "trainer (Python unittest: trainer/tests)" trainer_tests \
           "mutation sample (scripts/mutation.sh)"  mutation_smoke
 stage "native doctest under ASan + UBSan, with coverage (build/native-asan)" native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
 stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
+stage "npm consumer (pack, install, import/require, tsc)" consumer
+stage "trainer (Python unittest: trainer/tests)" trainer_tests
 stage "browser (Playwright + Chromium)"          browser_tests
 collect_bg
 stage "coverage gate (.ci/coverage-floor.json)"  coverage_gate
