@@ -144,6 +144,18 @@ export function readRef(file) {
   return JSON.parse(readFileSync(new URL(`../data/${file}`, import.meta.url), 'utf8'));
 }
 
+/** An optimizer case's options for the JS API: the reference files (gen_optim*.py) use the C++
+ *  names beta1/beta2, the JS API takes betas. */
+export function optimOptions(hyper) {
+  const o = { ...hyper };
+  if ('beta1' in o || 'beta2' in o) {
+    o.betas = [o.beta1 ?? 0.9, o.beta2 ?? 0.999];
+    delete o.beta1;
+    delete o.beta2;
+  }
+  return o;
+}
+
 /** The same shape, dtype and values, bit for bit (NaN equal to NaN): compiled against eager. */
 export function sameTensor(a, b, what = '') {
   assert.deepEqual(a.shape, b.shape, `${what}: shape`);

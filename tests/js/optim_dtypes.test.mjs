@@ -10,21 +10,12 @@
 // - clipGradNorm_/clipGradValue_ on float64 and bfloat16 grads equal torch's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, readRef, throwsWith } from './helpers.mjs';
+import { sg, optimOptions, readRef, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
 
 const ref = readRef('optim_dtypes_ref.json');
 
-/** The JS options of a case (beta1/beta2 are the C++ names; the JS API takes betas). */
-function jsOptions(hyper) {
-  const o = { ...hyper };
-  if ('beta1' in o || 'beta2' in o) {
-    o.betas = [o.beta1 ?? 0.9, o.beta2 ?? 0.999];
-    delete o.beta1;
-    delete o.beta2;
-  }
-  return o;
-}
+const jsOptions = optimOptions;
 
 /** The spacing of a 16-bit dtype at |v| (subnormal spacing below its normal range). */
 function ulp(dtype, v) {

@@ -6,23 +6,14 @@
 // A parameter without a gradient at some step must be skipped (state and step count unchanged).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sg, close, readRef } from './helpers.mjs';
+import { sg, close, optimOptions, readRef } from './helpers.mjs';
 
 
 const single = readRef('optim_ref.json');
 const multi = readRef('optim_js_ref.json');
 const TOL = 2e-6;
 
-/** optim_ref.json's hyper-parameters use beta1/beta2 (the C++ names): the JS API takes betas. */
-function jsOptions(hyper) {
-  const o = { ...hyper };
-  if ('beta1' in o || 'beta2' in o) {
-    o.betas = [o.beta1 ?? 0.9, o.beta2 ?? 0.999];
-    delete o.beta1;
-    delete o.beta2;
-  }
-  return o;
-}
+const jsOptions = optimOptions;
 
 function makeParams(init, shapes) {
   return init.map((values, i) => sg.tensor(Float32Array.from(values), { shape: shapes[i], requiresGrad: true }));

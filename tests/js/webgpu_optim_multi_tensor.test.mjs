@@ -9,7 +9,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpu, why } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
-import { close, readRef } from './helpers.mjs';
+import { close, optimOptions, readRef } from './helpers.mjs';
 
 const skip = gpu ? false : why;
 const sg = gpu ? await init({ backend: 'webgpu', gpu }) : await init();
@@ -19,15 +19,7 @@ after(() => {
 });
 
 const ref = readRef('optim_ref.json');
-const jsOptions = (hyper) => {
-  const o = { ...hyper };
-  if ('beta1' in o || 'beta2' in o) {
-    o.betas = [o.beta1 ?? 0.9, o.beta2 ?? 0.999];
-    delete o.beta1;
-    delete o.beta2;
-  }
-  return o;
-};
+const jsOptions = optimOptions;
 
 test('SGD/Adam/AdamW on webgpu, both parameters in one dispatch: PyTorch 1.13 trajectories and final state', { skip }, async () => {
   sg.setBackend('webgpu');
