@@ -1,5 +1,5 @@
 // node --no-liftoff tests/bench/lora_gpt2.mjs [--steps 2] [--batch 4] [--seq 128] [--layers 12] [--gen 512]
-//                                            [--cases torch,f32,bf16,f32+ckpt,gen]
+//                                            [--cases torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen] [--chunk 128]
 // Issue 23's rows on a GPT-2-124M-shaped GPT2LMHeadModel (12 layers, 768 wide, 12 heads, vocab 50,257, 1,024
 // positions) with random weights:
 // - one LoRA fine-tuning step (sg.peft, r 8, alpha 16 on attn.c_attn and attn.c_proj: GPT-2's q/k/v and o; forward,
@@ -10,7 +10,8 @@
 //   with gradientCheckpointingEnable(): live tensor bytes at rest (model, adapters, AdamW state), their peak over
 //   the step (sg.memory().peakBytes), the activation part (peak − at rest), and the wasm heap's size
 //   (memory().heapBytes, which never shrinks: for the bf16 base it includes the float32 model the constructor
-//   made before .to('bfloat16'));
+//   made before .to('bfloat16')); a '+chunk' case computes the loss chunkedNextTokenLoss's way (below), which never
+//   holds the whole logits (cases: f32+chunk, bf16+chunk, f32+ckpt+chunk, bf16+ckpt+chunk);
 // - greedy generate with the key/value cache from a 16-token prompt to --gen positions: ms per token around
 //   positions 16, 64, 128, 256 and the last (median of 8 steps), wall and process CPU, from onToken's timestamps.
 // Each case runs in a child process of its own (fresh heap). Measures, asserts nothing.
@@ -29,7 +30,8 @@ const B = opt('batch', 4);
 const T = opt('seq', 128);
 const layers = opt('layers', 12);
 const genTo = opt('gen', 512);
-const cases = opt('cases', 'torch,f32,bf16,f32+ckpt,gen').split(',');
+const cases = opt('cases', 'torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen').split(',');
+const CHUNK = opt('chunk', 128); // positions per chunk of the chunked loss (the +chunk cases)
 const CONFIG = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: layers, n_head: 12, resid_pdrop: 0, embd_pdrop: 0, attn_pdrop: 0 };
 const TARGETS = ['attn.c_attn', 'attn.c_proj'];
 const MB = 2 ** 20;
@@ -45,16 +47,18 @@ async function child(kind) {
   sg.manualSeed(1);
   const model = new sg.models.GPT2LMHeadModel(CONFIG);
   if (kind === 'gen') return generation(sg, model);
-  if (kind === 'bf16') model.to('bfloat16');
+  if (kind.startsWith('bf16')) model.to('bfloat16');
   sg.emptyCache();
   sg.peft.getPeftModel(model, { r: 8, loraAlpha: 16, targetModules: TARGETS });
-  if (kind === 'f32+ckpt') model.gradientCheckpointingEnable();
+  if (kind.includes('+ckpt')) model.gradientCheckpointingEnable();
   model.train();
   const params = model.parameters().filter((p) => p.requiresGrad);
   const adamw = new sg.optim.AdamW(params, { lr: 1e-4 });
   const ids = sg.randint(0, CONFIG.vocab_size, [B, T]).to('int32');
+  const chunked = kind.endsWith('+chunk');
   const step = () => {
     sg.tidy(() => {
+      if (chunked) return void chunkedNextTokenLoss(sg, model, ids, CHUNK).backward();
       const logits = model.forward(ids);
       const flat = logits.narrow(1, 0, T - 1).reshape([-1, CONFIG.vocab_size]);
       sg.F.crossEntropy(flat.dtype === 'float32' ? flat : flat.to('float32'), ids.narrow(1, 1, T - 1).reshape([-1])).backward();
@@ -77,6 +81,27 @@ async function child(kind) {
   const m = sg.memory();
   const { trainable, total } = sg.peft.trainableParameters(model);
   return { kind, wallMs: median(wall), cpuMs: median(cpu), held, peak: m.peakBytes, heapBytes: m.heapBytes, trainable, total };
+}
+
+/**
+ * The next-token cross-entropy without the whole logits: the body's hidden states, then the head and the loss over
+ * `chunk` positions at a time, each under sg.utils.checkpoint, so only one chunk's logits [chunk, vocab] (and in
+ * backward their gradient) exist at a time, where the plain loss holds [B·T, vocab] several times (the logits, the
+ * narrowed copy, log-softmax, their gradients: 103 MB each at 4 × 128). Same value as the plain mean; the head's
+ * matmul runs twice (forward, and again in backward).
+ */
+function chunkedNextTokenLoss(sg, model, ids, chunk) {
+  const h = model.transformer.forward(ids); // [B, T, C]
+  const x = h.narrow(1, 0, T - 1).reshape([-1, h.shape[2]]);
+  const y = ids.narrow(1, 1, T - 1).reshape([-1]);
+  const N = x.shape[0];
+  let total = null;
+  for (let s = 0; s < N; s += chunk) {
+    const n = Math.min(chunk, N - s);
+    const part = sg.utils.checkpoint((xc, yc) => sg.F.crossEntropy(model.lm_head.forward(xc).to('float32'), yc, { reduction: 'sum' }), x.narrow(0, s, n), y.narrow(0, s, n));
+    total = total === null ? part : total.add(part);
+  }
+  return total.div(N);
 }
 
 async function generation(sg, model) {
@@ -119,13 +144,13 @@ const pt = torch.status === 0 ? JSON.parse(torch.stdout.trim().split('\n').at(-1
 if (!pt && cases.includes('torch')) console.log(`(PyTorch not measured: ${torch.error?.message ?? torch.stderr.trim().split('\n').at(-1)})`);
 const tps = (ms) => ((B * T) / (ms / 1000)).toFixed(0);
 if (cases.some((k) => k !== 'gen')) console.log('case            wall ms  CPU ms  tokens/s (CPU)  at rest MB  step peak MB  activations MB  wasm heap MB  trained / total');
-for (const kind of ['f32', 'bf16', 'f32+ckpt'].filter((k) => cases.includes(k))) {
+for (const kind of ['f32', 'bf16', 'f32+ckpt', 'f32+chunk', 'bf16+chunk', 'f32+ckpt+chunk', 'bf16+ckpt+chunk'].filter((k) => cases.includes(k))) {
   const r = runChild(kind);
   if (r.error) {
     console.log(`${kind.padEnd(14)} failed: ${r.error}`);
     continue;
   }
-  console.log(`${kind.padEnd(14)} ${r.wallMs.toFixed(0).padStart(8)} ${r.cpuMs.toFixed(0).padStart(7)} ${tps(r.cpuMs).padStart(15)} ${(r.held / MB).toFixed(0).padStart(11)} ${(r.peak / MB).toFixed(0).padStart(13)} ${((r.peak - r.held) / MB).toFixed(0).padStart(15)} ${(r.heapBytes / MB).toFixed(0).padStart(13)}  ${r.trainable} / ${r.total}`);
+  console.log(`${kind.padEnd(15)}${r.wallMs.toFixed(0).padStart(8)} ${r.cpuMs.toFixed(0).padStart(7)} ${tps(r.cpuMs).padStart(15)} ${(r.held / MB).toFixed(0).padStart(11)} ${(r.peak / MB).toFixed(0).padStart(13)} ${((r.peak - r.held) / MB).toFixed(0).padStart(15)} ${(r.heapBytes / MB).toFixed(0).padStart(13)}  ${r.trainable} / ${r.total}`);
 }
 if (pt) {
   console.log(`PyTorch 1.13    ${pt.wall_ms.toFixed(0).padStart(8)} ${pt.cpu_ms.toFixed(0).padStart(7)} ${tps(pt.cpu_ms).padStart(15)}   (nanoGPT's model.py, LoRA by hand, f32; peak RSS ${(pt.max_rss_kb / 1024).toFixed(0)} MB; ${pt.trainable} trained)`);
