@@ -31,38 +31,39 @@ inline uint16_t f32_to_bf16(float f) {
 }
 
 // IEEE binary16: 1 sign, 5 exponent, 10 mantissa bits.
+// Both directions are branch-free: every case is computed and the right one selected, so that a
+// loop of conversions (a cast run, a GEMM operand widened) compiles to vector selects instead of
+// a branch per element (the branchy float16 rounding made a float16 GEMM 1.19x float32's time
+// against 1.03x for bfloat16, whose rounding was branch-free already).
 inline float f16_to_f32(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  if (exp == 0x1f) return f32_from_bits(sign | 0x7f800000u | (mant << 13));  // inf / NaN
-  if (exp != 0) return f32_from_bits(sign | ((exp + 112) << 23) | (mant << 13));
-  if (mant == 0) return f32_from_bits(sign);  // ±0
-  // Subnormal: normalise the mantissa.
-  int e = -1;
-  do {
-    ++e;
-    mant <<= 1;
-  } while ((mant & 0x400u) == 0);
-  return f32_from_bits(sign | uint32_t(112 - e) << 23 | ((mant & 0x3ffu) << 13));
+  const uint32_t nonsign = h & 0x7fffu;
+  // Normal: rebias the exponent (15 → 127) by adding 112 << 23 under the shifted bits.
+  const uint32_t normal = (nonsign << 13) + 0x38000000u;
+  // Inf / NaN: exponent all ones, the mantissa (NaN payload, quiet bit) kept.
+  const uint32_t special = (nonsign << 13) | 0x7f800000u;
+  // Subnormal or zero: mant · 2^-24, exactly: 0.5 + mant · 2^-24 has the bits 126 << 23 | mant,
+  // and subtracting 0.5 is exact (Sterbenz).
+  const uint32_t subnormal = f32_bits(f32_from_bits(0x3f000000u | nonsign) - 0.5f);
+  const uint32_t bits = nonsign >= 0x7c00u ? special : nonsign >= 0x0400u ? normal : subnormal;
+  return f32_from_bits(sign | bits);
 }
 
 inline uint16_t f32_to_f16(float f) {
   const uint32_t u = f32_bits(f);
-  const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+  const uint32_t sign = (u >> 16) & 0x8000u;
   const uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN: quiet, sign kept
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to ±inf (≥ 65520)
-  if (abs < 0x38800000u) {
-    // Below the smallest normal (2^-14): a subnormal or zero. Adding 0.5 makes the FPU round the
-    // value to a multiple of 2^-24 (binary16's subnormal step) to nearest even, exactly.
-    const float r = f32_from_bits(abs) + 0.5f;
-    return static_cast<uint16_t>(sign | (f32_bits(r) - 0x3f000000u));
-  }
-  // Normal: rebias the exponent (127 → 15) and round the 13 dropped bits to nearest even.
-  const uint32_t odd = (abs >> 13) & 1u;
-  const uint32_t rounded = abs + 0xfffu + odd;
-  return static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13));
+  // Normal: rebias the exponent (127 → 15) and round the 13 dropped bits to nearest even (a
+  // carry out of the mantissa steps the exponent, correctly).
+  const uint32_t normal = (abs + 0xfffu + ((abs >> 13) & 1u) - 0x38000000u) >> 13;
+  // Below the smallest normal (2^-14): a subnormal or zero. Adding 0.5 makes the FPU round the
+  // value to a multiple of 2^-24 (binary16's subnormal step) to nearest even, exactly; the sum's
+  // low bits are then the float16 bits. (Computed for every lane, used only for these.)
+  const uint32_t subnormal = f32_bits(f32_from_bits(abs) + 0.5f) - 0x3f000000u;
+  uint32_t bits = abs < 0x38800000u ? subnormal : normal;
+  bits = abs >= 0x477ff000u ? 0x7c00u : bits;  // rounds to ±inf (≥ 65520)
+  bits = abs > 0x7f800000u ? 0x7e00u : bits;   // NaN: quiet, sign kept
+  return static_cast<uint16_t>(sign | bits);
 }
 
 }  // namespace sg

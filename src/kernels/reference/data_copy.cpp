@@ -5,6 +5,7 @@
 
 #include "core/copy.h"
 #include "core/dtype_dispatch.h"
+#include "core/half_runs.h"
 #include "core/rng.h"
 #include "kernels/data_kernels.h"
 
@@ -20,7 +21,17 @@ namespace {
 // bfloat16 model.
 template <class Dst, class Src>
 void cast_run(const Src* __restrict__ s, Dst* __restrict__ d, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) d[j] = cast_element<Dst>(s[j]);
+  // The 16-bit float conversions with float32 have run functions of their own (core/half_runs.h: SIMD
+  // on wasm, the same bits as the per-element casts); Float16/BFloat16 hold just their bits.
+  if constexpr (std::is_same_v<Dst, float> && std::is_same_v<Src, Float16>) {
+    f16_to_f32_run(reinterpret_cast<const uint16_t*>(s), d, n);
+  } else if constexpr (std::is_same_v<Dst, Float16> && std::is_same_v<Src, float>) {
+    f32_to_f16_run(s, reinterpret_cast<uint16_t*>(d), n);
+  } else if constexpr (std::is_same_v<Dst, BFloat16> && std::is_same_v<Src, float>) {
+    f32_to_bf16_run(s, reinterpret_cast<uint16_t*>(d), n);
+  } else {
+    for (int64_t j = 0; j < n; ++j) d[j] = cast_element<Dst>(s[j]);
+  }
 }
 
 template <class Dst, class Src>
