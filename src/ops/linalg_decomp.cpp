@@ -395,15 +395,31 @@ LUFactor linalg_lu_factor(const Tensor& a0) {
   if (compute(lu))
     backend_for(a.device()).lu_packed(a.dtype(), a.dev_raw(), count(batch), m, n, lu.dev_raw(), piv.dev_i32(), op,
                                       a.ndim() > 2);
-  lu = record(op, lu, {a0}, {lu, piv}, [m = m, n = n](const Tensor& g, const SavedTensors& s) -> Grads {
-    check(m == n, "linalg.luFactor: the gradient is implemented for square matrices only, got ", m, " by ", n);
-    // PyTorch's linalg_lu_backward (square): gA = P·L⁻ᴴ·(tril(Lᴴ·gL, −1) + triu(gU·Uᴴ))·U⁻ᴴ.
+  lu = record(op, lu, {a0}, {lu, piv}, [m = m, n = n, k](const Tensor& g, const SavedTensors& s) -> Grads {
+    // PyTorch's lu_factor_ex_backward → linalg_lu_backward, with L [.., m, k] unit lower and
+    // U [.., k, n] upper from the packed LU, gL = tril(g[:, :k], −1), gU = triu(g[:k, :]).
     const Tensor& LU = s[0];
-    const Tensor L = add(tril(LU, -1), eye_like(n, LU)), U = triu(LU);
-    const Tensor phi = add(tril(matmul(mT(L), tril(g, -1)), -1), triu(matmul(triu(g), mT(U))));
-    const Tensor x = solve_triangular_left(mT(L), phi, true, true);     // L⁻ᴴ·Φ
-    const Tensor y = mT(solve_triangular_left(U, mT(x), true, false));  // ·U⁻ᴴ
-    return {apply_pivots(s[1], y)};
+    // X·U⁻ᴴ for upper U: solve Z·Uᴴ = X as U·Zᴴ = Xᴴ.
+    auto times_u_inv_h = [](const Tensor& x, const Tensor& u) { return mT(solve_triangular_left(u, mT(x), true, false)); };
+    if (m == n) {  // gA = P·L⁻ᴴ·(tril(Lᴴ·gL, −1) + triu(gU·Uᴴ))·U⁻ᴴ
+      const Tensor L = add(tril(LU, -1), eye_like(n, LU)), U = triu(LU);
+      const Tensor phi = add(tril(matmul(mT(L), tril(g, -1)), -1), triu(matmul(triu(g), mT(U))));
+      const Tensor x = solve_triangular_left(mT(L), phi, true, true);  // L⁻ᴴ·Φ
+      return {apply_pivots(s[1], times_u_inv_h(x, U))};
+    }
+    const Tensor L = add(tril(narrow(LU, -1, 0, k), -1), narrow(eye_like(m, LU), -1, 0, k));
+    const Tensor U = triu(narrow(LU, -2, 0, k));
+    const Tensor gL = tril(narrow(g, -1, 0, k), -1), gU = triu(narrow(g, -2, 0, k));
+    if (m < n) {
+      // Wide (k = m): A1 = P·L⁻ᴴ·(gU1 + tril(Lᴴ·gL − gU·Uᴴ, −1)·U1⁻ᴴ), A2 = P·L⁻ᴴ·gU2.
+      const Tensor x = times_u_inv_h(tril(sub(matmul(mT(L), gL), matmul(gU, mT(U))), -1), narrow(U, -1, 0, k));
+      const Tensor y = cat({add(x, narrow(gU, -1, 0, k)), narrow(gU, -1, k, n - k)}, -1);
+      return {apply_pivots(s[1], solve_triangular_left(mT(L), y, true, true))};
+    }
+    // Tall (k = n): A1 = P·(gL1 + L1⁻ᴴ·triu(gU·Uᴴ − Lᴴ·gL))·U⁻ᴴ, A2 = P·gL2·U⁻ᴴ.
+    const Tensor x = solve_triangular_left(mT(narrow(L, -2, 0, k)), triu(sub(matmul(gU, mT(U)), matmul(mT(L), gL))), true, true);
+    const Tensor y = cat({add(x, narrow(gL, -2, 0, k)), narrow(gL, -2, k, m - k)}, -2);
+    return {apply_pivots(s[1], times_u_inv_h(y, U))};
   });
   return {lu, piv};
 }

@@ -4,15 +4,18 @@
 // rounded once to the input's dtype. The algorithms are the classical dense ones:
 //   SVD: Householder bidiagonalization and implicit-shift QR on the bidiagonal (Golub–Kahan, in
 //        the form of LINPACK's dsvdc / JAMA), on A or Aᵀ, whichever is tall;
-//   eigh: Householder tridiagonalization and implicit QL (EISPACK's tred2 / tql2);
+//   eigh: blocked Householder tridiagonalization (LAPACK's dsytrd, linalg_tridiag_reduce.cpp),
+//         then implicit QL (EISPACK's tql2) for the eigenvalues alone or up to 32 rows, divide
+//         and conquer past that (dstedc, linalg_tridiag_dc.cpp), Q applied by blocks (dormtr);
 //   QR: Householder reflections with LAPACK geqrf's sign convention (R's diagonal is −sign(a)·‖x‖),
 //       so Q and R equal LAPACK's (PyTorch's) up to rounding, not only up to signs;
 //   LU: partial pivoting on the first largest |entry| (LAPACK getrf), pivots 1-based.
 // Work arrays are column-major: these algorithms sweep columns (Householder vectors, Givens
 // rotations of U and V), which are then contiguous. What makes them fast enough (issue 24's
 // bench, tests/bench/linalg.mjs): dot products in f64x2 lanes, the sweeps' rotations batched
-// and applied to strips of rows in cache (RotationLog), QL shifted by the eigenvalues computed
-// first, and Q accumulated four reflectors a pass (accumulate_reflectors).
+// and applied to strips of rows in cache (RotationLog), and for eigh the matrix products of the
+// blocked reduction, the divide-and-conquer merges and Q's application (the backend's float64
+// GEMM, through column_major_gemm).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,7 +26,11 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/backend.h"
 #include "kernels/data_kernels.h"
+#include "kernels/reference/linalg_tridiag_dc.h"
+#include "kernels/reference/linalg_tridiag_reduce.h"
+#include "kernels/reference/linalg_vec.h"
 
 namespace sg {
 
@@ -63,82 +70,7 @@ void store(const ColMat& m, int64_t cols, bool transposed, T* out) {
   }
 }
 
-// ---- vector helpers: two doubles a lane pair (wasm SIMD128 f64x2, SSE2 natively) ----
-// clang and gcc do not vectorize a floating-point sum without -ffast-math (it reorders the
-// additions), so the dot products are written with GCC vector types and four accumulators.
-typedef double D2 __attribute__((vector_size(16)));
-inline D2 ld2(const double* p) {
-  D2 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void st2(double* p, D2 v) { std::memcpy(p, &v, sizeof v); }
-
-double dot(const double* x, const double* y, int64_t n) {
-  D2 a0 = {0, 0}, a1 = a0, a2 = a0, a3 = a0;
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    a0 += ld2(x + i) * ld2(y + i);
-    a1 += ld2(x + i + 2) * ld2(y + i + 2);
-    a2 += ld2(x + i + 4) * ld2(y + i + 4);
-    a3 += ld2(x + i + 6) * ld2(y + i + 6);
-  }
-  for (; i + 2 <= n; i += 2) a0 += ld2(x + i) * ld2(y + i);
-  a0 = (a0 + a1) + (a2 + a3);
-  double t = a0[0] + a0[1];
-  for (; i < n; ++i) t += x[i] * y[i];
-  return t;
-}
-
-// y += a·x.
-void axpy(double a, const double* x, double* y, int64_t n) {
-  const D2 av = {a, a};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    st2(y + i, ld2(y + i) + av * ld2(x + i));
-    st2(y + i + 2, ld2(y + i + 2) + av * ld2(x + i + 2));
-  }
-  for (; i < n; ++i) y[i] += a * x[i];
-}
-
-// Returns x·y and does z += a·x, in one pass over x.
-double dot_axpy(const double* x, const double* y, double a, double* z, int64_t n) {
-  const D2 av = {a, a};
-  D2 a0 = {0, 0}, a1 = a0;
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const D2 x0 = ld2(x + i), x1 = ld2(x + i + 2);
-    a0 += x0 * ld2(y + i);
-    a1 += x1 * ld2(y + i + 2);
-    st2(z + i, ld2(z + i) + av * x0);
-    st2(z + i + 2, ld2(z + i + 2) + av * x1);
-  }
-  a0 += a1;
-  double t = a0[0] + a0[1];
-  for (; i < n; ++i) {
-    t += x[i] * y[i];
-    z[i] += a * x[i];
-  }
-  return t;
-}
-
-// z += a·x + b·y.
-void axpy2(double a, const double* x, double b, const double* y, double* z, int64_t n) {
-  const D2 av = {a, a}, bv = {b, b};
-  int64_t i = 0;
-  for (; i + 2 <= n; i += 2) st2(z + i, ld2(z + i) + (av * ld2(x + i) + bv * ld2(y + i)));
-  for (; i < n; ++i) z[i] += a * x[i] + b * y[i];
-}
-
-// The Euclidean norm: one sum of squares, and LAPACK dnrm2's scaled accumulation (a hypot per
-// entry) only where that sum over- or underflows.
-double norm2(const double* x, int64_t n) {
-  const double ss = dot(x, x, n);
-  if (ss > 1e-280 && ss < 1e280) return std::sqrt(ss);
-  double nrm = 0;
-  for (int64_t i = 0; i < n; ++i) nrm = std::hypot(nrm, x[i]);
-  return nrm;
-}
+using namespace linalg_vec;
 
 // √(a² + b²) for the rotations of the sweeps: std::hypot's care for overflow costs about ten
 // times the square root, and only a sum of squares out of range needs it.
@@ -554,97 +486,16 @@ ColMat complete_basis(const ColMat& u) {
   return q;
 }
 
-// ---- symmetric eigendecomposition: EISPACK's tred2 and tql2 (as JAMA writes them) ----
-
-// The unused entry of the ascending `known` nearest x (marked used), or NaN when all are used.
-double take_nearest(const Vec& known, std::vector<char>& used, double x) {
-  const int64_t n = int64_t(known.size());
-  int64_t hi = std::lower_bound(known.begin(), known.end(), x) - known.begin(), lo = hi - 1;
-  while (lo >= 0 && used[size_t(lo)]) --lo;
-  while (hi < n && used[size_t(hi)]) ++hi;
-  if (lo < 0 && hi >= n) return std::numeric_limits<double>::quiet_NaN();
-  const int64_t k = lo < 0 ? hi : hi >= n ? lo : (x - known[size_t(lo)] <= known[size_t(hi)] - x ? lo : hi);
-  used[size_t(k)] = 1;
-  return known[size_t(k)];
-}
-
-// tred2's second half: Q from the reflectors the reduction left in V. Step i (0 ≤ i < n − 1) makes
-// column i the unit vector e_i (keeping the diagonal in row n − 1) and applies the reflector
-// H_i = I − w_i·u_iᵀ (u_i: column i + 1's rows 0..i, w_i = u_i / d[i+1]) to the leading
-// (i+1)×(i+1) block. Four steps go in one pass: their unit columns are set first (a reflector
-// leaves a later one's unit column alone: u_k is zero past row i + k), then each column c of the
-// block gets g_k = u_k·c − Σ_{l<k} g_l·(u_k·w_l), the dots of all four in one read of c, and
-// c −= Σ g_k·w_k in one more: a quarter of the loads and stores of four separate passes.
-void accumulate_reflectors(ColMat& V, const Vec& d) {
-  const int64_t n = V.rows;
-  constexpr int64_t B = 4;
-  double small[2 * B * 16];  // small matrices (batches of them) need no allocation
-  Vec big(n > 16 ? size_t(2 * B * n) : 0);
-  double* u = n > 16 ? big.data() : small;
-  double* w = u + B * n;
-  for (int64_t i = 0; i < n - 1; i += B) {
-    const int64_t nb = std::min(B, n - 1 - i), rows = i + nb;
-    double beta[B][B] = {};
-    for (int64_t k = 0; k < nb; ++k) {
-      const int64_t ik = i + k;
-      V(n - 1, ik) = V(ik, ik);
-      V(ik, ik) = 1;
-      const double h = d[size_t(ik) + 1];
-      double *uk = u + k * n, *wk = w + k * n;
-      std::fill(uk, uk + rows, 0.0);
-      std::fill(wk, wk + rows, 0.0);
-      if (h != 0)
-        for (int64_t r = 0; r <= ik; ++r) uk[r] = V(r, ik + 1), wk[r] = V(r, ik + 1) / h;
-      for (int64_t r = 0; r <= ik; ++r) V(r, ik + 1) = 0;
-    }
-    for (int64_t k = 0; k < nb; ++k)
-      for (int64_t l = 0; l < k; ++l) beta[k][l] = dot(u + k * n, w + l * n, rows);
-    const double *u0 = u, *u1 = u + n, *u2 = u + 2 * n, *u3 = u + 3 * n;
-    const double *w0 = w, *w1 = w + n, *w2 = w + 2 * n, *w3 = w + 3 * n;
-    for (int64_t j = 0; j < rows; ++j) {
-      double* c = V.col(j);
-      double g[B];
-      if (nb == B) {
-        D2 a0 = {0, 0}, a1 = a0, a2 = a0, a3 = a0;
-        int64_t r = 0;
-        for (; r + 2 <= rows; r += 2) {
-          const D2 x = ld2(c + r);
-          a0 += ld2(u0 + r) * x;
-          a1 += ld2(u1 + r) * x;
-          a2 += ld2(u2 + r) * x;
-          a3 += ld2(u3 + r) * x;
-        }
-        g[0] = a0[0] + a0[1], g[1] = a1[0] + a1[1], g[2] = a2[0] + a2[1], g[3] = a3[0] + a3[1];
-        for (; r < rows; ++r) g[0] += u0[r] * c[r], g[1] += u1[r] * c[r], g[2] += u2[r] * c[r], g[3] += u3[r] * c[r];
-      } else {
-        for (int64_t k = 0; k < nb; ++k) g[k] = dot(u + k * n, c, rows);
-      }
-      for (int64_t k = 1; k < nb; ++k)
-        for (int64_t l = 0; l < k; ++l) g[k] -= g[l] * beta[k][l];
-      if (nb == B) {
-        const D2 g0 = {g[0], g[0]}, g1 = {g[1], g[1]}, g2 = {g[2], g[2]}, g3 = {g[3], g[3]};
-        int64_t r = 0;
-        for (; r + 2 <= rows; r += 2)
-          st2(c + r, ld2(c + r) - ((g0 * ld2(w0 + r) + g1 * ld2(w1 + r)) + (g2 * ld2(w2 + r) + g3 * ld2(w3 + r))));
-        for (; r < rows; ++r) c[r] -= (g[0] * w0[r] + g[1] * w1[r]) + (g[2] * w2[r] + g[3] * w3[r]);
-      } else {
-        for (int64_t k = 0; k < nb; ++k) axpy(-g[k], w + k * n, c, rows);
-      }
-    }
-  }
-}
+// ---- symmetric eigendecomposition: LAPACK's dsyevd (linalg_tridiag_reduce.h: dsytrd and
+// dormtr; linalg_tridiag_dc.h: dstedc), with EISPACK's tql2 (as JAMA writes it) for the
+// eigenvalues alone and for divide and conquer's small leaves ----
 
 // tql2: implicit QL on the symmetric tridiagonal (d, e) (e[i] couples i and i+1, e[n−1] = 0):
-// d gets the eigenvalues (unordered); each sweep's rotations go to vlog (null: none). `known`
-// (ascending, or null): the eigenvalues, computed before; the first two sweeps for each
-// eigenvalue then shift by the nearest one not yet taken instead of the top 2×2's eigenvalue
-// (Wilkinson's), and end as EISPACK's tql2 of 1972 (e_l = s·p, d_l = c·p): the 1983 form's
-// p = −s·s₂·c₃·e_{l+1}·e_l / d_{l+1} holds only when the shift is an eigenvalue of the top 2×2.
-// Returns false if QL does not converge (NaN input).
-bool tql2(Vec& d, Vec& e, RotationLog* vlog, const Vec* known) {
+// d gets the eigenvalues (unordered); each sweep's rotations go to vlog (null: none). Returns
+// false if QL does not converge (NaN input).
+bool tql2(Vec& d, Vec& e, RotationLog* vlog) {
   const int64_t n = int64_t(d.size());
   Vec qc(size_t(n), 0.0), qs(size_t(n), 0.0);
-  std::vector<char> used(known ? known->size() : 0, 0);
   double f = 0, tst1 = 0;
   const double eps = std::ldexp(1.0, -52);
   for (int64_t l = 0; l < n; ++l) {
@@ -655,7 +506,6 @@ bool tql2(Vec& d, Vec& e, RotationLog* vlog, const Vec* known) {
       ++m;
     }
     if (m == n) return false;  // only with NaN (e[n−1] is 0)
-    double target = std::numeric_limits<double>::quiet_NaN();
     if (m > l) {
       int64_t iter = 0;
       do {
@@ -665,16 +515,8 @@ bool tql2(Vec& d, Vec& e, RotationLog* vlog, const Vec* known) {
         double r = pythag(p, 1.0);
         if (p < 0) r = -r;
         double h = g - e[size_t(l)] / (p + r);  // the top 2×2's eigenvalue nearest d[l]
-        if (known && iter == 1) target = take_nearest(*known, used, f + h);
-        const bool perfect = iter <= 2 && !std::isnan(target);
-        if (perfect) {
-          h = target - f;
-          d[size_t(l)] = g - h;
-          d[size_t(l) + 1] -= h;
-        } else {
-          d[size_t(l)] = e[size_t(l)] / (p + r);
-          d[size_t(l) + 1] = e[size_t(l)] * (p + r);
-        }
+        d[size_t(l)] = e[size_t(l)] / (p + r);
+        d[size_t(l) + 1] = e[size_t(l)] * (p + r);
         const double dl1 = d[size_t(l) + 1];
         for (int64_t i = l + 2; i < n; ++i) d[size_t(i)] -= h;
         f += h;
@@ -698,7 +540,7 @@ bool tql2(Vec& d, Vec& e, RotationLog* vlog, const Vec* known) {
           qs[size_t(i)] = -s;
         }
         if (vlog) vlog->add(l, m, qc, qs);
-        if (!perfect) p = -s * s2 * c3 * el1 * e[size_t(l)] / dl1;
+        p = -s * s2 * c3 * el1 * e[size_t(l)] / dl1;
         e[size_t(l)] = s * p;
         d[size_t(l)] = c * p;
       } while (std::abs(e[size_t(l)]) > eps * tst1);
@@ -709,96 +551,50 @@ bool tql2(Vec& d, Vec& e, RotationLog* vlog, const Vec* known) {
   return true;
 }
 
+// Divide and conquer takes over the eigenvectors past this order; below, QL's rotations are
+// too few to lose to its merges (LAPACK's dstedc: 25).
+constexpr int64_t kDcMin = 32;
+
+// D&C's leaf: tql2 on the identity, then ascending order.
+bool tridiagonal_leaf(double* d0, double* e0, int64_t n, double* z, int64_t ldz) {
+  Vec d(d0, d0 + n), e(e0, e0 + n);
+  ColMat q(n, n);
+  for (int64_t i = 0; i < n; ++i) q(i, i) = 1;
+  RotationLog log(q.v.data(), n, n, true);
+  if (!tql2(d, e, &log)) return false;
+  log.flush();
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[size_t(i)] = i;
+  std::stable_sort(order.begin(), order.end(), [&d](int64_t a, int64_t b) { return d[size_t(a)] < d[size_t(b)]; });
+  for (int64_t c = 0; c < n; ++c) {
+    d0[c] = d[size_t(order[size_t(c)])];
+    std::copy(q.col(order[size_t(c)]), q.col(order[size_t(c)]) + n, z + c * ldz);
+  }
+  return true;
+}
+
 // v holds A on entry (symmetric, n×n) and, with `vectors`, the eigenvectors (columns) on exit;
 // d the eigenvalues in ascending order. Returns false if QL does not converge (NaN or inf input).
-bool symmetric_eigen(ColMat& v, Vec& d, bool vectors) {
+bool symmetric_eigen(ColMat& v, Vec& d, bool vectors, const ColGemm& gemm) {
   const int64_t n = v.rows;
   d.assign(size_t(n), 0.0);
-  Vec e(size_t(n), 0.0);
-  ColMat& V = v;
-  // tred2: Householder reduction to tridiagonal form, accumulating the transformations.
-  for (int64_t j = 0; j < n; ++j) d[size_t(j)] = V(n - 1, j);
-  for (int64_t i = n - 1; i > 0; --i) {
-    double scale = 0, h = 0;
-    for (int64_t k = 0; k < i; ++k) scale += std::abs(d[size_t(k)]);
-    if (scale == 0) {
-      e[size_t(i)] = d[size_t(i) - 1];
-      for (int64_t j = 0; j < i; ++j) {
-        d[size_t(j)] = V(i - 1, j);
-        V(i, j) = 0;
-        V(j, i) = 0;
-      }
-    } else {
-      for (int64_t k = 0; k < i; ++k) {
-        d[size_t(k)] /= scale;
-        h += d[size_t(k)] * d[size_t(k)];
-      }
-      double f = d[size_t(i) - 1], g = std::sqrt(h);
-      if (f > 0) g = -g;
-      e[size_t(i)] = scale * g;
-      h -= f * g;
-      d[size_t(i) - 1] = f - g;
-      for (int64_t j = 0; j < i; ++j) e[size_t(j)] = 0;
-      for (int64_t j = 0; j < i; ++j) {
-        f = d[size_t(j)];
-        V(j, i) = f;
-        const double* cj = V.col(j);
-        // g = column j's dot with d below the diagonal while e gathers f·column j: one pass.
-        e[size_t(j)] += V(j, j) * f + dot_axpy(cj + j + 1, d.data() + j + 1, f, e.data() + j + 1, i - 1 - j);
-      }
-      f = 0;
-      for (int64_t j = 0; j < i; ++j) {
-        e[size_t(j)] /= h;
-        f += e[size_t(j)] * d[size_t(j)];
-      }
-      const double hh = f / (h + h);
-      for (int64_t j = 0; j < i; ++j) e[size_t(j)] -= hh * d[size_t(j)];
-      for (int64_t j = 0; j < i; ++j) {
-        axpy2(-d[size_t(j)], e.data() + j, -e[size_t(j)], d.data() + j, V.col(j) + j, i - j);
-        d[size_t(j)] = V(i - 1, j);
-        V(i, j) = 0;
-      }
-    }
-    d[size_t(i)] = h;
+  if (n == 0) return true;
+  Vec e(size_t(n), 0.0), tau(size_t(n), 0.0);
+  tridiagonal_reduce(v.v.data(), n, d.data(), e.data(), tau.data(), gemm);
+  e[size_t(n) - 1] = 0;
+  if (!vectors) {
+    if (!tql2(d, e, nullptr)) return false;
+    std::sort(d.begin(), d.end());
+    return true;
   }
-  // Eigenvalues only: the tridiagonal's diagonal is V's, and nothing needs accumulating.
-  if (!vectors)
-    for (int64_t j = 0; j < n; ++j) d[size_t(j)] = V(j, j);
-  if (vectors) accumulate_reflectors(V, d);
-  for (int64_t j = 0; vectors && j < n; ++j) {
-    d[size_t(j)] = V(n - 1, j);
-    V(n - 1, j) = 0;
-  }
-  if (vectors && n > 0) V(n - 1, n - 1) = 1;
-  if (n > 0) e[0] = 0;
-  for (int64_t i = 1; i < n; ++i) e[size_t(i) - 1] = e[size_t(i)];
-  if (n > 0) e[size_t(n) - 1] = 0;
-  // With vectors, the eigenvalues first (QL without rotations: 4% of the time), then QL shifting
-  // by them: a sweep shifted by an exact eigenvalue deflates it at once (or, rounding errors
-  // permitting, in two), and every sweep costs a rotation of V's columns per step. A random
-  // symmetric 512×512: 1014 sweeps and 275k rotations with the 2×2 shift, 691 and 179k with these.
-  Vec known;
-  if (vectors && n >= 32) {  // (below, the rotations are too few to pay for the second QL)
-    Vec d2 = d, e2 = e;
-    if (tql2(d2, e2, nullptr, nullptr)) {
-      std::sort(d2.begin(), d2.end());
-      known = std::move(d2);
-    }
-  }
-  RotationLog vlog(vectors ? V.v.data() : nullptr, n, n, true);
-  const bool ok = tql2(d, e, &vlog, known.empty() ? nullptr : &known);
-  vlog.flush();
+  ColMat z(n, n);
+  const bool ok = n > kDcMin ? tridiagonal_eigen_dc(d.data(), e.data(), n, z.v.data(), n, kDcMin, gemm, tridiagonal_leaf)
+                             : tridiagonal_leaf(d.data(), e.data(), n, z.v.data(), n);
   if (!ok) return false;
-  // Ascending order (selection sort: n swaps of columns at most).
-  for (int64_t i = 0; i + 1 < n; ++i) {
-    int64_t k = i;
-    for (int64_t j = i + 1; j < n; ++j)
-      if (d[size_t(j)] < d[size_t(k)]) k = j;
-    if (k != i) {
-      std::swap(d[size_t(i)], d[size_t(k)]);
-      if (vectors) std::swap_ranges(V.col(i), V.col(i) + n, V.col(k));
-    }
-  }
+  for (double x : d)
+    if (!std::isfinite(x)) return false;
+  tridiagonal_apply_q(v.v.data(), n, tau.data(), z.v.data(), n, gemm);
+  v = std::move(z);
   return true;
 }
 
@@ -947,7 +743,7 @@ void svd_typed(const void* a0, int64_t batch, int64_t m, int64_t n, bool full, v
 
 template <class T>
 void eigh_typed(const void* a0, int64_t batch, int64_t n, bool upper, void* w0, void* v0, const std::string& op,
-                bool batched) {
+                bool batched, const ColGemm* gemm) {
   const T* a = Typed<T>::in(a0);
   T *w = static_cast<T*>(w0), *v = static_cast<T*>(v0);
   for (int64_t b = 0; b < batch; ++b) {
@@ -965,7 +761,7 @@ void eigh_typed(const void* a0, int64_t batch, int64_t n, bool upper, void* w0, 
       std::fill(m.v.begin(), m.v.end(), std::numeric_limits<double>::quiet_NaN());
     }
     const int ex = finite ? scale_to_range(m.v) : 0;
-    if (finite && !symmetric_eigen(m, d, v != nullptr)) {
+    if (finite && !symmetric_eigen(m, d, v != nullptr, *gemm)) {
       fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
            "eigenvalues");
@@ -1068,6 +864,26 @@ void matrix_exp_typed(const void* a0, int64_t batch, int64_t n, void* out0) {
   }
 }
 
+// The backend's float64 GEMM (row-major) as a column-major product: a column-major X is the
+// row-major Xᵀ, so C = op(A)·op(B) is Cᵀ = op(B)ᵀ·op(A)ᵀ on the same buffers. A DataKernels that
+// is not a Backend gets a plain loop.
+ColGemm column_major_gemm(const DataKernels* kernels) {
+  if (const auto* be = dynamic_cast<const Backend*>(kernels))
+    return [be](bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+                const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+      be->gemm_f64(tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+    };
+  return [](bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+            const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < m; ++i) {
+        double t = 0;
+        for (int64_t l = 0; l < k; ++l) t += (ta ? a[i * lda + l] : a[l * lda + i]) * (tb ? b[l * ldb + j] : b[j * ldb + l]);
+        c[j * ldc + i] = alpha * t + (beta == 0 ? 0.0 : beta * c[j * ldc + i]);
+      }
+  };
+}
+
 void check_float(const char* kernel, DType dtype) {
   check(dtype == DType::Float32 || dtype == DType::Float64, kernel, ": expected float32 or float64 matrices, got ",
         dtype_name(dtype));
@@ -1085,8 +901,9 @@ void DataKernels::svd(DType dtype, const void* a, int64_t batch, int64_t m, int6
 void DataKernels::eigh(DType dtype, const void* a, int64_t batch, int64_t n, bool upper, void* w, void* v,
                        const std::string& op, bool batched) const {
   check_float("eigh", dtype);
-  if (dtype == DType::Float64) eigh_typed<double>(a, batch, n, upper, w, v, op, batched);
-  else eigh_typed<float>(a, batch, n, upper, w, v, op, batched);
+  const ColGemm gemm = column_major_gemm(this);
+  if (dtype == DType::Float64) eigh_typed<double>(a, batch, n, upper, w, v, op, batched, &gemm);
+  else eigh_typed<float>(a, batch, n, upper, w, v, op, batched, &gemm);
 }
 
 void DataKernels::qr(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, bool complete, void* q,

@@ -1,0 +1,162 @@
+// Blocked Householder tridiagonalization (linalg_tridiag_reduce.h), LAPACK's dsytrd / dlatrd /
+// dsytd2 for the lower triangle, and Q's application (dormtr with dlarft's compact WY blocks).
+// Reducing column i needs y = A_i·v (a symmetric matrix-vector product over the trailing
+// matrix) and the rank-2 update A_i −= v·wᵀ + w·vᵀ. Unblocked, each column reads the trailing
+// triangle twice (the product, then the update). dlatrd reduces kPanel columns against the
+// trailing matrix as it was before the panel, correcting each product by the panel's pending
+// updates (V·(Wᵀ·v) + W·(Vᵀ·v)); the pending updates then go in at once, A −= V·Wᵀ + W·Vᵀ, as
+// matrix products (the project's GEMM) over block columns of the lower triangle. Half the flops
+// move into those products; the products A·v remain one read of the triangle each.
+#include "kernels/reference/linalg_tridiag_reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels/reference/linalg_vec.h"
+
+namespace sg {
+
+namespace {
+
+using namespace linalg_vec;
+using Vec = std::vector<double>;
+
+constexpr int64_t kPanel = 32;      // columns a panel (dsytrd's nb)
+constexpr int64_t kCrossover = 64;  // trailing orders at or below go unblocked (dsytrd's nx)
+
+// LAPACK's dlarfg on (alpha, x[0..m−1)): H·(alpha, x) = (beta, 0) for H = I − tau·(1, v)·(1, v)ᵀ.
+// alpha becomes beta and x becomes v. A zero x leaves H = I (tau 0).
+double reflector(double& alpha, double* x, int64_t m) {
+  const double xnorm = norm2(x, m);
+  if (xnorm == 0) return 0;
+  const double beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
+  const double tau = (beta - alpha) / beta, scale = 1 / (alpha - beta);
+  for (int64_t i = 0; i < m; ++i) x[i] *= scale;
+  alpha = beta;
+  return tau;
+}
+
+// y = A·v for the symmetric m×m matrix at p (leading dimension lda) from its lower triangle: one
+// pass, each column giving its dot with v to y[c] and its multiple v[c]·column to y below.
+void symv_lower(const double* p, int64_t lda, int64_t m, const double* v, double* y) {
+  std::fill(y, y + m, 0.0);
+  for (int64_t c = 0; c < m; ++c) {
+    const double* col = p + c * lda;
+    y[c] += col[c] * v[c] + dot_axpy(col + c + 1, v + c + 1, v[c], y + c + 1, m - c - 1);
+  }
+}
+
+// w = tau·y − ½·tau²·(yᵀv)·v for y = A·v: the vector of the rank-2 update A − v·wᵀ − w·vᵀ.
+void finish_w(double tau, const double* v, double* w, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) w[i] *= tau;
+  axpy(-0.5 * tau * dot(w, v, m), v, w, m);
+}
+
+}  // namespace
+
+void tridiagonal_reduce(double* a, int64_t n, double* d, double* e, double* tau, const ColGemm& gemm) {
+  auto at = [a, n](int64_t i, int64_t j) -> double& { return a[j * n + i]; };
+  int64_t k = 0;
+  if (n > kCrossover) {
+    Vec w(size_t(n * kPanel)), t(kPanel);
+    auto W = [&w, n](int64_t i, int64_t j) -> double& { return w[size_t(j * n + i)]; };
+    for (; n - k > kCrossover; k += kPanel) {
+      // dlatrd: columns k..k+kPanel−1; V's columns are a's (unit entries written in place).
+      for (int64_t j = 0; j < kPanel; ++j) {
+        const int64_t i = k + j, m = n - i - 1;
+        for (int64_t c = 0; c < j; ++c) {  // column i gets the panel's pending updates
+          axpy(-W(i, c), &at(i, k + c), &at(i, i), n - i);
+          axpy(-at(i, k + c), &W(i, c), &at(i, i), n - i);
+        }
+        double alpha = at(i + 1, i);
+        tau[i] = reflector(alpha, &at(i + 2, i), m - 1);
+        e[i] = alpha;
+        at(i + 1, i) = 1;
+        const double* v = &at(i + 1, i);
+        double* wj = &W(i + 1, j);
+        symv_lower(&at(i + 1, i + 1), n, m, v, wj);
+        for (int64_t c = 0; c < j; ++c) t[size_t(c)] = dot(&W(i + 1, c), v, m);
+        for (int64_t c = 0; c < j; ++c) axpy(-t[size_t(c)], &at(i + 1, k + c), wj, m);
+        for (int64_t c = 0; c < j; ++c) t[size_t(c)] = dot(&at(i + 1, k + c), v, m);
+        for (int64_t c = 0; c < j; ++c) axpy(-t[size_t(c)], &W(i + 1, c), wj, m);
+        finish_w(tau[i], v, wj, m);
+      }
+      // The trailing lower triangle −= V·Wᵀ + W·Vᵀ, a block column at a time (the diagonal
+      // blocks' upper parts get written too; nothing reads them).
+      const int64_t r0 = k + kPanel;
+      for (int64_t c0 = r0; c0 < n; c0 += kPanel) {
+        const int64_t cols = std::min(kPanel, n - c0), rows = n - c0;
+        gemm(false, true, rows, cols, kPanel, -1.0, &at(c0, k), n, &W(c0, 0), n, 1.0, &at(c0, c0), n);
+        gemm(false, true, rows, cols, kPanel, -1.0, &W(c0, 0), n, &at(c0, k), n, 1.0, &at(c0, c0), n);
+      }
+      for (int64_t i = k; i < r0; ++i) {
+        at(i + 1, i) = e[i];
+        d[i] = at(i, i);
+      }
+    }
+  }
+  // dsytd2 on what is left.
+  Vec y(size_t(std::max<int64_t>(n, 1)));
+  for (int64_t i = k; i + 1 < n; ++i) {
+    const int64_t m = n - i - 1;
+    double alpha = at(i + 1, i);
+    tau[i] = reflector(alpha, &at(std::min(i + 2, n - 1), i), m - 1);
+    e[i] = alpha;
+    if (tau[i] != 0) {
+      at(i + 1, i) = 1;
+      const double* v = &at(i + 1, i);
+      symv_lower(&at(i + 1, i + 1), n, m, v, y.data());
+      finish_w(tau[i], v, y.data(), m);
+      for (int64_t c = 0; c < m; ++c)  // the lower triangle −= v·yᵀ + y·vᵀ
+        axpy2(-v[c], y.data() + c, -y[size_t(c)], v + c, &at(i + 1 + c, i + 1 + c), m - c);
+      at(i + 1, i) = e[i];
+    }
+    d[i] = at(i, i);
+  }
+  if (n > 0) d[n - 1] = at(n - 1, n - 1);
+}
+
+void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, double* z, int64_t cols, const ColGemm& gemm) {
+  // Q·Z = H_0·(H_1·(⋯H_{n−2}·Z)): blocks of reflectors from the last. A block b0..b1−1 is
+  // I − V·T·Vᵀ (dlarft, forward): V's columns the reflectors on rows b0+1..n−1, T upper
+  // triangular with T[j][j] = tau_j, T[0..j)[j] = −tau_j·T[0..j)[0..j)·(V[:, 0..j)ᵀ·v_j).
+  const int64_t nref = n - 1;
+  if (nref <= 0) return;
+  Vec v, t(size_t(kPanel * kPanel)), g, s(kPanel);
+  for (int64_t b1 = nref; b1 > 0; b1 -= kPanel) {
+    const int64_t b0 = std::max<int64_t>(0, b1 - kPanel), nb = b1 - b0, m = n - b0 - 1;
+    v.assign(size_t(m * nb), 0.0);
+    for (int64_t c = 0; c < nb; ++c) {
+      const int64_t i = b0 + c;  // its unit entry on row i + 1, local row i − b0
+      double* col = v.data() + c * m;
+      col[i - b0] = 1;
+      for (int64_t r = i + 2; r < n; ++r) col[r - b0 - 1] = a[i * n + r];
+    }
+    std::fill(t.begin(), t.end(), 0.0);
+    for (int64_t j = 0; j < nb; ++j) {
+      const double tj = tau[b0 + j];
+      for (int64_t c = 0; c < j; ++c) s[size_t(c)] = dot(v.data() + c * m, v.data() + j * m, m);
+      for (int64_t r = 0; r < j; ++r) {  // T[r][j] = −tau_j·Σ_{c≥r} T[r][c]·s[c]
+        double acc = 0;
+        for (int64_t c = r; c < j; ++c) acc += t[size_t(c * kPanel + r)] * s[size_t(c)];
+        t[size_t(j * kPanel + r)] = -tj * acc;
+      }
+      t[size_t(j * kPanel + j)] = tj;
+    }
+    double* zb = z + b0 + 1;
+    g.assign(size_t(nb * cols), 0.0);
+    gemm(true, false, nb, cols, m, 1.0, v.data(), m, zb, n, 0.0, g.data(), nb);  // G = Vᵀ·Z
+    for (int64_t j = 0; j < cols; ++j) {  // G ← T·G (T upper: row r reads rows ≥ r, unchanged yet)
+      double* gj = g.data() + j * nb;
+      for (int64_t r = 0; r < nb; ++r) {
+        double acc = 0;
+        for (int64_t c = r; c < nb; ++c) acc += t[size_t(c * kPanel + r)] * gj[c];
+        gj[r] = acc;
+      }
+    }
+    gemm(false, false, m, cols, nb, -1.0, v.data(), m, g.data(), nb, 1.0, zb, n);  // Z −= V·G
+  }
+}
+
+}  // namespace sg
