@@ -100,3 +100,11 @@ test('bad arguments name the loss, the argument, what was expected and what was 
     throwsWith(() => new nn.GaussianNLLLoss({ eps: '1' }), 'GaussianNLLLoss', "'eps'", "'1'");
   });
 });
+
+test('poissonNllLoss names its operands in shape and dtype errors', () => {
+  sg.tidy(() => {
+    throwsWith(() => sg.F.poissonNllLoss(sg.zeros([2, 3]), sg.zeros([4])), "poissonNllLoss: the shapes of 'input' [2, 3], 'target' [4] are not broadcastable");
+    throwsWith(() => sg.F.poissonNllLoss(sg.zeros([2], { dtype: 'int32' }), sg.zeros([2])), "poissonNllLoss: expected 'input' to be float32, got int32");
+    throwsWith(() => sg.F.poissonNllLoss(sg.zeros([2]), sg.zeros([2], { dtype: 'int32' })), "poissonNllLoss: expected 'target' to be float32, got int32");
+  });
+});

@@ -209,3 +209,21 @@ test('utils.vectorToParameters on the cpu refuses a strided view with an Error n
     assert.deepEqual(base.toArray(), [[0, 0], [0, 0], [0, 0]]);
   });
 });
+
+test('utils.clipGradNorm_: normType as the third argument or an option; bad maxNorm and normType are Errors naming them', () => {
+  // Total norms by definition (torch.nn.utils.clip_grad_norm_ returns the norm before clipping):
+  // of [3, -4, 1], max |g| = 4, sum |g| = 8, (27 + 64 + 1)^(1/3) for p = 3.
+  sg.tidy(() => {
+    const a = new sg.nn.Parameter(sg.zeros([3]));
+    a.grad = sg.tensor([3, -4, 1]);
+    close(sg.nn.utils.clipGradNorm_([a], 100, 'inf'), 4, 1e-6);
+    close(sg.nn.utils.clipGradNorm_([a], 100, { normType: 1 }), 8, 1e-6);
+    close(sg.nn.utils.clipGradNorm_([a], 100, { normType: 3 }), Math.cbrt(92), 1e-5);
+    close(a.grad.toArray(), [3, -4, 1], 1e-6, 'below maxNorm: unchanged');
+    throwsWith(() => sg.nn.utils.clipGradNorm_([a], 'x'), "clipGradNorm_: expected 'maxNorm' to be a finite number, got 'x'");
+    for (const bad of [NaN, 'two']) {
+      throwsWith(() => sg.nn.utils.clipGradNorm_([a], 1, { normType: bad }), "clipGradNorm_: option 'normType' must be a number or 'inf', got");
+    }
+    close(a.grad.toArray(), [3, -4, 1], 1e-6, 'refused: unchanged');
+  });
+});

@@ -200,3 +200,10 @@ test('closed form: a strictly convex quadratic ½xᵀAx − bᵀx reaches x = A�
     });
   }
 });
+
+test('a negative toleranceGrad or toleranceChange is an Error naming it', () => {
+  const p = [sg.zeros([2], { requiresGrad: true })];
+  throwsWith(() => new sg.optim.LBFGS(p, { toleranceGrad: -1 }), 'LBFGS: invalid toleranceGrad value: -1 (expected a number >= 0)');
+  throwsWith(() => new sg.optim.LBFGS(p, { toleranceChange: -1e-3 }), 'LBFGS: invalid toleranceChange value: -0.001 (expected a number >= 0)');
+  sg.dispose(p);
+});
