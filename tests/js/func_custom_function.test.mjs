@@ -139,3 +139,27 @@ test('bad input: forward or backward returning the wrong things, vmap and compil
   STE.apply(x).sum().backward();
   assert.deepEqual(x.grad.toArray(), [1, 1]);
 });
+
+test("ctx.needsInputGrad is one boolean per forward argument (PyTorch's ctx.needs_input_grad); a disposed Tensor argument is an Error naming it", () => {
+  // torch: Fn.apply(x_requiring_grad, y, 3.0) gives needs_input_grad == (True, False, False).
+  let seen = null;
+  class Probe extends sg.autograd.Function {
+    static forward(ctx, x, y, k) {
+      seen = ctx.needsInputGrad.slice();
+      return x.mul(y).mul(k);
+    }
+    static backward(ctx, g) {
+      return [g, null, null];
+    }
+  }
+  sg.tidy(() => {
+    const x = sg.tensor([1, 2], { requiresGrad: true });
+    Probe.apply(x, sg.tensor([3, 4]), 3);
+    assert.deepEqual(seen, [true, false, false]);
+    Probe.apply(sg.tensor([1, 2]), sg.tensor([3, 4]), 3);
+    assert.deepEqual(seen, [false, false, false]);
+    const gone = sg.tensor([1, 2]);
+    gone.dispose();
+    throwsWith(() => Probe.apply(x, gone, 3), 'Probe.apply: argument 1 is a disposed Tensor');
+  });
+});
