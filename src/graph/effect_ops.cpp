@@ -67,10 +67,11 @@ void check_backward_root(const Tensor& root, const Tensor& grad) {
 }
 
 // Backward while tracing: every leaf the graph of `root` reaches, and every retained non-leaf,
-// gets a zero gradient of its shape (journaled), as if the engine had run.
+// gets a zero gradient of its shape and dtype (journaled), as if the engine had run: later
+// traced ops on .grad (an optimizer's update of a float64 weight) then see the dtype they will get.
 void placeholder_backward(const Tensor& root) {
   auto give = [](const std::shared_ptr<TensorImpl>& impl) {
-    set_grad_journaled(impl, zeros(impl->shape, DType::Float32, impl->storage->device()).ptr());
+    set_grad_journaled(impl, zeros(impl->shape, impl->dtype, impl->storage->device()).ptr());
   };
   if (root.is_leaf()) return give(root.ptr());
   std::unordered_set<Node*> seen{root.grad_fn().get()};
@@ -160,7 +161,7 @@ void register_effect_ops(std::map<std::string, OpInfo>& t) {
         for (size_t i = 2; i < in.size(); ++i) {
           require("computeGrads", {in[i]}, 1);
           check(in[i].requires_grad(), "grad: every input must require grad");
-          out.push_back(zeros(in[i].shape(), DType::Float32, in[i].device()));
+          out.push_back(zeros(in[i].shape(), in[i].dtype(), in[i].device()));  // the gradient has its input's dtype
         }
         return out;
       });

@@ -2,6 +2,7 @@
 
 #include "core/copy.h"
 #include "core/error.h"
+#include "graph/callbacks.h"
 #include "ops/ops.h"
 
 namespace sg::graph {
@@ -105,6 +106,18 @@ std::vector<Tensor> Tracer::callback(int id, const std::vector<Tensor>& inputs, 
   check(recording_, "jsCall: the trace has ended");
   std::vector<Tensor> placeholders;
   for (const TensorSpec& s : outputs) placeholders.push_back(zeros(s.shape, s.dtype, s.device));
+  // The placeholders join autograd as the callback's results will on every call (the executor
+  // links them the same way), so that a backward or grad inside the traced function reaches the
+  // leaves behind the callback. The ops that linking runs (views, casts) are its own, not the
+  // function's: not recorded; the node's outputs are the linked tensors.
+  recording_ = false;
+  try {
+    placeholders = link_callback(id, inputs, std::move(placeholders));
+  } catch (...) {
+    recording_ = true;
+    throw;
+  }
+  recording_ = true;
   Node node;
   node.kind = NodeKind::Callback;
   node.op = "jsCall";

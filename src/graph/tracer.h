@@ -36,8 +36,8 @@ class Tracer final : public OpObserver {
                             const Attrs& attrs) override;
 
   // Records a JS callback (sg.jsCall) taking `inputs`; its outputs are placeholders (zeros of
-  // the template), since the callback itself never runs while tracing. Not pure: never
-  // removed or merged.
+  // the template), since the callback itself never runs while tracing, joined to autograd as
+  // its results are on every call (link_callback). Not pure: never removed or merged.
   std::vector<Tensor> callback(int id, const std::vector<Tensor>& inputs, const std::vector<TensorSpec>& outputs,
                                bool pure);
 
