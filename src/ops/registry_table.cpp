@@ -431,7 +431,7 @@ void register_special(Table& t) {
 void mark_dtype_generic(Table& t) {
   for (const char* name : {"reshape", "view", "expand", "flatten", "squeeze", "unsqueeze", "transpose", "permute",
                            "narrow", "slice", "select", "cat", "stack", "split", "chunk", "contiguous", "clone",
-                           "cast", "to", "indexSelect", "gather"})
+                           "cast", "to", "indexSelect", "gather", "index"})
     t.at(name).any_dtype = true;
 }
 

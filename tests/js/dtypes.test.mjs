@@ -165,6 +165,11 @@ test('view and copy ops move every dtype as it is; computing ops refuse a dtype 
     assert.deepEqual(back(x.reshape([3, 2]).narrow(0, 1, 2)), [3, 4, 5, 6], `${dtype} reshape/narrow`);
     assert.deepEqual(back(sg.cat([x, x], 1)), [1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6], `${dtype} cat`);
     assert.deepEqual(back(x.indexSelect(1, sg.tensor([2, 0], { dtype: 'int32' }))), [3, 1, 6, 4], `${dtype} indexSelect`);
+    // index (x[1, 0:2], x[..., 2]) is a view: narrow + squeeze and slice, so every dtype as they.
+    const row = x.index(1, [0, 2]);
+    assert.equal(row.dtype, dtype, `${dtype} index`);
+    assert.deepEqual(back(row), [4, 5], `${dtype} index(1, [0, 2])`);
+    assert.deepEqual(back(x.index('...', 2)), [3, 6], `${dtype} index('...', 2)`);
     assert.equal(sg.stack([x, x]).dtype, dtype);
     const xt = x.transpose(0, 1);
     const live = () => { const m = sg.memory(); return [m.tensors, m.handles, m.bytes]; };
@@ -176,6 +181,14 @@ test('view and copy ops move every dtype as it is; computing ops refuse a dtype 
     xt.dispose();
     x.dispose();
   }
+});
+
+test('index of a float64 tensor is differentiable in float64: the gradient is 1 at the viewed positions', () => {
+  const x = sg.tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'float64', requiresGrad: true });
+  const y = x.index(null, 1);  // x[:, 1] = [2, 5]
+  y.mul(y).sum().backward();   // d/dx of sum(x[:, 1]^2) = 2 x at those positions
+  assert.equal(x.grad.dtype, 'float64');
+  assert.deepEqual(Array.from(x.grad.dataSync()), [0, 4, 0, 0, 10, 0]);
 });
 
 test('requiresGrad: any floating dtype may require gradients, integers may not; a cast between floats is differentiable', () => {
