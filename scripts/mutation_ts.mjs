@@ -198,7 +198,6 @@ picked.forEach((p, k) => {
 });
 console.log(`mutation ts: seed ${seed}, ${regions} regions of ${window} lines${haveCoverage ? '' : ' (no build/coverage/v8-mapped: run the Node tests under coverage first; regions without tests count as NoCoverage)'}`);
 for (const p of picked) {
-  const k = picked.indexOf(p);
   const note = [p.staleCoverage && 'source edited since the covered run: tests chosen for the whole file',
     p.linesLeft && `${p.linesLeft} of the ${p.linesReached} lines the suite executes are left to no chosen test (--ts-tests ${testsPerRegion})`].filter(Boolean);
   console.log(`  ${p.file}:${p.start}-${p.end}  tests: ${p.tests.join(', ') || '(none executed it)'}${note.length ? `  [${note.join('; ')}]` : ''}`);
