@@ -86,7 +86,32 @@ native_built=0; package_built=0
 # same library: one native compile of the library in CI instead of three.
 # `bash scripts/build.sh native` (the -O2 build with every x86 target, for benchmarks and for
 # checking those targets by hand) is not built by CI.
-build_native()  { bash scripts/build.sh asan && native_built=1; }
+# The native build runs in the background from the start, beside the wasm build (start_native),
+# and its stage waits for it (build_native): the two builds fill each other's single-threaded
+# links, and the node tests start as soon as npm/dist is built. The background stages learn
+# whether it succeeded from build/.native-built or build/.native-failed (native_ready).
+native_pid=; native_log=
+start_native() {
+  rm -f build/.native-built build/.native-failed
+  native_log=$(mktemp "${TMPDIR:-/tmp}/simdgrad-native.XXXXXX")
+  ( if bash scripts/build.sh asan >"$native_log" 2>&1; then mkdir -p build && touch build/.native-built
+    else mkdir -p build && touch build/.native-failed; exit 1; fi ) &
+  native_pid=$!
+}
+build_native() {
+  wait "$native_pid"; local rc=$?
+  cat "$native_log"; rm -f "$native_log"
+  ((rc == 0)) && native_built=1
+}
+native_ready() {  # waits (up to 40 minutes) for the native build's outcome; true if it built
+  local i
+  for ((i = 0; i < 480; i++)); do
+    [ -e build/.native-built ] && return 0
+    [ -e build/.native-failed ] && break
+    sleep 5
+  done
+  echo "not run: build/native-asan failed to build"; return 1
+}
 build_package() { bash scripts/build.sh wasm wasm-mt js && package_built=1; }
 
 # scripts/coverage.sh cpp: the doctests under ASan + UBSan (any finding aborts the run: UBSan with
@@ -143,7 +168,7 @@ coverage_gate() { bash scripts/coverage.sh gate; }
 # operator swap), so that the machinery cannot rot; its score is printed, not gated (a sample this
 # small says little). The seed changes every day, so that CI walks over the code.
 mutation_smoke() {
-  needs package_built "npm/dist" && needs native_built "build/native-asan" &&
+  needs package_built "npm/dist" && native_ready &&
     { timeout 180 bash scripts/mutation.sh --seed "$(date +%Y%m%d)" --ts-regions 1 --ts-window 8 --ts-tests 1 --cpp-mutants 1 --budget-min 4
       local rc=$?
       # A sample whose one test file is slow may outrun the stage's 3 minutes: that is not rot.
@@ -189,7 +214,8 @@ fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 # The TypeScript layer's imports form no circle (npm/src and web/webgpu, madge; npm run lint:circles).
 import_circles() { (cd npm && npm run -s lint:circles); }
 
-# Scheduling on 2 cores: the builds keep both cores busy (-j2). Then the node tests, their
+# Scheduling on 2 cores: the two builds run side by side (-j2 each; in the 2026-11-29 clean-clone
+# run one after the other they kept 1.56 cores busy on average, 1,074 s). Then the node tests, their
 # TypeScript coverage and the mutation sample (which needs both: it mutates copies in
 # build/mutation, never src/) run in the background, one after the other, while the native
 # doctests, the wasm doctests, TSan, fuzzing, the npm consumer, the trainer's suite and then the
@@ -199,11 +225,12 @@ import_circles() { (cd npm && npm run -s lint:circles); }
 # tests, as the node tests share them with the foreground's builds (the 2026-11-29 clean-clone
 # run had it alone at the end, with 1.6 cores idle for its 229 s).
 stage "lint: import circles (npm/src, web/webgpu)" import_circles
-stage "build: native under ASan + UBSan, with coverage (build/native-asan)" build_native
+start_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 bg_stages "node tests (tests/js)"                node_tests \
           "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage \
           "mutation sample (scripts/mutation.sh)"  mutation_smoke
+stage "build: native under ASan + UBSan, with coverage (build/native-asan; started beside the wasm build)" build_native
 stage "native doctest under ASan + UBSan, with coverage (build/native-asan)" native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
 stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
