@@ -29,10 +29,13 @@ bash scripts/build.sh asan-lib
 lib=build/native-asan/libsimdgrad_core.a
 # --coverage: the library carries gcov's counters, whose runtime the link must bring.
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined --coverage
-       -fno-sanitize-recover=undefined -DHWY_COMPILE_ONLY_STATIC -march=haswell -maes -Isrc)
+       -fno-sanitize-recover=undefined -DHWY_COMPILE_ONLY_STATIC -march=haswell -maes)
 if [ ! -x "$bin" ] || [ "$lib" -nt "$bin" ] || [ tests/fuzz/fuzz_safetensors.cpp -nt "$bin" ] || [ "$0" -nt "$bin" ]; then
   echo "== fuzz: building $bin"
-  clang++ "${flags[@]}" tests/fuzz/fuzz_safetensors.cpp "$lib" -lhwy -pthread -o "$bin"
+  # Compiled in $out: --coverage writes the target's notes file (.gcno) into the working directory.
+  root=$PWD
+  (cd "$out" && clang++ "${flags[@]}" -I"$root/src" "$root/tests/fuzz/fuzz_safetensors.cpp" "$root/$lib" -lhwy -pthread \
+    -o fuzz_safetensors)
 fi
 
 echo "== fuzz: ${seconds} s from $(find "$seeds" -type f | wc -l) seeds"
