@@ -28,15 +28,14 @@ import os
 
 import sentencepiece as spm
 
+from gen_sentencepiece import VARIED as SPM_VARIED
 from gen_wordpiece import random_texts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-VARIED = [
-    "Hello world", "Mary had a little lamb", " leading space", "trailing space ", "two  spaces   and\ttab",
-    "new\nlines\n\nhere", "digits 12345 and 3.14", "Café naïve Ångström", "日本語のテキスト", "Привет мир", "👍 emoji 🤖",
-    "supercalifragilisticexpialidocious", "Humpty Dumpty sat on a wall", "a" * 60, "x-y_z (w) [v] {u}", "",
+# The BPE generator's varied texts, then the ones that exercise a Unigram model's normalizers.
+VARIED = SPM_VARIED + [
     "ＦＵＬＬ ｗｉｄｔｈ １２３", "ﬁne ligature ﬂ", "① ② ™ ㎏ ½", "no\u00a0break\u2003em\u3000ideographic", "ctrl\x01\x07\x1fchars",
     "soft\u00adhyphen zero\u200bwidth\ufeffbom", "e\u0301 combining a\u0308", "ÉCOLE STRASSE Straße İstanbul ΣΊΣΥΦΟΣ",
     "   ", "\t\n", "MARY HAD A LITTLE LAMB", "Little Bo-Peep has lost her sheep", "the the the the", "ĳ ǆ ẞ Ⅻ ℃",
