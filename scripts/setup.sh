@@ -26,6 +26,10 @@ apt_install() {
 
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes for the fuzz stage.
 apt_install -- emscripten binaryen libhwy-dev doctest-dev wabt cmake g++ clang libclang-rt-14-dev
+# clang-19 + lld-19 (wasm-ld-19): the relaxed-SIMD GEMM side module (src/kernels/relaxed_simd;
+# Emscripten 3.1.6's clang 14 has no final relaxed-SIMD opcodes). Without them the wasm build
+# warns and leaves the kernels out.
+apt_install --no-install-recommends -- clang-19 lld-19
 # Headless Chromium for the browser stage (tests/browser drives it with playwright-core, which
 # downloads no browser of its own); without recommends it is the browser alone (~20 s).
 apt_install --no-install-recommends -- chromium
