@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mutation testing, sampled and seeded (issue 28): how many seeded defects the tests catch.
-#   bash scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--cpp-mutants K] [--only ts|cpp]
+#   bash scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--ts-measure M] [--cpp-mutants K] [--only ts|cpp]
 #   npm/src:                 Stryker (@stryker-mutator/core, TypeScript checker, tap runner over the
 #                            node:test files) on R seeded regions of L lines (30), each against the fewest test
 #                            files (at most T, 3) that together execute every line of it that the last covered
@@ -13,11 +13,14 @@
 # 3 minutes with its start-up, a C++ mutant 1-2 minutes); the C++ runner also stops starting
 # mutants once its half of the budget is spent. Needs npm/dist built (build.sh js) and a native
 # build (build.sh native or cov); picks the tests per region from the last covered Node run
-# (scripts/coverage.sh ts) and skips C++ mutants on lines the last coverage run never reached.
+# (scripts/coverage.sh ts) where it is still current for the region's source, else measures the
+# likeliest test files under coverage first (at most --ts-measure of them per region, within a
+# quarter of the TypeScript half of the budget: scripts/mutation_ts_tests.mjs), and skips C++
+# mutants on lines the last coverage run never reached.
 # Exits non-zero only when the machinery fails (not on a low score: the floors are coverage's).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-budget=20 seed=1 regions= window=30 tests=3 extra= cpp= only=
+budget=20 seed=1 regions= window=30 tests=3 extra= measure=4 cpp= only=
 while (($#)); do
   case $1 in
     --budget-min) budget=$2; shift 2 ;;
@@ -26,9 +29,10 @@ while (($#)); do
     --ts-window) window=$2; shift 2 ;;
     --ts-tests) tests=$2; shift 2 ;;
     --ts-extra-tests) extra=$2; shift 2 ;;
+    --ts-measure) measure=$2; shift 2 ;;
     --cpp-mutants) cpp=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    *) echo "usage: scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--cpp-mutants K] [--only ts|cpp]" >&2; exit 2 ;;
+    *) echo "usage: scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--ts-measure M] [--cpp-mutants K] [--only ts|cpp]" >&2; exit 2 ;;
   esac
 done
 half=$(( (budget + 1) / 2 ))
@@ -39,7 +43,7 @@ rm -rf "$out/ts/mutation.json" "$out/cpp/result.json"
 rc=0
 if [ "$only" != cpp ]; then
   echo "== mutation: npm/src, Stryker, seed $seed, $regions regions"
-  node scripts/mutation_ts.mjs --seed "$seed" --regions "$regions" --window "$window" --tests-per-region "$tests" ${extra:+--extra-tests "$extra"} --out "$out/ts" || rc=1
+  node scripts/mutation_ts.mjs --seed "$seed" --regions "$regions" --window "$window" --tests-per-region "$tests" ${extra:+--extra-tests "$extra"} --measure-per-region "$measure" --measure-budget-s $((half * 15)) --out "$out/ts" || rc=1
 fi
 if [ "$only" != ts ]; then
   echo "== mutation: src/ops + src/kernels, operator swaps, seed $seed, $cpp mutants, budget $half min"

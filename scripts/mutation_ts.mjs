@@ -6,7 +6,8 @@
 //   node scripts/mutation_ts.mjs --region npm/src/a.ts:10-40[,...] [--tests tests/js/x.test.mjs[,...]]
 //     (given regions and tests, e.g. to check that a new test kills the survivors)
 //   --extra-tests tests/js/x.test.mjs[,...]: run these too, beside the tests chosen for each region
-//     (a test file added since the last covered run)
+//   --measure-per-region M (4), --measure-budget-s S (180): how many test files per region, and for
+//     how long in all, the sampler may run under coverage where the last covered run is stale
 //   --select-only: print the sample and the tests chosen for each region, run nothing
 // How the pieces fit this repository:
 // - The tests load the built package (npm/dist/esm). Stryker writes its instrumented sources (every
@@ -15,16 +16,18 @@
 //   (scripts/mutation_ts_transpile.mjs: ts.transpileModule, valid since the tsconfig has
 //   isolatedModules) instead of a whole tsc run, and the rest of npm/dist is the copy of the
 //   real one. So npm/dist must be built from the current sources (scripts/build.sh js).
-// - Which tests: the fewest test files that together execute every line of the region that the
-//   suite executed in the last covered Node run (build/coverage/v8-mapped, written by
-//   scripts/coverage.sh ts; V8's block ranges per test process, mapped to .ts lines through the
-//   source maps of build/coverage/ts-maps), at most --tests-per-region of them. Stryker's own per-test coverage then picks, per mutant, which of
-//   those run. A mutant that none of them executes is NoCoverage, counted as surviving.
+// - Which tests: the fewest test files that together execute every line of the region that any test
+//   executes, at most --tests-per-region of them, from per-test V8 coverage checked to be of the
+//   region's current code: the last covered Node run's (build/coverage/v8-mapped, written by
+//   scripts/coverage.sh ts) where it still is, else measured here for the sampled sources
+//   (scripts/mutation_ts_tests.mjs says how). Stryker's own per-test coverage then picks, per
+//   mutant, which of those run. A mutant that none of them executes is NoCoverage, counted as surviving.
 // Writes DIR/stryker.config.json and Stryker's JSON report DIR/mutation.json (default build/mutation/ts).
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chooseTests } from './mutation_ts_tests.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = {}; // --name value (a value may hold spaces: one argv entry)
@@ -71,135 +74,24 @@ while (!args.region && picked.length < regions) {
   picked.push({ file: s.file, start, end });
 }
 
-// ---- which test files executed each region (from the last covered Node run)
-function decodeMappings(mappings) {
-  // Source map v3 VLQ: per generated line, segments [genCol, src, srcLine, srcCol]; we need srcLine.
-  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const lines = [];
-  let srcLine = 0;
-  for (const line of mappings.split(';')) {
-    const out = [];
-    for (const seg of line.split(',')) {
-      if (!seg) continue;
-      const vals = [];
-      let shift = 0, value = 0;
-      for (const ch of seg) {
-        const d = chars.indexOf(ch);
-        value += (d & 31) << shift;
-        if (d & 32) shift += 5;
-        else { vals.push(value & 1 ? -(value >>> 1) : value >>> 1); value = 0; shift = 0; }
-      }
-      if (vals.length >= 3) { srcLine += vals[2]; out.push(srcLine + 1); }
-    }
-    lines.push(out);
-  }
-  return lines; // lines[jsLine] = original (1-based) lines it maps to
-}
-
-const twinDir = join(root, 'build/coverage/ts-maps/esm');
-const mappedDir = join(root, 'build/coverage/v8-mapped');
-const haveCoverage = existsSync(mappedDir) && existsSync(twinDir);
-/**
- * Where the file's lines are in the twin's JavaScript: { url, lines: [{ ts, lo, hi, inRegion }] },
- * one entry per JavaScript line that maps to a .ts line (lo..hi: its code, leading blanks skipped).
- * A source edited after the last covered run no longer matches its twin line for line: then every
- * line of the file stands for the region (the tests chosen cover the whole file: more than needed,
- * never fewer).
- */
-function linesOf(region) {
-  const js = join(twinDir, region.file.replace(/\.ts$/, '.js'));
-  if (!existsSync(js) || !existsSync(js + '.map')) return null;
-  const stale = statSync(join(root, region.file)).mtimeMs > statSync(js).mtimeMs;
-  const text = readFileSync(js, 'utf8');
-  const jsLines = decodeMappings(JSON.parse(readFileSync(js + '.map', 'utf8')).mappings);
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
-  const lines = [];
-  jsLines.forEach((orig, l) => {
-    if (!orig.length) return;
-    const inRegion = orig.filter((o) => stale || (o >= region.start && o <= region.end));
-    const end = starts[l + 1] ?? text.length;
-    let lo = starts[l];
-    while (lo < end && /\s/.test(text[lo])) lo++;
-    if (lo < end) lines.push({ ts: inRegion[0] ?? orig[0], lo, hi: end, inRegion: inRegion.length > 0 });
-  });
-  // The coverage names the twin by its real path (build/coverage may be a link, in a copy of the tree).
-  return { url: pathToFileURL(realpathSync(js)).href, lines, stale };
-}
-/**
- * Did this process execute the byte at `at`? V8's block coverage nests: a function's first range is
- * its whole body, the later ones the blocks inside it, and a byte's count is that of the innermost
- * range holding it (a function never called is there with count 0, so its body is not "covered" by
- * the module's range around it).
- */
-function executed(functions, at) {
-  let best = null;
-  for (const fn of functions) {
-    for (const b of fn.ranges) {
-      if (b.startOffset <= at && at < b.endOffset && (!best || b.endOffset - b.startOffset <= best.endOffset - best.startOffset)) best = b;
-    }
-  }
-  return best !== null && best.count > 0;
-}
-// region index -> Map(test file -> Set of the region's .ts lines it executed); and of the file's
-// lines, how many it executed (which test is about this file, when several execute the region alike)
-const reached = picked.map(() => new Map());
-const aboutFile = picked.map(() => new Map());
-const where = haveCoverage ? picked.map(linesOf) : [];
-if (haveCoverage) {
-  for (const name of readdirSync(mappedDir)) {
-    const data = JSON.parse(readFileSync(join(mappedDir, name), 'utf8'));
-    if (!data.testFiles?.length) continue;
-    for (const s of data.result) {
-      where.forEach((w, k) => {
-        if (!w || s.url !== w.url) return;
-        const functions = s.functions.filter((fn) => fn.ranges.length);
-        for (const l of w.lines) {
-          if (!executed(functions, l.lo)) continue;
-          for (const t of data.testFiles) {
-            aboutFile[k].set(t, (aboutFile[k].get(t) ?? 0) + 1);
-            if (!l.inRegion) continue;
-            if (!reached[k].has(t)) reached[k].set(t, new Set());
-            reached[k].get(t).add(l.ts);
-          }
-        }
-      });
-    }
-  }
-}
+// ---- which test files run against each region (scripts/mutation_ts_tests.mjs: current per-test
+// coverage, measured afresh for the sampled sources where the last covered run is stale)
 const testFiles = new Set();
-picked.forEach((p, k) => {
-  // The fewest test files that together execute every line of the region that any test executes
-  // (greedy set cover: each step takes the file that adds most lines; among equals, the one that
-  // executes most of the whole file, i.e. the test about that file), at most --tests-per-region of them. Ranking by the blocks executed alone
-  // chose one big test file and left a region's error paths, reached by another file, NoCoverage:
-  // a defect of the sample, not of the suite.
-  const all = new Set([...reached[k].values()].flatMap((s) => [...s]));
-  const left = new Set(all);
-  const chosen = [];
-  while (left.size && chosen.length < testsPerRegion) {
-    const gain = (t) => [...reached[k].get(t)].filter((l) => left.has(l)).length;
-    const [best] = [...reached[k].keys()].filter((t) => !chosen.includes(t))
-      .sort((a, b) => gain(b) - gain(a) || aboutFile[k].get(b) - aboutFile[k].get(a) || a.localeCompare(b));
-    if (!best || !gain(best)) break;
-    chosen.push(best);
-    for (const l of reached[k].get(best)) left.delete(l);
-  }
-  // --tests a.test.mjs[,more]: these test files instead (a new test, not yet in the coverage run).
-  p.tests = args.tests ? args.tests.split(',') : chosen;
-  // --extra-tests a.test.mjs[,more]: these as well, for every region (test files newer than the last
-  // covered run, which the set cover cannot know of; Stryker's per-test coverage runs them only
-  // against the mutants they execute).
+if (!args.tests) {
+  chooseTests(root, picked, { testsPerRegion, measurePerRegion: Number(args['measure-per-region'] ?? 4),
+    measureBudgetS: Number(args['measure-budget-s'] ?? 180), log: (s) => console.log(s) });
+}
+picked.forEach((p) => {
+  // --tests a.test.mjs[,more]: these test files instead (e.g. a new test meant to kill survivors).
+  if (args.tests) Object.assign(p, { tests: args.tests.split(','), linesReached: 0, linesLeft: 0, notes: [] });
+  // --extra-tests a.test.mjs[,more]: these as well, for every region (Stryker's per-test coverage
+  // runs them only against the mutants they execute).
   for (const t of (args['extra-tests'] ?? '').split(',').filter(Boolean)) if (!p.tests.includes(t)) p.tests.push(t);
-  p.linesReached = all.size;
-  p.linesLeft = args.tests ? 0 : left.size;
-  p.staleCoverage = where[k]?.stale ?? false;
   p.tests.forEach((t) => testFiles.add(t));
 });
-console.log(`mutation ts: seed ${seed}, ${regions} regions of ${window} lines${haveCoverage ? '' : ' (no build/coverage/v8-mapped: run the Node tests under coverage first; regions without tests count as NoCoverage)'}`);
+console.log(`mutation ts: seed ${seed}, ${regions} regions of ${window} lines`);
 for (const p of picked) {
-  const note = [p.staleCoverage && 'source edited since the covered run: tests chosen for the whole file',
-    p.linesLeft && `${p.linesLeft} of the ${p.linesReached} lines the suite executes are left to no chosen test (--ts-tests ${testsPerRegion})`].filter(Boolean);
+  const note = [...p.notes, p.linesLeft && `${p.linesLeft} of the ${p.linesReached} lines the suite executes are left to no chosen test (--ts-tests ${testsPerRegion})`].filter(Boolean);
   console.log(`  ${p.file}:${p.start}-${p.end}  tests: ${p.tests.join(', ') || '(none executed it)'}${note.length ? `  [${note.join('; ')}]` : ''}`);
 }
 if (!testFiles.size) testFiles.add('tests/js/smoke_bindings.test.mjs'); // Stryker needs one test file to start

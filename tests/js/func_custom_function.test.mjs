@@ -57,6 +57,38 @@ test('without inputs that require grad, apply just runs forward', () => {
   assert.equal(y.requiresGrad, false);
 });
 
+test('with nothing to record, apply returns the very tensor forward made (as torch 1.13: `Fn.apply(x) is made`)', () => {
+  // Nothing is recorded when no input requires grad, or under noGrad: torch 1.13 then hands back
+  // forward's own result object (checked: `with torch.no_grad(): Dbl.apply(x) is made` is True, and
+  // so without grad inputs), where recording would give a new tensor joined to the graph and free the
+  // one forward made.
+  let made = null;
+  class Double extends sg.autograd.Function {
+    static forward(ctx, x) {
+      made = x.mul(2);
+      return made;
+    }
+    static backward(ctx, g) {
+      return g.mul(2);
+    }
+  }
+  const plain = sg.tensor([1, 2]);
+  const y = Double.apply(plain); // grad enabled, no input requires grad
+  assert.equal(y, made);
+  assert.equal(made.isDisposed, false);
+  assert.deepEqual(y.toArray(), [2, 4]);
+  const x = sg.tensor([1, 2], { requiresGrad: true });
+  const z = sg.noGrad(() => Double.apply(x)); // an input requires grad, grad disabled
+  assert.equal(z, made);
+  assert.equal(made.isDisposed, false);
+  assert.equal(z.requiresGrad, false);
+  // and where an input requires grad with grad enabled, the result is recorded: a new tensor
+  const w = Double.apply(x);
+  assert.notEqual(w, made);
+  assert.equal(w.requiresGrad, true);
+  sg.dispose([plain, y, x, z, w]);
+});
+
 test('several outputs, one unused: its gradient arrives as zeros', () => {
   class Split extends sg.autograd.Function {
     static forward(ctx, x) {

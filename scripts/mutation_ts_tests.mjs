@@ -1,0 +1,274 @@
+// Which node:test files run against each sampled region of npm/src (scripts/mutation_ts.mjs): the
+// fewest that together execute every line of the region that any test executes, from per-test V8
+// coverage that is checked to be of the code the region holds now, measured afresh for the files of
+// the sample where it is not.
+// Why measured afresh: the per-test coverage of the last full covered Node run (scripts/test.sh
+// under NODE_V8_COVERAGE, remapped by scripts/coverage.sh ts into build/coverage/v8-mapped) goes
+// stale as the tree moves on: a source edited since gets other lines, and a test file added or
+// edited since is unknown to it. Picking tests from stale data left mutants NoCoverage that the
+// suite kills (a defect of the sample, not of the suite), and a full covered run costs about
+// 15 minutes of two cores.
+// How coverage is known to be current: a test file's record is used for a source file only when the
+// record is newer than the test file and the JavaScript it measured (the coverage twin then, or
+// npm/dist when measured here) is byte for byte what the source transpiles to now (the hash below);
+// V8's byte offsets then hold for today's source map. Measured here: the test files that are not
+// current for a sampled source and most likely execute it (those that executed an older version of
+// it, most first; then those that name it: its file stem in their name, or its exported names in
+// their text), at most --measure-per-region of them per region, one `node <test file>` each under
+// NODE_V8_COVERAGE, within --measure-budget-s seconds. Each run is kept in
+// build/mutation/coverage/<test>.json (every npm/src script it loaded, with its hash) for later
+// samples. In CI the covered run has just ended, so nothing is measured.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The JavaScript that V8 measured, without tsc's source-map comment and final newline. */
+const body = (js) => js.replace(/\n?\/\/# sourceMappingURL=[^\n]*\n?$/, '').replace(/\n$/, '');
+const hashOf = (text) => createHash('sha1').update(text).digest('hex');
+
+function decodeMappings(mappings) {
+  // Source map v3 VLQ: per generated line, segments [genCol, src, srcLine, srcCol]; we need srcLine.
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const lines = [];
+  let srcLine = 0;
+  for (const line of mappings.split(';')) {
+    const out = [];
+    for (const seg of line.split(',')) {
+      if (!seg) continue;
+      const vals = [];
+      let shift = 0, value = 0;
+      for (const ch of seg) {
+        const d = chars.indexOf(ch);
+        value += (d & 31) << shift;
+        if (d & 32) shift += 5;
+        else { vals.push(value & 1 ? -(value >>> 1) : value >>> 1); value = 0; shift = 0; }
+      }
+      if (vals.length >= 3) { srcLine += vals[2]; out.push(srcLine + 1); }
+    }
+    lines.push(out);
+  }
+  return lines; // lines[jsLine] = original (1-based) lines it maps to
+}
+
+/**
+ * V8 executed the byte at `at`: its block coverage nests (a function's first range is its whole
+ * body, the later ones blocks inside it), and a byte's count is that of the innermost range holding
+ * it (a function never called is there with count 0, so the module's range around it does not count).
+ */
+function executed(functions, at) {
+  let best = null;
+  for (const fn of functions) {
+    for (const b of fn.ranges) {
+      if (b.startOffset <= at && at < b.endOffset && (!best || b.endOffset - b.startOffset <= best.endOffset - best.startOffset)) best = b;
+    }
+  }
+  return best !== null && best.count > 0;
+}
+
+/**
+ * A sampled source as the tests run it: tsc's JavaScript for it (transpiled alone, which the
+ * tsconfig's isolatedModules makes tsc's own output, with a source map), its hash, whether npm/dist
+ * holds that same JavaScript, and per line of JavaScript with code the .ts lines it maps to.
+ */
+function compiled(root, ts, options, file) {
+  const { outputText, sourceMapText } = ts.transpileModule(readFileSync(join(root, file), 'utf8'), { compilerOptions: options, fileName: file });
+  const text = body(outputText);
+  const dist = join(root, 'npm/dist/esm', file.replace(/\.ts$/, '.js'));
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  const lines = [];
+  decodeMappings(JSON.parse(sourceMapText).mappings).forEach((orig, l) => {
+    if (!orig.length || l >= starts.length) return;
+    const end = starts[l + 1] ?? text.length;
+    let lo = starts[l];
+    while (lo < end && /\s/.test(text[lo])) lo++;
+    if (lo < end) lines.push({ orig, lo });
+  });
+  return { file, hash: hashOf(text), distFresh: existsSync(dist) && body(readFileSync(dist, 'utf8')) === text, lines };
+}
+
+/** The names a source exports, which a test that uses it is likely to spell out (4 letters or more). */
+function exportedNames(text) {
+  const names = new Set();
+  for (const m of text.matchAll(/export\s+(?:declare\s+)?(?:default\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|enum)\s+([A-Za-z_$][\w$]*)/g)) names.add(m[1]);
+  for (const m of text.matchAll(/export\s*\{([^}]*)\}/g)) {
+    for (const part of m[1].split(',')) {
+      const name = part.trim().split(/\s+as\s+/).pop()?.trim();
+      if (name) names.add(name);
+    }
+  }
+  return [...names].filter((n) => n.length >= 4);
+}
+
+/**
+ * Sets p.tests, p.linesReached, p.linesLeft and p.notes for each sampled region p ({ file, start, end }).
+ * opts: { testsPerRegion, measurePerRegion, measureBudgetS, log }.
+ */
+export function chooseTests(root, picked, opts) {
+  const ts = createRequire(join(root, 'npm/package.json'))('typescript');
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'npm/tsconfig.esm.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  // As scripts/mutation_ts_transpile.mjs (which says why these module options), with a source map.
+  const options = { ...parsed.options, declaration: false, sourceMap: true, rootDir: undefined, outDir: undefined,
+    module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, incremental: false, tsBuildInfoFile: undefined, noEmit: false };
+  const files = new Map([...new Set(picked.map((p) => p.file))].map((f) => [f, compiled(root, ts, options, f)]));
+  const testFiles = readdirSync(join(root, 'tests/js')).filter((f) => /\.test\.[cm]?js$/.test(f)).sort().map((f) => `tests/js/${f}`);
+  const testMtime = new Map(testFiles.map((t) => [t, statSync(join(root, t)).mtimeMs]));
+
+  // Records: { tests, time, scripts: [{ file, hash, functions }] }, the sampled sources only.
+  const records = [];
+  const keep = (functions) => functions.filter((fn) => fn.ranges.length).map((fn) => ({ ranges: fn.ranges }));
+  // (1) The last full covered run, whose scripts are the coverage twin's (build/coverage/ts-maps).
+  const mappedDir = join(root, 'build/coverage/v8-mapped');
+  const twinDir = join(root, 'build/coverage/ts-maps/esm');
+  const twinHash = new Map();
+  if (existsSync(mappedDir) && existsSync(twinDir)) {
+    const twinRoot = realpathSync(twinDir);
+    for (const name of readdirSync(mappedDir)) {
+      const data = JSON.parse(readFileSync(join(mappedDir, name), 'utf8'));
+      if (!data.testFiles?.length) continue;
+      // NODE_V8_COVERAGE names a process's file coverage-PID-TIME-N.json (TIME: when it was written).
+      const time = Number(name.split('-')[2]) || statSync(join(mappedDir, name)).mtimeMs;
+      const scripts = [];
+      for (const s of data.result) {
+        const js = fileURLToPath(s.url);
+        const file = relative(twinRoot, js).replace(/\.js$/, '.ts');
+        if (!files.has(file)) continue;
+        if (!twinHash.has(js)) twinHash.set(js, existsSync(js) ? hashOf(body(readFileSync(js, 'utf8'))) : null);
+        scripts.push({ file, hash: twinHash.get(js), functions: keep(s.functions) });
+      }
+      records.push({ tests: data.testFiles, time, scripts });
+    }
+  }
+  // (2) Test files measured by earlier samples.
+  const cacheDir = join(root, 'build/mutation/coverage');
+  mkdirSync(cacheDir, { recursive: true });
+  const readCached = (name) => {
+    const c = JSON.parse(readFileSync(join(cacheDir, name), 'utf8'));
+    return { tests: [c.testFile], time: c.time, scripts: c.scripts.filter((s) => files.has(s.file)) };
+  };
+  for (const name of readdirSync(cacheDir).filter((n) => n.endsWith('.json'))) records.push(readCached(name));
+
+  /** Per source: test file -> { current: Set of .ts lines executed (current records), before: blocks executed in older ones }. */
+  const currentFor = (file) => {
+    const info = files.get(file);
+    const byTest = new Map();
+    for (const r of records) {
+      for (const s of r.scripts) {
+        if (s.file !== file) continue;
+        const ran = s.functions.reduce((a, fn) => a + fn.ranges.filter((b) => b.count > 0).length, 0);
+        for (const t of r.tests) {
+          if (!testMtime.has(t)) continue; // a test file deleted since
+          const e = byTest.get(t) ?? { current: null, before: 0 };
+          byTest.set(t, e);
+          if (s.hash === info.hash && r.time >= testMtime.get(t)) {
+            e.current ??= new Set();
+            for (const l of info.lines) if (executed(s.functions, l.lo)) for (const o of l.orig) e.current.add(o);
+          } else e.before = Math.max(e.before, ran);
+        }
+      }
+    }
+    return byTest;
+  };
+
+  // ---- measure the likeliest test files that are not current for a sampled source
+  const measurePerRegion = Number(opts.measurePerRegion ?? 4);
+  const budgetMs = Number(opts.measureBudgetS ?? 180) * 1000;
+  const queue = picked.map((p) => {
+    const info = files.get(p.file);
+    if (!info.distFresh || measurePerRegion <= 0) return [];
+    const byTest = currentFor(p.file);
+    const text = readFileSync(join(root, p.file), 'utf8');
+    const stem = basename(p.file, '.ts');
+    const names = exportedNames(text).map((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`));
+    const unknown = testFiles.filter((t) => !byTest.get(t)?.current);
+    const before = unknown.filter((t) => byTest.get(t)?.before > 0).sort((a, b) => byTest.get(b).before - byTest.get(a).before);
+    const named = unknown.filter((t) => !before.includes(t)).map((t) => {
+      const src = readFileSync(join(root, t), 'utf8');
+      return { t, score: (basename(t).includes(stem) ? 1000 : 0) + names.filter((re) => re.test(src)).length };
+    }).filter((x) => x.score > 0).sort((a, b) => b.score - a.score || a.t.localeCompare(b.t)).map((x) => x.t);
+    return [...before, ...named].slice(0, measurePerRegion);
+  });
+  const toMeasure = [];
+  for (let rank = 0; queue.some((q) => q.length > rank); rank++) { // each region's likeliest first
+    for (const q of queue) if (q[rank] && !toMeasure.includes(q[rank])) toMeasure.push(q[rank]);
+  }
+  const t0 = Date.now();
+  const measured = [];
+  const distPrefix = pathToFileURL(join(root, 'npm/dist/esm')).href + '/';
+  for (const t of toMeasure) {
+    if (Date.now() - t0 > budgetMs) { opts.log?.(`  coverage: measuring budget (${budgetMs / 1000} s) spent; ${toMeasure.length - measured.length} test files left unmeasured`); break; }
+    const raw = join(cacheDir, 'raw');
+    rmSync(raw, { recursive: true, force: true });
+    const start = Date.now();
+    // Run as Stryker's tap runner does (node <file>, one process), not under --test.
+    // Within what is left of the budget (a process killed on time writes no coverage: none kept).
+    const r = spawnSync(process.execPath, [t], { cwd: root, env: { ...process.env, NODE_V8_COVERAGE: raw }, stdio: 'ignore', timeout: Math.max(10000, budgetMs - (start - t0)) });
+    const scripts = [];
+    const distHash = new Map();
+    for (const name of existsSync(raw) ? readdirSync(raw) : []) {
+      let data;
+      try { data = JSON.parse(readFileSync(join(raw, name), 'utf8')); } catch { continue; } // a child ended while writing
+      for (const s of data.result ?? []) {
+        if (!s.url.startsWith(distPrefix + 'npm/src/')) continue;
+        const js = fileURLToPath(s.url);
+        // A dist file rebuilt during the run: which JavaScript ran is unknown, so it is not kept.
+        if (!distHash.has(js)) distHash.set(js, existsSync(js) && statSync(js).mtimeMs < start ? hashOf(body(readFileSync(js, 'utf8'))) : null);
+        if (distHash.get(js)) scripts.push({ file: s.url.slice(distPrefix.length).replace(/\.js$/, '.ts'), hash: distHash.get(js), functions: keep(s.functions) });
+      }
+    }
+    rmSync(raw, { recursive: true, force: true });
+    const name = `${basename(t).replace(/\W/g, '_')}.json`;
+    writeFileSync(join(cacheDir, name), JSON.stringify({ testFile: t, time: start, exit: r.status ?? r.signal, scripts }));
+    records.push(readCached(name));
+    measured.push(t);
+    opts.log?.(`  coverage: measured ${t} (${Math.round((Date.now() - start) / 1000)} s${r.status === 0 ? '' : `, exit ${r.status ?? r.signal}`})`);
+  }
+
+  // ---- the set cover per region
+  const testsPerRegion = Number(opts.testsPerRegion ?? 3);
+  picked.forEach((p) => {
+    const info = files.get(p.file);
+    const byTest = currentFor(p.file);
+    p.notes = [];
+    if (!info.distFresh) p.notes.push('npm/dist is older than this source (bash scripts/build.sh js): its tests run other code');
+    const inRegion = (l) => l >= p.start && l <= p.end;
+    const reached = new Map(); // test -> Set of the region's lines it executes
+    const aboutFile = new Map(); // test -> how many of the file's lines it executes
+    for (const [t, e] of byTest) {
+      if (!e.current) continue;
+      aboutFile.set(t, e.current.size);
+      const lines = [...e.current].filter(inRegion);
+      if (lines.length) reached.set(t, new Set(lines));
+    }
+    const chosen = [];
+    const all = new Set([...reached.values()].flatMap((s) => [...s]));
+    const left = new Set(all);
+    // Greedy: each step takes the file that adds most lines; among equals, the one that executes most
+    // of the whole file (the test about that file). Ranking by blocks executed alone chose one big
+    // test file and left a region's error paths, reached by another file, NoCoverage.
+    while (left.size && chosen.length < testsPerRegion) {
+      const gain = (t) => [...reached.get(t)].filter((l) => left.has(l)).length;
+      const [best] = [...reached.keys()].filter((t) => !chosen.includes(t))
+        .sort((a, b) => gain(b) - gain(a) || aboutFile.get(b) - aboutFile.get(a) || a.localeCompare(b));
+      if (!best || !gain(best)) break;
+      chosen.push(best);
+      for (const l of reached.get(best)) left.delete(l);
+    }
+    if (!byTest.size || ![...byTest.values()].some((e) => e.current)) {
+      // Nothing current (not measured: npm/dist stale, or the budget spent): the tests that executed
+      // most of an older version of the file, as the best guess.
+      const guess = [...byTest].filter(([, e]) => e.before > 0).sort((a, b) => b[1].before - a[1].before).map(([t]) => t);
+      chosen.push(...guess.slice(0, testsPerRegion));
+      if (guess.length) p.notes.push('no current coverage of this source: tests that executed an older version of it');
+    }
+    p.tests = chosen;
+    p.linesReached = all.size;
+    p.linesLeft = left.size;
+    const unknown = testFiles.filter((t) => !byTest.get(t)?.current).length;
+    if (unknown) p.notes.push(`${unknown} test files have no current coverage of this source`);
+  });
+  return { measured };
+}
