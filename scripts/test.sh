@@ -36,43 +36,44 @@ stage() {  # stage "name" command...
   fi
 }
 # bg_stages "name" function ["name" function]...: runs those stages one after another in the
-# background, each one's output kept in a log; collect_bg waits for them and prints each log
-# under its stage header with its PASS/FAIL line, so the output reads as if they ran in order.
-bg_pid=; bg_dir=; bg_names=()
+# background (a chain), each one's output kept in a log; collect_bg waits for every chain started
+# and prints each log under its stage header with its PASS/FAIL line, in the order the stages were
+# started, so the output reads as if they ran in order. Several chains may run at once.
+bg_pids=(); bg_dirs=(); bg_names=(); bg_slots=()
 bg_stages() {
-  bg_dir=$(mktemp -d "${TMPDIR:-/tmp}/simdgrad-stages.XXXXXX")
-  local args=("$@")
-  while (($#)); do bg_names+=("$1"); echo "(started in the background: $1)"; shift 2; done
+  local dir; dir=$(mktemp -d "${TMPDIR:-/tmp}/simdgrad-stages.XXXXXX")
+  local args=("$@") i=0
+  while (($#)); do bg_names+=("$1"); bg_slots+=("$dir/$i"); echo "(started in the background: $1)"; i=$((i + 1)); shift 2; done
   (
     set -- "${args[@]}"
-    cpu_file=$bg_dir/cpu  # its own: the foreground shell writes the other at the same time
+    cpu_file=$dir/cpu  # its own: the foreground shell writes the other at the same time
     i=0
     while (($#)); do
       t0=$SECONDS; child_cpu; c0=$cpu_now
-      "$2" >"$bg_dir/$i.log" 2>&1
+      "$2" >"$dir/$i.log" 2>&1
       rc=$?; child_cpu
-      echo "$rc $((SECONDS - t0)) s, CPU $((cpu_now - c0))" >"$bg_dir/$i.rc"
+      echo "$rc $((SECONDS - t0)) s, CPU $((cpu_now - c0))" >"$dir/$i.rc"
       i=$((i + 1)); shift 2
     done
   ) &
-  bg_pid=$!
+  bg_pids+=($!); bg_dirs+=("$dir")
 }
 collect_bg() {
-  [ -n "$bg_pid" ] || return 0
-  wait "$bg_pid"
+  ((${#bg_pids[@]})) || return 0
+  wait "${bg_pids[@]}"
   local i name rc secs
   for i in "${!bg_names[@]}"; do
     name=${bg_names[$i]}
     printf '\n==================== %s ====================\n' "$name"
-    cat "$bg_dir/$i.log" 2>/dev/null
-    read -r rc secs <"$bg_dir/$i.rc" 2>/dev/null || { rc=1; secs=?; }
+    cat "${bg_slots[$i]}.log" 2>/dev/null
+    read -r rc secs <"${bg_slots[$i]}.rc" 2>/dev/null || { rc=1; secs=?; }
     if [ "$rc" = 0 ]; then
       passed=$((passed + 1)); echo "---- $name: PASS ($secs s, in the background)"
     else
       failed=$((failed + 1)); failed_names+=("$name"); echo "---- $name: FAIL ($secs s, in the background)"
     fi
   done
-  rm -rf "$bg_dir"; bg_pid=; bg_names=()
+  rm -rf "${bg_dirs[@]}"; bg_pids=(); bg_dirs=(); bg_names=(); bg_slots=()
 }
 needs() {  # needs <flag-var> <what>: fail a stage whose build failed
   [ "${!1}" = 1 ] || { echo "not run: $2 failed to build"; return 1; }
@@ -190,8 +191,9 @@ trainer_tests() { /usr/bin/python3 -m unittest discover -s trainer/tests -t .; }
 # CNN, exports it with sg.onnx.export and serves it with onnxruntime-web (same predictions). Reuses npm/dist;
 # prepare-web-data.mjs writes the digits demo's data when missing. One file at a time: the demos
 # are timed (bounded training) and must not share the 2 cores with each other.
-# The stage shares the cores with the background's node tests: `nice -n -5` (where permitted, as
-# root in CI; elsewhere nice warns and runs it as it is) lets the timed demos go first.
+# The stage runs in a background chain of its own beside the node tests and the foreground's
+# stages: `nice -n -5` (where permitted, as root in CI; elsewhere nice warns and runs it as it is)
+# lets the timed demos go first.
 browser_tests() {
   needs package_built "npm/dist" || return 1
   node scripts/prepare-web-data.mjs &&
@@ -215,21 +217,21 @@ fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 import_circles() { (cd npm && npm run -s lint:circles); }
 
 # Scheduling on 2 cores: the two builds run side by side (-j2 each; in the 2026-11-29 clean-clone
-# run one after the other they kept 1.56 cores busy on average, 1,074 s). Then the node tests, their
-# TypeScript coverage and the mutation sample (which needs both: it mutates copies in
-# build/mutation, never src/) run in the background, one after the other, while the native
-# doctests, the wasm doctests, TSan, fuzzing, the npm consumer, the trainer's suite and then the
-# browser stage go on in the foreground; the background's output is printed once it ends. The
+# run one after the other they kept 1.56 cores busy on average, 1,074 s). Then three chains share
+# the cores: in the background the node tests, their TypeScript coverage and the mutation sample
+# (which needs both: it mutates copies in build/mutation, never src/); in a second background chain
+# the browser stage; in the foreground the native doctests, the wasm doctests, TSan, fuzzing, the
+# npm consumer and the trainer's suite. The background's output is printed once it ends. The
 # browser stage's demos train for a bounded time (up to 40 s each until the loss falls) and use
-# about a third of a core over its ~4 minutes: it shares the cores with the background's node
-# tests, as the node tests share them with the foreground's builds (the 2026-11-29 clean-clone
-# run had it alone at the end, with 1.6 cores idle for its 229 s).
+# about a third of a core over its ~5 minutes, niced to go first: run at the end, after the
+# other chains (the 2026-11-29 clean-clone run), it left 1.6 cores idle for most of its 305 s.
 stage "lint: import circles (npm/src, web/webgpu)" import_circles
 start_native
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 bg_stages "node tests (tests/js)"                node_tests \
           "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage \
           "mutation sample (scripts/mutation.sh)"  mutation_smoke
+bg_stages "browser (Playwright + Chromium)"      browser_tests
 stage "build: native under ASan + UBSan, with coverage (build/native-asan; started beside the wasm build)" build_native
 stage "native doctest under ASan + UBSan, with coverage (build/native-asan)" native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
@@ -237,7 +239,6 @@ stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_docte
 stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 stage "npm consumer (pack, install, import/require, tsc)" consumer
 stage "trainer (Python unittest: trainer/tests)" trainer_tests
-stage "browser (Playwright + Chromium)"          browser_tests
 collect_bg
 stage "coverage gate (.ci/coverage-floor.json)"  coverage_gate
 
