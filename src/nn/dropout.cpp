@@ -47,7 +47,9 @@ Tensor apply_mask(const char* op, const Tensor& x, const Tensor& mask) {
 Tensor dropout(const Tensor& x, double p, bool training) {
   const char* op = "dropout";
   check_args(op, x, p);
-  if (!training) return x;
+  // p = 0 keeps every element: x itself, as PyTorch's _dropout returns its input for p == 0 (no
+  // random draw, so the generator's stream is the same as without the call; no mask, no product).
+  if (!training || p == 0.0) return x;
   return apply_mask(op, x, keep_mask(x.shape(), p, x.device()));
 }
 
@@ -56,7 +58,7 @@ Tensor dropout2d(const Tensor& x, double p, bool training) {
   check_args(op, x, p);
   check(x.ndim() == 3 || x.ndim() == 4, op, ": expected an input of shape [N, C, H, W] or [C, H, W], got ",
         x.shape());
-  if (!training) return x;
+  if (!training || p == 0.0) return x;
   Shape mask_shape = x.shape();  // one draw per channel: [N, C, 1, 1] or [C, 1, 1]
   for (size_t d = mask_shape.size() - 2; d < mask_shape.size(); ++d) mask_shape[d] = 1;
   return apply_mask(op, x, keep_mask(mask_shape, p, x.device()));

@@ -158,10 +158,20 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
     }
     if (need_w) {  // dW = Gᵀ · X
       const Tensor xs = as_contiguous(s[0]);
-      dw = work ? Tensor::uninitialized(w_shape, DType::Float32, dev) : Tensor::empty(w_shape, DType::Float32, dev);
-      if (work)
-        be.gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.dev_f32(), out_f, xs.dev_f32(), in_f, 0.0f,
-                    dw.dev_f32(), in_f);
+      if (!ws.trans_b && work && ws.ldb == out_f) {
+        // w is the transposed view of a contiguous [in, out] tensor (GPT-2's Conv1D weight, a tied
+        // head's wᵀ): dWᵀ = Xᵀ · G written contiguous and returned as the same transposed view, so
+        // the gradient reaches the stored tensor as it is laid out, without a transposing copy.
+        const Tensor dwt = Tensor::uninitialized({in_f, out_f}, DType::Float32, dev);
+        be.gemm_f32(true, false, in_f, out_f, rows, 1.0f, xs.dev_f32(), in_f, gc.dev_f32(), out_f, 0.0f,
+                    dwt.dev_f32(), out_f);
+        dw = Tensor::view_of(dwt, w_shape, {1, out_f}, 0);
+      } else {
+        dw = work ? Tensor::uninitialized(w_shape, DType::Float32, dev) : Tensor::empty(w_shape, DType::Float32, dev);
+        if (work)
+          be.gemm_f32(true, false, out_f, in_f, rows, 1.0f, gc.dev_f32(), out_f, xs.dev_f32(), in_f, 0.0f,
+                      dw.dev_f32(), in_f);
+      }
     }
     if (need_b) {  // db = Σ over rows
       db = Tensor::uninitialized({out_f}, DType::Float32, dev);  // reduce_f32 writes it (rows = 0 gives 0)

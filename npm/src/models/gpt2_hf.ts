@@ -104,7 +104,14 @@ export class Conv1D extends Module {
   }
 
   forward(x: Tensor): Tensor {
-    return x.matmul(this.weight).add(this.bias);
+    // HF's torch.addmm(bias, x, weight): one linear over the weight's transposed view, read in
+    // place by the GEMM, the bias added in its write-back (not a second pass and tensor).
+    const wt = this.weight.transpose(0, 1);
+    try {
+      return F.linear(x, wt, this.bias);
+    } finally {
+      wt.dispose();
+    }
   }
 
   extraRepr(): string {
