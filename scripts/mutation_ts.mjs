@@ -89,7 +89,7 @@ picked.forEach((p) => {
   for (const t of (args['extra-tests'] ?? '').split(',').filter(Boolean)) if (!p.tests.includes(t)) p.tests.push(t);
   p.tests.forEach((t) => testFiles.add(t));
 });
-console.log(`mutation ts: seed ${seed}, ${regions} regions of ${window} lines`);
+console.log(`mutation ts: ${args.region ? `${picked.length} given regions` : `seed ${seed}, ${regions} regions of ${window} lines`}`);
 for (const p of picked) {
   const note = [...p.notes, p.linesLeft && `${p.linesLeft} of the ${p.linesReached} lines the suite executes are left to no chosen test (--ts-tests ${testsPerRegion})`].filter(Boolean);
   console.log(`  ${p.file}:${p.start}-${p.end}  tests: ${p.tests.join(', ') || '(none executed it)'}${note.length ? `  [${note.join('; ')}]` : ''}`);

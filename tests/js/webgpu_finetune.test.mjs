@@ -166,6 +166,8 @@ for (const c of CASES) {
       }
       sg.dispose(Object.values(saved));
       const back = await sg.models.fromPretrained(join(gen.dir, c.dir), { dtype: c.dtype, device: 'cpu' });
+      // Built on the cpu while new tensors go to the GPU: the default is 'webgpu' again afterwards.
+      assert.equal(sg.getBackend(), 'webgpu', 'fromPretrained({ device: \'cpu\' }) restores the default device');
       await sg.peft.loadAdapter(back, files);
       const ids = sg.tensor(gen.expected[c.dir].ids, { dtype: 'int32', device: 'cpu' });
       const logits = sg.tidy(() => back.forward(ids).to('float32').dataSync());
