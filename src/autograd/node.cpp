@@ -51,9 +51,14 @@ std::vector<Tensor> Node::apply(Tensor grad_output, const std::shared_ptr<Node>&
     if (s.tensor.defined() && s.rewiden) {
       // One copy for an original saved twice (x · x, or a weight as two operands).
       size_t j = 0;
-      while (j < i && !(saved_[j].rewiden && saved_[j].tensor.same(s.tensor) && saved_[j].widened_dtype == s.widened_dtype))
+      while (j < i && !(saved_[j].rewiden && saved_[j].tensor.same(s.tensor) && saved_[j].widened_dtype == s.widened_dtype &&
+                        saved_[j].is_output == s.is_output))
         ++j;
-      unpacked.push_back(j < i ? unpacked[j] : widen_saved(s.tensor, s.widened_dtype));
+      if (j < i) unpacked.push_back(unpacked[j]);
+      // A narrowed output widens to a graph-free copy: while a graph of the gradient is built it
+      // rejoins the graph through this node, as the float32 output it stands for would.
+      else if (s.is_output && creating_graph) unpacked.push_back(joined_output(widen_saved(s.tensor, s.widened_dtype), self));
+      else unpacked.push_back(widen_saved(s.tensor, s.widened_dtype));
     } else if (s.tensor.defined() && s.is_output && creating_graph) {
       unpacked.push_back(joined_output(s.tensor, self));
     } else {
@@ -66,6 +71,20 @@ std::vector<Tensor> Node::apply(Tensor grad_output, const std::shared_ptr<Node>&
   const SavedBackwardFn fn = std::move(saved_fn_);
   release();
   return fn(grad_output, unpacked);
+}
+
+void Node::save_narrowed_output(const Tensor& wide, const Tensor& narrowed) {
+  for (SavedVariable& s : saved_) {
+    const Tensor& t = s.tensor;
+    // The output as saved is the graph-free tensor record() was given: the same elements as `wide`.
+    if (!s.is_output || s.rewiden || !t.defined() || t.impl()->storage != wide.impl()->storage ||
+        t.offset() != wide.offset() || t.shape() != wide.shape() || t.strides() != wide.strides())
+      continue;
+    s.tensor = narrowed.detach();
+    s.version = narrowed.impl()->storage->version();
+    s.rewiden = true;
+    s.widened_dtype = wide.dtype();
+  }
 }
 
 void Node::release() {

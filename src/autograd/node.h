@@ -76,6 +76,12 @@ class Node {
   // formula's hands instead of being copied (the node is released right after anyway).
   std::vector<Tensor> apply(Tensor grad_output, const std::shared_ptr<Node>& self, bool last);
 
+  // `narrowed` (a float16/bfloat16 cast of `wide`, this node's output) is what the op hands out
+  // (ops/dtype_widening.cpp): the saved output becomes it, widened again when the formula runs,
+  // so that the graph holds the 16-bit result it already has instead of a float32 copy, as
+  // PyTorch's half kernels save their half outputs (tanh, exp, softmax, ...).
+  void save_narrowed_output(const Tensor& wide, const Tensor& narrowed);
+
   // Frees the formula and its saved tensors (after a backward without retain_graph).
   void release();
   bool released() const { return !fn_ && !saved_fn_; }

@@ -88,12 +88,15 @@ void update_running(const Tensor& running, const Tensor& batch, double momentum)
 
 // x̂ and how dx̂ becomes dx, for one input. Computed unrecorded by the forward; computed again,
 // recorded, from the saved input when a gradient is being recorded (double backward), so that
-// dx is differentiable with respect to x too.
+// dx is differentiable with respect to x too. `again` makes x̂ again from x with the statistics
+// the forward computed (it holds only them), for a backward that does not keep x̂ itself.
+struct Normalized;
+using Normalize = std::function<Normalized(const Tensor& x)>;
 struct Normalized {
   Tensor xhat;
   DxOf dx_of;
+  Normalize again;
 };
-using Normalize = std::function<Normalized(const Tensor& x)>;
 
 // y = x̂·w + b as one node `op` over {x, w, b}. w and b (either may be undefined) broadcast
 // against x̂ through `view`.
@@ -101,8 +104,8 @@ Tensor affine_node(const char* op, const Tensor& x, const Tensor& w, const Tenso
                    const Normalize& normalize) {
   Normalized n;
   Tensor y;
-  const Tensor wv = w.defined() ? reshape(w.detach(), view) : Tensor();
   {
+    const Tensor wv = w.defined() ? reshape(w.detach(), view) : Tensor();
     NoGradGuard no_grad;
     n = normalize(x);
     y = n.xhat;
@@ -113,12 +116,24 @@ Tensor affine_node(const char* op, const Tensor& x, const Tensor& w, const Tenso
   const bool need_x = x.requires_grad(), need_w = w.defined() && w.requires_grad(),
              need_b = b.defined() && b.requires_grad();
   const Shape w_shape = w.defined() ? w.shape() : Shape{}, b_shape = b.defined() ? b.shape() : Shape{};
+  // A float16/bfloat16 input's float32 copy (ops/dtype_widening.cpp) is saved as the 16-bit
+  // original (autograd/record.h): then the node keeps only the float32 statistics (mean and rstd,
+  // one a row) and makes x̂ again from the widened input, instead of holding a float32 x̂ of the
+  // whole input, as PyTorch's layer norm saves its input, mean and rstd.
+  const bool half_input = SaveOriginals::original_of(x) != nullptr;
+  const Normalized kept = half_input ? Normalized{Tensor(), nullptr, n.again} : n;
+  n = Normalized();
+  const bool has_w = w.defined();
+  // Captures no tensor but the statistics: w is read from the saved list (a 16-bit weight's
+  // float32 copy is not kept either).
   return record(op, y, {x, w, b}, {x, w}, [=](const Tensor& g, const SavedTensors& s) {
-    Normalized m = n;
-    Tensor wm = wv;
+    Normalized m = kept;
+    Tensor wm = has_w ? reshape(s[1].detach(), view) : Tensor();
     if (recording_backward({g, s[0], s[1]})) {
       m = normalize(s[0]);
-      if (w.defined()) wm = reshape(s[1], view);
+      if (has_w) wm = reshape(s[1], view);
+    } else if (!m.xhat.defined()) {
+      m = m.again(s[0]);
     }
     Tensor dx, dw, db;
     if (need_x) dx = m.dx_of(wm.defined() ? mul(g, wm) : g);
@@ -130,19 +145,30 @@ Tensor affine_node(const char* op, const Tensor& x, const Tensor& w, const Tenso
 
 // x̂ with statistics over st's reduced dims (batch norm in training, layer, group and instance
 // norm).
+// x̂ = (x − mu)·rstd with batch statistics mu and rstd over st's reduced dims.
+Normalized with_batch_statistics(const Tensor& x, const Tensor& mu, const Tensor& rstd, const Stats& st) {
+  Tensor xhat = mul(sub(x, mu), rstd);
+  return {xhat, [xhat, rstd, st](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, st); },
+          [mu, rstd, st](const Tensor& x) { return with_batch_statistics(x, mu, rstd, st); }};
+}
+
 Normalized batch_statistics(const Tensor& x, const Stats& st, double eps) {
   Tensor mu = st.mean_of(x);
   Tensor rstd = rsqrt(add(st.biased_var(x, mu), num(eps, x)));
-  Tensor xhat = mul(sub(x, mu), rstd);
-  return {xhat, [xhat, rstd, st](const Tensor& dxhat) { return normalized_backward(dxhat, xhat, rstd, st); }};
+  return with_batch_statistics(x, mu, rstd, st);
 }
 
-// x̂ with fixed (running) statistics.
+// x̂ = (x − mean)·rstd with fixed (running) statistics, `mean` and `rstd` seen broadcast.
+Normalized with_fixed_statistics(const Tensor& x, const Tensor& mean, const Tensor& rstd) {
+  Tensor xhat = mul(sub(x, mean), rstd);
+  return {xhat, [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); },
+          [mean, rstd](const Tensor& x) { return with_fixed_statistics(x, mean, rstd); }};
+}
+
 Normalized fixed_statistics(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                             const Shape& view, double eps) {
   Tensor rstd = rsqrt(add(reshape(running_var, view), num(eps, x)));
-  Tensor xhat = mul(sub(x, reshape(running_mean, view)), rstd);
-  return {xhat, [rstd](const Tensor& dxhat) { return mul(dxhat, rstd); }};
+  return with_fixed_statistics(x, reshape(running_mean, view), rstd);
 }
 
 }  // namespace
@@ -227,6 +253,23 @@ std::vector<Tensor> layer_norm_grads_ops(const Tensor& g, const Tensor& x, const
   return {dx, dw, db};
 }
 
+namespace {
+
+// Group norm's x̂ (statistics over [N, groups, rest]) seen in the input's shape.
+Normalized ungrouped(const Normalized& n, const Shape& grouped, const Shape& x_shape) {
+  const DxOf grouped_dx = n.dx_of;
+  const Normalize grouped_again = n.again;
+  return Normalized{reshape(n.xhat, x_shape),
+                    [grouped_dx, grouped, x_shape](const Tensor& dxhat) {
+                      return reshape(grouped_dx(reshape(dxhat, grouped)), x_shape);
+                    },
+                    [grouped_again, grouped, x_shape](const Tensor& x) {
+                      return ungrouped(grouped_again(reshape(x, grouped)), grouped, x_shape);
+                    }};
+}
+
+}  // namespace
+
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
   const char* op = "groupNorm";
   check_input(op, x, 2, "[N, C, ...]");
@@ -242,11 +285,7 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   const Stats st(grouped, dims_flags(3, 2, 3));
 
   return affine_node(op, x, weight, bias, channel_view(c, x.ndim()), [grouped, x_shape, st, eps](const Tensor& x) {
-    const Normalized n = batch_statistics(reshape(x, grouped), st, eps);
-    const DxOf grouped_dx = n.dx_of;
-    return Normalized{reshape(n.xhat, x_shape), [grouped_dx, grouped, x_shape](const Tensor& dxhat) {
-                        return reshape(grouped_dx(reshape(dxhat, grouped)), x_shape);
-                      }};
+    return ungrouped(batch_statistics(reshape(x, grouped), st, eps), grouped, x_shape);
   });
 }
 

@@ -211,7 +211,10 @@ std::vector<Tensor> run_widened(const std::string& name, const OpInfo& info, con
     Tensor& o = outputs[k];
     if (!o.defined() || (!written.empty() && o.impl() == inputs[0].impl())) continue;
     if (narrow_floats && o.dtype() == DType::Float32) {
+      const Tensor wide = o;
       o = cast(o, result);
+      // An op that saved its output for backward (tanh, exp, softmax, ...) keeps the 16-bit one.
+      if (wide.grad_fn()) wide.grad_fn()->save_narrowed_output(wide, o);
     } else if (o.dtype() == DType::Int32 && is_integral(result) && result != DType::Int32 && value_at != value_results().end() &&
                std::count(value_at->second.begin(), value_at->second.end(), k)) {
       const bool summed = name == "sum" || name == "cumsum" || name == "prod" || name == "cumprod";

@@ -58,7 +58,10 @@ Tensor i1(const Tensor& x) {
 }  // namespace
 
 Tensor erfinv(const Tensor& x) {
-  return with_grad("erfinv", Special::Erfinv, 0, x, [](const Tensor&, const Tensor& y) {
+  // erfinv(x) made again from x, as PyTorch's formula does: a float16/bfloat16 result saved
+  // instead (autograd/record.h) would carry its rounding into exp(y²).
+  return with_grad("erfinv", Special::Erfinv, 0, x, [](const Tensor& x, const Tensor&) {
+    const Tensor y = erfinv(x);
     return mul(exp(square(y)), scalar_like(1.0 / scalar::kTwoOverSqrtPi, y));  // √π/2 · exp(erfinv(x)²)
   });
 }

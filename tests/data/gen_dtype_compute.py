@@ -10,7 +10,10 @@ Writes tests/data/dtype_compute_ref.json:
     outputs and, for floating dtypes, the gradients of sum(out * g) for a fixed g in out's dtype.
     Floating cases carry two references: `outputs`/`grads`, PyTorch's float32 computation on the
     same values with each result rounded once to the dtype (what float16/bfloat16 compute as,
-    PyTorch's CPU kernels by intent and this library by construction), and `native`/`native_grads`,
+    PyTorch's CPU kernels by intent and this library by construction), where an output the op's
+    backward reads (tanh's, softmax's, ...) is read as the dtype holds it (rounded: the graph keeps
+    the 16-bit result, as PyTorch's half kernels save their half outputs; saved_tensors_hooks round
+    it), and `native`/`native_grads`,
     PyTorch 1.13's own kernel in the dtype where its CPU has one (null: "not implemented for
     'Half'"), with `native_apart`, how many ulps of the dtype PyTorch's kernel itself is from the
     first (its backward formulas round each intermediate op: layerNorm's bfloat16 gradient is tens
@@ -108,6 +111,25 @@ def floating_cases():
     return cases
 
 
+def later_cases():
+    """Cases added after floating_cases (generated after all of those, in both dtypes, so that
+    their inputs, drawn from one generator stream, stay as they were)."""
+    F = torch.nn.functional
+    x35 = ((3, 5), -2.0, 2.0)
+    return [
+        ("groupNorm", "groupNorm", [((2, 4, 3), -2.0, 2.0), ((4,), -1.0, 1.0), ((4,), -1.0, 1.0)],
+         lambda a, w, b: F.group_norm(a, 2, w, b)),
+        # Ops whose backward reads their output (PyTorch's: expm1, sqrt...) or, as PyTorch's, their
+        # input only (elu, selu, erfinv): held between forward and backward in the dtype.
+        ("elu", "elu", [((3, 5), -6.0, 2.0)], lambda a: F.elu(a)),
+        ("selu", "selu", [((3, 5), -6.0, 2.0)], lambda a: F.selu(a)),
+        ("expm1", "expm1", [((3, 5), -6.0, 2.0)], lambda a: torch.expm1(a)),
+        ("erfinv", "erfinv", [((3, 5), -0.99, 0.99)], lambda a: torch.erfinv(a)),
+        ("std over a dim", "std", [x35], lambda a: a.std(1)),
+        ("amax over a dim", "amax", [x35], lambda a: a.amax(1)),
+    ]
+
+
 def make_input(m, dtype):
     if m[0] == "int":
         return torch.tensor(m[1], dtype=torch.int64).reshape(m[2])
@@ -121,10 +143,21 @@ def as_list(out):
     return out if isinstance(out, list) else [out]
 
 
-def run_case(fn, inputs, dtype, grads_of):
-    """Forward (and backward, with grads_of giving each floating output's g) in `dtype`."""
+def run_case(fn, inputs, dtype, grads_of, saved_outputs_in=None):
+    """Forward (and backward, with grads_of giving each floating output's g) in `dtype`. With
+    saved_outputs_in, a tensor the graph saved that is one of the outputs is read back by the
+    backward rounded to that dtype (and widened again), every other saved tensor as it is."""
     leaves = [t.detach().clone().requires_grad_(t.dtype.is_floating_point) for t in inputs]
-    outs = as_list(fn(*leaves))
+    out_ptrs = set()
+
+    def unpack(t):
+        if saved_outputs_in is not None and t.is_floating_point() and t.data_ptr() in out_ptrs:
+            return t.to(saved_outputs_in).to(t.dtype)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        outs = as_list(fn(*leaves))
+    out_ptrs.update(o.data_ptr() for o in outs)
     grads = None
     floats = [o for o in outs if o.dtype.is_floating_point and o.requires_grad]
     if floats:
@@ -158,7 +191,7 @@ def floating_entry(name, op, makers, fn, dname):
 
     # The defined semantics: float32 on the same values, each result rounded once to the dtype.
     wide = [t.float() if t.dtype == dtype else t for t in inputs]
-    outs32, grads32 = run_case(fn, wide, torch.float32, grads_of)
+    outs32, grads32 = run_case(fn, wide, torch.float32, grads_of, saved_outputs_in=dtype)
     rounded = [o.to(dtype) if o.dtype.is_floating_point else o for o in outs32]
     rounded_grads = [g.to(dtype) if g is not None else None for g in grads32] if grads32 is not None else None
     # PyTorch's own kernel in the dtype, where 1.13's CPU has one ("not implemented for 'Half'"
@@ -222,6 +255,9 @@ def main():
     cases = []
     for dname in FLOATS:
         for name, op, makers, fn in floating_cases():
+            cases.append(floating_entry(name, op, makers, fn, dname))
+    for dname in FLOATS:
+        for name, op, makers, fn in later_cases():
             cases.append(floating_entry(name, op, makers, fn, dname))
     for dname in INTS:
         dtype = DTYPES[dname]

@@ -39,6 +39,8 @@ const CALLS = {
   bitwiseAnd: (a, b) => a.bitwiseAnd(b), bitwiseXor: (a, b) => a.bitwiseXor(b), remainder: (a, b) => a.remainder(b),
   floorDivide: (a, b) => a.div(b, { roundingMode: 'floor' }), max: (a) => a.max(),
   'mul (values within the int32-exact bound)': (a, b) => a.remainder(40000).mul(b),
+  groupNorm: (a, w, b) => F.groupNorm(a, 2, w, b), elu: (a) => F.elu(a), selu: (a) => F.selu(a),
+  expm1: (a) => a.expm1(), erfinv: (a) => a.erfinv(), 'std over a dim': (a) => a.std(1), 'amax over a dim': (a) => a.amax(1),
 };
 // Integer cases whose function differs from the floating one of the same name (where: a > b).
 const INT_CALLS = { where: (a, b) => sg.where(a.gt(b), a, b), 'add a number': (a) => a.add(3), cumsum: (a) => a.cumsum(0) };
@@ -176,19 +178,36 @@ function bytesOf(shape, dtype) {
   return bytes;
 }
 
-test('a float16/bfloat16 matmul or linear keeps its 16-bit operands for backward, not float32 copies of them (gradients still PyTorch\'s)', () => {
+// The cases whose graph holds nothing between forward and backward but the 16-bit inputs and
+// result (a float32 copy of either would add 4 bytes an element): ops that save their operands
+// (matmul, linear), ops whose backward reads their output (exp ... amax: the 16-bit result is
+// saved and widened again when backward runs, as PyTorch's half kernels save their half
+// outputs), and the normalizations, which keep besides only their float32 statistics (mean and
+// rstd, one each a normalized row, `stats` of them: PyTorch's CUDA kernels keep them in float32).
+const HOLD_ONLY_16_BIT = {
+  matmul: 0, linear: 0, exp: 0, expm1: 0, tanh: 0, sigmoid: 0, relu: 0, sin: 0, abs: 0, square: 0, sqrt: 0, rsqrt: 0,
+  reciprocal: 0, div: 0, pow: 0, softmax: 0, logSoftmax: 0, logsumexp: 0, 'prod over a dim': 0, 'std over a dim': 0,
+  'amax over a dim': 0, elu: 0, selu: 0, erfinv: 0, layerNorm: 3, groupNorm: 4,
+};
+
+test('float16/bfloat16 ops hold only 16-bit tensors (and a normalization its float32 statistics) between forward and backward, gradients still PyTorch\'s', () => {
+  const seen = new Set();
   for (const backend of ['wasm', 'reference']) {
-    for (const c of ref.cases.filter((r) => (r.name === 'linear' || r.name === 'matmul') && r.grads)) {
-      let before = 0, held = 0, outBytes = 0;
+    for (const c of ref.cases.filter((r) => r.name in HOLD_ONLY_16_BIT && r.grads)) {
+      let before = 0, held = 0, want = 0;
       runCase(c, backend, {
         before: () => { before = sg.memory().bytes; },
-        after: ([y]) => { held = sg.memory().bytes - before; outBytes = bytesOf(y.shape, y.dtype); },
+        after: ([y]) => {
+          held = sg.memory().bytes - before;
+          const stats = HOLD_ONLY_16_BIT[c.name];
+          want = bytesOf(y.shape, y.dtype) + (stats ? 2 * bytesOf([stats, 1], 'float32') : 0);
+        },
       });
-      // Between forward and backward only the 16-bit result is new: the graph saved the inputs
-      // themselves (float32 copies would add 4 bytes an element of each operand).
-      assert.equal(held, outBytes, `${c.name} ${c.dtype} ${backend}: bytes held between forward and backward`);
+      assert.equal(held, want, `${c.name} ${c.dtype} ${backend}: bytes held between forward and backward`);
+      seen.add(c.name);
     }
   }
+  assert.deepEqual([...seen].sort(), Object.keys(HOLD_ONLY_16_BIT).sort(), 'every listed case is in the reference file');
   sg.setBackend('wasm');
   // A bfloat16 layer on a float32 input (a frozen 16-bit base): 512 × 512 weights, batch 4.
   sg.tidy(() => {
@@ -205,6 +224,22 @@ test('a float16/bfloat16 matmul or linear keeps its 16-bit operands for backward
     const want = x.detach().sum(0).unsqueeze(0).expand([512, 512]).bfloat16();
     assert.deepEqual(values(lin.weight.grad), values(want));
   });
+});
+
+test('a gradient of a gradient through a float16/bfloat16 op that saved its 16-bit output (tanh): −2y(1 − y²) of that y', () => {
+  for (const dtype of ['float16', 'bfloat16']) {
+    sg.tidy(() => {
+      const x = sg.tensor([-1.5, -0.25, 0.5, 2], { dtype, requiresGrad: true });
+      const y = x.tanh();
+      const [g] = sg.autograd.grad(y.float().sum(), [x], { createGraph: true });
+      assert.equal(g.requiresGrad, true, `${dtype}: the first gradient is recorded`);
+      g.float().sum().backward();
+      // d/dx (1 − y²) = −2y(1 − y²), y the 16-bit tanh the graph saved (widened again), in float64.
+      const ys = values(y);
+      const want = ys.map((v) => -2 * v * (1 - v * v));
+      values(x.grad).forEach((v, k) => assert.ok(ulpsApart(dtype, v, want[k]) <= 1, `${dtype}[${k}]: got ${v}, want ${want[k]}`));
+    });
+  }
 });
 
 test('promotion through add for every pair of the nine dtypes, tensors and 0-d tensors, equals torch.result_type and its values', () => {
