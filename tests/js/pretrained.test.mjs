@@ -205,14 +205,25 @@ console.log(back, fromDir, text, batch, pad, norm, y, att);
 `);
   const r = await typeCheck(good);
   assert.equal(r.status, 0, r.stdout + r.stderr);
-  for (const [bad, why] of [
+  // The misuses in one file, one a line, and one tsc run (each run costs ~6 s of CPU): each line
+  // must have its own error, with the expected words.
+  const bads = [
     ["sg.F.scaledDotProductAttention(sg.ones([1]), sg.ones([1]), sg.ones([1]), null, { isCasual: true });", /isCasual/],
     ["sg.models.savePretrained(new sg.nn.Linear(2, 2));", /Linear/],
     ["new sg.models.LlamaForCausalLM({ hidden_size: '16' });", /'string' is not assignable to type 'number'/],
     ["(await sg.tokenizers.fromPretrained('x')).encode('a', { addSpecialToken: true });", /addSpecialToken/],
-  ]) {
-    const b = await typeCheck(use(bad));
-    assert.notEqual(b.status, 0, `${bad} should not type-check`);
-    assert.match(b.stdout + b.stderr, why);
+  ];
+  const source = use(bads.map(([bad]) => bad).join('\n'));
+  const first = source.split('\n').indexOf(bads[0][0]) + 1; // tsc's line numbers start at 1
+  const b = await typeCheck(source);
+  assert.notEqual(b.status, 0, 'the misuses should not type-check');
+  // tsc prints "use.ts(LINE,COL): error TSnnnn: message" and continues a message on indented lines.
+  const byLine = new Map();
+  let line = 0;
+  for (const l of (b.stdout + b.stderr).split('\n')) {
+    const m = /^use\.ts\((\d+),\d+\): error/.exec(l);
+    if (m) line = Number(m[1]);
+    if (line) byLine.set(line, (byLine.get(line) ?? '') + l + '\n');
   }
+  bads.forEach(([bad, why], i) => assert.match(byLine.get(first + i) ?? '', why, `${bad} should not type-check (tsc: ${b.stdout})`));
 });
