@@ -1,5 +1,5 @@
 // node --no-liftoff tests/bench/lora_gpt2.mjs [--steps 2] [--batch 4] [--seq 128] [--layers 12] [--gen 512]
-//                                            [--cases torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen] [--chunk 128]
+//                                            [--cases torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen] [--chunk 128] [--rounds 1]
 // Issue 23's rows on a GPT-2-124M-shaped GPT2LMHeadModel (12 layers, 768 wide, 12 heads, vocab 50,257, 1,024
 // positions) with random weights:
 // - one LoRA fine-tuning step (sg.peft, r 8, alpha 16 on attn.c_attn and attn.c_proj: GPT-2's q/k/v and o; forward,
@@ -15,6 +15,9 @@
 // - greedy generate with the key/value cache from a 16-token prompt to --gen positions: ms per token around
 //   positions 16, 64, 128, 256 and the last (median of 8 steps), wall and process CPU, from onToken's timestamps.
 // Each case runs in a child process of its own (fresh heap). Measures, asserts nothing.
+// --rounds N: PyTorch and each step case run N times, interleaved round by round (PyTorch, then the cases, in
+// turn), so that a passing load on this shared machine weighs on both sides alike; the table gives each case's
+// median over the rounds, and the float32 step's ratio to PyTorch is the ratio of the CPU-time medians.
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +35,7 @@ const layers = opt('layers', 12);
 const genTo = opt('gen', 512);
 const cases = opt('cases', 'torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen').split(',');
 const CHUNK = opt('chunk', 128); // positions per chunk of the chunked loss (the +chunk cases)
+const rounds = opt('rounds', 1);
 const CONFIG = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: layers, n_head: 12, resid_pdrop: 0, embd_pdrop: 0, attn_pdrop: 0 };
 const TARGETS = ['attn.c_attn', 'attn.c_proj'];
 const MB = 2 ** 20;
@@ -139,21 +143,42 @@ const runChild = (kind) => {
 
 console.log(`GPT2LMHeadModel ${layers} layers × 768, 12 heads, vocab 50257 (random weights); LoRA r 8 on ${TARGETS.join(', ')}; batch ${B} × ${T}; wasm, 1 thread; ${os.cpus()[0]?.model ?? ''}, ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at start`);
 const env = { ...process.env, ...TORCH_ALLOC_ENV, OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' };
-const torch = !cases.includes('torch') ? { status: 0, stdout: 'null' } : spawnSync('/usr/bin/python3', [new URL('./torch/gpt2_lora_step.py', import.meta.url).pathname, JSON.stringify({ layers, batch: B, seq: T, steps })], { env, encoding: 'utf8', timeout: 1_800_000 });
-const pt = torch.status === 0 ? JSON.parse(torch.stdout.trim().split('\n').at(-1)) : null;
-if (!pt && cases.includes('torch')) console.log(`(PyTorch not measured: ${torch.error?.message ?? torch.stderr.trim().split('\n').at(-1)})`);
+const runTorch = () => {
+  const r = spawnSync('/usr/bin/python3', [new URL('./torch/gpt2_lora_step.py', import.meta.url).pathname, JSON.stringify({ layers, batch: B, seq: T, steps })], { env, encoding: 'utf8', timeout: 1_800_000 });
+  if (r.status === 0) return JSON.parse(r.stdout.trim().split('\n').at(-1));
+  console.log(`(PyTorch not measured: ${r.error?.message ?? r.stderr.trim().split('\n').at(-1)})`);
+  return null;
+};
 const tps = (ms) => ((B * T) / (ms / 1000)).toFixed(0);
-if (cases.some((k) => k !== 'gen')) console.log('case            wall ms  CPU ms  tokens/s (CPU)  at rest MB  step peak MB  activations MB  wasm heap MB  trained / total');
-for (const kind of ['f32', 'bf16', 'f32+ckpt', 'f32+chunk', 'bf16+chunk', 'f32+ckpt+chunk', 'bf16+ckpt+chunk'].filter((k) => cases.includes(k))) {
-  const r = runChild(kind);
-  if (r.error) {
-    console.log(`${kind.padEnd(14)} failed: ${r.error}`);
-    continue;
+const stepCases = ['f32', 'bf16', 'f32+ckpt', 'f32+chunk', 'bf16+chunk', 'f32+ckpt+chunk', 'bf16+ckpt+chunk'].filter((k) => cases.includes(k));
+const runs = Object.fromEntries(['torch', ...stepCases].map((k) => [k, []]));
+for (let round = 0; round < rounds; round++) {
+  if (cases.includes('torch')) {
+    const pt = runTorch();
+    if (pt) runs.torch.push(pt);
   }
+  for (const kind of stepCases) {
+    const r = runChild(kind);
+    if (r.error) console.log(`${kind.padEnd(14)} failed: ${r.error}`);
+    else runs[kind].push(r);
+  }
+  if (rounds > 1) {
+    const cells = Object.entries(runs).filter(([, v]) => v.length > round).map(([k, v]) => `${k} ${(v[round].cpuMs ?? v[round].cpu_ms).toFixed(0)}`);
+    console.log(`round ${round + 1}/${rounds} (CPU ms): ${cells.join(', ')}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  }
+}
+// The run with the median CPU time stands for the case (its other columns come from the same process).
+const medianRun = (v, key) => [...v].sort((a, b) => a[key] - b[key])[Math.floor(v.length / 2)];
+if (stepCases.length) console.log(`case            wall ms  CPU ms  tokens/s (CPU)  at rest MB  step peak MB  activations MB  wasm heap MB  trained / total${rounds > 1 ? `   (medians of ${rounds} rounds)` : ''}`);
+for (const kind of stepCases) {
+  if (!runs[kind].length) continue;
+  const r = medianRun(runs[kind], 'cpuMs');
   console.log(`${kind.padEnd(15)}${r.wallMs.toFixed(0).padStart(8)} ${r.cpuMs.toFixed(0).padStart(7)} ${tps(r.cpuMs).padStart(15)} ${(r.held / MB).toFixed(0).padStart(11)} ${(r.peak / MB).toFixed(0).padStart(13)} ${((r.peak - r.held) / MB).toFixed(0).padStart(15)} ${(r.heapBytes / MB).toFixed(0).padStart(13)}  ${r.trainable} / ${r.total}`);
 }
+const pt = runs.torch.length ? medianRun(runs.torch, 'cpu_ms') : null;
 if (pt) {
   console.log(`PyTorch 1.13    ${pt.wall_ms.toFixed(0).padStart(8)} ${pt.cpu_ms.toFixed(0).padStart(7)} ${tps(pt.cpu_ms).padStart(15)}   (nanoGPT's model.py, LoRA by hand, f32; peak RSS ${(pt.max_rss_kb / 1024).toFixed(0)} MB; ${pt.trainable} trained)`);
+  if (runs.f32.length) console.log(`float32 LoRA step / PyTorch's (CPU-time medians): ${(medianRun(runs.f32, 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}× (goal ≤ 1.5×)`);
 }
 const g = cases.includes('gen') ? runChild('gen') : null;
 if (g?.error) console.log(`generate failed: ${g.error}`);
