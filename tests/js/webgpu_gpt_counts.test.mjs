@@ -109,7 +109,7 @@ test('sg.models.GPT train steps over varying sequence lengths: the pipeline coun
   const opt = new sg.optim.AdamW(model.parameters(), { lr: 1e-3 });
   const d = gptData();
   const idx = sg.tensor(d.idx, { shape: [GPT.batch, GPT.block] }), targets = sg.tensor(d.targets, { shape: [GPT.batch, GPT.block] });
-  const lengths = [64, 5, 17, 33, 1, 48, 9, 63, 24, 40];
+  const lengths = [64, 5, 33, 1, 48, 17]; // six lengths: each pass costs a train step a length on SwiftShader
   const pass = async () => {
     for (const T of lengths) {
       sg.tidy(() => {
