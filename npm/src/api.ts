@@ -63,6 +63,7 @@ import { Tensor } from './tensor/tensor.js';
 import { version } from './runtime/version.js';
 import { finfo, getDefaultDtype, iinfo, promoteTypes, resultType, setDefaultDtype } from './runtime/dtypes.js';
 import { isThreadedModule, stopThreads } from './runtime/threads.js';
+import { relaxedGemmInUse } from './runtime/relaxed_gemm.js';
 import { compile } from './compile/compile.js';
 import { recordHostStep } from './compile/trace_state.js';
 import { jsCall } from './compile/jscall.js';
@@ -82,12 +83,14 @@ export interface Features {
   webgpu: boolean;
   /** Half-precision compute (not used yet on any backend: always false). */
   f16: boolean;
+  /** The float32 GEMM runs the relaxed-SIMD kernels (f32x4.relaxed_madd; init's relaxedSimd option). */
+  relaxedSimd: boolean;
 }
 
 const BACKENDS: readonly string[] = ['wasm', 'reference', 'webgpu'];
 
 export function features(): Features {
-  return { simd: mod().simdEnabled(), threads: isThreadedModule(mod()), webgpu: activeRuntime() !== null, f16: false };
+  return { simd: mod().simdEnabled(), threads: isThreadedModule(mod()), webgpu: activeRuntime() !== null, f16: false, relaxedSimd: relaxedGemmInUse(mod()) };
 }
 
 /** Threads the kernels use now, the calling thread included (1 in the default module). */

@@ -6,6 +6,7 @@ import type { ModuleFactory, SimdgradModule } from './runtime/embind.js';
 import { setModule } from './runtime/module.js';
 import { checkOptions } from './runtime/options.js';
 import { consoleRef } from './runtime/env.js';
+import { configureRelaxedGemm } from './runtime/relaxed_gemm.js';
 import { isThreadCount, isThreadedModule, MAX_THREADS, startThreads, threadsUnavailableReason } from './runtime/threads.js';
 
 export interface InitOptions {
@@ -27,6 +28,14 @@ export interface InitOptions {
    * threads do not keep the process alive; `sg.shutdown()` ends them at once.
    */
   threads?: number;
+  /**
+   * The float32 GEMM's relaxed-SIMD kernels (f32x4.relaxed_madd: one fused multiply-add per
+   * product). Left out, the first init() uses them where the engine accepts relaxed SIMD
+   * (Chromium; Node 22; Node 20 with --experimental-wasm-relaxed-simd) in the single-threaded
+   * module; false runs the SIMD128 kernels (mul + add, rounded twice); a later init() may switch.
+   * sg.features().relaxedSimd tells which run.
+   */
+  relaxedSimd?: boolean;
 }
 
 /** Loads the threaded module's factory on demand (a dynamic import in the entry files). */
@@ -60,6 +69,7 @@ export function createInit(
     const o = checkOptions<InitOptions>('init', options, {
       backend: ['wasm', 'reference', 'webgpu', 'auto'],
       threads: { check: isThreadCount, expected: `an integer from 1 to ${MAX_THREADS}` },
+      relaxedSimd: 'boolean',
       gpu: {
         check: (v: unknown) => typeof v === 'object' && v !== null && typeof (v as { requestAdapter?: unknown }).requestAdapter === 'function',
         expected: "a GPU object with requestAdapter() (navigator.gpu, or create([]) from the npm package 'webgpu')",
@@ -86,6 +96,7 @@ export function createInit(
       setModule(m);
       if (threads === 1 && isThreadedModule(m)) m.setNumThreads(1);
     }
+    await configureRelaxedGemm(m, o.relaxedSimd);
     if (wanted === 'webgpu' || wanted === 'auto') {
       m.setBackend('wasm'); // CPU tensors (and ops without a WGSL kernel) compute with SIMD
       try {

@@ -66,7 +66,9 @@ function runWorker(name, opts) {
     // so the warm-up runs bring both libraries to their steady-state code. With the default
     // dynamic tier-up, a busy machine can leave either library on baseline code for dozens of
     // iterations (measured: 2x slower matmul). --expose-gc: a collection before timing.
-    const child = spawn(process.execPath, ['--no-liftoff', '--expose-gc', path.join(BENCH_DIR, 'worker.mjs'), name, JSON.stringify(opts)], {
+    // A workload's own V8 flags (nodeFlags: the relaxed-SIMD rows need one in Node 20).
+    const flags = WORKLOADS.find((w) => w.name === name)?.nodeFlags ?? [];
+    const child = spawn(process.execPath, ['--no-liftoff', '--expose-gc', ...flags, path.join(BENCH_DIR, 'worker.mjs'), name, JSON.stringify(opts)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { init } from '../../npm/dist/index.mjs';
 import { sg } from './helpers.mjs';
+import { RELAXED_MADD_MODULE } from './relaxed_simd_probe.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../../npm/package.json', import.meta.url), 'utf8'));
 
@@ -15,7 +16,9 @@ test('version equals package.json', () => {
 
 test('features()', () => {
   const f = sg.features();
-  assert.deepEqual(Object.keys(f).sort(), ['f16', 'simd', 'threads', 'webgpu']);
+  assert.deepEqual(Object.keys(f).sort(), ['f16', 'relaxedSimd', 'simd', 'threads', 'webgpu']);
+  // Node 20 without --experimental-wasm-relaxed-simd refuses relaxed SIMD: the SIMD128 GEMM runs.
+  assert.equal(f.relaxedSimd, WebAssembly.validate(RELAXED_MADD_MODULE));
   assert.equal(typeof f.simd, 'boolean');
   assert.equal(f.threads, false);
   assert.equal(f.webgpu, false, 'no WebGPU backend in this version, so init({ backend: \'webgpu\' }) rejects');

@@ -95,6 +95,13 @@ export interface SimdgradModule {
   shutdownThreads(): void;
   maxThreads(): number;
   parallelJobs(): number;
+  // Relaxed-SIMD GEMM kernels (bindings/relaxed_gemm.cpp; runtime/relaxed_gemm.ts).
+  /** The side module's bytes (a copy); empty in the threaded module and in builds without clang-19. */
+  relaxedGemmModule(): Uint8Array;
+  /** [export name, function-table index] of every microkernel slot. */
+  gemmKernelSlots(): [string, number][];
+  useGemmKernelSlots(on: boolean): void;
+  gemmKernelSlotsInUse(): boolean;
   // WebGPU device (bindings/webgpu_runtime.cpp; web/webgpu/).
   webgpuRegister(runtime: object): void;
   webgpuUnregister(): void;

@@ -634,7 +634,8 @@ struct RowsOfAKernels {
   static constexpr auto Make(std::index_sequence<H...>) {
     return std::array<Fn, sizeof...(H)>{&MicrokernelRowsOfA<static_cast<int>(H) + 1>...};
   }
-  static inline const std::array<Fn, PW> table = Make(std::make_index_sequence<PW>());
+  // Not const: gemm_slots.cpp may point it at other kernels of the same heights.
+  static inline std::array<Fn, PW> table = Make(std::make_index_sequence<PW>());
   static void Run(int64_t h, int64_t kc, const float* a, int64_t lda, const float* bp, float* tile) {
     Fn volatile f = table[static_cast<size_t>(h - 1)];
     f(kc, a, lda, bp, tile);

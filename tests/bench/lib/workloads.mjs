@@ -11,6 +11,7 @@
 // forward+backward step; elementwise ops and sum count 1 per element.
 import { labels, normal, permute, uniform } from './data.mjs';
 import { ADAMW, GPT, gptData, sgGpt } from './gpt.mjs';
+import { RELAXED_WORKLOADS } from './relaxed_workloads.mjs';
 
 const f32 = (v) => Float32Array.of(v);
 
@@ -551,6 +552,7 @@ export const WORKLOADS = [
   ...[512, 1024].map(matmulF64),
   ...[512, 1024].flatMap((n) => ['float16', 'bfloat16'].map((dt) => matmulHalf(n, dt))),
   mlpProduct,
+  ...RELAXED_WORKLOADS,
   mlp,
   cnnForward,
   cnnTrain,
