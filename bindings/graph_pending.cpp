@@ -13,6 +13,7 @@
 //     autograd): one that does not loses the node when filled.
 #include <emscripten/emscripten.h>
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,7 @@
 #include "core/error.h"
 #include "glue.h"
 #include "graph/session.h"
+#include "ops/ops.h"
 
 using namespace sgjs;
 
@@ -55,7 +57,8 @@ int g_next_pending = 1;
 
 extern "C" {
 
-// Placeholders for program `program`'s results, run on the arguments in ids[0..n_args); words:
+// Placeholders for program `program`'s results, run on the arguments in ids[0..n_args) (program
+// 0: none, for an eager sg.jsCall on host copies, npm/src/compile/jscall_host_copies.ts); words:
 // [count, then per result: ndim, sizes..., dtype code, device code]. Writes the
 // placeholders (ids and dtypes) and returns the pending set's id (for sg_graph_fill_pending).
 EMSCRIPTEN_KEEPALIVE int sg_graph_pending(int program, int n_args) {
@@ -70,7 +73,8 @@ EMSCRIPTEN_KEEPALIVE int sg_graph_pending(int program, int n_args) {
       wanted.push_back(t);
     };
     for (int i = 0; i < n_args; ++i) want(get_or_null(ids[static_cast<size_t>(i)], "sg.compile: arguments"));
-    for (const sg::Tensor& e : sgg::program(program).graph.externals) want(e);
+    if (program != 0)
+      for (const sg::Tensor& e : sgg::program(program).graph.externals) want(e);
 
     const std::vector<double>& w = scratch_words();
     size_t at = 0;
@@ -102,8 +106,9 @@ EMSCRIPTEN_KEEPALIVE int sg_graph_pending(int program, int n_args) {
       handed.push_back(sg::record("sg.compile (deferred)", t, wanted, [filled, j, wanted, wanted_shapes](const sg::Tensor& g) {
         sg::check(filled->error.empty(), "backward: the compiled call that made this tensor failed: ", filled->error);
         sg::check(filled->done,
-                  "backward: a result of a compiled call whose data has not arrived yet (the call goes on after a copy "
-                  "from the gpu): `await sg.sync()` or `await t.data()` before backward");
+                  "backward: a result of a compiled call (or of an sg.jsCall given host copies) whose data has not "
+                  "arrived yet (the call goes on after a copy from the gpu): `await sg.sync()` or `await t.data()` "
+                  "before backward");
         const sg::Tensor& r = filled->results[j];
         if (!r.requires_grad()) {
           std::vector<sg::Tensor> zeros;
@@ -163,8 +168,10 @@ EMSCRIPTEN_KEEPALIVE int sg_graph_fill_pending(int id, int n) {
   });
 }
 
-// The deferred part of pending set `id` failed (`message` in words as character codes): its
-// placeholders stay pending (reading them is an Error) and their backward names the failure.
+// The deferred part of pending set `id` failed (`message` in words as character codes): its CPU
+// placeholders stay pending (reading them is an Error), its floating GPU ones read NaN (the
+// failure was reported by sg.sync(); no stale bytes of a reused buffer that look like results),
+// and their backward names the failure.
 EMSCRIPTEN_KEEPALIVE int sg_graph_fail_pending(int id, int length) {
   return catching(-1, [&] {
     auto it = g_pending.find(id);
@@ -173,6 +180,9 @@ EMSCRIPTEN_KEEPALIVE int sg_graph_fail_pending(int id, int length) {
     std::string message;
     for (int i = 0; i < length && static_cast<size_t>(i) < w.size(); ++i) message.push_back(static_cast<char>(w[static_cast<size_t>(i)]));
     it->second.filled->error = message.empty() ? "an error in its deferred part" : message;
+    for (const sg::Tensor& dst : it->second.placeholders)
+      if (dst.device() != sg::Device::CPU && sg::is_floating(dst.dtype()) && dst.numel() > 0)
+        sg::copy_into(dst, sg::full(dst.shape(), std::numeric_limits<double>::quiet_NaN(), dst.dtype(), dst.device()));
     g_pending.erase(it);
     return 0;
   });

@@ -10,16 +10,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exitAfterTests, gpu, skipWithoutGpu as skip } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
+import { close, memoryOf, WV, XV } from './host_copies_cases.mjs';
 
 let sg;
 await exitAfterTests();
-
-const close = (got, want, tol, what) => {
-  assert.equal(got.length, want.length, `${what}: length`);
-  want.forEach((w, i) => assert.ok(Math.abs(got[i] - w) <= tol * (1 + Math.abs(w)), `${what}[${i}]: ${got[i]} vs ${w}`));
-};
-const XV = [[0.5, -1.5, 2.0], [1.0, 0.25, -3.0]];
-const WV = [0.7, -1.2, 0.4];
 
 // The callback squares its input from host values (dataSync: only a CPU tensor can be read so)
 // and returns a tensor on the default device (WebGPU here: for CPU placeholders it is read back
@@ -69,10 +63,8 @@ test('a synchronous callback reads its input with dataSync in a synchronous comp
       close(Array.from(await w.grad.data()), want.grad, device === 'cpu' ? 1e-6 : 1e-5, `${device} call ${call}: w.grad`);
       sg.dispose([...out, w.grad, w]);
       await sg.sync();
-      // Live tensors, handles, storages and bytes (the wasm heap's own bookkeeping left out).
-      const { tensors, handles, storages, bytes, gpuBytes, gpuStorages } = sg.memory();
-      if (call === 1) live = { tensors, handles, storages, bytes, gpuBytes, gpuStorages };
-      if (call > 1) assert.deepEqual({ tensors, handles, storages, bytes, gpuBytes, gpuStorages }, live, `${device}: sg.memory() flat over calls`);
+      if (call === 1) live = memoryOf(sg);
+      if (call > 1) assert.deepEqual(memoryOf(sg), live, `${device}: sg.memory() flat over calls`);
     }
     assert.deepEqual(seen, ['cpu', 'cpu', 'cpu', 'cpu'], `${device}: the callback gets CPU tensors, once a call`);
     x.dispose();

@@ -29,7 +29,7 @@ import { batchHookActive, isGradEnabled, setGradEnabled } from '../runtime/handl
 import { freeMade, invokeAsync, invokeSync, type Result } from './jscall_invoke.js';
 import { callbackOf, release, retain, type Callback } from './jscall_registry.js';
 import { installTransfers, isTransfer, toDevice } from './transfer.js';
-import { dispose, tidy } from '../runtime/memory.js';
+import { dispose, keep, tidy } from '../runtime/memory.js';
 import { defaultDevice, hostStep, sync } from '../runtime/webgpu_device.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor, tensorSerial } from '../tensor/tensor.js';
@@ -344,6 +344,10 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
   // `ran`: the first stage's callback has run already and made GPU results for CPU placeholders:
   // their downloads are what the rest waits for.
   const runAfterCopies = (entry: Entry, args: Tensor[], first: G.Stage, firstCb: Callback, ran?: Result): unknown => {
+    // What the host steps use outlives the call, and so any tidy() around it (which would free
+    // it first): the waiting stage's inputs, what its callback made, the host copies (below).
+    for (const t of first.tensors) keep(t);
+    if (ran !== undefined) for (const t of ran.made) keep(t);
     let pending: { id: number; tensors: Tensor[] };
     try {
       pending = G.pendingResults(entry.program, args, entry.specs);
@@ -391,7 +395,7 @@ export function compile<A extends unknown[], R>(fn: (...args: A) => R, options?:
     const hostCopies = (ts: readonly Tensor[], made: Tensor[]): Tensor[] =>
       ts.map((t) => {
         if (t.device === 'cpu') return t;
-        const c = toDevice(t, 'cpu');
+        const c = keep(toDevice(t, 'cpu'));
         made.push(c);
         return c;
       });

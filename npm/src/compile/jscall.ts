@@ -2,13 +2,17 @@
 // Outside compiled code it runs fn at once (with the same checks); while sg.compile traces, it
 // records a callback node whose outputs are placeholders of the template (fn does not run), and
 // every compiled call then runs fn exactly once, between the graph's stages (compile.ts), on host
-// (CPU) copies of its inputs that are on a GPU. Library code whose callback computes with GPU
-// tensors (gradientPenalty, checkpoint) calls jsCallOnDevice instead: its inputs stay where they are.
+// (CPU) copies of its inputs that are on a GPU; eagerly too (jscall_host_copies.ts: the call
+// returns at once, fn runs once the copies have landed), so that fn sees the same thing either
+// way. Library code whose callback computes with GPU tensors (gradientPenalty, checkpoint) calls
+// jsCallOnDevice instead: its inputs stay where they are.
 import { ensureGraphHost, tensorVjp } from './host.js';
 import { activeTrace, useEntry } from './trace_state.js';
 import { flattenArgs } from './arg_tree.js';
 import * as G from './graph_binding.js';
 import { freeMade, invokeSync } from './jscall_invoke.js';
+import { callOnHostCopies, needsHostCopies } from './jscall_host_copies.js';
+import { batchHookActive } from '../runtime/handles.js';
 import { callbackName, registerCallback, type JsCallOptions } from './jscall_registry.js';
 import { parseTemplate } from './jscall_template.js';
 import { checkOptions, describe } from '../runtime/options.js';
@@ -67,13 +71,19 @@ function call(outputTemplate: unknown, args: unknown, fn: unknown, options: JsCa
   // Eagerly: run it now; its results join autograd (through the vjp, or an error node without).
   const label = callbackName(callback, o.name);
   const cb = { fn: callback, template, statics, timeoutMs: o.timeoutMs, label };
-  const r = invokeSync(cb, tensors, 'only a function compiled with sg.compile(fn, { async: true }) can await a callback');
   // Results go where the inputs live (as in a compiled call, where they replace placeholders made there).
   const device = tensors.length > 0 ? tensors[0]!.device : undefined;
+  const vjp = o.vjp === undefined ? null : tensorVjp(o.vjp, statics, label);
+  // Under sg.func.vmap the inputs are batched views that only the transform's hooks know: as they are.
+  if (!keepOnDevice && needsHostCopies(tensors) && !batchHookActive()) {
+    const outs = callOnHostCopies(cb, vjp, tensors, device!);
+    return template.multi ? outs : outs[0]!;
+  }
+  const r = invokeSync(cb, tensors, 'only a function compiled with sg.compile(fn, { async: true }) can await a callback');
   const moved = r.outputs.map((t) => (device === undefined || t.device === device ? t : t.to(device)));
   let outs: Tensor[];
   try {
-    outs = G.linkCallback(label, o.vjp === undefined ? null : tensorVjp(o.vjp, statics, label), tensors, moved);
+    outs = G.linkCallback(label, vjp, tensors, moved);
   } finally {
     moved.forEach((t, k) => t !== r.outputs[k] && t.dispose());
     freeMade(r);
