@@ -7,6 +7,7 @@
 // calls through (kernels/simd/gemm_slots.h). Elsewhere, and in the threaded module (a table per
 // worker: see bindings/relaxed_gemm.cpp), the SIMD128 kernels run.
 import type { SimdgradModule } from './embind.js';
+import { isThreadedModule } from './threads.js';
 
 /** Modules whose slots hold the relaxed kernels (the table entries stay written once set). */
 const filled = new WeakSet<SimdgradModule>();
@@ -45,6 +46,7 @@ async function fill(m: SimdgradModule): Promise<boolean> {
  * Returns whether the relaxed kernels are in use afterwards.
  */
 export async function useRelaxedGemm(m: SimdgradModule, on: boolean): Promise<boolean> {
+  if (isThreadedModule(m)) return false;  // it carries no side module (bindings/relaxed_gemm.cpp)
   const use = on && (await fill(m));
   m.useGemmKernelSlots(use);
   return use;
@@ -52,7 +54,7 @@ export async function useRelaxedGemm(m: SimdgradModule, on: boolean): Promise<bo
 
 /** Whether m's GEMM runs the relaxed-SIMD kernels now. */
 export function relaxedGemmInUse(m: SimdgradModule): boolean {
-  return m.gemmKernelSlotsInUse();
+  return !isThreadedModule(m) && m.gemmKernelSlotsInUse();
 }
 
 /** Modules init() has configured: a later init() without the option keeps their choice. */

@@ -21,78 +21,57 @@
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 #define EXPORT(name) __attribute__((export_name(#name))) void name
 
-// tile[i·8 + j] = Σ_p ap[p·PW + i] · bp[p·8 + j], i < MR (Microkernel<MR, PW>).
-ALWAYS_INLINE void packed(int MR, int PW, long long kc, const float* ap, const float* bp, float* tile) {
-  v128_t acc[6][2];
+// One depth step of every kernel: acc[i] += a[i · stride] · bp[0..8) for the tile's MR rows,
+// then the tile stored (rows 8 floats apart). Inlined with constant MR, acc lives in locals.
+ALWAYS_INLINE void step(int MR, const float* a, long long stride, const float* bp, v128_t acc[6][2]) {
+  const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4);
 #pragma clang loop unroll(full)
-  for (int i = 0; i < 6; ++i) acc[i][0] = acc[i][1] = wasm_f32x4_const_splat(0.0f);
-  const float* const bend = bp + kc * 8;
-  // Rolled, as the SIMD128 kernel is: an unrolled body makes V8 spill accumulators.
-#pragma clang loop unroll(disable)
-  for (; bp != bend; bp += 8, ap += PW) {
-    const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4);
-#pragma clang loop unroll(full)
-    for (int i = 0; i < MR; ++i) {
-      const v128_t a = wasm_v128_load32_splat(ap + i);
-      acc[i][0] = wasm_f32x4_relaxed_madd(a, b0, acc[i][0]);
-      acc[i][1] = wasm_f32x4_relaxed_madd(a, b1, acc[i][1]);
-    }
+  for (int i = 0; i < MR; ++i) {
+    const v128_t av = wasm_v128_load32_splat(a + i * stride);
+    acc[i][0] = wasm_f32x4_relaxed_madd(av, b0, acc[i][0]);
+    acc[i][1] = wasm_f32x4_relaxed_madd(av, b1, acc[i][1]);
   }
+}
+ALWAYS_INLINE void store(int MR, v128_t acc[6][2], float* tile) {
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
     wasm_v128_store(tile + i * 8, acc[i][0]);
     wasm_v128_store(tile + i * 8 + 4, acc[i][1]);
   }
+}
+#define ZERO_ACC(acc)                             \
+  v128_t acc[6][2];                               \
+  _Pragma("clang loop unroll(full)") for (int i = 0; i < 6; ++i) acc[i][0] = acc[i][1] = wasm_f32x4_const_splat(0.0f)
+
+// tile[i·8 + j] = Σ_p ap[p·PW + i] · bp[p·8 + j], i < MR (Microkernel<MR, PW>). The depth loops
+// stay rolled, as the SIMD128 kernels' do: an unrolled body makes V8 spill accumulators.
+ALWAYS_INLINE void packed(int MR, int PW, long long kc, const float* ap, const float* bp, float* tile) {
+  ZERO_ACC(acc);
+  const float* const bend = bp + kc * 8;
+#pragma clang loop unroll(disable)
+  for (; bp != bend; bp += 8, ap += PW) step(MR, ap, 1, bp, acc);
+  store(MR, acc, tile);
 }
 
 // The same with B's row p read in place at rows[p] + col, any alignment (MicrokernelRows<MR, PW>:
 // the convolutions' zero-padded image).
 ALWAYS_INLINE void rows(int MR, int PW, long long kc, const float* ap, const float* const* rowp, long long col,
                         float* tile) {
-  v128_t acc[6][2];
-#pragma clang loop unroll(full)
-  for (int i = 0; i < 6; ++i) acc[i][0] = acc[i][1] = wasm_f32x4_const_splat(0.0f);
+  ZERO_ACC(acc);
   const float* const* const rows_end = rowp + kc;
 #pragma clang loop unroll(disable)
-  for (; rowp != rows_end; ++rowp, ap += PW) {
-    const float* bp = *rowp + col;
-    const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4);
-#pragma clang loop unroll(full)
-    for (int i = 0; i < MR; ++i) {
-      const v128_t a = wasm_v128_load32_splat(ap + i);
-      acc[i][0] = wasm_f32x4_relaxed_madd(a, b0, acc[i][0]);
-      acc[i][1] = wasm_f32x4_relaxed_madd(a, b1, acc[i][1]);
-    }
-  }
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MR; ++i) {
-    wasm_v128_store(tile + i * 8, acc[i][0]);
-    wasm_v128_store(tile + i * 8 + 4, acc[i][1]);
-  }
+  for (; rowp != rows_end; ++rowp, ap += PW) step(MR, ap, 1, *rowp + col, acc);
+  store(MR, acc, tile);
 }
 
 // A's values broadcast from A's own rows (row i at a + i·lda, contiguous along p): the small
 // products' kernel (MicrokernelRowsOfA<MR>).
 ALWAYS_INLINE void rows_of_a(int MR, long long kc, const float* a, long long lda, const float* bp, float* tile) {
-  v128_t acc[6][2];
-#pragma clang loop unroll(full)
-  for (int i = 0; i < 6; ++i) acc[i][0] = acc[i][1] = wasm_f32x4_const_splat(0.0f);
+  ZERO_ACC(acc);
   const float* const bend = bp + kc * 8;
 #pragma clang loop unroll(disable)
-  for (; bp != bend; bp += 8, ++a) {
-    const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4);
-#pragma clang loop unroll(full)
-    for (int i = 0; i < MR; ++i) {
-      const v128_t av = wasm_v128_load32_splat(a + i * lda);
-      acc[i][0] = wasm_f32x4_relaxed_madd(av, b0, acc[i][0]);
-      acc[i][1] = wasm_f32x4_relaxed_madd(av, b1, acc[i][1]);
-    }
-  }
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MR; ++i) {
-    wasm_v128_store(tile + i * 8, acc[i][0]);
-    wasm_v128_store(tile + i * 8 + 4, acc[i][1]);
-  }
+  for (; bp != bend; bp += 8, ++a) step(MR, a, lda, bp, acc);
+  store(MR, acc, tile);
 }
 
 // The kernels the C++ side has slots for, named <family>_<rows>_<panel width> (gemm_slots.h
