@@ -160,6 +160,48 @@ test(`relaxed SIMD: f32x4.relaxed_madd kernels bit for bit (${engineHasRelaxed ?
   checkShapes(fuses ? fmaF32 : mulAddF32, 'relaxed again');
 });
 
+/** conv2d (stride 1, zero padding p) in float64, directly by its definition. */
+function conv2dDirect(x, w, [N, C, H, W], [O, kH, kW], p) {
+  const oH = H + 2 * p - kH + 1, oW = W + 2 * p - kW + 1;
+  const y = new Float64Array(N * O * oH * oW);
+  for (let n = 0; n < N; n++)
+    for (let o = 0; o < O; o++)
+      for (let i = 0; i < oH; i++)
+        for (let j = 0; j < oW; j++) {
+          let acc = 0;
+          for (let c = 0; c < C; c++)
+            for (let u = 0; u < kH; u++)
+              for (let v = 0; v < kW; v++) {
+                const r = i + u - p, q = j + v - p;
+                if (r >= 0 && r < H && q >= 0 && q < W) acc += x[((n * C + c) * H + r) * W + q] * w[((o * C + c) * kH + u) * kW + v];
+              }
+          y[((n * O + o) * oH + i) * oW + j] = acc;
+        }
+  return y;
+}
+
+test('convolutions (the kernels that read B in place, and the packed ones) agree with a float64 convolution', async (t) => {
+  if (!engineHasRelaxed) {
+    t.skip(`the relaxed kernels run in the child with ${FLAG} (the test above)`);
+    return;
+  }
+  await init({ relaxedSimd: true });
+  assert.equal(sg.features().relaxedSimd, true);
+  // Heights of the last panel (O mod 6), widths with tails, 1×1 to 5×5 kernels, stride 1 (the
+  // padded-image path of the convolutions) and the weight and input gradients' products.
+  for (const [N, C, H, O, k] of [[2, 3, 9, 5, 3], [1, 4, 13, 13, 5], [3, 2, 7, 7, 1], [1, 8, 11, 16, 3]]) {
+    const p = (k - 1) / 2;
+    const x = values(N * C * H * H, 10 * C + H), w = values(O * C * k * k, O + k);
+    const expected = conv2dDirect(x, w, [N, C, H, H], [O, k, k], p);
+    const actual = sg.tidy(() => sg.F.conv2d(sg.tensor(x, { shape: [N, C, H, H] }), sg.tensor(w, { shape: [O, C, k, k] }), null, { padding: p }).dataSync());
+    // Bound: each output sums C·k·k products of |x|, |w| ≤ 3.5 rounded in float32.
+    const bound = C * k * k * 3.5 * 3.5 * 2 ** -22;
+    let worst = 0;
+    for (let i = 0; i < expected.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
+    assert.ok(worst <= bound, `conv2d N=${N} C=${C} H=${H} O=${O} k=${k}: off by ${worst} (bound ${bound})`);
+  }
+});
+
 test('init({ relaxedSimd }) takes a boolean only', async () => {
   await assert.rejects(init({ relaxedSimd: 1 }), (e) => e instanceof Error && /init: option 'relaxedSimd' must be a boolean, got 1/.test(e.message));
   await assert.rejects(init({ relaxedSimd: 'yes' }), /relaxedSimd/);
