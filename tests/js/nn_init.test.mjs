@@ -147,3 +147,20 @@ test('init works in place on a parameter without touching the graph', () => {
     close(lin(sg.ones([1, 3])).sub(lin.bias).toArray(), [[1.5, 1.5]], 1e-6);
   });
 });
+
+test('constant_ fills NaN and ±Infinity where the dtype holds them; a bool takes NaN as true; an integer refuses them by name', () => {
+  // torch.nn.init.constant_ is a fill_: float tensors hold NaN/inf; bool(x) is x != 0, so NaN and
+  // inf are true and -0 false; an int tensor refuses them ("cannot be converted to type int").
+  sg.tidy(() => {
+    const f = sg.nn.init.constant_(sg.zeros([2]), NaN);
+    assert.ok(Array.from(f.dataSync()).every(Number.isNaN));
+    const h = sg.nn.init.constant_(sg.zeros([2], { dtype: 'bfloat16' }), -Infinity);
+    assert.deepEqual(Array.from(h.dataSync(), Number), [-Infinity, -Infinity]);
+    assert.deepEqual(sg.nn.init.constant_(sg.zeros([3], { dtype: 'bool' }), NaN).toArray(), [true, true, true]);
+    assert.deepEqual(sg.nn.init.constant_(sg.ones([2], { dtype: 'bool' }), -0).toArray(), [false, false]);
+    const i = sg.zeros([2], { dtype: 'int32' });
+    throwsWith(() => sg.nn.init.constant_(i, NaN), "constant_: expected 'value' to be a finite number, got NaN");
+    throwsWith(() => sg.nn.init.constant_(i, '1'), "constant_: expected 'value' to be a number, got");
+    assert.deepEqual(i.toArray(), [0, 0]);
+  });
+});

@@ -199,14 +199,46 @@ test('utils.parametersToVector and vectorToParameters', () => {
   });
 });
 
-test('utils.vectorToParameters on the cpu refuses a strided view with an Error naming it, writing nothing', () => {
-  // On the cpu the slices are written through the in-place writer, which takes contiguous
-  // tensors only (as nn.init's do): a transposed view is refused by name, its base left as it was.
+test('utils.vectorToParameters on the cpu writes a strided view in its own element order, as the GPU path does', () => {
+  // torch.nn.utils.vector_to_parameters: each parameter, in its own element order, gets the next
+  // numel values (an arange: every value says where it came from). The transposed view [2, 3]
+  // gets 0..5 row by row; its base [3, 2] then holds the transpose of that.
   sg.tidy(() => {
     const base = sg.zeros([3, 2]);
-    throwsWith(() => sg.nn.utils.vectorToParameters(sg.arange(6), [base.transpose(0, 1)]),
-      'vectorToParameters: cannot write in place into a strided view of shape [2, 3]');
-    assert.deepEqual(base.toArray(), [[0, 0], [0, 0], [0, 0]]);
+    const view = base.transpose(0, 1);
+    sg.nn.utils.vectorToParameters(sg.arange(6), [view]);
+    assert.deepEqual(view.toArray(), [[0, 1, 2], [3, 4, 5]]);
+    assert.deepEqual(base.toArray(), [[0, 3], [1, 4], [2, 5]]);
+  });
+});
+
+test('utils.vectorToParameters is all or nothing: a refused parameter after a good one leaves both as they were', () => {
+  sg.tidy(() => {
+    const good = sg.zeros([2]), gone = sg.zeros([2]);
+    gone.dispose();
+    throwsWith(() => sg.nn.utils.vectorToParameters(sg.arange(4), [good, gone]),
+      'vectorToParameters: expected parameters[1] to be a live Tensor, got a disposed one');
+    assert.deepEqual(good.toArray(), [0, 0]);
+    // Inside sg.compile an existing parameter cannot be written (the write would happen once, while
+    // tracing): refused before the first parameter is written.
+    const late = sg.zeros([2]);
+    const f = sg.compile((v) => { sg.nn.utils.vectorToParameters(v, [good, late]); return v.add(1); });
+    assert.throws(() => f(sg.arange(4)), /vectorToParameters: cannot write into an existing tensor inside sg.compile/);
+    assert.deepEqual(good.toArray(), [0, 0]);
+    assert.deepEqual(late.toArray(), [0, 0]);
+  });
+});
+
+test('utils.vectorToParameters casts each slice to its parameter\'s dtype (a float64 vector, a bool parameter: NaN is true)', () => {
+  sg.tidy(() => {
+    const w = sg.zeros([2]), h = sg.zeros([2], { dtype: 'bfloat16' }), b = sg.zeros([3], { dtype: 'bool' });
+    sg.nn.utils.vectorToParameters(sg.tensor([0.1, -2, 1 / 3, 7, NaN, 0, -0.5], { dtype: 'float64' }), [w, h, b]);
+    assert.equal(w.dtype, 'float32');
+    assert.deepEqual(Array.from(w.dataSync()), [Math.fround(0.1), -2]);
+    // 1/3 rounded once to bfloat16 (8 significant bits): 0x3EAB = 0.333984375; 7 exact.
+    assert.deepEqual(Array.from(h.dataSync(), Number), [0.333984375, 7]);
+    // bool(x) is x != 0: NaN and −0.5 true, 0 false (PyTorch's copy_ into a bool tensor).
+    assert.deepEqual(b.toArray(), [true, false, true]);
   });
 });
 

@@ -149,6 +149,12 @@ test('stateDict / loadStateDict: a fresh LBFGS continues the same trajectory', (
   sg.tidy(() => second.step(a.closure));
   a.params.forEach((p, i) => close(Array.from(p.dataSync()), c.steps[2].params[i], Math.max(1e-5, 3 * c.steps[2].spread), `param ${i}`));
   throwsWith(() => second.loadStateDict({ state: { 0: { func_evals: 1, n_iter: 1, d: sg.zeros([3]) } }, param_groups: second.stateDict().param_groups }), 'LBFGS.loadStateDict', 'state[0].d', 'shape [15]');
+  // PyTorch's state also carries 'al' (the two-loop recursion's scratch, rebuilt every step):
+  // accepted and dropped; any other key is named.
+  const groups = second.stateDict().param_groups;
+  throwsWith(() => second.loadStateDict({ state: { 0: { func_evals: 1, n_iter: 1, momentum_buffer: 1 } }, param_groups: groups }), "LBFGS.loadStateDict: state[0] has an unknown entry 'momentum_buffer'");
+  second.loadStateDict({ state: { 0: { func_evals: 2, n_iter: 1, al: [null, null] } }, param_groups: groups });
+  assert.deepEqual(second.stateDict().state[0], { func_evals: 2, n_iter: 1 });
   sg.dispose(a.params);
   second.dispose();
 });

@@ -54,3 +54,24 @@ test('vectorToParameters: a cpu vector into cpu and GPU parameters, one a stride
   assert.deepEqual(await b.array(), [8, 9]);
   sg.dispose([c, base, view, b, vec]);
 });
+
+test('vectorToParameters: a GPU vector with a cpu parameter is an Error naming both devices, and nothing is written', { skip }, async () => {
+  // The cpu parameter would need the GPU's values synchronously; the GPU parameter before it is
+  // not written either (all or nothing).
+  const g = sg.zeros([2], { device: 'webgpu' }), c = sg.zeros([2], { device: 'cpu' });
+  const vec = sg.arange(4, { device: 'webgpu' });
+  await flat(() => assert.throws(() => sg.nn.utils.vectorToParameters(vec, [g, c]),
+    (e) => e instanceof Error && /vectorToParameters: expected the vector on the cpu for parameters\[1\], which is on the cpu; got a vector on 'webgpu'/.test(e.message)));
+  assert.deepEqual(await g.array(), [0, 0]);
+  assert.deepEqual(c.toArray(), [0, 0]);
+  sg.dispose([g, c, vec]);
+});
+
+test('vectorToParameters: a float64 cpu vector into float32 GPU parameters is cast, as PyTorch\'s copy', { skip }, async () => {
+  const w = sg.zeros([2], { device: 'webgpu' }), b = sg.zeros([1], { device: 'webgpu' });
+  const vec = sg.tensor([0.1, -2.5, 1 / 3], { dtype: 'float64', device: 'cpu' });
+  await flat(() => sg.nn.utils.vectorToParameters(vec, [w, b]));
+  assert.deepEqual(await w.array(), [Math.fround(0.1), -2.5]);
+  assert.deepEqual(await b.array(), [Math.fround(1 / 3)]);
+  sg.dispose([w, b, vec]);
+});

@@ -173,8 +173,15 @@ export function truncNormal_(t: Tensor, mean = 0, std = 1, a = -2, b = 2): Tenso
   });
 }
 
+/**
+ * Fills t with value (torch.nn.init.constant_, a fill_): NaN and ±Infinity too where t holds them
+ * (floating dtypes; a bool tensor takes any nonzero value, NaN included, as true); an integer
+ * tensor takes finite values only (PyTorch: "value cannot be converted to type int without overflow").
+ */
 export function constant_(t: Tensor, value: number): Tensor {
-  numberArg('constant_', 'value', value);
+  if (typeof value !== 'number') throw new Error(`constant_: expected 'value' to be a number, got ${describe(value)}`);
+  const { dtype } = checkWritable('constant_', t);
+  if (!(dtype === 'bool' || dtype.startsWith('float') || dtype === 'bfloat16')) numberArg('constant_', 'value', value);
   return fill('constant_', t, (n) => new Float64Array(n).fill(value));
 }
 

@@ -17,21 +17,28 @@ export function checkWritable(fn: string, t: unknown): Tensor {
   return t;
 }
 
-/** Copies `values` (row-major, converted to t's dtype) into t's storage. */
-export function writeInto(fn: string, t: Tensor, values: ArrayLike<number> | ArrayLike<bigint>): void {
-  checkWritable(fn, t);
-  // A compiled function would write only while it is traced, never on its calls.
+/** Throws when `t` existed before the sg.compile trace now running: a compiled function would write it only while it is traced, never on its calls. */
+export function refuseTracedWrite(fn: string, t: Tensor): void {
   const trace = activeTrace();
   if (trace !== null && t.id <= trace.startSerial) {
     throw new Error(`${fn}: cannot write into an existing tensor inside sg.compile (the write would happen once, while tracing); do it outside the compiled function`);
   }
+}
+
+/** A value as a bool element: true unless it is zero (NaN is true, as PyTorch's bool(nan)). */
+const truthy = (v: number | bigint): number => (v === 0 || v === 0n ? 0 : 1);
+
+/** Copies `values` (row-major, converted to t's dtype) into t's storage. */
+export function writeInto(fn: string, t: Tensor, values: ArrayLike<number> | ArrayLike<bigint>): void {
+  checkWritable(fn, t);
+  refuseTracedWrite(fn, t);
   const n = t.numel;
   if (values.length !== n) throw new Error(`${fn}: expected ${n} values for shape [${t.shape.join(', ')}], got ${values.length}`);
   if (t.device !== 'cpu') {
     // A device tensor: the values go up as a tensor of their own, then into t on the device.
     const dtype = t.dtype;
     const nums = values as ArrayLike<number>; // only float32, int32 and bool live on a device
-    const typed = dtype === 'float32' ? Float32Array.from(nums) : dtype === 'int32' ? Int32Array.from(nums) : Uint8Array.from(nums, (v) => (v ? 1 : 0));
+    const typed = dtype === 'float32' ? Float32Array.from(nums) : dtype === 'int32' ? Int32Array.from(nums) : Uint8Array.from(nums, truthy);
     const up = placeOn(H.handleFrom(typed, t.shape, dtype), t.device);
     try {
       mod().copyInto(t.handle, up);
@@ -42,7 +49,7 @@ export function writeInto(fn: string, t: Tensor, values: ArrayLike<number> | Arr
   }
   if (t.dtype === 'bool') {
     const bits = new Uint8Array(n);
-    for (let i = 0; i < n; i++) bits[i] = values[i] ? 1 : 0;
+    for (let i = 0; i < n; i++) bits[i] = truthy(values[i]!);
     H.writeHandle(t.handle, bits);
   } else {
     H.writeHandle(t.handle, values);
@@ -51,10 +58,7 @@ export function writeInto(fn: string, t: Tensor, values: ArrayLike<number> | Arr
 
 /** dst ← src in place on any devices (src moved to dst's device first). */
 export function copyTensorInto(dst: Tensor, src: Tensor): void {
-  const trace = activeTrace();
-  if (trace !== null && dst.id <= trace.startSerial) {
-    throw new Error('copy: cannot write into an existing tensor inside sg.compile (the write would happen once, while tracing); do it outside the compiled function');
-  }
+  refuseTracedWrite('copy', dst);
   const moved = placeOn(H.detachHandle(src.handle), dst.device);
   try {
     mod().copyInto(dst.handle, moved);

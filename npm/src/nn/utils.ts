@@ -7,7 +7,7 @@ import { mod } from '../runtime/module.js';
 import { functionOps } from '../tensor/ops.js';
 import { checkOptions, describe, numberArg } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
-import { copyTensorInto, writeInto } from './tensor_data.js';
+import { copyTensorInto, refuseTracedWrite } from './tensor_data.js';
 import { noGrad } from '../autograd/backward.js';
 import { recordHostStep } from '../compile/trace_state.js';
 import { rnnUtils } from './utils_rnn.js';
@@ -132,29 +132,38 @@ export function parametersToVector(parameters: Iterable<Tensor>): Tensor {
   return tidy(() => functionOps.cat(params.map((p) => p.reshape(-1)), 0));
 }
 
-/** Copies consecutive slices of vec into the parameters' data, in place. */
+/**
+ * Copies consecutive slices of vec into the parameters, in place (torch.nn.utils.vector_to_parameters),
+ * each slice cast to its parameter's dtype (a float64 vector into float32 GPU parameters, as
+ * PyTorch's copy casts) and written in the parameter's own element order (a strided view too).
+ * All or nothing: every parameter is checked and every slice made (cast, moved to its device,
+ * copied off the vector, which may alias a parameter) before the first write.
+ */
 export function vectorToParameters(vec: Tensor, parameters: Iterable<Tensor>): void {
   const fn = 'vectorToParameters';
-  if (!(vec instanceof Tensor) || vec.ndim !== 1) throw new Error(`${fn}: expected a 1-D Tensor, got ${describe(vec)}`);
+  if (!(vec instanceof Tensor) || vec.isDisposed || vec.ndim !== 1) throw new Error(`${fn}: expected a 1-D Tensor, got ${describe(vec)}`);
   const params = tensorList(fn, parameters);
+  params.forEach((p, i) => {
+    if (p.isDisposed) throw new Error(`${fn}: expected parameters[${i}] to be a live Tensor, got a disposed one`);
+    refuseTracedWrite(fn, p);
+    // A GPU tensor reaches the cpu only asynchronously, which this synchronous write cannot wait for.
+    if (p.device === 'cpu' && vec.device !== 'cpu') {
+      throw new Error(`${fn}: expected the vector on the cpu for parameters[${i}], which is on the cpu; got a vector on '${vec.device}' (move it first: vec.to('cpu'), then await sg.sync())`);
+    }
+  });
   const total = params.reduce((n, p) => n + p.numel, 0);
   if (total !== vec.numel) throw new Error(`${fn}: the vector has ${vec.numel} elements, the parameters ${total}`);
-  if (vec.device !== 'cpu' || params.some((p) => p.device !== 'cpu')) {
-    // On a GPU the slices are copied there.
-    let at = 0;
-    for (const p of params) {
-      const n = p.numel;
-      tidy(() => noGrad(() => copyTensorInto(p, vec.narrow(0, at, n).reshape(p.shape))));
-      at += n;
-    }
-    return;
-  }
-  const data = vec.dataSync();
-  let at = 0;
-  for (const p of params) {
-    writeInto(fn, p, data.subarray(at, at + p.numel));
-    at += p.numel;
-  }
+  tidy(() =>
+    noGrad(() => {
+      let at = 0;
+      const slices = params.map((p) => {
+        const s = vec.detach().narrow(0, at, p.numel).reshape(p.shape).to({ device: p.device, dtype: p.dtype });
+        at += p.numel;
+        return s.device === vec.device && s.dtype === vec.dtype ? s.clone() : s;
+      });
+      params.forEach((p, i) => copyTensorInto(p, slices[i]!));
+    }),
+  );
 }
 
 /** sg.nn.utils */

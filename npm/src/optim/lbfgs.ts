@@ -48,6 +48,14 @@ interface LBFGSState {
   prev_loss?: number;
 }
 
+/**
+ * The keys of LBFGSState, the one list of them: the Algorithm's stateKeys and what loadStateDict
+ * accepts ('al' too: PyTorch's scratch list of the two-loop recursion, which its state_dict
+ * carries; accepted and dropped, as every step rebuilds it).
+ */
+const STATE_KEYS = ['func_evals', 'n_iter', 'd', 't', 'old_dirs', 'old_stps', 'ro', 'H_diag', 'prev_flat_grad', 'prev_loss'] as const;
+const LOADABLE_KEYS: readonly string[] = [...STATE_KEYS, 'al'];
+
 /** The dtypes LBFGS runs in, with the rounding of a scalar held as a 0-d tensor of it. */
 const ROUND: Record<string, (v: number) => number> = { float32: Math.fround, float64: (v) => v };
 
@@ -64,7 +72,7 @@ function algorithm(maxEvalDefault: number): Algorithm {
       lineSearchFn: { check: (v) => v === null || v === 'strong_wolfe', expected: "null or 'strong_wolfe'" },
     },
     defaults: { lr: 1, maxIter: 20, maxEval: maxEvalDefault, toleranceGrad: 1e-7, toleranceChange: 1e-9, historySize: 100, lineSearchFn: null },
-    stateKeys: ['func_evals', 'n_iter', 'd', 't', 'old_dirs', 'old_stps', 'ro', 'H_diag', 'prev_flat_grad', 'prev_loss'],
+    stateKeys: STATE_KEYS,
     validate(h) {
       checkNonNegative('LBFGS', 'learning rate', h.lr);
       checkNonNegative('LBFGS', 'toleranceGrad value', h.toleranceGrad);
@@ -337,7 +345,7 @@ export class LBFGS extends Optimizer {
       if (typeof e[k] !== 'number') throw new Error(`${fn}: state[0].${k} must be a number, got ${describe(e[k])}`);
       return e[k] as number;
     };
-    for (const k of Object.keys(e)) if (!['func_evals', 'n_iter', 'd', 't', 'old_dirs', 'old_stps', 'ro', 'H_diag', 'prev_flat_grad', 'prev_loss', 'al'].includes(k)) throw new Error(`${fn}: state[0] has an unknown entry '${k}'`);
+    for (const k of Object.keys(e)) if (!LOADABLE_KEYS.includes(k)) throw new Error(`${fn}: state[0] has an unknown entry '${k}'`);
     const next: LBFGSState = { func_evals: count('func_evals'), n_iter: count('n_iter') };
     if (e.d !== undefined) {
       const d = vector('d', e.d);
