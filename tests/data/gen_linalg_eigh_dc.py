@@ -15,10 +15,14 @@ Spectra: random-like (distinct), repeated (whole deflation of equal values), a d
 entry zero: nothing left for the secular equation), glued Wilkinson matrices (pairs of eigenvalues
 equal to 1e-14, tiny couplings between blocks), a cluster of 1e-7 spacing beside spread values,
 sizes that split unevenly (33, 65, 97), a batch, float64 at 1e±160, and a float64 gradient.
+For the float32 cases, also PyTorch's own float32 residuals (orthogonality, reconstruction): the
+kernel's float32 matrix products keep simdgrad's within them.
 """
 import torch
 
 from ref_json import typed, write
+
+torch.set_num_threads(1)  # LAPACK's float32 residuals the same on every run
 
 
 def formula(n, kind):
@@ -60,11 +64,19 @@ def case(cid, kind, n, smooth=False, dtype="float32", scale=1.0):
     w = lam**3 if smooth else vector(n, 7)
     y = (v * w) @ (v.T @ vector(n, 5))
     outs = [lam, y]
+    entry = {"id": cid, "kind": kind, "n": n, "smooth": smooth, "dtype": dtype, "scale": scale}
     if dtype == "float64":
         outs = [{"shape": list(o.shape), "dtype": "float64", "data": o.tolist()} for o in outs]
     else:
         outs = [typed(o) for o in outs]
-    CASES.append({"id": cid, "kind": kind, "n": n, "smooth": smooth, "dtype": dtype, "scale": scale, "outputs": outs})
+        # PyTorch's own float32 eigh (LAPACK ssyevd) on the same matrix: its residuals, measured
+        # in float64 as the test measures simdgrad's (max |VᵀV − I|, max |V·diag(λ)·Vᵀ − A| / max|A|).
+        lam32, v32 = (t.double() for t in torch.linalg.eigh(a.float()))
+        entry["torch32"] = {
+            "orth": (v32.T @ v32 - torch.eye(n, dtype=torch.float64)).abs().max().item(),
+            "rec": ((v32 * lam32) @ v32.T - a).abs().max().item() / a.abs().max().item(),
+        }
+    CASES.append({**entry, "outputs": outs})
 
 
 case("mod 33", "mod", 33)

@@ -10,7 +10,8 @@
 // a float64 gradient through eigh.
 //
 // Tolerances: float32 as linalg_decomp_sizes.test.mjs (|got − torch| ≤ 1e-5 + 2e-6·(|torch| +
-// max|torch|), one rounding of a double computation); float64 1e-12 of the values' scale.
+// max|torch|), one rounding of a double computation), the residuals within 1e-6 or PyTorch's own
+// float32 ones (the generator's torch32); float64 1e-12 of the values' scale.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sg } from './helpers.mjs';
@@ -105,9 +106,12 @@ test('eigh by divide and conquer equals PyTorch 1.13: values, V·diag(w)·Vᵀ·
       }
       for (let i = 1; i < n; i++) assert.ok(lam[i - 1] <= lam[i], `${c.id}: ascending`);
       const { orth, rec } = invariants(V, lam, a, n);
-      const tol = f64 ? 1e-13 : 1e-6;
-      assert.ok(orth < tol, `${c.id}: VᵀV = I (max |diff| ${orth})`);
-      assert.ok(rec < tol, `${c.id}: V·diag(λ)·Vᵀ = A (max |diff| ${rec} of max|A|)`);
+      // float32: within 1e-6 (one rounding of a double computation) or PyTorch's own float32
+      // residual on this matrix (c.torch32): the kernel multiplies a float32 matrix's vectors in
+      // float32, as LAPACK's ssyevd does.
+      const tol = (what) => (f64 ? 1e-13 : Math.max(1e-6, 1.5 * c.torch32[what] + 1e-7));
+      assert.ok(orth < tol('orth'), `${c.id}: VᵀV = I (max |diff| ${orth})`);
+      assert.ok(rec < tol('rec'), `${c.id}: V·diag(λ)·Vᵀ = A (max |diff| ${rec} of max|A|)`);
     });
   }
   assert.equal(sg.memory().tensors, live, 'no tensor left behind');

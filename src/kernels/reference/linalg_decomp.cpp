@@ -1,7 +1,9 @@
 // DataKernels' matrix decompositions (data_kernels.h): SVD, symmetric eigendecomposition,
 // Householder QR, triangular solves, LU factors and the matrix exponential, for float32 and
 // float64 matrices. Every matrix is widened to double once, decomposed in double and each result
-// rounded once to the input's dtype. The algorithms are the classical dense ones:
+// rounded once to the input's dtype, except a float32 eigh's eigenvectors past 32 rows: their
+// matrix products (divide and conquer's merges, Q's application) run in float32, as in LAPACK's
+// ssyevd (see symmetric_eigen). The algorithms are the classical dense ones:
 //   SVD: Householder bidiagonalization and implicit-shift QR on the bidiagonal (Golub–Kahan, in
 //        the form of LINPACK's dsvdc / JAMA), on A or Aᵀ, whichever is tall;
 //   eigh: blocked Householder tridiagonalization (LAPACK's dsytrd, linalg_tridiag_reduce.cpp),
@@ -15,7 +17,7 @@
 // bench, tests/bench/linalg.mjs): dot products in f64x2 lanes, the sweeps' rotations batched
 // and applied to strips of rows in cache (RotationLog), and for eigh the matrix products of the
 // blocked reduction, the divide-and-conquer merges and Q's application (the backend's float64
-// GEMM, through column_major_gemm).
+// GEMM, or its float32 one for a float32 eigh's vectors, through column_major_gemm).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
@@ -574,8 +577,13 @@ bool tridiagonal_leaf(double* d0, double* e0, int64_t n, double* z, int64_t ldz)
 }
 
 // v holds A on entry (symmetric, n×n) and, with `vectors`, the eigenvectors (columns) on exit;
-// d the eigenvalues in ascending order. Returns false if QL does not converge (NaN or inf input).
-bool symmetric_eigen(ColMat& v, Vec& d, bool vectors, const ColGemm& gemm) {
+// d the eigenvalues in ascending order. With `vf` (a float32 eigh), the eigenvectors go to vf
+// instead (n×n column-major): divide and conquer's merges multiply in float32 and the
+// tridiagonal's eigenvectors are transformed back by Q in float32 (gemm32), as LAPACK's ssyevd
+// (PyTorch's float32 eigh) does, at twice float64's speed; the residuals stay within PyTorch's
+// (tests/js/linalg_f32_accuracy.test.mjs). Returns false if QL does not converge (NaN or inf input).
+bool symmetric_eigen(ColMat& v, Vec& d, bool vectors, const ColGemm& gemm, std::vector<float>* vf = nullptr,
+                     const ColGemmOf<float>* gemm32 = nullptr) {
   const int64_t n = v.rows;
   d.assign(size_t(n), 0.0);
   if (n == 0) return true;
@@ -588,12 +596,18 @@ bool symmetric_eigen(ColMat& v, Vec& d, bool vectors, const ColGemm& gemm) {
     return true;
   }
   ColMat z(n, n);
-  const bool ok = n > kDcMin ? tridiagonal_eigen_dc(d.data(), e.data(), n, z.v.data(), n, kDcMin, gemm, tridiagonal_leaf)
+  const bool ok = n > kDcMin ? tridiagonal_eigen_dc(d.data(), e.data(), n, z.v.data(), n, kDcMin, gemm, tridiagonal_leaf,
+                                                    vf ? gemm32 : nullptr)
                              : tridiagonal_leaf(d.data(), e.data(), n, z.v.data(), n);
   if (!ok) return false;
   for (double x : d)
     if (!std::isfinite(x)) return false;
-  tridiagonal_apply_q(v.v.data(), n, tau.data(), z.v.data(), n, gemm);
+  if (vf) {
+    vf->assign(z.v.begin(), z.v.end());
+    tridiagonal_apply_q<float>(v.v.data(), n, tau.data(), vf->data(), n, *gemm32);
+    return true;
+  }
+  tridiagonal_apply_q<double>(v.v.data(), n, tau.data(), z.v.data(), n, gemm);
   v = std::move(z);
   return true;
 }
@@ -743,7 +757,7 @@ void svd_typed(const void* a0, int64_t batch, int64_t m, int64_t n, bool full, v
 
 template <class T>
 void eigh_typed(const void* a0, int64_t batch, int64_t n, bool upper, void* w0, void* v0, const std::string& op,
-                bool batched, const ColGemm* gemm) {
+                bool batched, const ColGemm* gemm, const ColGemmOf<float>* gemm32) {
   const T* a = Typed<T>::in(a0);
   T *w = static_cast<T*>(w0), *v = static_cast<T*>(v0);
   for (int64_t b = 0; b < batch; ++b) {
@@ -761,13 +775,23 @@ void eigh_typed(const void* a0, int64_t batch, int64_t n, bool upper, void* w0, 
       std::fill(m.v.begin(), m.v.end(), std::numeric_limits<double>::quiet_NaN());
     }
     const int ex = finite ? scale_to_range(m.v) : 0;
-    if (finite && !symmetric_eigen(m, d, v != nullptr, *gemm)) {
+    // A float32 matrix's vectors past divide and conquer's threshold come out of symmetric_eigen in
+    // float32 (below it, the time is small and they stay one rounding of a double computation).
+    std::vector<float> vf;
+    const bool in_float = std::is_same_v<T, float> && v != nullptr && finite && n > kDcMin;
+    if (finite && !symmetric_eigen(m, d, v != nullptr, *gemm, in_float ? &vf : nullptr, gemm32)) {
       fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
            "eigenvalues");
     }
     for (int64_t i = 0; i < n; ++i) w[b * n + i] = T(std::ldexp(d[size_t(i)], ex));
-    if (v) store(m, n, false, v + b * n * n);
+    if (in_float) {
+      T* vb = v + b * n * n;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) vb[i * n + j] = T(vf[size_t(j * n + i)]);
+    } else if (v) {
+      store(m, n, false, v + b * n * n);
+    }
   }
 }
 
@@ -864,22 +888,25 @@ void matrix_exp_typed(const void* a0, int64_t batch, int64_t n, void* out0) {
   }
 }
 
-// The backend's float64 GEMM (row-major) as a column-major product: a column-major X is the
-// row-major Xᵀ, so C = op(A)·op(B) is Cᵀ = op(B)ᵀ·op(A)ᵀ on the same buffers. A DataKernels that
-// is not a Backend gets a plain loop.
-ColGemm column_major_gemm(const DataKernels* kernels) {
+// The backend's float64 or float32 GEMM (row-major) as a column-major product: a column-major X
+// is the row-major Xᵀ, so C = op(A)·op(B) is Cᵀ = op(B)ᵀ·op(A)ᵀ on the same buffers. A
+// DataKernels that is not a Backend gets a plain loop (in double).
+template <class S>
+ColGemmOf<S> column_major_gemm(const DataKernels* kernels) {
   if (const auto* be = dynamic_cast<const Backend*>(kernels))
-    return [be](bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-                const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-      be->gemm_f64(tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+    return [be](bool ta, bool tb, int64_t m, int64_t n, int64_t k, S alpha, const S* a, int64_t lda, const S* b,
+                int64_t ldb, S beta, S* c, int64_t ldc) {
+      if constexpr (std::is_same_v<S, float>) be->gemm_f32(tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+      else be->gemm_f64(tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
     };
-  return [](bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-            const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  return [](bool ta, bool tb, int64_t m, int64_t n, int64_t k, S alpha, const S* a, int64_t lda, const S* b,
+            int64_t ldb, S beta, S* c, int64_t ldc) {
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < m; ++i) {
         double t = 0;
-        for (int64_t l = 0; l < k; ++l) t += (ta ? a[i * lda + l] : a[l * lda + i]) * (tb ? b[l * ldb + j] : b[j * ldb + l]);
-        c[j * ldc + i] = alpha * t + (beta == 0 ? 0.0 : beta * c[j * ldc + i]);
+        for (int64_t l = 0; l < k; ++l)
+          t += double(ta ? a[i * lda + l] : a[l * lda + i]) * double(tb ? b[l * ldb + j] : b[j * ldb + l]);
+        c[j * ldc + i] = S(double(alpha) * t + (beta == 0 ? 0.0 : double(beta) * double(c[j * ldc + i])));
       }
   };
 }
@@ -901,9 +928,10 @@ void DataKernels::svd(DType dtype, const void* a, int64_t batch, int64_t m, int6
 void DataKernels::eigh(DType dtype, const void* a, int64_t batch, int64_t n, bool upper, void* w, void* v,
                        const std::string& op, bool batched) const {
   check_float("eigh", dtype);
-  const ColGemm gemm = column_major_gemm(this);
-  if (dtype == DType::Float64) eigh_typed<double>(a, batch, n, upper, w, v, op, batched, &gemm);
-  else eigh_typed<float>(a, batch, n, upper, w, v, op, batched, &gemm);
+  const ColGemm gemm = column_major_gemm<double>(this);
+  const ColGemmOf<float> gemm32 = column_major_gemm<float>(this);
+  if (dtype == DType::Float64) eigh_typed<double>(a, batch, n, upper, w, v, op, batched, &gemm, &gemm32);
+  else eigh_typed<float>(a, batch, n, upper, w, v, op, batched, &gemm, &gemm32);
 }
 
 void DataKernels::qr(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, bool complete, void* q,

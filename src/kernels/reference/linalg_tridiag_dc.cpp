@@ -153,8 +153,9 @@ void rank_one_eigen(const Vec& d, const Vec& z, double rho, Vec& lam, Vec& v) {
 class Solver {
  public:
   Solver(double* d, const double* e, double* z, int64_t ldz, int64_t leaf_size, const ColGemm& gemm,
-         const TridiagLeaf& leaf)
-      : d_(d), e_(e), z_(z), ldz_(ldz), leaf_size_(std::max<int64_t>(leaf_size, 1)), gemm_(gemm), leaf_(leaf) {}
+         const ColGemmOf<float>* gemm32, const TridiagLeaf& leaf)
+      : d_(d), e_(e), z_(z), ldz_(ldz), leaf_size_(std::max<int64_t>(leaf_size, 1)), gemm_(gemm), gemm32_(gemm32),
+        leaf_(leaf) {}
 
   // The block [lo, lo + n): d[lo..] and z's diagonal block n×n at (lo, lo) (the rest of z's
   // columns lo.. in those rows is left alone: zero from the caller).
@@ -262,15 +263,13 @@ class Solver {
           for (int64_t j = 0; j < k; ++j) std::fill(out.data() + j * n + r0, out.data() + j * n + r0 + rows, 0.0);
           continue;
         }
-        Vec &qa = qa_, &vb = vb_;
-        qa.resize(size_t(rows * kc));
-        vb.resize(size_t(kc * k));
-        for (int64_t c = 0; c < kc; ++c) {
-          const double* src = q.data() + kept[size_t(cols[size_t(c)])] * n + r0;
-          std::copy(src, src + rows, qa.data() + c * rows);
-          for (int64_t j = 0; j < k; ++j) vb[size_t(j * kc + c)] = v[size_t(j * k + cols[size_t(c)])];
+        if (gemm32_) {
+          product<float>(*gemm32_, q, v, kept, cols, n, k, r0, rows, qaf_, vbf_, outf_);
+          for (int64_t j = 0; j < k; ++j)
+            std::copy(outf_.data() + j * rows, outf_.data() + (j + 1) * rows, out.data() + j * n + r0);
+        } else {
+          product<double>(gemm_, q, v, kept, cols, n, k, r0, rows, qa_, vb_, out.data() + r0, n);
         }
-        gemm_(false, false, rows, k, kc, 1.0, qa.data(), rows, vb.data(), kc, 0.0, out.data() + r0, n);
       }
     }
     for (size_t i = 0; i < deflated.size(); ++i) {
@@ -288,22 +287,48 @@ class Solver {
     }
   }
 
+  // Rows r0..r0+rows of Q·V: Q's kept columns `cols` (those with entries in these rows) times V's
+  // matching rows, through gemm in S, into c (leading dimension ldc; rows when c is the buffer).
+  template <class S>
+  static void product(const ColGemmOf<S>& gemm, const Vec& q, const Vec& v, const std::vector<int64_t>& kept,
+                      const std::vector<int64_t>& cols, int64_t n, int64_t k, int64_t r0, int64_t rows,
+                      std::vector<S>& qa, std::vector<S>& vb, std::vector<S>& c) {
+    c.resize(size_t(rows * k));
+    product<S>(gemm, q, v, kept, cols, n, k, r0, rows, qa, vb, c.data(), rows);
+  }
+  template <class S>
+  static void product(const ColGemmOf<S>& gemm, const Vec& q, const Vec& v, const std::vector<int64_t>& kept,
+                      const std::vector<int64_t>& cols, int64_t n, int64_t k, int64_t r0, int64_t rows,
+                      std::vector<S>& qa, std::vector<S>& vb, S* c, int64_t ldc) {
+    const int64_t kc = int64_t(cols.size());
+    qa.resize(size_t(rows * kc));
+    vb.resize(size_t(kc * k));
+    for (int64_t i = 0; i < kc; ++i) {
+      const double* src = q.data() + kept[size_t(cols[size_t(i)])] * n + r0;
+      std::copy(src, src + rows, qa.data() + i * rows);
+      for (int64_t j = 0; j < k; ++j) vb[size_t(j * kc + i)] = S(v[size_t(j * k + cols[size_t(i)])]);
+    }
+    gemm(false, false, rows, k, kc, S(1), qa.data(), rows, vb.data(), kc, S(0), c, ldc);
+  }
+
   double* d_;
   const double* e_;
   double* z_;
   int64_t ldz_, leaf_size_;
   const ColGemm& gemm_;
+  const ColGemmOf<float>* gemm32_;
   const TridiagLeaf& leaf_;
-  Vec q_, out_, v_, qa_, vb_;  // merge's work arrays
+  Vec q_, out_, v_, qa_, vb_;             // merge's work arrays
+  std::vector<float> qaf_, vbf_, outf_;  // and their float32 twins (gemm32_)
 };
 
 }  // namespace
 
 bool tridiagonal_eigen_dc(double* d, const double* e, int64_t n, double* z, int64_t ldz, int64_t leaf_size,
-                          const ColGemm& gemm, const TridiagLeaf& leaf) {
+                          const ColGemm& gemm, const TridiagLeaf& leaf, const ColGemmOf<float>* gemm32) {
   if (n <= 0) return true;
   for (int64_t j = 0; j < n; ++j) std::fill(z + j * ldz, z + j * ldz + n, 0.0);
-  return Solver(d, e, z, ldz, leaf_size, gemm, leaf).solve(0, n);
+  return Solver(d, e, z, ldz, leaf_size, gemm, gemm32, leaf).solve(0, n);
 }
 
 }  // namespace sg

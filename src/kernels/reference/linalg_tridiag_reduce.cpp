@@ -117,26 +117,29 @@ void tridiagonal_reduce(double* a, int64_t n, double* d, double* e, double* tau,
   if (n > 0) d[n - 1] = at(n - 1, n - 1);
 }
 
-void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, double* z, int64_t cols, const ColGemm& gemm) {
+template <class S>
+void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, S* z, int64_t cols, const ColGemmOf<S>& gemm) {
   // Q·Z = H_0·(H_1·(⋯H_{n−2}·Z)): blocks of reflectors from the last. A block b0..b1−1 is
   // I − V·T·Vᵀ (dlarft, forward): V's columns the reflectors on rows b0+1..n−1, T upper
   // triangular with T[j][j] = tau_j, T[0..j)[j] = −tau_j·T[0..j)[0..j)·(V[:, 0..j)ᵀ·v_j).
+  // T is formed in double from the double reflectors; V and G = Vᵀ·Z are held in S.
   const int64_t nref = n - 1;
   if (nref <= 0) return;
-  Vec v, t(size_t(kPanel * kPanel)), g, s(kPanel);
+  Vec vd, t(size_t(kPanel * kPanel)), s(kPanel);
+  std::vector<S> v, g;
   for (int64_t b1 = nref; b1 > 0; b1 -= kPanel) {
     const int64_t b0 = std::max<int64_t>(0, b1 - kPanel), nb = b1 - b0, m = n - b0 - 1;
-    v.assign(size_t(m * nb), 0.0);
+    vd.assign(size_t(m * nb), 0.0);
     for (int64_t c = 0; c < nb; ++c) {
       const int64_t i = b0 + c;  // its unit entry on row i + 1, local row i − b0
-      double* col = v.data() + c * m;
+      double* col = vd.data() + c * m;
       col[i - b0] = 1;
       for (int64_t r = i + 2; r < n; ++r) col[r - b0 - 1] = a[i * n + r];
     }
     std::fill(t.begin(), t.end(), 0.0);
     for (int64_t j = 0; j < nb; ++j) {
       const double tj = tau[b0 + j];
-      for (int64_t c = 0; c < j; ++c) s[size_t(c)] = dot(v.data() + c * m, v.data() + j * m, m);
+      for (int64_t c = 0; c < j; ++c) s[size_t(c)] = dot(vd.data() + c * m, vd.data() + j * m, m);
       for (int64_t r = 0; r < j; ++r) {  // T[r][j] = −tau_j·Σ_{c≥r} T[r][c]·s[c]
         double acc = 0;
         for (int64_t c = r; c < j; ++c) acc += t[size_t(c * kPanel + r)] * s[size_t(c)];
@@ -144,19 +147,25 @@ void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, double* 
       }
       t[size_t(j * kPanel + j)] = tj;
     }
-    double* zb = z + b0 + 1;
-    g.assign(size_t(nb * cols), 0.0);
-    gemm(true, false, nb, cols, m, 1.0, v.data(), m, zb, n, 0.0, g.data(), nb);  // G = Vᵀ·Z
+    v.assign(vd.begin(), vd.end());
+    S* zb = z + b0 + 1;
+    g.assign(size_t(nb * cols), S(0));
+    gemm(true, false, nb, cols, m, S(1), v.data(), m, zb, n, S(0), g.data(), nb);  // G = Vᵀ·Z
     for (int64_t j = 0; j < cols; ++j) {  // G ← T·G (T upper: row r reads rows ≥ r, unchanged yet)
-      double* gj = g.data() + j * nb;
+      S* gj = g.data() + j * nb;
       for (int64_t r = 0; r < nb; ++r) {
         double acc = 0;
-        for (int64_t c = r; c < nb; ++c) acc += t[size_t(c * kPanel + r)] * gj[c];
-        gj[r] = acc;
+        for (int64_t c = r; c < nb; ++c) acc += t[size_t(c * kPanel + r)] * double(gj[c]);
+        gj[r] = S(acc);
       }
     }
-    gemm(false, false, m, cols, nb, -1.0, v.data(), m, g.data(), nb, 1.0, zb, n);  // Z −= V·G
+    gemm(false, false, m, cols, nb, S(-1), v.data(), m, g.data(), nb, S(1), zb, n);  // Z −= V·G
   }
 }
+
+template void tridiagonal_apply_q<double>(const double*, int64_t, const double*, double*, int64_t,
+                                          const ColGemmOf<double>&);
+template void tridiagonal_apply_q<float>(const double*, int64_t, const double*, float*, int64_t,
+                                         const ColGemmOf<float>&);
 
 }  // namespace sg

@@ -15,7 +15,10 @@ namespace sg {
 // a(i+2.., i)) with its 1 at row i + 1. tau [n − 1].
 void tridiagonal_reduce(double* a, int64_t n, double* d, double* e, double* tau, const ColGemm& gemm);
 
-// z (n×cols, column-major, leading dimension n) ← Q·z for tridiagonal_reduce's Q.
-void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, double* z, int64_t cols, const ColGemm& gemm);
+// z (n×cols, column-major, leading dimension n) ← Q·z for tridiagonal_reduce's Q, in S = double
+// or float: float for a float32 eigh, whose vectors PyTorch (LAPACK's ssyevd) also transforms back
+// in float32; the GEMMs then run at float32's speed (twice float64's lanes).
+template <class S>
+void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, S* z, int64_t cols, const ColGemmOf<S>& gemm);
 
 }  // namespace sg
