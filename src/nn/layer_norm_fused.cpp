@@ -37,6 +37,12 @@ Tensor layer_norm_fused(const char* op, const Tensor& x, const Shape& normalized
   const bool need_x = x.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
   const Shape w_shape = weight.defined() ? weight.shape() : Shape{}, b_shape = bias.defined() ? bias.shape() : Shape{};
+  // A float16/bfloat16 input's float32 copy is saved as the 16-bit original (autograd/record.h):
+  // then x̂ (a float32 tensor of the whole input) is not kept but made again from it in backward,
+  // with rstd (float32, one a row), as norm.cpp's composed form does. The weight is read from the
+  // saved list either way (a 16-bit weight's float32 copy is not kept).
+  const Tensor kept_xhat = SaveOriginals::original_of(x) ? Tensor() : xhat;
+  const Shape x_shape = x.shape();  // captured instead of x (which may be that float32 copy)
   return record(op, y, {x, weight, bias}, {x, weight}, [=](const Tensor& g, const SavedTensors& s) {
     if (recording_backward({g, s[0], s[1]})) {
       std::vector<Tensor> d = layer_norm_grads_ops(g, s[0], normalized_shape, s[1], eps);
@@ -47,10 +53,17 @@ Tensor layer_norm_fused(const char* op, const Tensor& x, const Shape& normalized
     }
     const Backend& kb = backend_for(dev);
     const Tensor gc = as_contiguous(g, DType::Float32);
-    Tensor dx = need_x ? Tensor::uninitialized(x.shape(), DType::Float32, dev) : Tensor();
+    const Tensor ws = s[1].defined() ? as_contiguous(s[1]).detach() : Tensor();
+    // x̂ = (x − mean)·rstd, the mean over each row made again (the kernel keeps only rstd).
+    Tensor xh = kept_xhat;
+    if (!xh.defined()) {
+      const Tensor rows = reshape(s[0].detach(), {R, C});
+      xh = as_contiguous(mul(sub(rows, mean(rows, {1}, true)), reshape(rstd, {R, 1})));
+    }
+    Tensor dx = need_x ? Tensor::uninitialized(x_shape, DType::Float32, dev) : Tensor();
     Tensor dw = need_w ? Tensor::uninitialized(w_shape, DType::Float32, dev) : Tensor();
     Tensor db = need_b ? Tensor::uninitialized(b_shape, DType::Float32, dev) : Tensor();
-    kb.layer_norm_backward_f32(gc.dev_f32(), xhat.dev_f32(), rstd.dev_f32(), opt_ptr(wc), R, C, opt_ptr(dx),
+    kb.layer_norm_backward_f32(gc.dev_f32(), xh.dev_f32(), rstd.dev_f32(), opt_ptr(ws), R, C, opt_ptr(dx),
                                opt_ptr(dw), opt_ptr(db));
     return std::vector<Tensor>{dx, dw, db};
   });
