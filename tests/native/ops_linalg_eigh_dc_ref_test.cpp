@@ -94,7 +94,10 @@ TEST_CASE("ops: eigh by divide and conquer equals PyTorch 1.13 (linalg_eigh_dc_r
           for (int64_t k = 0; k < n; ++k) o += V[size_t(k * n + i)] * V[size_t(k * n + j)];
           orth = std::max(orth, std::abs(o - (i == j ? 1.0 : 0.0)));
         }
-      CHECK(orth < (f64 ? 1e-13 : 1e-6));
+      // float32: within 1e-6 or PyTorch's own float32 eigh's (the generator's torch32): the
+      // kernel multiplies a float32 matrix's vectors in float32, as LAPACK's ssyevd does.
+      const double orth_tol = f64 ? 1e-13 : std::max(1e-6, 1.5 * c["torch32"]["orth"].number + 1e-7);
+      CHECK_MESSAGE(orth < orth_tol, "max |VᵀV − I| ", orth);
       ++run;
     }
     CHECK(run == 10);

@@ -1,9 +1,10 @@
 // DataKernels' matrix decompositions (data_kernels.h): SVD, symmetric eigendecomposition,
 // Householder QR, triangular solves, LU factors and the matrix exponential, for float32 and
 // float64 matrices. Every matrix is widened to double once, decomposed in double and each result
-// rounded once to the input's dtype, except a float32 eigh's eigenvectors past 32 rows: their
-// matrix products (divide and conquer's merges, Q's application) run in float32, as in LAPACK's
-// ssyevd (see symmetric_eigen). The algorithms are the classical dense ones:
+// rounded once to the input's dtype, except a float32 eigh past 32 rows: its reduction to
+// tridiagonal form and its eigenvectors' matrix products (divide and conquer's merges, Q's
+// application) run in float32, as in LAPACK's ssyevd (see symmetric_eigen). The algorithms are
+// the classical dense ones:
 //   SVD: Householder bidiagonalization and implicit-shift QR on the bidiagonal (Golub–Kahan, in
 //        the form of LINPACK's dsvdc / JAMA), on A or Aᵀ, whichever is tall;
 //   eigh: blocked Householder tridiagonalization (LAPACK's dsytrd, linalg_tridiag_reduce.cpp),
@@ -17,7 +18,7 @@
 // bench, tests/bench/linalg.mjs): dot products in f64x2 lanes, the sweeps' rotations batched
 // and applied to strips of rows in cache (RotationLog), and for eigh the matrix products of the
 // blocked reduction, the divide-and-conquer merges and Q's application (the backend's float64
-// GEMM, or its float32 one for a float32 eigh's vectors, through column_major_gemm).
+// GEMM, or its float32 one for a float32 eigh, through column_major_gemm).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -576,19 +577,20 @@ bool tridiagonal_leaf(double* d0, double* e0, int64_t n, double* z, int64_t ldz)
   return true;
 }
 
-// v holds A on entry (symmetric, n×n) and, with `vectors`, the eigenvectors (columns) on exit;
-// d the eigenvalues in ascending order. With `vf` (a float32 eigh), the eigenvectors go to vf
-// instead (n×n column-major): divide and conquer's merges multiply in float32 and the
-// tridiagonal's eigenvectors are transformed back by Q in float32 (gemm32), as LAPACK's ssyevd
-// (PyTorch's float32 eigh) does, at twice float64's speed; the residuals stay within PyTorch's
-// (tests/js/linalg_f32_accuracy.test.mjs). Returns false if QL does not converge (NaN or inf input).
-bool symmetric_eigen(ColMat& v, Vec& d, bool vectors, const ColGemm& gemm, std::vector<float>* vf = nullptr,
-                     const ColGemmOf<float>* gemm32 = nullptr) {
-  const int64_t n = v.rows;
+// a (n×n column-major, symmetric; overwritten) in S = double, or float for a float32 matrix past
+// kDcMin rows: then the reduction (ssytrd), divide and conquer's merge products and Q's
+// application run in float32 as in LAPACK's ssyevd (PyTorch's float32 eigh), at about twice
+// float64's speed, with float32's residuals (tests/js/linalg_f32_accuracy.test.mjs keeps them
+// within PyTorch's); the tridiagonal's eigenproblem stays in double. d gets the eigenvalues in
+// ascending order; with `vectors`, the eigenvectors (columns, n×n column-major). Returns false if
+// QL does not converge (NaN or inf input).
+template <class S>
+bool symmetric_eigen(S* a, int64_t n, Vec& d, std::vector<S>* vectors, const ColGemm& gemm,
+                     const ColGemmOf<S>& gemm_s) {
   d.assign(size_t(n), 0.0);
   if (n == 0) return true;
   Vec e(size_t(n), 0.0), tau(size_t(n), 0.0);
-  tridiagonal_reduce(v.v.data(), n, d.data(), e.data(), tau.data(), gemm);
+  tridiagonal_reduce<S>(a, n, d.data(), e.data(), tau.data(), gemm_s);
   e[size_t(n) - 1] = 0;
   if (!vectors) {
     if (!tql2(d, e, nullptr)) return false;
@@ -596,19 +598,17 @@ bool symmetric_eigen(ColMat& v, Vec& d, bool vectors, const ColGemm& gemm, std::
     return true;
   }
   ColMat z(n, n);
+  const ColGemmOf<float>* gemm32 = nullptr;
+  if constexpr (std::is_same_v<S, float>) gemm32 = &gemm_s;
   const bool ok = n > kDcMin ? tridiagonal_eigen_dc(d.data(), e.data(), n, z.v.data(), n, kDcMin, gemm, tridiagonal_leaf,
-                                                    vf ? gemm32 : nullptr)
+                                                    gemm32)
                              : tridiagonal_leaf(d.data(), e.data(), n, z.v.data(), n);
   if (!ok) return false;
   for (double x : d)
     if (!std::isfinite(x)) return false;
-  if (vf) {
-    vf->assign(z.v.begin(), z.v.end());
-    tridiagonal_apply_q<float>(v.v.data(), n, tau.data(), vf->data(), n, *gemm32);
-    return true;
-  }
-  tridiagonal_apply_q<double>(v.v.data(), n, tau.data(), z.v.data(), n, gemm);
-  v = std::move(z);
+  if constexpr (std::is_same_v<S, double>) *vectors = std::move(z.v);
+  else vectors->assign(z.v.begin(), z.v.end());
+  tridiagonal_apply_q<S>(a, n, tau.data(), vectors->data(), n, gemm_s);
   return true;
 }
 
@@ -703,11 +703,12 @@ Square expm(Square a, int64_t n) {
 // [√(safe min / eps), its reciprocal] ≈ [1e-146, 1e146] before decomposing it: the sweeps multiply
 // two entries (tql2's e[l+1]·e[l]), which would overflow or underflow. Here the scale is a power of
 // two, so scaling the matrix and the values back is exact. Returns the exponent to add to the
-// values (0: left as it is).
-int scale_to_range(Vec& v) {
+// values (0: left as it is). `limit`: 486 for double; 50 for work in float32 (ssyevd's range,
+// ≈ [4e-16, 2e15]).
+int scale_to_range(Vec& v, int limit = 486) {
   double amax = 0;
   for (double x : v) amax = std::max(amax, std::abs(x));
-  if (amax == 0 || !std::isfinite(amax) || (amax > 0x1p-486 && amax < 0x1p486)) return 0;
+  if (amax == 0 || !std::isfinite(amax) || (amax > std::ldexp(1.0, -limit) && amax < std::ldexp(1.0, limit))) return 0;
   int ex = 0;
   std::frexp(amax, &ex);
   for (double& x : v) x = std::ldexp(x, -ex);
@@ -760,38 +761,44 @@ void eigh_typed(const void* a0, int64_t batch, int64_t n, bool upper, void* w0, 
                 bool batched, const ColGemm* gemm, const ColGemmOf<float>* gemm32) {
   const T* a = Typed<T>::in(a0);
   T *w = static_cast<T*>(w0), *v = static_cast<T*>(v0);
+  // A float32 matrix past divide and conquer's threshold is worked in float32 (symmetric_eigen);
+  // below it the time is small, and the results stay one rounding of a double computation.
+  const bool in_float = std::is_same_v<T, float> && n > kDcMin;
   for (int64_t b = 0; b < batch; ++b) {
     const T* x = a + b * n * n;
     // One triangle of A, mirrored (LAPACK's syevd reads only that one).
     ColMat m(n, n);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j <= i; ++j) m(i, j) = m(j, i) = double(upper ? x[j * n + i] : x[i * n + j]);
-    Vec d;
     bool finite = true;
     for (double x : m.v) finite = finite && std::isfinite(x);
     // Non-finite input: NaN results, no Error (PyTorch's syevd returns without one too).
     if (!finite) {
-      d.assign(size_t(n), std::numeric_limits<double>::quiet_NaN());
-      std::fill(m.v.begin(), m.v.end(), std::numeric_limits<double>::quiet_NaN());
+      std::fill(w + b * n, w + (b + 1) * n, std::numeric_limits<T>::quiet_NaN());
+      if (v) std::fill(v + b * n * n, v + (b + 1) * n * n, std::numeric_limits<T>::quiet_NaN());
+      continue;
     }
-    const int ex = finite ? scale_to_range(m.v) : 0;
-    // A float32 matrix's vectors past divide and conquer's threshold come out of symmetric_eigen in
-    // float32 (below it, the time is small and they stay one rounding of a double computation).
-    std::vector<float> vf;
-    const bool in_float = std::is_same_v<T, float> && v != nullptr && finite && n > kDcMin;
-    if (finite && !symmetric_eigen(m, d, v != nullptr, *gemm, in_float ? &vf : nullptr, gemm32)) {
+    const int ex = scale_to_range(m.v, in_float ? 50 : 486);
+    Vec d;
+    std::vector<double> zd;
+    std::vector<float> zf;
+    bool ok;
+    if (in_float) {
+      std::vector<float> af(m.v.begin(), m.v.end());
+      ok = symmetric_eigen<float>(af.data(), n, d, v ? &zf : nullptr, *gemm, *gemm32);
+    } else {
+      ok = symmetric_eigen<double>(m.v.data(), n, d, v ? &zd : nullptr, *gemm, *gemm);
+    }
+    if (!ok)
       fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
            "eigenvalues");
-    }
     for (int64_t i = 0; i < n; ++i) w[b * n + i] = T(std::ldexp(d[size_t(i)], ex));
-    if (in_float) {
-      T* vb = v + b * n * n;
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) vb[i * n + j] = T(vf[size_t(j * n + i)]);
-    } else if (v) {
-      store(m, n, false, v + b * n * n);
-    }
+    if (!v) continue;
+    T* vb = v + b * n * n;  // row-major, from the column-major vectors
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        vb[i * n + j] = in_float ? T(zf[size_t(j * n + i)]) : T(zd[size_t(j * n + i)]);
   }
 }
 

@@ -26,12 +26,15 @@ constexpr int64_t kPanel = 32;      // columns a panel (dsytrd's nb)
 constexpr int64_t kCrossover = 64;  // trailing orders at or below go unblocked (dsytrd's nx)
 
 // LAPACK's dlarfg on (alpha, x[0..m−1)): H·(alpha, x) = (beta, 0) for H = I − tau·(1, v)·(1, v)ᵀ.
-// alpha becomes beta and x becomes v. A zero x leaves H = I (tau 0).
-double reflector(double& alpha, double* x, int64_t m) {
+// alpha becomes beta and x becomes v. A zero x leaves H = I (tau 0). beta, tau and the scale
+// are computed in double (for float x too).
+template <class S>
+double reflector(double& alpha, S* x, int64_t m) {
   const double xnorm = norm2(x, m);
   if (xnorm == 0) return 0;
   const double beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
-  const double tau = (beta - alpha) / beta, scale = 1 / (alpha - beta);
+  const double tau = (beta - alpha) / beta;
+  const S scale = S(1 / (alpha - beta));
   for (int64_t i = 0; i < m; ++i) x[i] *= scale;
   alpha = beta;
   return tau;
@@ -39,28 +42,31 @@ double reflector(double& alpha, double* x, int64_t m) {
 
 // y = A·v for the symmetric m×m matrix at p (leading dimension lda) from its lower triangle: one
 // pass, each column giving its dot with v to y[c] and its multiple v[c]·column to y below.
-void symv_lower(const double* p, int64_t lda, int64_t m, const double* v, double* y) {
-  std::fill(y, y + m, 0.0);
+template <class S>
+void symv_lower(const S* p, int64_t lda, int64_t m, const S* v, S* y) {
+  std::fill(y, y + m, S(0));
   for (int64_t c = 0; c < m; ++c) {
-    const double* col = p + c * lda;
+    const S* col = p + c * lda;
     y[c] += col[c] * v[c] + dot_axpy(col + c + 1, v + c + 1, v[c], y + c + 1, m - c - 1);
   }
 }
 
 // w = tau·y − ½·tau²·(yᵀv)·v for y = A·v: the vector of the rank-2 update A − v·wᵀ − w·vᵀ.
-void finish_w(double tau, const double* v, double* w, int64_t m) {
+template <class S>
+void finish_w(S tau, const S* v, S* w, int64_t m) {
   for (int64_t i = 0; i < m; ++i) w[i] *= tau;
-  axpy(-0.5 * tau * dot(w, v, m), v, w, m);
+  axpy(S(-0.5) * tau * dot(w, v, m), v, w, m);
 }
 
 }  // namespace
 
-void tridiagonal_reduce(double* a, int64_t n, double* d, double* e, double* tau, const ColGemm& gemm) {
-  auto at = [a, n](int64_t i, int64_t j) -> double& { return a[j * n + i]; };
+template <class S>
+void tridiagonal_reduce(S* a, int64_t n, double* d, double* e, double* tau, const ColGemmOf<S>& gemm) {
+  auto at = [a, n](int64_t i, int64_t j) -> S& { return a[j * n + i]; };
   int64_t k = 0;
   if (n > kCrossover) {
-    Vec w(size_t(n * kPanel)), t(kPanel);
-    auto W = [&w, n](int64_t i, int64_t j) -> double& { return w[size_t(j * n + i)]; };
+    std::vector<S> w(size_t(n * kPanel)), t(kPanel);
+    auto W = [&w, n](int64_t i, int64_t j) -> S& { return w[size_t(j * n + i)]; };
     for (; n - k > kCrossover; k += kPanel) {
       // dlatrd: columns k..k+kPanel−1; V's columns are a's (unit entries written in place).
       for (int64_t j = 0; j < kPanel; ++j) {
@@ -69,56 +75,59 @@ void tridiagonal_reduce(double* a, int64_t n, double* d, double* e, double* tau,
           axpy(-W(i, c), &at(i, k + c), &at(i, i), n - i);
           axpy(-at(i, k + c), &W(i, c), &at(i, i), n - i);
         }
-        double alpha = at(i + 1, i);
+        double alpha = double(at(i + 1, i));
         tau[i] = reflector(alpha, &at(i + 2, i), m - 1);
         e[i] = alpha;
         at(i + 1, i) = 1;
-        const double* v = &at(i + 1, i);
-        double* wj = &W(i + 1, j);
+        const S* v = &at(i + 1, i);
+        S* wj = &W(i + 1, j);
         symv_lower(&at(i + 1, i + 1), n, m, v, wj);
         for (int64_t c = 0; c < j; ++c) t[size_t(c)] = dot(&W(i + 1, c), v, m);
         for (int64_t c = 0; c < j; ++c) axpy(-t[size_t(c)], &at(i + 1, k + c), wj, m);
         for (int64_t c = 0; c < j; ++c) t[size_t(c)] = dot(&at(i + 1, k + c), v, m);
         for (int64_t c = 0; c < j; ++c) axpy(-t[size_t(c)], &W(i + 1, c), wj, m);
-        finish_w(tau[i], v, wj, m);
+        finish_w(S(tau[i]), v, wj, m);
       }
       // The trailing lower triangle −= V·Wᵀ + W·Vᵀ, a block column at a time (the diagonal
       // blocks' upper parts get written too; nothing reads them).
       const int64_t r0 = k + kPanel;
       for (int64_t c0 = r0; c0 < n; c0 += kPanel) {
         const int64_t cols = std::min(kPanel, n - c0), rows = n - c0;
-        gemm(false, true, rows, cols, kPanel, -1.0, &at(c0, k), n, &W(c0, 0), n, 1.0, &at(c0, c0), n);
-        gemm(false, true, rows, cols, kPanel, -1.0, &W(c0, 0), n, &at(c0, k), n, 1.0, &at(c0, c0), n);
+        gemm(false, true, rows, cols, kPanel, S(-1), &at(c0, k), n, &W(c0, 0), n, S(1), &at(c0, c0), n);
+        gemm(false, true, rows, cols, kPanel, S(-1), &W(c0, 0), n, &at(c0, k), n, S(1), &at(c0, c0), n);
       }
       for (int64_t i = k; i < r0; ++i) {
-        at(i + 1, i) = e[i];
-        d[i] = at(i, i);
+        at(i + 1, i) = S(e[i]);
+        d[i] = double(at(i, i));
       }
     }
   }
   // dsytd2 on what is left.
-  Vec y(size_t(std::max<int64_t>(n, 1)));
+  std::vector<S> y(size_t(std::max<int64_t>(n, 1)));
   for (int64_t i = k; i + 1 < n; ++i) {
     const int64_t m = n - i - 1;
-    double alpha = at(i + 1, i);
+    double alpha = double(at(i + 1, i));
     tau[i] = reflector(alpha, &at(std::min(i + 2, n - 1), i), m - 1);
     e[i] = alpha;
     if (tau[i] != 0) {
       at(i + 1, i) = 1;
-      const double* v = &at(i + 1, i);
+      const S* v = &at(i + 1, i);
       symv_lower(&at(i + 1, i + 1), n, m, v, y.data());
-      finish_w(tau[i], v, y.data(), m);
+      finish_w(S(tau[i]), v, y.data(), m);
       for (int64_t c = 0; c < m; ++c)  // the lower triangle −= v·yᵀ + y·vᵀ
         axpy2(-v[c], y.data() + c, -y[size_t(c)], v + c, &at(i + 1 + c, i + 1 + c), m - c);
-      at(i + 1, i) = e[i];
+      at(i + 1, i) = S(e[i]);
     }
-    d[i] = at(i, i);
+    d[i] = double(at(i, i));
   }
-  if (n > 0) d[n - 1] = at(n - 1, n - 1);
+  if (n > 0) d[n - 1] = double(at(n - 1, n - 1));
 }
 
+template void tridiagonal_reduce<double>(double*, int64_t, double*, double*, double*, const ColGemmOf<double>&);
+template void tridiagonal_reduce<float>(float*, int64_t, double*, double*, double*, const ColGemmOf<float>&);
+
 template <class S>
-void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, S* z, int64_t cols, const ColGemmOf<S>& gemm) {
+void tridiagonal_apply_q(const S* a, int64_t n, const double* tau, S* z, int64_t cols, const ColGemmOf<S>& gemm) {
   // Q·Z = H_0·(H_1·(⋯H_{n−2}·Z)): blocks of reflectors from the last. A block b0..b1−1 is
   // I − V·T·Vᵀ (dlarft, forward): V's columns the reflectors on rows b0+1..n−1, T upper
   // triangular with T[j][j] = tau_j, T[0..j)[j] = −tau_j·T[0..j)[0..j)·(V[:, 0..j)ᵀ·v_j).
@@ -134,7 +143,7 @@ void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, S* z, in
       const int64_t i = b0 + c;  // its unit entry on row i + 1, local row i − b0
       double* col = vd.data() + c * m;
       col[i - b0] = 1;
-      for (int64_t r = i + 2; r < n; ++r) col[r - b0 - 1] = a[i * n + r];
+      for (int64_t r = i + 2; r < n; ++r) col[r - b0 - 1] = double(a[i * n + r]);
     }
     std::fill(t.begin(), t.end(), 0.0);
     for (int64_t j = 0; j < nb; ++j) {
@@ -165,7 +174,7 @@ void tridiagonal_apply_q(const double* a, int64_t n, const double* tau, S* z, in
 
 template void tridiagonal_apply_q<double>(const double*, int64_t, const double*, double*, int64_t,
                                           const ColGemmOf<double>&);
-template void tridiagonal_apply_q<float>(const double*, int64_t, const double*, float*, int64_t,
+template void tridiagonal_apply_q<float>(const float*, int64_t, const double*, float*, int64_t,
                                          const ColGemmOf<float>&);
 
 }  // namespace sg

@@ -1,5 +1,6 @@
 // The linear algebra kernels' vector helpers (linalg_decomp.cpp, linalg_tridiag_reduce.cpp): dot
-// products and updates of double columns, two doubles a lane pair.
+// products and updates of double columns, two doubles a lane pair, and of float columns (a
+// float32 eigh's reduction), four floats a lane quad.
 #pragma once
 
 #include <cmath>
@@ -83,6 +84,79 @@ inline double norm2(const double* x, int64_t n) {
   double nrm = 0;
   for (int64_t i = 0; i < n; ++i) nrm = std::hypot(nrm, x[i]);
   return nrm;
+}
+
+// ---- the same in float32, four floats a lane quad (the float32 eigh's reduction, as LAPACK's
+// ssytrd computes in float32). Sums accumulate in 16 float lanes.
+typedef float F4 __attribute__((vector_size(16)));
+inline F4 ld4(const float* p) {
+  F4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void st4(float* p, F4 v) { std::memcpy(p, &v, sizeof v); }
+// a in every lane (a scalar operand is broadcast; a − 0 is a, −0 included): a loop over the lanes
+// would go through memory under clang 14.
+inline F4 splat4(float a) { return a - F4{}; }
+
+inline float dot(const float* x, const float* y, int64_t n) {
+  F4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a0 += ld4(x + i) * ld4(y + i);
+    a1 += ld4(x + i + 4) * ld4(y + i + 4);
+    a2 += ld4(x + i + 8) * ld4(y + i + 8);
+    a3 += ld4(x + i + 12) * ld4(y + i + 12);
+  }
+  for (; i + 4 <= n; i += 4) a0 += ld4(x + i) * ld4(y + i);
+  a0 = (a0 + a1) + (a2 + a3);
+  float t = (a0[0] + a0[1]) + (a0[2] + a0[3]);
+  for (; i < n; ++i) t += x[i] * y[i];
+  return t;
+}
+
+inline void axpy(float a, const float* x, float* y, int64_t n) {
+  const F4 av = splat4(a);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    st4(y + i, ld4(y + i) + av * ld4(x + i));
+    st4(y + i + 4, ld4(y + i + 4) + av * ld4(x + i + 4));
+  }
+  for (; i < n; ++i) y[i] += a * x[i];
+}
+
+inline float dot_axpy(const float* x, const float* y, float a, float* z, int64_t n) {
+  const F4 av = splat4(a);
+  F4 a0 = {0, 0, 0, 0}, a1 = a0;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const F4 x0 = ld4(x + i), x1 = ld4(x + i + 4);
+    a0 += x0 * ld4(y + i);
+    a1 += x1 * ld4(y + i + 4);
+    st4(z + i, ld4(z + i) + av * x0);
+    st4(z + i + 4, ld4(z + i + 4) + av * x1);
+  }
+  a0 += a1;
+  float t = (a0[0] + a0[1]) + (a0[2] + a0[3]);
+  for (; i < n; ++i) {
+    t += x[i] * y[i];
+    z[i] += a * x[i];
+  }
+  return t;
+}
+
+inline void axpy2(float a, const float* x, float b, const float* y, float* z, int64_t n) {
+  const F4 av = splat4(a), bv = splat4(b);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) st4(z + i, ld4(z + i) + (av * ld4(x + i) + bv * ld4(y + i)));
+  for (; i < n; ++i) z[i] += a * x[i] + b * y[i];
+}
+
+// The Euclidean norm of floats, summed in double (which no float32 square over- or underflows).
+inline float norm2(const float* x, int64_t n) {
+  double ss = 0;
+  for (int64_t i = 0; i < n; ++i) ss += double(x[i]) * double(x[i]);
+  return float(std::sqrt(ss));
 }
 
 }  // namespace sg::linalg_vec
