@@ -150,6 +150,13 @@ export function chooseTests(root, picked, opts) {
     return { tests: [c.testFile], time: c.time, scripts: c.scripts.filter((s) => files.has(s.file)) };
   };
   for (const name of readdirSync(cacheDir).filter((n) => n.endsWith('.json'))) records.push(readCached(name));
+  const lastRun = new Map(); // test file -> when its last record was made
+  for (const r of records) for (const t of r.tests) lastRun.set(t, Math.max(lastRun.get(t) ?? 0, r.time));
+  const slowTests = new Set(); // measured here before, and slow: run past 60 s or cut by the budget
+  for (const name of readdirSync(cacheDir).filter((n) => n.endsWith('.json'))) {
+    const c = JSON.parse(readFileSync(join(cacheDir, name), 'utf8'));
+    if (c.seconds > 60 || c.exit === 'SIGTERM') slowTests.add(c.testFile);
+  }
 
   /** Per source: test file -> { current: Set of .ts lines executed (current records), before: blocks executed in older ones }. */
   const currentFor = (file) => {
@@ -184,7 +191,12 @@ export function chooseTests(root, picked, opts) {
     const stem = basename(p.file, '.ts');
     const names = exportedNames(text).map((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`));
     const unknown = testFiles.filter((t) => !byTest.get(t)?.current);
-    const before = unknown.filter((t) => byTest.get(t)?.before > 0).sort((a, b) => byTest.get(b).before - byTest.get(a).before);
+    // Test files edited since they were last measured first, newest first (most likely written to
+    // kill this sample's survivors); the slow ones (a run past 60 s, or cut by the budget) last.
+    const edited = (t) => (lastRun.has(t) && testMtime.get(t) > lastRun.get(t) ? testMtime.get(t) : 0);
+    const slow = (t) => (slowTests.has(t) ? 1 : 0);
+    const before = unknown.filter((t) => byTest.get(t)?.before > 0)
+      .sort((a, b) => slow(a) - slow(b) || edited(b) - edited(a) || byTest.get(b).before - byTest.get(a).before);
     const named = unknown.filter((t) => !before.includes(t)).map((t) => {
       const src = readFileSync(join(root, t), 'utf8');
       return { t, score: (basename(t).includes(stem) ? 1000 : 0) + names.filter((re) => re.test(src)).length };
@@ -221,7 +233,7 @@ export function chooseTests(root, picked, opts) {
     }
     rmSync(raw, { recursive: true, force: true });
     const name = `${basename(t).replace(/\W/g, '_')}.json`;
-    writeFileSync(join(cacheDir, name), JSON.stringify({ testFile: t, time: start, exit: r.status ?? r.signal, scripts }));
+    writeFileSync(join(cacheDir, name), JSON.stringify({ testFile: t, time: start, seconds: (Date.now() - start) / 1000, exit: r.status ?? r.signal, scripts }));
     records.push(readCached(name));
     measured.push(t);
     opts.log?.(`  coverage: measured ${t} (${Math.round((Date.now() - start) / 1000)} s${r.status === 0 ? '' : `, exit ${r.status ?? r.signal}`})`);
@@ -257,6 +269,12 @@ export function chooseTests(root, picked, opts) {
       chosen.push(best);
       for (const l of reached.get(best)) left.delete(l);
     }
+    // Slots left: the other files that execute the region, most lines first. Lines are not mutants:
+    // seed 15's jacobian.ts:76 (an Error's prefix) survived against the one file whose lines
+    // covered the region, while func_bad_input.test, which checks that message, was left out.
+    const more = [...reached.keys()].filter((t) => !chosen.includes(t))
+      .sort((a, b) => reached.get(b).size - reached.get(a).size || aboutFile.get(b) - aboutFile.get(a) || a.localeCompare(b));
+    chosen.push(...more.slice(0, Math.max(0, testsPerRegion - chosen.length)));
     if (!byTest.size || ![...byTest.values()].some((e) => e.current)) {
       // Nothing current (not measured: npm/dist stale, or the budget spent): the tests that executed
       // most of an older version of the file, as the best guess.

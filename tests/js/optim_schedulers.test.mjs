@@ -130,6 +130,36 @@ test('ReduceLROnPlateau: waits patience epochs, honours cooldown and minLr, acce
   p.dispose();
 });
 
+test("ReduceLROnPlateau's state dict holds best, the bad-epoch and cooldown counts, the epoch and the lrs, and resumes the schedule", () => {
+  const p = sg.zeros([1], { requiresGrad: true });
+  const optA = new sg.optim.SGD([p], { lr: 1 });
+  const a = new L.ReduceLROnPlateau(optA, { patience: 1, factor: 0.5, cooldown: 1 });
+  for (const m of [1, 1, 1]) a.step(m);
+  // By PyTorch 1.13's rules, hand-derived: 1 is the best (from inf); the second 1 is one bad epoch;
+  // the third is two > patience, so lr 1 -> 0.5, the cooldown starts (1) and the bad count resets.
+  const sd = a.stateDict();
+  assert.deepEqual(sd, { best: 1, numBadEpochs: 0, cooldownCounter: 1, lastEpoch: 3, lastLr: [0.5] });
+  const optB = new sg.optim.SGD([p], { lr: 0.5 });
+  const b = new L.ReduceLROnPlateau(optB, { patience: 1, factor: 0.5, cooldown: 1 });
+  b.loadStateDict(sd);
+  assert.deepEqual(b.getLastLr(), [0.5]);
+  for (const m of [2, 0.5, 0.7, 0.9, 0.9, 0.9]) {
+    a.step(m);
+    b.step(m);
+    assert.deepEqual(b.getLastLr(), a.getLastLr());
+    assert.equal(optB.paramGroups[0].lr, optA.paramGroups[0].lr);
+  }
+  assert.equal(optA.paramGroups[0].lr, 0.25); // 0.5 improved on 1, then three bad epochs: one reduction
+  // The arrays handed out are copies: changing them changes nothing in the scheduler.
+  a.getLastLr()[0] = 9;
+  a.stateDict().lastLr[0] = 9;
+  sd.lastLr[0] = 9;
+  assert.deepEqual(a.getLastLr(), [0.25]);
+  assert.deepEqual(b.getLastLr(), [0.25]);
+  assert.deepEqual(a.stateDict().lastLr, [0.25]);
+  p.dispose();
+});
+
 test('scheduler state dicts resume the schedule', () => {
   const p = sg.zeros([1], { requiresGrad: true });
   const optA = new sg.optim.SGD([p], { lr: 1, momentum: 0.9 });

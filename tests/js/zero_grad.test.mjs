@@ -107,6 +107,16 @@ test('inside sg.compile: zeroGrad() is fine, setToNone: false refuses with a cle
   lin.dispose();
 });
 
+test('inplace: true leaves no tensor behind: the result, once written into the input, is freed', () => {
+  // Outside sg.tidy (which would free a forgotten result anyway): live tensors before and after.
+  const v = sg.tensor([-1, 2, -3, 4]);
+  const live = sg.memory().tensors;
+  assert.equal(sg.F.dropout(v, { p: 1, inplace: true }), v);
+  assert.equal(new sg.nn.ReLU({ inplace: true }).forward(v), v);
+  assert.equal(sg.memory().tensors, live);
+  v.dispose();
+});
+
 test('inplace: true writes the activation into its input (and autograd follows it)', () => {
   const a = sg.tensor([-1, 2, -3, 4], { requiresGrad: true });
   const live = sg.memory().tensors;
