@@ -152,11 +152,14 @@ std::vector<Tensor> run_widened(const std::string& name, const OpInfo& info, con
       if (t.defined() && t.dtype() == DType::Float64) refuse(name, t);
 
   // Inputs the op writes: the widened copy is written, then stored back. Recording such a change
-  // on a widened copy would give the input no history, so that case is refused by name.
+  // on a widened copy would give the input no history, so that case is refused by name: an input
+  // that requires grad, or the first operand of an in-place op (add_, clamp_, ...: the result it
+  // hands back). The running statistics batchNorm/instanceNorm update (inputs 1 and 2) are side
+  // buffers outside the graph, written unrecorded: a bfloat16 BatchNorm trains, as PyTorch's.
   const std::vector<size_t> written = info.mutates ? info.mutates(inputs, attrs) : std::vector<size_t>{};
   for (size_t i : written) {
     const Tensor& t = inputs.at(i);
-    if (computes_natively(info, {t})) continue;
+    if (computes_natively(info, {t}) || (i != 0 && !t.requires_grad())) continue;
     bool recorded = false;
     for (const Tensor& u : inputs) recorded = recorded || (u.defined() && u.requires_grad());
     if (recorded && grad_enabled())

@@ -127,6 +127,9 @@ def later_cases():
         ("erfinv", "erfinv", [((3, 5), -0.99, 0.99)], lambda a: torch.erfinv(a)),
         ("std over a dim", "std", [x35], lambda a: a.std(1)),
         ("amax over a dim", "amax", [x35], lambda a: a.amax(1)),
+        # Training mode: the running statistics (made here, updated in place) are no inputs of the graph.
+        ("batchNorm training", "batchNorm", [((4, 3, 5), -2.0, 2.0), ((3,), 0.5, 1.5), ((3,), -1.0, 1.0)],
+         lambda a, w, b: F.batch_norm(a, torch.zeros(3, dtype=a.dtype), torch.ones(3, dtype=a.dtype), w, b, training=True)),
     ]
 
 

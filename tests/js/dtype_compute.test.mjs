@@ -41,6 +41,7 @@ const CALLS = {
   'mul (values within the int32-exact bound)': (a, b) => a.remainder(40000).mul(b),
   groupNorm: (a, w, b) => F.groupNorm(a, 2, w, b), elu: (a) => F.elu(a), selu: (a) => F.selu(a),
   expm1: (a) => a.expm1(), erfinv: (a) => a.erfinv(), 'std over a dim': (a) => a.std(1), 'amax over a dim': (a) => a.amax(1),
+  'batchNorm training': (a, w, b) => F.batchNorm(a, sg.zeros([3], { dtype: a.dtype }), sg.ones([3], { dtype: a.dtype }), w, b, { training: true }),
 };
 // Integer cases whose function differs from the floating one of the same name (where: a > b).
 const INT_CALLS = { where: (a, b) => sg.where(a.gt(b), a, b), 'add a number': (a) => a.add(3), cumsum: (a) => a.cumsum(0) };
