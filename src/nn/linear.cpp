@@ -50,14 +50,14 @@ GemmAct activation_of(const std::string& name) {
 
 // linear's gradients through differentiable ops (while a gradient is recorded): through the
 // fused ReLU's mask first, then dX = G·W, dW = Gᵀ·X, db = Σ_rows G.
+// x is given only when dW is needed and w only when dX is (what the forward saved).
 std::vector<Tensor> linear_grads_ops(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor& y, bool relu,
-                                     bool need_b) {
+                                     bool need_x, bool need_w, bool need_b, int64_t out_f, int64_t in_f) {
   const Tensor gy = relu ? where(gt(y, f32_scalar(0)), g, f32_scalar(0)) : g;
-  const int64_t out_f = w.shape()[0], in_f = w.shape()[1];
   const Tensor g2 = reshape(gy, {-1, out_f});
   Tensor dx, dw, db;
-  if (x.requires_grad()) dx = matmul(gy, w);
-  if (w.requires_grad()) dw = matmul(transpose(g2, 0, 1), reshape(x, {-1, in_f}));
+  if (need_x) dx = matmul(gy, w);
+  if (need_w) dw = matmul(transpose(g2, 0, 1), reshape(x, {-1, in_f}));
   if (need_b) db = sum(g2, {0});
   return {dx, dw, db};
 }
@@ -134,14 +134,19 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
 
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(), need_b = b.defined() && b.requires_grad();
   const Shape x_shape = x.shape(), w_shape = w.shape();
+  // w is the transposed view of a contiguous [in, out] tensor: its gradient is computed in that layout.
+  const bool w_transposed = !wo.trans_b && wo.ldb == out_f;
   // y is read from the saved tensors, not captured: the formula drops it (and g) once the mask is
   // applied, so that an activation nothing else holds is freed before dX and dW are allocated;
   // only the fused ReLU needs it. x and w are read from the saved list too (a float16/bfloat16
   // operand's float32 copy is saved as the 16-bit original, widened again: autograd/record.h).
   const bool relu = act == GemmAct::Relu;
-  return record(op, y, {x, w, b}, {x, w, relu ? y : Tensor()}, [=](Tensor& g, SavedTensors& s) {
-    if (recording_backward({g, s[0], s[1]})) return linear_grads_ops(g, s[0], s[1], s[2], relu, need_b);
-    const WeightOperand ws = weight_operand(s[1]);
+  // x is saved only for dW and w only for dX (PyTorch's addmm likewise): a frozen weight's input — a LoRA
+  // base layer's, the hidden activation before a frozen MLP projection — is not held until backward.
+  return record(op, y, {x, w, b}, {need_w ? x : Tensor(), need_x ? w : Tensor(), relu ? y : Tensor()},
+                [=](Tensor& g, SavedTensors& s) {
+    if (recording_backward({g, s[0], s[1]}))
+      return linear_grads_ops(g, s[0], s[1], s[2], relu, need_x, need_w, need_b, out_f, in_f);
     // Through the fused ReLU first: g · (y > 0), as relu's backward (y > 0 exactly where its input is).
     const Tensor gc = relu ? binary_f32(Binary::ReluBackward, s[2], as_contiguous(g, DType::Float32), op)
                            : as_contiguous(g, DType::Float32);  // [rows, out]
@@ -151,6 +156,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
     const Backend& be = backend_for(dev);
     const bool work = rows > 0 && out_f > 0 && in_f > 0;
     if (need_x) {  // dX = G · W: W [out, in] is op(B) untransposed when stored row-major.
+      const WeightOperand ws = weight_operand(s[1]);
       dx = work ? Tensor::uninitialized(x_shape, DType::Float32, dev) : Tensor::empty(x_shape, DType::Float32, dev);
       if (work)
         be.gemm_f32(false, !ws.trans_b, rows, in_f, out_f, 1.0f, gc.dev_f32(), out_f, ws.data.dev_f32(), ws.ldb,
@@ -158,7 +164,8 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b, const std::stri
     }
     if (need_w) {  // dW = Gᵀ · X
       const Tensor xs = as_contiguous(s[0]);
-      if (!ws.trans_b && work && ws.ldb == out_f) {
+      // The weight's layout, from its strides (the weight itself is not saved when dX is not needed).
+      if (w_transposed && work) {
         // w is the transposed view of a contiguous [in, out] tensor (GPT-2's Conv1D weight, a tied
         // head's wᵀ): dWᵀ = Xᵀ · G written contiguous and returned as the same transposed view, so
         // the gradient reaches the stored tensor as it is laid out, without a transposing copy.

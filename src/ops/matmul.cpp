@@ -145,14 +145,21 @@ namespace {
 // matmul's gradients through differentiable ops (while a gradient is recorded): dA = G·Bᵀ and
 // dB = Aᵀ·G on the operands promoted as the forward promoted them, summed back over broadcast
 // batch dims.
+// a is given only when dB is needed and b only when dA is (what the forward saved).
 std::vector<Tensor> matmul_grads_ops(const Tensor& g, const Tensor& a, const Tensor& b, bool need_a, bool need_b,
-                                     const Shape& full_shape) {
-  const Tensor a2 = a.ndim() == 1 ? unsqueeze(a, 0) : a;
-  const Tensor b2 = b.ndim() == 1 ? unsqueeze(b, 1) : b;
+                                     const Shape& full_shape, const Shape& a_shape, const Shape& b_shape) {
   const Tensor g4 = reshape(g, full_shape);
+  const Shape a2_shape = a_shape.size() == 1 ? Shape{1, a_shape[0]} : a_shape;
+  const Shape b2_shape = b_shape.size() == 1 ? Shape{b_shape[0], 1} : b_shape;
   Tensor da, db;
-  if (need_a) da = reshape(sum_to(matmul(g4, transpose(b2, -1, -2)), a2.shape()), a.shape());
-  if (need_b) db = reshape(sum_to(matmul(transpose(a2, -1, -2), g4), b2.shape()), b.shape());
+  if (need_a) {
+    const Tensor b2 = b.ndim() == 1 ? unsqueeze(b, 1) : b;
+    da = reshape(sum_to(matmul(g4, transpose(b2, -1, -2)), a2_shape), a_shape);
+  }
+  if (need_b) {
+    const Tensor a2 = a.ndim() == 1 ? unsqueeze(a, 0) : a;
+    db = reshape(sum_to(matmul(transpose(a2, -1, -2), g4), b2_shape), b_shape);
+  }
   return {da, db};
 }
 
@@ -197,19 +204,27 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // dA = G · Bᵀ and dB = Aᵀ · G (transposed views, read by gemm as they are), summed over
   // the batch dims each operand was broadcast along, then the 1-D promotions undone.
   // The formula reads the operands from its saved list only (a float16/bfloat16 operand's
-  // float32 copy is saved as the 16-bit original and widened again: autograd/record.h).
-  return record("matmul", out, {a, b}, {a, b}, [need_a, need_b, full_shape, a_shape, b_shape](const Tensor& g, const SavedTensors& s) {
-    if (recording_backward({g, s[0], s[1]})) return matmul_grads_ops(g, s[0], s[1], need_a, need_b, full_shape);
-    const Tensor a2 = promoted_left(s[0]), b2 = promoted_right(s[1]);
-    Tensor g4 = reshaped_view(as_contiguous(g, a2.dtype()), full_shape);
+  // float32 copy is saved as the 16-bit original and widened again: autograd/record.h). Each operand is
+  // saved only when the other's gradient reads it, as PyTorch's mm saves self only for mat2's gradient:
+  // a frozen weight's input (a LoRA base layer's, an MLP's hidden activation) is not held until backward.
+  const Tensor keep_a = need_b ? a : Tensor(), keep_b = need_a ? b : Tensor();
+  const DType dt = a.dtype();
+  return record("matmul", out, {a, b}, {keep_a, keep_b}, [need_a, need_b, full_shape, a_shape, b_shape, dt](const Tensor& g, const SavedTensors& s) {
+    if (recording_backward({g, s[0], s[1]}))
+      return matmul_grads_ops(g, s[0], s[1], need_a, need_b, full_shape, a_shape, b_shape);
+    Tensor g4 = reshaped_view(as_contiguous(g, dt), full_shape);
     Tensor da, db;
     if (need_a) {
+      const Tensor b2 = promoted_right(s[1]);
+      const Shape a2_shape = a_shape.size() == 1 ? Shape{1, a_shape[0]} : a_shape;
       da = bmm(g4, mT(b2));
-      if (da.shape() != a2.shape()) da = sum_to(da, a2.shape());
+      if (da.shape() != a2_shape) da = sum_to(da, a2_shape);
       da = reshape(da, a_shape);
     }
     if (need_b) {
-      if (b2.ndim() == 2 && a2.ndim() > 2) {
+      const Tensor a2 = promoted_left(s[0]);
+      const Shape b2_shape = b_shape.size() == 1 ? Shape{b_shape[0], 1} : b_shape;
+      if (b2_shape.size() == 2 && a2.ndim() > 2) {
         // Σ over the batch of Aᵢᵀ Gᵢ is one gemm: [batch·M, K]ᵀ · [batch·M, N].
         const int64_t K = a2.shape().end()[-1], N = full_shape.end()[-1];
         const int64_t rows = numel_of(batch_of(a2)) * a2.shape().end()[-2];
@@ -217,7 +232,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         db = bmm(mT(a_flat), reshaped_view(g4, {rows, N}));
       } else {
         db = bmm(mT(a2), g4);
-        if (db.shape() != b2.shape()) db = sum_to(db, b2.shape());
+        if (db.shape() != b2_shape) db = sum_to(db, b2_shape);
       }
       db = reshape(db, b_shape);
     }

@@ -109,3 +109,45 @@ test('a frozen Conv1D base under LoRA gets no weight gradient and is never copie
     x.grad = null;
   });
 });
+
+test("a frozen weight's input is not held for backward (linear, Conv1D, matmul); a trainable weight's is", () => {
+  sg.tidy(() => {
+    const [R, I, O] = [256, 512, 8]; // h = 2·x0 is 512 KiB, the outputs 8 KiB
+    const x0 = sg.randn([R, I], { requiresGrad: true });
+    const w = sg.randn([O, I]); // [out, in]
+    const conv = new sg.models.Conv1D(O, I);
+    sg.noGrad(() => (conv.weight.copy_(w.transpose(0, 1)), conv.bias.zero_()));
+    const forms = {
+      linear: (h, wt) => sg.F.linear(h, wt),
+      conv1d: (h) => conv.forward(h),
+      matmul: (h, wt) => h.matmul(wt.transpose(0, 1)),
+    };
+    // dL/dx0 for L = Σ y, y = (2·x0)·wᵀ: every row is 2·Σ_o w[o, :] (float64 here).
+    const wv = w.dataSync();
+    const row = Array.from({ length: I }, (_, i) => {
+      let s = 0;
+      for (let o = 0; o < O; o++) s += wv[o * I + i];
+      return 2 * s;
+    });
+    for (const [name, f] of Object.entries(forms)) {
+      for (const trainable of [false, true]) {
+        const wt = w.detach().requiresGrad_(trainable);
+        conv.weight.requiresGrad_(trainable);
+        const before = sg.memory().bytes;
+        const h = x0.mul(2); // mul by a number saves nothing: h lives on only if the product saves it
+        const y = f(h, wt);
+        h.dispose();
+        const held = sg.memory().bytes - before;
+        // y (8 KiB) and mul's 0-d number (4 bytes), plus h (512 KiB) only when the weight's gradient needs it.
+        const want = R * O * F32 + (trainable ? R * I * F32 : 0);
+        assert.ok(held >= want && held < want + 1024, `${name}, weight ${trainable ? 'trainable' : 'frozen'}: ${held} bytes held, expected ${want} (+ < 1 KiB)`);
+        y.sum().backward();
+        close(Array.from(x0.grad.dataSync().slice(0, I)), row, 1e-5, `${name} dx0`);
+        close(Array.from(x0.grad.dataSync().slice((R - 1) * I)), row, 1e-5, `${name} dx0 last row`);
+        x0.grad = null;
+        conv.zeroGrad();
+      }
+    }
+    conv.dispose();
+  });
+});
