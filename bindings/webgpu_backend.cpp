@@ -401,6 +401,23 @@ void Backend::pad_mapped_backward_f32(const sg::PadGeom& g, const float* grad, f
                                       .buf(grad).buf(dx));
 }
 
+// ---------------------------------------------------------------- recurrent cells
+// One time step of a recurrent layer's gate math as one kernel (kernels/rnn.ts).
+void Backend::rnn_step_f32(const sg::RnnStep& s) const {
+  if (s.B * s.H > 0)
+    call("rnn_step_f32", args()
+                             .num(e(s.cell)).num(double(s.B)).num(double(s.H)).buf(s.acts).buf(s.hg).buf(s.h_prev)
+                             .buf(s.c_prev).buf(s.c).buf(s.hn).buf(s.h));
+}
+
+void Backend::rnn_step_backward_f32(const sg::RnnStepBackward& s) const {
+  if (s.B * s.H > 0)
+    call("rnn_step_backward_f32", args()
+                                      .num(e(s.cell)).num(double(s.B)).num(double(s.H)).buf(s.acts).buf(s.c)
+                                      .buf(s.c_prev).buf(s.hn).buf(s.h_prev).buf(s.h).buf(s.g_h).buf(s.g_c)
+                                      .buf(s.dh).buf(s.dc).buf(s.dA).buf(s.dXi));
+}
+
 // ---------------------------------------------------------------- layer kernels
 // Layer norm in one kernel forward and two backward (kernels/layer_norm.ts).
 bool Backend::layer_norm_f32(const float* x, const float* w, const float* b, int64_t R, int64_t C, double eps,

@@ -82,6 +82,9 @@ class Backend final : public sg::Backend {
   void conv2d_maxpool2d_f32(const sg::ConvGeom& g, const float* x, const float* w, const float* bias, sg::GemmAct act,
                             const sg::PoolGeom& pool, float* y, int32_t* idx) const override;
   void im2col_f32(const sg::Im2colGeom& g, const float* x, float* col, int64_t ld) const override;
+  // Recurrent cells (kernels/rnn_cell.h): one step, one kernel (kernels/rnn.ts).
+  void rnn_step_f32(const sg::RnnStep& s) const override;
+  void rnn_step_backward_f32(const sg::RnnStepBackward& s) const override;
   void col2im_f32(const sg::Im2colGeom& g, const float* col, int64_t ld, float* dx) const override;
 
   // Data kernels (kernels/data_kernels.h).

@@ -12,6 +12,7 @@
 #include "kernels/conv_geom.h"
 #include "kernels/data_kernels.h"
 #include "kernels/layer_kernels.h"
+#include "kernels/rnn_cell.h"
 
 namespace sg {
 
@@ -184,6 +185,12 @@ class Backend : public DataKernels, public LayerKernels {
   virtual void conv2d_maxpool2d_f32(const ConvGeom& g, const float* x, const float* w, const float* bias,
                                     GemmAct act, const PoolGeom& pool, float* y, int32_t* idx) const;
   // ---- end of the convolution block -------------------------------------------------------
+
+  // ---- recurrent cells (kernels/rnn_cell.h): one time step's gate math -------------------
+  // The defaults (kernels/reference/rnn_cell.cpp) loop over the rows with this backend's
+  // unary_f32 for the activations; a device backend runs each as one kernel.
+  virtual void rnn_step_f32(const RnnStep& s) const;
+  virtual void rnn_step_backward_f32(const RnnStepBackward& s) const;
 
   // ---- float64 (issue 27) ----------------------------------------------------------------
   // The float64 twins of the float math above, with the same contracts in double. The defaults

@@ -10,6 +10,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/copy.h"
+#include "core/device.h"
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "ops/ops.h"
@@ -103,8 +104,19 @@ Geometry check_args(RnnMode mode, const Tensor& x, const Tensor& h0, const Tenso
   return g;
 }
 
-// Everything the backward reads, contiguous.
+RnnCell cell_of(RnnMode mode) {
+  switch (mode) {
+    case RnnMode::Lstm: return RnnCell::Lstm;
+    case RnnMode::Gru: return RnnCell::Gru;
+    case RnnMode::RnnTanh: return RnnCell::Tanh;
+    default: return RnnCell::Relu;
+  }
+}
+
+// Everything the backward reads, contiguous, on the input's device (pointers are device
+// pointers: only the backend's kernels read them).
 struct Saved {
+  Device dev = Device::CPU;
   Tensor x, h0, c0, w_ih, w_hh, w_hr;
   Tensor acts;    // [T, B, G·H]: x·W_ihᵀ + b_ih, overwritten step by step by the activations
                   // (LSTM i, f, g, o; GRU r, z, n); RNN keeps the pre-activations
@@ -112,78 +124,44 @@ struct Saved {
   Tensor hfull;   // LSTM with projection: o·tanh(c) per step [T, B, H]
   Tensor packed;  // output [T, B, P] then (LSTM) the cell states [T, B, H], flat
 
-  float* out() const { return packed.f32(); }
-  float* cells(const Geometry& g) const { return packed.f32() + g.T * g.B * g.P; }
+  float* out() const { return packed.dev_f32(); }
+  float* cells(const Geometry& g) const { return packed.dev_f32() + g.T * g.B * g.P; }
   const float* h_before(const Geometry& g, int64_t t) const {
     const int64_t p = g.prev_time(t);
-    return p < 0 ? h0.f32() : out() + p * g.B * g.P;
+    return p < 0 ? h0.dev_f32() : out() + p * g.B * g.P;
   }
   const float* c_before(const Geometry& g, int64_t t) const {
     const int64_t p = g.prev_time(t);
-    return p < 0 ? c0.f32() : cells(g) + p * g.B * g.H;
+    return p < 0 ? c0.dev_f32() : cells(g) + p * g.B * g.H;
   }
 };
 
-// hg [B, G·H] = h·W_hhᵀ + b_hh for the state before time t.
-void hidden_gates(const Geometry& g, const Saved& s, const Tensor& b_hh, int64_t t, float* hg) {
-  backend().gemm_f32_bias(false, true, g.B, g.GH(), g.P, 1.0f, s.h_before(g, t), g.P,
-                          s.w_hh.f32(), g.P, 0.0f, b_hh.defined() ? b_hh.f32() : nullptr,
-                          GemmAct::None, hg, g.GH());
-}
+const float* opt_ptr(const Tensor& t) { return t.defined() ? t.dev_f32() : nullptr; }
 
-void lstm_step(const Geometry& g, const Saved& s, int64_t t, const float* hg, float* tanh_c) {
-  const Backend& be = backend();
-  const int64_t H = g.H, GH = g.GH();
-  const float* c_prev = s.c_before(g, t);
-  float* out_h = g.has_proj ? s.hfull.f32() : s.out();
-  for (int64_t b = 0; b < g.B; ++b) {
-    const int64_t row_index = t * g.B + b;
-    float* a = s.acts.f32() + row_index * GH;
-    const float* hrow = hg + b * GH;
-    for (int64_t j = 0; j < GH; ++j) a[j] = hrow[j] + a[j];
-    be.unary_f32(Unary::Sigmoid, 0, a, a, 2 * H);  // i, f
-    be.unary_f32(Unary::Tanh, 0, a + 2 * H, a + 2 * H, H);
-    be.unary_f32(Unary::Sigmoid, 0, a + 3 * H, a + 3 * H, H);
-    float* c = s.cells(g) + row_index * H;
-    const float* cp = c_prev + b * H;
-    for (int64_t j = 0; j < H; ++j) c[j] = a[H + j] * cp[j] + a[j] * a[2 * H + j];
-    be.unary_f32(Unary::Tanh, 0, c, tanh_c, H);
-    float* h = out_h + row_index * H;
-    for (int64_t j = 0; j < H; ++j) h[j] = a[3 * H + j] * tanh_c[j];
+// One forward step at time t: hg = h·W_hhᵀ + b_hh for the state before it, the cell kernel,
+// then (LSTM with projection) h = (o·tanh(c))·W_hrᵀ.
+void forward_step(const Geometry& g, const Saved& s, const Tensor& b_hh, int64_t t, float* hg) {
+  const Backend& be = backend_for(s.dev);
+  const int64_t rows = g.B, GH = g.GH();
+  be.gemm_f32_bias(false, true, rows, GH, g.P, 1.0f, s.h_before(g, t), g.P, s.w_hh.dev_f32(), g.P, 0.0f,
+                   opt_ptr(b_hh), GemmAct::None, hg, GH);
+  RnnStep st;
+  st.cell = cell_of(g.mode);
+  st.B = g.B;
+  st.H = g.H;
+  st.acts = s.acts.dev_f32() + t * g.B * GH;
+  st.hg = hg;
+  st.h_prev = s.h_before(g, t);
+  if (g.mode == RnnMode::Lstm) {
+    st.c_prev = s.c_before(g, t);
+    st.c = s.cells(g) + t * g.B * g.H;
   }
-  if (g.has_proj)  // h = (o·tanh(c))·W_hrᵀ
-    backend().gemm_f32(false, true, g.B, g.P, H, 1.0f, s.hfull.f32() + t * g.B * H, H,
-                       s.w_hr.f32(), H, 0.0f, s.out() + t * g.B * g.P, g.P);
-}
-
-void gru_step(const Geometry& g, const Saved& s, int64_t t, const float* hg) {
-  const Backend& be = backend();
-  const int64_t H = g.H, GH = g.GH();
-  const float* h_prev = s.h_before(g, t);
-  for (int64_t b = 0; b < g.B; ++b) {
-    const int64_t row_index = t * g.B + b;
-    float* a = s.acts.f32() + row_index * GH;
-    const float* hrow = hg + b * GH;
-    for (int64_t j = 0; j < 2 * H; ++j) a[j] = hrow[j] + a[j];
-    be.unary_f32(Unary::Sigmoid, 0, a, a, 2 * H);  // r, z
-    float* hn = s.hn.f32() + row_index * H;
-    for (int64_t j = 0; j < H; ++j) {
-      hn[j] = hrow[2 * H + j];
-      a[2 * H + j] = a[2 * H + j] + hn[j] * a[j];
-    }
-    be.unary_f32(Unary::Tanh, 0, a + 2 * H, a + 2 * H, H);  // n
-    const float* hp = h_prev + b * H;
-    float* h = s.out() + row_index * H;
-    for (int64_t j = 0; j < H; ++j) h[j] = (hp[j] - a[2 * H + j]) * a[H + j] + a[2 * H + j];
-  }
-}
-
-void simple_step(const Geometry& g, const Saved& s, int64_t t, const float* hg) {
-  const int64_t n = g.B * g.H;
-  float* a = s.acts.f32() + t * n;
-  for (int64_t j = 0; j < n; ++j) a[j] = hg[j] + a[j];
-  backend().unary_f32(g.mode == RnnMode::RnnTanh ? Unary::Tanh : Unary::Relu, 0, a,
-                      s.out() + t * n, n);
+  if (g.mode == RnnMode::Gru) st.hn = s.hn.dev_f32() + t * g.B * g.H;
+  st.h = g.has_proj ? s.hfull.dev_f32() + t * g.B * g.H : s.out() + t * g.B * g.P;
+  be.rnn_step_f32(st);
+  if (g.has_proj)
+    be.gemm_f32(false, true, g.B, g.P, g.H, 1.0f, st.h, g.H, s.w_hr.dev_f32(), g.H, 0.0f,
+                s.out() + t * g.B * g.P, g.P);
 }
 
 // ------------------------------------------------------------------------ backward
@@ -194,129 +172,103 @@ struct Grads {
 // Walks the steps in reverse. dA gets the gradient of the hidden-side gates (h·W_hhᵀ + b_hh)
 // per step, dXi that of the input-side ones (x·W_ihᵀ + b_ih): the same except for GRU's n gate,
 // where r multiplies only the hidden side. dH (projection only) gets the gradient of each h.
-void backward_through_time(const Geometry& g, const Saved& s, const float* g_out,
-                           const float* g_cells, float* dA, float* dXi, float* dH, float* dh,
-                           float* dc) {
-  const Backend& be = backend();
+void backward_through_time(const Geometry& g, const Saved& s, const float* g_out, const float* g_cells,
+                           float* dA, float* dXi, float* dH, float* dh_full, float* dh, float* dc) {
+  const Backend& be = backend_for(s.dev);
   const int64_t H = g.H, P = g.P, GH = g.GH(), B = g.B;
-  std::vector<float> dh_full(static_cast<size_t>(g.has_proj ? B * H : 0));
-  std::vector<float> tanh_c(static_cast<size_t>(H));
-  for (int64_t k = 0; k < B * P; ++k) dh[k] = 0;
-  for (int64_t k = 0; dc && k < B * H; ++k) dc[k] = 0;
+  be.fill(DType::Float32, 0.0, dh, B * P);
+  if (dc) be.fill(DType::Float32, 0.0, dc, B * H);
+  const BroadcastPlan same{{B * P}, {1}, {1}};
   for (int64_t step = g.T - 1; step >= 0; --step) {
     const int64_t t = g.time_of_step(step);
-    for (int64_t k = 0; k < B * P; ++k) dh[k] = g_out[t * B * P + k] + dh[k];
-    float* dA_t = dA + t * B * GH;
-    float* dXi_t = dXi + t * B * GH;
-    float beta = 0.0f;  // whether dh keeps a direct term before dA_t·W_hh is added
+    RnnStepBackward st;
+    st.cell = cell_of(g.mode);
+    st.B = B;
+    st.H = H;
+    st.acts = s.acts.defined() ? s.acts.dev_f32() + t * B * GH : nullptr;
+    st.g_h = g_out + t * B * P;
+    st.dh = dh;
+    st.dA = dA + t * B * GH;
+    if (g.mode == RnnMode::Gru) st.dXi = dXi + t * B * GH;  // LSTM, Elman: dXi is dA
     if (g.mode == RnnMode::Lstm) {
-      const float* dhf = dh;
-      if (g.has_proj) {
-        for (int64_t k = 0; k < B * P; ++k) dH[t * B * P + k] = dh[k];
-        be.gemm_f32(false, false, B, H, P, 1.0f, dh, P, s.w_hr.f32(), H, 0.0f, dh_full.data(), H);
-        dhf = dh_full.data();
-      }
-      const float* c_prev = s.c_before(g, t);
-      for (int64_t b = 0; b < B; ++b) {
-        const int64_t row_index = t * B + b;
-        const float* a = s.acts.f32() + row_index * GH;
-        const float* c = s.cells(g) + row_index * H;
-        be.unary_f32(Unary::Tanh, 0, c, tanh_c.data(), H);
-        float* d = dA_t + b * GH;
-        for (int64_t j = 0; j < H; ++j) {
-          const float i = a[j], f = a[H + j], gg = a[2 * H + j], o = a[3 * H + j];
-          const float tc = tanh_c[j], dhj = dhf[b * H + j];
-          const float dcj = g_cells[row_index * H + j] + dc[b * H + j] + dhj * o * (1 - tc * tc);
-          d[j] = dcj * gg * i * (1 - i);
-          d[H + j] = dcj * c_prev[b * H + j] * f * (1 - f);
-          d[2 * H + j] = dcj * i * (1 - gg * gg);
-          d[3 * H + j] = dhj * tc * o * (1 - o);
-          dc[b * H + j] = dcj * f;
-        }
+      st.c = s.cells(g) + t * B * H;
+      st.c_prev = s.c_before(g, t);
+      st.g_c = g_cells + t * B * H;
+      st.dc = dc;
+      if (g.has_proj) {  // dH[t] = g_out[t] + dh; the cell sees dH[t]·W_hr
+        be.binary_f32(Binary::Add, same, st.g_h, dh, dH + t * B * P);
+        be.gemm_f32(false, false, B, H, P, 1.0f, dH + t * B * P, P, s.w_hr.dev_f32(), H, 0.0f, dh_full, H);
+        st.g_h = nullptr;
+        st.dh = dh_full;
       }
     } else if (g.mode == RnnMode::Gru) {
-      const float* h_prev = s.h_before(g, t);
-      for (int64_t b = 0; b < B; ++b) {
-        const int64_t row_index = t * B + b;
-        const float* a = s.acts.f32() + row_index * GH;
-        const float* hn = s.hn.f32() + row_index * H;
-        float* dh_ = dA_t + b * GH;
-        float* dx_ = dXi_t + b * GH;
-        for (int64_t j = 0; j < H; ++j) {
-          const float r = a[j], z = a[H + j], n = a[2 * H + j], hp = h_prev[b * H + j];
-          const float d = dh[b * H + j];
-          const float dan = d * (1 - z) * (1 - n * n);
-          const float dar = dan * hn[j] * r * (1 - r);
-          const float daz = d * (hp - n) * z * (1 - z);
-          dx_[j] = dh_[j] = dar;
-          dx_[H + j] = dh_[H + j] = daz;
-          dx_[2 * H + j] = dan;
-          dh_[2 * H + j] = dan * r;
-          dh[b * H + j] = d * z;
-        }
-      }
-      beta = 1.0f;
+      st.hn = s.hn.dev_f32() + t * B * H;
+      st.h_prev = s.h_before(g, t);
     } else {
-      const float* h = s.out() + t * B * H;
-      for (int64_t k = 0; k < B * H; ++k) {
-        const float deriv = g.mode == RnnMode::RnnTanh ? 1 - h[k] * h[k] : (h[k] > 0 ? 1.0f : 0.0f);
-        dA_t[k] = dh[k] * deriv;
-      }
+      st.h = s.out() + t * B * H;
     }
-    // The gradient reaching the state before this step.
-    be.gemm_f32(false, false, B, P, GH, 1.0f, dA_t, GH, s.w_hh.f32(), P, beta, dh, P);
+    be.rnn_step_backward_f32(st);
+    // The gradient reaching the state before this step (GRU keeps its direct term d·z).
+    be.gemm_f32(false, false, B, P, GH, 1.0f, st.dA, GH, s.w_hh.dev_f32(), P,
+                g.mode == RnnMode::Gru ? 1.0f : 0.0f, dh, P);
   }
 }
 
 Grads layer_backward(const Geometry& g, const Saved& s, const Tensor& grad, bool need_x,
                      bool need_h0, bool need_c0, bool need_w_ih, bool need_w_hh, bool need_b,
                      bool need_w_hr) {
-  const Backend& be = backend();
+  const Device dev = s.dev;
+  const Backend& be = backend_for(dev);
+  const auto make = [dev](const Shape& shape) { return Tensor::uninitialized(shape, DType::Float32, dev); };
   const Tensor gc = as_contiguous(grad, DType::Float32);
-  const int64_t rows = g.T * g.B, GH = g.GH();
+  const int64_t rows = g.T * g.B, GH = g.GH(), BP = g.B * g.P;
   const bool lstm = g.mode == RnnMode::Lstm;
-  Tensor dA = Tensor::uninitialized({g.T, g.B, GH});
-  Tensor dXi = g.mode == RnnMode::Gru ? Tensor::uninitialized({g.T, g.B, GH}) : dA;
-  Tensor dH = g.has_proj ? Tensor::uninitialized({g.T, g.B, g.P}) : Tensor();
-  Tensor dh = Tensor::uninitialized({g.B, g.P});
-  Tensor dc = lstm ? Tensor::uninitialized({g.B, g.H}) : Tensor();
-  backward_through_time(g, s, gc.f32(), lstm ? gc.f32() + rows * g.P : nullptr, dA.f32(),
-                        dXi.f32(), dH.defined() ? dH.f32() : nullptr, dh.f32(),
-                        dc.defined() ? dc.f32() : nullptr);
+  Tensor dA = make({g.T, g.B, GH});
+  Tensor dXi = g.mode == RnnMode::Gru ? make({g.T, g.B, GH}) : dA;
+  Tensor dH = g.has_proj ? make({g.T, g.B, g.P}) : Tensor();
+  Tensor dh_full = g.has_proj ? make({g.B, g.H}) : Tensor();
+  Tensor dh = make({g.B, g.P});
+  Tensor dc = lstm ? make({g.B, g.H}) : Tensor();
+  backward_through_time(g, s, gc.dev_f32(), lstm ? gc.dev_f32() + rows * g.P : nullptr, dA.dev_f32(),
+                        dXi.dev_f32(), dH.defined() ? dH.dev_f32() : nullptr,
+                        dh_full.defined() ? dh_full.dev_f32() : nullptr, dh.dev_f32(),
+                        dc.defined() ? dc.dev_f32() : nullptr);
   Grads out;
   if (need_h0) out.dh0 = dh;
   if (need_c0) out.dc0 = dc;
   if (need_x) {  // dX = dXi · W_ih
-    out.dx = Tensor::uninitialized({g.T, g.B, g.I});
-    be.gemm_f32(false, false, rows, g.I, GH, 1.0f, dXi.f32(), GH, s.w_ih.f32(), g.I, 0.0f,
-                out.dx.f32(), g.I);
+    out.dx = make({g.T, g.B, g.I});
+    be.gemm_f32(false, false, rows, g.I, GH, 1.0f, dXi.dev_f32(), GH, s.w_ih.dev_f32(), g.I, 0.0f,
+                out.dx.dev_f32(), g.I);
   }
   if (need_w_ih) {  // dW_ih = dXiᵀ · X
-    out.dw_ih = Tensor::uninitialized({GH, g.I});
-    be.gemm_f32(true, false, GH, g.I, rows, 1.0f, dXi.f32(), GH, s.x.f32(), g.I, 0.0f,
-                out.dw_ih.f32(), g.I);
+    out.dw_ih = make({GH, g.I});
+    be.gemm_f32(true, false, GH, g.I, rows, 1.0f, dXi.dev_f32(), GH, s.x.dev_f32(), g.I, 0.0f,
+                out.dw_ih.dev_f32(), g.I);
   }
-  if (need_w_hh) {  // dW_hh = dAᵀ · (the state before each step)
-    Tensor before = Tensor::uninitialized({g.T, g.B, g.P});
-    const int64_t n = g.B * g.P;
-    for (int64_t t = 0; t < g.T; ++t) {
-      const float* src = s.h_before(g, t);
-      std::copy(src, src + n, before.f32() + t * n);
+  if (need_w_hh) {
+    // dW_hh = dAᵀ · (the state before each step): the initial state's step against h0, the
+    // other T − 1 against the outputs one step earlier (later, reversed), which lie contiguous.
+    out.dw_hh = make({GH, g.P});
+    const int64_t first = g.reverse ? g.T - 1 : 0;  // the step that starts from h0
+    be.gemm_f32(true, false, GH, g.P, g.B, 1.0f, dA.dev_f32() + first * g.B * GH, GH, s.h0.dev_f32(), g.P,
+                0.0f, out.dw_hh.dev_f32(), g.P);
+    if (g.T > 1) {
+      const int64_t a0 = g.reverse ? 0 : 1, h_0 = g.reverse ? 1 : 0;
+      be.gemm_f32(true, false, GH, g.P, (g.T - 1) * g.B, 1.0f, dA.dev_f32() + a0 * g.B * GH, GH,
+                  s.out() + h_0 * BP, g.P, 1.0f, out.dw_hh.dev_f32(), g.P);
     }
-    out.dw_hh = Tensor::uninitialized({GH, g.P});
-    be.gemm_f32(true, false, GH, g.P, rows, 1.0f, dA.f32(), GH, before.f32(), g.P, 0.0f,
-                out.dw_hh.f32(), g.P);
   }
   if (need_b) {
-    out.db_ih = Tensor::uninitialized({GH});
-    be.reduce_f32(Reduce::Sum, dXi.f32(), 1, rows, GH, out.db_ih.f32());
-    out.db_hh = Tensor::uninitialized({GH});
-    be.reduce_f32(Reduce::Sum, dA.f32(), 1, rows, GH, out.db_hh.f32());
+    out.db_ih = make({GH});
+    be.reduce_f32(Reduce::Sum, dXi.dev_f32(), 1, rows, GH, out.db_ih.dev_f32());
+    out.db_hh = make({GH});
+    be.reduce_f32(Reduce::Sum, dA.dev_f32(), 1, rows, GH, out.db_hh.dev_f32());
   }
   if (need_w_hr) {  // dW_hr = dHᵀ · (o·tanh(c))
-    out.dw_hr = Tensor::uninitialized({g.P, g.H});
-    be.gemm_f32(true, false, g.P, g.H, rows, 1.0f, dH.f32(), g.P, s.hfull.f32(), g.H, 0.0f,
-                out.dw_hr.f32(), g.H);
+    out.dw_hr = make({g.P, g.H});
+    be.gemm_f32(true, false, g.P, g.H, rows, 1.0f, dH.dev_f32(), g.P, s.hfull.dev_f32(), g.H, 0.0f,
+                out.dw_hr.dev_f32(), g.H);
   }
   return out;
 }
@@ -424,7 +376,10 @@ Tensor rnn_layer_packed(RnnMode mode, const Tensor& x, const Tensor& h0, const T
   const Geometry g = check_args(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse);
   if (x.dtype() == DType::Float64) return rnn_layer_f64(g, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr);
   const bool lstm = mode == RnnMode::Lstm;
+  const Device dev = x.device();
+  const auto make = [dev](const Shape& shape) { return Tensor::uninitialized(shape, DType::Float32, dev); };
   Saved s;
+  s.dev = dev;
   s.x = as_contiguous(x);
   s.h0 = as_contiguous(h0);
   s.c0 = lstm ? as_contiguous(c0) : Tensor();
@@ -434,23 +389,15 @@ Tensor rnn_layer_packed(RnnMode mode, const Tensor& x, const Tensor& h0, const T
   const Tensor bih = g.has_bias ? as_contiguous(b_ih) : Tensor();
   const Tensor bhh = g.has_bias ? as_contiguous(b_hh) : Tensor();
   const int64_t rows = g.T * g.B, GH = g.GH();
-  s.acts = Tensor::uninitialized({g.T, g.B, GH});
-  backend().gemm_f32_bias(false, true, rows, GH, g.I, 1.0f, s.x.f32(), g.I, s.w_ih.f32(), g.I,
-                          0.0f, bih.defined() ? bih.f32() : nullptr, GemmAct::None,
-                          s.acts.f32(), GH);
-  if (mode == RnnMode::Gru) s.hn = Tensor::uninitialized({g.T, g.B, g.H});
-  if (g.has_proj) s.hfull = Tensor::uninitialized({g.T, g.B, g.H});
-  s.packed = Tensor::uninitialized({rows * g.P + (lstm ? rows * g.H : 0)});
+  s.acts = make({g.T, g.B, GH});
+  backend_for(dev).gemm_f32_bias(false, true, rows, GH, g.I, 1.0f, s.x.dev_f32(), g.I, s.w_ih.dev_f32(), g.I,
+                                 0.0f, opt_ptr(bih), GemmAct::None, s.acts.dev_f32(), GH);
+  if (mode == RnnMode::Gru) s.hn = make({g.T, g.B, g.H});
+  if (g.has_proj) s.hfull = make({g.T, g.B, g.H});
+  s.packed = make({rows * g.P + (lstm ? rows * g.H : 0)});
 
-  std::vector<float> hg(static_cast<size_t>(g.B * GH));
-  std::vector<float> tanh_c(static_cast<size_t>(g.H));
-  for (int64_t step = 0; step < g.T; ++step) {
-    const int64_t t = g.time_of_step(step);
-    hidden_gates(g, s, bhh, t, hg.data());
-    if (lstm) lstm_step(g, s, t, hg.data(), tanh_c.data());
-    else if (mode == RnnMode::Gru) gru_step(g, s, t, hg.data());
-    else simple_step(g, s, t, hg.data());
-  }
+  const Tensor hg = make({g.B, GH});
+  for (int64_t step = 0; step < g.T; ++step) forward_step(g, s, bhh, g.time_of_step(step), hg.dev_f32());
   if (!lstm && mode != RnnMode::Gru) s.acts = Tensor();  // the backward reads the outputs instead
 
   const bool need_x = wants(x), need_h0 = wants(h0), need_c0 = wants(c0),

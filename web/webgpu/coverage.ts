@@ -3,7 +3,6 @@
 // named below; an op that needs one of them runs on wasm instead (the deferred fallback of
 // src/ops/fallback.cpp, one console warning per op). sg.webgpuCoverage() lists both sides.
 const WITHOUT_KERNEL: ReadonlyMap<string, string> = new Map([
-  ['rnnLayer', 'the recurrent cell math still reads tensor memory itself (not through the Backend)'],
   // The ops of src/ops/ops.h that compute through DataKernels methods with no WGSL kernel
   // yet (their defaults are CPU loops); the others of that file compose ops that have kernels.
   ['multinomial', 'no WGSL kernel for DataKernels::check_distribution and multinomial yet'],

@@ -5,6 +5,7 @@ import { reduce } from './reduce.js';
 import { gemm } from './gemm.js';
 import { layer } from './layer.js';
 import { layerNorm } from './layer_norm.js';
+import { rnn } from './rnn.js';
 import { optim } from './optim.js';
 import { random } from './random.js';
 import { indexing } from './indexing.js';
@@ -24,6 +25,7 @@ export const KERNELS: Record<string, KernelFn> = {
   ...gemm,
   ...layer,
   ...layerNorm,
+  ...rnn,
   ...optim,
   ...random,
   ...indexing,
