@@ -161,6 +161,15 @@ TEST_CASE("conv: hand-worked tiny cases") {
     // output_padding adds a last row/column that only the bias reaches.
     check_values(conv_transpose2d(x2, ones, from({1}, {1}), {2}, {0}, {1}), {1, 1, 5, 5},
                  {2, 2, 3, 3, 1, 2, 2, 3, 3, 1, 4, 4, 5, 5, 1, 4, 4, 5, 5, 1, 1, 1, 1, 1, 1});
+    // No input channels: each output is an empty sum plus the bias (then the activation), in
+    // every group (the SIMD kernel's K == 0 branch; torch 1.13 returns a zero-channel output here
+    // instead). Two images, two groups: a row written past its group lands in the next one's, and
+    // past the last image outside the output (which ASan reports).
+    const Tensor none = Tensor::empty({2, 0, 2, 2});
+    check_values(conv2d(none, Tensor::empty({4, 0, 1, 1}), from({4}, {-1, 2, 3, 4}), {1}, {0}, {1}, 2), {2, 4, 2, 2},
+                 {-1, -1, -1, -1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, -1, -1, -1, -1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4});
+    check_values(conv2d(none, Tensor::empty({2, 0, 1, 1}), from({2}, {-1, 2}), {1}, {0}, {1}, 1, "relu"), {2, 2, 2, 2},
+                 {0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2});
   });
 }
 
