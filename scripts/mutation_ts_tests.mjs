@@ -165,7 +165,9 @@ export function chooseTests(root, picked, opts) {
     for (const r of records) {
       for (const s of r.scripts) {
         if (s.file !== file) continue;
-        const ran = s.functions.reduce((a, fn) => a + fn.ranges.filter((b) => b.count > 0).length, 0);
+        // Functions of the file it called (the script's own top level, at offset 0, runs on import
+        // in every test process, so it says nothing of which tests use the file).
+        const ran = s.functions.filter((fn) => fn.ranges[0].startOffset > 0 && fn.ranges[0].count > 0).length;
         for (const t of r.tests) {
           if (!testMtime.has(t)) continue; // a test file deleted since
           const e = byTest.get(t) ?? { current: null, before: 0 };
