@@ -130,21 +130,18 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
 
 Tensor elu(const Tensor& x, double alpha) {
   Tensor out = unary_float(Unary::Elu, x, alpha);
-  // From x alone, as PyTorch's elu_backward (is_result false): out + α would lose αeˣ to
-  // cancellation where out nears −α once a float16/bfloat16 out is the one saved.
-  return record("elu", out, {x}, {x}, [alpha](const Tensor& g, const SavedTensors& s) -> Grads {
-    // x ≤ 0: d/dx α(eˣ − 1) = αeˣ (eˣ of min(x, 0): no inf in the branch not taken)
-    return {where(gt(s[0], f32_scalar(0)), g, mul(g, mul(exp(clamp(s[0], std::nullopt, 0.0)), scalar_like(alpha, g))))};
+  return record("elu", out, {x}, {x, out}, [alpha](const Tensor& g, const SavedTensors& s) -> Grads {
+    // x ≤ 0: d/dx α(eˣ − 1) = αeˣ = out + α
+    return {where(gt(s[0], f32_scalar(0)), g, mul(g, add(s[1], scalar_like(alpha, g))))};
   });
 }
 
 Tensor selu(const Tensor& x) {
   Tensor out = unary_float(Unary::Selu, x);
-  // From x alone, as elu (PyTorch's elu_backward with selu's constants).
-  return record("selu", out, {x}, {x}, [](const Tensor& g, const SavedTensors& s) -> Grads {
-    // x > 0: scale; x ≤ 0: scale·α·eˣ
+  return record("selu", out, {x}, {x, out}, [](const Tensor& g, const SavedTensors& s) -> Grads {
+    // x > 0: scale; x ≤ 0: scale·α·eˣ = out + scale·α
     return {where(gt(s[0], f32_scalar(0)), mul(g, scalar_like(kSeluScale, g)),
-                  mul(g, mul(exp(clamp(s[0], std::nullopt, 0.0)), scalar_like(kSeluScale * kSeluAlpha, g))))};
+                  mul(g, add(s[1], scalar_like(kSeluScale * kSeluAlpha, g))))};
   });
 }
 

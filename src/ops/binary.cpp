@@ -94,14 +94,12 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 
 Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = binary_float(Binary::Div, a, b, "div");  // true division: ints give float32
-  const Needs n = needs(a, b);  // a is needed only for b's gradient (x / 8 keeps nothing but 8)
-  // a, not out, as PyTorch saves: a float16/bfloat16 division keeps its 16-bit operands (exact)
-  // rather than its rounded result (autograd/record.h).
-  return record("div", out, {a, b}, {b, n.b ? a : Tensor()}, [n](const Tensor& g, const SavedTensors& s) -> Grads {
-    const Tensor &b = s[0], &a = s[1];
-    // d(a/b)/db = −a/b² = −(a/b)/b, PyTorch's order
+  const Needs n = needs(a, b);  // out is needed only for b's gradient (x / 8 keeps nothing but 8)
+  return record("div", out, {a, b}, {b, n.b ? out : Tensor()}, [n](const Tensor& g, const SavedTensors& s) -> Grads {
+    const Tensor &b = s[0], &out = s[1];
+    // d(a/b)/db = −a/b² = −out/b
     return {n.a ? sum_to(div(g, b), n.sa) : Tensor(),
-            n.b ? sum_to(neg(mul(g, div(div(a, b), b))), n.sb) : Tensor()};
+            n.b ? sum_to(neg(div(mul(g, out), b)), n.sb) : Tensor()};
   });
 }
 

@@ -29,6 +29,15 @@ const Names& pointwise() {
   return s;
 }
 
+// Ops whose formula reads their output where PyTorch's reads the exact input (div's b gradient
+// −out/b for −(a/b)/b; elu/selu's out + α for αeˣ, which cancels where out nears −α): their
+// output stays float32 in the graph, since a rounded 16-bit one would change their gradients
+// (the graph compiler's fused backward reproduces these formulas bit for bit).
+const Names& reads_output_for_input() {
+  static const Names s{"div", "elu", "selu"};
+  return s;
+}
+
 // Ops whose integer results are values of the operands' dtype (so an int8 op's int32 result is
 // stored back as int8, wrapping): the result positions listed; any other integer result (argmax,
 // sort's indices, counts) is a position and stays int32, as every integer result here.
@@ -217,7 +226,7 @@ std::vector<Tensor> run_widened(const std::string& name, const OpInfo& info, con
       const Tensor wide = o;
       o = cast(o, result);
       // An op that saved its output for backward (tanh, exp, softmax, ...) keeps the 16-bit one.
-      if (wide.grad_fn()) wide.grad_fn()->save_narrowed_output(wide, o);
+      if (wide.grad_fn() && !reads_output_for_input().count(name)) wide.grad_fn()->save_narrowed_output(wide, o);
     } else if (o.dtype() == DType::Int32 && is_integral(result) && result != DType::Int32 && value_at != value_results().end() &&
                std::count(value_at->second.begin(), value_at->second.end(), k)) {
       const bool summed = name == "sum" || name == "cumsum" || name == "prod" || name == "cumprod";
