@@ -53,6 +53,10 @@ Tensor batch_norm_training_fused(const char* op, const Tensor& x, const Tensor& 
   const bool need_x = x.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
   const Shape w_shape = weight.defined() ? weight.shape() : Shape{}, b_shape = bias.defined() ? bias.shape() : Shape{};
+  const Shape x_shape = x.shape();
+  // x and the weight are read from the saved list, not captured: a float16/bfloat16 input's (or
+  // weight's) float32 copy is saved as the 16-bit original and widened again (autograd/record.h),
+  // so the graph holds only that and the float32 mean and rstd (one a channel).
   return record(op, y, {x, weight, bias}, {x, weight}, [=](const Tensor& g, const SavedTensors& s) {
     if (recording_backward({g, s[0], s[1]})) {
       std::vector<Tensor> d = batch_norm_training_grads_ops(g, s[0], s[1], eps);
@@ -63,11 +67,13 @@ Tensor batch_norm_training_fused(const char* op, const Tensor& x, const Tensor& 
     }
     const Backend& kb = backend_for(dev);
     const Tensor gc = as_contiguous(g, DType::Float32);
+    const Tensor xs = as_contiguous(s[0]).detach();
+    const Tensor ws = s[1].defined() ? as_contiguous(s[1]).detach() : Tensor();
     const Tensor sum_g = Tensor::uninitialized({C}, DType::Float32, dev);
     const Tensor sum_gx = Tensor::uninitialized({C}, DType::Float32, dev);
-    Tensor dx = need_x ? Tensor::uninitialized(xc.shape(), DType::Float32, dev) : Tensor();
+    Tensor dx = need_x ? Tensor::uninitialized(x_shape, DType::Float32, dev) : Tensor();
     if (C > 0)
-      kb.batch_norm_backward_f32(xc.dev_f32(), gc.dev_f32(), N, C, S, mean.dev_f32(), rstd.dev_f32(), opt_ptr(wc),
+      kb.batch_norm_backward_f32(xs.dev_f32(), gc.dev_f32(), N, C, S, mean.dev_f32(), rstd.dev_f32(), opt_ptr(ws),
                                  sum_g.dev_f32(), sum_gx.dev_f32(), need_x && dx.numel() > 0 ? dx.dev_f32() : nullptr);
     Tensor dw, db;
     if (need_w) dw = reshape(sum_gx, w_shape);
