@@ -131,11 +131,12 @@ void tridiagonal_apply_q(const S* a, int64_t n, const double* tau, S* z, int64_t
   // Q·Z = H_0·(H_1·(⋯H_{n−2}·Z)): blocks of reflectors from the last. A block b0..b1−1 is
   // I − V·T·Vᵀ (dlarft, forward): V's columns the reflectors on rows b0+1..n−1, T upper
   // triangular with T[j][j] = tau_j, T[0..j)[j] = −tau_j·T[0..j)[0..j)·(V[:, 0..j)ᵀ·v_j).
-  // T is formed in double from the double reflectors; V and G = Vᵀ·Z are held in S.
+  // T is formed in double from the reflectors, then rounded to S: the three products (Vᵀ·Z, T·G,
+  // V·(T·G)) all go through the GEMM (T·G as scalar loops took a quarter of the step).
   const int64_t nref = n - 1;
   if (nref <= 0) return;
   Vec vd, t(size_t(kPanel * kPanel)), s(kPanel);
-  std::vector<S> v, g;
+  std::vector<S> v, g, ts, tg;
   for (int64_t b1 = nref; b1 > 0; b1 -= kPanel) {
     const int64_t b0 = std::max<int64_t>(0, b1 - kPanel), nb = b1 - b0, m = n - b0 - 1;
     vd.assign(size_t(m * nb), 0.0);
@@ -157,18 +158,15 @@ void tridiagonal_apply_q(const S* a, int64_t n, const double* tau, S* z, int64_t
       t[size_t(j * kPanel + j)] = tj;
     }
     v.assign(vd.begin(), vd.end());
+    ts.assign(size_t(nb * nb), S(0));  // T in S, nb×nb (its lower part zero)
+    for (int64_t c = 0; c < nb; ++c)
+      for (int64_t r = 0; r <= c; ++r) ts[size_t(c * nb + r)] = S(t[size_t(c * kPanel + r)]);
     S* zb = z + b0 + 1;
-    g.assign(size_t(nb * cols), S(0));
-    gemm(true, false, nb, cols, m, S(1), v.data(), m, zb, n, S(0), g.data(), nb);  // G = Vᵀ·Z
-    for (int64_t j = 0; j < cols; ++j) {  // G ← T·G (T upper: row r reads rows ≥ r, unchanged yet)
-      S* gj = g.data() + j * nb;
-      for (int64_t r = 0; r < nb; ++r) {
-        double acc = 0;
-        for (int64_t c = r; c < nb; ++c) acc += t[size_t(c * kPanel + r)] * double(gj[c]);
-        gj[r] = S(acc);
-      }
-    }
-    gemm(false, false, m, cols, nb, S(-1), v.data(), m, g.data(), nb, S(1), zb, n);  // Z −= V·G
+    g.resize(size_t(nb * cols));
+    tg.resize(size_t(nb * cols));
+    gemm(true, false, nb, cols, m, S(1), v.data(), m, zb, n, S(0), g.data(), nb);       // G = Vᵀ·Z
+    gemm(false, false, nb, cols, nb, S(1), ts.data(), nb, g.data(), nb, S(0), tg.data(), nb);  // T·G
+    gemm(false, false, m, cols, nb, S(-1), v.data(), m, tg.data(), nb, S(1), zb, n);   // Z −= V·(T·G)
   }
 }
 
