@@ -150,9 +150,7 @@ const Tensor& sub_(const Tensor& x, const Tensor& other, double alpha) {
 }
 
 const Tensor& mul_(const Tensor& x, const Tensor& other) { return binary_change("mul_", Binary::Mul, x, other, true, mul); }
-// div saves its input a for other's gradient (-(a/b)/b, PyTorch's formula), so a recorded div_
-// computes from a copy of x's old value, as mul_ and PyTorch's original_self.
-const Tensor& div_(const Tensor& x, const Tensor& other) { return binary_change("div_", Binary::Div, x, other, true, div); }
+const Tensor& div_(const Tensor& x, const Tensor& other) { return binary_change("div_", Binary::Div, x, other, false, div); }
 const Tensor& pow_(const Tensor& x, const Tensor& exponent) {
   return binary_change("pow_", Binary::Pow, x, exponent, true, pow);
 }
