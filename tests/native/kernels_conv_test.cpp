@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/backend.h"
@@ -46,8 +47,24 @@ void check_close(const V& got, const V& want, const V& bound, double terms, cons
     const bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : std::fabs(double(got[i]) - want[i]) <= tol;
     if (!ok && bad++ == 0) first = int64_t(i);
   }
-  CHECK_MESSAGE(bad == 0, what << ": " << bad << " mismatches, first at " << first << ": got "
+  CHECK_MESSAGE(bad == 0, std::string(what) << ": " << bad << " mismatches, first at " << first << ": got "
                                << (first >= 0 ? got[size_t(first)] : 0) << ", want " << (first >= 0 ? want[size_t(first)] : 0));
+}
+
+// The SIMD outputs are written into buffers kGuard floats longer than the output, the tail holding
+// a sentinel: a loop bound one past its row writes there, which the values alone need not show (a
+// stray write inside the output can be overwritten with the right value later; past the last
+// image it lands outside the output, where only ASan would see it).
+constexpr size_t kGuard = 16;
+constexpr float kSentinel = 123.0f;
+V guarded(size_t n) { return V(n + kGuard, kSentinel); }
+
+// Checks that nothing was written past the first n floats of v, then drops the guard.
+void check_guard(V& v, size_t n, const char* what) {
+  int64_t touched = 0;
+  for (size_t i = n; i < v.size(); ++i) touched += v[i] != kSentinel;
+  CHECK_MESSAGE(touched == 0, std::string(what) << ": " << touched << " floats written past the output's " << n);
+  v.resize(n);
 }
 
 // Output size of one dim (PyTorch's formula) with `extra` more padding at the end.
@@ -66,21 +83,24 @@ void compare(const ConvGeom& g, bool with_bias, GemmAct act, unsigned seed) {
   const float* bc = with_bias ? bias_c.data() : nullptr;
   const V ax = absolute(x), aw = absolute(w), ab = absolute(bias), abc = absolute(bias_c), ady = absolute(dy);
 
-  V y_ref(dy.size()), y(dy.size(), 123.0f), bound_y(dy.size());
+  V y_ref(dy.size()), y = guarded(dy.size()), bound_y(dy.size());
   R().conv2d_f32(g, x.data(), w.data(), b, act, y_ref.data());
   S().conv2d_f32(g, x.data(), w.data(), b, act, y.data());
+  check_guard(y, dy.size(), "forward");
   R().conv2d_f32(g, ax.data(), aw.data(), with_bias ? ab.data() : nullptr, GemmAct::None, bound_y.data());
   check_close(y, y_ref, bound_y, double(g.K()), "forward");
 
-  V dx_ref(x.size()), dx(x.size(), 123.0f), bound_dx(x.size());
+  V dx_ref(x.size()), dx = guarded(x.size()), bound_dx(x.size());
   R().conv2d_backward_data_f32(g, dy.data(), w.data(), bc, dx_ref.data());
   S().conv2d_backward_data_f32(g, dy.data(), w.data(), bc, dx.data());
+  check_guard(dx, x.size(), "data gradient");
   R().conv2d_backward_data_f32(g, ady.data(), aw.data(), with_bias ? abc.data() : nullptr, bound_dx.data());
   check_close(dx, dx_ref, bound_dx, double(g.Og() * g.kH * g.kW), "data gradient");
 
-  V dw_ref(w.size()), dw(w.size(), 123.0f), bound_dw(w.size());
+  V dw_ref(w.size()), dw = guarded(w.size()), bound_dw(w.size());
   R().conv2d_backward_weight_f32(g, x.data(), dy.data(), dw_ref.data());
   S().conv2d_backward_weight_f32(g, x.data(), dy.data(), dw.data());
+  check_guard(dw, w.size(), "weight gradient");
   R().conv2d_backward_weight_f32(g, ax.data(), ady.data(), bound_dw.data());
   check_close(dw, dw_ref, bound_dw, double(g.N * g.L()), "weight gradient");
 }
@@ -168,6 +188,12 @@ TEST_CASE("kernels simd conv2d: forward, data and weight gradients vs reference"
     compare(geom(1, 2, 30, 25, 3, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
     // Empty batch: nothing written, the weight gradient zero.
     compare(geom(0, 3, 5, 5, 4, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
+    // No input channels (K = 0): every output is its bias (then the activation), in each of two
+    // groups of two images; the data and weight gradients are empty. 1×1 (the per-image pass's
+    // own K == 0 branch) and 3×3 with padding.
+    compare(geom(2, 0, 5, 6, 4, 2, 1, 1, 1, 0, 1), true, GemmAct::Relu, seed++);
+    compare(geom(2, 0, 5, 6, 4, 2, 1, 1, 1, 0, 1), false, GemmAct::None, seed++);
+    compare(geom(3, 0, 7, 5, 3, 1, 3, 3, 1, 1, 1), true, GemmAct::None, seed++);
   });
 }
 
