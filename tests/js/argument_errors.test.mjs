@@ -7,10 +7,13 @@
 //    accepts it: not a number, boolean, tensor or one of an enumeration's names) must give
 //    "<Name>: option '<key>' must be ..., got '?'", and an unknown key the list of exactly those keys;
 //  - positional: a bad count, size or factor must name the argument and the value;
-//  - rules: the constraints between arguments (lower <= upper, a group's params, ...).
-// The defaults a module fills in are PyTorch 1.13's (torch.nn's signatures).
+//  - rules: the constraints between arguments (lower <= upper, a group's params, ...);
+//  - optimizers: exactly PyTorch 1.13's options (camelCase) and defaults, and its refusals of
+//    negative values, from tests/data/optim_defaults_ref.json (gen_optim_defaults.py).
+// RReLU's defaults are PyTorch 1.13's (torch.nn.RReLU().lower == 1/8, .upper == 1/3).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { sg } from './helpers.mjs';
 
 const { nn, optim } = sg;
@@ -207,5 +210,131 @@ test('loadStateDict: each param group must be an object with a params array, nam
     }
     assert.equal(opt.paramGroups[1].lr, 0.1, 'nothing loaded');
     opt.loadStateDict(sd);
+  });
+});
+
+// PyTorch 1.13's defaults and negative-value refusals (tests/data/gen_optim_defaults.py).
+const OPTIM = JSON.parse(readFileSync(new URL('../data/optim_defaults_ref.json', import.meta.url), 'utf8')).optimizers;
+const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+
+test("optimizers: PyTorch 1.13's options (camelCase) and defaults, each option named with its bad value", () => {
+  sg.tidy(() => {
+    const p = [sg.zeros([2], { requiresGrad: true })];
+    for (const [name, ref] of Object.entries(OPTIM)) {
+      const make = (o) => new optim[name](p, { ...ref.given, ...o });
+      const { params: _p, ...hyper } = make({}).paramGroups[0];
+      const want = Object.fromEntries(Object.entries(ref.defaults).map(([k, v]) => [camel(k), v]));
+      assert.deepEqual(hyper, want, `${name}'s defaults`);
+      const unknown = errorOf(() => make({ bogusOption: 1 }), `${name} unknown option`).message;
+      assert.equal(unknown, `${name}: unknown option 'bogusOption' (expected one of: ${Object.keys(hyper).join(', ')})`);
+      for (const key of Object.keys(want)) {
+        assertMessage(() => make({ [key]: '?' }), name, [new RegExp(`^${name}: option '${key}' must be .+, got '\\?'$`)], `${name} { ${key}: '?' }`);
+      }
+      // "Invalid weight_decay value: -1" in PyTorch is "<Name>: invalid weightDecay value: -1 ..." here.
+      for (const [key, message] of Object.entries(ref.negative)) {
+        if (message === null) continue; // PyTorch takes -1 there (SGD's dampening, LBFGS's options)
+        const phrase = message.replace(/^Invalid/, 'invalid').replace(/\b[a-z]+(_[a-z]+)+\b/g, camel);
+        assertMessage(() => make({ [camel(key)]: -1 }), name, [phrase], `${name} { ${camel(key)}: -1 }`);
+      }
+    }
+  });
+});
+
+// The schedulers' valid positional arguments; their options are PyTorch's keyword parameters.
+const lrs = sg.optim.lrScheduler;
+const SCHEDULERS = {
+  StepLR: (opt, o) => new lrs.StepLR(opt, 2, o),
+  MultiStepLR: (opt, o) => new lrs.MultiStepLR(opt, [2], o),
+  ExponentialLR: (opt, o) => new lrs.ExponentialLR(opt, 0.5, o),
+  CosineAnnealingLR: (opt, o) => new lrs.CosineAnnealingLR(opt, 5, o),
+  LinearLR: (opt, o) => new lrs.LinearLR(opt, o),
+  OneCycleLR: (opt, o) => new lrs.OneCycleLR(opt, 0.1, { totalSteps: 10, ...o }),
+  ReduceLROnPlateau: (opt, o) => new lrs.ReduceLROnPlateau(opt, o),
+  CosineAnnealingWarmRestarts: (opt, o) => new lrs.CosineAnnealingWarmRestarts(opt, 3, o),
+  CyclicLR: (opt, o) => new lrs.CyclicLR(opt, 0.01, 0.1, o),
+  LambdaLR: (opt, o) => new lrs.LambdaLR(opt, () => 1, o),
+  MultiplicativeLR: (opt, o) => new lrs.MultiplicativeLR(opt, () => 1, o),
+  ConstantLR: (opt, o) => new lrs.ConstantLR(opt, o),
+  PolynomialLR: (opt, o) => new lrs.PolynomialLR(opt, o),
+};
+const REF_SCHEDULERS = JSON.parse(readFileSync(new URL('../data/optim_defaults_ref.json', import.meta.url), 'utf8')).schedulers;
+// PyTorch's T_max, T_0, T_mult are tMax, t0, tMult here.
+const jsName = (s) => camel(s.replace(/^T_/, 't_'));
+
+test("schedulers: PyTorch 1.13's keyword parameters are the options (camelCase), each named with its bad value", () => {
+  sg.tidy(() => {
+    const p = [sg.zeros([2], { requiresGrad: true })];
+    assert.deepEqual(Object.keys(SCHEDULERS).sort(), Object.keys(REF_SCHEDULERS).sort());
+    for (const [name, make] of Object.entries(SCHEDULERS)) {
+      const opt = () => new optim.SGD(p, { lr: 0.1, momentum: 0.9 });
+      const keys = REF_SCHEDULERS[name].options.map(jsName);
+      const m = errorOf(() => make(opt(), { bogusOption: 1 }), `${name} unknown option`).message
+        .match(/^(\w+): unknown option 'bogusOption' \(expected one of: (.*)\)$/);
+      assert.ok(m && m[1] === name, `${name}: unknown option message`);
+      assert.deepEqual(m[2].split(', ').sort(), [...keys].sort(), `${name}'s options`);
+      for (const key of keys) {
+        assertMessage(() => make(opt(), { [key]: '?' }), name, [new RegExp(`^${name}: option '${key}' must be .+, got '\\?'$`)], `${name} { ${key}: '?' }`);
+      }
+      assert.ok(make(opt(), {}), `${name} with {} constructs`);
+    }
+  });
+});
+
+// Checks no other test reached by message (found by a sweep of npm/src/nn and npm/src/optim's
+// `throw new Error(` sites against the text of tests/js): [name, call, the message].
+const F = nn.functional;
+const RULES = [
+  ['hardtanh', () => F.hardtanh(sg.zeros([2]), { minVal: 1, maxVal: 0 }), /^hardtanh: expected minVal <= maxVal, got minVal 1 and maxVal 0$/],
+  ['pixelShuffle', () => F.pixelShuffle(sg.zeros([1, 4, 2, 2]), 0), /^pixelShuffle: expected 'upscaleFactor' >= 1, got 0$/],
+  ['normal_', () => nn.init.normal_(sg.zeros([2]), 0, -1), /^normal_: expected std >= 0, got -1$/],
+  ['clipGradValue_', () => nn.utils.clipGradValue_([sg.zeros([2], { requiresGrad: true })], -0.5), /^clipGradValue_: expected 'clipValue' to be >= 0, got -0\.5$/],
+  ['embeddingBag', () => F.embeddingBag(sg.tensor([[0, 1]], { dtype: 'int32' }), sg.zeros([3, 2]), { paddingIdx: 3 }), /^embeddingBag: paddingIdx must be within the 3 embeddings, got 3$/],
+  ['embeddingBag', () => F.embeddingBag(sg.tensor([[0, 1]], { dtype: 'int32' }), sg.zeros([3, 2]), { paddingIdx: -4 }), /^embeddingBag: paddingIdx must be within the 3 embeddings, got -4$/],
+  ['embeddingBag', () => F.embeddingBag(sg.tensor([[0, 1]], { dtype: 'int32' }), sg.zeros([3, 2]), { offsets: sg.tensor([0], { dtype: 'int32' }) }),
+    /^embeddingBag: offsets must be null for a 2-D input \(each row is a bag\)$/],
+  ['gridSample', () => F.gridSample(sg.zeros([1, 1, 2]), sg.zeros([1, 2, 2, 2])), /^gridSample: expected a 4-D input \[N, C, H, W\] \(the 2-D case\), got .*\[1, 1, 2\]/],
+  ['interpolate', () => F.interpolate(sg.zeros([1, 1, 4]), { size: 8, scaleFactor: 2 }), /^interpolate: only one of size or scaleFactor should be defined$/],
+  ['interpolate', () => F.interpolate(sg.zeros([1, 1, 4]), {}), /^interpolate: either size or scaleFactor should be defined$/],
+  ['BatchNorm2d', () => new nn.BatchNorm2d(2).forward(sg.zeros([2, 2, 3])), /^BatchNorm2d: expected 4D input \(got 3D input\)$/],
+  ['BatchNorm3d', () => new nn.BatchNorm3d(2).forward(sg.zeros([2, 2, 3, 3])), /^BatchNorm3d: expected 5D input \(got 4D input\)$/],
+  ['LSTMCell', () => new nn.LSTMCell(2, 3).forward(sg.zeros([1, 2]), [sg.zeros([1, 3])]), /^LSTMCell: expected hx to be \[hx, cx\] \(two Tensors\) or null, got \[/],
+  ['TransformerEncoder', () => new nn.TransformerEncoder({}, 2), /^TransformerEncoder: expected a layer module, got an object$/],
+  ['TransformerEncoder', () => new nn.TransformerEncoder(new nn.TransformerEncoderLayer(4, 2), -1), /^TransformerEncoder: expected 'numLayers' to be an integer >= 0, got -1$/],
+  ['MultiheadAttention', () => new nn.MultiheadAttention(4, 2).forward(sg.zeros([4]), sg.zeros([4]), sg.zeros([4])),
+    /^MultiheadAttention: query should be unbatched 2D or batched 3D tensor but received 1-D query tensor$/],
+  ['MultiheadAttention', () => new nn.MultiheadAttention(4, 2).forward(sg.zeros([3, 1, 4]), sg.zeros([5, 1, 4]), sg.zeros([6, 1, 4])),
+    /^MultiheadAttention: key \[5, 1, 4\] and value \[6, 1, 4\] do not match query \[3, 1, 4\]$/],
+  ['packPaddedSequence', () => nn.utils.rnn.packPaddedSequence(sg.zeros([3, 2, 1]), [3]), /^packPaddedSequence: Expected `len\(lengths\)` to be equal to batch_size, but got 1 \(batch_size=2\)$/],
+  ['packPaddedSequence', () => nn.utils.rnn.packPaddedSequence(sg.zeros([3, 2, 1]), [2, 3]), /^packPaddedSequence: `lengths` array must be sorted in decreasing order when `enforceSorted` is true \(got \[2, 3\]\)/],
+  ['Sequential', () => new nn.Sequential(new Map([[1, new nn.ReLU()]])), /^Sequential: expected \[name, module\] pairs, got \[1, /],
+  ['pop', () => new nn.ModuleDict({ a: new nn.ReLU() }).pop('b'), /^pop: no module named 'b'$/],
+  ['Adam.loadStateDict', () => {
+    const opt = new optim.Adam([sg.zeros([2], { requiresGrad: true })]);
+    const sd = opt.stateDict();
+    opt.loadStateDict({ state: sd.state, param_groups: [{ ...sd.param_groups[0], lr: -1 }] });
+  }, /^Adam\.loadStateDict: Adam: invalid learning rate: -1 \(expected a number >= 0\)$/],
+  ['CosineAnnealingWarmRestarts.step', () => new sg.optim.lrScheduler.CosineAnnealingWarmRestarts(new optim.SGD([sg.zeros([1], { requiresGrad: true })], { lr: 0.1 }), 3).step(1, 2),
+    /^CosineAnnealingWarmRestarts\.step: takes at most one argument \(the epoch\)$/],
+  ['LBFGS.loadStateDict', () => {
+    // On (x - 1)² from 0 the second iteration stores one (s, y) pair and lands on 1 (the gradient is
+    // then 0: no third); a state whose ro lists no pair is refused.
+    const x = sg.zeros([2], { requiresGrad: true });
+    const opt = new optim.LBFGS([x], { maxIter: 3 });
+    const closure = () => {
+      opt.zeroGrad();
+      const loss = x.sub(1).square().sum();
+      loss.backward();
+      return loss;
+    };
+    opt.step(closure);
+    const sd = opt.stateDict();
+    assert.equal(sd.state[0].old_dirs.length, 1, 'one stored pair');
+    opt.loadStateDict({ ...sd, state: { 0: { ...sd.state[0], ro: [] } } });
+  }, /^LBFGS\.loadStateDict: state\[0\]\.old_dirs, old_stps and ro must have one entry per stored pair \(got 1, 1 and \[\]\)$/],
+];
+
+test('rules between arguments: the function and the offending values are named', () => {
+  sg.tidy(() => {
+    for (const [name, call, message] of RULES) assertMessage(call, name, [message], `${name}: ${message}`);
   });
 });
