@@ -204,8 +204,8 @@ browser_tests() {
 }
 
 # The thread pool and the threaded kernels (tests/native/parallel_test.cpp,
-# parallel_kernels_test.cpp) under ThreadSanitizer: only those tests, over the library compiled
-# whole by clang++ at -O1 (simdgrad_tsan_tests; about two minutes on 2 cores). halt_on_error: any
+# parallel_kernels_test.cpp) under ThreadSanitizer: only those tests, over src/core, src/kernels and
+# src/optim compiled by clang++ at -O1 (simdgrad_tsan_tests; what those tests reach, CMakeLists.txt). halt_on_error: any
 # data race or lock-order report fails the stage.
 tsan_doctest() {
   bash scripts/build.sh tsan &&
