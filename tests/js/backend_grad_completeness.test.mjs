@@ -11,11 +11,12 @@
 //     without it every op is float32 only. An input spec's dtype is its `dtype` field, else its
 //     kind's (f: float32, i: int32, b: bool);
 //  3. for every (op, device, dtype) the table lists (a device whose cell says kernel or fallback;
-//     float32 there, plus the dtypes column on the devices its paragraph names), a gradient check
-//     that runs on that device in that dtype: float32 in the results matrix (BACKENDS), the other
-//     floating dtypes in dtype_compute.test.mjs (the backends its loop runs, read from the file),
-//     float64 in float64.test.mjs (its cases of float64_checks.mjs, on reference and wasm as
-//     dtype_compute's).
+//     float32 there, plus the dtypes column on the devices its paragraph names, plus on webgpu the
+//     dtypes of the cell's "webgpu: …" part), a gradient check that runs on that device in that
+//     dtype: float32 in the results matrix (BACKENDS); float16/bfloat16 in dtype_compute.test.mjs
+//     (the backends its loop runs, read from the file) or dtype_grads_16bit.test.mjs (its BACKENDS,
+//     read from the file: the one that runs 16-bit gradients on webgpu); float64 in
+//     float64.test.mjs (its cases of float64_checks.mjs, a forEachBackend test: reference and wasm).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { sg } from './helpers.mjs';
 import { CASES, lcg } from './backend_cases.mjs';
 import { BACKENDS } from './backend_matrix_run.mjs';
 import { FLOAT64_CHECKS } from './float64_checks.mjs';
+import { availableBackends } from './backends.mjs';
 
 const FLOATING = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 const KIND_DTYPE = { f: 'float32', i: 'int32', b: 'bool' };
@@ -54,6 +56,10 @@ for (const [op, names] of Object.entries(FLOAT64_CHECKS)) {
     else integerResults.add(`${op} float64`);
   }
 }
+// The 16-bit gradients of the ops the table lists in float16/bfloat16 on webgpu, compared with
+// PyTorch by dtype_grads_16bit.test.mjs on each of its backends (webgpu among them).
+const GRADS_16BIT_CASES = JSON.parse(readFileSync(new URL('../data/dtype_grads_16bit_ref.json', import.meta.url), 'utf8')).cases;
+for (const c of GRADS_16BIT_CASES) if (c.grads?.some((g) => g !== null)) addGradRow(c.op, c.dtype);
 /** The support table's dtype column abbreviates (scripts/backend-support.mjs). */
 const ABBREVIATED = { f16: 'float16', bf16: 'bfloat16', f64: 'float64', i8: 'int8', u8: 'uint8', i64: 'int64' };
 
@@ -169,34 +175,71 @@ function dtypeComputeBackends() {
   return [...loop[1].matchAll(/'(\w+)'/g)].map((m) => m[1]);
 }
 
+/** The backends dtype_grads_16bit.test.mjs runs every case of its reference on: its BACKENDS list. */
+function grads16BitBackends() {
+  const text = readFileSync(new URL('./dtype_grads_16bit.test.mjs', import.meta.url), 'utf8');
+  const list = text.match(/const BACKENDS = \[([^\]]*)\];/);
+  assert.ok(list && /for \(const backend of BACKENDS\)/.test(text), 'dtype_grads_16bit.test.mjs runs its cases over a literal BACKENDS list');
+  return [...list[1].matchAll(/'(\w+)'/g)].map((m) => m[1]);
+}
+
+/** The backends float64.test.mjs compares float64 gradients with PyTorch's on (a forEachBackend test). */
+function float64Backends() {
+  const text = readFileSync(new URL('./float64.test.mjs', import.meta.url), 'utf8');
+  assert.match(text, /forEachBackend\('float64 values and gradients/, 'float64.test.mjs compares gradients on every backend');
+  return availableBackends().filter((b) => b !== 'webgpu'); // float64 has no GPU storage
+}
+
+/** The dtypes the "webgpu: …" part of a dtypes cell lists (full names). */
+const webgpuDtypes = (cell) => (cell.split(';').find((part) => /^\s*webgpu:/.test(part)) ?? '')
+  .replace(/^\s*webgpu:/, '').split(/[\s,]+/).filter(Boolean).map((x) => ABBREVIATED[x] ?? x);
+
 test('every (op, device, dtype) that the support table lists for a differentiable op has a gradient check run on that device in that dtype', () => {
   const { columns, rows } = supportTable();
   const dtypeColumn = columns.find((c) => /^dtypes?$/i.test(c));
   const devices = columns.filter((c) => c !== 'op' && c !== dtypeColumn);
   const columnDevices = dtypeColumnDevices();
   assert.ok(!dtypeColumn || columnDevices.length > 0, 'the paragraph on the dtypes column names the devices it was compared on');
-  // Where each kind of check runs: float32 gradients in the results matrix (every row on every one
-  // of BACKENDS, compared with the reference backend), the other floating dtypes in
-  // dtype_compute.test.mjs (PyTorch's gradients, on the backends it loops over).
-  const matrixDevices = new Set(BACKENDS);
-  const dtypeDevices = new Set(dtypeComputeBackends());
+  // Where each kind of check runs, as (op, dtype) -> the devices where some check compares that
+  // op's gradients in that dtype: float32 in the results matrix (every row on every one of
+  // BACKENDS, compared with the reference backend); float16/bfloat16 in dtype_compute.test.mjs and
+  // dtype_grads_16bit.test.mjs, float64 in float64.test.mjs (PyTorch's gradients, on the backends
+  // each runs).
+  const checkedOn = new Map();
+  const add = (op, d, backends) => {
+    const key = `${op} ${d}`;
+    if (!checkedOn.has(key)) checkedOn.set(key, new Set());
+    for (const b of backends) checkedOn.get(key).add(b);
+  };
+  for (const c of CASES) for (const d of gradDtypes(c)) if (d === 'float32') add(c.op, d, BACKENDS);
+  const dtypeDevices = dtypeComputeBackends();
+  for (const c of DTYPE_CASES) if (c.grads?.some((g) => g !== null)) add(c.op, c.dtype, dtypeDevices);
+  const grads16Devices = grads16BitBackends();
+  assert.ok(grads16Devices.includes('webgpu'), 'dtype_grads_16bit.test.mjs runs on webgpu');
+  for (const c of GRADS_16BIT_CASES) if (c.grads?.some((g) => g !== null)) add(c.op, c.dtype, grads16Devices);
+  const f64Devices = float64Backends();
+  for (const [op, names] of Object.entries(FLOAT64_CHECKS)) {
+    if (names.some((n) => F64_CASES[n]?.grads.length > 0)) add(op, 'float64', f64Devices);
+  }
   const missing = [];
-  let checked = 0;
+  let checked = 0, onWebgpu16 = 0;
   for (const row of rows) {
     const op = row.op;
     if (!gradRows.has(op)) continue;
     const extra = dtypeColumn ? cpuDtypes(row[dtypeColumn]).map((x) => ABBREVIATED[x] ?? x) : [];
+    const gpuExtra = dtypeColumn ? webgpuDtypes(row[dtypeColumn]) : [];
     // A device cell of '—' (or an error) lists nothing for that device.
     for (const device of devices.filter((d) => /kernel|fallback/.test(row[d]))) {
-      const listed = ['float32', ...(columnDevices.includes(device) ? extra : [])];
-      for (const d of listed.filter((x) => FLOATING.has(x) && !integerResults.has(`${op} ${x}`))) {
+      const listed = ['float32', ...(columnDevices.includes(device) ? extra : []), ...(device === 'webgpu' ? gpuExtra : [])];
+      for (const d of new Set(listed.filter((x) => FLOATING.has(x) && !integerResults.has(`${op} ${x}`)))) {
         checked++;
-        const runsThere = d === 'float32' ? matrixDevices.has(device) : dtypeDevices.has(device);
-        if (!gradRows.get(op).has(d) || !runsThere) missing.push(`${op} ${d} on ${device}`);
+        if (device === 'webgpu' && d !== 'float32') onWebgpu16++;
+        if (!checkedOn.get(`${op} ${d}`)?.has(device)) missing.push(`${op} ${d} on ${device}`);
       }
     }
   }
   // Every differentiable op in float32 on three devices, and f16/bf16 on two: well over 500 triples.
   assert.ok(checked > 500, `only ${checked} (op, device, dtype) triples checked: the table is not being read`);
+  assert.ok(onWebgpu16 > 20, `only ${onWebgpu16} 16-bit triples on webgpu checked: the "webgpu:" parts are not being read`);
   assert.deepEqual(missing, [], '(op, device, dtype) triples the support table lists without a gradient check run there');
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { gpu, why } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
 import { readFileSync } from 'node:fs';
+import { withinOneUlp } from './ulps_16bit.mjs';
 
 const skip = gpu ? false : why;
 const sg = gpu ? await init({ backend: 'webgpu', gpu }) : null;
@@ -34,19 +35,11 @@ async function bytesOf(shape, dtype) {
   return bytes;
 }
 
-/** Units in the last place of `dtype` between got and want. */
-function ulps(dtype, got, want) {
-  if (got === want) return 0;
-  const [mant, minExp] = dtype === 'float16' ? [10, -14] : [7, -126];
-  const m = Math.max(Math.abs(got), Math.abs(want));
-  return Math.abs(got - want) / 2 ** (Math.max(Math.floor(Math.log2(m)), minExp) - mant);
-}
-
 async function expectClose(what, t, want) {
   assert.equal(t.dtype, want.dtype, `${what}: dtype`);
   assert.deepEqual(t.shape, want.shape, `${what}: shape`);
   const got = Array.from(await t.data(), Number);
-  got.forEach((v, k) => assert.ok(ulps(want.dtype, v, want.values[k]) <= 1, `${what}[${k}]: got ${v}, want ${want.values[k]}`));
+  withinOneUlp(what, got, want);
 }
 
 test('float16/bfloat16 layerNorm on webgpu holds its 16-bit result and float32 rstd between forward and backward; values and gradients equal PyTorch\'s', { skip }, async () => {
