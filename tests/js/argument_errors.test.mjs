@@ -338,3 +338,45 @@ test('rules between arguments: the function and the offending values are named',
     for (const [name, call, message] of RULES) assertMessage(call, name, [message], `${name}: ${message}`);
   });
 });
+
+// Functions of sg.nn.functional and their tensor arguments: [name, the arguments of a valid call,
+// { argument name: its index }]. A non-Tensor there must be named ('expected 'x' to be a Tensor'),
+// and so must a disposed one ("Tensor is disposed (argument 'x')").
+const x4 = () => sg.ones([2, 4, 2, 2]);
+const TENSOR_ARGS = [
+  ['bilinear', () => [sg.ones([2, 3]), sg.ones([2, 2]), sg.ones([4, 3, 2]), sg.ones([4])], { input1: 0, input2: 1, weight: 2, bias: 3 }],
+  ['layerNorm', () => [sg.ones([2, 3]), [3], sg.ones([3]), sg.ones([3])], { weight: 2, bias: 3 }],
+  ['batchNorm', () => [x4(), sg.zeros([4]), sg.ones([4]), sg.ones([4]), sg.zeros([4])], { runningMean: 1, runningVar: 2, weight: 3, bias: 4 }],
+  ['groupNorm', () => [x4(), 2, sg.ones([4]), sg.zeros([4])], { weight: 2, bias: 3 }],
+  ['instanceNorm', () => [x4(), sg.zeros([4]), sg.ones([4]), sg.ones([4]), sg.zeros([4])], { runningMean: 1, runningVar: 2, weight: 3, bias: 4 }],
+  ['cosineSimilarity', () => [sg.ones([2, 3]), sg.ones([2, 3])], { x1: 0, x2: 1 }],
+  ['pairwiseDistance', () => [sg.ones([2, 3]), sg.ones([2, 3])], { x1: 0, x2: 1 }],
+  ['pixelShuffle', () => [x4(), 2], { input: 0 }],
+  ['pixelUnshuffle', () => [x4(), 2], { input: 0 }],
+  ['rrelu', () => [sg.ones([3])], { input: 0 }],
+];
+
+test('functional tensor arguments: a non-Tensor and a disposed Tensor are named', () => {
+  sg.tidy(() => {
+    for (const [name, valid, args] of TENSOR_ARGS) {
+      assert.ok(F[name](...valid()) instanceof sg.Tensor, `${name} with valid arguments`);
+      for (const [arg, i] of Object.entries(args)) {
+        const bad = valid();
+        bad[i] = '?';
+        assertMessage(() => F[name](...bad), name, [new RegExp(`^${name}: expected '${arg}' to be a Tensor( or null)?, got '\\?'$`)], `${name} ${arg} = '?'`);
+        const gone = valid();
+        gone[i].dispose();
+        assertMessage(() => F[name](...gone), name, [`: Tensor is disposed (argument '${arg}')`], `${name} ${arg} disposed`);
+      }
+    }
+    // Other positional arguments of these functions.
+    assertMessage(() => F.pixelUnshuffle(x4(), 0.5), 'pixelUnshuffle', [/^pixelUnshuffle: expected 'downscaleFactor' to be an integer, got 0\.5$/], 'pixelUnshuffle 0.5');
+    assertMessage(() => F.groupNorm(x4(), 1.5), 'groupNorm', [/^groupNorm: expected 'numGroups' to be an integer, got 1\.5$/], 'groupNorm 1.5');
+    assertMessage(() => F.layerNorm(sg.ones([2, 3]), 'x'), 'layerNorm', [/^layerNorm: expected 'normalizedShape' to be an integer or an array of integers, got 'x'$/], "layerNorm 'x'");
+    assertMessage(() => F.adaptiveAvgPool1d(sg.ones([1, 2, 4]), []), 'adaptiveAvgPool1d', [/^adaptiveAvgPool1d: expected 'outputSize' to be an integer or an array of integers, got \[\]$/], 'adaptiveAvgPool1d []');
+    assertMessage(() => nn.init.calculateGain('leaky_relu', 'x'), 'calculateGain', [/'param'/, /got 'x'$/], "calculateGain('leaky_relu', 'x')");
+    assertMessage(() => new nn.Sequential(new nn.ReLU()).insert(0.5, new nn.ReLU()), 'insert', [/^insert: expected 'index' to be an integer, got 0\.5$/], 'insert(0.5)');
+    assertMessage(() => new nn.PositionalEncoding(0), 'PositionalEncoding', [/^PositionalEncoding: expected 'dModel' to be an integer >= 1, got 0$/], 'PositionalEncoding(0)');
+    assertMessage(() => nn.Embedding.fromPretrained(sg.ones([3, 2]), { frozen: true }), 'Embedding.fromPretrained', [/unknown option 'frozen' \(expected one of: freeze, paddingIdx/], 'fromPretrained frozen');
+  });
+});

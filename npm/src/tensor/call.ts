@@ -106,6 +106,11 @@ export function run2(fn: string, op: H.OpRef, nameA: string, a: TensorLike, name
 
 /** Unwraps a required tensor argument (no numbers), with an error naming it. */
 export function tensorArg(fn: string, name: string, v: unknown): Tensor {
-  if (v instanceof Tensor) return v;
+  if (v instanceof Tensor) {
+    // Named here as operandIds names one: else the first op the function runs reported it as its own
+    // (F.cosineSimilarity's disposed x1 read "mul: Tensor is disposed (argument 'input')").
+    if (v.isDisposed) throw new Error(`${fn}: Tensor is disposed (argument '${name}')`);
+    return v;
+  }
   throw new Error(`${fn}: expected '${name}' to be a Tensor, got ${describe(v)}`);
 }
