@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { sg } from './helpers.mjs';
 
 const { nn, optim } = sg;
+const F = nn.functional;
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The Error fn() throws; fails when it returns. */
@@ -37,7 +38,8 @@ function assertMessage(fn, name, patterns, label) {
   for (const p of patterns) assert.match(e.message, p instanceof RegExp ? p : new RegExp(escape(p)), label);
 }
 
-// [Name, make(options) (a valid call but for the options), the option keys it takes]
+// [Name, make(options) (a valid call but for the options), the option keys it takes: PyTorch's
+// keyword arguments in camelCase, less device/dtype and the deprecated size_average/reduce]
 const W = () => sg.ones([3]);
 const OPTIONS = [
   ['Linear', (o) => new nn.Linear(2, 3, o), ['bias']],
@@ -60,7 +62,7 @@ const OPTIONS = [
   ['GroupNorm', (o) => new nn.GroupNorm(1, 3, o), ['eps', 'affine']],
   ['RMSNorm', (o) => new nn.RMSNorm(3, o), ['eps', 'elementwiseAffine']],
   ['LocalResponseNorm', (o) => new nn.LocalResponseNorm(2, o), ['alpha', 'beta', 'k']],
-  ['Embedding', (o) => new nn.Embedding(4, 3, o), null],
+  ['Embedding', (o) => new nn.Embedding(4, 3, o), ['paddingIdx', '_weight']],
   ['EmbeddingBag', (o) => new nn.EmbeddingBag(4, 3, o), ['mode', 'paddingIdx', 'includeLastOffset']],
   ['Dropout', (o) => new nn.Dropout(o), ['p', 'inplace']],
   ['Dropout2d', (o) => new nn.Dropout2d(o), ['p', 'inplace']],
@@ -91,15 +93,82 @@ const OPTIONS = [
   ['Softmax', (o) => new nn.Softmax({ dim: 1, ...o }), ['dim']],
   ['LogSoftmax', (o) => new nn.LogSoftmax({ dim: 1, ...o }), ['dim']],
   ['Softmin', (o) => new nn.Softmin({ dim: 1, ...o }), ['dim']],
-  ['CrossEntropyLoss', (o) => new nn.CrossEntropyLoss(o), null],
+  ['CrossEntropyLoss', (o) => new nn.CrossEntropyLoss(o), ['weight', 'ignoreIndex', 'reduction', 'labelSmoothing']],
   ['NLLLoss', (o) => new nn.NLLLoss(o), ['weight', 'ignoreIndex', 'reduction']],
   ['BCELoss', (o) => new nn.BCELoss(o), ['weight', 'reduction']],
   ['BCEWithLogitsLoss', (o) => new nn.BCEWithLogitsLoss(o), ['weight', 'posWeight', 'reduction']],
   ['MultiLabelSoftMarginLoss', (o) => new nn.MultiLabelSoftMarginLoss(o), ['weight', 'reduction']],
   ['MultiMarginLoss', (o) => new nn.MultiMarginLoss(o), ['p', 'margin', 'weight', 'reduction']],
+  ['RNN', (o) => new nn.RNN(2, 3, o), ['numLayers', 'bias', 'batchFirst', 'dropout', 'bidirectional', 'nonlinearity']],
+  ['LSTM', (o) => new nn.LSTM(2, 3, o), ['numLayers', 'bias', 'batchFirst', 'dropout', 'bidirectional', 'projSize']],
+  ['GRU', (o) => new nn.GRU(2, 3, o), ['numLayers', 'bias', 'batchFirst', 'dropout', 'bidirectional']],
+  ['RNNCell', (o) => new nn.RNNCell(2, 3, o), ['bias', 'nonlinearity']],
+  ['LSTMCell', (o) => new nn.LSTMCell(2, 3, o), ['bias']],
+  ['GRUCell', (o) => new nn.GRUCell(2, 3, o), ['bias']],
+  ['MultiheadAttention', (o) => new nn.MultiheadAttention(4, 2, o), ['dropout', 'bias', 'addBiasKv', 'addZeroAttn', 'kdim', 'vdim', 'batchFirst']],
+  ['TransformerEncoderLayer', (o) => new nn.TransformerEncoderLayer(4, 2, o), ['dimFeedforward', 'dropout', 'activation', 'layerNormEps', 'batchFirst', 'normFirst']],
+  ['TransformerDecoderLayer', (o) => new nn.TransformerDecoderLayer(4, 2, o), ['dimFeedforward', 'dropout', 'activation', 'layerNormEps', 'batchFirst', 'normFirst']],
+  ['Transformer', (o) => new nn.Transformer({ dModel: 4, nhead: 2, numEncoderLayers: 1, numDecoderLayers: 1, dimFeedforward: 8, ...o }),
+    ['dModel', 'nhead', 'numEncoderLayers', 'numDecoderLayers', 'dimFeedforward', 'dropout', 'activation', 'customEncoder', 'customDecoder', 'layerNormEps', 'batchFirst', 'normFirst']],
+  ['TransformerEncoder', (o) => new nn.TransformerEncoder(new nn.TransformerEncoderLayer(4, 2), 1, o), ['norm', 'enableNestedTensor']],
+  ['PositionalEncoding', (o) => new nn.PositionalEncoding(4, o), ['maxLen', 'dropout', 'batchFirst']],
+  ['Upsample', (o) => new nn.Upsample({ scaleFactor: 2, ...o }), ['size', 'scaleFactor', 'mode', 'alignCorners', 'recomputeScaleFactor']],
+  ['UpsamplingNearest2d', (o) => new nn.UpsamplingNearest2d({ scaleFactor: 2, ...o }), ['size', 'scaleFactor']],
+  ['UpsamplingBilinear2d', (o) => new nn.UpsamplingBilinear2d({ scaleFactor: 2, ...o }), ['size', 'scaleFactor']],
+  ['AvgPool1d', (o) => new nn.AvgPool1d(2, o), ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']],
+  ['AvgPool2d', (o) => new nn.AvgPool2d(2, o), ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']],
+  ['AvgPool3d', (o) => new nn.AvgPool3d(2, o), ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']],
+  ['Unfold', (o) => new nn.Unfold(2, o), ['dilation', 'padding', 'stride']],
+  ['Fold', (o) => new nn.Fold(4, 2, o), ['dilation', 'padding', 'stride']],
+  ['Conv3d', (o) => new nn.Conv3d(2, 2, 3, o), ['stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode']],
+  ['ConvTranspose3d', (o) => new nn.ConvTranspose3d(2, 2, 3, o), ['stride', 'padding', 'outputPadding', 'groups', 'bias', 'dilation']],
+  ['BatchNorm3d', (o) => new nn.BatchNorm3d(3, o), ['eps', 'momentum', 'affine', 'trackRunningStats']],
+  ['InstanceNorm1d', (o) => new nn.InstanceNorm1d(3, o), ['eps', 'momentum', 'affine', 'trackRunningStats']],
+  ['InstanceNorm2d', (o) => new nn.InstanceNorm2d(3, o), ['eps', 'momentum', 'affine', 'trackRunningStats']],
+  ['InstanceNorm3d', (o) => new nn.InstanceNorm3d(3, o), ['eps', 'momentum', 'affine', 'trackRunningStats']],
+  ['Dropout1d', (o) => new nn.Dropout1d(o), ['p', 'inplace']],
+  ['Dropout3d', (o) => new nn.Dropout3d(o), ['p', 'inplace']],
+  ['AlphaDropout', (o) => new nn.AlphaDropout(o), ['p', 'inplace']],
+  ['FeatureAlphaDropout', (o) => new nn.FeatureAlphaDropout(o), ['p', 'inplace']],
+  ['CTCLoss', (o) => new nn.CTCLoss(o), ['blank', 'reduction', 'zeroInfinity']],
+  ['L1Loss', (o) => new nn.L1Loss(o), ['reduction']],
+  ['MSELoss', (o) => new nn.MSELoss(o), ['reduction']],
+  ['SmoothL1Loss', (o) => new nn.SmoothL1Loss(o), ['reduction', 'beta']],
+  ['HuberLoss', (o) => new nn.HuberLoss(o), ['reduction', 'delta']],
+  ['KLDivLoss', (o) => new nn.KLDivLoss(o), ['reduction', 'logTarget']],
+  ['CosineEmbeddingLoss', (o) => new nn.CosineEmbeddingLoss(o), ['reduction', 'margin']],
+  ['TripletMarginLoss', (o) => new nn.TripletMarginLoss(o), ['reduction', 'margin', 'p', 'eps', 'swap']],
+  ['MarginRankingLoss', (o) => new nn.MarginRankingLoss(o), ['reduction', 'margin']],
+  ['HingeEmbeddingLoss', (o) => new nn.HingeEmbeddingLoss(o), ['reduction', 'margin']],
+  ['SoftMarginLoss', (o) => new nn.SoftMarginLoss(o), ['reduction']],
+  ['MultiLabelMarginLoss', (o) => new nn.MultiLabelMarginLoss(o), ['reduction']],
+  ['TripletMarginWithDistanceLoss', (o) => new nn.TripletMarginWithDistanceLoss(o), ['reduction', 'distanceFunction', 'margin', 'swap']],
+  ['PoissonNLLLoss', (o) => new nn.PoissonNLLLoss(o), ['reduction', 'logInput', 'full', 'eps']],
+  ['GaussianNLLLoss', (o) => new nn.GaussianNLLLoss(o), ['reduction', 'full', 'eps']],
+  // sg.nn.functional: the same rule for the options object of a function.
+  ['linear', (o) => F.linear(sg.ones([2, 3]), sg.ones([2, 3]), null, o), ['activation']],
+  ['conv1d', (o) => F.conv1d(sg.ones([1, 1, 4]), sg.ones([1, 1, 2]), null, o), ['stride', 'padding', 'dilation', 'groups']],
+  ['conv2d', (o) => F.conv2d(sg.ones([1, 1, 4, 4]), sg.ones([1, 1, 2, 2]), null, o), ['stride', 'padding', 'dilation', 'groups', 'activation']],
+  ['maxPool2d', (o) => F.maxPool2d(sg.ones([1, 1, 4, 4]), 2, o), ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']],
+  ['avgPool2d', (o) => F.avgPool2d(sg.ones([1, 1, 4, 4]), 2, o), ['stride', 'padding', 'ceilMode', 'countIncludePad', 'divisorOverride']],
+  ['dropout', (o) => F.dropout(sg.ones([2, 3]), o), ['p', 'training', 'inplace']],
+  ['layerNorm', (o) => F.layerNorm(sg.ones([2, 3]), [3], null, null, o), ['eps']],
+  ['batchNorm', (o) => F.batchNorm(sg.ones([2, 3]), null, null, null, null, { training: true, ...o }), ['training', 'momentum', 'eps']],
+  ['groupNorm', (o) => F.groupNorm(sg.ones([1, 2, 2]), 1, null, null, o), ['eps']],
+  ['instanceNorm', (o) => F.instanceNorm(sg.ones([1, 2, 3]), null, null, null, null, o), ['useInputStats', 'momentum', 'eps']],
+  ['normalize', (o) => F.normalize(sg.ones([2, 3]), o), ['p', 'dim', 'eps']],
+  ['hardtanh', (o) => F.hardtanh(sg.ones([2, 3]), o), ['minVal', 'maxVal']],
+  ['crossEntropy', (o) => F.crossEntropy(sg.ones([2, 3]), sg.tensor([0, 1], { dtype: 'int32' }), o), ['reduction', 'weight', 'ignoreIndex', 'labelSmoothing']],
+  ['nllLoss', (o) => F.nllLoss(sg.ones([2, 3]), sg.tensor([0, 1], { dtype: 'int32' }), o), ['reduction', 'weight', 'ignoreIndex']],
+  ['mseLoss', (o) => F.mseLoss(sg.ones([2, 3]), sg.ones([2, 3]), o), ['reduction']],
+  ['binaryCrossEntropy', (o) => F.binaryCrossEntropy(sg.full([2, 3], 0.5), sg.ones([2, 3]), o), ['reduction', 'weight']],
+  ['interpolate', (o) => F.interpolate(sg.ones([1, 1, 4]), { scaleFactor: 2, ...o }), ['size', 'scaleFactor', 'mode', 'alignCorners', 'recomputeScaleFactor']],
+  ['gridSample', (o) => F.gridSample(sg.ones([1, 1, 2, 2]), sg.zeros([1, 2, 2, 2]), o), ['mode', 'paddingMode', 'alignCorners']],
+  ['rrelu', (o) => F.rrelu(sg.ones([2, 3]), o), ['lower', 'upper', 'training']],
+  ['embeddingBag', (o) => F.embeddingBag(sg.tensor([[0, 1]], { dtype: 'int32' }), sg.ones([3, 2]), o), ['offsets', 'mode', 'perSampleWeights', 'paddingIdx', 'includeLastOffset']],
 ];
 
-test("module options: each key's bad value is named with the module, an unknown key lists the keys", () => {
+test("module and function options: each key's bad value is named with the module, an unknown key lists the keys", () => {
   sg.tidy(() => {
     for (const [name, make, keys] of OPTIONS) {
       const unknown = errorOf(() => make({ bogusOption: 1 }), `${name} unknown option`);
@@ -107,11 +176,12 @@ test("module options: each key's bad value is named with the module, an unknown 
       assert.ok(m, `${name}: ${JSON.stringify(unknown.message)}`);
       assert.equal(m[1], name);
       const listed = m[2].split(', ');
-      if (keys !== null) assert.deepEqual([...listed].sort(), [...keys].sort(), `${name}'s option keys`);
+      assert.deepEqual([...listed].sort(), [...keys].sort(), `${name}'s option keys`);
       for (const key of listed) {
         assertMessage(() => make({ [key]: '?' }), name, [new RegExp(`^${name}: option '${key}' must be .+, got '\\?'$`)], `${name} { ${key}: '?' }`);
       }
-      assert.ok(make({}) instanceof nn.Module, `${name} with {} constructs`);
+      const made = make({});
+      assert.ok(made instanceof nn.Module || made instanceof sg.Tensor, `${name} with {} constructs (or computes)`);
     }
   });
 });
@@ -282,7 +352,6 @@ test("schedulers: PyTorch 1.13's keyword parameters are the options (camelCase),
 
 // Checks no other test reached by message (found by a sweep of npm/src/nn and npm/src/optim's
 // `throw new Error(` sites against the text of tests/js): [name, call, the message].
-const F = nn.functional;
 const RULES = [
   ['hardtanh', () => F.hardtanh(sg.zeros([2]), { minVal: 1, maxVal: 0 }), /^hardtanh: expected minVal <= maxVal, got minVal 1 and maxVal 0$/],
   ['pixelShuffle', () => F.pixelShuffle(sg.zeros([1, 4, 2, 2]), 0), /^pixelShuffle: expected 'upscaleFactor' >= 1, got 0$/],
