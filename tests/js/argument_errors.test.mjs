@@ -38,6 +38,20 @@ function assertMessage(fn, name, patterns, label) {
   for (const p of patterns) assert.match(e.message, p instanceof RegExp ? p : new RegExp(escape(p)), label);
 }
 
+/**
+ * make(options) takes exactly `keys` (any order): an unknown key is refused under `name` with the
+ * list of them, and each key given '?' is named with that value.
+ */
+function assertOptions(name, make, keys) {
+  const unknown = errorOf(() => make({ bogusOption: 1 }), `${name} unknown option`).message;
+  const m = unknown.match(/^(\w+): unknown option 'bogusOption' \(expected one of: (.*)\)$/);
+  assert.ok(m && m[1] === name, `${name}: ${JSON.stringify(unknown)}`);
+  assert.deepEqual(m[2].split(', ').sort(), [...keys].sort(), `${name}'s option keys`);
+  for (const key of keys) {
+    assertMessage(() => make({ [key]: '?' }), name, [new RegExp(`^${name}: option '${key}' must be .+, got '\\?'$`)], `${name} { ${key}: '?' }`);
+  }
+}
+
 // [Name, make(options) (a valid call but for the options), the option keys it takes: PyTorch's
 // keyword arguments in camelCase, less device/dtype and the deprecated size_average/reduce]
 const W = () => sg.ones([3]);
@@ -171,15 +185,7 @@ const OPTIONS = [
 test("module and function options: each key's bad value is named with the module, an unknown key lists the keys", () => {
   sg.tidy(() => {
     for (const [name, make, keys] of OPTIONS) {
-      const unknown = errorOf(() => make({ bogusOption: 1 }), `${name} unknown option`);
-      const m = unknown.message.match(/^(\w+): unknown option 'bogusOption' \(expected one of: (.*)\)$/);
-      assert.ok(m, `${name}: ${JSON.stringify(unknown.message)}`);
-      assert.equal(m[1], name);
-      const listed = m[2].split(', ');
-      assert.deepEqual([...listed].sort(), [...keys].sort(), `${name}'s option keys`);
-      for (const key of listed) {
-        assertMessage(() => make({ [key]: '?' }), name, [new RegExp(`^${name}: option '${key}' must be .+, got '\\?'$`)], `${name} { ${key}: '?' }`);
-      }
+      assertOptions(name, make, keys);
       const made = make({});
       assert.ok(made instanceof nn.Module || made instanceof sg.Tensor, `${name} with {} constructs (or computes)`);
     }
@@ -295,11 +301,7 @@ test("optimizers: PyTorch 1.13's options (camelCase) and defaults, each option n
       const { params: _p, ...hyper } = make({}).paramGroups[0];
       const want = Object.fromEntries(Object.entries(ref.defaults).map(([k, v]) => [camel(k), v]));
       assert.deepEqual(hyper, want, `${name}'s defaults`);
-      const unknown = errorOf(() => make({ bogusOption: 1 }), `${name} unknown option`).message;
-      assert.equal(unknown, `${name}: unknown option 'bogusOption' (expected one of: ${Object.keys(hyper).join(', ')})`);
-      for (const key of Object.keys(want)) {
-        assertMessage(() => make({ [key]: '?' }), name, [new RegExp(`^${name}: option '${key}' must be .+, got '\\?'$`)], `${name} { ${key}: '?' }`);
-      }
+      assertOptions(name, make, Object.keys(want));
       // "Invalid weight_decay value: -1" in PyTorch is "<Name>: invalid weightDecay value: -1 ..." here.
       for (const [key, message] of Object.entries(ref.negative)) {
         if (message === null) continue; // PyTorch takes -1 there (SGD's dampening, LBFGS's options)
@@ -338,13 +340,7 @@ test("schedulers: PyTorch 1.13's keyword parameters are the options (camelCase),
     for (const [name, make] of Object.entries(SCHEDULERS)) {
       const opt = () => new optim.SGD(p, { lr: 0.1, momentum: 0.9 });
       const keys = REF_SCHEDULERS[name].options.map(jsName);
-      const m = errorOf(() => make(opt(), { bogusOption: 1 }), `${name} unknown option`).message
-        .match(/^(\w+): unknown option 'bogusOption' \(expected one of: (.*)\)$/);
-      assert.ok(m && m[1] === name, `${name}: unknown option message`);
-      assert.deepEqual(m[2].split(', ').sort(), [...keys].sort(), `${name}'s options`);
-      for (const key of keys) {
-        assertMessage(() => make(opt(), { [key]: '?' }), name, [new RegExp(`^${name}: option '${key}' must be .+, got '\\?'$`)], `${name} { ${key}: '?' }`);
-      }
+      assertOptions(name, (o) => make(opt(), o), keys);
       assert.ok(make(opt(), {}), `${name} with {} constructs`);
     }
   });
