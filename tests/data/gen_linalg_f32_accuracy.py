@@ -9,8 +9,8 @@ PyTorch (1.13, CPU):
     /usr/bin/python3 tests/data/gen_linalg_f32_accuracy.py   # writes tests/data/linalg_f32_accuracy_ref.json
 
 Inputs come from an integer formula the test evaluates too (exact in float32; powers of two for
-the graded cases), at the bench's sizes (svd 256×256, eigh 512×512) and a tall, a wide and a
-graded case. For PyTorch's float32 outputs, measured in float64 against the float32 input: the
+the graded cases), at the bench's sizes (svd 256×256, eigh 512×512) and tall, wide, odd-sized
+and graded cases. For PyTorch's float32 outputs, measured in float64 against the float32 input: the
 largest |entry| of UᵀU − I, Vh·Vhᵀ − I (svd) or VᵀV − I (eigh), of U·diag(S)·Vh − A (or
 V·diag(λ)·Vᵀ − A) over max|A|, and of the values minus float64 PyTorch's over the largest value;
 and the float64 values themselves, against which the test measures simdgrad's.
@@ -83,6 +83,8 @@ svd_case("svd 256x256", 256, 256)
 svd_case("svd 256x256 graded", 256, 256, grade=16)
 svd_case("svd 300x120", 300, 120)
 svd_case("svd 120x300", 120, 300)
+svd_case("svd 37x53", 37, 53)  # odd sizes past divide and conquer's 32 columns: uneven splits
+svd_case("svd 130x97", 130, 97)
 eigh_case("eigh 512x512", 512)
 eigh_case("eigh 200x200 graded", 200, grade=20)
 

@@ -1,9 +1,10 @@
 // float32 svd and eigh as accurate as PyTorch 1.13's float32 (LAPACK sgesdd / ssyevd) on the same
 // inputs: tests/data/linalg_f32_accuracy_ref.json from gen_linalg_f32_accuracy.py holds PyTorch's
-// float32 residuals and the float64 values. simdgrad's float32 eigh runs its divide-and-conquer
-// merges and its back-transformation in float32 past 32 rows (for speed, as LAPACK does), so its
-// residuals are float32's, not one rounding of a double computation: this test bounds them, and
-// the svd's (computed in double), by PyTorch's. Measured here in double from the float32
+// float32 residuals and the float64 values. simdgrad's float32 eigh (past 32 rows) and svd with
+// vectors (past 32 columns) run their reductions, their divide-and-conquer merges and their
+// back-transformations in float32 (for speed, as LAPACK does), so their residuals are float32's,
+// not one rounding of a double computation: this test bounds them by PyTorch's (the odd-sized
+// svd cases split unevenly in divide and conquer). Measured here in double from the float32
 // outputs, as the generator measures PyTorch's: max |UᵀU − I|, |Vh·Vhᵀ − I| (|VᵀV − I|),
 // |U·diag(S)·Vh − A| / max|A| and |values − float64 values| / max|value|. Bound: 1.5 × PyTorch's + 1e-7 (a float32 ulp at 1 is
 // 1.2e-7): the same order as LAPACK's float32, not a copy of our own figures.
@@ -109,7 +110,7 @@ function residuals(c) {
 }
 
 test('float32 svd and eigh: orthogonality, reconstruction and values as accurate as PyTorch 1.13\'s float32', () => {
-  assert.equal(REF.cases.length, 6, 'the generator\'s six cases');
+  assert.equal(REF.cases.length, 8, 'the generator\'s eight cases');
   const live = sg.memory().tensors;
   for (const c of REF.cases) {
     const ours = residuals(c);

@@ -1,12 +1,15 @@
 // DataKernels' matrix decompositions (data_kernels.h): SVD, symmetric eigendecomposition,
 // Householder QR, triangular solves, LU factors and the matrix exponential, for float32 and
 // float64 matrices. Every matrix is widened to double once, decomposed in double and each result
-// rounded once to the input's dtype, except a float32 eigh past 32 rows: its reduction to
-// tridiagonal form and its eigenvectors' matrix products (divide and conquer's merges, Q's
-// application) run in float32, as in LAPACK's ssyevd (see symmetric_eigen). The algorithms are
-// the classical dense ones:
+// rounded once to the input's dtype, except a float32 eigh past 32 rows and a float32 svd with
+// vectors past 32 columns: their reductions (to tridiagonal, bidiagonal form) and their vectors'
+// matrix products (divide and conquer's merges, the reflectors' application) run in float32, as
+// in LAPACK's ssyevd and sgesdd (see symmetric_eigen, svd_dc). The algorithms are the classical
+// dense ones:
 //   SVD: Householder bidiagonalization and implicit-shift QR on the bidiagonal (Golub–Kahan, in
-//        the form of LINPACK's dsvdc / JAMA), on A or Aᵀ, whichever is tall;
+//        the form of LINPACK's dsvdc / JAMA), on A or Aᵀ, whichever is tall; with vectors past
+//        32 columns, the bidiagonal's vectors by divide and conquer instead (dgesdd / dbdsdc,
+//        linalg_bidiag.cpp, linalg_bidiag_dc.cpp), turned into A's by blocks of reflectors;
 //   eigh: blocked Householder tridiagonalization (LAPACK's dsytrd, linalg_tridiag_reduce.cpp),
 //         then implicit QL (EISPACK's tql2) for the eigenvalues alone or up to 32 rows, divide
 //         and conquer past that (dstedc, linalg_tridiag_dc.cpp), Q applied by blocks (dormtr);
@@ -16,9 +19,9 @@
 // Work arrays are column-major: these algorithms sweep columns (Householder vectors, Givens
 // rotations of U and V), which are then contiguous. What makes them fast enough (issue 24's
 // bench, tests/bench/linalg.mjs): dot products in f64x2 lanes, the sweeps' rotations batched
-// and applied to strips of rows in cache (RotationLog), and for eigh the matrix products of the
-// blocked reduction, the divide-and-conquer merges and Q's application (the backend's float64
-// GEMM, or its float32 one for a float32 eigh, through column_major_gemm).
+// and applied to strips of rows in cache (RotationLog), and for eigh and svd the matrix products
+// of the blocked reduction, the divide-and-conquer merges and the reflectors' application (the
+// backend's float64 GEMM, or its float32 one for float32 input, through column_major_gemm).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -32,6 +35,9 @@
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "kernels/data_kernels.h"
+#include "kernels/reference/linalg_bidiag.h"
+#include "kernels/reference/linalg_bidiag_dc.h"
+#include "kernels/reference/linalg_reflectors.h"
 #include "kernels/reference/linalg_tridiag_dc.h"
 #include "kernels/reference/linalg_tridiag_reduce.h"
 #include "kernels/reference/linalg_vec.h"
@@ -612,6 +618,67 @@ bool symmetric_eigen(S* a, int64_t n, Vec& d, std::vector<S>* vectors, const Col
   return true;
 }
 
+// ---- SVD with the bidiagonal's vectors by divide and conquer: LAPACK's dgesdd (linalg_bidiag.h:
+// dgebd2; linalg_bidiag_dc.h: dbdsdc; linalg_reflectors.h: dormbr) ----
+
+// D&C's leaf: the r×c bidiagonal (c = r or r + 1) dense, its transpose (c×r, tall) through
+// svd_tall, then ascending order (and for c = r + 1 the null vector completing V).
+bool bidiagonal_leaf(double* d, const double* e, int64_t r, int64_t c, double* u, int64_t ldu, double* v,
+                     int64_t ldv) {
+  ColMat bt(c, r);  // Bᵀ = tu·S·tvᵀ, so B = tv·S·tuᵀ
+  for (int64_t i = 0; i < r; ++i) {
+    bt(i, i) = d[i];
+    if (i + 1 < c) bt(i + 1, i) = e[i];
+  }
+  Vec s;
+  ColMat tu, tv;
+  if (!svd_tall(bt, s, &tu, &tv)) return false;
+  if (c > r) tu = complete_basis(tu);
+  for (int64_t t = 0; t < r; ++t) {
+    const int64_t from = r - 1 - t;
+    d[t] = s[size_t(from)];
+    std::copy(tv.col(from), tv.col(from) + r, u + t * ldu);
+    std::copy(tu.col(from), tu.col(from) + c, v + t * ldv);
+  }
+  if (c > r) std::copy(tu.col(r), tu.col(r) + c, v + r * ldv);
+  return true;
+}
+
+// w (m×n, m ≥ n, column-major; the scaled matrix) = tu·diag(s)·tvᵀ, s descending, in S = double
+// or float (a float32 svd: the bidiagonalization and every matrix product in float32, as
+// LAPACK's sgesdd, which PyTorch's float32 svd runs; the bidiagonal's secular equations and
+// deflation stay in double). Returns false if a leaf's QR sweeps do not converge.
+template <class S>
+bool svd_dc(const ColMat& w, Vec& s, ColMat& tu, ColMat& tv, const ColGemm& gemm, const ColGemmOf<S>& gemm_s) {
+  const int64_t m = w.rows, n = w.cols;
+  std::vector<S> a(w.v.begin(), w.v.end()), prow(size_t(n * n));
+  Vec d(size_t(n), 0.0), e(size_t(n), 0.0), tauq(size_t(n), 0.0), taup(size_t(n), 0.0);
+  bidiagonalize<S>(a.data(), m, n, d.data(), e.data(), tauq.data(), taup.data(), prow.data());
+  ColMat ub(n, n), vb(n, n);
+  const ColGemmOf<float>* gemm32 = nullptr;
+  if constexpr (std::is_same_v<S, float>) gemm32 = &gemm_s;
+  if (!bidiagonal_svd_dc(d.data(), e.data(), n, ub.v.data(), n, vb.v.data(), n, kDcMin, gemm, bidiagonal_leaf, gemm32))
+    return false;
+  for (double x : d)
+    if (!std::isfinite(x)) return false;
+  // Descending order (as svd_tall's), then U = Q·[U_B; 0] and V = P·V_B.
+  std::vector<S> zu(size_t(m * n), S(0)), zv(size_t(n * n));
+  s.resize(size_t(n));
+  for (int64_t t = 0; t < n; ++t) {
+    const int64_t from = n - 1 - t;
+    s[size_t(t)] = d[size_t(from)];
+    std::copy(ub.col(from), ub.col(from) + n, zu.data() + t * m);
+    std::copy(vb.col(from), vb.col(from) + n, zv.data() + t * n);
+  }
+  apply_reflectors<S>(a.data(), m, m, n, tauq.data(), zu.data(), m, n, gemm_s);
+  apply_reflectors<S>(prow.data() + 1, n, n - 1, n - 1, taup.data(), zv.data() + 1, n, n, gemm_s);
+  tu = ColMat(m, n);
+  tu.v.assign(zu.begin(), zu.end());
+  tv = ColMat(n, n);
+  tv.v.assign(zv.begin(), zv.end());
+  return true;
+}
+
 // ---- small dense helpers in double, row-major n×n (matrix exponential) ----
 using Square = std::vector<double>;
 
@@ -723,7 +790,7 @@ struct Typed {
 
 template <class T>
 void svd_typed(const void* a0, int64_t batch, int64_t m, int64_t n, bool full, void* u0, void* s0, void* vh0,
-               const std::string& op, bool batched) {
+               const std::string& op, bool batched, const ColGemm& gemm, const ColGemmOf<float>& gemm32) {
   const T* a = Typed<T>::in(a0);
   T *u = static_cast<T*>(u0), *s = static_cast<T*>(s0), *vh = static_cast<T*>(vh0);
   const int64_t k = std::min(m, n);
@@ -740,8 +807,13 @@ void svd_typed(const void* a0, int64_t batch, int64_t m, int64_t n, bool full, v
              "The algorithm failed to converge because the input matrix contained non-finite values.");
     Vec sv;
     ColMat tu, tv;
-    const int ex = scale_to_range(w.v);
-    if (!svd_tall(w, sv, vectors ? &tu : nullptr, vectors ? &tv : nullptr))
+    // The vectors past kDcMin columns by divide and conquer (svd_dc), a float32 matrix's in float32.
+    const bool dc = vectors && cols > kDcMin, in_float = dc && std::is_same_v<T, float>;
+    const int ex = scale_to_range(w.v, in_float ? 50 : 486);
+    const bool ok = !dc          ? svd_tall(w, sv, vectors ? &tu : nullptr, vectors ? &tv : nullptr)
+                    : in_float ? svd_dc<float>(w, sv, tu, tv, gemm, gemm32)
+                               : svd_dc<double>(w, sv, tu, tv, gemm, gemm);
+    if (!ok)
       fail(op, ": ", batched ? "(Batch element " + std::to_string(b) + "): " : "",
            "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
            "singular values");
@@ -928,8 +1000,10 @@ void check_float(const char* kernel, DType dtype) {
 void DataKernels::svd(DType dtype, const void* a, int64_t batch, int64_t m, int64_t n, bool full, void* u, void* s,
                       void* vh, const std::string& op, bool batched) const {
   check_float("svd", dtype);
-  if (dtype == DType::Float64) svd_typed<double>(a, batch, m, n, full, u, s, vh, op, batched);
-  else svd_typed<float>(a, batch, m, n, full, u, s, vh, op, batched);
+  const ColGemm gemm = column_major_gemm<double>(this);
+  const ColGemmOf<float> gemm32 = column_major_gemm<float>(this);
+  if (dtype == DType::Float64) svd_typed<double>(a, batch, m, n, full, u, s, vh, op, batched, gemm, gemm32);
+  else svd_typed<float>(a, batch, m, n, full, u, s, vh, op, batched, gemm, gemm32);
 }
 
 void DataKernels::eigh(DType dtype, const void* a, int64_t batch, int64_t n, bool upper, void* w, void* v,

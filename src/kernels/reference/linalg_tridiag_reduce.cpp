@@ -13,6 +13,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/reference/linalg_reflectors.h"
 #include "kernels/reference/linalg_vec.h"
 
 namespace sg {
@@ -24,21 +25,6 @@ using Vec = std::vector<double>;
 
 constexpr int64_t kPanel = 32;      // columns a panel (dsytrd's nb)
 constexpr int64_t kCrossover = 64;  // trailing orders at or below go unblocked (dsytrd's nx)
-
-// LAPACK's dlarfg on (alpha, x[0..m−1)): H·(alpha, x) = (beta, 0) for H = I − tau·(1, v)·(1, v)ᵀ.
-// alpha becomes beta and x becomes v. A zero x leaves H = I (tau 0). beta, tau and the scale
-// are computed in double (for float x too).
-template <class S>
-double reflector(double& alpha, S* x, int64_t m) {
-  const double xnorm = norm2(x, m);
-  if (xnorm == 0) return 0;
-  const double beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
-  const double tau = (beta - alpha) / beta;
-  const S scale = S(1 / (alpha - beta));
-  for (int64_t i = 0; i < m; ++i) x[i] *= scale;
-  alpha = beta;
-  return tau;
-}
 
 // y = A·v for the symmetric m×m matrix at p (leading dimension lda) from its lower triangle: one
 // pass, each column giving its dot with v to y[c] and its multiple v[c]·column to y below.
@@ -76,7 +62,7 @@ void tridiagonal_reduce(S* a, int64_t n, double* d, double* e, double* tau, cons
           axpy(-at(i, k + c), &W(i, c), &at(i, i), n - i);
         }
         double alpha = double(at(i + 1, i));
-        tau[i] = reflector(alpha, &at(i + 2, i), m - 1);
+        tau[i] = make_reflector(alpha, &at(i + 2, i), m - 1);
         e[i] = alpha;
         at(i + 1, i) = 1;
         const S* v = &at(i + 1, i);
@@ -107,7 +93,7 @@ void tridiagonal_reduce(S* a, int64_t n, double* d, double* e, double* tau, cons
   for (int64_t i = k; i + 1 < n; ++i) {
     const int64_t m = n - i - 1;
     double alpha = double(at(i + 1, i));
-    tau[i] = reflector(alpha, &at(std::min(i + 2, n - 1), i), m - 1);
+    tau[i] = make_reflector(alpha, &at(std::min(i + 2, n - 1), i), m - 1);
     e[i] = alpha;
     if (tau[i] != 0) {
       at(i + 1, i) = 1;
@@ -128,46 +114,8 @@ template void tridiagonal_reduce<float>(float*, int64_t, double*, double*, doubl
 
 template <class S>
 void tridiagonal_apply_q(const S* a, int64_t n, const double* tau, S* z, int64_t cols, const ColGemmOf<S>& gemm) {
-  // Q·Z = H_0·(H_1·(⋯H_{n−2}·Z)): blocks of reflectors from the last. A block b0..b1−1 is
-  // I − V·T·Vᵀ (dlarft, forward): V's columns the reflectors on rows b0+1..n−1, T upper
-  // triangular with T[j][j] = tau_j, T[0..j)[j] = −tau_j·T[0..j)[0..j)·(V[:, 0..j)ᵀ·v_j).
-  // T is formed in double from the reflectors, then rounded to S: the three products (Vᵀ·Z, T·G,
-  // V·(T·G)) all go through the GEMM (T·G as scalar loops took a quarter of the step).
-  const int64_t nref = n - 1;
-  if (nref <= 0) return;
-  Vec vd, t(size_t(kPanel * kPanel)), s(kPanel);
-  std::vector<S> v, g, ts, tg;
-  for (int64_t b1 = nref; b1 > 0; b1 -= kPanel) {
-    const int64_t b0 = std::max<int64_t>(0, b1 - kPanel), nb = b1 - b0, m = n - b0 - 1;
-    vd.assign(size_t(m * nb), 0.0);
-    for (int64_t c = 0; c < nb; ++c) {
-      const int64_t i = b0 + c;  // its unit entry on row i + 1, local row i − b0
-      double* col = vd.data() + c * m;
-      col[i - b0] = 1;
-      for (int64_t r = i + 2; r < n; ++r) col[r - b0 - 1] = double(a[i * n + r]);
-    }
-    std::fill(t.begin(), t.end(), 0.0);
-    for (int64_t j = 0; j < nb; ++j) {
-      const double tj = tau[b0 + j];
-      for (int64_t c = 0; c < j; ++c) s[size_t(c)] = dot(vd.data() + c * m, vd.data() + j * m, m);
-      for (int64_t r = 0; r < j; ++r) {  // T[r][j] = −tau_j·Σ_{c≥r} T[r][c]·s[c]
-        double acc = 0;
-        for (int64_t c = r; c < j; ++c) acc += t[size_t(c * kPanel + r)] * s[size_t(c)];
-        t[size_t(j * kPanel + r)] = -tj * acc;
-      }
-      t[size_t(j * kPanel + j)] = tj;
-    }
-    v.assign(vd.begin(), vd.end());
-    ts.assign(size_t(nb * nb), S(0));  // T in S, nb×nb (its lower part zero)
-    for (int64_t c = 0; c < nb; ++c)
-      for (int64_t r = 0; r <= c; ++r) ts[size_t(c * nb + r)] = S(t[size_t(c * kPanel + r)]);
-    S* zb = z + b0 + 1;
-    g.resize(size_t(nb * cols));
-    tg.resize(size_t(nb * cols));
-    gemm(true, false, nb, cols, m, S(1), v.data(), m, zb, n, S(0), g.data(), nb);       // G = Vᵀ·Z
-    gemm(false, false, nb, cols, nb, S(1), ts.data(), nb, g.data(), nb, S(0), tg.data(), nb);  // T·G
-    gemm(false, false, m, cols, nb, S(-1), v.data(), m, tg.data(), nb, S(1), zb, n);   // Z −= V·(T·G)
-  }
+  // Reflector i acts on rows i + 1.. (its unit there): the reflectors of the matrix one row down.
+  apply_reflectors<S>(a + 1, n, n - 1, n - 1, tau, z + 1, n, cols, gemm);
 }
 
 template void tridiagonal_apply_q<double>(const double*, int64_t, const double*, double*, int64_t,
