@@ -335,11 +335,10 @@ QR linalg_qr(const Tensor& a0, const std::string& mode) {
   Tensor q = want_q ? Tensor::uninitialized(with(batch, {m, complete ? m : k}), a.dtype(), a.device())
                     : Tensor::empty({0}, a.dtype(), a.device());
   Tensor r = Tensor::uninitialized(with(batch, {complete ? m : k, n}), a.dtype(), a.device());
+  // (k = 0 with a non-empty Q, complete mode's m×m, goes to the kernel too: it returns I.)
   if (compute(r) || (want_q && compute(q)))
     backend_for(a.device()).qr(a.dtype(), a.dev_raw(), count(batch), m, n, complete, want_q ? q.dev_raw() : nullptr,
                                r.dev_raw());
-  else if (want_q && q.numel() > 0 && !in_stand_in_run())  // k = 0: Q is I's first columns
-    q = contiguous(expand(narrow(eye_like(m, a), -1, 0, q.shape().back()), q.shape()));
   // PyTorch's conditions, raised when the gradient is asked for.
   auto usable = [mode, m = m, n = n]() {
     check(mode != "r", "linalg.qr: The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "

@@ -241,6 +241,9 @@ test('empty inputs: batches of none and 0-sized matrices', () => {
     assert.deepEqual(sg.linalg.eigh(sg.zeros([0, 3, 3])).map((t) => t.shape), [[0, 3], [0, 3, 3]]);
     assert.deepEqual(sg.linalg.qr(sg.zeros([2, 0, 3])).map((t) => t.shape), [[2, 0, 0], [2, 0, 3]]);
     assert.deepEqual(sg.linalg.svd(sg.zeros([3, 0])).U.toArray(), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]);
+    // No reflectors: complete mode's Q is I (the kernel's, as LAPACK's orgqr with k = 0), R 3×0.
+    const { Q, R } = sg.linalg.qr(sg.zeros([3, 0]), { mode: 'complete' });
+    assert.deepEqual([Q.toArray(), R.shape], [[[1, 0, 0], [0, 1, 0], [0, 0, 1]], [3, 0]]);
     assert.deepEqual(sg.linalg.pinv(sg.zeros([0, 2])).shape, [2, 0]);
   });
 });

@@ -653,7 +653,7 @@ bool svd_dc(const ColMat& w, Vec& s, ColMat& tu, ColMat& tv, const ColGemm& gemm
   const int64_t m = w.rows, n = w.cols;
   std::vector<S> a(w.v.begin(), w.v.end()), prow(size_t(n * n));
   Vec d(size_t(n), 0.0), e(size_t(n), 0.0), tauq(size_t(n), 0.0), taup(size_t(n), 0.0);
-  bidiagonalize<S>(a.data(), m, n, d.data(), e.data(), tauq.data(), taup.data(), prow.data());
+  bidiagonalize<S>(a.data(), m, n, d.data(), e.data(), tauq.data(), taup.data(), prow.data(), gemm_s);
   ColMat ub(n, n), vb(n, n);
   const ColGemmOf<float>* gemm32 = nullptr;
   if constexpr (std::is_same_v<S, float>) gemm32 = &gemm_s;
