@@ -131,6 +131,28 @@ void over_items(int64_t n, int64_t work, FunctionRef fn) {
   parallel_for(0, n, std::max<int64_t>(chunk_size(n, 1, 1, 2), kMinChunk / std::max<int64_t>(work, 1)), fn);
 }
 
+void segments(const int64_t* sizes, size_t count, int64_t min_elements, SegmentFn fn) {
+  int64_t total = 0;
+  for (size_t i = 0; i < count; ++i) total += sizes[i];
+  if (!threaded() || total < min_elements) {
+    for (size_t i = 0; i < count; ++i)
+      if (sizes[i] > 0) fn(i, 0, sizes[i]);
+    return;
+  }
+  // start[i]: where run i begins in the laid-out whole (start[count]: its length).
+  std::vector<int64_t> start(count + 1, 0);
+  for (size_t i = 0; i < count; ++i) start[i + 1] = start[i] + (std::max<int64_t>(sizes[i], 0) + kAlign - 1) / kAlign * kAlign;
+  const int64_t span = start[count];
+  parallel_for(0, span, chunk_size(span, kMinChunk, kAlign, 2), [&](int64_t lo, int64_t hi) {
+    // The last run starting at or before lo (empty runs share their start with the next one).
+    size_t i = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), lo) - start.begin()) - 1;
+    for (; i < count && start[i] < hi; ++i) {
+      const int64_t a = std::max(lo, start[i]) - start[i], b = std::min(hi - start[i], sizes[i]);
+      if (a < b) fn(i, a, b);
+    }
+  });
+}
+
 // op(B) packed for a row split: one buffer per calling thread (a thread splits one GEMM at a
 // time), aligned for the widest vectors; one larger than kKeepPackedB floats is freed after
 // its call instead of being held until the thread ends.

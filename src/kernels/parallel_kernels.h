@@ -17,10 +17,14 @@
 //                        blocks, each packing its own, when M is small): every entry of C is
 //                        summed in the same order as on one thread, so results are bit-identical.
 //   max pool, backward   plane ranges (every plane computed as on one thread): bit-identical.
+//   segments             many 1-d runs laid end to end, one job for all (the optimizer step over
+//                        every parameter): elementwise ranges of each run, bit-identical.
 //   (The convolutions split themselves: kernels/simd/conv.cpp.)
 // The kernels must be reentrant (no shared scratch; gemm's packing buffers are thread_local).
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/parallel.h"
 #include "kernels/backend.h"
@@ -72,6 +76,31 @@ void elementwise(int64_t n, FunctionRef fn);
 // about two ranges per thread with at least kMinChunk elements in each. Every item is computed
 // whole by one call, so the results do not depend on the thread count.
 void over_items(int64_t n, int64_t work, FunctionRef fn);
+// A non-owning reference to a callable void(size_t i, int64_t lo, int64_t hi), as FunctionRef.
+class SegmentFn {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, SegmentFn>>>
+  SegmentFn(F&& f)  // NOLINT: implicit on purpose, so lambdas pass straight through
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, size_t i, int64_t lo, int64_t hi) {
+          (*static_cast<std::remove_reference_t<F>*>(o))(i, lo, hi);
+        }) {}
+  void operator()(size_t i, int64_t lo, int64_t hi) const { call_(obj_, i, lo, hi); }
+
+ private:
+  void* obj_;
+  void (*call_)(void*, size_t, int64_t, int64_t);
+};
+// Runs fn(i, lo, hi) over ranges of `count` independent 1-d runs (run i has sizes[i] elements,
+// fn updates its elements [lo, hi)) as ONE parallel_for: the runs are laid end to end, each
+// starting at a multiple of 64, and the whole is cut at multiples of 64, so every piece of a run
+// starts at a multiple of 64 of that run, as elementwise() cuts a single one. For an update of
+// many tensors at once (an optimizer step over every parameter): one pool job a call instead of
+// one per tensor large enough to split, and tensors too small to split alone still share the
+// threads. Serially — fn(i, 0, sizes[i]) for every non-empty run, in order — on one thread, inside
+// a parallel region, or when the runs hold fewer than min_elements in all. A piece never spans
+// runs: fn is called once per (run, piece) overlap.
+void segments(const int64_t* sizes, size_t count, int64_t min_elements, SegmentFn fn);
 void gemm(const GemmKernels& f, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, const float* bias,
           GemmAct act, float* c, int64_t ldc);

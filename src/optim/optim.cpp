@@ -1,14 +1,19 @@
 // Optimizer steps (optim.h): argument checks, lazy state, per-step scalars in double (as
-// PyTorch computes them in Python), then one vectorized kernel call per parameter.
+// PyTorch computes them in Python), then the vectorized update kernels: the float32 parameters on
+// the CPU that are updated where they live all at once, as one pool job (update_batch.h); any
+// other parameter (float64, float16/bfloat16, strided, on another device) by its own call, in
+// the parameters' order.
 #include "optim/optim.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 
 #include "core/copy.h"
 #include "core/error.h"
 #include "kernels/backend.h"
 #include "optim/optim_kernels.h"
+#include "optim/update_batch.h"
 
 namespace sg::optim {
 
@@ -30,6 +35,8 @@ class InPlace {
   void finish() const {
     if (!work_.same(target_)) copy_into(target_, work_);
   }
+  // True when the update writes the tensor itself (finish() has nothing to copy back).
+  bool direct() const { return work_.same(target_); }
 
  private:
   Tensor target_, work_;
@@ -38,6 +45,57 @@ class InPlace {
 // A parameter's grad in its compute dtype, contiguous.
 Tensor grad_values(const Tensor& g) { return as_contiguous(g, compute_dtype(g.dtype())); }
 bool is_f64(const Tensor& p) { return p.dtype() == DType::Float64; }
+
+// The buffers of a float32 parameter's update on the CPU, when it can wait in a Batch: the
+// parameter and every written state entry updated where they live (nothing to copy back) and
+// `g` the grad tensor itself (the batch runs after this parameter's locals are gone, so it may
+// point only into tensors the caller's lists hold). Null when the update must run now.
+std::optional<UpdateBuffers> batchable(const Tensor& param, const Tensor& grad, const Tensor& g,
+                                       std::initializer_list<const InPlace*> written) {
+  if (param.dtype() != DType::Float32 || param.device() != Device::CPU || !g.same(grad)) return std::nullopt;
+  UpdateBuffers b;
+  b.n = param.numel();
+  b.grad = g.dev_f32();
+  int k = 0;  // written[k] is the k-th entry of `written` (null for an entry not kept)
+  for (const InPlace* w : written) {
+    if (w && !w->direct()) return std::nullopt;
+    b.written[k++] = w ? w->data() : nullptr;
+  }
+  return b;
+}
+
+// The float32 CPU updates of one step, run together by flush() (update_batch.h): kernel(be, b,
+// lo, hi, s) updates elements [lo, hi) of the buffers b with the scalars s through the CPU
+// backend be. flush() runs before any update that cannot wait (so the parameters are updated in
+// their order wherever they may share memory) and at the end of the step.
+template <class Scalars, class Kernel>
+class Batch {
+ public:
+  explicit Batch(Kernel kernel) : kernel_(kernel) {}
+  void add(const UpdateBuffers& b, const Scalars& s) {
+    buffers_.push_back(b);
+    scalars_.push_back(s);
+  }
+  void flush() {
+    if (buffers_.empty()) return;
+    const Backend& be = backend_for(Device::CPU);
+    run_updates(buffers_, [&](size_t i, int64_t lo, int64_t hi) { kernel_(be, buffers_[i], lo, hi, scalars_[i]); });
+    buffers_.clear();
+    scalars_.clear();
+  }
+
+ private:
+  Kernel kernel_;
+  std::vector<UpdateBuffers> buffers_;
+  std::vector<Scalars> scalars_;
+};
+template <class Scalars, class Kernel>
+Batch<Scalars, Kernel> make_batch(Kernel kernel) {
+  return Batch<Scalars, Kernel>(kernel);
+}
+
+// Buffer k of b from element lo on (null stays null).
+inline float* at(float* const (&w)[UpdateBuffers::kMaxWritten], int k, int64_t lo) { return w[k] ? w[k] + lo : nullptr; }
 
 // The state entries an algorithm keeps besides `step`, each created filled with `fill`.
 struct StateEntry {
@@ -207,6 +265,10 @@ void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params
                const AdamOptions& o) {
   check_adam(op, o);
   const StateSpec spec = adam_spec(o);
+  auto batch = make_batch<AdamScalars>([](const Backend& be, const UpdateBuffers& b, int64_t lo, int64_t hi,
+                                          const AdamScalars& s) {
+    be.adam_step_f32(b.written[0] + lo, b.grad + lo, b.written[1] + lo, b.written[2] + lo, at(b.written, 3, lo), hi - lo, s);
+  });
   for (size_t i : prepare(op, params, grads, states, spec)) {
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
@@ -235,6 +297,11 @@ void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params
     std::optional<InPlace> vmax;
     if (o.amsgrad) vmax.emplace(st["max_exp_avg_sq"]);
     const Tensor g = grad_values(grads[i]);
+    if (auto b = batchable(params[i], grads[i], g, {&p, &m, &v, vmax ? &*vmax : nullptr})) {
+      batch.add(*b, scalars(0.0f));
+      continue;
+    }
+    batch.flush();
     const int64_t n = params[i].numel();
     if (is_f64(params[i]))
       ref::adam_f64(p.data64(), g.f64(), m.data64(), v.data64(), vmax ? vmax->data64() : nullptr, n, scalars(0.0));
@@ -246,6 +313,7 @@ void adam_like(const char* op, bool decoupled, const std::vector<Tensor>& params
     m.finish();
     v.finish();
   }
+  batch.flush();
 }
 
 }  // namespace
@@ -255,6 +323,10 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
               std::vector<ParamState>& states, const SGDOptions& o) {
   check_sgd(o);
   const StateSpec spec = sgd_spec(o);
+  auto batch = make_batch<SgdScalars>([](const Backend& be, const UpdateBuffers& b, int64_t lo, int64_t hi,
+                                         const SgdScalars& s) {
+    be.sgd_step_f32(b.written[0] + lo, b.grad + lo, at(b.written, 1, lo), hi - lo, s);
+  });
   for (size_t i : prepare("SGD", params, grads, states, spec)) {
     const bool has_momentum = o.momentum != 0;
     std::optional<InPlace> b;
@@ -281,6 +353,11 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
     };
     InPlace p(params[i]);
     const Tensor g = grad_values(grads[i]);
+    if (auto bb = batchable(params[i], grads[i], g, {&p, b ? &*b : nullptr})) {
+      batch.add(*bb, scalars(0.0f));
+      continue;
+    }
+    batch.flush();
     const int64_t n = params[i].numel();
     if (is_f64(params[i]))
       ref::sgd_f64(p.data64(), g.f64(), b ? b->data64() : nullptr, n, scalars(0.0));
@@ -289,6 +366,7 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
     if (b) b->finish();
     p.finish();
   }
+  batch.flush();
 }
 
 void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
@@ -305,6 +383,11 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
                   std::vector<ParamState>& states, const RMSpropOptions& o) {
   check_rmsprop(o);
   const StateSpec spec = rmsprop_spec(o);
+  auto batch = make_batch<RmspropScalars>([](const Backend& be, const UpdateBuffers& b, int64_t lo, int64_t hi,
+                                             const RmspropScalars& s) {
+    be.rmsprop_step_f32(b.written[0] + lo, b.grad + lo, b.written[1] + lo, at(b.written, 2, lo), at(b.written, 3, lo),
+                        hi - lo, s);
+  });
   for (size_t i : prepare("RMSprop", params, grads, states, spec)) {
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
@@ -329,6 +412,11 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     if (o.centered) ga.emplace(st["grad_avg"]);
     if (o.momentum > 0) buf.emplace(st["momentum_buffer"]);
     const Tensor g = grad_values(grads[i]);
+    if (auto b = batchable(params[i], grads[i], g, {&p, &sq, ga ? &*ga : nullptr, buf ? &*buf : nullptr})) {
+      batch.add(*b, scalars(0.0f));
+      continue;
+    }
+    batch.flush();
     if (is_f64(params[i]))
       ref::rmsprop_f64(p.data64(), g.f64(), sq.data64(), ga ? ga->data64() : nullptr, buf ? buf->data64() : nullptr,
                        params[i].numel(), scalars(0.0));
@@ -340,12 +428,17 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     if (ga) ga->finish();
     if (buf) buf->finish();
   }
+  batch.flush();
 }
 
 void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                   std::vector<ParamState>& states, const AdagradOptions& o) {
   check_adagrad(o);
   const StateSpec spec = adagrad_spec(o);
+  auto batch = make_batch<AdagradScalars>([](const Backend& be, const UpdateBuffers& b, int64_t lo, int64_t hi,
+                                             const AdagradScalars& s) {
+    be.adagrad_step_f32(b.written[0] + lo, b.grad + lo, b.written[1] + lo, hi - lo, s);
+  });
   for (size_t i : prepare("Adagrad", params, grads, states, spec)) {
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
@@ -362,6 +455,11 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     };
     InPlace p(params[i]), sum(st["sum"]);
     const Tensor g = grad_values(grads[i]);
+    if (auto b = batchable(params[i], grads[i], g, {&p, &sum})) {
+      batch.add(*b, scalars(0.0f));
+      continue;
+    }
+    batch.flush();
     if (is_f64(params[i]))
       ref::adagrad_f64(p.data64(), g.f64(), sum.data64(), params[i].numel(), scalars(0.0));
     else
@@ -369,6 +467,7 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     p.finish();
     sum.finish();
   }
+  batch.flush();
 }
 
 // ------------------------------------------- Adadelta, Adamax, NAdam, RAdam
@@ -396,14 +495,32 @@ void check_nadam(const NAdamOptions& o) {
 }
 void check_radam(const RAdamOptions& o) { check_betas("RAdam", o); }
 
+// The float32 kernel of an update of a parameter, its grad and two state entries.
+template <class Scalars>
+using TwoStateKernel = void (LayerKernels::*)(float*, const float*, float*, float*, int64_t, const Scalars&) const;
+
+// The Batch of such updates (Adadelta, Adamax, NAdam, RAdam).
+template <class Scalars>
+auto two_state_batch(TwoStateKernel<Scalars> kernel) {
+  return make_batch<Scalars>([kernel](const Backend& be, const UpdateBuffers& b, int64_t lo, int64_t hi, const Scalars& s) {
+    (be.*kernel)(b.written[0] + lo, b.grad + lo, b.written[1] + lo, b.written[2] + lo, hi - lo, s);
+  });
+}
+
 // Runs kernel(p, g, a, b, n, s) on a parameter, its grad and two of its state entries, in place:
-// the device's float32 kernel with scalars(0.0f), or for a float64 parameter kernel64 with
-// scalars(0.0) (scalars builds the kernel's scalars in the type of its argument).
-template <class Kernel, class Kernel64, class Scalars>
-void update_in_place(Kernel kernel, Kernel64 kernel64, const Tensor& param, const Tensor& grad, ParamState& st,
-                     const char* a, const char* b, const Scalars& scalars) {
+// the device's float32 kernel with scalars(0.0f) (through `batch` when it can wait there), or for
+// a float64 parameter kernel64 with scalars(0.0) (scalars builds the kernel's scalars in the type
+// of its argument).
+template <class Batch, class Kernel, class Kernel64, class Scalars>
+void update_in_place(Batch& batch, Kernel kernel, Kernel64 kernel64, const Tensor& param, const Tensor& grad,
+                     ParamState& st, const char* a, const char* b, const Scalars& scalars) {
   InPlace p(param), x(st[a]), y(st[b]);
   const Tensor g = grad_values(grad);
+  if (auto bb = batchable(param, grad, g, {&p, &x, &y})) {
+    batch.add(*bb, scalars(0.0f));
+    return;
+  }
+  batch.flush();
   if (is_f64(param))
     kernel64(p.data64(), g.f64(), x.data64(), y.data64(), param.numel(), scalars(0.0));
   else
@@ -456,6 +573,7 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
                    std::vector<ParamState>& states, const AdadeltaOptions& o) {
   check_adadelta(o);
   const StateSpec spec = adadelta_spec();
+  auto batch = two_state_batch<AdadeltaScalars>(&LayerKernels::adadelta_step_f32);
   for (size_t i : prepare("Adadelta", params, grads, states, spec)) {
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
@@ -472,15 +590,17 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
       s.neg_lr = static_cast<T>(-o.lr);
       return s;
     };
-    update_in_place(&LayerKernels::adadelta_step_f32, &ref::adadelta_f64, params[i], grads[i], st, "square_avg",
+    update_in_place(batch, &LayerKernels::adadelta_step_f32, &ref::adadelta_f64, params[i], grads[i], st, "square_avg",
                     "acc_delta", scalars);
   }
+  batch.flush();
 }
 
 void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                  std::vector<ParamState>& states, const AdamaxOptions& o) {
   check_adamax(o);
   const StateSpec spec = adamax_spec();
+  auto batch = two_state_batch<AdamaxScalars>(&LayerKernels::adamax_step_f32);
   for (size_t i : prepare("Adamax", params, grads, states, spec)) {
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
@@ -498,9 +618,10 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
       s.neg_clr = static_cast<T>(-(o.lr / (1 - std::pow(o.beta1, step))));
       return s;
     };
-    update_in_place(&LayerKernels::adamax_step_f32, &ref::adamax_f64, params[i], grads[i], st, "exp_avg", "exp_inf",
+    update_in_place(batch, &LayerKernels::adamax_step_f32, &ref::adamax_f64, params[i], grads[i], st, "exp_avg", "exp_inf",
                     scalars);
   }
+  batch.flush();
 }
 
 void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
@@ -509,6 +630,7 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   const StateSpec spec = moments_spec();
   const std::vector<size_t> with_grad = prepare("NAdam", params, grads, states, spec);
   for (size_t i : with_grad) check_mu_product(i, states[i]);
+  auto batch = two_state_batch<NadamScalars>(&LayerKernels::nadam_step_f32);
   for (size_t i : with_grad) {
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
@@ -528,15 +650,17 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
       s.avg_coef = static_cast<T>(-o.lr * mu_next / (1 - static_cast<double>(mu_product_next)));
       return s;
     };
-    update_in_place(&LayerKernels::nadam_step_f32, &ref::nadam_f64, params[i], grads[i], st, "exp_avg", "exp_avg_sq",
+    update_in_place(batch, &LayerKernels::nadam_step_f32, &ref::nadam_f64, params[i], grads[i], st, "exp_avg", "exp_avg_sq",
                     scalars);
   }
+  batch.flush();
 }
 
 void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                 std::vector<ParamState>& states, const RAdamOptions& o) {
   check_radam(o);
   const StateSpec spec = moments_spec();
+  auto batch = two_state_batch<RadamScalars>(&LayerKernels::radam_step_f32);
   for (size_t i : prepare("RAdam", params, grads, states, spec)) {
     ParamState& st = states[i];
     ensure_state(st, params[i], spec);
@@ -559,9 +683,10 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
       }
       return s;
     };
-    update_in_place(&LayerKernels::radam_step_f32, &ref::radam_f64, params[i], grads[i], st, "exp_avg", "exp_avg_sq",
+    update_in_place(batch, &LayerKernels::radam_step_f32, &ref::radam_f64, params[i], grads[i], st, "exp_avg", "exp_avg_sq",
                     scalars);
   }
+  batch.flush();
 }
 
 // ------------------------------------------------------------- by name (bindings)

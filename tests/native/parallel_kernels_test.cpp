@@ -1,24 +1,29 @@
 // The SIMD backend split over 2, 3 and 4 threads (kernels/parallel_kernels.h, simd/conv.cpp)
 // against the same backend on one thread, on odd sizes above the split thresholds:
-// elementwise ops, softmax, logsumexp, max pooling, the optimizer updates and the
+// elementwise ops, softmax, logsumexp, max pooling, the optimizer updates (one buffer, or many
+// parameters' buffers as one pool job: par::segments, optim/update_batch.h) and the
 // convolution's forward and data-gradient passes, and the GEMM must be bit-identical; reductions and the weight gradient equal
 // within float tolerance (they sum in another order). Each case also checks
 // that the pool really ran jobs, so a split that silently stayed serial fails here.
 // Also built into simdgrad_tsan_tests (ThreadSanitizer).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "core/parallel.h"
 #include "kernels/backend.h"
 #include "kernels/parallel_kernels.h"
 #include "optim/optim_kernels.h"
+#include "optim/update_batch.h"
 #include "test_util.h"
 
 namespace {
@@ -315,5 +320,135 @@ TEST_CASE("parallel kernels: optimizer updates split over the buffer are bit-ide
   for (int t = 2; t <= 4; ++t) {
     INFO("threads " << t);
     CHECK(bit_mismatches(run_with(t, size_t(6 * n), run), one) == 0);
+  }
+}
+
+TEST_CASE("parallel kernels: segments cover every run once, cut at multiples of 64 of the run, in one pool job" * doctest::skip(!sg::threads_supported())) {
+  // Empty runs, runs shorter than and equal to a vector block, and runs longer than a piece.
+  const std::vector<int64_t> sizes = {0, 1, 63, 64, 65, 1000, 0, 70001, 3, 40000, 129};
+  for (int t = 1; t <= 4; ++t) {
+    INFO("threads " << t);
+    sg::set_num_threads(t);
+    std::vector<std::vector<int>> seen(sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) seen[i].assign(size_t(sizes[i]), 0);
+    std::atomic<int> bad_cut{0}, bad_range{0};
+    const uint64_t jobs0 = sg::parallel_jobs();
+    sg::par::segments(sizes.data(), sizes.size(), 1, [&](size_t i, int64_t lo, int64_t hi) {
+      if (i >= sizes.size() || lo < 0 || hi > sizes[i] || lo >= hi) {
+        bad_range.fetch_add(1);
+        return;
+      }
+      if (lo % 64 != 0) bad_cut.fetch_add(1);
+      for (int64_t k = lo; k < hi; ++k) ++seen[i][size_t(k)];  // a race here is TSan's to see
+    });
+    CHECK(bad_range.load() == 0);
+    CHECK(bad_cut.load() == 0);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      int64_t wrong = 0;
+      for (int c : seen[i]) wrong += c != 1;
+      CHECK_MESSAGE(wrong == 0, "run " << i << ": " << wrong << " elements not visited exactly once");
+    }
+    CHECK(sg::parallel_jobs() - jobs0 == (t > 1 ? 1u : 0u));
+  }
+  // One thread, or fewer elements than min_elements: each non-empty run whole, in order, no job.
+  for (int t : {1, 2}) {
+    sg::set_num_threads(t);
+    std::vector<std::tuple<size_t, int64_t, int64_t>> order;
+    const uint64_t jobs0 = sg::parallel_jobs();
+    sg::par::segments(sizes.data(), sizes.size(), t == 1 ? 1 : 1 << 30, [&](size_t i, int64_t lo, int64_t hi) { order.emplace_back(i, lo, hi); });
+    CHECK(sg::parallel_jobs() == jobs0);
+    std::vector<std::tuple<size_t, int64_t, int64_t>> want;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (sizes[i] > 0) want.emplace_back(i, 0, sizes[i]);
+    CHECK(order == want);
+  }
+  sg::set_num_threads(1);
+}
+
+TEST_CASE("parallel kernels: independent() refuses batches whose written buffers share memory") {
+  std::vector<float> mem(1000);
+  float* f = mem.data();
+  const auto upd = [](float* p, const float* g, float* m, int64_t n) {
+    sg::optim::UpdateBuffers b;
+    b.written[0] = p;
+    b.written[1] = m;
+    b.grad = g;
+    b.n = n;
+    return b;
+  };
+  using Batch = std::vector<sg::optim::UpdateBuffers>;
+  CHECK(sg::optim::independent(Batch{upd(f, f + 100, f + 200, 100), upd(f + 300, f + 400, f + 500, 100)}));
+  CHECK(sg::optim::independent(Batch{}));
+  // Read-only grads may be shared; a parameter may be its own grad (same elements).
+  CHECK(sg::optim::independent(Batch{upd(f, f + 400, f + 200, 100), upd(f + 300, f + 400, f + 500, 100)}));
+  CHECK(sg::optim::independent(Batch{upd(f, f, f + 200, 100), upd(f + 300, f + 400, f + 500, 100)}));
+  // Two parameters on one storage (also partly), a grad that is another parameter, state on a
+  // parameter, an update whose own buffers overlap at another offset: dependent.
+  CHECK_FALSE(sg::optim::independent(Batch{upd(f, f + 100, f + 200, 100), upd(f, f + 400, f + 500, 100)}));
+  CHECK_FALSE(sg::optim::independent(Batch{upd(f, f + 100, f + 200, 100), upd(f + 99, f + 400, f + 500, 100)}));
+  CHECK_FALSE(sg::optim::independent(Batch{upd(f, f + 100, f + 200, 100), upd(f + 300, f + 50, f + 500, 100)}));
+  CHECK_FALSE(sg::optim::independent(Batch{upd(f, f + 100, f + 200, 100), upd(f + 300, f + 400, f + 250, 100)}));
+  CHECK_FALSE(sg::optim::independent(Batch{upd(f, f + 100, f + 1, 100)}));
+  // A range that ends where the next begins does not overlap it.
+  CHECK(sg::optim::independent(Batch{upd(f, f + 100, f + 200, 100), upd(f + 300, f + 400, f + 500, 100), upd(f + 600, f + 700, f + 800, 100)}));
+}
+
+TEST_CASE("parallel kernels: an optimizer step over many parameters is one pool job, bit-identical to one thread" * doctest::skip(!sg::threads_supported())) {
+  // A nanoGPT-shaped parameter list (2 layers of 64 wide, 4·64 MLP, vocabulary 65): no tensor
+  // large enough to split alone, ~110K elements in all; odd sizes for the tails.
+  const std::vector<int64_t> sizes = {65 * 64, 64 * 64, 64, 64, 192 * 64, 192, 64 * 64, 64, 64, 64, 256 * 64, 256,
+                                      64 * 256, 64, 64, 64, 192 * 64, 192, 64 * 64, 64, 64, 64, 256 * 64, 256,
+                                      64 * 256, 64, 64, 64, 1, 77, 1031};
+  int64_t total = 0;
+  for (int64_t n : sizes) total += n;
+  REQUIRE(total >= sg::optim::kMinBatchElements);
+  sg::optim::AdamScalars a;
+  a.beta1 = 0.9f, a.one_minus_beta1 = 0.1f, a.beta2 = 0.95f, a.one_minus_beta2 = 0.05f;
+  a.bias_correction2_sqrt = 0.3f, a.eps = 1e-8f, a.neg_step_size = -1e-3f, a.decoupled = true, a.decay = 0.999f;
+  // p, g, m, v laid out per parameter; the batch's buffers point into them.
+  auto run = [&](float* out) {
+    std::vector<float> p = uniform(total, -1, 1, 50), g = uniform(total, -1, 1, 51), m = uniform(total, -0.1f, 0.1f, 52),
+                       v = uniform(total, 0, 0.1f, 53);
+    std::vector<sg::optim::UpdateBuffers> batch;
+    std::vector<sg::optim::AdamScalars> scalars;
+    int64_t off = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      sg::optim::UpdateBuffers b;
+      b.written[0] = p.data() + off, b.written[1] = m.data() + off, b.written[2] = v.data() + off;
+      b.grad = g.data() + off;
+      b.n = sizes[i];
+      batch.push_back(b);
+      sg::optim::AdamScalars s = a;
+      s.neg_step_size = -1e-3f * float(i + 1);  // per-parameter scalars must reach their own elements
+      scalars.push_back(s);
+      off += sizes[i];
+    }
+    const uint64_t jobs0 = sg::parallel_jobs();
+    sg::optim::run_updates(batch, [&](size_t i, int64_t lo, int64_t hi) {
+      const sg::optim::UpdateBuffers& b = batch[i];
+      sg::optim::simd::adam_f32(b.written[0] + lo, b.grad + lo, b.written[1] + lo, b.written[2] + lo, nullptr, hi - lo, scalars[i]);
+    });
+    CHECK(sg::parallel_jobs() - jobs0 == (sg::num_threads() > 1 ? 1u : 0u));
+    for (const std::vector<float>* b : {&p, &m, &v}) out = std::copy(b->begin(), b->end(), out);
+  };
+  // The oracle: every parameter updated whole on one thread by the scalar twin (ref::).
+  std::vector<float> want(size_t(3 * total));
+  {
+    std::vector<float> p = uniform(total, -1, 1, 50), g = uniform(total, -1, 1, 51), m = uniform(total, -0.1f, 0.1f, 52),
+                       v = uniform(total, 0, 0.1f, 53);
+    int64_t off = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      sg::optim::AdamScalars s = a;
+      s.neg_step_size = -1e-3f * float(i + 1);
+      sg::optim::ref::adam_f32(p.data() + off, g.data() + off, m.data() + off, v.data() + off, nullptr, sizes[i], s);
+      off += sizes[i];
+    }
+    float* out = want.data();
+    for (const std::vector<float>* b : {&p, &m, &v}) out = std::copy(b->begin(), b->end(), out);
+  }
+  CHECK(bit_mismatches(run_with(1, want.size(), run), want) == 0);
+  for (int t = 2; t <= 4; ++t) {
+    INFO("threads " << t);
+    CHECK(bit_mismatches(run_with(t, want.size(), run), want) == 0);
   }
 }

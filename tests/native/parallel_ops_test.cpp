@@ -2,10 +2,13 @@
 // matrix products (ops/matmul.cpp) runs whole products per thread and must equal one thread
 // bit for bit, broadcast batch dims and transposed views included; the reference backend never
 // uses the pool. Likewise the training batch norm (channel ranges) and the average pools
-// (plane ranges).
+// (plane ranges), and an optimizer step: the float32 updates of all its parameters in one pool
+// job (optim/update_batch.h), equal to one thread bit for bit.
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/parallel.h"
@@ -14,6 +17,9 @@
 #include "nn/norm.h"
 #include "nn/pool.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
+#include "optim/optim.h"
+#include "optim/update_batch.h"
 
 namespace {
 
@@ -84,4 +90,140 @@ TEST_CASE("parallel ops: training batch norm and average pools split over channe
     CHECK(std::memcmp(got.data(), one.data(), one.size() * sizeof(float)) == 0);
   }
   sg::set_num_threads(1);
+}
+
+namespace {
+
+// Every float32 value an optimizer run leaves: the parameters', then each state entry's (by key).
+std::vector<float> optimizer_values(const std::vector<sg::Tensor>& params, const std::vector<sg::optim::ParamState>& states) {
+  std::vector<float> out;
+  for (const sg::Tensor& p : params) {
+    const std::vector<float> v = values(p);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  for (const sg::optim::ParamState& st : states)
+    for (const auto& [key, t] : st) {
+      if (t.dtype() != sg::DType::Float32) continue;
+      const std::vector<float> v = values(t);
+      out.insert(out.end(), v.begin(), v.end());
+    }
+  return out;
+}
+
+// `steps` steps of `algorithm` from fixed parameters and grads on `threads` threads; jobs gets the
+// pool jobs of each step. `shape_of(i)` gives parameter i's shape.
+std::vector<float> run_optimizer(const std::string& algorithm, const sg::Attrs& hyper, const std::vector<sg::Shape>& shapes,
+                                 int threads, int steps, std::vector<uint64_t>& jobs) {
+  sg::set_num_threads(threads);
+  std::vector<sg::Tensor> params, grads;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    params.push_back(sgtest::leaf(shapes[i], -1, 1, unsigned(100 + i)));
+    grads.push_back(sgtest::leaf(shapes[i], -1, 1, unsigned(200 + i), false));
+  }
+  std::vector<sg::optim::ParamState> states(params.size());
+  jobs.clear();
+  for (int s = 0; s < steps; ++s) {
+    const uint64_t jobs0 = sg::parallel_jobs();
+    sg::optim::optimizer_step(algorithm, hyper, params, grads, states);
+    jobs.push_back(sg::parallel_jobs() - jobs0);
+  }
+  sg::set_num_threads(1);
+  return optimizer_values(params, states);
+}
+
+}  // namespace
+
+TEST_CASE("parallel ops: an optimizer step updates every parameter in one pool job, bit-identical to one thread" *
+          doctest::skip(!sg::threads_supported())) {
+  // nanoGPT-shaped (2 layers, 64 wide, 4·64 MLP, vocabulary 65): every tensor below the size where
+  // a lone update splits (before the batch, the whole step ran on one thread), ~110K elements.
+  std::vector<sg::Shape> gpt = {{65, 64}, {64, 64}};
+  for (int layer = 0; layer < 2; ++layer)
+    for (const sg::Shape& s : std::vector<sg::Shape>{{64}, {64}, {192, 64}, {192}, {64, 64}, {64}, {64}, {64}, {256, 64}, {256}, {64, 256}, {64}})
+      gpt.push_back(s);
+  gpt.push_back({64});
+  gpt.push_back({64});
+  // The MLP bench's (784→256→256→10): two tensors large enough to split alone, four small ones.
+  std::vector<sg::Shape> mlp = {{256, 784}, {256}, {256, 256}, {256}, {10, 256}, {10}};
+  const auto attrs = [](std::initializer_list<std::pair<const char*, sg::AttrValue>> kv) {
+    sg::Attrs a;
+    for (const auto& [k, v] : kv) a.set(k, v);
+    return a;
+  };
+  const std::vector<std::pair<std::string, sg::Attrs>> cases = {
+      {"SGD", attrs({{"lr", 0.1}, {"momentum", 0.9}, {"nesterov", true}, {"weightDecay", 0.01}})},
+      {"SGD", attrs({{"lr", 0.1}})},
+      {"Adam", attrs({{"lr", 0.01}, {"amsgrad", true}, {"weightDecay", 0.1}})},
+      {"AdamW", attrs({{"lr", 0.01}, {"beta2", 0.95}})},
+      {"RMSprop", attrs({{"lr", 0.01}, {"centered", true}, {"momentum", 0.5}})},
+      {"Adagrad", attrs({{"lr", 0.1}, {"lrDecay", 0.01}})},
+      {"Adadelta", attrs({{"weightDecay", 0.1}})},
+      {"Adamax", attrs({{"lr", 0.01}})},
+      {"NAdam", attrs({{"lr", 0.01}})},
+      {"RAdam", attrs({{"lr", 0.01}})},
+  };
+  for (const std::vector<sg::Shape>* shapes : {&gpt, &mlp}) {
+    for (const auto& [algorithm, hyper] : cases) {
+      const std::string name = algorithm;
+      INFO(name << (shapes == &gpt ? " (GPT-shaped)" : " (MLP-shaped)"));
+      std::vector<uint64_t> jobs;
+      const std::vector<float> one = run_optimizer(algorithm, hyper, *shapes, 1, 3, jobs);
+      CHECK(jobs == std::vector<uint64_t>(3, 0));
+      for (int t = 2; t <= 3; ++t) {
+        INFO("threads " << t);
+        const std::vector<float> got = run_optimizer(algorithm, hyper, *shapes, t, 3, jobs);
+        CHECK(jobs == std::vector<uint64_t>(3, 1));  // one job a step, the first (state created) included
+        REQUIRE(got.size() == one.size());
+        CHECK(std::memcmp(got.data(), one.data(), one.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("parallel ops: an optimizer step with parameters sharing memory, or strided, updates them in order" *
+          doctest::skip(!sg::threads_supported())) {
+  // Two parameters on one storage: each SGD update reads what the one before wrote, as on one
+  // thread (and as PyTorch's single-tensor loop); a batch run in one job would race on it.
+  const int64_t n = 70000;  // each update large enough to split alone: one job each
+  const auto run = [&](int threads, uint64_t& jobs) {
+    sg::set_num_threads(threads);
+    sg::Tensor base = sgtest::leaf({n}, -1, 1, 7, false);
+    sg::Tensor a = sg::Tensor::view_of(base, {n}, {1}, 0), b = sg::Tensor::view_of(base, {n}, {1}, 0);
+    a.set_requires_grad(true);
+    b.set_requires_grad(true);
+    // A transposed view after them (updated through a contiguous copy, so outside the batch).
+    sg::Tensor tbase = sgtest::leaf({300, 200}, -1, 1, 8, false);
+    sg::Tensor t = sg::Tensor::view_of(tbase, {200, 300}, {1, 200}, 0);
+    t.set_requires_grad(true);
+    std::vector<sg::Tensor> params = {a, b, t};
+    std::vector<sg::Tensor> grads = {sgtest::leaf({n}, -1, 1, 9, false), sgtest::leaf({n}, -1, 1, 11, false),
+                                     sgtest::leaf({200, 300}, -1, 1, 10, false)};
+    std::vector<sg::optim::ParamState> states(3);
+    sg::optim::SGDOptions o;
+    o.lr = 0.5;
+    const uint64_t jobs0 = sg::parallel_jobs();
+    sg::optim::sgd_step(params, grads, states, o);
+    jobs = sg::parallel_jobs() - jobs0;
+    sg::set_num_threads(1);
+    std::vector<float> out = values(base), tv = values(tbase);
+    out.insert(out.end(), tv.begin(), tv.end());
+    // base = (base − 0.5·ga) − 0.5·gb, rounded at each step as the kernel does.
+    const std::vector<float> x0 = values(sgtest::leaf({n}, -1, 1, 7, false)), ga = values(grads[0]), gb = values(grads[1]);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float once = x0[size_t(i)] + (-0.5f) * ga[size_t(i)];
+      wrong += std::fabs(double(out[size_t(i)]) - double(once + (-0.5f) * gb[size_t(i)])) > 1e-6;
+    }
+    CHECK(wrong == 0);
+    return out;
+  };
+  uint64_t jobs1 = 0, jobs2 = 0;
+  const std::vector<float> one = run(1, jobs1);
+  const std::vector<float> two = run(2, jobs2);
+  CHECK(jobs1 == 0);
+  // a and b one job each (the shared storage makes them run one after the other, each splitting
+  // itself), t none (60,000 elements: below the split); as one batch a and b would be one job.
+  CHECK(jobs2 == 2);
+  REQUIRE(two.size() == one.size());
+  CHECK(std::memcmp(two.data(), one.data(), one.size() * sizeof(float)) == 0);
 }
