@@ -92,7 +92,8 @@ Tensor solve_same_batch(const Tensor& a0, const Tensor& b0) {
   const Tensor a = as_contiguous(a0), b = as_contiguous(b0);
   const int64_t n = a.shape().back(), k = b.shape().back();
   Tensor out = Tensor::uninitialized(b.shape(), DType::Float32, a.device());
-  if (compute(out))
+  // A is factored even when B has no columns (out empty): a singular A is PyTorch 1.13's Error then too.
+  if (compute(a))
     backend_for(a.device()).lu_solve_f32(a.dev_f32(), b.dev_f32(), matrices(a), n, k, out.dev_f32(), op, batched(a));
   return record(op, out, {a0, b0}, {a0, out}, [](const Tensor& g, const SavedTensors& s) -> Grads {
     const Tensor gb = solve_same_batch(mT(s[0]), g);  // A⁻ᵀ·G

@@ -288,3 +288,26 @@ TEST_CASE("index: scatter_reduce: gradients of every reduction, values by hand")
   CHECK(values(scatter_reduce(from({3}, {1, 2, 3}), -1, ints({2}, {2, 2}), from({2}, {0.5, 0.25}), "amin")) ==
         std::vector<double>{1, 2, 0.25});
 }
+
+TEST_CASE("index: scatter_reduce prod: second derivatives, one zero a position, and PyTorch's error for two") {
+  using Ins = std::vector<Tensor>;
+  const Tensor idx = ints({2, 3}, {2, 0, 2, 0, 2, 2});
+  sgtest::on_each_backend([&] {
+    for (const bool self : {true, false})
+      sgtest::gradgradcheck(std::string("scatterReduce prod") + (self ? "" : " without self"),
+                            [&](Ins& in) { return scatter_reduce(in[0], 0, idx, in[1], "prod", self); },
+                            {leaf({3, 3}, 0.5, 1.5, 18), leaf({2, 4}, -1.5, -0.5, 19)});
+    // torch 1.13: x = [1, 2, 3], src = [0, 3, 2] to positions [0, 0, 1]: the gradient of
+    // sum(d sum(out) / d src) with respect to src is [1, 1, 0] (d²(x0·s0·s1)/ds0 ds1 = x0 = 1).
+    const Tensor x = from({3}, {1, 2, 3}, true), i = ints({3}, {0, 0, 1});
+    const Tensor one_zero = from({3}, {0, 3, 2}, true);
+    const Tensor g = compute_grads(sum(scatter_reduce(x, 0, i, one_zero, "prod")), Tensor(), {one_zero}, true, true)[0];
+    CHECK(values(compute_grads(sum(g), Tensor(), {one_zero}, false)[0]) == std::vector<double>{1, 1, 0});
+    // Two zeros to one position: torch 1.13 refuses the double backward ("Double backward is
+    // unsupported for src when >1 zeros in src are scattered to the same position"); here already
+    // when the first backward is recorded.
+    const Tensor two_zeros = from({3}, {0, 0, 2}, true);
+    CHECK_THROWS_WITH_AS(compute_grads(sum(scatter_reduce(x, 0, i, two_zeros, "prod")), Tensor(), {two_zeros}, true, true),
+                         doctest::Contains("double backward of 'prod' is unsupported for src when more than one zero"), sg::Error);
+  });
+}
