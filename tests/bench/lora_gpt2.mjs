@@ -1,5 +1,6 @@
 // node --no-liftoff tests/bench/lora_gpt2.mjs [--steps 2] [--batch 4] [--seq 128] [--layers 12] [--gen 512]
 //                                            [--cases torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen] [--chunk 128] [--rounds 1]
+//                                            (also f32+relaxed: the float32 step with the relaxed-SIMD GEMM kernels)
 // Issue 23's rows on a GPT-2-124M-shaped GPT2LMHeadModel (12 layers, 768 wide, 12 heads, vocab 50,257, 1,024
 // positions) with random weights:
 // - one LoRA fine-tuning step (sg.peft, r 8, alpha 16 on attn.c_attn and attn.c_proj: GPT-2's q/k/v and o; forward,
@@ -14,6 +15,10 @@
 //   holds the whole logits (cases: f32+chunk, bf16+chunk, f32+ckpt+chunk, bf16+ckpt+chunk);
 // - greedy generate with the key/value cache from a 16-token prompt to --gen positions: ms per token around
 //   positions 16, 64, 128, 256 and the last (median of 8 steps), wall and process CPU, from onToken's timestamps.
+// - f32+relaxed (not in the default cases): the float32 step with the relaxed-SIMD GEMM microkernels (one fused
+//   multiply-add per product), which init() selects where the engine validates relaxed SIMD: Chromium by default,
+//   Node 20 with --experimental-wasm-relaxed-simd, which this case's child process gets. The plain f32 row is the
+//   SIMD128 module as Node 20 runs it without flags.
 // Each case runs in a child process of its own (fresh heap). Measures, asserts nothing.
 // --rounds N: PyTorch and each step case run N times, interleaved round by round (PyTorch, then the cases, in
 // turn), so that a passing load on this shared machine weighs on both sides alike; the table gives each case's
@@ -47,7 +52,9 @@ function median(xs) {
 
 async function child(kind) {
   const { init } = await import('../../npm/dist/index.mjs');
-  const sg = await init();
+  const relaxed = kind.endsWith('+relaxed');
+  const sg = await init({ relaxedSimd: relaxed });
+  if (relaxed && !sg.features().relaxedSimd) throw new Error(`${kind}: this engine does not take relaxed SIMD`);
   sg.manualSeed(1);
   const model = new sg.models.GPT2LMHeadModel(CONFIG);
   if (kind === 'gen') return generation(sg, model);
@@ -136,7 +143,8 @@ if (args[0] === '--child') {
 
 const self = fileURLToPath(import.meta.url);
 const runChild = (kind) => {
-  const r = spawnSync(process.execPath, [...process.execArgv, self, '--child', kind, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const flags = kind.endsWith('+relaxed') ? ['--experimental-wasm-relaxed-simd'] : [];
+  const r = spawnSync(process.execPath, [...process.execArgv, ...flags, self, '--child', kind, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) return { kind, error: (r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' ') };
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 };
@@ -150,7 +158,7 @@ const runTorch = () => {
   return null;
 };
 const tps = (ms) => ((B * T) / (ms / 1000)).toFixed(0);
-const stepCases = ['f32', 'bf16', 'f32+ckpt', 'f32+chunk', 'bf16+chunk', 'f32+ckpt+chunk', 'bf16+ckpt+chunk'].filter((k) => cases.includes(k));
+const stepCases = ['f32', 'f32+relaxed', 'bf16', 'f32+ckpt', 'f32+chunk', 'bf16+chunk', 'f32+ckpt+chunk', 'bf16+ckpt+chunk'].filter((k) => cases.includes(k));
 const runs = Object.fromEntries(['torch', ...stepCases].map((k) => [k, []]));
 for (let round = 0; round < rounds; round++) {
   if (cases.includes('torch')) {
@@ -179,6 +187,7 @@ const pt = runs.torch.length ? medianRun(runs.torch, 'cpu_ms') : null;
 if (pt) {
   console.log(`PyTorch 1.13    ${pt.wall_ms.toFixed(0).padStart(8)} ${pt.cpu_ms.toFixed(0).padStart(7)} ${tps(pt.cpu_ms).padStart(15)}   (nanoGPT's model.py, LoRA by hand, f32; peak RSS ${(pt.max_rss_kb / 1024).toFixed(0)} MB; ${pt.trainable} trained)`);
   if (runs.f32.length) console.log(`float32 LoRA step / PyTorch's (CPU-time medians): ${(medianRun(runs.f32, 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}× (goal ≤ 1.5×)`);
+  if (runs['f32+relaxed'].length) console.log(`float32 LoRA step with relaxed SIMD / PyTorch's: ${(medianRun(runs['f32+relaxed'], 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}×`);
 }
 const g = cases.includes('gen') ? runChild('gen') : null;
 if (g?.error) console.log(`generate failed: ${g.error}`);

@@ -10,9 +10,11 @@
 // --step gpt_train: lib/workloads.mjs's nanoGPT-shaped step; --floor also times, alternating with the step, the
 // step's 39 matrix products alone (the same shapes and transposes): the share no other change can remove.
 // --step lora: issue 23's LoRA step (lora_gpt2.mjs's, float32) at --layers layers (12 is GPT-2-124M; 4 profiles
-// faster with the head's share larger).
+// faster with the head's share larger). With --floor (12 layers only) no profile: the step alternates with its
+// matrix products alone (lib/lora_products_list.mjs: the shapes, transposes and counts of one 12-layer step).
 import inspector from 'node:inspector';
 import os from 'node:os';
+import { PRODUCTS, operands } from './lib/lora_products_list.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const args = process.argv.slice(2);
@@ -121,20 +123,30 @@ const step = which === 'lora' ? loraStep(opt('layers', 4)) : gptStep();
 const warm = performance.now();
 do step(); while (performance.now() - warm < (which === 'lora' ? 1 : 4000)); // lora: one step is seconds
 step();
+const cpuPer = (f, k) => {
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < k; i++) f();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000 / k;
+};
+const medianOf = (v) => [...v].sort((x, y) => x - y)[v.length >> 1];
+if (which === 'lora' && args.includes('--floor')) {
+  if (opt('layers', 4) !== 12) throw new Error(`--step lora --floor: the product list is the 12-layer step's; got --layers ${opt('layers', 4)}`);
+  const ops = PRODUCTS.map((p) => ({ p, ...operands(sg, p) }));
+  const products = () => sg.tidy(() => { for (const { p, A, B } of ops) for (let i = 0; i < p.n; i++) sg.matmul(A, B); });
+  products();
+  const a = [], b = [];
+  for (let k = 0; k < opt('rounds', 3); k++) (a.push(cpuPer(step, 1)), b.push(cpuPer(products, 1)));
+  console.log(`floor: the LoRA step ${medianOf(a).toFixed(0)} ms, its ${PRODUCTS.reduce((t, p) => t + p.n, 0)} matrix products alone ${medianOf(b).toFixed(0)} ms (${((100 * medianOf(b)) / medianOf(a)).toFixed(0)} %), CPU-time medians of ${a.length} alternations (steps ${a.map((x) => x.toFixed(0)).join(', ')}; products ${b.map((x) => x.toFixed(0)).join(', ')}); load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  process.exit(0);
+}
 const { p, n, cpuMs } = await profile(step);
 const { out, total } = categories(p);
 console.log(`${which}: ${n} steps profiled, ${cpuMs.toFixed(which === 'lora' ? 0 : 2)} ms of CPU a step; ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 for (const [k, c] of [...out].sort((a, b) => b[1] - a[1])) if (c) console.log(`  ${k.padEnd(36)} ${((100 * c) / total).toFixed(1).padStart(5)} %  ${((cpuMs * c) / total).toFixed(2).padStart(9)} ms`);
 if (which === 'gpt_train' && args.includes('--floor')) {
   const prods = gptProducts();
-  const cpu = (f, k) => {
-    const c0 = process.cpuUsage();
-    for (let i = 0; i < k; i++) f();
-    const c = process.cpuUsage(c0);
-    return (c.user + c.system) / 1000 / k;
-  };
   const a = [], b = [];
-  for (let k = 0; k < 15; k++) (a.push(cpu(step, 20)), b.push(cpu(prods.run, 20)));
-  const med = (v) => [...v].sort((x, y) => x - y)[v.length >> 1];
-  console.log(`floor: the step ${med(a).toFixed(2)} ms, its ${prods.count} matrix products alone ${med(b).toFixed(2)} ms (${((100 * med(b)) / med(a)).toFixed(0)} %), CPU-time medians of 15 alternations of 20; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  for (let k = 0; k < 15; k++) (a.push(cpuPer(step, 20)), b.push(cpuPer(prods.run, 20)));
+  console.log(`floor: the step ${medianOf(a).toFixed(2)} ms, its ${prods.count} matrix products alone ${medianOf(b).toFixed(2)} ms (${((100 * medianOf(b)) / medianOf(a)).toFixed(0)} %), CPU-time medians of 15 alternations of 20; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 }

@@ -888,6 +888,49 @@ TEST_CASE("kernels simd gemm: every wasm tile (5 and 6 rows) on odd sizes and re
   sg::simd::set_wasm_tile_rows(0);  // back to the engine's choice
 }
 
+TEST_CASE("kernels simd gemm: op(A) packed whole equals op(A) packed per column block bit for bit") {
+  // Past one column block of op(B) (kNC = 512) the dense GEMM packs op(A) once for the whole
+  // product when it fits (gemm-inl.h, kPackedAWhole) instead of once per column block: the same
+  // tiles summed in the same order, so the results must be equal exactly. Compared with the
+  // limit set to 0 (per block, the older path), on each target and wasm tile, both transposes
+  // of A and B, partial last panels of M, several depth blocks (K = 300, 520), padded leading
+  // dimensions, alpha/beta, bias and an activation; both paths' values against the reference.
+  unsigned seed = 7600;
+  const std::vector<std::array<int64_t, 3>> shapes = {{7, 1030, 300}, {33, 515, 520}, {64, 1024, 64}, {1, 600, 9}};
+  for_each_target([&](bool best) {
+    for (int rows : {5, 6}) {
+      sg::simd::set_wasm_tile_rows(rows);
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (const auto& s : shapes) {
+            const int64_t m = s[0], n = s[1], k = s[2], pad = seed % 3;
+            const int64_t lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
+            const std::vector<float> a = uniform((ta ? k : m) * lda, -1, 1, seed);
+            const std::vector<float> b = uniform((tb ? n : k) * ldb, -1, 1, seed + 1);
+            const std::vector<float> bias = uniform(n, -1, 1, seed + 2);
+            const std::vector<float> c0 = uniform(m * ldc, -1, 1, seed + 3);
+            const float alpha = seed % 2 ? 0.75f : 1.0f, beta = seed % 4 < 2 ? 0.5f : 0.0f;
+            const GemmAct act = seed % 8 < 4 ? GemmAct::None : GemmAct::GeluTanh;
+            seed += 4;
+            std::vector<float> whole = c0, per_block = c0;
+            S().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bias.data(), act, whole.data(), ldc);
+            sg::simd::set_packed_a_whole_limit(0);
+            S().gemm_f32_bias(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, bias.data(), act, per_block.data(), ldc);
+            sg::simd::set_packed_a_whole_limit(-1);
+            INFO("tile rows " << rows << " ta=" << ta << " tb=" << tb << " m,n,k=" << m << "," << n << "," << k);
+            CHECK(std::memcmp(whole.data(), per_block.data(), whole.size() * sizeof(float)) == 0);
+          }
+      if (best) {  // the values of both paths (check_gemm compares with the reference GEMM)
+        check_gemm(false, true, 13, 1030, 300, 1.0f, 0.0f, true, 1, seed++);
+        sg::simd::set_packed_a_whole_limit(0);
+        check_gemm(false, true, 13, 1030, 300, 1.0f, 0.0f, true, 1, seed++);
+        sg::simd::set_packed_a_whole_limit(-1);
+      }
+    }
+    sg::simd::set_wasm_tile_rows(0);
+  });
+}
+
 TEST_CASE("kernels simd gemm: small products (A read in place) equal the packed path bit for bit") {
   // Below sg::simd's small-product bound the dense GEMM skips packing A (gemm-inl.h); it sums
   // every C entry in the same order, so its results are the packed path's exactly: compared

@@ -7,6 +7,10 @@
 //   for jc (kNC columns) → for pc (kc ≤ kKC depth): pack op(B)[pc, jc] into column panels of NR
 //     → for ic (MC rows): pack op(A)[ic, pc] into row panels of MR
 //       → for each A panel → for each B panel: microkernel (MR × NR register tile), write-back.
+// When op(B) has more than one column block and op(A) packed whole takes at most kPackedAWhole
+// floats (8 MiB), op(A) is packed once up front instead of once per column block (a linear layer's
+// [512, 768] input against N = 2,304 columns was packed 5 times, against the tied LM head's
+// N = 50,257 99 times); the tiles and each C entry's summation order are the same either way.
 // The A panel is the operand kept in L1 and the B panels stream from L2, so consecutive
 // microkernels walk along MR rows of C left to right: a handful of sequential streams the
 // hardware prefetcher follows (walking down a column of tiles instead touches a cold line
@@ -88,6 +92,10 @@ int wasm_tile_rows();
 // set another (set_small_gemm_limit).
 inline constexpr int64_t kSmallGemmMNK = int64_t{1} << 19;
 int64_t small_gemm_limit();
+// The most floats of op(A) GemmBlocked packs whole (see the header comment; 8 MiB: 512 rows of
+// depth 4,096): kPackedAWhole unless a test set another (set_packed_a_whole_limit).
+inline constexpr int64_t kPackedAWhole = int64_t{1} << 21;
+int64_t packed_a_whole_limit();
 }  // namespace sg::simd
 #endif
 
@@ -552,10 +560,16 @@ SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
   constexpr int64_t kMC = 16 * MR;  // rows of one packed A block (≤ 192 × kKC floats, L2)
   const int64_t kc_max = DepthBlock(g.k);
   const int64_t nc_max = (std::min(kNC, g.n) + nr - 1) / nr * nr;  // whole panels
-  const int64_t mc_max = std::min(kMC, (g.m + MR - 1) / MR * MR);
+  const int64_t m_pad = (g.m + MR - 1) / MR * MR;
+  // op(A) packed whole: depth block p0 (kc deep) at p0 · m_pad, its panel of rows i at i · kc.
+  const bool a_whole = g.n > kNC && m_pad * g.k <= packed_a_whole_limit();
+  const int64_t mc_max = a_whole ? m_pad : std::min(kMC, m_pad);
   GemmScratch& scratch = ThreadGemmScratch();
   float* pack_b_buf = g.packed_b ? nullptr : Scratch(scratch.b, nc_max * kc_max);
-  float* pack_a = Scratch(scratch.a, mc_max * kc_max);
+  float* pack_a = Scratch(scratch.a, a_whole ? m_pad * g.k : mc_max * kc_max);
+  if (a_whole)
+    for (int64_t p0 = 0; p0 < g.k; p0 += kc_max)
+      PackA<MR>(g, 0, g.m, p0, std::min(kc_max, g.k - p0), pack_a + p0 * m_pad);
   HWY_ALIGN float tile[(MR + 1) * kMaxNR];
   for (int64_t j0 = 0; j0 < g.n; j0 += kNC) {
     const int64_t nc = std::min(kNC, g.n - j0);
@@ -566,13 +580,14 @@ SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
       else pack_b(p0, kc, j0, nc, nr, pack_b_buf);
       Epilogue e{g.alpha, g.beta, p0 == 0, nullptr, nullptr};
       const bool last = p0 + kc >= g.k;
-      for (int64_t i0 = 0; i0 < g.m; i0 += kMC) {
-        const int64_t mc = std::min(kMC, g.m - i0);
-        PackA<MR>(g, i0, mc, p0, kc, pack_a);
+      const float* ablock = a_whole ? pack_a + p0 * m_pad : pack_a;
+      for (int64_t i0 = 0; i0 < g.m; i0 += mc_max) {
+        const int64_t mc = std::min(mc_max, g.m - i0);
+        if (!a_whole) PackA<MR>(g, i0, mc, p0, kc, pack_a);
         // One A panel against every B panel: the A panel stays in L1 and the tiles walk
         // along MR rows of C (see the header comment).
         for (int64_t ip = 0; ip < mc; ip += MR) {
-          const float* ap = pack_a + ip * kc;
+          const float* ap = ablock + ip * kc;
           const int64_t h = std::min<int64_t>(MR, mc - ip);
           float* crow = g.c + (i0 + ip) * g.ldc + j0;
           e.row_bias = g.row_bias ? g.row_bias + i0 + ip : nullptr;

@@ -52,6 +52,7 @@ HWY_EXPORT(GemmTileRows);
 namespace {
 int g_wasm_tile_rows = 0;  // 0: the engine's choice (wasm_tile_rows)
 int64_t g_small_gemm_limit = kSmallGemmMNK;
+int64_t g_packed_a_whole_limit = kPackedAWhole;
 
 // x86 cores produce the "default NaN", whose sign bit is set, for inf − inf; ARM and the
 // others a positive one (the test XNNPACK's wasm build uses to tell them apart). volatile so
@@ -78,6 +79,10 @@ void set_wasm_tile_rows(int rows) { g_wasm_tile_rows = rows == 5 || rows == 6 ? 
 int64_t small_gemm_limit() { return g_small_gemm_limit; }
 
 void set_small_gemm_limit(int64_t mnk) { g_small_gemm_limit = mnk < 0 ? kSmallGemmMNK : mnk; }
+
+int64_t packed_a_whole_limit() { return g_packed_a_whole_limit; }
+
+void set_packed_a_whole_limit(int64_t floats) { g_packed_a_whole_limit = floats < 0 ? kPackedAWhole : floats; }
 
 const char* gemm_tile_name() {
 #ifdef __EMSCRIPTEN__

@@ -76,6 +76,9 @@ void set_wasm_tile_rows(int rows);
 // Tests: the largest m·n·k the dense GEMM computes without packing A (gemm-inl.h, "small
 // products"); 0 packs every product, a negative value restores the default.
 void set_small_gemm_limit(int64_t mnk);
+// Tests: the most floats of op(A) the dense GEMM packs whole instead of once per column block of
+// op(B) (gemm-inl.h); 0 packs per block always, a negative value restores the default.
+void set_packed_a_whole_limit(int64_t floats);
 const char* target_name();
 
 }  // namespace sg::simd
