@@ -13,6 +13,7 @@
 
 #include "ops/linalg.h"
 #include "ops/ops.h"
+#include "linalg_dc_ref.h"
 #include "pytorch_ref_replay.h"
 #include "test_util.h"
 
@@ -37,12 +38,6 @@ std::vector<double> formula(int64_t n, const std::string& kind) {
   return a;
 }
 
-std::vector<double> formula_vector(int64_t n, int mod) {
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = double(i % mod) / mod - 0.5;
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("ops: eigh by divide and conquer equals PyTorch 1.13 (linalg_eigh_dc_ref.json)") {
@@ -63,37 +58,16 @@ TEST_CASE("ops: eigh by divide and conquer equals PyTorch 1.13 (linalg_eigh_dc_r
       }
       const sg::Eigh r = sg::linalg_eigh(A);
       const std::vector<double> lam = sgtest::values(r.eigenvalues), V = sgtest::values(r.eigenvectors);
-      std::vector<double> w = smooth ? lam : formula_vector(n, 7);
+      std::vector<double> w = smooth ? lam : sgtest::formula_vector(n, 7);
       if (smooth)
         for (double& x : w) x = x * x * x;
-      const std::vector<double> x = formula_vector(n, 5);
-      std::vector<double> t(size_t(n), 0.0), y(size_t(n), 0.0);
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < n; ++i) t[size_t(j)] += V[size_t(i * n + j)] * x[size_t(i)];
-        t[size_t(j)] *= w[size_t(j)];
-      }
+      std::vector<double> vt(size_t(n * n));  // Vᵀ, row-major
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) y[size_t(i)] += V[size_t(i * n + j)] * t[size_t(j)];
-      // linalg_eigh_dc.test.mjs's tolerances: float32 1e-5 + 2e-6·(|want| + max|want|), float64 1e-12.
-      auto near = [&](const std::vector<double>& got, const Json& want, const char* what) {
-        const std::vector<Json>& data = want["data"].array;
-        REQUIRE(data.size() == got.size());
-        double scale = 0;
-        for (const Json& v : data) scale = std::max(scale, std::abs(v.number));
-        for (size_t i = 0; i < got.size(); ++i) {
-          const double tol = f64 ? 1e-12 * (std::abs(data[i].number) + scale) : 1e-5 + 2e-6 * (std::abs(data[i].number) + scale);
-          CHECK_MESSAGE(std::abs(got[i] - data[i].number) <= tol, what, "[", i, "]: PyTorch ", data[i].number, ", got ", got[i]);
-        }
-      };
-      near(lam, c["outputs"].array[0], "eigenvalues");
-      near(y, c["outputs"].array[1], "y");
-      double orth = 0;
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double o = 0;
-          for (int64_t k = 0; k < n; ++k) o += V[size_t(k * n + i)] * V[size_t(k * n + j)];
-          orth = std::max(orth, std::abs(o - (i == j ? 1.0 : 0.0)));
-        }
+        for (int64_t j = 0; j < n; ++j) vt[size_t(j * n + i)] = V[size_t(i * n + j)];
+      const std::vector<double> y = sgtest::low_rank_apply(V, n, n, w, vt, n, sgtest::formula_vector(n, 5));
+      sgtest::check_near_ref(lam, c["outputs"].array[0], f64, "eigenvalues");
+      sgtest::check_near_ref(y, c["outputs"].array[1], f64, "y");
+      const double orth = sgtest::column_orth(V, n, n);
       // float32: within 1e-6 or PyTorch's own float32 eigh's (the generator's torch32): the
       // kernel multiplies a float32 matrix's vectors in float32, as LAPACK's ssyevd does.
       const double orth_tol = f64 ? 1e-13 : std::max(1e-6, 1.5 * c["torch32"]["orth"].number + 1e-7);

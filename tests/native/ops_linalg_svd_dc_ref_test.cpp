@@ -13,6 +13,7 @@
 
 #include "ops/linalg.h"
 #include "ops/ops.h"
+#include "linalg_dc_ref.h"
 #include "pytorch_ref_replay.h"
 #include "test_util.h"
 
@@ -40,24 +41,6 @@ std::vector<double> formula(int64_t m, int64_t n, const std::string& kind) {
   return a;
 }
 
-std::vector<double> formula_vector(int64_t n, int mod) {
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = double(i % mod) / mod - 0.5;
-  return v;
-}
-
-// max |XᵀX − I| over the k columns of row-major X (rows × k).
-double column_orth(const std::vector<double>& x, int64_t rows, int64_t k) {
-  double worst = 0;
-  for (int64_t p = 0; p < k; ++p)
-    for (int64_t q = p; q < k; ++q) {
-      double o = 0;
-      for (int64_t r = 0; r < rows; ++r) o += x[size_t(r * k + p)] * x[size_t(r * k + q)];
-      worst = std::max(worst, std::abs(o - (p == q ? 1.0 : 0.0)));
-    }
-  return worst;
-}
-
 }  // namespace
 
 TEST_CASE("ops: svd by divide and conquer equals PyTorch 1.13 (linalg_svd_dc_ref.json)") {
@@ -79,31 +62,13 @@ TEST_CASE("ops: svd by divide and conquer equals PyTorch 1.13 (linalg_svd_dc_ref
       const sg::Svd r = sg::linalg_svd(A, false);
       const std::vector<double> U = sgtest::values(r.U), S = sgtest::values(r.S), Vh = sgtest::values(r.Vh);
       REQUIRE(int64_t(S.size()) == k);
-      std::vector<double> w = smooth ? S : formula_vector(k, 7);
+      std::vector<double> w = smooth ? S : sgtest::formula_vector(k, 7);
       if (smooth)
         for (double& x : w) x = x * x * x;
-      const std::vector<double> x = formula_vector(n, 5);
-      std::vector<double> t(size_t(k), 0.0), y(size_t(m), 0.0);
-      for (int64_t p = 0; p < k; ++p) {
-        for (int64_t j = 0; j < n; ++j) t[size_t(p)] += Vh[size_t(p * n + j)] * x[size_t(j)];
-        t[size_t(p)] *= w[size_t(p)];
-      }
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t p = 0; p < k; ++p) y[size_t(i)] += U[size_t(i * k + p)] * t[size_t(p)];
-      // ops_linalg_eigh_dc_ref_test's tolerances: float32 1e-5 + 2e-6·(|want| + max|want|), float64
-      // 1e-12·(|want| + max|want|).
-      auto near = [&](const std::vector<double>& got, const Json& want, const char* what) {
-        const std::vector<Json>& data = want["data"].array;
-        REQUIRE(data.size() == got.size());
-        double scale = 0;
-        for (const Json& v : data) scale = std::max(scale, std::abs(v.number));
-        for (size_t i = 0; i < got.size(); ++i) {
-          const double tol = f64 ? 1e-12 * (std::abs(data[i].number) + scale) : 1e-5 + 2e-6 * (std::abs(data[i].number) + scale);
-          CHECK_MESSAGE(std::abs(got[i] - data[i].number) <= tol, what, "[", i, "]: PyTorch ", data[i].number, ", got ", got[i]);
-        }
-      };
-      near(S, c["outputs"].array[0], "singular values");
-      near(y, c["outputs"].array[1], "y");
+      const std::vector<double> y = sgtest::low_rank_apply(U, m, k, w, Vh, n, sgtest::formula_vector(n, 5));
+      // ops_linalg_eigh_dc_ref_test's tolerances (check_near_ref).
+      sgtest::check_near_ref(S, c["outputs"].array[0], f64, "singular values");
+      sgtest::check_near_ref(y, c["outputs"].array[1], f64, "y");
       for (int64_t p = 0; p + 1 < k; ++p) CHECK_MESSAGE(S[size_t(p)] >= S[size_t(p) + 1], "descending at ", p);
       CHECK(S[size_t(k) - 1] >= 0);
       // Vh's rows as columns: Vhᵀ (n × k).
@@ -119,7 +84,7 @@ TEST_CASE("ops: svd by divide and conquer equals PyTorch 1.13 (linalg_svd_dc_ref
           rec = std::max(rec, std::abs(s - a[size_t(i * n + j)]));
         }
       rec /= amax;
-      const double orth_u = column_orth(U, m, k), orth_v = column_orth(V, n, k);
+      const double orth_u = sgtest::column_orth(U, m, k), orth_v = sgtest::column_orth(V, n, k);
       // float32: within 1e-6 or 1.5 × PyTorch's own float32 svd's (the generator's torch32) + 1e-7:
       // the kernel works a float32 matrix in float32, as LAPACK's sgesdd does.
       auto bound = [&](const char* what) { return f64 ? 1e-13 : std::max(1e-6, 1.5 * c["torch32"][what].number + 1e-7); };
