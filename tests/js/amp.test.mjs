@@ -151,3 +151,20 @@ test("GradScaler's stage errors, enabled: false, and bad options, as PyTorch's",
     opt.dispose?.();
   });
 });
+
+test('autocast frees the casts it makes for each op: live handles flat over 30 bfloat16 products', () => {
+  // Each float32 operand of a matmul under bfloat16 autocast is cast first; the cast copies are
+  // released when the op returns (runtime/handles.ts autocastCall), not kept until the tidy ends.
+  const a = sg.randn([4, 8]), b = sg.randn([8, 3]);
+  const handles = () => sg.memory().handles;
+  sg.autocast({ dtype: 'bfloat16' }, () => {
+    const before = handles();
+    for (let i = 0; i < 30; i++) {
+      const y = a.matmul(b);
+      assert.equal(y.dtype, 'bfloat16');
+      y.dispose();
+    }
+    assert.equal(handles(), before, 'no handle left per product');
+  });
+  sg.dispose([a, b]);
+});
