@@ -1,5 +1,5 @@
 // Blocked Householder tridiagonalization (linalg_tridiag_reduce.h), LAPACK's dsytrd / dlatrd /
-// dsytd2 for the lower triangle, and Q's application (dormtr with dlarft's compact WY blocks).
+// dsytd2 for the lower triangle, and Q's application (dormtr: linalg_reflectors.cpp's blocks).
 // Reducing column i needs y = A_i·v (a symmetric matrix-vector product over the trailing
 // matrix) and the rank-2 update A_i −= v·wᵀ + w·vᵀ. Unblocked, each column reads the trailing
 // triangle twice (the product, then the update). dlatrd reduces kPanel columns against the
@@ -21,7 +21,6 @@ namespace sg {
 namespace {
 
 using namespace linalg_vec;
-using Vec = std::vector<double>;
 
 constexpr int64_t kPanel = 32;      // columns a panel (dsytrd's nb)
 constexpr int64_t kCrossover = 64;  // trailing orders at or below go unblocked (dsytrd's nx)
