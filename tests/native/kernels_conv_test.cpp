@@ -6,6 +6,7 @@
 // where Σ|a·b| comes from the reference run on the absolute values.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -241,7 +242,10 @@ TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equ
     unsigned seed = 300;
     for (const ConvGeom& g : {geom(2, 3, 14, 14, 7, 1, 3, 3, 1, 1, 1), geom(3, 1, 28, 28, 16, 1, 3, 3, 1, 1, 1),
                               geom(2, 4, 9, 11, 5, 1, 3, 3, 1, 0, 1), geom(2, 6, 8, 8, 4, 2, 3, 3, 1, 1, 2),
-                              geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1), geom(2, 9, 9, 9, 7, 1, 3, 3, 1, 1, 1)}) {
+                              geom(2, 16, 14, 14, 32, 1, 3, 3, 1, 1, 1), geom(2, 9, 9, 9, 7, 1, 3, 3, 1, 1, 1),
+                              // Pooled rows of 35 and 34: more than two vectors of int32 lanes on
+                              // every target (the argmax remap's vector loop past its first step).
+                              geom(2, 3, 6, 70, 5, 1, 3, 3, 1, 1, 1)}) {
       for (const sg::PoolGeom base : {sg::PoolGeom{0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 1, 1},
                                       sg::PoolGeom{0, 0, 0, 0, 0, 3, 3, 2, 2, 0, 0, 1, 1}}) {
         sg::PoolGeom p = base;
@@ -253,11 +257,17 @@ TEST_CASE("kernels simd conv2d_maxpool2d: the pool read from the output grid equ
         V x = random(g.N * g.C * g.H * g.W, rng), w = random(g.O * g.Cg() * g.kH * g.kW, rng), b = random(g.O, rng);
         x[5] = std::numeric_limits<float>::quiet_NaN();
         const size_t ny = size_t(p.P * p.oH * p.oW);
-        V z(size_t(g.N * g.O * g.L())), want(ny, 7.0f), got(ny, 7.0f);
-        std::vector<int32_t> want_idx(ny, -5), got_idx(ny, -5);
+        V z(size_t(g.N * g.O * g.L())), want(ny, 7.0f), got = guarded(ny);
+        // The argmax guard holds a non-negative index, which the grid-to-input remap would change
+        // (it leaves only negative ones, 'no input', as they are).
+        constexpr int32_t kIdxSentinel = 1 << 20;
+        std::vector<int32_t> want_idx(ny, -5), got_idx(ny + kGuard, kIdxSentinel);
         S().conv2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, z.data());
         S().max_pool2d_f32(p, z.data(), want.data(), want_idx.data());
         S().conv2d_maxpool2d_f32(g, x.data(), w.data(), b.data(), GemmAct::Relu, p, got.data(), got_idx.data());
+        check_guard(got, ny, "pooled values");
+        CHECK(std::count(got_idx.begin() + std::ptrdiff_t(ny), got_idx.end(), kIdxSentinel) == std::ptrdiff_t(kGuard));
+        got_idx.resize(ny);
         CHECK(std::memcmp(got.data(), want.data(), ny * sizeof(float)) == 0);
         // Without the argmax (nullptr: a forward under no_grad), the same values.
         V values(ny, 7.0f);
