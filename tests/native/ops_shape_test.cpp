@@ -67,6 +67,14 @@ TEST_CASE("creation: linspace has exact endpoints and the symmetric formula") {
   for (int i = 0; i < 7; ++i) CHECK(t.f32()[i] == doctest::Approx(0.1 + 0.1 * i).epsilon(1e-6));
   // Second half counts down from the end: element 5 is end − step.
   CHECK(t.f32()[5] == float(0.7 - (0.7 - 0.1) / 6));
+  // The middle element (index steps / 2) is in the second half: end − step. In double, with 3
+  // steps from 0.1 to 0.7, that differs from start + step (0.3999999999999999667 against
+  // 0.4000000000000000222); torch 1.13's torch.linspace(0.1, 0.7, 3, dtype=torch.float64) gives
+  // the first.
+  const Tensor mid = linspace(0.1, 0.7, 3, Device::CPU, DType::Float64);
+  const double step = (0.7 - 0.1) / 2;
+  REQUIRE(0.7 - step != 0.1 + step);
+  CHECK(mid.f64()[1] == 0.7 - step);
   CHECK_ERROR(linspace(0, 1, -1), "non-negative");
 }
 
