@@ -1,5 +1,5 @@
 // sg.onnx.export of single ops whose ONNX form has a name or layout of its own: Clip with one or
-// both bounds (clamp), ReduceMax / ReduceMin (opset 17: axes an attribute, not an input) with and
+// both bounds (clamp), ReduceMax / ReduceMin / ReduceProd (opset 17: axes an attribute, not an input) with and
 // without keepdim, the (values, indices) forms of max / min over a dim (ArgMax / ArgMin), and
 // NegativeLogLikelihoodLoss. onnxruntime (code nobody here wrote) runs each exported file, and its
 // outputs must equal simdgrad's (onnx_helpers.mjs roundTrip); clamp's are also checked by hand.
@@ -25,7 +25,7 @@ test('clamp with both bounds, min only, max only: Clip under onnxruntime', async
   }
 });
 
-test('amax / amin / max / min over a dim (keepdim or not, values and indices): ReduceMax, ReduceMin, ArgMax, ArgMin', async () => {
+test('amax / amin / max / min / prod over a dim or all (keepdim or not, values and indices): ReduceMax, ReduceMin, ReduceProd, ArgMax, ArgMin', async () => {
   const fns = {
     amax: (a) => a.amax(1),
     amin_keepdim: (a) => a.amin(0, true),
@@ -33,6 +33,8 @@ test('amax / amin / max / min over a dim (keepdim or not, values and indices): R
     min_dim_keepdim: (a) => a.min(1, true),
     max_all: (a) => a.max(),
     min_all: (a) => a.min(),
+    prod_dim: (a) => a.prod(1),
+    prod_all: (a) => a.prod(),
   };
   for (const [name, fn] of Object.entries(fns)) await roundTrip(name, fn, [x()], undefined, [[x()], [sg.randn([2, 4])]]);
 });
@@ -44,4 +46,4 @@ test('nllLoss with class indices (mean, sum, ignoreIndex): NegativeLogLikelihood
   await roundTrip('nll_sum_ignore', (a, b) => F.nllLoss(a, b, { reduction: 'sum', ignoreIndex: 0 }), [logp(), t], undefined, [[logp(), t]]);
 });
 
-test('python3-onnx checker (full_check) accepts every file written here', (t) => checkWritten(t, 11));
+test('python3-onnx checker (full_check) accepts every file written here', (t) => checkWritten(t, 13));
