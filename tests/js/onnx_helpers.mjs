@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,4 +81,23 @@ export function checkWritten(t, atLeast) {
   assert.ok(written.length >= atLeast, `files written: ${written.join(', ')}`);
   const out = execFileSync('/usr/bin/python3', [new URL('../onnx/check_models.py', import.meta.url).pathname, dir], { encoding: 'utf8' });
   for (const name of written) assert.match(out, new RegExp(`^ok ${name}\\.onnx ir=8 opset=17$`, 'm'));
+}
+
+/**
+ * A model python3-onnx writes (tests/onnx/<script> OUT_DIR → OUT_DIR/<name>.onnx and <name>.json,
+ * the expected values): { bytes, ref }, or null after t.skip when python3-onnx or numpy is missing.
+ */
+export function foreignModel(t, script, name) {
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import onnx, numpy'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    t.skip('python3-onnx or numpy is not installed');
+    return null;
+  }
+  const out = mkdtempSync(join(tmpdir(), 'sg-onnx-foreign-'));
+  try {
+    execFileSync('/usr/bin/python3', [new URL(`../onnx/${script}`, import.meta.url).pathname, out]);
+    return { bytes: new Uint8Array(readFileSync(join(out, `${name}.onnx`))), ref: JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8')) };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }

@@ -5,12 +5,8 @@
 // simdgrad: float_data initializers, Gemm with alpha/beta/transA) gives numpy's output; bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sg } from './helpers.mjs';
-import { assertClose, checkWritten, onnx, outputsOf, roundTrip } from './onnx_helpers.mjs';
+import { assertClose, checkWritten, foreignModel, onnx, outputsOf, roundTrip } from './onnx_helpers.mjs';
 
 const nn = sg.nn;
 const ids = (b, t, vocab) => sg.randint(0, vocab, [b, t], { dtype: 'int32' });
@@ -104,23 +100,14 @@ test('an imported model trains: gradients equal finite differences, Adam lowers 
 });
 
 test('a model python3-onnx wrote (float_data initializers, Gemm alpha/beta/transA, Reshape 0/-1, ReduceMean axes): numpy\'s output', (t) => {
-  const probe = spawnSync('/usr/bin/python3', ['-c', 'import onnx, numpy'], { encoding: 'utf8' });
-  if (probe.status !== 0) {
-    t.skip('python3-onnx or numpy is not installed');
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'sg-onnx-foreign-'));
-  try {
-    execFileSync('/usr/bin/python3', [new URL('../onnx/make_foreign.py', import.meta.url).pathname, dir]);
-    const m = sg.onnx.importModel(new Uint8Array(readFileSync(join(dir, 'foreign.onnx'))));
-    const ref = JSON.parse(readFileSync(join(dir, 'foreign.json'), 'utf8'));
-    assert.deepEqual(m.namedParameters().map(([k]) => k), ['w1', 'b1', 'w2', 'b2']);
-    const y = m.forward(sg.tensor(ref.x, { shape: ref.xShape }));
-    assert.deepEqual(y.shape, ref.yShape);
-    assertClose(y.dataSync(), ref.y, 1e-5, 'foreign y');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const foreign = foreignModel(t, 'make_foreign.py', 'foreign');
+  if (foreign === null) return;
+  const { bytes, ref } = foreign;
+  const m = sg.onnx.importModel(bytes);
+  assert.deepEqual(m.namedParameters().map(([k]) => k), ['w1', 'b1', 'w2', 'b2']);
+  const y = m.forward(sg.tensor(ref.x, { shape: ref.xShape }));
+  assert.deepEqual(y.shape, ref.yShape);
+  assertClose(y.dataSync(), ref.y, 1e-5, 'foreign y');
 });
 
 test('bad input: not bytes, not a model, an op outside the set, wrong forward arguments', () => {
