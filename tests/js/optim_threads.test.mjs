@@ -8,20 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from '../../npm/dist/index.mjs';
 import { mod as loadedModule } from '../../npm/dist/esm/npm/src/runtime/module.js';
+import { data } from './lcg_data.mjs';
 
 const sg = await init({ threads: 2 });
 const mod = loadedModule(); // the Embind module, for its diagnostic parallelJobs()
 
-/** Deterministic data (no dependence on the module's generator). */
-function data(n, seed) {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
 const numel = (shape) => shape.reduce((a, b) => a * b, 1);
 
 // nanoGPT-shaped (2 layers, 64 wide, 4·64 MLP, vocabulary 65): ~110K elements, no tensor large

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../npm/dist/index.mjs';
 import { mod as loadedModule } from '../../npm/dist/esm/npm/src/runtime/module.js';
+import { data } from './lcg_data.mjs';
 
 const DIST = fileURLToPath(new URL('../../npm/dist/', import.meta.url));
 const sg = await init({ threads: 2 });
@@ -20,17 +21,6 @@ function runNode(source, { type = 'module', timeout = 60000 } = {}) {
   const t0 = Date.now();
   const r = spawnSync(process.execPath, [`--input-type=${type}`, '-e', source], { encoding: 'utf8', timeout, cwd: DIST });
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0, error: r.error };
-}
-
-/** Deterministic data (no dependence on either module's generator). */
-function data(n, seed) {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
 }
 
 function maxRelDiff(a, b) {
