@@ -6,9 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { init } from '../../npm/dist/index.mjs';
+import { settleFinalizers } from './gc_settle.mjs';
 
 // SG_TEST_WEBGPU=1 also starts the WebGPU device (webgpu_env.mjs), with the CPU as the default
 // device: tests that loop over backends (backends.mjs) then run on 'webgpu' too.
@@ -99,12 +98,7 @@ export function assertMemoryFlat(run, { warmup = 3, steps = 200 } = {}) {
  * count is taken: without it such a count can drop in the middle of a test.
  */
 export async function settleGarbage() {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc');
-  for (let i = 0; i < 2; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
+  await settleFinalizers();
   await sg.sync();
 }
 

@@ -7,6 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpu, why } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
+import { settleFinalizers } from './gc_settle.mjs';
 
 const skip = gpu ? false : why;
 const sg = gpu ? await init({ backend: 'webgpu', gpu }) : null;
@@ -17,9 +18,11 @@ after(() => {
 /** Runs fn, then checks that it left no tensor behind (the copies' temporaries are released). */
 async function flat(fn) {
   await sg.sync();
+  await settleFinalizers(); // earlier tests' forgotten tensors must not be freed between the counts
   const before = sg.memory().handles;
   await fn();
   await sg.sync();
+  await settleFinalizers();
   assert.equal(sg.memory().handles, before, 'handles left behind');
 }
 

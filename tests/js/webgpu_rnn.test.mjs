@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { gpu, why } from './webgpu_env.mjs';
 import { init } from '../../npm/dist/index.mjs';
 import { readRef } from './gradcheck_helpers.mjs';
+import { settleFinalizers } from './gc_settle.mjs';
 
 const skip = gpu ? false : why;
 const sg = gpu ? await init({ backend: 'webgpu', gpu }) : null;
@@ -161,6 +162,7 @@ test('training a two-layer bidirectional LSTM and GRU on webgpu: no buffer creat
       l.dispose();
     }
     await sg.sync();
+    await settleFinalizers(); // earlier tests' forgotten tensors must not be freed between the counts
     return [sg.webgpuStats(), sg.memory()];
   };
   const [s0, m0] = await steps(3); // warm-up: the optimizer's state, the kernels' pipelines and buffers
