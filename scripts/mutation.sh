@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Mutation testing, sampled and seeded (issue 28): how many seeded defects the tests catch.
-#   bash scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--ts-measure M] [--cpp-mutants K] [--only ts|cpp]
+#   bash scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--ts-measure M] [--cpp-mutants K] [--cpp-tests-near] [--only ts|cpp]
 #   npm/src:                 Stryker (@stryker-mutator/core, TypeScript checker, tap runner over the
 #                            node:test files) on R seeded regions of L lines (30), each against the fewest test
 #                            files (at most T, 3) that together execute every line of it that the last covered
 #                            Node run executed (scripts/mutation_ts.mjs)
 #   src/ops + src/kernels:   K seeded operator swaps, each compiled into the native doctest binary
-#                            and run (scripts/mutation_cpp.mjs says why not a packaged tool)
+#                            and run (scripts/mutation_cpp.mjs says why not a packaged tool); with
+#                            --cpp-tests-near only against the doctest files named like the mutated
+#                            file (CI's smoke sample: seconds, not a whole ASan run)
 # Prints the score per folder and every surviving mutant (scripts/mutation_report.mjs); mutants
 # recorded in .ci/mutation-equivalent.txt (with their reason) are not counted. The sample sizes
 # default from the budget (measured on 2 loaded cores: a Stryker region of 30 lines takes about
@@ -20,7 +22,7 @@
 # Exits non-zero only when the machinery fails (not on a low score: the floors are coverage's).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-budget=20 seed=1 regions= window=30 tests=3 extra= measure=4 cpp= only=
+budget=20 seed=1 regions= window=30 tests=3 extra= measure=4 cpp= near= only=
 while (($#)); do
   case $1 in
     --budget-min) budget=$2; shift 2 ;;
@@ -31,8 +33,9 @@ while (($#)); do
     --ts-extra-tests) extra=$2; shift 2 ;;
     --ts-measure) measure=$2; shift 2 ;;
     --cpp-mutants) cpp=$2; shift 2 ;;
+    --cpp-tests-near) near=--tests-near; shift ;;
     --only) only=$2; shift 2 ;;
-    *) echo "usage: scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--ts-measure M] [--cpp-mutants K] [--only ts|cpp]" >&2; exit 2 ;;
+    *) echo "usage: scripts/mutation.sh [--budget-min N] [--seed S] [--ts-regions R] [--ts-window L] [--ts-tests T] [--ts-extra-tests F,...] [--ts-measure M] [--cpp-mutants K] [--cpp-tests-near] [--only ts|cpp]" >&2; exit 2 ;;
   esac
 done
 half=$(( (budget + 1) / 2 ))
@@ -47,7 +50,7 @@ if [ "$only" != cpp ]; then
 fi
 if [ "$only" != ts ]; then
   echo "== mutation: src/ops + src/kernels, operator swaps, seed $seed, $cpp mutants, budget $half min"
-  node scripts/mutation_cpp.mjs --seed "$seed" --mutants "$cpp" --budget-min "$half" --out "$out/cpp" || rc=1
+  node scripts/mutation_cpp.mjs --seed "$seed" --mutants "$cpp" --budget-min "$half" $near --out "$out/cpp" || rc=1
 fi
 node scripts/mutation_report.mjs "$out" || rc=1
 exit $rc

@@ -5,6 +5,9 @@
 //   node scripts/mutation_cpp.mjs --seed S --mutants N [--budget-min M] [--build DIR] [--out DIR]
 //   node scripts/mutation_cpp.mjs --at src/kernels/simd/pool.cpp:270 [--swap ==#6] [--tc 'doctest case*'] [--build DIR]
 //     (every swap on one line, or the one named, against the given test cases: re-checking a survivor)
+//   --tests-near: each mutant against only the doctest files of tests/native whose name holds the
+//     mutated file's name (src/kernels/simd/gemm.cpp: *gemm*_test.cpp; linalg_tridiag_reduce.cpp,
+//     where no file holds that name: *linalg_tridiag*, else *linalg*), or all where none does: CI's sample (scripts/test.sh) checks the machinery in seconds, not by a whole ASan run.
 // What a mutant is: one binary operator written with a space on each side, swapped for its
 // opposite (+ -, * /, < <=, > >=, == !=, && ||, += -=), or true/false swapped, on one line of a
 // .cpp file under src/ops or src/kernels (headers are left out: a header edit rebuilds all that
@@ -143,8 +146,19 @@ const env = {
 // As Stryker's dry run: the unmutated binary must pass the same test cases, or every mutant would
 // count as killed by a test that fails anyway.
 const filters = [...(args.tc ? [`-tc=${args.tc}`] : []), ...(args.tce ? [`-tce=${args.tce}`] : [])];
-if (at || sample.some((m) => !(lineCounts.get(m.file) && !(lineCounts.get(m.file).get(m.line) > 0)))) {
-  const base = spawnSync(join(buildDir, 'simdgrad_tests'), ['--no-colors', ...filters], { env, encoding: 'utf8', timeout: 900000, maxBuffer: 64 << 20 });
+const testFiles = readdirSync(join(root, 'tests/native')).filter((f) => f.endsWith('_test.cpp'));
+/** The doctest filters a mutant runs under: --tests-near's source-file filter, then --tc/--tce. */
+function filtersFor(m) {
+  if (!args['tests-near']) return filters;
+  // linalg_tridiag_reduce, else linalg_tridiag, else linalg: the longest name some test file holds.
+  for (let stem = m.file.split('/').at(-1).replace(/\.cpp$/, ''); stem; stem = stem.replace(/_?[^_]*$/, '')) {
+    if (testFiles.some((f) => f.includes(stem))) return [`-sf=*tests/native/*${stem}*_test.cpp`, ...filters];
+  }
+  return filters;
+}
+const covered = (m) => !(lineCounts.get(m.file) && !(lineCounts.get(m.file).get(m.line) > 0));
+for (const f of new Set(sample.filter((m) => at || covered(m)).map((m) => JSON.stringify(filtersFor(m))))) {
+  const base = spawnSync(join(buildDir, 'simdgrad_tests'), ['--no-colors', ...JSON.parse(f)], { env, encoding: 'utf8', timeout: 900000, maxBuffer: 64 << 20 });
   if (base.status !== 0) {
     const failing = [...new Set([...base.stdout.matchAll(/TEST CASE:\s+(.*)/g)].map((x) => x[1].trim()))];
     console.error(`mutation cpp: the unmutated tests fail (${failing.join('; ') || `exit ${base.status ?? base.signal}`}); fix them or leave them out with --tce`);
@@ -189,7 +203,7 @@ for (const [n, m] of sample.entries()) {
   // A mutant that loops or slows the suite down badly counts as a timeout (killed), as in Stryker.
   // --tc PATTERN: only those doctest cases (to check that a new test kills a survivor); --tce
   // PATTERN: all but those (cases that crash in a tree under edit would count every mutant killed).
-  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal', ...filters], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
+  const run = spawnSync(bin, ['--no-colors', '--abort-after=1', '--minimal', ...filtersFor(m)], { env, encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20 });
   res.status = run.error?.code === 'ETIMEDOUT' ? 'Timeout' : run.status === 0 ? 'Survived' : 'Killed';
   if (res.status === 'Killed') res.killedBy = (run.stdout.match(/TEST CASE:\s+(.*)/) ?? [])[1]?.trim() ?? `exit ${run.status ?? run.signal}`;
   console.log(`  [${n + 1}] ${id}: ${res.status.toLowerCase()}${res.killedBy ? ` by "${res.killedBy}"` : ''} (${Math.round((Date.now() - started) / 1000)} s)`);
