@@ -88,19 +88,21 @@ native_built=0; package_built=0
 # `bash scripts/build.sh native` (the -O2 build with every x86 target, for benchmarks and for
 # checking those targets by hand) is not built by CI.
 # The native build runs in the background from the start, beside the wasm build (start_native),
-# and its stage waits for it (build_native): the two builds fill each other's single-threaded
-# links, and the node tests start as soon as npm/dist is built. The background stages learn
-# whether it succeeded from build/.native-built or build/.native-failed (native_ready).
-native_pid=; native_log=
+# and the native chain (its build's stage, the ASan doctests, TSan, fuzzing) waits for it
+# (build_native): the two builds fill each other's single-threaded links, the native doctests start
+# as soon as their build is done (while the threaded wasm module still builds and links on one
+# core), and the node tests start as soon as npm/dist is built. The background stages learn whether
+# it succeeded from build/.native-built or build/.native-failed (native_ready), and the mutation
+# sample learns that the native doctests' coverage report is written from build/.native-doctest-done.
+native_log=
 start_native() {
-  rm -f build/.native-built build/.native-failed
+  rm -f build/.native-built build/.native-failed build/.native-doctest-done
   native_log=$(mktemp "${TMPDIR:-/tmp}/simdgrad-native.XXXXXX")
   ( if bash scripts/build.sh asan >"$native_log" 2>&1; then mkdir -p build && touch build/.native-built
     else mkdir -p build && touch build/.native-failed; exit 1; fi ) &
-  native_pid=$!
 }
 build_native() {
-  wait "$native_pid"; local rc=$?
+  native_ready; local rc=$?
   cat "$native_log"; rm -f "$native_log"
   ((rc == 0)) && native_built=1
 }
@@ -118,7 +120,13 @@ build_package() { bash scripts/build.sh wasm wasm-mt js && package_built=1; }
 # scripts/coverage.sh cpp: the doctests under ASan + UBSan (any finding aborts the run: UBSan with
 # -fno-sanitize-recover=undefined and halt_on_error), then gcovr's report of src/
 # (build/coverage/cpp.txt).
-native_doctest() { needs native_built "build/native-asan" && bash scripts/coverage.sh cpp; }
+# It ends by writing build/.native-doctest-done, passed or not: the mutation sample waits for it.
+native_doctest() {
+  local rc=1
+  needs native_built "build/native-asan" && bash scripts/coverage.sh cpp && rc=0
+  touch build/.native-doctest-done
+  return $rc
+}
 
 # The same doctest sources compiled to wasm (reusing build/wasm's simdgrad_core)
 # and run by node. Built here, not in build.sh: only the tests need it.
@@ -169,14 +177,22 @@ ts_coverage() { needs package_built "npm/dist" && bash scripts/coverage.sh ts-ma
 coverage_gate() { bash scripts/coverage.sh gate; }
 
 # A small seeded mutation sample (scripts/mutation.sh: Stryker on one region of npm/src, one C++
-# operator swap), so that the machinery cannot rot; its score is printed, not gated (a sample this
-# small says little). The seed changes every day, so that CI walks over the code.
+# operator swap run against the doctest files named like its file: --cpp-tests-near), so that the
+# machinery cannot rot; its score is printed, not gated (a sample this small says little). The seed
+# changes every day, so that CI walks over the code. A chain of its own, started with the node
+# tests, that waits for the native doctests' coverage report (mutants on lines it never reached
+# are not run; in the 2026-11-29 clean-clone run the sample ran alone at the end for 180 s).
+native_doctest_done() {  # waits (up to 40 minutes) for the native doctest stage to end
+  local i
+  for ((i = 0; i < 480; i++)); do [ -e build/.native-doctest-done ] && return 0; sleep 5; done
+  echo "not run: the native doctest stage did not end"; return 1
+}
 mutation_smoke() {
-  needs package_built "npm/dist" && native_ready &&
-    { timeout 180 bash scripts/mutation.sh --seed "$(date +%Y%m%d)" --ts-regions 1 --ts-window 8 --ts-tests 1 --cpp-mutants 1 --budget-min 4
+  needs package_built "npm/dist" && native_doctest_done && native_ready &&
+    { timeout 300 bash scripts/mutation.sh --seed "$(date +%Y%m%d)" --ts-regions 1 --ts-window 8 --ts-tests 1 --cpp-mutants 1 --cpp-tests-near --budget-min 4
       local rc=$?
-      # A sample whose one test file is slow may outrun the stage's 3 minutes: that is not rot.
-      if [ $rc = 124 ]; then echo "mutation sample: cut at 180 s (the machinery started; no score)"; rc=0; fi
+      # A sample whose one test file is slow may outrun the stage's 5 minutes: that is not rot.
+      if [ $rc = 124 ]; then echo "mutation sample: cut at 300 s (the machinery started; no score)"; rc=0; fi
       return $rc; }
 }
 
@@ -220,26 +236,29 @@ fuzz_smoke() { bash scripts/fuzz.sh "${SG_FUZZ_SECONDS:-30}"; }
 import_circles() { (cd npm && npm run -s lint:circles); }
 
 # Scheduling on 2 cores: the two builds run side by side (-j2 each; in the 2026-11-29 clean-clone
-# run one after the other they kept 1.56 cores busy on average, 1,074 s). Then three chains share
-# the cores: in the background the node tests, their TypeScript coverage and the mutation sample
-# (which needs both: it mutates copies in build/mutation, never src/); in a second background chain
-# the browser stage; in the foreground the native doctests, the wasm doctests, TSan, fuzzing, the
-# npm consumer and the trainer's suite. The background's output is printed once it ends. The
-# browser stage's demos train for a bounded time (up to 40 s each until the loss falls) and use
-# about a third of a core over its ~5 minutes, niced to go first: run at the end, after the
-# other chains (the 2026-11-29 clean-clone run), it left 1.6 cores idle for most of its 305 s.
+# run one after the other they kept 1.56 cores busy on average, 1,074 s). Every test stage then runs
+# in one of five chains that share the cores, so that no core idles while work is left (in the
+# 2026-11-30 clean-clone run, three chains of which one held the native and wasm doctests, TSan and
+# fuzzing one after another, ~650 core-seconds were idle, most at the end): in the background the
+# native chain (ASan doctests with coverage, TSan, fuzzing; started at once, it waits for its
+# build), the node tests and their TypeScript coverage, the mutation sample (which needs both
+# builds and the native coverage report: it mutates copies in build/mutation, never src/), and the
+# browser stage; in the foreground the wasm doctests, the npm consumer and the trainer's suite. The
+# background's output is printed once it ends. The browser stage's demos train for a bounded time
+# (up to 40 s each until the loss falls) and use about a third of a core over its ~5 minutes,
+# niced to go first.
 stage "lint: import circles (npm/src, web/webgpu)" import_circles
 start_native
+bg_stages "build: native under ASan + UBSan, with coverage (build/native-asan; started beside the wasm build)" build_native \
+          "native doctest under ASan + UBSan, with coverage (build/native-asan)" native_doctest \
+          "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest \
+          "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 stage "build: wasm, threaded wasm + TypeScript (npm/dist)" build_package
 bg_stages "node tests (tests/js)"                node_tests \
-          "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage \
-          "mutation sample (scripts/mutation.sh)"  mutation_smoke
+          "coverage: TypeScript (c8: npm/src, web/webgpu)" ts_coverage
+bg_stages "mutation sample (scripts/mutation.sh)"  mutation_smoke
 bg_stages "browser (Playwright + Chromium)"      browser_tests
-stage "build: native under ASan + UBSan, with coverage (build/native-asan; started beside the wasm build)" build_native
-stage "native doctest under ASan + UBSan, with coverage (build/native-asan)" native_doctest
 stage "native doctest under wasm (node)"         wasm_doctest
-stage "thread pool + threaded kernels under TSan (build/native-tsan)" tsan_doctest
-stage "fuzz: safetensors reader (libFuzzer + ASan + UBSan, ${SG_FUZZ_SECONDS:-30} s)" fuzz_smoke
 stage "npm consumer (pack, install, import/require, tsc)" consumer
 stage "trainer (Python unittest: trainer/tests)" trainer_tests
 collect_bg

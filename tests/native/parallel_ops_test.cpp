@@ -162,20 +162,21 @@ TEST_CASE("parallel ops: an optimizer step updates every parameter in one pool j
       {"NAdam", attrs({{"lr", 0.01}})},
       {"RAdam", attrs({{"lr", 0.01}})},
   };
+  // Two steps (the first creates the state, the second reads it) on 2 or 3 threads by turns: the
+  // whole grid (3 steps, both counts) cost 10 s of CI's ASan run for no path the turns miss.
+  int turn = 0;
   for (const std::vector<sg::Shape>* shapes : {&gpt, &mlp}) {
     for (const auto& [algorithm, hyper] : cases) {
       const std::string name = algorithm;
-      INFO(name << (shapes == &gpt ? " (GPT-shaped)" : " (MLP-shaped)"));
+      const int t = 2 + (turn++ % 2);
+      INFO(name << (shapes == &gpt ? " (GPT-shaped)" : " (MLP-shaped)") << ", threads " << t);
       std::vector<uint64_t> jobs;
-      const std::vector<float> one = run_optimizer(algorithm, hyper, *shapes, 1, 3, jobs);
-      CHECK(jobs == std::vector<uint64_t>(3, 0));
-      for (int t = 2; t <= 3; ++t) {
-        INFO("threads " << t);
-        const std::vector<float> got = run_optimizer(algorithm, hyper, *shapes, t, 3, jobs);
-        CHECK(jobs == std::vector<uint64_t>(3, 1));  // one job a step, the first (state created) included
-        REQUIRE(got.size() == one.size());
-        CHECK(std::memcmp(got.data(), one.data(), one.size() * sizeof(float)) == 0);
-      }
+      const std::vector<float> one = run_optimizer(algorithm, hyper, *shapes, 1, 2, jobs);
+      CHECK(jobs == std::vector<uint64_t>(2, 0));
+      const std::vector<float> got = run_optimizer(algorithm, hyper, *shapes, t, 2, jobs);
+      CHECK(jobs == std::vector<uint64_t>(2, 1));  // one job a step, the first (state created) included
+      REQUIRE(got.size() == one.size());
+      CHECK(std::memcmp(got.data(), one.data(), one.size() * sizeof(float)) == 0);
     }
   }
 }
