@@ -16,8 +16,9 @@
 //   (scripts/mutation_ts_transpile.mjs: ts.transpileModule, valid since the tsconfig has
 //   isolatedModules) instead of a whole tsc run, and the rest of npm/dist is the copy of the
 //   real one. So npm/dist must be built from the current sources (scripts/build.sh js).
-// - Which tests: the fewest test files that together execute every line of the region that any test
-//   executes, at most --tests-per-region of them, from per-test V8 coverage checked to be of the
+// - Which tests: at most --tests-per-region of them: first those that both execute the region and
+//   name its functions or its messages' words, then a cover of its lines, then more that name it
+//   (scripts/mutation_ts_tests.mjs gives the order and why), from per-test V8 coverage checked to be of the
 //   region's current code: the last covered Node run's (build/coverage/v8-mapped, written by
 //   scripts/coverage.sh ts) where it still is, else measured here for the sampled sources
 //   (scripts/mutation_ts_tests.mjs says how). Stryker's own per-test coverage then picks, per

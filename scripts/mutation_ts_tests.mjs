@@ -1,7 +1,22 @@
-// Which node:test files run against each sampled region of npm/src (scripts/mutation_ts.mjs): the
-// fewest that together execute every line of the region that any test executes, from per-test V8
-// coverage that is checked to be of the code the region holds now, measured afresh for the files of
-// the sample where it is not.
+// Which node:test files run against each sampled region of npm/src (scripts/mutation_ts.mjs), at
+// most --tests-per-region T of them, in this order:
+//   1. up to half the slots (T/2 rounded up): the files that both execute the region and NAME it
+//      (its functions, classes and methods, or its Error messages' and other strings' words:
+//      scripts/mutation_ts_names.mjs), the most strongly naming first;
+//   2. a greedy set cover of the region's lines that some test executes and those files do not
+//      (ties: the file naming it more, then the one executing more of the whole source);
+//   3. slots left: the other files that execute and name it; then files that name it to the point
+//      (a message's phrase, or a name while they show they use the source) but have no current
+//      coverage of it (they may execute it; a file measured without reaching it does not); then the
+//      other files that execute it, most lines first; where no coverage is current, those that
+//      executed most of an older version; last those naming only the file's exports.
+// Why naming: lines executed are not mutants killed. The test that asserts an Error's exact message
+// (argument_errors.test, func_bad_input.test) executes few lines, so the cover of lines left it out
+// and its region's string mutants survived (seed 15's jacobian.ts message; seeds 16-19 added
+// argument_errors.test by hand with --ts-extra-tests).
+// Per-test coverage is checked to be of the code the region holds now, measured afresh for the
+// files of the sample where it is not. Deterministic: a seed and the tree name the same choice
+// (every sort ends on the file name).
 // Why measured afresh: the per-test coverage of the last full covered Node run (scripts/test.sh
 // under NODE_V8_COVERAGE, remapped by scripts/coverage.sh ts into build/coverage/v8-mapped) goes
 // stale as the tree moves on: a source edited since gets other lines, and a test file added or
@@ -12,10 +27,10 @@
 // record is newer than the test file and the JavaScript it measured (the coverage twin then, or
 // npm/dist when measured here) is byte for byte what the source transpiles to now (the hash below);
 // V8's byte offsets then hold for today's source map. Measured here: the test files that are not
-// current for a sampled source and most likely execute it (those that executed an older version of
-// it, most first; then those that name it: its file stem in their name, or its exported names in
-// their text), at most --measure-per-region of them per region, one `node <test file>` each under
-// NODE_V8_COVERAGE, within --measure-budget-s seconds. Each run is kept in
+// current for a sampled source and most likely execute it (edited since last measured first, then
+// those that name the region most, its file stem in their name counting too, then those that
+// executed most of an older version of it; slow ones last), at most --measure-per-region of them
+// per region, one `node <test file>` each under NODE_V8_COVERAGE, within --measure-budget-s seconds. Each run is kept in
 // build/mutation/coverage/<test>.json (every npm/src script it loaded, with its hash) for later
 // samples. In CI the covered run has just ended, so nothing is measured.
 import { spawnSync } from 'node:child_process';
@@ -24,6 +39,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync,
 import { createRequire } from 'node:module';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { namingScores, regionTerms, testTexts } from './mutation_ts_names.mjs';
 
 /** The JavaScript that V8 measured, without tsc's source-map comment and final newline. */
 const body = (js) => js.replace(/\n?\/\/# sourceMappingURL=[^\n]*\n?$/, '').replace(/\n$/, '');
@@ -116,6 +132,13 @@ export function chooseTests(root, picked, opts) {
   const files = new Map([...new Set(picked.map((p) => p.file))].map((f) => [f, compiled(root, ts, options, f)]));
   const testFiles = readdirSync(join(root, 'tests/js')).filter((f) => /\.test\.[cm]?js$/.test(f)).sort().map((f) => `tests/js/${f}`);
   const testMtime = new Map(testFiles.map((t) => [t, statSync(join(root, t)).mtimeMs]));
+  // How strongly each test file names each region (scripts/mutation_ts_names.mjs).
+  const texts = testTexts(root, testFiles);
+  const naming = picked.map((p) => {
+    const text = readFileSync(join(root, p.file), 'utf8');
+    return namingScores(texts, regionTerms(ts, text, p.file, p.start, p.end, exportedNames(text)));
+  });
+  const nameScore = (i, t) => naming[i].get(t)?.score ?? 0;
 
   // Records: { tests, time, scripts: [{ file, hash, functions }] }, the sampled sources only.
   const records = [];
@@ -185,25 +208,23 @@ export function chooseTests(root, picked, opts) {
   // ---- measure the likeliest test files that are not current for a sampled source
   const measurePerRegion = Number(opts.measurePerRegion ?? 4);
   const budgetMs = Number(opts.measureBudgetS ?? 180) * 1000;
-  const queue = picked.map((p) => {
+  const queue = picked.map((p, i) => {
     const info = files.get(p.file);
     if (!info.distFresh || measurePerRegion <= 0) return [];
     const byTest = currentFor(p.file);
-    const text = readFileSync(join(root, p.file), 'utf8');
     const stem = basename(p.file, '.ts');
-    const names = exportedNames(text).map((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`));
     const unknown = testFiles.filter((t) => !byTest.get(t)?.current);
     // Test files edited since they were last measured first, newest first (most likely written to
-    // kill this sample's survivors); the slow ones (a run past 60 s, or cut by the budget) last.
+    // kill this sample's survivors); then those that name the region most (its functions, its
+    // messages), then those that executed most of an older version of the file; the slow ones (a
+    // run past 60 s, or cut by the budget) last.
     const edited = (t) => (lastRun.has(t) && testMtime.get(t) > lastRun.get(t) ? testMtime.get(t) : 0);
     const slow = (t) => (slowTests.has(t) ? 1 : 0);
-    const before = unknown.filter((t) => byTest.get(t)?.before > 0)
-      .sort((a, b) => slow(a) - slow(b) || edited(b) - edited(a) || byTest.get(b).before - byTest.get(a).before);
-    const named = unknown.filter((t) => !before.includes(t)).map((t) => {
-      const src = readFileSync(join(root, t), 'utf8');
-      return { t, score: (basename(t).includes(stem) ? 1000 : 0) + names.filter((re) => re.test(src)).length };
-    }).filter((x) => x.score > 0).sort((a, b) => b.score - a.score || a.t.localeCompare(b.t)).map((x) => x.t);
-    return [...before, ...named].slice(0, measurePerRegion);
+    const before = (t) => byTest.get(t)?.before ?? 0;
+    const score = (t) => nameScore(i, t) + (basename(t).includes(stem) ? 1 : 0);
+    return unknown.filter((t) => before(t) > 0 || score(t) > 0)
+      .sort((a, b) => slow(a) - slow(b) || edited(b) - edited(a) || score(b) - score(a) || before(b) - before(a) || a.localeCompare(b))
+      .slice(0, measurePerRegion);
   });
   const toMeasure = [];
   for (let rank = 0; queue.some((q) => q.length > rank); rank++) { // each region's likeliest first
@@ -241,9 +262,9 @@ export function chooseTests(root, picked, opts) {
     opts.log?.(`  coverage: measured ${t} (${Math.round((Date.now() - start) / 1000)} s${r.status === 0 ? '' : `, exit ${r.status ?? r.signal}`})`);
   }
 
-  // ---- the set cover per region
+  // ---- per region: the test files that execute it and name it, a set cover of its lines, then the rest
   const testsPerRegion = Number(opts.testsPerRegion ?? 3);
-  picked.forEach((p) => {
+  picked.forEach((p, i) => {
     const info = files.get(p.file);
     const byTest = currentFor(p.file);
     p.notes = [];
@@ -257,38 +278,59 @@ export function chooseTests(root, picked, opts) {
       const lines = [...e.current].filter(inRegion);
       if (lines.length) reached.set(t, new Set(lines));
     }
+    const named = (t) => nameScore(i, t);
+    const termsOf = (t) => naming[i].get(t)?.terms ?? [];
+    const namesRegion = (t) => termsOf(t).some((x) => x.kind !== 'export'); // not by the file's exports alone
+    // A file not measured names the region to the point: one of its messages' phrases, or one of
+    // its names while it shows it uses the file (its stem, an export, calls into an older version).
+    const likely = (t) => termsOf(t).some((x) => x.kind === 'phrase') || (namesRegion(t)
+      && (basename(t).includes(basename(p.file, '.ts')) || termsOf(t).some((x) => x.kind === 'export') || byTest.get(t)?.before > 0));
     const chosen = [];
     const all = new Set([...reached.values()].flatMap((s) => [...s]));
     const left = new Set(all);
-    // Greedy: each step takes the file that adds most lines; among equals, the one that executes most
-    // of the whole file (the test about that file). Ranking by blocks executed alone chose one big
-    // test file and left a region's error paths, reached by another file, NoCoverage.
+    const take = (t) => {
+      if (chosen.includes(t) || chosen.length >= testsPerRegion) return;
+      chosen.push(t);
+      for (const l of reached.get(t) ?? []) left.delete(l);
+    };
+    // (1) Up to half the slots: the files that execute the region and name it, most named first.
+    // Lines are not mutants: seed 15's jacobian.ts:76 (an Error's prefix) survived against the one
+    // file whose lines covered the region, while func_bad_input.test, which checks that message,
+    // was left out; seeds 16-19 left out argument_errors.test the same way.
+    const both = [...reached.keys()].filter((t) => named(t) > 0)
+      .sort((a, b) => named(b) - named(a) || reached.get(b).size - reached.get(a).size || a.localeCompare(b));
+    both.slice(0, Math.ceil(testsPerRegion / 2)).forEach(take);
+    // (2) Greedy cover of the lines left: each step takes the file that adds most lines; among
+    // equals, the one that names the region most, then the one that executes most of the whole file
+    // (the test about that file). Ranking by blocks executed alone chose one big test file and left
+    // a region's error paths, reached by another file, NoCoverage.
     while (left.size && chosen.length < testsPerRegion) {
       const gain = (t) => [...reached.get(t)].filter((l) => left.has(l)).length;
       const [best] = [...reached.keys()].filter((t) => !chosen.includes(t))
-        .sort((a, b) => gain(b) - gain(a) || aboutFile.get(b) - aboutFile.get(a) || a.localeCompare(b));
+        .sort((a, b) => gain(b) - gain(a) || named(b) - named(a) || aboutFile.get(b) - aboutFile.get(a) || a.localeCompare(b));
       if (!best || !gain(best)) break;
-      chosen.push(best);
-      for (const l of reached.get(best)) left.delete(l);
+      take(best);
     }
-    // Slots left: the other files that execute the region, most lines first. Lines are not mutants:
-    // seed 15's jacobian.ts:76 (an Error's prefix) survived against the one file whose lines
-    // covered the region, while func_bad_input.test, which checks that message, was left out.
-    const more = [...reached.keys()].filter((t) => !chosen.includes(t))
+    // (3) Slots left: the other files that execute and name it; then those that name the region and
+    // whose coverage of this file is unknown (not measured: they may execute it; a file measured
+    // without reaching the region does not); then the other files that execute it, most lines
+    // first; where nothing is current (npm/dist stale, or the budget spent), the files that
+    // executed most of an older version of the file; last those that name only the file's exports.
+    const unknown = testFiles.filter((t) => !byTest.get(t)?.current && named(t) > 0)
+      .sort((a, b) => named(b) - named(a) || a.localeCompare(b));
+    const rest = [...reached.keys()]
       .sort((a, b) => reached.get(b).size - reached.get(a).size || aboutFile.get(b) - aboutFile.get(a) || a.localeCompare(b));
-    chosen.push(...more.slice(0, Math.max(0, testsPerRegion - chosen.length)));
-    if (!byTest.size || ![...byTest.values()].some((e) => e.current)) {
-      // Nothing current (not measured: npm/dist stale, or the budget spent): the tests that executed
-      // most of an older version of the file, as the best guess.
-      const guess = [...byTest].filter(([, e]) => e.before > 0).sort((a, b) => b[1].before - a[1].before).map(([t]) => t);
-      chosen.push(...guess.slice(0, testsPerRegion));
-      if (guess.length) p.notes.push('no current coverage of this source: tests that executed an older version of it');
-    }
+    const noneCurrent = ![...byTest.values()].some((e) => e.current);
+    const guess = noneCurrent ? [...byTest].filter(([, e]) => e.before > 0).sort((a, b) => b[1].before - a[1].before || a[0].localeCompare(b[0])).map(([t]) => t) : [];
+    [...both, ...unknown.filter(likely), ...rest, ...guess, ...unknown].forEach(take);
+    if (noneCurrent && chosen.length) p.notes.push('no current coverage of this source: tests that name the region or executed an older version of it');
+    const byName = chosen.filter(namesRegion).map((t) => `${basename(t).replace(/\.test\.mjs$/, '')} (${termsOf(t).filter((x) => x.kind !== 'export').slice(0, 2).map((x) => `'${x.text}'`).join(', ')})`);
+    if (byName.length) p.notes.push(`naming the region: ${byName.join(', ')}`);
     p.tests = chosen;
     p.linesReached = all.size;
     p.linesLeft = left.size;
-    const unknown = testFiles.filter((t) => !byTest.get(t)?.current).length;
-    if (unknown) p.notes.push(`${unknown} test files have no current coverage of this source`);
+    const unmeasured = testFiles.filter((t) => !byTest.get(t)?.current).length;
+    if (unmeasured) p.notes.push(`${unmeasured} test files have no current coverage of this source`);
   });
   return { measured };
 }
