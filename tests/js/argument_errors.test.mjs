@@ -79,6 +79,11 @@ const OPTIONS = [
   ['Embedding', (o) => new nn.Embedding(4, 3, o), ['paddingIdx', '_weight']],
   ['EmbeddingBag', (o) => new nn.EmbeddingBag(4, 3, o), ['mode', 'paddingIdx', 'includeLastOffset']],
   ['Dropout', (o) => new nn.Dropout(o), ['p', 'inplace']],
+  // These four took any options object at construction until 2026-11-30 (a bad key failed only at forward).
+  ['CosineSimilarity', (o) => new nn.CosineSimilarity(o), ['dim', 'eps']],
+  ['PairwiseDistance', (o) => new nn.PairwiseDistance(o), ['p', 'eps', 'keepdim']],
+  ['LPPool1d', (o) => new nn.LPPool1d(2, 3, o), ['stride', 'ceilMode']],
+  ['LPPool2d', (o) => new nn.LPPool2d(2, [2, 3], o), ['stride', 'ceilMode']],
   ['Dropout2d', (o) => new nn.Dropout2d(o), ['p', 'inplace']],
   ['ReLU', (o) => new nn.ReLU(o), ['inplace']],
   ['ReLU6', (o) => new nn.ReLU6(o), ['inplace']],

@@ -24,8 +24,18 @@ export interface PairwiseDistanceOptions {
 }
 
 /** Σ x1·x2 / (max(‖x1‖, eps) · max(‖x2‖, eps)) along dim (x1 and x2 broadcast). */
+/** The options checked, for the function and the CosineSimilarity module's constructor. */
+export function cosineSimilarityOptions(fn: string, options: unknown): Partial<CosineSimilarityOptions> {
+  return checkOptions<CosineSimilarityOptions>(fn, options, { dim: 'integer', eps: 'number' });
+}
+
+/** The options checked, for the function and the PairwiseDistance module's constructor. */
+export function pairwiseDistanceOptions(fn: string, options: unknown): Partial<PairwiseDistanceOptions> {
+  return checkOptions<PairwiseDistanceOptions>(fn, options, { p: 'numberOrInfinity', eps: 'number', keepdim: 'boolean' });
+}
+
 export function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilarityOptions): Tensor {
-  const o = checkOptions<CosineSimilarityOptions>('cosineSimilarity', options, { dim: 'integer', eps: 'number' });
+  const o = cosineSimilarityOptions('cosineSimilarity', options);
   const [a, b] = [tensorArg('cosineSimilarity', 'x1', x1), tensorArg('cosineSimilarity', 'x2', x2)];
   const dim = o.dim ?? 1, eps = o.eps ?? 1e-8;
   return tidy(() => {
@@ -36,7 +46,7 @@ export function cosineSimilarity(x1: Tensor, x2: Tensor, options?: CosineSimilar
 
 /** ‖x1 − x2 + eps‖_p along the last dim. */
 export function pairwiseDistance(x1: Tensor, x2: Tensor, options?: PairwiseDistanceOptions): Tensor {
-  const o = checkOptions<PairwiseDistanceOptions>('pairwiseDistance', options, { p: 'numberOrInfinity', eps: 'number', keepdim: 'boolean' });
+  const o = pairwiseDistanceOptions('pairwiseDistance', options);
   const [a, b] = [tensorArg('pairwiseDistance', 'x1', x1), tensorArg('pairwiseDistance', 'x2', x2)];
   return tidy(() => ops.norm(ops.add(ops.sub(a, b), o.eps ?? 1e-6), o.p ?? 2, -1, o.keepdim ?? false));
 }

@@ -102,14 +102,19 @@ export interface LpPoolOptions {
   ceilMode?: boolean;
 }
 
-/** (Σ over each window of x^p)^(1/p), PyTorch's formula through avgPool (sign(s)·relu(|s|)·k, then the root). */
-function lpPool(fn: string, dims: 1 | 2, input: Tensor, normType: number, kernelSize: number | number[], options: unknown): Tensor {
+/** lpPool's arguments checked (also by the LPPool modules' constructors, so that a bad option fails where it is given). */
+function lpPoolArgs(fn: string, dims: 1 | 2, normType: unknown, kernelSize: unknown, options: unknown) {
   const o = checkOptions<LpPoolOptions>(fn, options, {
     stride: { check: (v) => v === null || isInteger(v) || (Array.isArray(v) && v.every(isInteger)), expected: 'an integer, an array of integers or null' },
     ceilMode: 'boolean',
   });
   if (typeof normType !== 'number' || !(normType > 0)) throw new Error(`${fn}: expected 'normType' to be a number > 0, got ${describe(normType)}`);
-  const k = tupleArg(fn, 'kernelSize', kernelSize, dims, 1);
+  return { o, k: tupleArg(fn, 'kernelSize', kernelSize as number | number[], dims, 1) };
+}
+
+/** (Σ over each window of x^p)^(1/p), PyTorch's formula through avgPool (sign(s)·relu(|s|)·k, then the root). */
+function lpPool(fn: string, dims: 1 | 2, input: Tensor, normType: number, kernelSize: number | number[], options: unknown): Tensor {
+  const { o, k } = lpPoolArgs(fn, dims, normType, kernelSize, options);
   return tidy(() => {
     const pool = dims === 1 ? avgPool1d : avgPool2d;
     const mean = pool(ops.pow(input, normType), dims === 1 ? k[0]! : k, { stride: o.stride ?? undefined, ceilMode: o.ceilMode });
@@ -183,7 +188,7 @@ export class LocalResponseNorm extends Module {
   }
 }
 
-function lpPoolModule(name: string, fn: (x: Tensor, p: number, k: never, o: LpPoolOptions) => Tensor) {
+function lpPoolModule(name: string, dims: 1 | 2, fn: (x: Tensor, p: number, k: never, o: LpPoolOptions) => Tensor) {
   const cls = class extends Module {
     declare normType: number;
     declare kernelSize: number | number[];
@@ -191,6 +196,7 @@ function lpPoolModule(name: string, fn: (x: Tensor, p: number, k: never, o: LpPo
 
     constructor(normType: number, kernelSize: number | number[], options?: LpPoolOptions) {
       super();
+      lpPoolArgs(name, dims, normType, kernelSize, options);
       this.normType = normType;
       this.kernelSize = kernelSize;
       this.options = { ...options };
@@ -204,8 +210,8 @@ function lpPoolModule(name: string, fn: (x: Tensor, p: number, k: never, o: LpPo
   return cls;
 }
 
-export const LPPool1d = lpPoolModule('LPPool1d', lpPool1d);
-export const LPPool2d = lpPoolModule('LPPool2d', lpPool2d);
+export const LPPool1d = lpPoolModule('LPPool1d', 1, lpPool1d);
+export const LPPool2d = lpPoolModule('LPPool2d', 2, lpPool2d);
 
 export class ChannelShuffle extends Module {
   declare groups: number;

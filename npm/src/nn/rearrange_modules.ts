@@ -4,7 +4,9 @@
 // list F.pad takes (last dim first).
 import {
   cosineSimilarity,
+  cosineSimilarityOptions,
   pairwiseDistance,
+  pairwiseDistanceOptions,
   pixelShuffle,
   pixelUnshuffle,
   type CosineSimilarityOptions,
@@ -19,7 +21,7 @@ export class CosineSimilarity extends Module {
   declare options: CosineSimilarityOptions;
   constructor(options: CosineSimilarityOptions = {}) {
     super();
-    this.options = { ...options };
+    this.options = { ...cosineSimilarityOptions('CosineSimilarity', options) };
   }
   forward(x1: Tensor, x2: Tensor): Tensor {
     return cosineSimilarity(x1, x2, this.options);
@@ -30,7 +32,7 @@ export class PairwiseDistance extends Module {
   declare options: PairwiseDistanceOptions;
   constructor(options: PairwiseDistanceOptions = {}) {
     super();
-    this.options = { ...options };
+    this.options = { ...pairwiseDistanceOptions('PairwiseDistance', options) };
   }
   forward(x1: Tensor, x2: Tensor): Tensor {
     return pairwiseDistance(x1, x2, this.options);
