@@ -16,6 +16,18 @@ import { Tensor } from '../tensor/tensor.js';
 
 const FN = 'onnx.importModel';
 
+/**
+ * `name`, or `name_` (`name__`, …) where the module already has an attribute of that name that is
+ * not one of `map`'s entries: an initializer named 'half', 'to' or 'forward' cannot shadow the
+ * Module method (registerParameter refuses it, as PyTorch's does), so it is registered under the
+ * first free name with trailing underscores; forward finds it by its ONNX name all the same.
+ */
+function unclashed(owner: Module, name: string, map: Map<string, unknown>): string {
+  let n = name;
+  while (n in owner && !map.has(n)) n += '_';
+  return n;
+}
+
 /** ONNX TensorProto.DataType code → simdgrad dtype. */
 const DTYPE_OF: Record<number, DType> = { 1: 'float32', 2: 'uint8', 3: 'int8', 6: 'int32', 7: 'int64', 9: 'bool', 10: 'float16', 11: 'float64', 16: 'bfloat16' };
 
@@ -174,16 +186,16 @@ export class OnnxModule extends Module {
     const valid = parts.every((p) => p.length > 0) && leaf.length > 0 && /^[^\s]+$/.test(t.name);
     if (valid) {
       for (const p of parts) {
-        const child = owner._modules.get(p);
+        const child = owner._modules.get(p) ?? owner._modules.get(unclashed(owner, p, owner._modules));
         if (child) owner = child;
         else {
           const m = new Module();
-          owner.addModule(p, m);
+          owner.addModule(unclashed(owner, p, owner._modules), m);
           owner = m;
         }
       }
     }
-    const name = valid ? leaf : t.name.replace(/\./g, '_');
+    const name = unclashed(owner, valid ? leaf : t.name.replace(/\./g, '_'), owner._parameters);
     // constants the exporter made (const_N, const__N) are buffers outside the state dict; other
     // float32 initializers are weights (Parameters), the rest (other dtypes, running statistics) buffers
     const constant = /^const_/.test(t.name);
