@@ -88,7 +88,7 @@ TEST_CASE("ops: PyTorch's svdvals, eigvalsh, qr, solveTriangular, luFactor, matr
   CHECK(run == 26);
 }
 
-TEST_CASE("ops: a singular matrix is PyTorch's error naming the zero pivot, in inv, solve and a batch") {
+TEST_CASE("ops: a singular matrix is PyTorch's error naming the zero pivot, in inv, solve, luFactor and a batch") {
   // LU with partial pivoting of PyTorch's example in linalg.test.mjs: rows 2 = 2 · row 1, so the
   // second pivot (1-based) is the first zero one, as LAPACK's getrf reports it.
   sg::Tensor singular = sg::Tensor::empty({3, 3}, sg::DType::Float32);
@@ -108,6 +108,16 @@ TEST_CASE("ops: a singular matrix is PyTorch's error naming the zero pivot, in i
     CHECK_THROWS_WITH_AS(sg::call_op("linalgSolve", {batch, sg::Tensor::empty({2, 3, 0})}, {}),
                          "linalg.solve: (Batch element 1): The solver failed because the input matrix is singular.", sg::Error);
     CHECK_THROWS_WITH_AS(sg::call_op("linalgInv", {batch}, {}), doctest::Contains("linalg.inv: (Batch element 1): The diagonal element 2 is zero"),
+                         sg::Error);
+    // lu_factor's own message, as torch.linalg.lu_factor 1.13 raises it for this matrix (printed by
+    // /usr/bin/python3; its pivoting names U[3,3]): alone, and as batch element 0 and 1 (the
+    // kernel's first-singular-element record starts at -1, so element 0 must count too).
+    const std::string lu_rest = " is zero and using it on lu_solve would result in a division by zero. If you still want to "
+                                "perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)";
+    CHECK_THROWS_WITH_AS(sg::call_op("linalgLuFactor", {singular}, {}), ("linalg.luFactor: U[3,3]" + lu_rest).c_str(), sg::Error);
+    CHECK_THROWS_WITH_AS(sg::call_op("linalgLuFactor", {sg::stack({singular, sg::eye(3)}, 0)}, {}),
+                         ("linalg.luFactor: (Batch element 0): U[3,3]" + lu_rest).c_str(), sg::Error);
+    CHECK_THROWS_WITH_AS(sg::call_op("linalgLuFactor", {batch}, {}), ("linalg.luFactor: (Batch element 1): U[3,3]" + lu_rest).c_str(),
                          sg::Error);
   });
 }
