@@ -89,6 +89,9 @@ case("quantile all keepdim list", lambda x: torch.quantile(x, torch.tensor([0.1,
 for mode in ["lower", "higher", "midpoint", "nearest"]:
     case(f"quantile {mode}", lambda x, m=mode: torch.quantile(x, torch.tensor([0.3, 0.5, 0.7]), dim=1, interpolation=m), [distinct])
 case("quantile nan", lambda x: torch.quantile(x, 0.5, dim=1), [torch.tensor([[3.0, 1.0, nan, 2.0], [4.0, 1.0, 2.0, 3.0]])])
+# Positions that are not halves (ranks 1.0 and 3.1 of 0..5, and the tie 0.5): 'nearest' rounds them plainly,
+# half to even only at .5 (the table above has ranks 1.5, 2.5, 3.5 only).
+case("quantile nearest off-tie", lambda x: torch.quantile(x, torch.tensor([0.1, 0.2, 0.62]), dim=1, interpolation="nearest"), [distinct])
 
 import torch.nn.functional as F  # noqa: E402
 import torch.nn as nn  # noqa: E402

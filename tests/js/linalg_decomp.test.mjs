@@ -223,6 +223,12 @@ test('bad input is an Error naming the function and the argument; nothing leaks;
   fails(() => sg.linalg.matrixNorm(sg.eye(2), 3), "linalg.matrixNorm: expected 'ord' to be 'fro', 'nuc', 2, -2, 1, -1, Infinity or -Infinity, got 3");
   fails(() => sg.linalg.norm(sg.zeros([2, 2, 2]), 2), "linalg.norm: with 'ord' and no 'dim', expected A to be 1-D or 2-D, got shape [2, 2, 2]");
   fails(() => sg.linalg.cross(sg.ones([4]), sg.ones([4])), 'linalg.cross: expected a to have size 3 along dim -1, got shape [4]');
+  // Which operand, which option, and a whole shape (seed 20's survivors on norms.ts cross).
+  fails(() => sg.linalg.cross(sg.ones([2, 4]), sg.ones([2, 3])), 'linalg.cross: expected a to have size 3 along dim -1, got shape [2, 4]');
+  fails(() => sg.linalg.cross(sg.ones([3]), sg.ones([2, 3]), { dim: 0 }), 'linalg.cross: expected b to have size 3 along dim 0, got shape [2, 3]');
+  fails(() => sg.linalg.cross(7, sg.ones([3])), "linalg.cross: expected 'a' to be a Tensor");
+  fails(() => sg.linalg.cross(sg.ones([3]), 'x'), "linalg.cross: expected 'b' to be a Tensor");
+  fails(() => sg.linalg.cross(sg.ones([3]), sg.ones([3]), { axis: 0 }), "linalg.cross: unknown option 'axis' (expected one of: dim)");
   fails(() => sg.linalg.lstsq(sg.eye(3), sg.ones([2, 1])), 'linalg.lstsq: expected B to have 3 rows');
   // PyTorch's backward errors for Q of mode 'r' and complete tall QR.
   const a = sg.randn([4, 2], { requiresGrad: true });

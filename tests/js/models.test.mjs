@@ -171,6 +171,22 @@ test('BertEncoder: HF names, outputs with an attention mask and gradients equal 
   });
 });
 
+test("BertEncoder.loadStateDict skips exactly the buffers HF saves: embeddings.position_ids and embeddings.token_type_ids", () => {
+  sg.tidy(() => {
+    const m = new sg.models.BertEncoder(b.config);
+    const load = (...extra) => {
+      const s = new Map(Object.entries(m.stateDict()));
+      for (const k of extra) s.set(k, sg.zeros([1, 4], { dtype: 'int32' }));
+      return m.loadStateDict(s, { strict: false });
+    };
+    assert.deepEqual(load('embeddings.position_ids', 'embeddings.token_type_ids'), { missingKeys: [], unexpectedKeys: [] });
+    // Those two names only at the top: under another prefix, or with a suffix, they are unexpected keys.
+    assert.deepEqual(load('pooler.embeddings.position_ids', 'embeddings.token_type_ids_old'),
+      { missingKeys: [], unexpectedKeys: ['pooler.embeddings.position_ids', 'embeddings.token_type_ids_old'] });
+    m.dispose();
+  });
+});
+
 test('BertForMaskedLM: HF names, tied decoder, MLM logits, loss and gradients equal the PyTorch reference', () => {
   sg.tidy(() => {
     const m = new sg.models.BertForMaskedLM(b.config);

@@ -46,4 +46,19 @@ test('nllLoss with class indices (mean, sum, ignoreIndex): NegativeLogLikelihood
   await roundTrip('nll_sum_ignore', (a, b) => F.nllLoss(a, b, { reduction: 'sum', ignoreIndex: 0 }), [logp(), t], undefined, [[logp(), t]]);
 });
 
-test('python3-onnx checker (full_check) accepts every file written here', (t) => checkWritten(t, 13));
+test('add / sub with alpha: the second operand times alpha (a Mul before Add / Sub), under onnxruntime', async () => {
+  // Seed 21's survivors on onnx_ops.ts binary(): no exported file had an alpha.
+  const y = () => sg.tensor([[1, 2, -3, 0.5], [0.25, -1, 4, 2]]);
+  const cases = [
+    ['add_alpha', (a, b) => a.add(b, { alpha: 2 }), [[2.5, 2.75, -4, 1.25], [2, -1.25, 7.5, 2]]],
+    ['sub_alpha', (a, b) => sg.sub(a, b, { alpha: 0.5 }), [[0, -2.25, 3.5, 0], [1.375, 1.25, -2.5, -3]]],
+  ];
+  for (const [name, fn, want] of cases) {
+    const got = fn(x(), y());
+    assert.deepEqual(got.toArray().flat(), want.flat(), `${name} by hand`);
+    got.dispose();
+    await roundTrip(name, fn, [x(), y()], undefined, [[x(), y()], [sg.randn([2, 4]), sg.randn([2, 4])]]);
+  }
+});
+
+test('python3-onnx checker (full_check) accepts every file written here', (t) => checkWritten(t, 15));

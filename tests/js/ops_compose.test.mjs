@@ -74,6 +74,7 @@ const CALLS = {
   'quantile higher': (x) => sg.quantile(x, [0.3, 0.5, 0.7], 1, false, { interpolation: 'higher' }),
   'quantile midpoint': (x) => sg.quantile(x, [0.3, 0.5, 0.7], 1, false, { interpolation: 'midpoint' }),
   'quantile nearest': (x) => sg.quantile(x, [0.3, 0.5, 0.7], 1, false, { interpolation: 'nearest' }),
+  'quantile nearest off-tie': (x) => sg.quantile(x, [0.1, 0.2, 0.62], 1, false, { interpolation: 'nearest' }),
   'quantile nan': (x) => sg.quantile(x, 0.5, 1),
   'F.cosineSimilarity': (a, b) => sg.F.cosineSimilarity(a, b),
   'F.cosineSimilarity broadcast dim -1': (a, b) => sg.F.cosineSimilarity(a, b, { dim: -1, eps: 1e-6 }),

@@ -176,6 +176,9 @@ test('ops_families: index reads x[:, -1, :T]-style subscripts as views', () => {
     assert.deepEqual(x.index('...', [1, null, 2]).shape, [2, 3, 2]);              // x[..., 1::2]
     assert.deepEqual(x.index(1).toArray(), x.select(0, 1).toArray());            // x[1]
     assert.deepEqual(x.index([null, -1]).shape, [1, 3, 4]);                        // x[:-1]
+    // undefined is an omitted bound as null is (a spread of optional bounds): x[:, :, 1:], x[:, :, ::3]
+    assert.deepEqual(x.index(0, 0, [1, undefined]).toArray(), [1, 2, 3]);
+    assert.deepEqual(x.index(0, 0, [undefined, undefined, 3]).toArray(), [0, 3]);
     assert.deepEqual(x.index(0, '...', -1).toArray(), [3, 7, 11]);                 // x[0, ..., -1]
     assert.deepEqual(x.index([-100, 100]).shape, [2, 3, 4]);                       // clamped, as Python
     assert.deepEqual(x.index().shape, [2, 3, 4]);
