@@ -157,7 +157,14 @@ Tensor indices_loss_f64(const Tensor& input, const Tensor& t, const Tensor& weig
   q = mul(q, unsqueeze(keep, 1));
   const Tensor denom = sum(mul(wy, keep));
   const Tensor rows = rows_recorded(input, l);
-  return weighted_rows(q, log_softmax_rows ? log_softmax(rows, 1) : rows, red, denom, l);
+  const Tensor v = log_softmax_rows ? log_softmax(rows, 1) : rows;
+  if (red != Reduction::Mean) return weighted_rows(q, v, red, denom, l);
+  // Every row ignored: PyTorch's 'mean' is 0/0 = NaN with a zero gradient (the float32 kernels
+  // write zeros for ignored rows). Dividing by that 0 inside the graph would make the gradient
+  // 0·∞ = NaN, so the graph divides by 1 there and the NaN comes from a detached 0/denom.
+  const Tensor zero = scalar_tensor(0.0, DType::Float64);
+  const Tensor divisor = where(eq(denom, zero), scalar_tensor(1.0, DType::Float64), denom);
+  return add(weighted_rows(q, v, red, divisor, l), div(zero, denom).detach());
 }
 
 Tensor cross_entropy_indices(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,

@@ -36,6 +36,19 @@ class SimdBackend final : public Backend {
   void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const override {
     par::logsumexp_rows(simd::logsumexp_rows_f32, x, out, rows, cols);
   }
+  // Rows split over the threads whole (a row's result does not depend on the split).
+  void cross_entropy_f32(const float* x, const int32_t* t, const float* w, int64_t R, int64_t C, int64_t ignore,
+                         double eps, float* loss, float* wt) const override {
+    par::over_items(R, C, [&](int64_t lo, int64_t hi) {
+      simd::cross_entropy_rows_f32(x + lo * C, t + lo, w, hi - lo, C, ignore, eps, loss + lo, wt + lo);
+    });
+  }
+  void cross_entropy_backward_f32(const float* x, const int32_t* t, const float* w, int64_t R, int64_t C,
+                                  int64_t ignore, double eps, const float* s, float* dx) const override {
+    par::over_items(R, C, [&](int64_t lo, int64_t hi) {
+      simd::cross_entropy_backward_rows_f32(x + lo * C, t + lo, w, hi - lo, C, ignore, eps, s + lo, dx + lo * C);
+    });
+  }
   void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc) const override {

@@ -25,6 +25,12 @@ void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bo
 void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out);
 void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
+// Backend::cross_entropy_f32 / cross_entropy_backward_f32 over rows (cross_entropy.cpp: fused per
+// row, no log-softmax row stored; dx may be x).
+void cross_entropy_rows_f32(const float* x, const int32_t* t, const float* w, int64_t rows, int64_t cols,
+                            int64_t ignore, double eps, float* loss, float* wt);
+void cross_entropy_backward_rows_f32(const float* x, const int32_t* t, const float* w, int64_t rows,
+                                     int64_t cols, int64_t ignore, double eps, const float* s, float* dx);
 void gemm_f32_blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                       const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                       float* c, int64_t ldc);

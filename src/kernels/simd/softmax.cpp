@@ -17,6 +17,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/simd/vec_math-inl.h"
+#include "kernels/simd/row_exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace sg {
@@ -26,82 +27,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 using MF = hn::Mask<DF>;
-
-constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
-
-// Row max; NaN if any entry is NaN; −inf for an empty row.
-HWY_INLINE float RowMax(DF d, const float* x, int64_t cols) {
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const VF ninf = hn::Set(d, -std::numeric_limits<float>::infinity());
-  VF m0 = ninf, m1 = ninf;
-  MF nan = hn::FirstN(d, 0);
-  int64_t j = 0;
-  for (; j + 2 * N <= cols; j += 2 * N) {
-    const VF v0 = hn::LoadU(d, x + j), v1 = hn::LoadU(d, x + j + N);
-    m0 = hn::Max(m0, v0);
-    m1 = hn::Max(m1, v1);
-    nan = hn::Or(nan, hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)));
-  }
-  for (; j + N <= cols; j += N) {
-    const VF v = hn::LoadU(d, x + j);
-    m0 = hn::Max(m0, v);
-    nan = hn::Or(nan, hn::IsNaN(v));
-  }
-  if (j < cols) {
-    HWY_ALIGN float buf[kMaxLanes];
-    hn::Store(ninf, d, buf);
-    std::memcpy(buf, x + j, static_cast<size_t>(cols - j) * sizeof(float));
-    const VF v = hn::Load(d, buf);
-    m0 = hn::Max(m0, v);
-    nan = hn::Or(nan, hn::IsNaN(v));
-  }
-  if (!hn::AllFalse(d, nan)) return std::numeric_limits<float>::quiet_NaN();
-  return hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
-}
-
-// Σ exp(x − m); with `store`, y receives the exponentials. Float lanes sum blocks of kBlock
-// columns, blocks are combined in double (long rows stay as accurate as short ones).
-constexpr int64_t kBlock = 1024;
-
-HWY_INLINE double SumExpShifted(DF d, const float* x, float m, float* y, bool store,
-                                int64_t cols) {
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const VF vm = hn::Set(d, m);
-  double total = 0.0;
-  int64_t j = 0;
-  while (j + N <= cols) {
-    VF s0 = hn::Zero(d), s1 = hn::Zero(d);
-    const int64_t end = (cols - j < kBlock) ? cols : j + kBlock;
-    for (; j + 2 * N <= end; j += 2 * N) {
-      const VF e0 = ExpF(d, hn::Sub(hn::LoadU(d, x + j), vm));
-      const VF e1 = ExpF(d, hn::Sub(hn::LoadU(d, x + j + N), vm));
-      if (store) {
-        hn::StoreU(e0, d, y + j);
-        hn::StoreU(e1, d, y + j + N);
-      }
-      s0 = hn::Add(s0, e0);
-      s1 = hn::Add(s1, e1);
-    }
-    for (; j + N <= end; j += N) {
-      const VF e = ExpF(d, hn::Sub(hn::LoadU(d, x + j), vm));
-      if (store) hn::StoreU(e, d, y + j);
-      s0 = hn::Add(s0, e);
-    }
-    total += hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
-  }
-  if (j < cols) {
-    const size_t rest = static_cast<size_t>(cols - j);
-    HWY_ALIGN float buf[kMaxLanes] = {};
-    std::memcpy(buf, x + j, rest * sizeof(float));
-    const VF e = hn::IfThenElseZero(hn::FirstN(d, rest), ExpF(d, hn::Sub(hn::Load(d, buf), vm)));
-    if (store) {
-      hn::Store(e, d, buf);
-      std::memcpy(y + j, buf, rest * sizeof(float));
-    }
-    total += hn::GetLane(hn::SumOfLanes(d, e));
-  }
-  return total;
-}
 
 // Softmax: y[j] ·= scale. Log-softmax: y[j] = (x[j] − m) − log_sum; x − m first, which is
 // exact for entries near the max (Sterbenz), so rows around ±1e4 keep their small differences.
