@@ -198,7 +198,11 @@ void gemm(const GemmKernels& f, bool trans_a, bool trans_b, int64_t m, int64_t n
     parallel_for(0, panels, chunk_size(panels, std::max<int64_t>(1, kMinChunk / (nr * k))), [&](int64_t lo, int64_t hi) {
       f.pack_b(trans_b, n, k, b, ldb, lo, hi, packed);
     });
-    parallel_for(0, m, chunk_size(m, mr, mr, 1), [&](int64_t lo, int64_t hi) {
+    // About two row blocks per thread, claimed as each finishes: with one block each, a worker
+    // that starts late (woken from sleep, 15–35 µs in wasm, or preempted) left the caller idle
+    // for all of its delay at the end of the job; with two, for about half of it. Each block
+    // streams the shared packed op(B) once more, a few % of a block's arithmetic at these sizes.
+    parallel_for(0, m, chunk_size(m, mr, mr, 2), [&](int64_t lo, int64_t hi) {
       const float* ap = trans_a ? a + lo : a + lo * lda;  // rows lo.. of op(A)
       f.gemm_packed(trans_a, hi - lo, n, k, alpha, ap, lda, packed, beta, bias, act, c + lo * ldc, ldc);
     });

@@ -501,7 +501,13 @@ void ConvBackwardWeight(const ConvGeom& g, const float* x, const float* dy, floa
   if (g.N == 0 || size == 0 || L == 0) return;
   const bool pointwise = IsPointwise(g);
   const int64_t threads = in_parallel_region() ? 1 : std::min<int64_t>(num_threads(), g.N);
-  const int64_t per = (g.N + threads - 1) / threads, pieces = (g.N + per - 1) / per;
+  // With threads, about four pieces per thread, claimed as each finishes (as the forward's
+  // images): one piece each left the caller idle for all of a late worker's delay. The pieces
+  // depend on the thread count only, never on which thread took which, and the partial sums
+  // are kept within 8 MiB beyond one piece per thread (a large dW gets fewer pieces).
+  const int64_t most = std::max<int64_t>(threads, std::min<int64_t>(4 * threads, 1 + (int64_t{1} << 21) / size));
+  const int64_t want = threads == 1 ? 1 : std::min<int64_t>(g.N, most);
+  const int64_t per = (g.N + want - 1) / want, pieces = (g.N + per - 1) / per;
   // Piece 0 sums into dw, the others into buffers of their own, added at the end.
   std::vector<float> partial(static_cast<size_t>((pieces - 1) * size));
   // Stride 1: col's rows come from a padded copy of each image (GridBt), as in the forward.
