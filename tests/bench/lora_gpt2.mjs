@@ -1,6 +1,7 @@
 // node --no-liftoff tests/bench/lora_gpt2.mjs [--steps 2] [--batch 4] [--seq 128] [--layers 12] [--gen 512]
 //                                            [--cases torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen] [--chunk 128] [--rounds 1]
 //                                            (also f32+relaxed: the float32 step with the relaxed-SIMD GEMM kernels)
+//                                            [--loss labels|narrow] (how both sides write the next-token loss)
 // Issue 23's rows on a GPT-2-124M-shaped GPT2LMHeadModel (12 layers, 768 wide, 12 heads, vocab 50,257, 1,024
 // positions) with random weights:
 // - one LoRA fine-tuning step (sg.peft, r 8, alpha 16 on attn.c_attn and attn.c_proj: GPT-2's q/k/v and o; forward,
@@ -41,6 +42,8 @@ const genTo = opt('gen', 512);
 const cases = opt('cases', 'torch,f32,bf16,f32+ckpt,f32+ckpt+chunk,gen').split(',');
 const CHUNK = opt('chunk', 128); // positions per chunk of the chunked loss (the +chunk cases)
 const rounds = opt('rounds', 1);
+const LOSS = opt('loss', 'labels'); // the plain step's next-token loss: 'labels' or 'narrow' (child's step, below)
+if (!['labels', 'narrow'].includes(LOSS)) throw new Error(`--loss: expected 'labels' or 'narrow', got '${LOSS}'`);
 const CONFIG = { vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: layers, n_head: 12, resid_pdrop: 0, embd_pdrop: 0, attn_pdrop: 0 };
 const TARGETS = ['attn.c_attn', 'attn.c_proj'];
 const MB = 2 ** 20;
@@ -66,13 +69,17 @@ async function child(kind) {
   const params = model.parameters().filter((p) => p.requiresGrad);
   const adamw = new sg.optim.AdamW(params, { lr: 1e-4 });
   const ids = sg.randint(0, CONFIG.vocab_size, [B, T]).to('int32');
+  const labels = sg.cat([ids.narrow(1, 1, T - 1), sg.full([B, 1], -100, { dtype: 'int32' })], 1).reshape([-1]);
   const chunked = kind.endsWith('+chunk');
   const step = () => {
     sg.tidy(() => {
       if (chunked) return void chunkedNextTokenLoss(sg, model, ids, CHUNK).backward();
       const logits = model.forward(ids);
-      const flat = logits.narrow(1, 0, T - 1).reshape([-1, CONFIG.vocab_size]);
-      sg.F.crossEntropy(flat.dtype === 'float32' ? flat : flat.to('float32'), ids.narrow(1, 1, T - 1).reshape([-1])).backward();
+      // --loss narrow: the logits narrowed to the first T − 1 positions (a copy, and in backward a padded copy of
+      // its gradient); labels (default): every position's logits against the labels shifted left and padded with
+      // ignoreIndex -100 (transformers' ForCausalLMLoss since 4.46): same loss and gradients, no copy.
+      const flat = LOSS === 'narrow' ? logits.narrow(1, 0, T - 1).reshape([-1, CONFIG.vocab_size]) : logits.reshape([-1, CONFIG.vocab_size]);
+      sg.F.crossEntropy(flat.dtype === 'float32' ? flat : flat.to('float32'), LOSS === 'narrow' ? ids.narrow(1, 1, T - 1).reshape([-1]) : labels).backward();
     });
     adamw.step();
     adamw.zeroGrad();
@@ -97,8 +104,9 @@ async function child(kind) {
 /**
  * The next-token cross-entropy without the whole logits: the body's hidden states, then the head and the loss over
  * `chunk` positions at a time, each under sg.utils.checkpoint, so only one chunk's logits [chunk, vocab] (and in
- * backward their gradient) exist at a time, where the plain loss holds [B·T, vocab] several times (the logits, the
- * narrowed copy, log-softmax, their gradients: 103 MB each at 4 × 128). Same value as the plain mean; the head's
+ * backward their gradient) exist at a time, where the plain loss holds [B·T, vocab] more than once (the logits and
+ * their gradient; with --loss narrow also the narrowed copy and the gradient padded back: 103 MB each at 4 × 128;
+ * no log-softmax is stored). Same value as the plain mean; the head's
  * matmul runs twice (forward, and again in backward).
  */
 function chunkedNextTokenLoss(sg, model, ids, chunk) {
@@ -149,10 +157,10 @@ const runChild = (kind) => {
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 };
 
-console.log(`GPT2LMHeadModel ${layers} layers × 768, 12 heads, vocab 50257 (random weights); LoRA r 8 on ${TARGETS.join(', ')}; batch ${B} × ${T}; wasm, 1 thread; ${os.cpus()[0]?.model ?? ''}, ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at start`);
+console.log(`GPT2LMHeadModel ${layers} layers × 768, 12 heads, vocab 50257 (random weights); LoRA r 8 on ${TARGETS.join(', ')}; batch ${B} × ${T}; next-token loss by ${LOSS}; wasm, 1 thread; ${os.cpus()[0]?.model ?? ''}, ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at start`);
 const env = { ...process.env, ...TORCH_ALLOC_ENV, OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' };
 const runTorch = () => {
-  const r = spawnSync('/usr/bin/python3', [new URL('./torch/gpt2_lora_step.py', import.meta.url).pathname, JSON.stringify({ layers, batch: B, seq: T, steps })], { env, encoding: 'utf8', timeout: 1_800_000 });
+  const r = spawnSync('/usr/bin/python3', [new URL('./torch/gpt2_lora_step.py', import.meta.url).pathname, JSON.stringify({ layers, batch: B, seq: T, steps, loss: LOSS })], { env, encoding: 'utf8', timeout: 1_800_000 });
   if (r.status === 0) return JSON.parse(r.stdout.trim().split('\n').at(-1));
   console.log(`(PyTorch not measured: ${r.error?.message ?? r.stderr.trim().split('\n').at(-1)})`);
   return null;
@@ -186,8 +194,8 @@ for (const kind of stepCases) {
 const pt = runs.torch.length ? medianRun(runs.torch, 'cpu_ms') : null;
 if (pt) {
   console.log(`PyTorch 1.13    ${pt.wall_ms.toFixed(0).padStart(8)} ${pt.cpu_ms.toFixed(0).padStart(7)} ${tps(pt.cpu_ms).padStart(15)}   (nanoGPT's model.py, LoRA by hand, f32; peak RSS ${(pt.max_rss_kb / 1024).toFixed(0)} MB; ${pt.trainable} trained)`);
-  if (runs.f32.length) console.log(`float32 LoRA step / PyTorch's (CPU-time medians): ${(medianRun(runs.f32, 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}× (goal ≤ 1.5×)`);
-  if (runs['f32+relaxed'].length) console.log(`float32 LoRA step with relaxed SIMD / PyTorch's: ${(medianRun(runs['f32+relaxed'], 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}×`);
+  if (runs.f32?.length) console.log(`float32 LoRA step / PyTorch's (CPU-time medians): ${(medianRun(runs.f32, 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}× (goal ≤ 1.5×)`);
+  if (runs['f32+relaxed']?.length) console.log(`float32 LoRA step with relaxed SIMD / PyTorch's: ${(medianRun(runs['f32+relaxed'], 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}×`);
 }
 const g = cases.includes('gen') ? runChild('gen') : null;
 if (g?.error) console.log(`generate failed: ${g.error}`);

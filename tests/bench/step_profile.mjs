@@ -1,4 +1,5 @@
 // node --no-liftoff tests/bench/step_profile.mjs [--step gpt_train|lora] [--dist DIR] [--secs 8] [--layers 4] [--floor]
+//                                               [--loss labels|narrow] (the LoRA step's next-token loss, as lora_gpt2.mjs)
 // Where a training step's time goes (issues 23 and 29): the step runs for a warm-up (V8 compiles wasm functions
 // lazily, TurboFan on first call under --no-liftoff: a profile that starts with the process counts seconds of
 // compilation against the first callers), then V8's sampling profiler runs over --secs of steps and the samples are
@@ -42,10 +43,15 @@ function loraStep(layers) {
   model.train();
   const adamw = new sg.optim.AdamW(model.parameters().filter((p) => p.requiresGrad), { lr: 1e-4 });
   const ids = sg.randint(0, V, [B, T]).to('int32');
+  // The next-token loss as lora_gpt2.mjs --loss writes it (labels: shifted labels padded with -100, no copy of
+  // the logits; narrow: the logits narrowed to T − 1 positions).
+  const labels = sg.cat([ids.narrow(1, 1, T - 1), sg.full([B, 1], -100, { dtype: 'int32' })], 1).reshape([-1]);
+  const narrow = opt('loss', 'labels') === 'narrow';
   return () => {
     sg.tidy(() => {
-      const flat = model.forward(ids).narrow(1, 0, T - 1).reshape([-1, V]);
-      sg.F.crossEntropy(flat, ids.narrow(1, 1, T - 1).reshape([-1])).backward();
+      const logits = model.forward(ids);
+      if (narrow) sg.F.crossEntropy(logits.narrow(1, 0, T - 1).reshape([-1, V]), ids.narrow(1, 1, T - 1).reshape([-1])).backward();
+      else sg.F.crossEntropy(logits.reshape([-1, V]), labels).backward();
     });
     adamw.step();
     adamw.zeroGrad();

@@ -42,9 +42,16 @@ def main():
     B, T = a["batch"], a["seq"]
     ids = torch.randint(0, 50257, (B, T))
 
+    # "narrow": the logits of the first T - 1 positions; "labels": every position's logits against the labels
+    # shifted left and padded with -100 (transformers' ForCausalLMLoss since 4.46), as lora_gpt2.mjs --loss.
+    labels = torch.cat([ids[:, 1:], torch.full((B, 1), -100, dtype=ids.dtype)], 1).reshape(-1)
+
     def step():
         logits, _ = model(ids, ids)  # with targets nanoGPT returns every position's logits
-        F.cross_entropy(logits[:, :-1].reshape(-1, 50257), ids[:, 1:].reshape(-1)).backward()
+        if a.get("loss", "narrow") == "narrow":
+            F.cross_entropy(logits[:, :-1].reshape(-1, 50257), ids[:, 1:].reshape(-1)).backward()
+        else:
+            F.cross_entropy(logits.reshape(-1, 50257), labels).backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
 
