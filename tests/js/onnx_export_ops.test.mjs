@@ -47,7 +47,8 @@ test('nllLoss with class indices (mean, sum, ignoreIndex): NegativeLogLikelihood
 });
 
 test('add / sub with alpha: the second operand times alpha (a Mul before Add / Sub), under onnxruntime', async () => {
-  // Seed 21's survivors on onnx_ops.ts binary(): no exported file had an alpha.
+  // No exported file had an alpha. add / sub scale other in JS before the traced op, so onnx_ops.ts binary()'s own
+  // alpha branch is never reached (seed 21's mutants there: .ci/mutation-equivalent.txt); this checks what is exported.
   const y = () => sg.tensor([[1, 2, -3, 0.5], [0.25, -1, 4, 2]]);
   const cases = [
     ['add_alpha', (a, b) => a.add(b, { alpha: 2 }), [[2.5, 2.75, -4, 1.25], [2, -1.25, 7.5, 2]]],
