@@ -3,6 +3,7 @@
 // engine's iterative teardown of long graphs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/grad_mode.h"
@@ -66,6 +67,21 @@ TEST_CASE("inplace: values, versions shared by views, dtype rules") {
   CHECK(xi.at(1) == 2.0);
   CHECK_THROWS_WITH_AS(sg::add_(xi, s(0.5)), doctest::Contains("result type float32 can't be cast to the desired output type int32"), sg::Error);
   CHECK_THROWS_WITH_AS(sg::unary_("exp_", xi), doctest::Contains("can't be cast"), sg::Error);
+  // A float32 x and an operand of another dtype: the in-place kernel reads a float32 copy of it
+  // (PyTorch 1.13: ones(3).add_(tensor([1, 2, 3], dtype=int32)) is [2, 3, 4], ones(3).mul_ of
+  // float64 [0.5, 2, 4] is [0.5, 2, 4]).
+  Tensor ones3 = from({3}, {1, 1, 1});
+  Tensor ints = Tensor::empty({3}, sg::DType::Int32);
+  for (int i = 0; i < 3; ++i) ints.i32()[i] = i + 1;
+  sg::add_(ones3, ints);
+  CHECK(ones3.dtype() == sg::DType::Float32);
+  CHECK((ones3.at(0) == 2.0 && ones3.at(1) == 3.0 && ones3.at(2) == 4.0));
+  Tensor ones3b = from({3}, {1, 1, 1});
+  Tensor doubles = Tensor::empty({3}, sg::DType::Float64);
+  const double halves[] = {0.5, 2, 4};
+  std::copy(halves, halves + 3, doubles.f64());
+  sg::mul_(ones3b, doubles);
+  CHECK((ones3b.at(0) == 0.5 && ones3b.at(1) == 2.0 && ones3b.at(2) == 4.0));
   CHECK_THROWS_WITH_AS(sg::add_(from({3}, {1, 2, 3}), from({2, 3}, {1, 2, 3, 4, 5, 6})),
                        doctest::Contains("doesn't match the broadcast shape"), sg::Error);
   sg::copy_(xi, from({3}, {1.7f, -2.7f, 3.2f}));  // copy_ casts (truncates)
