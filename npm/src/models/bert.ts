@@ -8,6 +8,7 @@ import { arange, zeros } from '../tensor/creation.js';
 import { F } from '../nn/functional.js';
 import { tidy } from '../runtime/memory.js';
 import { ModuleList } from '../nn/container.js';
+import { forwardBlocks } from '../nn/blocks_forward.js';
 import { Dropout } from '../nn/dropout.js';
 import { Embedding } from '../nn/embedding.js';
 import { normal_, zeros_ } from '../nn/init.js';
@@ -236,11 +237,9 @@ class BertLayers extends Module {
 
   forward(x: Tensor, mask: Tensor): Tensor {
     const checkpointed = this.gradientCheckpointing && this.training;
-    for (const l of this.layer.children()) {
-      // The mask goes in as an argument: the recompute in backward runs after the caller's tidy freed it.
-      x = checkpointed ? checkpoint((h: Tensor, m: Tensor) => l.forward(h, m), x, mask) : l.forward(x, mask);
-    }
-    return x;
+    // One tidy per layer (forwardBlocks). The mask goes to checkpoint as an argument: the recompute in backward
+    // runs after the caller's tidy freed it.
+    return forwardBlocks(this.layer, x, (l, h) => (checkpointed ? checkpoint((a: Tensor, m: Tensor) => l.forward(a, m), h, mask) : l.forward(h, mask)));
   }
 }
 

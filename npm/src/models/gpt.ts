@@ -11,6 +11,7 @@ import { Embedding } from '../nn/embedding.js';
 import { normal_, zeros_ } from '../nn/init.js';
 import { Linear } from '../nn/linear.js';
 import { ModuleDict, ModuleList } from '../nn/container.js';
+import { forwardBlocks } from '../nn/blocks_forward.js';
 import { GELU } from '../nn/activation_modules.js';
 import { Module, type LoadResult, type Parameter, type StateDict } from '../nn/module.js';
 import { LayerNorm } from '../nn/norm.js';
@@ -217,7 +218,8 @@ export class GPT extends Module {
       const pos = arange(T, { device: idx.device });
       let x = t.drop.forward(t.wte.forward(idx).add(t.wpe.forward(pos)));
       const checkpointed = this.gradientCheckpointing && this.training;
-      for (const block of t.h.children()) x = checkpointed ? checkpoint((h: Tensor) => block.forward(h), x) : block.forward(x);
+      // One tidy per block (forwardBlocks): a block's intermediates that autograd does not save are freed when it returns.
+      x = forwardBlocks(t.h, x, (block, h) => (checkpointed ? checkpoint((a: Tensor) => block.forward(a), h) : block.forward(h)));
       x = t.ln_f.forward(x);
       if (targets === undefined || targets === null) {
         // Only the last position's logits, as model.py's inference shortcut (x[:, [-1], :]).
@@ -239,7 +241,7 @@ export class GPT extends Module {
       const past = cache.length;
       const T = ids.shape[1]!;
       let x = t.drop.forward(t.wte.forward(ids).add(t.wpe.forward(arange(past, past + T, { device: ids.device }))));
-      t.h.children().forEach((block, i) => (x = (block as Block).forward(x, cache, i)));
+      x = forwardBlocks(t.h, x, (block, h, i) => (block as Block).forward(h, cache, i));
       cache.length = past + T;
       return this.lm_head.forward(t.ln_f.forward(x.narrow(1, T - 1, 1)));
     });

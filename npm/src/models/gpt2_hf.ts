@@ -14,6 +14,7 @@ import { Embedding } from '../nn/embedding.js';
 import { initSkipped, normal_, zeros_ } from '../nn/init.js';
 import { Linear, tiedLinear } from '../nn/linear.js';
 import { ModuleList } from '../nn/container.js';
+import { forwardBlocks } from '../nn/blocks_forward.js';
 import { Module, Parameter, type LoadResult, type StateDict } from '../nn/module.js';
 import { LayerNorm } from '../nn/norm.js';
 import { describe, isInteger } from '../runtime/options.js';
@@ -254,16 +255,13 @@ export class GPT2Model extends Module {
     if (past + T > this.config.n_positions) throw new Error(`GPT2Model.forward: position ${past + T - 1} is past n_positions (${this.config.n_positions})`);
     const out = tidy(() => {
       const pos = arange(past, past + T, { device: inputIds.device });
-      let x = this.drop.forward(this.wte.forward(inputIds).add(this.wpe.forward(pos)));
+      const x = this.drop.forward(this.wte.forward(inputIds).add(this.wpe.forward(pos)));
       const checkpointed = this.gradientCheckpointing && this.training && !cache;
-      this.h.children().forEach((child, i) => {
-        const block = child as GPT2Block;
-        // Training: one tidy per block, so a block's intermediates that autograd does not save are freed when the
-        // block returns, not when the whole body does (~33 MB a layer at GPT-2's width and 4 × 128 tokens: the
-        // 12-layer LoRA step's peak 1,154 → 946 MB, tests/bench/README.md §9b). With a cache, as before.
-        x = checkpointed ? checkpoint((h: Tensor) => block.forward(h), x) : cache ? block.forward(x, cache, i) : tidy(() => block.forward(x));
-      });
-      return this.ln_f.forward(x);
+      // One tidy per block (forwardBlocks): a block's intermediates that autograd does not save are freed when it
+      // returns (~33 MB a layer at GPT-2's width and 4 × 128 tokens; tests/bench/README.md §9b).
+      const h = forwardBlocks(this.h, x, (block, hx, i) =>
+        checkpointed ? checkpoint((a: Tensor) => (block as GPT2Block).forward(a), hx) : (block as GPT2Block).forward(hx, cache, i));
+      return this.ln_f.forward(h);
     });
     if (cache) cache.length = past + T;
     return out;

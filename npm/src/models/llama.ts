@@ -13,6 +13,7 @@ import { Embedding } from '../nn/embedding.js';
 import { initSkipped, normal_, zeros_ } from '../nn/init.js';
 import { Linear, tiedLinear } from '../nn/linear.js';
 import { ModuleList } from '../nn/container.js';
+import { forwardBlocks } from '../nn/blocks_forward.js';
 import { Module, type LoadResult, type StateDict } from '../nn/module.js';
 import { RMSNorm } from '../nn/rms_norm.js';
 import { tidy } from '../runtime/memory.js';
@@ -340,17 +341,18 @@ export class LlamaModel extends Module {
     const [, T] = checkIds('LlamaModel.forward', inputIds);
     const past = cache ? cache.length : 0;
     const out = tidy(() => {
-      let x = this.embed_tokens.forward(inputIds);
+      const x = this.embed_tokens.forward(inputIds);
       const [cos, sin] = this.rotary(T, inputIds.device, past);
       const mask = past === 0 ? this.windowMask(T, inputIds.device) : null;
       const checkpointed = this.gradientCheckpointing && this.training && !cache;
-      this.layers.children().forEach((child, i) => {
+      // One tidy per layer (forwardBlocks). cos, sin and the mask go to checkpoint as arguments: the recompute in
+      // backward runs after this tidy freed them.
+      const h = forwardBlocks(this.layers, x, (child, hx, i) => {
         const layer = child as LlamaDecoderLayer;
-        // cos, sin and the mask go in as arguments: the recompute in backward runs after this tidy freed them.
-        if (checkpointed) x = checkpoint((h: Tensor, c: Tensor, s: Tensor, m: Tensor | null) => layer.forward(h, c, s, m), x, cos, sin, mask);
-        else x = layer.forward(x, cos, sin, mask, cache, i);
+        if (checkpointed) return checkpoint((a: Tensor, c: Tensor, s: Tensor, m: Tensor | null) => layer.forward(a, c, s, m), hx, cos, sin, mask);
+        return layer.forward(hx, cos, sin, mask, cache, i);
       });
-      return this.norm.forward(x);
+      return this.norm.forward(h);
     });
     if (cache) cache.length = past + T;
     return out;
