@@ -11,21 +11,19 @@
 // autograd keeps it if it saved it), so without gradients (inference, the prompt of generate)
 // only about one block's tensors are alive at a time.
 import { tidy } from '../runtime/memory.js';
-import { Tensor } from '../tensor/tensor.js';
+import type { Tensor } from '../tensor/tensor.js';
 import type { ModuleList } from './container.js';
 import type { Module } from './module.js';
 
 /**
  * x ← run(block, x, i) for the blocks of `blocks` in order, each call in a tidy of its own;
  * returns the last x. `run` calls the block (plainly, under sg.utils.checkpoint, with a cache):
- * tensors it reads other than x (masks, rotary tables, a cache) must outlive the loop, and what
- * it returns must be a Tensor.
+ * tensors it reads other than x (masks, rotary tables, a cache) must outlive the loop.
  */
 export function forwardBlocks(blocks: ModuleList, x: Tensor, run: (block: Module, x: Tensor, i: number) => Tensor): Tensor {
   let h = x;
   blocks.children().forEach((block, i) => {
     const next = tidy(() => run(block, h, i));
-    if (!(next instanceof Tensor)) throw new Error(`forwardBlocks: block ${i} returned ${typeof next}, expected a Tensor`);
     // The previous block's output (never the caller's x): no later block reads it.
     if (h !== x && next !== h) h.dispose();
     h = next;
