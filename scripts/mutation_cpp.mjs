@@ -5,7 +5,7 @@
 //   node scripts/mutation_cpp.mjs --seed S --mutants N [--budget-min M] [--build DIR] [--out DIR]
 //   node scripts/mutation_cpp.mjs --at src/kernels/simd/pool.cpp:270 [--swap ==#6] [--tc 'doctest case*'] [--build DIR]
 //     (every swap on one line, or the one named, against the given test cases: re-checking a survivor)
-//   --asan DIR (default build/native-asan where it exists, not with --tests-near; off: none): a mutant that survives the
+//   --asan DIR (default build/native-asan where it exists, not with --tests-near; `--asan off`: none): a mutant that survives the
 //     first build is compiled, linked and run again with DIR's commands (clang, ASan + UBSan, as CI)
 //   --cxxflags FLAGS: appended to the mutant's compile (a comparison, e.g. -D_GLIBCXX_ASSERTIONS)
 //   --tests-near: each mutant against only the doctest files of tests/native whose name holds the
