@@ -4,7 +4,7 @@
 // transpiling gives tsc's own output for this project: its tsconfig sets isolatedModules, which
 // guarantees that each file compiles on its own. The other dist files stay the copies of the real
 // build (Stryker links npm/node_modules into the sandbox itself). Type errors are not looked for here: the TypeScript checker has already dropped the
-// mutants that do not compile.
+// mutants that do not compile (without it, mutation_ts.mjs --no-checker, they run as JavaScript).
 //   node scripts/mutation_ts_transpile.mjs npm/src/a.ts [more.ts...]   (cwd: the sandbox)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
