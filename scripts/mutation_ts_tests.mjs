@@ -45,7 +45,7 @@ import { namingScores, regionTerms, testTexts } from './mutation_ts_names.mjs';
 const body = (js) => js.replace(/\n?\/\/# sourceMappingURL=[^\n]*\n?$/, '').replace(/\n$/, '');
 const hashOf = (text) => createHash('sha1').update(text).digest('hex');
 
-function decodeMappings(mappings) {
+export function decodeMappings(mappings) {
   // Source map v3 VLQ: per generated line, segments [genCol, src, srcLine, srcCol]; we need srcLine.
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   const lines = [];
