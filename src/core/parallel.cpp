@@ -98,6 +98,12 @@ class Pool {
   int size() const { return active_.load(std::memory_order_relaxed); }
   int workers() const { return started_.load(std::memory_order_relaxed); }
   uint64_t jobs() const { return jobs_.load(std::memory_order_relaxed); }
+  // Every worker a job would use is polling (see workers_polling()). While spinning is off,
+  // spin_until returns at once and a worker goes straight to sleep, so none counts here.
+  bool polling() const {
+    const int n = size();
+    return n > 1 && polling_.load(std::memory_order_relaxed) >= n - 1;
+  }
 
   void resize(int n) {
     check_count(n);
@@ -136,6 +142,7 @@ class Pool {
   bool run(int64_t begin, int64_t chunk, int64_t nchunks, int64_t end, FunctionRef fn) {
     std::unique_lock<std::mutex> d(dispatch_, std::try_to_lock);
     if (!d.owns_lock()) return false;
+    bool wake = false;
     {
       std::lock_guard<std::mutex> lk(m_);
       fn_ = &fn;
@@ -148,9 +155,13 @@ class Pool {
       workers_ = std::min(size() - 1, static_cast<int>(nchunks - 1));
       open_ = true;
       generation_.fetch_add(1, std::memory_order_release);
+      // Workers that are polling see the new generation by themselves; only sleeping ones need
+      // the futex wake (a call into JS in wasm). Read under m_, where a worker counts itself
+      // in before it blocks, so none is missed.
+      wake = sleepers_ > 0;
     }
     jobs_.fetch_add(1, std::memory_order_relaxed);
-    wake_.notify_all();
+    if (wake) wake_.notify_all();
     work();
     std::unique_lock<std::mutex> lk(m_);
     open_ = false;  // every chunk is claimed: no worker joins from now on
@@ -159,7 +170,11 @@ class Pool {
       spin_until([this] { return joined_.load(std::memory_order_acquire) == 0; });
       lk.lock();
     }
-    done_.wait(lk, [this] { return joined_.load(std::memory_order_relaxed) == 0; });
+    if (joined_.load(std::memory_order_relaxed) != 0) {
+      caller_waits_ = true;  // the last worker out notifies done_ only when this is set
+      done_.wait(lk, [this] { return joined_.load(std::memory_order_relaxed) == 0; });
+      caller_waits_ = false;
+    }
     fn_ = nullptr;
     std::exception_ptr err = std::move(error_);
     error_ = nullptr;
@@ -197,10 +212,16 @@ class Pool {
       };
       if (!news()) {
         lk.unlock();
+        polling_.fetch_add(1, std::memory_order_relaxed);
         spin_until(news);
+        polling_.fetch_sub(1, std::memory_order_relaxed);
         lk.lock();
       }
-      wake_.wait(lk, news);
+      if (!news()) {
+        ++sleepers_;
+        wake_.wait(lk, news);
+        --sleepers_;
+      }
       if (stop_.load(std::memory_order_relaxed)) return;
       seen = generation_.load(std::memory_order_relaxed);
       // Workers beyond this job's count (fewer chunks, or a smaller set_num_threads) sit it out.
@@ -209,7 +230,7 @@ class Pool {
       lk.unlock();
       work();  // the job's fields were published under m_, which this thread has taken since
       lk.lock();
-      if (joined_.fetch_sub(1, std::memory_order_release) == 1 && !open_) done_.notify_one();
+      if (joined_.fetch_sub(1, std::memory_order_release) == 1 && !open_ && caller_waits_) done_.notify_one();
     }
   }
 
@@ -226,6 +247,9 @@ class Pool {
   std::atomic<uint64_t> generation_{0};
   bool open_ = false;
   int workers_ = 0;  // workers with id ≤ workers_ may join the current job
+  int sleepers_ = 0;  // workers blocked on wake_
+  bool caller_waits_ = false;  // the caller is blocked on done_
+  std::atomic<int> polling_{0};  // workers spinning for the next job (read without m_: a hint)
   std::atomic<int> joined_{0};  // workers inside the current job (changed under m_)
   const FunctionRef* fn_ = nullptr;
   int64_t begin_ = 0, end_ = 0, chunk_ = 1, nchunks_ = 0;
@@ -292,6 +316,14 @@ void shutdown_threads() {
 }
 
 bool in_parallel_region() { return t_in_region; }
+
+bool workers_polling() {
+#ifdef SG_NO_THREADS
+  return false;
+#else
+  return !t_in_region && pool().polling();
+#endif
+}
 
 int64_t chunk_size(int64_t n, int64_t grain, int64_t align, int per_thread) {
   align = std::max<int64_t>(align, 1);

@@ -48,6 +48,14 @@ void shutdown_threads();
 // True on a thread that is running a chunk of a parallel_for.
 bool in_parallel_region();
 
+// True when every worker thread a parallel_for would use is spinning for its next job right
+// now (it finished one within the last ~200 µs and has its core), so a job starts on all
+// threads at once instead of paying a futex wake-up (15–35 µs in wasm) for each sleeping one.
+// False on one thread, inside a parallel region, and while spinning is off (the machine is
+// oversubscribed). A hint that may be stale the next moment: kernels use it to split work too
+// small to pay for a wake-up, and only where the split does not change any result.
+bool workers_polling();
+
 // A non-owning reference to a callable void(int64_t, int64_t): no allocation, unlike
 // std::function with a large capture.
 class FunctionRef {

@@ -18,6 +18,20 @@ constexpr int64_t kAlign = 64;
 
 bool threaded() { return num_threads() > 1 && !in_parallel_region(); }
 
+// The fewest elements each piece of an n-element op gets, or 0 when the op stays on one thread.
+// From kMinElementwise always; from kMinPolling only while every worker is spinning for its next
+// job (workers_polling()): then a job costs the caller about a microsecond instead of a futex
+// wake-up per worker, and the [tokens, 64]-sized elementwise ops, reductions and copies of a
+// small transformer's step (32K elements, the layer norms' composed ops, residual adds) no
+// longer leave the second thread idle. Only for splits whose every result is computed as on one
+// thread: whether an op is split then depends on timing, never what it computes.
+int64_t piece_min(int64_t n) {
+  if (!threaded()) return 0;
+  if (n >= kMinElementwise) return kMinChunk;
+  if (n >= kMinPolling && workers_polling()) return kMinPollingChunk;
+  return 0;
+}
+
 int64_t product(const std::vector<int64_t>& v, size_t from) {
   int64_t p = 1;
   for (size_t i = from; i < v.size(); ++i) p *= v[i];
@@ -27,22 +41,23 @@ int64_t product(const std::vector<int64_t>& v, size_t from) {
 }  // namespace
 
 void unary(UnaryFn f, Unary op, float param, const float* x, float* y, int64_t n) {
-  if (!threaded() || n < kMinElementwise) return f(op, param, x, y, n);
-  const int64_t chunk = chunk_size(n, kMinChunk, kAlign, 2);
+  const int64_t piece = piece_min(n);
+  if (piece == 0) return f(op, param, x, y, n);
+  const int64_t chunk = chunk_size(n, piece, kAlign, 2);
   parallel_for(0, n, chunk, [&](int64_t lo, int64_t hi) { f(op, param, x + lo, y + lo, hi - lo); });
 }
 
 void binary(BinaryFn f, Binary op, const BroadcastPlan& plan, const float* a, const float* b,
             float* out) {
-  const int64_t numel = product(plan.shape, 0);
-  if (!threaded() || numel < kMinElementwise) return f(op, plan, a, b, out);
+  const int64_t piece = piece_min(product(plan.shape, 0));
+  if (piece == 0) return f(op, plan, a, b, out);
   // Split the outermost dim longer than 1: the pieces are the same plan with that dim cut.
   size_t d = 0;
   while (d < plan.shape.size() && plan.shape[d] == 1) ++d;
   if (d == plan.shape.size()) return f(op, plan, a, b, out);
   const int64_t inner = product(plan.shape, d + 1);  // output elements per index of dim d
   const bool last = d + 1 == plan.shape.size();
-  const int64_t grain = std::max<int64_t>(1, kMinChunk / inner);
+  const int64_t grain = std::max<int64_t>(1, piece / inner);
   const int64_t chunk = chunk_size(plan.shape[d], grain, last ? kAlign : 1, 2);
   parallel_for(0, plan.shape[d], chunk, [&](int64_t lo, int64_t hi) {
     BroadcastPlan piece = plan;
@@ -54,19 +69,21 @@ void binary(BinaryFn f, Binary op, const BroadcastPlan& plan, const float* a, co
 void reduce(ReduceFn f, Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner,
             float* out) {
   const int64_t total = outer * r * inner;
-  if (!threaded() || total < kMinElementwise || r <= 0 || inner <= 0) {
-    return f(op, x, outer, r, inner, out);
-  }
+  if (r <= 0 || inner <= 0) return f(op, x, outer, r, inner, out);
   const int64_t threads = num_threads();
-  if (outer >= threads) {  // whole output rows per piece
-    const int64_t chunk = chunk_size(outer, std::max<int64_t>(1, kMinChunk / (r * inner)), 1, 2);
+  if (outer >= threads) {  // whole output rows per piece: each computed as on one thread
+    const int64_t piece = piece_min(total);
+    if (piece == 0) return f(op, x, outer, r, inner, out);
+    const int64_t chunk = chunk_size(outer, std::max<int64_t>(1, piece / (r * inner)), 1, 2);
     parallel_for(0, outer, chunk, [&](int64_t lo, int64_t hi) {
       f(op, x + lo * r * inner, hi - lo, r, inner, out + lo * inner);
     });
     return;
   }
   // Few output rows: cut the reduced dim. Piece p of row o reduces rows [lo, hi) of r into
-  // partial[p][inner]; the kernel then folds the partials ([1, pieces, inner] → [inner]).
+  // partial[p][inner]; the kernel then folds the partials ([1, pieces, inner] → [inner]). The
+  // sums then depend on the cut, so it is made on size alone (never on workers_polling()).
+  if (!threaded() || total < kMinElementwise) return f(op, x, outer, r, inner, out);
   const int64_t chunk = chunk_size(r, std::max<int64_t>(1, kMinChunk / inner), 1, 1);
   const int64_t pieces = (r + chunk - 1) / chunk;
   if (pieces < 2) return f(op, x, outer, r, inner, out);
@@ -81,16 +98,18 @@ void reduce(ReduceFn f, Reduce op, const float* x, int64_t outer, int64_t r, int
 }
 
 void softmax_rows(SoftmaxFn f, const float* x, float* y, int64_t rows, int64_t cols, bool log_) {
-  if (!threaded() || rows < 2 || rows * cols < kMinElementwise) return f(x, y, rows, cols, log_);
-  const int64_t chunk = chunk_size(rows, std::max<int64_t>(1, kMinChunk / cols), 1, 2);
+  const int64_t piece = rows < 2 ? 0 : piece_min(rows * cols);
+  if (piece == 0) return f(x, y, rows, cols, log_);
+  const int64_t chunk = chunk_size(rows, std::max<int64_t>(1, piece / cols), 1, 2);
   parallel_for(0, rows, chunk, [&](int64_t lo, int64_t hi) {
     f(x + lo * cols, y + lo * cols, hi - lo, cols, log_);
   });
 }
 
 void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int64_t cols) {
-  if (!threaded() || rows < 2 || rows * cols < kMinElementwise) return f(x, out, rows, cols);
-  const int64_t chunk = chunk_size(rows, std::max<int64_t>(1, kMinChunk / cols), 1, 2);
+  const int64_t piece = rows < 2 ? 0 : piece_min(rows * cols);
+  if (piece == 0) return f(x, out, rows, cols);
+  const int64_t chunk = chunk_size(rows, std::max<int64_t>(1, piece / cols), 1, 2);
   parallel_for(0, rows, chunk, [&](int64_t lo, int64_t hi) {
     f(x + lo * cols, out + lo, hi - lo, cols);
   });
@@ -123,8 +142,9 @@ void max_pool2d_backward(PoolBackwardFn f, const PoolGeom& g, const float* dy, c
 }
 
 void elementwise(int64_t n, FunctionRef fn) {
-  if (!threaded() || n < kMinElementwise) return fn(0, n);
-  parallel_for(0, n, chunk_size(n, kMinChunk, kAlign, 2), fn);
+  const int64_t piece = piece_min(n);
+  if (piece == 0) return fn(0, n);
+  parallel_for(0, n, chunk_size(n, piece, kAlign, 2), fn);
 }
 
 void over_items(int64_t n, int64_t work, FunctionRef fn) {
@@ -150,6 +170,56 @@ void segments(const int64_t* sizes, size_t count, int64_t min_elements, SegmentF
       const int64_t a = std::max(lo, start[i]) - start[i], b = std::min(hi - start[i], sizes[i]);
       if (a < b) fn(i, a, b);
     }
+  });
+}
+
+namespace {
+// The bytes [first, last) a strided view of `shape` at `base` touches.
+std::pair<uintptr_t, uintptr_t> extent(const void* base, const std::vector<int64_t>& shape,
+                                       const std::vector<int64_t>& strides, size_t esize) {
+  int64_t lo = 0, hi = 0;
+  for (size_t d = 0; d < shape.size(); ++d) (strides[d] < 0 ? lo : hi) += (shape[d] - 1) * strides[d];
+  const auto at = reinterpret_cast<uintptr_t>(base);
+  return {at + uintptr_t(lo) * esize, at + uintptr_t(hi + 1) * esize};
+}
+
+// True when no two indices of the view address one element (dims taken by increasing stride, each
+// stride steps past everything the smaller ones reach): an as_strided or expanded destination
+// that writes an element twice keeps its serial order (the last write wins) by staying serial.
+bool distinct_elements(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size) of the dims longer than 1
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] > 1) dims.emplace_back(strides[d] < 0 ? -strides[d] : strides[d], shape[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;  // the largest offset the dims so far reach
+  for (const auto& [stride, size] : dims) {
+    if (stride <= reach) return false;
+    reach += (size - 1) * stride;
+  }
+  return true;
+}
+}  // namespace
+
+void copy_strided(CopyFn f, const DataKernels& k, const StridedCopy& c, const void* src, void* dst) {
+  if (c.shape.empty()) return f(k, c, src, dst);
+  int64_t numel = 1;
+  for (int64_t s : c.shape) numel *= s;
+  const int64_t piece = numel > 0 ? piece_min(numel) : 0;
+  if (piece == 0) return f(k, c, src, dst);
+  const size_t ses = dtype_size(c.src_dtype), des = dtype_size(c.dst_dtype);
+  // Views of one buffer may overlap (the serial copy moves runs with memmove, in order): split
+  // only copies whose source and destination bytes are apart.
+  const auto [s0, s1] = extent(src, c.shape, c.src_strides, ses);
+  const auto [d0, d1] = extent(dst, c.shape, c.dst_strides, des);
+  if ((s0 < d1 && d0 < s1) || !distinct_elements(c.shape, c.dst_strides)) return f(k, c, src, dst);
+  // Ranges of the outermost dim (a contiguous copy is one dim: cut at multiples of 64).
+  const int64_t inner = numel / c.shape[0];
+  const int64_t chunk = chunk_size(c.shape[0], std::max<int64_t>(1, piece / inner), c.shape.size() == 1 ? kAlign : 1, 2);
+  parallel_for(0, c.shape[0], chunk, [&](int64_t lo, int64_t hi) {
+    StridedCopy part = c;
+    part.shape[0] = hi - lo;
+    f(k, part, static_cast<const char*>(src) + lo * c.src_strides[0] * int64_t(ses),
+      static_cast<char*>(dst) + lo * c.dst_strides[0] * int64_t(des));
   });
 }
 

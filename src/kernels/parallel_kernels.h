@@ -8,6 +8,9 @@
 //                        ranges of a 1-d run): every element computed by the same code as on one
 //                        thread, so results are bit-identical.
 //   softmax, logsumexp   row ranges: bit-identical.
+// These split from kMinElementwise elements, and from kMinPolling while every worker is already
+// spinning for work (workers_polling()); the reduced-dim cut of `reduce` and the GEMM from
+// their sizes alone.
 //   reduce               outer ranges (bit-identical), or, when there are fewer outer rows than
 //                        threads, ranges of the reduced dim into float partials that the kernel
 //                        itself then combines (the same op, so NaN/inf propagate as on one
@@ -17,6 +20,8 @@
 //                        blocks, each packing its own, when M is small): every entry of C is
 //                        summed in the same order as on one thread, so results are bit-identical.
 //   max pool, backward   plane ranges (every plane computed as on one thread): bit-identical.
+//   copy_strided         ranges of the outermost dim of source and destination that do not
+//                        overlap: every element moved or cast as on one thread.
 //   segments             many 1-d runs laid end to end, one job for all (the optimizer step over
 //                        every parameter): elementwise ranges of each run, bit-identical.
 //   (The convolutions split themselves: kernels/simd/conv.cpp.)
@@ -31,11 +36,15 @@
 
 namespace sg::par {
 
-// Below these sizes a call stays on one thread: waking a worker costs microseconds (more in
+// Below these sizes a call stays on one thread: waking a worker costs microseconds (15–35 µs in
 // wasm), so small ops would only get slower.
 constexpr int64_t kMinElementwise = 1 << 16;  // elements written by unary/binary/softmax
 constexpr int64_t kMinChunk = 1 << 14;        // elements per piece at least
 constexpr int64_t kMinGemmWork = 1 << 21;     // m·n·k (= a 128³ product)
+// While every worker is spinning for its next job (workers_polling()), a job costs about a
+// microsecond: ops whose split changes no result are split from these sizes then.
+constexpr int64_t kMinPolling = 1 << 14;       // elements written
+constexpr int64_t kMinPollingChunk = 1 << 12;  // elements per piece at least
 
 using UnaryFn = void (*)(Unary, float, const float*, float*, int64_t);
 using BinaryFn = void (*)(Binary, const BroadcastPlan&, const float*, const float*, float*);
@@ -56,6 +65,7 @@ struct GemmKernels {
                       const float* packed_b, float beta, const float* bias, GemmAct act, float* c, int64_t ldc);
 };
 
+using CopyFn = void (*)(const DataKernels&, const StridedCopy&, const void*, void*);
 using PoolFn = void (*)(const PoolGeom&, const float*, float*, int32_t*);
 using PoolBackwardFn = void (*)(const PoolGeom&, const float*, const int32_t*, float*);
 
@@ -66,6 +76,9 @@ void reduce(ReduceFn f, Reduce op, const float* x, int64_t outer, int64_t r, int
             float* out);
 void softmax_rows(SoftmaxFn f, const float* x, float* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows(LogsumexpFn f, const float* x, float* out, int64_t rows, int64_t cols);
+// A copy (coalesced by core/copy.cpp) in ranges of its outermost dim, f(k, piece, ...) each; on
+// one call when small, or when the source and destination bytes overlap (views of one buffer).
+void copy_strided(CopyFn f, const DataKernels& k, const StridedCopy& c, const void* src, void* dst);
 void max_pool2d(PoolFn f, const PoolGeom& g, const float* x, float* y, int32_t* idx);
 void max_pool2d_backward(PoolBackwardFn f, const PoolGeom& g, const float* dy, const int32_t* idx, float* dx);
 // Runs fn(lo, hi) over ranges of [0, n) (one call of [0, n) when n < min_elements total or on

@@ -16,7 +16,9 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/parallel.h"
@@ -454,4 +456,150 @@ TEST_CASE("parallel kernels: an optimizer step over many parameters is one pool 
     INFO("threads " << t);
     CHECK(bit_mismatches(run_with(t, want.size(), run), want) == 0);
   }
+}
+
+namespace {
+
+// c run on `threads` threads into a fresh copy of `dst0` (bytes), with the pool jobs it took.
+std::pair<std::vector<char>, uint64_t> copy_with(int threads, const sg::StridedCopy& c, const void* src,
+                                                 const std::vector<char>& dst0) {
+  std::vector<char> dst = dst0;
+  sg::set_num_threads(threads);
+  const uint64_t jobs0 = sg::parallel_jobs();
+  S().copy_strided(c, src, dst.data());
+  const uint64_t jobs = sg::parallel_jobs() - jobs0;
+  sg::set_num_threads(1);
+  return {std::move(dst), jobs};
+}
+
+}  // namespace
+
+TEST_CASE("parallel kernels: strided copies split over the outermost dim equal the element-by-element copy; overlapping ones stay serial" *
+          doctest::skip(!sg::threads_supported())) {
+  using sg::DType;
+  struct Case {
+    const char* what;
+    std::vector<int64_t> shape, dst_strides, src_strides;
+    DType dst_dtype, src_dtype;
+    bool split;  // large enough, and source and destination apart
+  };
+  // Shapes as core/copy.cpp's coalesce leaves them (size-1 dims dropped, runs merged).
+  const std::vector<Case> cases = {
+      {"contiguous 70001", {70001}, {1}, {1}, DType::Float32, DType::Float32, true},
+      {"transposed [300, 257]", {257, 300}, {300, 1}, {1, 257}, DType::Float32, DType::Float32, true},
+      {"heads [16, 64, 4, 16] <- [16, 4, 64, 16]", {16, 64, 4, 16}, {4096, 64, 16, 1}, {4096, 16, 1024, 1}, DType::Float32, DType::Float32, true},
+      {"broadcast row [301, 257]", {301, 257}, {257, 1}, {0, 1}, DType::Float32, DType::Float32, true},
+      {"float32 -> float16 [200, 401]", {200, 401}, {401, 1}, {401, 1}, DType::Float16, DType::Float32, true},
+      {"float32 -> int32, reversed rows", {300, 250}, {250, 1}, {-250, 1}, DType::Int32, DType::Float32, true},
+      {"a destination stride of 0 (writes one element 300 times)", {300, 250}, {0, 1}, {250, 1}, DType::Float32, DType::Float32, false},
+  };
+  std::vector<float> src = uniform(400 * 401, -1000.0f, 1000.0f, 70);
+  for (const Case& c : cases) {
+    INFO(std::string(c.what));
+    sg::StridedCopy sc{c.shape, c.dst_strides, c.src_strides, c.dst_dtype, c.src_dtype};
+    // A source offset that keeps the negative strides inside the buffer.
+    int64_t src_at = 0;
+    for (size_t d = 0; d < c.shape.size(); ++d) src_at += c.src_strides[d] < 0 ? -(c.shape[d] - 1) * c.src_strides[d] : 0;
+    int64_t dst_elems = 1;
+    for (size_t d = 0; d < c.shape.size(); ++d) dst_elems += (c.shape[d] - 1) * c.dst_strides[d];
+    const std::vector<char> dst0(size_t(dst_elems) * sg::dtype_size(c.dst_dtype), char(0x5a));
+    const std::pair<std::vector<char>, uint64_t> serial = copy_with(1, sc, src.data() + src_at, dst0);
+    const std::vector<char>& one = serial.first;
+    CHECK(serial.second == 0);
+    if (c.dst_dtype == DType::Float32 && c.src_dtype == DType::Float32) {
+      // The oracle: element by element, in order, through the strides (the last write wins).
+      std::vector<float> want(static_cast<size_t>(dst_elems));
+      std::memcpy(want.data(), dst0.data(), dst0.size());
+      std::vector<int64_t> idx(c.shape.size(), 0);
+      for (bool more = true; more;) {
+        int64_t so = src_at, d_off = 0;
+        for (size_t d = 0; d < idx.size(); ++d) so += idx[d] * c.src_strides[d], d_off += idx[d] * c.dst_strides[d];
+        want[size_t(d_off)] = src[size_t(so)];
+        more = false;
+        for (size_t d = idx.size(); d-- > 0;) {
+          if (++idx[d] < c.shape[d]) { more = true; break; }
+          idx[d] = 0;
+        }
+      }
+      CHECK(std::memcmp(one.data(), want.data(), one.size()) == 0);
+    }
+    for (int t = 2; t <= 4; ++t) {
+      INFO("threads " << t);
+      const std::pair<std::vector<char>, uint64_t> got = copy_with(t, sc, src.data() + src_at, dst0);
+      CHECK(got.second == (c.split ? 1u : 0u));
+      CHECK(got.first == one);
+    }
+  }
+  // Source and destination in one buffer, one element apart (a shifted view of itself): the
+  // serial memmove's result, no job.
+  SUBCASE("overlapping views of one buffer") {
+    const int64_t n = 70001;
+    std::vector<char> buf(size_t(n + 1) * 4);
+    std::memcpy(buf.data(), src.data(), buf.size());
+    sg::StridedCopy sc{{n}, {1}, {1}, DType::Float32, DType::Float32};
+    std::vector<char> want = buf;
+    std::memmove(want.data() + 4, want.data(), size_t(n) * 4);
+    for (int t = 1; t <= 3; ++t) {
+      std::vector<char> b = buf;
+      sg::set_num_threads(t);
+      const uint64_t jobs0 = sg::parallel_jobs();
+      S().copy_strided(sc, b.data(), b.data() + 4);
+      CHECK(sg::parallel_jobs() == jobs0);
+      sg::set_num_threads(1);
+      CHECK(b == want);
+    }
+  }
+}
+
+TEST_CASE("parallel kernels: ops below the always-split size split only while the workers poll, bit-identical either way" *
+          doctest::skip(!sg::threads_supported())) {
+  sg::set_num_threads(1);
+  CHECK_FALSE(sg::workers_polling());
+  // [512, 64]: a small transformer's activations (the sizes workers_polling() is for).
+  const int64_t rows = 512, cols = 64, n = rows * cols;
+  REQUIRE(n >= sg::par::kMinPolling);
+  REQUIRE(n < sg::par::kMinElementwise);
+  const std::vector<float> a = uniform(n, -3.0f, 3.0f, 80), b = uniform(n, 0.5f, 3.0f, 81), bias = uniform(cols, -1, 1, 82);
+  const BroadcastPlan same{{n}, {1}, {1}}, row{{rows, cols}, {cols, 1}, {0, 1}};
+  const std::vector<std::function<void(float*)>> ops = {
+      [&](float* y) { S().unary_f32(Unary::GeluErf, 0.0f, a.data(), y, n); },
+      [&](float* y) { S().binary_f32(Binary::Mul, same, a.data(), b.data(), y); },
+      [&](float* y) { S().binary_f32(Binary::Add, row, a.data(), bias.data(), y); },
+      [&](float* y) { S().softmax_rows_f32(a.data(), y, rows, cols, false); },
+      [&](float* y) { S().reduce_f32(Reduce::Sum, a.data(), rows, cols, 1, y); },  // row sums: whole rows a piece
+  };
+  std::vector<std::vector<float>> one;
+  for (const auto& op : ops) {
+    one.emplace_back(size_t(n), -7.0f);
+    op(one.back().data());
+  }
+  sg::set_num_threads(2);
+  // Nothing splits inside a parallel region, polling or not.
+  sg::parallel_for(0, 2, 1, [&](int64_t, int64_t) { CHECK_FALSE(sg::workers_polling()); });
+  int split = 0, calls = 0;
+  for (int tries = 0; tries < 200 && split < 20; ++tries) {
+    sg::parallel_for(0, 2, 1, [](int64_t, int64_t) {});  // a job: its worker polls for the next one
+    for (size_t i = 0; i < ops.size(); ++i) {
+      std::vector<float> y(size_t(n), -7.0f);
+      const uint64_t jobs0 = sg::parallel_jobs();
+      ops[i](y.data());
+      split += sg::parallel_jobs() > jobs0;
+      ++calls;
+      INFO("op " << i << " try " << tries);
+      REQUIRE(bit_mismatches(y, one[i]) == 0);
+    }
+  }
+  sg::set_num_threads(1);
+  // How often the workers were polling depends on the machine's load (spinning stops while the
+  // threads lose their cores): reported, not asserted; the values above are.
+  MESSAGE("small ops split in " << split << " of " << calls << " calls");
+  // Below kMinPolling nothing splits.
+  sg::set_num_threads(2);
+  const uint64_t jobs0 = sg::parallel_jobs();
+  for (int k = 0; k < 20; ++k) {
+    std::vector<float> y(size_t(sg::par::kMinPolling - 64));
+    S().unary_f32(Unary::Exp, 0.0f, a.data(), y.data(), int64_t(y.size()));
+  }
+  CHECK(sg::parallel_jobs() == jobs0);
+  sg::set_num_threads(1);
 }

@@ -74,6 +74,12 @@ class SimdBackend final : public Backend {
                                float* dx) const override {
     par::max_pool2d_backward(simd::max_pool2d_backward_f32, g, dy, idx, dx);
   }
+  // DataKernels' copy, over the threads in ranges of the outermost dim (parallel_kernels.h).
+  void copy_strided(const StridedCopy& c, const void* src, void* dst) const override {
+    par::copy_strided([](const DataKernels& k, const StridedCopy& part, const void* s, void* d) {
+      k.DataKernels::copy_strided(part, s, d);
+    }, *this, c, src, dst);
+  }
   void im2col_f32(const Im2colGeom& g, const float* x, float* col, int64_t ld) const override {
     simd::im2col_f32(g, x, col, ld);
   }
