@@ -272,7 +272,12 @@ void gemm(const GemmKernels& f, bool trans_a, bool trans_b, int64_t m, int64_t n
     // that starts late (woken from sleep, 15–35 µs in wasm, or preempted) left the caller idle
     // for all of its delay at the end of the job; with two, for about half of it. Each block
     // streams the shared packed op(B) once more, a few % of a block's arithmetic at these sizes.
-    parallel_for(0, m, chunk_size(m, mr, mr, 2), [&](int64_t lo, int64_t hi) {
+    // One block per thread while every worker is spinning for work (it starts at once): whole
+    // tiles cut into blocks one tile apart, where two a thread left one thread a whole block
+    // more (a weight gradient's 64 rows in tiles of 5: blocks of 20, 20, 20 and 4 rows, one
+    // thread doing 40 of them; one a thread: 35 and 29). Same sums either way.
+    const int per_thread = workers_polling() ? 1 : 2;
+    parallel_for(0, m, chunk_size(m, mr, mr, per_thread), [&](int64_t lo, int64_t hi) {
       const float* ap = trans_a ? a + lo : a + lo * lda;  // rows lo.. of op(A)
       f.gemm_packed(trans_a, hi - lo, n, k, alpha, ap, lda, packed, beta, bias, act, c + lo * ldc, ldc);
     });
