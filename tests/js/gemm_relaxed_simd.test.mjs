@@ -1,7 +1,7 @@
 // The float32 GEMM's relaxed-SIMD microkernels (src/kernels/relaxed_simd, loaded by
 // npm/src/runtime/relaxed_gemm.ts) and their SIMD128 fallback, each bit for bit against its own
 // reference: every C entry is summed over p in the kernels' order (depth blocks of
-// ceil(k / ceil(k / 256)), each from 0, then added to C block by block), with f32x4.relaxed_madd
+// ceil(k / ceil(k / 512)), each from 0, then added to C block by block), with f32x4.relaxed_madd
 // modelled as one rounding (an FMA) where this engine fuses it (relaxed_simd_probe.mjs, an
 // independent 56-byte module) and the SIMD128 kernel as two (the product, then the sum).
 // Node 20 runs relaxed SIMD only with --experimental-wasm-relaxed-simd, so this file also runs
@@ -49,7 +49,7 @@ const mulAddF32 = (a, b, c) => Math.fround(Math.fround(a * b) + c);
 function reference(a, b, m, n, k, ta, tb, madd) {
   const A = (i, p) => (ta ? a[p * m + i] : a[i * k + p]);
   const B = (p, j) => (tb ? b[j * k + p] : b[p * n + j]);
-  const kc = Math.ceil(k / Math.ceil(k / 256));
+  const kc = Math.ceil(k / Math.ceil(k / 512));
   const c = new Float32Array(m * n);
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
@@ -84,14 +84,14 @@ function firstDifference(actual, expected) {
 }
 
 // [m, n, k, transposeA, transposeB]: every height of a tile's last rows (1..6), widths with
-// tails (n mod 8), depth 1, one and two depth blocks (k 256 / 300 → 150 + 150), the small
-// products' path (m·n·k ≤ 2^19, A read in place) and the packed one (above it, or Aᵀ), two
-// column blocks (n > 512), and the transposed operands.
+// tails (n mod 8), depth 1, one and two depth blocks (k 512 / 600 → 300 + 300), the small
+// products' path (m·n·k ≤ 2^19, A read in place) and the packed one (above it, or Aᵀ), three
+// column blocks (n > 512: blocks of 256), and the transposed operands.
 const SHAPES = [
   [1, 8, 3, false, false], [2, 9, 1, false, false], [3, 17, 5, false, false], [4, 8, 31, false, false],
-  [5, 23, 64, false, false], [6, 15, 256, false, false], [7, 33, 300, false, false], [13, 7, 19, false, false],
-  [67, 45, 300, false, false], [61, 129, 97, false, false], [11, 530, 97, false, false], [29, 37, 41, true, false],
-  [23, 31, 300, false, true], [19, 70, 65, true, true], [64, 128, 72, false, false],
+  [5, 23, 64, false, false], [6, 15, 512, false, false], [7, 33, 600, false, false], [13, 7, 19, false, false],
+  [67, 45, 600, false, false], [61, 129, 97, false, false], [11, 530, 97, false, false], [29, 37, 41, true, false],
+  [23, 31, 600, false, true], [19, 70, 65, true, true], [64, 128, 72, false, false],
 ];
 
 /** Every shape through sg.matmul against the reference with `madd`, bit for bit. */

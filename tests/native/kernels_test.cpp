@@ -848,23 +848,23 @@ TEST_CASE("kernels simd gemm: transpose variants, odd sizes, alpha/beta, bias, p
               check_gemm(ta, tb, s[0], s[1], s[2], scales[i].alpha, scales[i].beta, scales[i].bias,
                          pad, seed++);
             }
-    // Past every block size (kMC = 16 tile rows ≤ 192, kNC = 512, kKC = 256: K = 300 runs as
-    // two depth blocks, K = 520 as three; N = 520 as a full and a partial column block), so the
+    // Past every block size (kMC = 16 tile rows ≤ 192, kDenseNC = 256, kDenseKC = 512: K = 600 runs as
+    // two depth blocks, K = 1100 as three; N = 300 as a full and a partial column block), so the
     // first-block and accumulating write-backs and partial A and B blocks all run; on each target
-    // (the tiles differ). N = 520 rather than 1030, and 67 rather than 515 with K = 520: the same
-    // blocks at a third of CI's ASan time.
+    // (the tiles differ). N = 300 rather than 600, and 67 with K = 1100: the same blocks at a
+    // fraction of CI's ASan time.
     for (bool ta : {false, true})
       for (bool tb : {false, true}) {
-        check_gemm(ta, tb, 201, 520, 300, 0.75f, 0.5f, true, 1, seed++);
-        if (best) check_gemm(ta, tb, 97, 67, 520, 1.0f, 0.0f, false, 2, seed++);  // three depth blocks
+        check_gemm(ta, tb, 201, 300, 600, 0.75f, 0.5f, true, 1, seed++);
+        if (best) check_gemm(ta, tb, 97, 67, 1100, 1.0f, 0.0f, false, 2, seed++);  // three depth blocks
       }
-    // The fused activations: after the last depth block only (K = 300 runs two), on full and
+    // The fused activations: after the last depth block only (K = 600 runs two), on full and
     // partial tiles, with and without bias and beta, and with K = 0 (act of beta·C + bias).
     for (GemmAct act : {GemmAct::Relu, GemmAct::GeluErf, GemmAct::GeluTanh})
       for (bool ta : {false, true})
         for (bool tb : {false, true}) {
           check_gemm(ta, tb, 13, 37, 9, 1.0f, 0.0f, true, 0, seed++, act);
-          check_gemm(ta, tb, 33, 65, 300, 0.5f, 1.0f, true, 1, seed++, act);
+          check_gemm(ta, tb, 33, 65, 600, 0.5f, 1.0f, true, 1, seed++, act);
           if (best) check_gemm(ta, tb, 201, 70, 129, 1.0f, 0.0f, false, 3, seed++, act);
           if (best) check_gemm(ta, tb, 7, 9, 0, 1.0f, 2.0f, true, 0, seed++, act);
         }
@@ -883,22 +883,22 @@ TEST_CASE("kernels simd gemm: every wasm tile (5 and 6 rows) on odd sizes and re
       for (bool tb : {false, true})
         for (const auto& s : std::vector<std::array<int64_t, 3>>{
                  {1, 1, 1}, {4, 9, 7}, {5, 16, 3}, {6, 17, 9}, {11, 33, 65}, {16, 19, 9}, {32, 17, 40},
-                 {83, 40, 300}, {128, 70, 129}})
+                 {83, 40, 600}, {128, 70, 129}})
           check_gemm(ta, tb, s[0], s[1], s[2], 1.0f, 0.5f, true, 1, seed++, GemmAct::Relu);
-    check_gemm(false, false, 201, 1030, 300, 0.75f, 0.0f, true, 0, seed++);
+    check_gemm(false, false, 201, 530, 600, 0.75f, 0.0f, true, 0, seed++);  // 3 column, 2 depth blocks
   }
   sg::simd::set_wasm_tile_rows(0);  // back to the engine's choice
 }
 
 TEST_CASE("kernels simd gemm: op(A) packed whole equals op(A) packed per column block bit for bit") {
-  // Past one column block of op(B) (kNC = 512) the dense GEMM packs op(A) once for the whole
+  // Past one column block of op(B) (kDenseNC = 256) the dense GEMM packs op(A) once for the whole
   // product when it fits (gemm-inl.h, kPackedAWhole) instead of once per column block: the same
   // tiles summed in the same order, so the results must be equal exactly. Compared with the
   // limit set to 0 (per block, the older path), on each target and wasm tile, both transposes
-  // of A and B, partial last panels of M, several depth blocks (K = 300, 520), padded leading
+  // of A and B, partial last panels of M, several depth blocks (K = 600, 1100), padded leading
   // dimensions, alpha/beta, bias and an activation; both paths' values against the reference.
   unsigned seed = 7600;
-  const std::vector<std::array<int64_t, 3>> shapes = {{7, 1030, 300}, {33, 515, 520}, {64, 1024, 64}, {1, 600, 9}};
+  const std::vector<std::array<int64_t, 3>> shapes = {{7, 1030, 600}, {33, 515, 1100}, {64, 1024, 64}, {1, 600, 9}};
   for_each_target([&](bool best) {
     for (int rows : {5, 6}) {
       sg::simd::set_wasm_tile_rows(rows);
@@ -923,9 +923,9 @@ TEST_CASE("kernels simd gemm: op(A) packed whole equals op(A) packed per column 
             CHECK(std::memcmp(whole.data(), per_block.data(), whole.size() * sizeof(float)) == 0);
           }
       if (best) {  // the values of both paths (check_gemm compares with the reference GEMM)
-        check_gemm(false, true, 13, 1030, 300, 1.0f, 0.0f, true, 1, seed++);
+        check_gemm(false, true, 13, 1030, 600, 1.0f, 0.0f, true, 1, seed++);
         sg::simd::set_packed_a_whole_limit(0);
-        check_gemm(false, true, 13, 1030, 300, 1.0f, 0.0f, true, 1, seed++);
+        check_gemm(false, true, 13, 1030, 600, 1.0f, 0.0f, true, 1, seed++);
         sg::simd::set_packed_a_whole_limit(-1);
       }
     }

@@ -4,7 +4,7 @@
 // guard instead of #pragma once.
 //
 // C = alpha · op(A) · op(B) + beta · C (+ bias), row-major, GotoBLAS/BLIS-style:
-//   for jc (kNC columns) → for pc (kc ≤ kKC depth): pack op(B)[pc, jc] into column panels of NR
+//   for jc (NC columns) → for pc (kc ≤ KC depth): pack op(B)[pc, jc] into column panels of NR
 //     → for ic (MC rows): pack op(A)[ic, pc] into row panels of MR
 //       → for each A panel → for each B panel: microkernel (MR × NR register tile), write-back.
 // When op(B) has more than one column block and op(A) packed whole takes at most kPackedAWhole
@@ -108,8 +108,20 @@ using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
 constexpr int kNV = 2;          // vectors per tile row: NR = kNV · lanes
-constexpr int64_t kKC = 256;  // depth of one block: an A panel of MR × kKC floats stays in L1
-constexpr int64_t kNC = 512;  // columns of one packed B block (kKC × kNC floats = 512 KiB, L2)
+// The blocks: depth (an A panel of MR × kc floats stays in L1 while B panels of kc × NR floats
+// stream past it) and columns (a packed B block of kc × nc floats stays in L2 while every A panel
+// of the rows passes over it).
+// The convolutions' products (conv.cpp, conv_winograd-inl.h, and GemmWithTile, which they call):
+constexpr int64_t kKC = 256;
+constexpr int64_t kNC = 512;  // (kKC × kNC floats = 512 KiB)
+// The dense products (gemm.cpp: GemmDenseWithTile, PackBPanels): deeper. Every depth block costs
+// one pass of the write-back over C (read, add, write) and one microkernel call, zeroing and
+// store per tile, so the deeper the block, the less of that per flop: 512 rather than 256
+// measured 1-4 % faster on 512², 1024² and [128, 784]·[784, 256] (K = 784: two blocks of 392
+// instead of four of 196; wasm, AMD EPYC Zen 5, alternated in one process; 768 or 1024 no
+// better), with half as many columns so that the block stays 512 KiB (half a 1 MiB L2).
+constexpr int64_t kDenseKC = 512;
+constexpr int64_t kDenseNC = 256;
 #if HWY_CAP_GE512
 constexpr int kMaxMR = 12;  // 32 vector registers
 #else
@@ -213,17 +225,31 @@ SG_NO_MEMCPY HWY_INLINE void PackTransposed(const float* const* rows, int64_t h,
 #if HWY_TARGET != HWY_SCALAR
   if (h == width) {
     const D4 d4;
+    // A last row left over by the 4-row transposes (5-row panels: wasm's x86 tile): each of its
+    // four values is stored as a broadcast vector ending at its place, before the transposes
+    // overwrite the vector's other three lanes (that step's values of the rows before it). Whole
+    // vector stores instead of four scalar copies per step: op(A) of a [128, 784] product packed
+    // in 0.016 ms instead of 0.031, of a 512² one in 0.041 instead of 0.080 (wasm, AMD EPYC).
+    const bool lone_row = width % 4 == 1 && width >= 5;
     for (; p + 4 <= kc; p += 4) {
+      float* out = dst + p * width;
+      if (lone_row) {
+        const auto v = hn::LoadU(d4, rows[width - 1] + p);
+        hn::StoreU(hn::Broadcast<0>(v), d4, out + width - 4);
+        hn::StoreU(hn::Broadcast<1>(v), d4, out + 2 * width - 4);
+        hn::StoreU(hn::Broadcast<2>(v), d4, out + 3 * width - 4);
+        hn::StoreU(hn::Broadcast<3>(v), d4, out + 4 * width - 4);
+      }
       int64_t r = 0;
       for (; r + 4 <= width; r += 4)
-        Transpose4x4Store(d4, rows[r] + p, rows[r + 1] + p, rows[r + 2] + p, rows[r + 3] + p,
-                          dst + p * width + r, width);
+        Transpose4x4Store(d4, rows[r] + p, rows[r + 1] + p, rows[r + 2] + p, rows[r + 3] + p, out + r, width);
       if (r + 2 <= width) {
-        Transpose2x4Store(d4, rows[r] + p, rows[r + 1] + p, dst + p * width + r, width);
+        Transpose2x4Store(d4, rows[r] + p, rows[r + 1] + p, out + r, width);
         r += 2;
       }
+      if (lone_row) continue;
       for (; r < width; ++r)
-        for (int64_t q = 0; q < 4; ++q) dst[(p + q) * width + r] = rows[r][p + q];
+        for (int64_t q = 0; q < 4; ++q) out[q * width + r] = rows[r][p + q];
     }
   }
 #endif
@@ -238,28 +264,58 @@ SG_NO_MEMCPY HWY_INLINE void PackTransposed(const float* const* rows, int64_t h,
 
 // Rows p0..p0+kc of a matrix stored with the panel's orientation (ld apart; `total` values
 // from each, contiguous) → panels of `width`: dst[q / width][p][q % width] for q < total,
-// the last panel zero-padded. Row by row, so every source line is read once (going panel
-// by panel instead reads each line once per panel it feeds, and with ld a multiple of 4 KiB
-// every line of a panel maps to the same L1 set, so nothing survives to the next panel).
+// the last panel zero-padded. Row by row, so that every source line is read once, in the order
+// it is stored (going panel by panel instead reads each line once per panel it feeds, and with
+// ld a multiple of 4 KiB every line of a panel maps to the same L1 set, so nothing survives to
+// the next panel) — except where the panels are a multiple of 512 floats apart (kc · width: B
+// panels of 8 columns with kc a multiple of 64, as in every 512- or 1024-deep product): one
+// row's writes then fall into one or two L1 sets, and op(B) of a 512 × 512 product packed at
+// 4.7 GB/s. There rows go kPackRows at a time, panel by panel within them: the group's source
+// lines stay in L1 while each panel receives kPackRows · width contiguous floats (~25 GB/s; wasm,
+// AMD EPYC). Not always: with op(B) read from L3 (a [784, 256] one, packed every call of the
+// MLP's product), the one sequential stream of row by row measured faster than 8 interleaved.
+constexpr int64_t kPackRows = 8;
 SG_NO_MEMCPY HWY_INLINE void PackStraight(const float* src, int64_t ld, int64_t total, int64_t width,
                              int64_t kc, float* HWY_RESTRICT dst) {
   const DF d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const int64_t full = total / width * width;  // columns in whole panels
-  for (int64_t p = 0; p < kc; ++p) {
-    const float* row = src + p * ld;
-    if (width % N == 0) {
-      for (int64_t q = 0; q < full; q += width) {
-        float* out = dst + q * kc + p * width;
-        for (int64_t j = 0; j < width; j += N) hn::StoreU(hn::LoadU(d, row + q + j), d, out + j);
+  const int64_t group = kc * width % 512 == 0 ? kPackRows : 1;
+  for (int64_t p0 = 0; p0 < kc; p0 += group) {
+    const int64_t pe = std::min(kc, p0 + group);
+    for (int64_t q = 0; q < full; q += width) {
+      const float* in = src + q;
+      float* out = dst + q * kc;
+      if (width == 2 * N) {  // B panels
+        for (int64_t p = p0; p < pe; ++p) {
+          hn::StoreU(hn::LoadU(d, in + p * ld), d, out + p * width);
+          hn::StoreU(hn::LoadU(d, in + p * ld + N), d, out + p * width + N);
+        }
+      } else if (width % N == 0) {
+        for (int64_t p = p0; p < pe; ++p)
+          for (int64_t j = 0; j < width; j += N) hn::StoreU(hn::LoadU(d, in + p * ld + j), d, out + p * width + j);
+      } else {
+#if HWY_TARGET != HWY_SCALAR
+        // A panels of 5, 6 or 12 rows (op(A) stored transposed): 4 values at a time, the rest
+        // one by one.
+        const D4 d4;
+        for (int64_t p = p0; p < pe; ++p) {
+          int64_t j = 0;
+          for (; j + 4 <= width; j += 4) hn::StoreU(hn::LoadU(d4, in + p * ld + j), d4, out + p * width + j);
+          for (; j < width; ++j) out[p * width + j] = in[p * ld + j];
+        }
+#else
+        for (int64_t p = p0; p < pe; ++p)
+          for (int64_t j = 0; j < width; ++j) out[p * width + j] = in[p * ld + j];
+#endif
       }
-    } else {
-      for (int64_t q = 0; q < full; q += width)
-        for (int64_t j = 0; j < width; ++j) dst[q * kc + p * width + j] = row[q + j];
     }
     if (full < total) {
-      float* out = dst + full * kc + p * width;
-      for (int64_t j = 0; j < width; ++j) out[j] = full + j < total ? row[full + j] : 0.0f;
+      for (int64_t p = p0; p < pe; ++p) {
+        const float* row = src + p * ld + full;
+        float* out = dst + full * kc + p * width;
+        for (int64_t j = 0; j < width; ++j) out[j] = full + j < total ? row[j] : 0.0f;
+      }
     }
   }
 }
@@ -500,15 +556,15 @@ HWY_INLINE void WriteBack(float* HWY_RESTRICT tile, float* HWY_RESTRICT c, int64
 
 // ------------------------------------------------------------------------------ driver
 // Depth blocks of (nearly) equal size: K = 300 runs as 150 + 150, not 256 + 44.
-HWY_INLINE int64_t DepthBlock(int64_t k) {
-  const int64_t kblocks = (k + kKC - 1) / kKC;
+HWY_INLINE int64_t DepthBlock(int64_t k, int64_t kc_limit) {
+  const int64_t kblocks = (k + kc_limit - 1) / kc_limit;
   return (k + kblocks - 1) / kblocks;
 }
 
-// The layout of op(B) packed whole: the blocks GemmBlocked packs one at a time (kNC columns ×
-// DepthBlock(k) depth, panels of nr columns, zero-padded), stored one after the other, column
+// The layout of op(B) packed whole: the blocks GemmBlocked packs one at a time (kDenseNC columns ×
+// DepthBlock(k, kDenseKC) depth, panels of nr columns, zero-padded), stored one after the other, column
 // blocks outermost. Block (j0, p0) starts at j0 · k + round_up(nc, nr) · p0 (every column
-// block but the last is kNC wide, a multiple of nr); the whole takes round_up(n, nr) · k floats.
+// block but the last is kDenseNC wide, a multiple of nr); the whole takes round_up(n, nr) · k floats.
 HWY_INLINE int64_t PackedBlockOffset(int64_t j0, int64_t p0, int64_t nc, int64_t nr, int64_t k) {
   return j0 * k + (nc + nr - 1) / nr * nr * p0;
 }
@@ -520,10 +576,10 @@ void PackBPanels(const GemmArgs& g, const PackBFn& pack_b, int64_t q0, int64_t q
                  float* HWY_RESTRICT packed) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
-  const int64_t kc_max = DepthBlock(g.k);
+  const int64_t kc_max = DepthBlock(g.k, kDenseKC);
   const int64_t first = q0 * nr, end = std::min(g.n, q1 * nr);  // columns to pack
-  for (int64_t j0 = first / kNC * kNC; j0 < end; j0 += kNC) {
-    const int64_t nc = std::min(kNC, g.n - j0);
+  for (int64_t j0 = first / kDenseNC * kDenseNC; j0 < end; j0 += kDenseNC) {
+    const int64_t nc = std::min(kDenseNC, g.n - j0);
     const int64_t lo = std::max(first, j0), hi = std::min(end, j0 + nc);
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
       const int64_t kc = std::min(kc_max, g.k - p0);
@@ -553,16 +609,17 @@ inline GemmScratch& ThreadGemmScratch() {
 
 // The blocked product with MR-row tiles; pack_b(p0, kc, j0, nc, nr, dst) supplies the B
 // panels (DenseB for a plain GEMM). Scratch is per thread and reused across calls.
-template <int MR, class PackBFn>
+// KC, NC: the depth and column blocks (kKC, kNC or kDenseKC, kDenseNC).
+template <int MR, int64_t KC, int64_t NC, class PackBFn>
 SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
-  constexpr int64_t kMC = 16 * MR;  // rows of one packed A block (≤ 192 × kKC floats, L2)
-  const int64_t kc_max = DepthBlock(g.k);
-  const int64_t nc_max = (std::min(kNC, g.n) + nr - 1) / nr * nr;  // whole panels
+  constexpr int64_t kMC = 16 * MR;  // rows of one packed A block (≤ 192 × KC floats)
+  const int64_t kc_max = DepthBlock(g.k, KC);
+  const int64_t nc_max = (std::min(NC, g.n) + nr - 1) / nr * nr;  // whole panels
   const int64_t m_pad = (g.m + MR - 1) / MR * MR;
   // op(A) packed whole: depth block p0 (kc deep) at p0 · m_pad, its panel of rows i at i · kc.
-  const bool a_whole = g.n > kNC && m_pad * g.k <= packed_a_whole_limit();
+  const bool a_whole = g.n > NC && m_pad * g.k <= packed_a_whole_limit();
   const int64_t mc_max = a_whole ? m_pad : std::min(kMC, m_pad);
   GemmScratch& scratch = ThreadGemmScratch();
   float* pack_b_buf = g.packed_b ? nullptr : Scratch(scratch.b, nc_max * kc_max);
@@ -571,8 +628,8 @@ SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max)
       PackA<MR>(g, 0, g.m, p0, std::min(kc_max, g.k - p0), pack_a + p0 * m_pad);
   HWY_ALIGN float tile[(MR + 1) * kMaxNR];
-  for (int64_t j0 = 0; j0 < g.n; j0 += kNC) {
-    const int64_t nc = std::min(kNC, g.n - j0);
+  for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
+    const int64_t nc = std::min(NC, g.n - j0);
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
       const int64_t kc = std::min(kc_max, g.k - p0);
       const float* bblock = pack_b_buf;
@@ -657,9 +714,13 @@ struct RowsOfAKernels {
   }
 };
 
+// The widest op(B) GemmSmall takes (packed whole, one block of columns): 512, the column block of
+// the dense products when the bound above was measured.
+constexpr int64_t kSmallMaxN = 512;
+
 // Whether GemmSmall takes the product (see above).
 HWY_INLINE bool IsSmallGemm(const GemmArgs& g, int64_t limit) {
-  return !g.trans_a && g.packed_b == nullptr && g.k <= kKC && g.n <= kNC && g.m * g.n * g.k <= limit;
+  return !g.trans_a && g.packed_b == nullptr && g.k <= kDenseKC && g.n <= kSmallMaxN && g.m * g.n * g.k <= limit;
 }
 
 template <int MR, class PackBFn>
@@ -684,13 +745,22 @@ SG_NO_MEMCPY void GemmSmall(const GemmArgs& g, const PackBFn& pack_b) {
   }
 }
 
-// GemmBlocked with this target's tile (in wasm: the one chosen for the engine).
+// GemmBlocked with this target's tile (in wasm: the one chosen for the engine): the convolutions'
+// blocks (GemmWithTile) and the dense products' (GemmDenseWithTile).
+template <int64_t KC, int64_t NC, class PackBFn>
+void GemmBlockedWithTile(const GemmArgs& g, const PackBFn& pack_b) {
+#if HWY_TARGET == HWY_WASM
+  if (wasm_tile_rows() == 5) return GemmBlocked<5, KC, NC>(g, pack_b);
+#endif
+  GemmBlocked<kMaxMR, KC, NC>(g, pack_b);
+}
 template <class PackBFn>
 void GemmWithTile(const GemmArgs& g, const PackBFn& pack_b) {
-#if HWY_TARGET == HWY_WASM
-  if (wasm_tile_rows() == 5) return GemmBlocked<5>(g, pack_b);
-#endif
-  GemmBlocked<kMaxMR>(g, pack_b);
+  GemmBlockedWithTile<kKC, kNC>(g, pack_b);
+}
+template <class PackBFn>
+void GemmDenseWithTile(const GemmArgs& g, const PackBFn& pack_b) {
+  GemmBlockedWithTile<kDenseKC, kDenseNC>(g, pack_b);
 }
 
 // GemmSmall with this target's tile, for a product IsSmallGemm accepts.

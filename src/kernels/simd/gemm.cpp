@@ -19,7 +19,7 @@ namespace HWY_NAMESPACE {
 
 void GemmF32Blocked(const GemmArgs& g) {
   if (IsSmallGemm(g, small_gemm_limit())) return GemmSmallWithTile(g, DenseB{g});
-  GemmWithTile(g, DenseB{g});
+  GemmDenseWithTile(g, DenseB{g});
 }
 
 void GemmPackB(const GemmArgs& g, int64_t q0, int64_t q1, float* packed) {
