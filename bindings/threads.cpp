@@ -18,6 +18,8 @@ void shutdown_threads() { sg::shutdown_threads(); }
 int max_threads() { return sg::kMaxThreads; }
 // Calls that ran on the pool so far (a double: JS numbers), so tests can see a split happen.
 double parallel_jobs() { return static_cast<double>(sg::parallel_jobs()); }
+// Of those, the ones that had to wake a sleeping worker (bench diagnostics: thread_phases.mjs).
+double parallel_wakes() { return static_cast<double>(sg::parallel_wakes()); }
 
 }  // namespace
 }  // namespace sgjs
@@ -31,6 +33,7 @@ EMSCRIPTEN_BINDINGS(simdgrad_threads) {
   emscripten::function("shutdownThreads", guarded<&shutdown_threads>);
   emscripten::function("maxThreads", guarded<&max_threads>);
   emscripten::function("parallelJobs", guarded<&parallel_jobs>);
+  emscripten::function("parallelWakes", guarded<&parallel_wakes>);
   install_stack_guards(
-      "threadsSupported,setNumThreads,numThreads,workerThreads,shutdownThreads,maxThreads,parallelJobs");
+      "threadsSupported,setNumThreads,numThreads,workerThreads,shutdownThreads,maxThreads,parallelJobs,parallelWakes");
 }

@@ -98,6 +98,7 @@ class Pool {
   int size() const { return active_.load(std::memory_order_relaxed); }
   int workers() const { return started_.load(std::memory_order_relaxed); }
   uint64_t jobs() const { return jobs_.load(std::memory_order_relaxed); }
+  uint64_t wakes() const { return wakes_.load(std::memory_order_relaxed); }
   // Every worker a job would use is polling (see workers_polling()). While spinning is off,
   // spin_until returns at once and a worker goes straight to sleep, so none counts here.
   bool polling() const {
@@ -161,7 +162,10 @@ class Pool {
       wake = sleepers_ > 0;
     }
     jobs_.fetch_add(1, std::memory_order_relaxed);
-    if (wake) wake_.notify_all();
+    if (wake) {
+      wakes_.fetch_add(1, std::memory_order_relaxed);
+      wake_.notify_all();
+    }
     work();
     std::unique_lock<std::mutex> lk(m_);
     open_ = false;  // every chunk is claimed: no worker joins from now on
@@ -241,6 +245,7 @@ class Pool {
   std::vector<std::thread> threads_;
   std::atomic<int> active_{1};
   std::atomic<uint64_t> jobs_{0};
+  std::atomic<uint64_t> wakes_{0};  // jobs that found a worker asleep
   std::atomic<int> started_{0};  // threads_.size(), readable without the dispatch lock
   // Changed under m_; also read while spinning:
   std::atomic<bool> stop_{false};
@@ -306,6 +311,14 @@ uint64_t parallel_jobs() {
   return 0;
 #else
   return pool().jobs();
+#endif
+}
+
+uint64_t parallel_wakes() {
+#ifdef SG_NO_THREADS
+  return 0;
+#else
+  return pool().wakes();
 #endif
 }
 

@@ -41,6 +41,11 @@ int worker_threads();
 // a kernel really was split.
 uint64_t parallel_jobs();
 
+// Those of them that found a worker asleep and woke it (a futex wake-up, 15–35 µs in wasm before
+// the worker takes a chunk): on an idle machine a measure of how often the gaps between a step's
+// jobs outlast the workers' spin (tests/bench/thread_phases.mjs prints it per phase).
+uint64_t parallel_wakes();
+
 // Asks every worker thread to finish and joins them; num_threads() becomes 1. A later
 // set_num_threads(n > 1) starts new ones.
 void shutdown_threads();

@@ -7,8 +7,11 @@
 // same load. Each step is cut into zeroGrad / forward / backward / optimizer step by wrapping
 // the optimizer's zeroGrad and step and Tensor.backward (the workload itself, lib/workloads.mjs,
 // is unchanged), and the pool jobs of each phase are counted where the module exposes
-// parallelJobs(). Printed: per phase the median ms of each count and its speed-up. A phase whose
-// speed-up stays near 1 runs serially, or its jobs are too short for the wake-up they pay.
+// parallelJobs(), with those that had to wake a sleeping worker (parallelWakes()). Printed: per
+// phase the median ms of each count and its speed-up. A phase whose speed-up stays near 1 runs
+// serially, or its jobs are too short for the wake-up they pay. Jobs of 16K-64K-element ops run
+// only while the workers are spinning (core/parallel.h workers_polling()), so the job count of a
+// build since 2026-11-30 varies with the load; on an idle machine wakes ≪ jobs.
 // With several --dist folders the processes alternate too (A, B, A, B; --procs of each), and
 // each column is the median over processes of each process's median (and 10th percentile: on a
 // shared machine, the steps that ran while both cores were free). A --dist built by
@@ -42,16 +45,20 @@ function low(xs) {
   return t.length === 0 ? NaN : t[Math.floor((t.length - 1) * 0.1)];
 }
 
-// The raw module's parallelJobs(), wherever this dist keeps its module accessor (it moved into
-// runtime/ after 2026-11-25); () => NaN when neither exists.
-async function jobCounter(dist) {
+// The raw module's parallelJobs() and parallelWakes() (jobs that woke a sleeping worker; since
+// 2026-11-30), wherever this dist keeps its module accessor (it moved into runtime/ after
+// 2026-11-25); () => NaN for what it lacks.
+async function jobCounters(dist) {
   for (const rel of ['esm/npm/src/runtime/module.js', 'esm/npm/src/module.js', 'esm/module.js']) {
     try {
       const { mod } = await import(pathToFileURL(path.join(dist, rel)).href);
-      if (typeof mod().parallelJobs === 'function') return () => mod().parallelJobs();
+      if (typeof mod().parallelJobs === 'function') {
+        const wakes = typeof mod().parallelWakes === 'function' ? () => mod().parallelWakes() : () => NaN;
+        return { jobs: () => mod().parallelJobs(), wakes };
+      }
     } catch { /* not this layout */ }
   }
-  return () => NaN;
+  return { jobs: () => NaN, wakes: () => NaN };
 }
 
 async function child() {
@@ -62,16 +69,16 @@ async function child() {
   const secs = Number(opt('secs', 1.5));
   const { init } = await import(pathToFileURL(path.join(dist, 'index.mjs')).href);
   const sg = await init({ threads });
-  const jobs = await jobCounter(dist);
+  const { jobs, wakes } = await jobCounters(dist);
   const { WORKLOADS } = await import('./lib/workloads.mjs');
   const w = WORKLOADS.find((x) => x.name === step);
   if (!w) throw new Error(`--step: expected one of the workloads' names, got '${step}'`);
   sg.manualSeed(0);
   const side = w.sg(sg, w.data());
 
-  // Phase marks: each wrapper records the clock and the job count where its phase ends.
+  // Phase marks: each wrapper records the clock and the job and wake counts where its phase ends.
   let marks = [];
-  const mark = (name) => marks.push([name, performance.now(), jobs()]);
+  const mark = (name) => marks.push([name, performance.now(), jobs(), wakes()]);
   const wrap = (proto, key, before, after) => {
     const orig = proto[key];
     proto[key] = function (...a) {
@@ -94,8 +101,8 @@ async function child() {
     while (performance.now() - t0 < secs * 1000 || rows.length < 5) {
       marks = [];
       sg.tidy(() => { side.step(); });
-      const at = Object.fromEntries(marks.map(([n, t, j]) => [n, { t, j }]));
-      const span = (a, b) => [at[b].t - at[a].t, at[b].j - at[a].j];
+      const at = Object.fromEntries(marks.map(([n, t, j, w]) => [n, { t, j, w }]));
+      const span = (a, b) => [at[b].t - at[a].t, at[b].j - at[a].j, at[b].w - at[a].w];
       rows.push({
         zero: span('start', 'zero'), forward: span('zero', 'forward'), backward: span('forward', 'backward'),
         optim: span('pre-optim', 'optim'), step: span('start', 'optim'),
@@ -116,7 +123,7 @@ async function child() {
   side.dispose();
   const out = {};
   for (const n of Object.keys(got)) {
-    out[n] = Object.fromEntries(PHASES.map((p) => [p, { ms: median(got[n].map((r) => r[p][0])), p10: low(got[n].map((r) => r[p][0])), jobs: median(got[n].map((r) => r[p][1])) }]));
+    out[n] = Object.fromEntries(PHASES.map((p) => [p, { ms: median(got[n].map((r) => r[p][0])), p10: low(got[n].map((r) => r[p][0])), jobs: median(got[n].map((r) => r[p][1])), wakes: median(got[n].map((r) => r[p][2])) }]));
     out[n].steps = got[n].length;
   }
   console.log('@@RESULT ' + JSON.stringify(out));
@@ -150,8 +157,10 @@ function parent() {
       const one10 = median(results[i].map((r) => r[1][ph].p10));
       const many10 = median(results[i].map((r) => r[threads][ph].p10));
       const jobs = median(results[i].map((r) => r[threads][ph].jobs));
+      const wakes = median(results[i].map((r) => r[threads][ph].wakes ?? NaN));
       console.log(`  ${ph.padEnd(9)} median: 1 thread ${one.toFixed(3)} ms, ${threads} threads ${many.toFixed(3)} ms, ${(one / many).toFixed(2)}x` +
-        ` | 10th percentile: ${one10.toFixed(3)} / ${many10.toFixed(3)} ms, ${(one10 / many10).toFixed(2)}x  (${jobs ?? 'uncounted'} pool jobs)`);
+        ` | 10th percentile: ${one10.toFixed(3)} / ${many10.toFixed(3)} ms, ${(one10 / many10).toFixed(2)}x  (${jobs ?? 'uncounted'} pool jobs` +
+        `${Number.isNaN(wakes) ? '' : `, ${wakes} woke a sleeping worker`})`);
     }
   });
   console.log(`# load average after: ${load()}`);

@@ -99,6 +99,32 @@ TEST_CASE("parallel: two chunks really run at the same time with 2 threads" * do
   CHECK_FALSE(sg::in_parallel_region());
 }
 
+TEST_CASE("parallel: a job wakes a worker only when one sleeps; workers_polling() only on more than one thread" * doctest::skip(!sg::threads_supported())) {
+  {
+    Threads one(1);
+    const uint64_t wakes0 = sg::parallel_wakes(), jobs0 = sg::parallel_jobs();
+    sg::parallel_for(0, 100, 1, [](int64_t, int64_t) {});
+    CHECK(sg::parallel_wakes() == wakes0);
+    CHECK(sg::parallel_jobs() == jobs0);
+    CHECK_FALSE(sg::workers_polling());
+  }
+  Threads threads(2);
+  const uint64_t wakes0 = sg::parallel_wakes(), jobs0 = sg::parallel_jobs();
+  // An idle worker spins for ~200 µs, then sleeps: after 20 ms of nothing the next job must wake
+  // it (tried up to 25 times: a worker that had no core yet may not have reached its sleep).
+  uint64_t woke = 0;
+  for (int k = 0; k < 25 && woke == 0; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const uint64_t w0 = sg::parallel_wakes();
+    std::atomic<int> chunks{0};
+    sg::parallel_for(0, 2, 1, [&](int64_t, int64_t) { chunks.fetch_add(1); });
+    CHECK(chunks.load() == 2);
+    woke += sg::parallel_wakes() - w0;
+  }
+  CHECK(woke >= 1);
+  CHECK(sg::parallel_wakes() - wakes0 <= sg::parallel_jobs() - jobs0);  // at most one wake a job
+}
+
 TEST_CASE("parallel: an exception in any chunk is rethrown on the caller; the pool keeps working" * doctest::skip(!sg::threads_supported())) {
   for (int t = 1; t <= 4; ++t) {
     Threads threads(t);

@@ -95,6 +95,7 @@ export interface SimdgradModule {
   shutdownThreads(): void;
   maxThreads(): number;
   parallelJobs(): number;
+  parallelWakes(): number;
   // Relaxed-SIMD GEMM kernels (bindings/relaxed_gemm.cpp; runtime/relaxed_gemm.ts).
   /** The side module's bytes (a copy); empty in the threaded module and in builds without clang-19. */
   relaxedGemmModule(): Uint8Array;
