@@ -112,6 +112,10 @@ void Backend::logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64
   call("logsumexp_rows_f32", args().buf(x).buf(out).num(rows).num(cols));
 }
 
+void Backend::softmax_causal_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, int64_t L) const {
+  if (rows > 0 && cols > 0) call("softmax_causal_rows_f32", args().buf(x).buf(y).num(rows).num(cols).num(L));
+}
+
 void Backend::gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                        int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) const {
   gemm_f32_bias(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, nullptr, sg::GemmAct::None, c, ldc);

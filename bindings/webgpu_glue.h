@@ -66,6 +66,7 @@ class Backend final : public sg::Backend {
   bool fused_f32(const sg::FusedCall& call) const override;
   void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_) const override;
   void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const override;
+  void softmax_causal_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, int64_t L) const override;
   void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) const override;
   void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,

@@ -42,6 +42,10 @@ void Backend::softmax_rows_f64(const double* x, double* y, int64_t rows, int64_t
   ref::softmax_rows_f64(x, y, rows, cols, log_);
 }
 
+void Backend::softmax_causal_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, int64_t L) const {
+  ref::softmax_causal_rows_f64(x, y, rows, cols, L);
+}
+
 void Backend::logsumexp_rows_f64(const double* x, double* out, int64_t rows, int64_t cols) const {
   ref::logsumexp_rows_f64(x, out, rows, cols);
 }

@@ -134,6 +134,11 @@ class Backend : public DataKernels, public LayerKernels {
                                 bool log_) const = 0;
   // out[row] = log Σ exp(x[row, :]), shifted by the row max (−inf rows give −inf).
   virtual void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const = 0;
+  // Causal softmax of rows of `cols` values, row r being query position i = r mod L (L ≥ 1): the
+  // entries j ≤ i take part (shifted by their max), y = 0 for j > i; PyTorch's is_causal mask
+  // tril(ones(L, S)) without the [L, S] mask tensor. Entries past i are never read, so a NaN there
+  // does not spread (softmax(x + mask) would give NaN: −inf + NaN).
+  virtual void softmax_causal_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, int64_t L) const = 0;
   // C = alpha · op(A) · op(B) + beta · C, row-major. op(A) is M×K: A is M×K (lda ≥ K) or,
   // with trans_a, K×M (lda ≥ M). Likewise B. beta = 0 ignores C's old contents (even NaN).
   virtual void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
@@ -204,6 +209,7 @@ class Backend : public DataKernels, public LayerKernels {
   virtual void reduce_f64(Reduce op, const double* x, int64_t outer, int64_t r, int64_t inner,
                           double* out) const;
   virtual void softmax_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, bool log_) const;
+  virtual void softmax_causal_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, int64_t L) const;
   virtual void logsumexp_rows_f64(const double* x, double* out, int64_t rows, int64_t cols) const;
   // C = alpha · op(A) · op(B) + beta · C as gemm_f32 (no bias or activation: Linear adds them
   // as separate ops in float64).

@@ -152,6 +152,9 @@ Sorted topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true);
 // ---- softmax family (softmax.cpp) ----
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
+// softmax(x + mask) over the last dim with PyTorch's is_causal mask (−inf where j > i, i the
+// position along dim −2) without building it: y = 0 there.
+Tensor causal_softmax(const Tensor& x);
 
 // ---- linear algebra (matmul.cpp) ----
 Tensor matmul(const Tensor& a, const Tensor& b);  // 1-D, 2-D, batched with broadcast batch dims

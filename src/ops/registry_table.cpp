@@ -165,6 +165,7 @@ void register_reductions(Table& t) {
   add_fixed(t, "logSoftmax", 1, [](const char* op, const Inputs& in, const Attrs& a) {
     return log_softmax(in[0], a.integer(op, "dim"));
   });
+  add_fixed(t, "causalSoftmax", 1, [](const char*, const Inputs& in, const Attrs&) { return causal_softmax(in[0]); });
 
   // 'max'/'min' are the JS names of the dim-reducing amax/amin.
   const std::pair<const char*, ReduceFn> reductions[] = {

@@ -68,6 +68,12 @@ add('cast to float32', 'cast', [mask], (sg, a) => a.to('float32'));
 add('softmax', 'softmax', [t3], (sg, a) => a.softmax(1), R);
 add('logSoftmax', 'logSoftmax', [t3], (sg, a) => a.logSoftmax(-1), R);
 add('softmax wide rows', 'softmax', [f([3, 300], -3, 3, 10)], (sg, a) => a.softmax(1), R);
+// causalSoftmax through F.scaledDotProductAttention's isCausal: square, L < S, and rows wider than
+// the WGSL kernel's one-invocation rows (a workgroup per row).
+const causalSdpa = (sg, q, k, v) => sg.F.scaledDotProductAttention(q, k, v, null, { isCausal: true });
+add('causalSoftmax (attention isCausal)', 'causalSoftmax', [f([2, 2, 5, 3], -1, 1, 21), f([2, 2, 5, 3], -1, 1, 22), f([2, 2, 5, 3], -1, 1, 23)], causalSdpa, R);
+add('causalSoftmax L < S', 'causalSoftmax', [f([1, 2, 4, 3], -1, 1, 24), f([1, 2, 7, 3], -1, 1, 25), f([1, 2, 7, 3], -1, 1, 26)], causalSdpa, R);
+add('causalSoftmax wide rows', 'causalSoftmax', [f([1, 1, 3, 2], -2, 2, 27), f([1, 1, 300, 2], -2, 2, 28), f([1, 1, 300, 2], -1, 1, 29)], causalSdpa, R);
 for (const op of ['sum', 'mean', 'prod', 'max', 'min', 'logsumexp']) {
   add(`${op} dim`, op, [t3], (sg, a) => a[op](1), R);
   add(`${op} two dims keepdim`, op, [t3], (sg, a) => a[op]([0, 2], true), R);

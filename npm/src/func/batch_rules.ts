@@ -242,7 +242,7 @@ const indexSelectRule: Rule = (op, args, attrs) => {
   return dimRule('none')(op, args, attrs);
 };
 
-/** Ops on the last dims only (pad, tril, triu): the batch dims are more leading dims. */
+/** Ops on the last dims only (pad, tril, triu, causalSoftmax): the batch dims are more leading dims. */
 const leadingRule: Rule = (op, args, attrs) => {
   if (args.slice(1).some((x) => x.lv.length > 0)) return fallback(op, args, attrs);
   return out(direct(op, args.map((a) => a.id), attrs), args[0]!.lv);
@@ -623,7 +623,7 @@ TABLE.set('cat', catRule);
 TABLE.set('stack', catRule);
 for (const op of ['gather', 'scatter', 'scatterAdd', 'scatterReduce']) TABLE.set(op, gatherRule);
 TABLE.set('indexSelect', indexSelectRule);
-for (const op of ['pad', 'tril', 'triu']) TABLE.set(op, leadingRule);
+for (const op of ['pad', 'tril', 'triu', 'causalSoftmax']) TABLE.set(op, leadingRule);
 TABLE.set('matmul', matmulRule);
 TABLE.set('linear', linearRule);
 TABLE.set('layerNorm', layerNormRule);

@@ -168,6 +168,14 @@ const softmax: JvpRule = (d, c) => {
   return [c.op('sub', [t, s])];
 };
 
+// causalSoftmax: softmax's y·(t − Σ y·t) over the last dim; y = 0 past the diagonal gives 0 there,
+// as the constant mask of softmax(x + mask) does.
+const causalSoftmax: JvpRule = (d, c) => {
+  const y = d.outs[0]!, t = d.tin[0]!;
+  const s = c.op('sum', [c.op('mul', [y, t])], { dim: [-1], keepdim: true });
+  return [c.op('mul', [y, c.op('sub', [t, s])])];
+};
+
 // linear(x, w, b) = x·wᵀ + b, then the activation attribute (relu or exact gelu) applied.
 const linear: JvpRule = (d, c) => {
   const [x, w] = Array.from(d.inputs);
@@ -224,6 +232,7 @@ TABLE.set('matmul', matmul);
 TABLE.set('linear', linear);
 TABLE.set('softmax', softmax);
 TABLE.set('logSoftmax', softmax);
+TABLE.set('causalSoftmax', causalSoftmax);
 TABLE.set('where', where);
 TABLE.set('cat', join);
 TABLE.set('stack', join);

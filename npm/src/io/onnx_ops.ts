@@ -378,6 +378,18 @@ const softmax = (opType: string): Rule => (g, r) => {
   return [one(g, opType, [x.name], { axis: norm((r.attrs.dim as number) ?? -1, x.shape.length) })];
 };
 
+/**
+ * causalSoftmax (attention's causal softmax, no mask tensor in simdgrad): in ONNX the nodes causalMask
+ * makes (−inf over the runtime [L, S], Trilu above the diagonal), Add, then Softmax.
+ */
+const causalSoftmax: Rule = (g, r, d) => {
+  const x = input(r, 0);
+  const n = x.shape.length;
+  const filled = one(g, 'Expand', [g.scalar(-Infinity, x.dtype), d.shapeOf([d.dim(x, n - 2), d.dim(x, n - 1)])]);
+  const mask = one(g, 'Trilu', [filled, g.scalar(1, 'int64')], { upper: 1 });
+  return [one(g, 'Softmax', [one(g, 'Add', [x.name, mask])], { axis: n - 1 })];
+};
+
 // ---- recurrent layers ----
 
 /**
@@ -611,7 +623,7 @@ const RULES: Record<string, Rule> = {
   relu: unary('Relu'), sigmoid: unary('Sigmoid'), tanh: unary('Tanh'),
   silu: (g, r) => [activation(g, 'silu', input(r, 0).name, r.outputs[0]!.dtype, r.op)],
   gelu: (g, r) => [gelu(g, input(r, 0).name, r.outputs[0]!.dtype, r.attrs.approximate)],
-  softmax: softmax('Softmax'), logSoftmax: softmax('LogSoftmax'),
+  softmax: softmax('Softmax'), logSoftmax: softmax('LogSoftmax'), causalSoftmax,
   matmul: (g, r) => [one(g, 'MatMul', [input(r, 0).name, input(r, 1).name])],
   mm: (g, r) => [one(g, 'MatMul', [input(r, 0).name, input(r, 1).name])],
   bmm: (g, r) => [one(g, 'MatMul', [input(r, 0).name, input(r, 1).name])],

@@ -4,7 +4,7 @@
 // lm_head.weight is transformer.wte.weight (one Parameter, as model.py ties them).
 import { noGrad } from '../autograd/backward.js';
 import { arange } from '../tensor/creation.js';
-import { causalMask, F } from '../nn/functional.js';
+import { causalSoftmax, F } from '../nn/functional.js';
 import { tidy } from '../runtime/memory.js';
 import { Dropout } from '../nn/dropout.js';
 import { Embedding } from '../nn/embedding.js';
@@ -79,7 +79,7 @@ class CausalSelfAttention extends Module {
     const past = cache ? cache.length : 0;
     if (cache) [k, v] = cache.update(layer, k, v);
     let att = q.matmul(k.transpose(-2, -1)).mul(1 / Math.sqrt(hs));
-    att = (past > 0 ? att : att.add(causalMask(T, T, x.device))).softmax(-1);
+    att = past > 0 ? att.softmax(-1) : causalSoftmax(att);
     const y = this.attn_dropout.forward(att).matmul(v).transpose(1, 2).contiguous().view([B, T, C]);
     return this.resid_dropout.forward(this.c_proj.forward(y));
   }

@@ -7,7 +7,7 @@
 // Conv1D: weight stored [in, out], y = x·W + b. Attention is the eager path: (q·kᵀ)·scale,
 // −∞ above the diagonal, softmax, ·v.
 import { arange } from '../tensor/creation.js';
-import { causalMask, F } from '../nn/functional.js';
+import { causalSoftmax, F } from '../nn/functional.js';
 import { tidy } from '../runtime/memory.js';
 import { Dropout } from '../nn/dropout.js';
 import { Embedding } from '../nn/embedding.js';
@@ -156,7 +156,7 @@ class GPT2Attention extends Module {
     if (past > 0 && T !== 1) throw new Error(`GPT2Attention: a cached step takes one token, got ${T}`);
     let att = q.matmul(k.transpose(-2, -1));
     if (this.scale !== 1) att = att.mul(this.scale);
-    att = (past > 0 ? att : att.add(causalMask(T, T, x.device))).softmax(-1);
+    att = past > 0 ? att.softmax(-1) : causalSoftmax(att);
     const y = this.attn_dropout.forward(att).matmul(v).transpose(1, 2).contiguous().view([B, T, C]);
     return this.resid_dropout.forward(this.c_proj.forward(y));
   }

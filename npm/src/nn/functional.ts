@@ -23,7 +23,7 @@ import { Size, MaxPoolOptions, AvgPoolOptions } from './functional_args.js';
 import { linear, bilinear, conv1d, conv2d, convTranspose2d, convTranspose1d, maxPool1d, maxPool2d, avgPool1d, avgPool2d, adaptiveAvgPool2d, adaptiveAvgPool1d, dropout, dropout2d, layerNorm, batchNorm, groupNorm, instanceNorm, embedding, oneHot, normalize, hardtanh, relu6, logsigmoid, mish, hardsigmoid, hardswish, softsign, softmin, glu, scaledDotProductAttention } from './functional_layers.js';
 import { crossEntropy, nllLoss, mseLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, klDiv, cosineEmbeddingLoss } from './functional_losses.js';
 export * from './functional_args.js';
-export { additiveMask, attention, causalMask, conv2dReluMaxPool2d, type LinearOptions } from './functional_layers.js';
+export { additiveMask, attention, causalMask, causalSoftmax, conv2dReluMaxPool2d, type LinearOptions } from './functional_layers.js';
 
 /** sg.F (also sg.nn.functional). */
 export const F = {

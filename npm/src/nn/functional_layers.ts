@@ -409,13 +409,13 @@ export function additiveMask(mask: Tensor, maskedWhere: boolean): Tensor {
 /**
  * softmax(q·kᵀ·scale + mask)·v over the last two dims (batch dims broadcast), with dropout on
  * the weights; returns [output, weights]. q is scaled before the product, as PyTorch 1.13's
- * multi_head_attention_forward does. mask: a float mask (already additive) or null.
+ * multi_head_attention_forward does. mask: a float mask (already additive), null, or 'causal'
+ * (causalSoftmax: the causal mask without its [L, S] tensor).
  */
-export function attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null, dropoutP: number, scale: number): [Tensor, Tensor] {
+export function attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null | 'causal', dropoutP: number, scale: number): [Tensor, Tensor] {
   return tidy(() => {
-    let scores = q.mul(scale).matmul(k.transpose(-2, -1));
-    if (mask !== null) scores = scores.add(mask);
-    let weights = scores.softmax(-1);
+    const scores = q.mul(scale).matmul(k.transpose(-2, -1));
+    let weights = mask === 'causal' ? causalSoftmax(scores) : (mask === null ? scores : scores.add(mask)).softmax(-1);
     if (dropoutP > 0) weights = dropout(weights, { p: dropoutP, training: true });
     return [weights.matmul(v), weights] as [Tensor, Tensor];
   });
@@ -472,9 +472,7 @@ export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Ten
       if (hq !== hk) k = k.repeatInterleave(hq / hk, k.ndim - 3);
       if (hq !== hv) v = v.repeatInterleave(hq / hv, v.ndim - 3);
     }
-    let m: Tensor | null = null;
-    if (mask) m = additiveMask(mask, false);
-    else if (o.isCausal) m = causalMask(q.shape[q.ndim - 2]!, k.shape[k.ndim - 2]!, q.device);
+    const m = mask ? additiveMask(mask, false) : o.isCausal ? 'causal' : null;
     return attention(q, k, v, m, o.dropoutP ?? 0, scale)[0];
   });
 }
@@ -487,5 +485,17 @@ export function scaledDotProductAttention(query: Tensor, key: Tensor, value: Ten
  */
 export function causalMask(L: number, S: number, device?: Device): Tensor {
   return tidy(() => full([L, S], -Infinity, device === undefined ? undefined : { device }).triu(1));
+}
+
+/**
+ * softmax(scores + causalMask(L, S)) over the last dim of scores [..., L, S], without the mask: the
+ * op causalSoftmax, whose row kernel reads the entries j ≤ i only and writes 0 past them (sg.onnx
+ * exports it as causalMask's nodes, Add and Softmax). For float32 scores; other dtypes take the
+ * composed form, whose float32 mask promotes 16-bit scores to float32, so their results keep
+ * their dtype and values (float64 has no kernel behind the op).
+ */
+export function causalSoftmax(scores: Tensor): Tensor {
+  if (scores.dtype === 'float32') return run('causalSoftmax', 'causalSoftmax', [['input', scores]]);
+  return tidy(() => scores.add(causalMask(scores.shape[scores.ndim - 2]!, scores.shape[scores.ndim - 1]!, scores.device)).softmax(-1));
 }
 

@@ -26,6 +26,9 @@ class ReferenceBackend final : public Backend {
   void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const override {
     ref::logsumexp_rows_f32(x, out, rows, cols);
   }
+  void softmax_causal_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, int64_t L) const override {
+    ref::softmax_causal_rows_f32(x, y, rows, cols, L);
+  }
   void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc) const override {

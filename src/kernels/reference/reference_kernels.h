@@ -12,6 +12,7 @@ void binary_f32(Binary op, const BroadcastPlan& plan, const float* a, const floa
 void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out);
 void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
+void softmax_causal_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, int64_t L);
 // C = act(alpha · op(A) · op(B) + beta · C + bias[j]) (bias: n floats, or nullptr for none).
 void gemm_f32_bias(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
@@ -23,6 +24,7 @@ void binary_f64(Binary op, const BroadcastPlan& plan, const double* a, const dou
 void reduce_f64(Reduce op, const double* x, int64_t outer, int64_t r, int64_t inner, double* out);
 void softmax_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows_f64(const double* x, double* out, int64_t rows, int64_t cols);
+void softmax_causal_rows_f64(const double* x, double* y, int64_t rows, int64_t cols, int64_t L);
 void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
               int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 void max_pool2d_f32(const PoolGeom& g, const float* x, float* y, int32_t* idx);

@@ -36,6 +36,12 @@ class SimdBackend final : public Backend {
   void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols) const override {
     par::logsumexp_rows(simd::logsumexp_rows_f32, x, out, rows, cols);
   }
+  // Rows split over the threads whole, each range told its first row's query position.
+  void softmax_causal_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, int64_t L) const override {
+    par::over_items(rows, cols, [&](int64_t lo, int64_t hi) {
+      simd::softmax_causal_rows_f32(x + lo * cols, y + lo * cols, hi - lo, cols, L, lo % L);
+    });
+  }
   // Rows split over the threads whole (a row's result does not depend on the split).
   void cross_entropy_f32(const float* x, const int32_t* t, const float* w, int64_t R, int64_t C, int64_t ignore,
                          double eps, float* loss, float* wt) const override {

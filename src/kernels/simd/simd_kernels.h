@@ -25,6 +25,9 @@ void binary_run_f32(Binary op, const float* a, bool a_scalar, const float* b, bo
 void reduce_f32(Reduce op, const float* x, int64_t outer, int64_t r, int64_t inner, float* out);
 void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, bool log_);
 void logsumexp_rows_f32(const float* x, float* out, int64_t rows, int64_t cols);
+// Backend::softmax_causal_rows_f32 on rows whose first is query position first mod L (a thread's
+// share of the rows starts anywhere; softmax_causal.cpp).
+void softmax_causal_rows_f32(const float* x, float* y, int64_t rows, int64_t cols, int64_t L, int64_t first);
 // Backend::cross_entropy_f32 / cross_entropy_backward_f32 over rows (cross_entropy.cpp: fused per
 // row, no log-softmax row stored; dx may be x).
 void cross_entropy_rows_f32(const float* x, const int32_t* t, const float* w, int64_t rows, int64_t cols,

@@ -171,6 +171,27 @@ export const reduce: Record<string, KernelFn> = {
   }`, '', cols);
   },
 
+  // The softmax row kernel with the causal bound: row r is query position r mod L, its entries
+  // j ≤ r mod L take part and the others are written 0 (never read: no mask buffer, no NaN from one).
+  softmax_causal_rows_f32(ctx, a) {
+    const x = operand(ctx, a), y = operand(ctx, a);
+    const rows = a.num(), cols = a.num(), L = a.num();
+    const p = new Params().u(rows).u(x.at).u(y.at).u(cols).u(L);
+    perRow(ctx, 'softmax_causal', [f('X', x.buffer), f('Y', y.buffer, true)], p, rows, /* wgsl */ `
+  let xb = pu(1u) + row * pu(3u);
+  let yb = pu(2u) + row * pu(3u);
+  let n = min(row % pu(4u) + 1u, pu(3u));
+  var m = -inf_f();
+  for (var j = lane; j < n; j += STRIDE) { m = maximum_f(m, X[xb + j]); }
+  m = wg_max(lane, m);
+  var s = 0.0;
+  for (var j = lane; j < n; j += STRIDE) { s += exp(X[xb + j] - m); }
+  s = wg_sum(lane, s);
+  for (var j = lane; j < pu(3u); j += STRIDE) {
+    Y[yb + j] = select(0.0, exp(X[xb + j] - m) / s, j < n);
+  }`, '', cols);
+  },
+
   logsumexp_rows_f32(ctx, a) {
     const x = operand(ctx, a), out = operand(ctx, a);
     const rows = a.num(), cols = a.num();

@@ -1,0 +1,130 @@
+// The causal softmax without a materialised [L, S] mask (issues 23/29): the op causalSoftmax
+// (src/ops/softmax.cpp; row kernels softmax_causal_rows_f32) and what uses it,
+// F.scaledDotProductAttention's isCausal and the GPT models' attention. Expected values and
+// gradients from PyTorch 1.13's composed form with the mask built (tests/data/gen_causal_softmax.py),
+// on every backend; central differences; a bad input is an Error naming what was expected; and
+// the memory it saves: SDPA with isCausal never holds an [L, S] mask or a masked copy of the scores.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sg, throwsWith } from './helpers.mjs';
+import { forEachBackend } from './backends.mjs';
+import { closeTo, fromRef, gradcheck, gradInput, readRef } from './gradcheck_helpers.mjs';
+import { settleFinalizers } from './gc_settle.mjs';
+import { causalMask, causalSoftmax } from '../../npm/dist/esm/npm/src/nn/functional_layers.js';
+import { run } from '../../npm/dist/esm/npm/src/tensor/call.js';
+
+const REF = readRef('causal_softmax_ref.json');
+const F = sg.F;
+
+/** Runs fn on the case's inputs (requiring grad), backward of Σ out ⊙ w; checks out and every gradient. */
+function checkCase(c, fn, tol) {
+  sg.tidy(() => {
+    const xs = c.inputs.map((e) => fromRef(e, { requiresGrad: true }));
+    const out = fn(...xs);
+    closeTo(out, c.out, tol, `${c.name}: values`);
+    out.mul(fromRef(c.w)).sum().backward();
+    xs.forEach((x, k) => closeTo(x.grad, c.grads[k], tol, `${c.name}: gradient of input ${k}`));
+  });
+}
+
+forEachBackend('causalSoftmax equals PyTorch softmax(x + triu(-inf, 1)): values and gradients', { skip: false }, () => {
+  for (const c of REF.op) checkCase(c, (x) => causalSoftmax(x), 1e-5);
+});
+
+forEachBackend('F.scaledDotProductAttention isCausal equals PyTorch causal attention: values and q, k, v gradients', () => {
+  for (const c of REF.sdpa) {
+    checkCase(c, (q, k, v) => F.scaledDotProductAttention(q, k, v, null, { isCausal: true }), 1e-5);
+    checkCase(c, (q, k, v) => F.scaledDotProductAttention(q, k, v, { isCausal: true }), 1e-5); // the older form
+  }
+});
+
+test('causalSoftmax gradients equal central differences (square, L < S, L > S)', () => {
+  for (const [name, shape] of [['square', [2, 5, 5]], ['L < S', [3, 7]], ['L > S', [6, 2]]]) {
+    gradcheck(`causalSoftmax ${name}`, (x) => causalSoftmax(x), [gradInput(shape, 7, -2, 2)]);
+  }
+});
+
+test('causalSoftmax keeps the composed form (and its dtype) for float64 and 16-bit scores', () => {
+  sg.tidy(() => {
+    const x = sg.tensor(gradInput([4, 4], 3, -2, 2).data, { shape: [4, 4] });
+    for (const dtype of ['float64', 'bfloat16']) {
+      const xd = x.to(dtype);
+      const composed = xd.add(causalMask(4, 4)).softmax(-1);
+      const got = causalSoftmax(xd);
+      assert.equal(got.dtype, composed.dtype, dtype);
+      assert.deepEqual(Array.from(got.dataSync()), Array.from(composed.dataSync()), dtype);
+    }
+  });
+});
+
+test('causalSoftmax: scores of fewer than 2 dims or an integer dtype are Errors naming what was expected; the module stays usable', () => {
+  sg.tidy(() => {
+    throwsWith(() => causalSoftmax(sg.tensor([1, 2, 3])), /causalSoftmax: expected scores of at least 2 dims \[\.\.\., L, S\], got 1 dims/);
+    // The op itself (causalSoftmax() hands integer scores to the composed form, which promotes them).
+    throwsWith(() => run('causalSoftmax', 'causalSoftmax', [['input', sg.tensor([[1, 2], [3, 4]], { dtype: 'int32' })]]), /causalSoftmax: expected a floating point \(float32 or float64\) tensor, got int32/);
+    const y = causalSoftmax(sg.tensor([[1, 2], [3, 4]]));
+    assert.deepEqual(Array.from(y.dataSync()), [1, 0, Math.exp(3) / (Math.exp(3) + Math.exp(4)), Math.exp(4) / (Math.exp(3) + Math.exp(4))].map(Math.fround));
+  });
+});
+
+test('causalSoftmax of no rows or an empty key dim is empty', () => {
+  sg.tidy(() => {
+    assert.deepEqual(causalSoftmax(sg.zeros([2, 0, 3])).shape, [2, 0, 3]);
+    assert.deepEqual(causalSoftmax(sg.zeros([3, 0])).shape, [3, 0]);
+  });
+});
+
+test('SDPA with isCausal holds no [L, S] mask nor masked scores: its peak is ≥ 2 [L, S] float32 tensors below the composed form', async () => {
+  const T = 256, D = 8;
+  const LS = T * T * 4;
+  const [q, k, v] = [1, 2, 3].map((s) => sg.tensor(gradInput([1, 1, T, D], s).data, { shape: [1, 1, T, D] }));
+  const peakOf = async (fn) => {
+    await settleFinalizers();
+    const base = sg.memory().bytes;
+    sg.resetPeakMemory();
+    sg.noGrad(() => sg.tidy(() => { fn(); }));
+    return sg.memory().peakBytes - base;
+  };
+  const fused = await peakOf(() => F.scaledDotProductAttention(q, k, v, null, { isCausal: true }));
+  const composed = await peakOf(() => q.mul(1 / Math.sqrt(D)).matmul(k.transpose(-2, -1)).add(causalMask(T, T)).softmax(-1).matmul(v));
+  // Composed: scores, mask, scores + mask and the weights live together (4 LS); isCausal: scores and weights (2 LS).
+  assert.ok(composed >= 4 * LS, `composed peak ${composed} bytes ≥ 4 × ${LS}`);
+  assert.ok(fused <= 2 * LS + 4 * T * D * 4, `isCausal peak ${fused} bytes ≤ 2 × ${LS} + q, k, v-sized temporaries`);
+  assert.ok(composed - fused >= 2 * LS, `saved ${composed - fused} bytes`);
+  sg.dispose([q, k, v]);
+});
+
+test('sg.memory() is flat over causal attention forward and backward steps', async () => {
+  const [q, k, v] = [4, 5, 6].map((s) => sg.tensor(gradInput([2, 2, 9, 4], s).data, { shape: [2, 2, 9, 4], requiresGrad: true }));
+  const step = () => sg.tidy(() => { F.scaledDotProductAttention(q, k, v, null, { isCausal: true }).sum().backward(); });
+  step();
+  sg.dispose([q.grad, k.grad, v.grad]);
+  for (const x of [q, k, v]) x.grad = null;
+  await settleFinalizers();
+  const before = sg.memory();
+  for (let i = 0; i < 20; i++) {
+    step();
+    sg.dispose([q.grad, k.grad, v.grad]);
+    for (const x of [q, k, v]) x.grad = null;
+  }
+  await settleFinalizers();
+  const after = sg.memory();
+  assert.equal(after.tensors, before.tensors);
+  assert.equal(after.bytes, before.bytes);
+  sg.dispose([q, k, v]);
+});
+
+test('sg.func: jvp and vmap through causalSoftmax equal them through the composed softmax(x + mask)', () => {
+  sg.tidy(() => {
+    const x = sg.tensor(gradInput([3, 4, 5], 11, -2, 2).data, { shape: [3, 4, 5] });
+    const t = sg.tensor(gradInput([3, 4, 5], 12).data, { shape: [3, 4, 5] });
+    const composed = (s) => s.add(causalMask(4, 5)).softmax(-1);
+    const [y1, ty1] = sg.func.jvp((s) => causalSoftmax(s), [x], [t]);
+    const [y2, ty2] = sg.func.jvp(composed, [x], [t]);
+    closeTo(y1, { shape: y2.shape, data: Array.from(y2.dataSync()) }, 1e-6, 'jvp primal');
+    closeTo(ty1, { shape: ty2.shape, data: Array.from(ty2.dataSync()) }, 1e-6, 'jvp tangent');
+    const v1 = sg.func.vmap((s) => causalSoftmax(s))(x);
+    const v2 = sg.func.vmap(composed)(x);
+    closeTo(v1, { shape: v2.shape, data: Array.from(v2.dataSync()) }, 1e-6, 'vmap');
+  });
+});
