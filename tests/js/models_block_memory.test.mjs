@@ -35,10 +35,10 @@ const MODELS = {
       });
       return sg.F.crossEntropy(logits.reshape([-1, V]), y);
     },
-    // q·kᵀ, its scaled copy and the copy plus the causal mask [B, H, T, T] (softmax saves only its output), the
-    // causal mask [T, T] itself, att·v before its transpose is copied, and the two c_proj outputs before their
-    // residual adds [B, T, C].
-    unsaved: () => F32 * (3 * BHTT + T * T + 3 * BTC),
+    // q·kᵀ and its scaled copy [B, H, T, T] (causalSoftmax saves only its output and builds no [T, T] mask nor
+    // masked copy), att·v before its transpose is copied, and the two c_proj outputs before their residual adds
+    // [B, T, C].
+    unsaved: () => F32 * (2 * BHTT + 3 * BTC),
   },
   gpt: {
     make: (L) => new sg.models.GPT({ blockSize: 32, vocabSize: V, nLayer: L, nHead: H, nEmbd: C, dropout: 0 }),
@@ -51,7 +51,7 @@ const MODELS = {
       return sg.F.crossEntropy(logits.view([-1, V]), y, { ignoreIndex: -1 });
     }),
     // nanoGPT's block is GPT-2's: the same tensors.
-    unsaved: () => F32 * (3 * BHTT + T * T + 3 * BTC),
+    unsaved: () => F32 * (2 * BHTT + 3 * BTC),
   },
   llama: {
     make: (L) => new sg.models.LlamaForCausalLM({ vocab_size: V, hidden_size: C, intermediate_size: I, num_hidden_layers: L, num_attention_heads: H, num_key_value_heads: KV, max_position_embeddings: 32 }),
