@@ -119,7 +119,8 @@ constexpr int64_t kNC = 512;  // (kKC × kNC floats = 512 KiB)
 // store per tile, so the deeper the block, the less of that per flop: 512 rather than 256
 // measured 1-4 % faster on 512², 1024² and [128, 784]·[784, 256] (K = 784: two blocks of 392
 // instead of four of 196; wasm, AMD EPYC Zen 5, alternated in one process; 768 or 1024 no
-// better), with half as many columns so that the block stays 512 KiB (half a 1 MiB L2).
+// better), with half as many columns where the blocks are deeper than 256 (DenseColumnBlock),
+// so that a block stays within 512 KiB (half a 1 MiB L2).
 constexpr int64_t kDenseKC = 512;
 constexpr int64_t kDenseNC = 256;
 #if HWY_CAP_GE512
@@ -561,10 +562,18 @@ HWY_INLINE int64_t DepthBlock(int64_t k, int64_t kc_limit) {
   return (k + kblocks - 1) / kblocks;
 }
 
-// The layout of op(B) packed whole: the blocks GemmBlocked packs one at a time (kDenseNC columns ×
-// DepthBlock(k, kDenseKC) depth, panels of nr columns, zero-padded), stored one after the other, column
+// The dense products' column block for depth k: kDenseNC where the depth blocks are deeper than
+// 256, else 512 as for kKC-deep blocks. Shallow products (a LoRA rank of 8, attention's 64) are
+// bound by writing C, whose rows they write in longer runs with the wider block (measured: a
+// [512, 8]·[8, 2304] product 1.3x slower with 256 columns).
+HWY_INLINE int64_t DenseColumnBlock(int64_t k) {
+  return DepthBlock(k, kDenseKC) > kKC ? kDenseNC : kNC;
+}
+
+// The layout of op(B) packed whole: the blocks GemmBlocked packs one at a time (DenseColumnBlock(k)
+// columns × DepthBlock(k, kDenseKC) depth, panels of nr columns, zero-padded), stored one after the other, column
 // blocks outermost. Block (j0, p0) starts at j0 · k + round_up(nc, nr) · p0 (every column
-// block but the last is kDenseNC wide, a multiple of nr); the whole takes round_up(n, nr) · k floats.
+// block but the last is DenseColumnBlock(k) wide, a multiple of nr); the whole takes round_up(n, nr) · k floats.
 HWY_INLINE int64_t PackedBlockOffset(int64_t j0, int64_t p0, int64_t nc, int64_t nr, int64_t k) {
   return j0 * k + (nc + nr - 1) / nr * nr * p0;
 }
@@ -576,10 +585,10 @@ void PackBPanels(const GemmArgs& g, const PackBFn& pack_b, int64_t q0, int64_t q
                  float* HWY_RESTRICT packed) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
-  const int64_t kc_max = DepthBlock(g.k, kDenseKC);
+  const int64_t kc_max = DepthBlock(g.k, kDenseKC), ncb = DenseColumnBlock(g.k);
   const int64_t first = q0 * nr, end = std::min(g.n, q1 * nr);  // columns to pack
-  for (int64_t j0 = first / kDenseNC * kDenseNC; j0 < end; j0 += kDenseNC) {
-    const int64_t nc = std::min(kDenseNC, g.n - j0);
+  for (int64_t j0 = first / ncb * ncb; j0 < end; j0 += ncb) {
+    const int64_t nc = std::min(ncb, g.n - j0);
     const int64_t lo = std::max(first, j0), hi = std::min(end, j0 + nc);
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
       const int64_t kc = std::min(kc_max, g.k - p0);
@@ -609,17 +618,18 @@ inline GemmScratch& ThreadGemmScratch() {
 
 // The blocked product with MR-row tiles; pack_b(p0, kc, j0, nc, nr, dst) supplies the B
 // panels (DenseB for a plain GEMM). Scratch is per thread and reused across calls.
-// KC, NC: the depth and column blocks (kKC, kNC or kDenseKC, kDenseNC).
+// KC, NC: the depth and column blocks (kKC, kNC; or kDenseKC and NC = 0: DenseColumnBlock).
 template <int MR, int64_t KC, int64_t NC, class PackBFn>
 SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
   const DF d;
   const int64_t nr = kNV * static_cast<int64_t>(hn::Lanes(d));
   constexpr int64_t kMC = 16 * MR;  // rows of one packed A block (≤ 192 × KC floats)
   const int64_t kc_max = DepthBlock(g.k, KC);
-  const int64_t nc_max = (std::min(NC, g.n) + nr - 1) / nr * nr;  // whole panels
+  const int64_t ncb = NC > 0 ? NC : DenseColumnBlock(g.k);
+  const int64_t nc_max = (std::min(ncb, g.n) + nr - 1) / nr * nr;  // whole panels
   const int64_t m_pad = (g.m + MR - 1) / MR * MR;
   // op(A) packed whole: depth block p0 (kc deep) at p0 · m_pad, its panel of rows i at i · kc.
-  const bool a_whole = g.n > NC && m_pad * g.k <= packed_a_whole_limit();
+  const bool a_whole = g.n > ncb && m_pad * g.k <= packed_a_whole_limit();
   const int64_t mc_max = a_whole ? m_pad : std::min(kMC, m_pad);
   GemmScratch& scratch = ThreadGemmScratch();
   float* pack_b_buf = g.packed_b ? nullptr : Scratch(scratch.b, nc_max * kc_max);
@@ -628,8 +638,8 @@ SG_NO_MEMCPY void GemmBlocked(const GemmArgs& g, const PackBFn& pack_b) {
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max)
       PackA<MR>(g, 0, g.m, p0, std::min(kc_max, g.k - p0), pack_a + p0 * m_pad);
   HWY_ALIGN float tile[(MR + 1) * kMaxNR];
-  for (int64_t j0 = 0; j0 < g.n; j0 += NC) {
-    const int64_t nc = std::min(NC, g.n - j0);
+  for (int64_t j0 = 0; j0 < g.n; j0 += ncb) {
+    const int64_t nc = std::min(ncb, g.n - j0);
     for (int64_t p0 = 0; p0 < g.k; p0 += kc_max) {
       const int64_t kc = std::min(kc_max, g.k - p0);
       const float* bblock = pack_b_buf;
@@ -760,7 +770,7 @@ void GemmWithTile(const GemmArgs& g, const PackBFn& pack_b) {
 }
 template <class PackBFn>
 void GemmDenseWithTile(const GemmArgs& g, const PackBFn& pack_b) {
-  GemmBlockedWithTile<kDenseKC, kDenseNC>(g, pack_b);
+  GemmBlockedWithTile<kDenseKC, 0>(g, pack_b);
 }
 
 // GemmSmall with this target's tile, for a product IsSmallGemm accepts.
