@@ -128,3 +128,14 @@ test('sg.func: jvp and vmap through causalSoftmax equal them through the compose
     closeTo(v1, { shape: v2.shape, data: Array.from(v2.dataSync()) }, 1e-6, 'vmap');
   });
 });
+
+test('sg.compile traces causalSoftmax: a compiled causal attention gives the eager values, call after call', () => {
+  sg.tidy(() => {
+    const [q, k, v] = [31, 32, 33].map((s) => sg.tensor(gradInput([2, 2, 5, 3], s).data, { shape: [2, 2, 5, 3] }));
+    const f = (a, b, c) => F.scaledDotProductAttention(a, b, c, null, { isCausal: true });
+    const compiled = sg.compile(f);
+    const want = Array.from(f(q, k, v).dataSync());
+    for (let i = 0; i < 2; i++) assert.deepEqual(Array.from(compiled(q, k, v).dataSync()), want, `call ${i}`);
+    compiled.clear();
+  });
+});
