@@ -156,8 +156,9 @@ test('conv and pool options take numbers, arrays and padding modes', () => {
 test('F.linear with activation: values and gradients of the separate activation after linear', () => {
   sg.tidy(() => {
     sg.manualSeed(5);
-    // 37 × 300 · 300 → 35: past the kernel's tiles and over two depth blocks.
-    const x0 = sg.randn([37, 300]), w0 = sg.randn([35, 300]).mul(0.1), b0 = sg.randn([35]);
+    // 37 × 600 · 600 → 35: past the kernel's tiles and over two depth blocks (300 + 300: plain
+    // products block 512 deep).
+    const x0 = sg.randn([37, 600]), w0 = sg.randn([35, 600]).mul(0.1), b0 = sg.randn([35]);
     const g = sg.randn([37, 35]);
     const separate = {
       relu: (y) => sg.F.relu(y),
