@@ -180,10 +180,10 @@ TEST_CASE("parallel kernels: gemm (with and without bias and activation) in row 
   struct Case {
     int64_t m, n, k;
   };
-  // Row split (tall; op(B) packed once for all threads: more than one column block of 512
-  // and more than one depth block in the last), column split (few rows), both transposes,
-  // padded leading dims, beta.
-  for (Case c : {Case{257, 129, 65}, Case{5, 1031, 503}, Case{130, 67, 301}, Case{100, 530, 300}}) {
+  // Row split (tall; op(B) packed once for all threads), column split (few rows: 1031 columns
+  // are five column blocks and k = 601 two depth blocks, 301 + 300, under plain products' 512-deep
+  // blocking), both transposes, padded leading dims, beta.
+  for (Case c : {Case{257, 129, 65}, Case{5, 1031, 601}, Case{130, 67, 301}, Case{100, 530, 300}}) {
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb) {
         const int64_t lda = (ta ? c.m : c.k) + 3, ldb = (tb ? c.k : c.n) + 1, ldc = c.n + 2;
