@@ -16,25 +16,35 @@ import { run } from '../../npm/dist/esm/npm/src/tensor/call.js';
 const REF = readRef('causal_softmax_ref.json');
 const F = sg.F;
 
-/** Runs fn on the case's inputs (requiring grad), backward of Σ out ⊙ w; checks out and every gradient. */
-function checkCase(c, fn, tol) {
-  sg.tidy(() => {
+/**
+ * Runs fn on the case's inputs (requiring grad), backward of Σ out ⊙ w; checks out and every
+ * gradient. Results are copied to the cpu and read after sg.sync(), so that the [webgpu] run
+ * reads them too (a GPU tensor's data can only be read asynchronously).
+ */
+async function checkCase(c, fn, tol) {
+  const got = sg.tidy(() => {
     const xs = c.inputs.map((e) => fromRef(e, { requiresGrad: true }));
     const out = fn(...xs);
-    closeTo(out, c.out, tol, `${c.name}: values`);
     out.mul(fromRef(c.w)).sum().backward();
-    xs.forEach((x, k) => closeTo(x.grad, c.grads[k], tol, `${c.name}: gradient of input ${k}`));
+    return [out, ...xs.map((x) => x.grad)].map((t) => t.detach().clone().to('cpu'));
   });
+  await sg.sync();
+  try {
+    closeTo(got[0], c.out, tol, `${c.name}: values`);
+    got.slice(1).forEach((g, k) => closeTo(g, c.grads[k], tol, `${c.name}: gradient of input ${k}`));
+  } finally {
+    for (const t of got) t.dispose();
+  }
 }
 
-forEachBackend('causalSoftmax equals PyTorch softmax(x + triu(-inf, 1)): values and gradients', { skip: false }, () => {
-  for (const c of REF.op) checkCase(c, (x) => causalSoftmax(x), 1e-5);
+forEachBackend('causalSoftmax equals PyTorch softmax(x + triu(-inf, 1)): values and gradients', { skip: false }, async () => {
+  for (const c of REF.op) await checkCase(c, (x) => causalSoftmax(x), 1e-5);
 });
 
-forEachBackend('F.scaledDotProductAttention isCausal equals PyTorch causal attention: values and q, k, v gradients', () => {
+forEachBackend('F.scaledDotProductAttention isCausal equals PyTorch causal attention: values and q, k, v gradients', async () => {
   for (const c of REF.sdpa) {
-    checkCase(c, (q, k, v) => F.scaledDotProductAttention(q, k, v, null, { isCausal: true }), 1e-5);
-    checkCase(c, (q, k, v) => F.scaledDotProductAttention(q, k, v, { isCausal: true }), 1e-5); // the older form
+    await checkCase(c, (q, k, v) => F.scaledDotProductAttention(q, k, v, null, { isCausal: true }), 1e-5);
+    await checkCase(c, (q, k, v) => F.scaledDotProductAttention(q, k, v, { isCausal: true }), 1e-5); // the older form
   }
 });
 

@@ -154,6 +154,8 @@ std::vector<Case> all_cases() {
   add("cast", {mask}, attrs({{"dtype", std::string("float32")}}), "to float32");
   add("softmax", {f({2, 3, 4})}, attrs({{"dim", 1.0}}));
   add("logSoftmax", {f({2, 3, 4})}, attrs({{"dim", -1.0}}));
+  add("causalSoftmax", {f({2, 3, 4})});        // L 3 < S 4
+  add("causalSoftmax", {f({5, 2})}, {}, "L > S");
   const Tensor t3 = f({2, 3, 4}, -2, 2, 6);
   for (const char* op : {"sum", "mean", "prod", "max", "min", "logsumexp"}) {
     add(op, {t3}, attrs({{"dim", V{1}}}));
