@@ -57,8 +57,9 @@ bool in_parallel_region();
 // now (it finished one within the last ~200 µs and has its core), so a job starts on all
 // threads at once instead of paying a futex wake-up (15–35 µs in wasm) for each sleeping one.
 // False on one thread, inside a parallel region, and while spinning is off (the machine is
-// oversubscribed). A hint that may be stale the next moment: kernels use it to split work too
-// small to pay for a wake-up, and only where the split does not change any result.
+// oversubscribed). A hint that may be stale the next moment: the GEMM gives each thread one row
+// block instead of two then (parallel_kernels.cpp), which changes no result. (Splitting 16K-64K-
+// element ops while it holds was tried and measured at no gain: parallel_kernels.h.)
 bool workers_polling();
 
 // A non-owning reference to a callable void(int64_t, int64_t): no allocation, unlike

@@ -18,18 +18,11 @@ constexpr int64_t kAlign = 64;
 
 bool threaded() { return num_threads() > 1 && !in_parallel_region(); }
 
-// The fewest elements each piece of an n-element op gets, or 0 when the op stays on one thread.
-// From kMinElementwise always; from kMinPolling only while every worker is spinning for its next
-// job (workers_polling()): then a job costs the caller about a microsecond instead of a futex
-// wake-up per worker, and the [tokens, 64]-sized elementwise ops, reductions and copies of a
-// small transformer's step (32K elements, the layer norms' composed ops, residual adds) no
-// longer leave the second thread idle. Only for splits whose every result is computed as on one
-// thread: whether an op is split then depends on timing, never what it computes.
+// The fewest elements each piece of an n-element op gets, or 0 when the op stays on one thread
+// (below kMinElementwise: see parallel_kernels.h for why not lower while the workers poll).
 int64_t piece_min(int64_t n) {
   if (!threaded()) return 0;
-  if (n >= kMinElementwise) return kMinChunk;
-  if (n >= kMinPolling && workers_polling()) return kMinPollingChunk;
-  return 0;
+  return n >= kMinElementwise ? kMinChunk : 0;
 }
 
 int64_t product(const std::vector<int64_t>& v, size_t from) {

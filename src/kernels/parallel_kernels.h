@@ -8,8 +8,7 @@
 //                        ranges of a 1-d run): every element computed by the same code as on one
 //                        thread, so results are bit-identical.
 //   softmax, logsumexp   row ranges: bit-identical.
-// These split from kMinElementwise elements, and from kMinPolling while every worker is already
-// spinning for work (workers_polling()); the reduced-dim cut of `reduce` and the GEMM from
+// These split from kMinElementwise elements; the reduced-dim cut of `reduce` and the GEMM from
 // their sizes alone.
 //   reduce               outer ranges (bit-identical), or, when there are fewer outer rows than
 //                        threads, ranges of the reduced dim into float partials that the kernel
@@ -41,10 +40,12 @@ namespace sg::par {
 constexpr int64_t kMinElementwise = 1 << 16;  // elements written by unary/binary/softmax
 constexpr int64_t kMinChunk = 1 << 14;        // elements per piece at least
 constexpr int64_t kMinGemmWork = 1 << 21;     // m·n·k (= a 128³ product)
-// While every worker is spinning for its next job (workers_polling()), a job costs about a
-// microsecond: ops whose split changes no result are split from these sizes then.
-constexpr int64_t kMinPolling = 1 << 14;       // elements written
-constexpr int64_t kMinPollingChunk = 1 << 12;  // elements per piece at least
+// Not lower while the workers are spinning either (workers_polling(): a job then costs about a
+// microsecond): splitting 16K-64K-element ops then was measured on 2026-11-30 (Intel Xeon, load
+// 1.1-1.5, tests/bench/thread_phases.mjs, the same tree built with and without it) at no gain:
+// gpt_train's 2-thread step 11.49 ms with it and 11.29 without (187 pool jobs a step against 79),
+// mlp_train 2.70 / 2.71 ms, cnn_train 7.51 / 7.51 ms; and on a loaded AMD EPYC Zen 5 GPT 11.84 /
+// 11.42 ms. So it was dropped.
 
 using UnaryFn = void (*)(Unary, float, const float*, float*, int64_t);
 using BinaryFn = void (*)(Binary, const BroadcastPlan&, const float*, const float*, float*);

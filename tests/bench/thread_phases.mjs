@@ -9,9 +9,9 @@
 // is unchanged), and the pool jobs of each phase are counted where the module exposes
 // parallelJobs(), with those that had to wake a sleeping worker (parallelWakes()). Printed: per
 // phase the median ms of each count and its speed-up. A phase whose speed-up stays near 1 runs
-// serially, or its jobs are too short for the wake-up they pay. Jobs of 16K-64K-element ops run
-// only while the workers are spinning (core/parallel.h workers_polling()), so the job count of a
-// build since 2026-11-30 varies with the load; on an idle machine wakes ≪ jobs.
+// serially, or its jobs are too short for the wake-up they pay. The GEMM's row blocks are one a
+// thread while the workers are spinning (core/parallel.h workers_polling()), two otherwise, so the
+// job count varies a little with the load; on an idle machine wakes ≪ jobs.
 // With several --dist folders the processes alternate too (A, B, A, B; --procs of each), and
 // each column is the median over processes of each process's median (and 10th percentile: on a
 // shared machine, the steps that ran while both cores were free). A --dist built by
