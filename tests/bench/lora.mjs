@@ -12,6 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { init } from '../../npm/dist/index.mjs';
+import { slowBlas } from './lib/torch.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -72,7 +73,14 @@ console.log(`LlamaForCausalLM: ${layers} layers, hidden ${hidden}, 8 heads (4 kv
 // PyTorch first (its own process), so the two do not share the core at once.
 const torch = spawnSync('/usr/bin/python3', [new URL('./torch/llama_lora_step.py', import.meta.url).pathname, JSON.stringify({ config, batch: B, seq: T, steps })], { encoding: 'utf8', timeout: 900_000 });
 let torchMs = null;
-if (torch.status === 0) torchMs = JSON.parse(torch.stdout.trim().split('\n').at(-1));
+if (torch.status === 0) {
+  torchMs = JSON.parse(torch.stdout.trim().split('\n').at(-1));
+  const noYardstick = slowBlas(torchMs);
+  if (noYardstick) {
+    console.log(`(PyTorch not shown: ${noYardstick})`);
+    torchMs = null;
+  }
+}
 else console.log(`(PyTorch not measured: ${torch.error?.message ?? torch.stderr.trim().split('\n').at(-1)})`);
 console.log('step              ms/step   tokens/s   trained / total params   peak MB above the model   PyTorch 1.13 ms/step (tokens/s)');
 for (const kind of ['full', 'lora', 'lora+ckpt']) {

@@ -27,7 +27,7 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { TORCH_ALLOC_ENV } from './lib/torch.mjs';
+import { slowBlas, TORCH_ALLOC_ENV } from './lib/torch.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -194,7 +194,10 @@ for (const kind of stepCases) {
 const pt = runs.torch.length ? medianRun(runs.torch, 'cpu_ms') : null;
 if (pt) {
   console.log(`PyTorch 1.13    ${pt.wall_ms.toFixed(0).padStart(8)} ${pt.cpu_ms.toFixed(0).padStart(7)} ${tps(pt.cpu_ms).padStart(15)}   (nanoGPT's model.py, LoRA by hand, f32; peak RSS ${(pt.max_rss_kb / 1024).toFixed(0)} MB; ${pt.trainable} trained)`);
-  if (runs.f32?.length) console.log(`float32 LoRA step / PyTorch's (CPU-time medians): ${(medianRun(runs.f32, 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}× (goal ≤ 1.5×)`);
+  console.log(`PyTorch's BLAS: ${pt.blas} (kernels ${pt.openblas_core ?? '—'}, threads ${pt.openblas_threads ?? '—'})`);
+  const noYardstick = slowBlas(pt);
+  if (noYardstick) console.log(`WARNING: ${noYardstick}; no ratio printed`);
+  else if (runs.f32?.length) console.log(`float32 LoRA step / PyTorch's (CPU-time medians): ${(medianRun(runs.f32, 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}× (goal ≤ 1.5×)`);
   if (runs['f32+relaxed']?.length) console.log(`float32 LoRA step with relaxed SIMD / PyTorch's: ${(medianRun(runs['f32+relaxed'], 'cpuMs').cpuMs / pt.cpu_ms).toFixed(2)}×`);
 }
 const g = cases.includes('gen') ? runChild('gen') : null;

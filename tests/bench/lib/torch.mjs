@@ -64,6 +64,16 @@ export function runTorch(kind, threads, { budgetMs = 4000, model = 'bench' } = {
   }
 }
 
+/**
+ * Why a PyTorch report is no yardstick, or null when it is: its process loaded a BLAS other than OpenBLAS or MKL
+ * (Debian's reference BLAS, when libopenblas0-pthread is not installed: PyTorch's GPT-2 LoRA step then took 82-85 s
+ * of CPU against 2.3 s with OpenBLAS on 2026-11-30's Intel Xeon). `report.blas` is torch/blas_info.py's.
+ */
+export function slowBlas(report) {
+  if (!report?.blas) return 'the PyTorch script did not say which BLAS it loaded';
+  return /openblas|mkl/i.test(report.blas) ? null : `PyTorch loaded ${report.blas}, not OpenBLAS (apt-get install libopenblas0-pthread): no yardstick`;
+}
+
 /** The median of numbers (null for none). */
 export function medianOf(xs) {
   const t = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);

@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nanogpt_model  # noqa: E402
+from blas_info import blas_report  # noqa: E402
 from llama_lora_step import Lora  # noqa: E402  (PEFT's lora.Linear written out: nn.Linear's init is A's Kaiming-uniform)
 
 
@@ -63,7 +64,8 @@ def main():
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     print(json.dumps({"wall_ms": statistics.median(wall), "cpu_ms": statistics.median(cpu),
-                      "max_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "trainable": sum(p.numel() for p in params)}))
+                      "max_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "trainable": sum(p.numel() for p in params),
+                      **blas_report()}))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ the allocator.
 """
 import argparse
 import contextlib
-import ctypes
 import json
 import math
 import os
@@ -61,6 +60,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blas_info import blas_library, mapped_libraries, openblas_core, openblas_threads  # noqa: E402
 
 LAYERS, HEADS, EMBD, BLOCK, BATCH, VOCAB = 2, 4, 64, 64, 8, 65
 ADAMW = dict(lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)
@@ -139,42 +141,6 @@ class GPT(nn.Module):
             x = block(x)
         logits = self.lm_head(self.transformer.ln_f(x))
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
-
-
-def mapped_libraries(word):
-    """The shared objects this process loaded whose path contains `word`."""
-    try:
-        with open("/proc/self/maps") as f:
-            return sorted({line.split()[-1] for line in f if word in line.lower() and "/" in line})
-    except OSError:
-        return []
-
-
-def blas_library():
-    """The BLAS shared object this process loaded (which one PyTorch's matmuls call)."""
-    return ", ".join(mapped_libraries("blas")) or "none found"
-
-
-def openblas_core():
-    """The kernel family OpenBLAS chose (openblas_get_corename), or None when not OpenBLAS."""
-    for lib in mapped_libraries("openblas"):
-        try:
-            f = ctypes.CDLL(lib).openblas_get_corename
-            f.restype = ctypes.c_char_p
-            return f().decode()
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-def openblas_threads():
-    """OpenBLAS's own thread count (openblas_get_num_threads), or None when not OpenBLAS."""
-    for lib in mapped_libraries("openblas"):
-        try:
-            return ctypes.CDLL(lib).openblas_get_num_threads()
-        except (OSError, AttributeError):
-            continue
-    return None
 
 
 def allocator():

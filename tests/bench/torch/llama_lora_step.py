@@ -19,6 +19,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 sys.path.insert(0, ROOT)
 from trainer import models  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blas_info import blas_report  # noqa: E402
+
 
 class Lora(nn.Module):
     def __init__(self, base, r=8, alpha=16):
@@ -64,7 +67,7 @@ def main():
     torch.set_num_threads(1)
     a = json.loads(sys.argv[1])
     cfg = dict(a["config"], hidden_act="silu", tie_word_embeddings=False)
-    print(json.dumps({k + "_ms": run(k, cfg, a["batch"], a["seq"], a["steps"]) for k in ["full", "lora"]}))
+    print(json.dumps({**{k + "_ms": run(k, cfg, a["batch"], a["seq"], a["steps"]) for k in ["full", "lora"]}, **blas_report()}))
 
 
 if __name__ == "__main__":
