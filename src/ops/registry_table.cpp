@@ -443,9 +443,10 @@ void mark_float64(Table& t) {
        {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "matmul",
         "neg", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "abs", "sign", "sin", "cos", "erf",
         "square", "reciprocal", "relu", "selu", "sigmoid", "tanh", "silu", "where", "maskedFill", "clamp",
-        "leakyRelu", "elu", "gelu", "softplus", "hardtanh", "softmax", "logSoftmax", "sum", "mean", "prod", "max",
-        "min", "logsumexp", "var", "std", "norm", "argmax", "argmin", "cumsum", "sort", "argsort", "topk", "scatter",
-        "scatterAdd", "pad", "flip", "roll", "repeat", "tile", "erfinv", "erfc", "lgamma", "digamma", "i0", "polygamma"})
+        "leakyRelu", "elu", "gelu", "softplus", "hardtanh", "softmax", "logSoftmax", "causalSoftmax", "sum", "mean",
+        "prod", "max", "min", "logsumexp", "var", "std", "norm", "argmax", "argmin", "cumsum", "sort", "argsort",
+        "topk", "scatter", "scatterAdd", "pad", "flip", "roll", "repeat", "tile", "erfinv", "erfc", "lgamma",
+        "digamma", "i0", "polygamma"})
     t.at(name).float64 = true;
 }
 

@@ -1,7 +1,8 @@
 """Reference values for the causal softmax (the op causalSoftmax, F.scaledDotProductAttention's isCausal path and the
 GPT models' attention; tests/js/causal_softmax.test.mjs).
 
-PyTorch 1.13's composed form with the mask materialised, in float64, stored as float32:
+PyTorch 1.13's composed form with the mask materialised, in float64, stored as float32 ("op", "sdpa"), and
+cases drawn in float64 and stored as doubles ("op64", "sdpa64": the float64 path of causalSoftmax):
   causal_softmax(x) = softmax(x + triu(full((L, S), -inf), 1), dim=-1), x [..., L, S]
   (the mask of PyTorch 2's is_causal: position i sees keys j <= i, i.e. ones(L, S).tril())
 and, for attention, sdpa(q, k, v) = causal_softmax(q k^T / sqrt(D)) v. Gradients are of sum(out * w), w a fixed
@@ -52,6 +53,29 @@ for name, shape in [
 for name, (B, H, L, S, D) in [("square", (2, 3, 6, 6, 4)), ("L < S", (1, 2, 5, 8, 3))]:
     q, k, v = torch.randn(B, H, L, D), torch.randn(B, H, S, D), torch.randn(B, H, S, D)
     out["sdpa"].append(case(name, sdpa_causal, [q, k, v]))
+
+
+
+def t64(x):
+    return {"shape": list(x.shape), "data": x.detach().reshape(-1).tolist()}  # doubles, written exactly
+
+
+def case64(name, fn, inputs):
+    """float64 inputs, kept in full precision with the results (the float64 path of causalSoftmax)."""
+    xs = [x.clone().requires_grad_(True) for x in inputs]
+    out = fn(*xs)
+    w = torch.randn(out.shape, dtype=torch.float64)
+    (out * w).sum().backward()
+    return {"name": name, "inputs": [t64(x) for x in inputs], "out": t64(out), "w": t64(w), "grads": [t64(x.grad) for x in xs]}
+
+
+# float64 (drawn after the float32 cases, which keep their draws): the op and SDPA on float64 scores.
+out["op64"], out["sdpa64"] = [], []
+for name, shape in [("square [2, 5, 5]", (2, 5, 5)), ("L < S [3, 4, 9]", (3, 4, 9)), ("L > S [7, 3]", (7, 3))]:
+    out["op64"].append(case64(name, causal_softmax, [torch.randn(shape, dtype=torch.float64) * 2]))
+for name, (B, H, L, S, D) in [("square", (2, 2, 6, 6, 4)), ("L < S", (1, 2, 5, 8, 3))]:
+    q, k, v = (torch.randn(B, H, n, D, dtype=torch.float64) for n in (L, S, S))
+    out["sdpa64"].append(case64(name, sdpa_causal, [q, k, v]))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "causal_softmax_ref.json")
 with open(path, "w") as f:

@@ -215,6 +215,10 @@ CASES = {
     # a composed function (an MLP's loss) through many of the above
     "mlp": ([((4, 3), -1, 1), ((5, 3), -1, 1), ((5,), -1, 1), ((2, 5), -1, 1)],
             lambda x, w1, b1, w2: F.linear(torch.tanh(F.linear(x, w1, b1)), w2).log_softmax(1).mean()),
+    # attention's causal softmax (the op causalSoftmax) as PyTorch's composed form with the mask
+    # built: [2, 4, 6] scores, L < S. Kept last: a case added before would change every later draw.
+    "causalSoftmax": ([((2, 4, 6), -3, 3)],
+                      lambda x: (x + torch.full((4, 6), float("-inf"), dtype=torch.float64).triu(1)).softmax(-1)),
 }
 
 

@@ -1,5 +1,5 @@
 // The causal softmax without a materialised [L, S] mask (issues 23/29): the op causalSoftmax
-// (src/ops/softmax.cpp; row kernels softmax_causal_rows_f32) and what uses it,
+// (src/ops/softmax.cpp; row kernels softmax_causal_rows_f32/_f64) and what uses it,
 // F.scaledDotProductAttention's isCausal and the GPT models' attention. Expected values and
 // gradients from PyTorch 1.13's composed form with the mask built (tests/data/gen_causal_softmax.py),
 // on every backend; central differences; a bad input is an Error naming what was expected; and
@@ -54,16 +54,70 @@ test('causalSoftmax gradients equal central differences (square, L < S, L > S)',
   }
 });
 
-test('causalSoftmax keeps the composed form (and its dtype) for float64 and 16-bit scores', () => {
+test('causalSoftmax keeps the composed form (and its dtype) for 16-bit scores', () => {
   sg.tidy(() => {
     const x = sg.tensor(gradInput([4, 4], 3, -2, 2).data, { shape: [4, 4] });
-    for (const dtype of ['float64', 'bfloat16']) {
+    for (const dtype of ['bfloat16', 'float16']) {
       const xd = x.to(dtype);
       const composed = xd.add(causalMask(4, 4)).softmax(-1);
       const got = causalSoftmax(xd);
       assert.equal(got.dtype, composed.dtype, dtype);
       assert.deepEqual(Array.from(got.dataSync()), Array.from(composed.dataSync()), dtype);
     }
+  });
+});
+
+// float64 scores go through the op (its row loops compute in double for float32 and float64
+// alike): PyTorch 1.13's composed form in float64 (gen_causal_softmax.py's op64/sdpa64 cases,
+// stored as doubles) to 1e-12, where a float32 round trip would be ~1e-7 off. No webgpu run:
+// float64 tensors cannot live there.
+const f64 = (e, requiresGrad = false) => sg.tensor(Float64Array.from(e.data), { shape: e.shape, requiresGrad });
+
+function checkCase64(c, fn) {
+  sg.tidy(() => {
+    const xs = c.inputs.map((e) => f64(e, true));
+    const out = fn(...xs);
+    assert.equal(out.dtype, 'float64', `${c.name}: result dtype`);
+    out.mul(f64(c.w)).sum().backward();
+    closeTo(out, c.out, 1e-12, `${c.name}: values`);
+    xs.forEach((x, k) => {
+      assert.equal(x.grad.dtype, 'float64', `${c.name}: gradient ${k} dtype`);
+      closeTo(x.grad, c.grads[k], 1e-12, `${c.name}: gradient of input ${k}`);
+    });
+  });
+}
+
+forEachBackend('float64: causalSoftmax and SDPA isCausal equal PyTorch float64 to 1e-12 (values, q/k/v gradients)', (backend) => {
+  if (backend === 'webgpu') return;
+  for (const c of REF.op64) checkCase64(c, (x) => causalSoftmax(x));
+  for (const c of REF.sdpa64) checkCase64(c, (q, k, v) => F.scaledDotProductAttention(q, k, v, null, { isCausal: true }));
+});
+
+test('float64: causalSoftmax and SDPA isCausal gradients equal central differences (PyTorch\'s float64 eps 1e-6, atol 1e-5, rtol 1e-3)', () => {
+  const o = { dtype: 'float64' };
+  for (const [name, shape] of [['square', [2, 5, 5]], ['L < S', [3, 7]], ['L > S', [6, 2]]]) {
+    gradcheck(`causalSoftmax float64 ${name}`, (x) => causalSoftmax(x), [gradInput(shape, 17, -2, 2)], o);
+  }
+  gradcheck('SDPA isCausal float64', (q, k, v) => F.scaledDotProductAttention(q, k, v, null, { isCausal: true }),
+    [gradInput([1, 2, 4, 3], 41), gradInput([1, 2, 6, 3], 42), gradInput([1, 2, 6, 3], 43)], o);
+});
+
+test('float64: causalSoftmax is the op (never reads past the diagonal), not the composed form, and equals a plain JS softmax of each row\'s first i + 1 entries', () => {
+  sg.tidy(() => {
+    const [L, S] = [4, 6];
+    // NaN and +inf past the diagonal: the composed form's x + (−inf) would give NaN rows; the op never reads them.
+    const x = Float64Array.from(gradInput([L, S], 5, -3, 3).data);
+    for (let i = 0; i < L; i++) for (let j = i + 1; j < S; j++) x[i * S + j] = (i + j) % 2 ? NaN : Infinity;
+    const got = Array.from(causalSoftmax(sg.tensor(x, { shape: [L, S] })).dataSync());
+    const want = [];
+    for (let i = 0; i < L; i++) {
+      const row = Array.from(x.subarray(i * S, i * S + i + 1));
+      const m = Math.max(...row);
+      const e = row.map((v) => Math.exp(v - m));
+      const sum = e.reduce((a, b) => a + b, 0);
+      want.push(...e.map((v) => v / sum), ...new Array(S - i - 1).fill(0));
+    }
+    closeTo({ shape: [L, S], dataSync: () => got }, { shape: [L, S], data: want }, 1e-14, 'float64 rows');  // libm's exp vs V8's: an ulp or so
   });
 });
 

@@ -11,6 +11,8 @@ import { sg, readRef, throwsWith } from './helpers.mjs';
 import { forEachBackend } from './backends.mjs';
 import { gradcheck as gradcheckProjected, gradInput } from './gradcheck_helpers.mjs';
 import { FLOAT64_CHECKS } from './float64_checks.mjs';
+// attention's causal softmax (the op causalSoftmax) has no public name of its own (F.scaledDotProductAttention's isCausal)
+import { causalSoftmax } from '../../npm/dist/esm/npm/src/nn/functional_layers.js';
 
 const ref = readRef('float64_ref.json');
 const F = sg.F;
@@ -148,6 +150,7 @@ const OPS = {
   rnnReluNoBias: (x, wi, wh) => rnnOut(new sg.nn.RNN(3, 4, { nonlinearity: 'relu', bias: false }),
     { weight_ih_l0: wi, weight_hh_l0: wh }, x, null),
   mlp: (x, w1, b1, w2) => F.linear(F.linear(x, w1, b1).tanh(), w2).logSoftmax(1).mean(),
+  causalSoftmax: (x) => causalSoftmax(x),
 };
 
 // gen_float64.py's rnn_out: a recurrent module (made float64) run with the given tensors as its

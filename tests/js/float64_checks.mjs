@@ -12,6 +12,7 @@ export const FLOAT64_CHECKS = {
   reciprocal: ['reciprocal'], relu: ['relu'], selu: ['selu'], sigmoid: ['sigmoid'], tanh: ['tanh'], silu: ['silu'],
   where: ['whereGt'], maskedFill: ['maskedFill'], clamp: ['clamp'], leakyRelu: ['leakyRelu'], elu: ['elu'],
   gelu: ['gelu', 'geluTanh'], softplus: ['softplus'], hardtanh: ['hardtanh'], softmax: ['softmax'],
+  causalSoftmax: ['causalSoftmax'],
   logSoftmax: ['logSoftmax', 'mlp'], sum: ['sumAll', 'sumDim'], mean: ['mean'], prod: ['prod'], max: ['amax'],
   min: ['amin'], logsumexp: ['logsumexp'], var: ['var'], std: ['std'], norm: ['norm'], argmax: ['argmax'],
   argmin: ['argmin'], cumsum: ['cumsum'], sort: ['sortValues'], argsort: ['argsort'], topk: ['topkValues'],

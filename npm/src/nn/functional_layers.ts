@@ -490,12 +490,12 @@ export function causalMask(L: number, S: number, device?: Device): Tensor {
 /**
  * softmax(scores + causalMask(L, S)) over the last dim of scores [..., L, S], without the mask: the
  * op causalSoftmax, whose row kernel reads the entries j ≤ i only and writes 0 past them (sg.onnx
- * exports it as causalMask's nodes, Add and Softmax). For float32 scores; other dtypes take the
- * composed form, whose float32 mask promotes 16-bit scores to float32, so their results keep
- * their dtype and values (float64 has no kernel behind the op).
+ * exports it as causalMask's nodes, Add and Softmax). For float32 and float64 scores (float64 rows
+ * by the reference loop, in double, on every CPU backend); other dtypes take the composed form,
+ * whose float32 mask promotes 16-bit scores to float32, so their results keep that dtype and values.
  */
 export function causalSoftmax(scores: Tensor): Tensor {
-  if (scores.dtype === 'float32') return run('causalSoftmax', 'causalSoftmax', [['input', scores]]);
+  if (scores.dtype === 'float32' || scores.dtype === 'float64') return run('causalSoftmax', 'causalSoftmax', [['input', scores]]);
   return tidy(() => scores.add(causalMask(scores.shape[scores.ndim - 2]!, scores.shape[scores.ndim - 1]!, scores.device)).softmax(-1));
 }
 
