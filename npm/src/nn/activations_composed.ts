@@ -4,7 +4,7 @@
 import { tensorArg, type TensorLike } from '../tensor/call.js';
 import { rand } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
-import { functionOps, noOptions, ops } from '../tensor/ops.js';
+import { functionOps, ops } from '../tensor/ops.js';
 import { keywords, type KwArgs } from '../tensor/keywords.js';
 import { pointwiseOps } from '../tensor/pointwise.js';
 import { checkOptions, describe } from '../runtime/options.js';
@@ -22,15 +22,13 @@ function lambdArg(fn: string, v: unknown): number {
 const inBand = (x: TensorLike, lambd: number) => pointwiseOps.logicalAnd(ops.ge(x, -lambd), ops.le(x, lambd));
 
 /** 0 on [−lambd, lambd], x elsewhere (NaN stays NaN). */
-export const hardshrink = keywords('hardshrink', ['lambd'], (input: TensorLike, lambd?: number, trailing?: unknown): Tensor => {
-  noOptions('hardshrink', trailing);
+export const hardshrink = keywords('hardshrink', ['lambd'], (input: TensorLike, lambd?: number): Tensor => {
   const l = lambdArg('hardshrink', lambd);
   return tidy(() => where(inBand(input, l), 0, input));
 }) as (input: TensorLike, ...args: KwArgs<[], [lambd: number], { lambd?: number }>) => Tensor;
 
 /** x − lambd above lambd, x + lambd below −lambd, 0 between. */
-export const softshrink = keywords('softshrink', ['lambd'], (input: TensorLike, lambd?: number, trailing?: unknown): Tensor => {
-  noOptions('softshrink', trailing);
+export const softshrink = keywords('softshrink', ['lambd'], (input: TensorLike, lambd?: number): Tensor => {
   const l = lambdArg('softshrink', lambd);
   return tidy(() => where(ops.gt(input, l), ops.sub(input, l), where(ops.lt(input, -l), ops.add(input, l), 0)));
 }) as (input: TensorLike, ...args: KwArgs<[], [lambd: number], { lambd?: number }>) => Tensor;
@@ -41,8 +39,7 @@ export function tanhshrink(input: TensorLike): Tensor {
 }
 
 /** x above 0, alpha·(exp(x/alpha) − 1) at or below (ATen: exp(x·(1/alpha)) − 1, times alpha). */
-export const celu = keywords('celu', ['alpha'], (input: TensorLike, alpha: unknown = 1, trailing?: unknown): Tensor => {
-  noOptions('celu', trailing);
+export const celu = keywords('celu', ['alpha'], (input: TensorLike, alpha: unknown = 1): Tensor => {
   if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha === 0) {
     throw new Error(`celu: expected 'alpha' to be a finite nonzero number, got ${describe(alpha)}`);
   }
@@ -50,8 +47,7 @@ export const celu = keywords('celu', ['alpha'], (input: TensorLike, alpha: unkno
 }) as (input: TensorLike, ...args: KwArgs<[], [alpha: number], { alpha?: number }>) => Tensor;
 
 /** value where x ≤ threshold, x elsewhere. */
-export const threshold = keywords('threshold', ['threshold', 'value'], (input: TensorLike, thresholdValue: number, value: number, trailing?: unknown): Tensor => {
-  noOptions('threshold', trailing);
+export const threshold = keywords('threshold', ['threshold', 'value'], (input: TensorLike, thresholdValue: number, value: number): Tensor => {
   for (const [name, v] of [['threshold', thresholdValue], ['value', value]] as const) {
     if (typeof v !== 'number' || Number.isNaN(v)) throw new Error(`threshold: expected '${name}' to be a number, got ${describe(v)}`);
   }

@@ -6,7 +6,7 @@ import { full, zeros } from '../tensor/creation.js';
 import type { Device } from '../runtime/embind.js';
 import { tidy } from '../runtime/memory.js';
 import { maxPoolWithIndices } from './pool_indices.js';
-import { noOptions, ops, type DimArgs, type OptionalDimArgs } from '../tensor/ops.js';
+import { ops, type DimArgs, type OptionalDimArgs } from '../tensor/ops.js';
 import { keywords, type KwArgs } from '../tensor/keywords.js';
 import { inPlace } from './args.js';
 import { checkOptions, describe, intArg, isInteger, isOptionsObject, numberArg, type Spec } from '../runtime/options.js';
@@ -335,8 +335,7 @@ export function embedding(input: ClassIndices, weight: Tensor, options?: { paddi
 }
 
 /** int32 one-hot rows; numClasses −1 means max + 1 (also `{ numClasses }`). */
-export const oneHot = keywords('oneHot', ['numClasses'], (input: ClassIndices, numClasses: unknown = -1, trailing?: unknown): Tensor => {
-  noOptions('oneHot', trailing);
+export const oneHot = keywords('oneHot', ['numClasses'], (input: ClassIndices, numClasses: unknown = -1): Tensor => {
   const n = intArg('oneHot', 'numClasses', numClasses);
   return withIndices('oneHot', 'input', input, (ix) => run('oneHot', 'oneHot', [['input', ix]], { numClasses: n }));
 }) as (input: ClassIndices, ...args: KwArgs<[], [numClasses: number], { numClasses?: number }>) => Tensor;
@@ -372,15 +371,13 @@ export const mish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops
 export const hardsigmoid = (input: TensorLike): Tensor => tidy(() => hardtanh(ops.add(input, 3), { minVal: 0, maxVal: 6 }).div(6));
 export const hardswish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.clamp(ops.add(input, 3), 0, 6).div(6)));
 export const softsign = (input: TensorLike): Tensor => tidy(() => ops.div(input, ops.abs(input).add(1)));
-export const softmin = keywords('softmin', ['dim'], (input: TensorLike, dim: unknown, trailing?: unknown): Tensor => {
-  noOptions('softmin', trailing);
+export const softmin = keywords('softmin', ['dim'], (input: TensorLike, dim: unknown): Tensor => {
   const d = intArg('softmin', 'dim', dim);
   return tidy(() => ops.softmax(ops.neg(input), d));
 }) as (input: TensorLike, ...args: DimArgs) => Tensor;
 
 /** First half of dim (default -1; also `{ dim }`) times sigmoid of the second half. */
-export const glu = keywords('glu', ['dim'], (input: Tensor, dim: unknown = -1, trailing?: unknown): Tensor => {
-  noOptions('glu', trailing);
+export const glu = keywords('glu', ['dim'], (input: Tensor, dim: unknown = -1): Tensor => {
   const x = inputArg('glu', input);
   const d = intArg('glu', 'dim', dim);
   const shape = x.shape;

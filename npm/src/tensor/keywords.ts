@@ -110,16 +110,36 @@ function merge(fn: string, s: KeywordSpec, args: readonly unknown[]): unknown[] 
 
 /**
  * Wraps `impl(first, ...positional, options?)` so that a trailing options object may give any
- * of `spec.positional` by name. Without an options object the call goes straight through.
+ * of `spec.positional` by name. Without an options object the call goes straight through, unless
+ * it has more arguments than the op takes: PyTorch's TypeError for too many arguments, here an
+ * Error naming the op (`x.argmin(0, true, 5)` would otherwise drop the 5 unread).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function keywords<F extends Impl>(fn: string, spec: KeywordSpec | readonly string[], impl: F): (first: Parameters<F>[0], ...args: any[]) => ReturnType<F> {
   const s = specOf(spec);
+  // The positionals, then the options object where the op has one; a rest parameter takes any number.
+  const most = s.rest ? Infinity : s.positional.length + (s.options ? 1 : 0);
   const wrapped = function (first: unknown, ...args: unknown[]): ReturnType<F> {
-    return impl(first, ...merge(fn, s, args));
+    const merged = merge(fn, s, args);
+    if (merged.length > most) tooMany(fn, s, merged, most);
+    return impl(first, ...merged);
   };
   Object.defineProperty(wrapped, 'name', { value: impl.name || fn.split('.').pop() });
   return wrapped;
+}
+
+/**
+ * The Error for arguments past the op's last parameter (`merged` holds no options object there:
+ * merge reads one given within the positionals as the options). Trailing undefineds are as if
+ * left out, as JavaScript's own defaults treat them.
+ */
+function tooMany(fn: string, s: KeywordSpec, merged: readonly unknown[], most: number): void {
+  let got = merged.length;
+  while (got > 0 && merged[got - 1] === undefined) got--;
+  if (got <= most) return;
+  const names = s.positional.join(', ');
+  const takes = s.options ? `${names}${names ? ', then ' : ''}an options object` : names;
+  throw new Error(`${fn}: expected at most ${most} argument${most === 1 ? '' : 's'} after the input (${takes}), got ${got}`);
 }
 
 /**

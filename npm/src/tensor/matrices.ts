@@ -7,7 +7,7 @@
 import { run, type TensorLike } from './call.js';
 import { arange, ones, tensor } from './creation.js';
 import { tidy } from '../runtime/memory.js';
-import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';
+import { functionOps, installMethods, ops, type MethodsOf } from './ops.js';
 import { dimArg, optionalInt, shapeStr, tensorOf } from './args.js';
 import { rearrangingOps } from './rearranging.js';
 import { reductionOps } from './reductions.js';
@@ -46,8 +46,7 @@ const where = functionOps.where;
 
 /** tril, triu, diag: (input, diagonal = 0), diagonal also by keyword. */
 const diagonalOp = (name: string) =>
-  keywords(name, ['diagonal'], (input: TensorLike, diagonal: unknown, trailing?: unknown): Tensor => {
-    noOptions(name, trailing);
+  keywords(name, ['diagonal'], (input: TensorLike, diagonal: unknown): Tensor => {
     return run(name, name, [['input', input]], { diagonal: optionalInt(name, 'diagonal', diagonal, 0) });
   });
 
@@ -55,8 +54,7 @@ export const matrixOps: MatrixOpFunctions = {
   tril: diagonalOp('tril'),
   triu: diagonalOp('triu'),
   diag: diagonalOp('diag'),
-  diagonal: keywords('diagonal', ['offset', 'dim1', 'dim2'], (input: Tensor, offset: unknown = 0, dim1: unknown = 0, dim2: unknown = 1, trailing?: unknown): Tensor => {
-    noOptions('diagonal', trailing);
+  diagonal: keywords('diagonal', ['offset', 'dim1', 'dim2'], (input: Tensor, offset: unknown = 0, dim1: unknown = 0, dim2: unknown = 1): Tensor => {
     const x = tensorOf('diagonal', 'input', input);
     if (!isInteger(offset)) throw new Error(`diagonal: expected 'offset' to be an integer, got ${describe(offset)}`);
     if (x.ndim < 2) throw new Error(`diagonal: expected an input with at least 2 dims, got shape ${shapeStr(x)}`);
@@ -74,8 +72,7 @@ export const matrixOps: MatrixOpFunctions = {
       return ops.slice(flat, -1, start, start + (len - 1) * (m + 1) + 1, m + 1);
     });
   }),
-  diagEmbed: keywords('diagEmbed', ['offset', 'dim1', 'dim2'], (input: Tensor, offset: unknown = 0, dim1: unknown = -2, dim2: unknown = -1, trailing?: unknown): Tensor => {
-    noOptions('diagEmbed', trailing);
+  diagEmbed: keywords('diagEmbed', ['offset', 'dim1', 'dim2'], (input: Tensor, offset: unknown = 0, dim1: unknown = -2, dim2: unknown = -1): Tensor => {
     const x = tensorOf('diagEmbed', 'input', input);
     if (!isInteger(offset)) throw new Error(`diagEmbed: expected 'offset' to be an integer, got ${describe(offset)}`);
     if (x.ndim === 0) throw new Error('diagEmbed: expected an input with at least 1 dim, got a 0-d tensor');

@@ -182,7 +182,8 @@ function required(fn: string, name: string, v: TensorLike): TensorLike {
 /**
  * An options object given to an op that has none (`sg.exp(x, { foo: 1 })`, PyTorch's unexpected
  * keyword) is an Error rather than silently ignored. Other extra arguments pass: `xs.map(sg.exp)`
- * hands every element its index and the array.
+ * hands every element its index and the array. (Ops wrapped by keywords() need none of this: an
+ * options object there is read by name, and an argument past their parameters is an Error.)
  */
 export function noOptions(fn: string, extra: unknown): void {
   if (extra !== undefined && isOptionsObject(extra)) throw new Error(`${fn}: takes no options, got an options object with keys: ${Object.keys(extra).join(', ') || '(none)'}`);
@@ -232,13 +233,12 @@ const withAlpha = (name: 'add' | 'sub') => {
   };
 };
 
-function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}, trailing?: unknown): Tensor {
-  noOptions(name, trailing);
+function reduce(name: string, input: TensorLike, dim: unknown, keepdim: unknown, extra: Attrs = {}): Tensor {
   return run(name, name, [['input', input]], { dim: dimsArg(name, dim), keepdim: boolArg(name, 'keepdim', keepdim, false), ...extra });
 }
 
 /** A reduction `name(input, dim?, keepdim?)` with dim and keepdim also by keyword. */
-export const reduction = (name: string, impl: (input: TensorLike, dim: unknown, keepdim: unknown, trailing?: unknown) => Tensor = (input, dim, keepdim, trailing) => reduce(name, input, dim, keepdim, {}, trailing)) =>
+export const reduction = (name: string, impl: (input: TensorLike, dim: unknown, keepdim: unknown) => Tensor = (input, dim, keepdim) => reduce(name, input, dim, keepdim)) =>
   keywords(name, ['dim', 'keepdim'], impl);
 
 /** var/std: (dim?, keepdim?, { unbiased }), dim and keepdim also by keyword. */
@@ -250,8 +250,7 @@ export const variance = (name: string) =>
 
 /** An op of one integer `dim` (softmax, cumsum, ...), positional or by keyword. */
 export const dimOp = (name: string, op: string = name) =>
-  keywords(name, ['dim'], (input: TensorLike, dim: unknown, trailing?: unknown): Tensor => {
-    noOptions(name, trailing);
+  keywords(name, ['dim'], (input: TensorLike, dim: unknown): Tensor => {
     return run(name, op, [['input', input]], { dim: intArg(name, 'dim', dim) });
   });
 
@@ -318,8 +317,7 @@ export const ops: OpFunctions = {
   maximum: binary('maximum'),
   minimum: binary('minimum'),
   neg: unary('neg'),
-  clamp: keywords('clamp', ['min', 'max'], (input: TensorLike, min: TensorLike | null | undefined, max: TensorLike | null | undefined, trailing?: unknown): Tensor => {
-    noOptions('clamp', trailing);
+  clamp: keywords('clamp', ['min', 'max'], (input: TensorLike, min: TensorLike | null | undefined, max: TensorLike | null | undefined): Tensor => {
     if (min instanceof Tensor || max instanceof Tensor) {
       // Tensor bounds: clamp = minimum(maximum(x, min), max), as PyTorch.
       let out = min === null || min === undefined ? ops.clone(input) : ops.maximum(input, min);
@@ -348,16 +346,14 @@ export const ops: OpFunctions = {
   square: unary('square'),
   reciprocal: unary('reciprocal'),
   relu: unary('relu'),
-  leakyRelu: keywords('leakyRelu', ['negativeSlope'], (input: TensorLike, negativeSlope: unknown = 0.01, trailing?: unknown): Tensor => {
-    noOptions('leakyRelu', trailing);
+  leakyRelu: keywords('leakyRelu', ['negativeSlope'], (input: TensorLike, negativeSlope: unknown = 0.01): Tensor => {
     return run('leakyRelu', 'leakyRelu', [['input', input]], { negativeSlope: numberArg('leakyRelu', 'negativeSlope', negativeSlope) });
   }),
   prelu(input, weight, trailing?: unknown) {
     noOptions('prelu', trailing);
     return run('prelu', 'prelu', [['input', input], ['weight', tensorArg('prelu', 'weight', weight)]]);
   },
-  elu: keywords('elu', ['alpha'], (input: TensorLike, alpha: unknown = 1, trailing?: unknown): Tensor => {
-    noOptions('elu', trailing);
+  elu: keywords('elu', ['alpha'], (input: TensorLike, alpha: unknown = 1): Tensor => {
     return run('elu', 'elu', [['input', input]], { alpha: numberArg('elu', 'alpha', alpha) });
   }),
   selu: unary('selu'),
@@ -375,8 +371,7 @@ export const ops: OpFunctions = {
   softmax: dimOp('softmax'),
   logSoftmax: dimOp('logSoftmax'),
   matmul: binary('matmul'),
-  transpose: keywords('transpose', ['dim0', 'dim1'], (input: TensorLike, dim0: unknown, dim1: unknown, trailing?: unknown): Tensor => {
-    noOptions('transpose', trailing);
+  transpose: keywords('transpose', ['dim0', 'dim1'], (input: TensorLike, dim0: unknown, dim1: unknown): Tensor => {
     return run('transpose', 'transpose', [['input', input]], {
       dim0: intArg('transpose', 'dim0', dim0),
       dim1: intArg('transpose', 'dim1', dim1),
@@ -389,22 +384,19 @@ export const ops: OpFunctions = {
   mean: reduction('mean'),
   prod: reduction('prod'),
   logsumexp: reduction('logsumexp'),
-  max: reduction('max', (input, dim, keepdim, trailing) => (dim instanceof Tensor ? ops.maximum(input, dim) : reduce('max', input, dim, keepdim, {}, trailing))),
-  min: reduction('min', (input, dim, keepdim, trailing) => (dim instanceof Tensor ? ops.minimum(input, dim) : reduce('min', input, dim, keepdim, {}, trailing))),
+  max: reduction('max', (input, dim, keepdim) => (dim instanceof Tensor ? ops.maximum(input, dim) : reduce('max', input, dim, keepdim))),
+  min: reduction('min', (input, dim, keepdim) => (dim instanceof Tensor ? ops.minimum(input, dim) : reduce('min', input, dim, keepdim))),
   var: variance('var'),
   std: variance('std'),
-  argmax: keywords('argmax', ['dim', 'keepdim'], (input: TensorLike, dim: unknown, keepdim: unknown, trailing?: unknown): Tensor => {
-    noOptions('argmax', trailing);
+  argmax: keywords('argmax', ['dim', 'keepdim'], (input: TensorLike, dim: unknown, keepdim: unknown): Tensor => {
     const d = dim === null || dim === undefined ? undefined : intArg('argmax', 'dim', dim);
     return run('argmax', 'argmax', [['input', input]], { dim: d, keepdim: boolArg('argmax', 'keepdim', keepdim, false) });
   }),
-  argmin: keywords('argmin', ['dim', 'keepdim'], (input: TensorLike, dim: unknown, keepdim: unknown, trailing?: unknown): Tensor => {
-    noOptions('argmin', trailing);
+  argmin: keywords('argmin', ['dim', 'keepdim'], (input: TensorLike, dim: unknown, keepdim: unknown): Tensor => {
     const d = dim === null || dim === undefined ? undefined : intArg('argmin', 'dim', dim);
     return run('argmin', 'argmin', [['input', input]], { dim: d, keepdim: boolArg('argmin', 'keepdim', keepdim, false) });
   }),
-  norm: keywords('norm', ['p', 'dim', 'keepdim'], (input: TensorLike, p: unknown = 2, dim: unknown, keepdim: unknown, trailing?: unknown): Tensor => {
-    noOptions('norm', trailing);
+  norm: keywords('norm', ['p', 'dim', 'keepdim'], (input: TensorLike, p: unknown = 2, dim: unknown, keepdim: unknown): Tensor => {
     const pv = p === 'fro' ? 2 : p;
     if (typeof pv !== 'number' || Number.isNaN(pv)) throw new Error(`norm: expected 'p' to be a number or 'fro', got ${describe(p)}`);
     return reduce('norm', input, dim, keepdim, { p: pv });
@@ -418,21 +410,18 @@ export const ops: OpFunctions = {
   expand: keywords('expand', { positional: ['size'], rest: true }, (input: TensorLike, ...shape: unknown[]): Tensor => {
     return run('expand', 'expand', [['input', input]], { shape: shapeArgs('expand', shape) });
   }),
-  flatten: keywords('flatten', ['startDim', 'endDim'], (input: TensorLike, startDim: unknown = 0, endDim: unknown = -1, trailing?: unknown): Tensor => {
-    noOptions('flatten', trailing);
+  flatten: keywords('flatten', ['startDim', 'endDim'], (input: TensorLike, startDim: unknown = 0, endDim: unknown = -1): Tensor => {
     return run('flatten', 'flatten', [['input', input]], {
       startDim: intArg('flatten', 'startDim', startDim),
       endDim: intArg('flatten', 'endDim', endDim),
     });
   }),
-  squeeze: keywords('squeeze', ['dim'], (input: TensorLike, dim: unknown, trailing?: unknown): Tensor => {
-    noOptions('squeeze', trailing);
+  squeeze: keywords('squeeze', ['dim'], (input: TensorLike, dim: unknown): Tensor => {
     const d = dim === null || dim === undefined ? undefined : intArg('squeeze', 'dim', dim);
     return run('squeeze', 'squeeze', [['input', input]], { dim: d });
   }),
   unsqueeze: dimOp('unsqueeze'),
-  split: keywords('split', ['splitSizeOrSections', 'dim'], (input: TensorLike, splitSizeOrSections: unknown, dim: unknown = 0, trailing?: unknown): Tensor[] => {
-    noOptions('split', trailing);
+  split: keywords('split', ['splitSizeOrSections', 'dim'], (input: TensorLike, splitSizeOrSections: unknown, dim: unknown = 0): Tensor[] => {
     const d = intArg('split', 'dim', dim);
     if (isInteger(splitSizeOrSections)) return runList('split', 'split', [['input', input]], { splitSize: splitSizeOrSections, dim: d });
     if (Array.isArray(splitSizeOrSections) && splitSizeOrSections.every(isInteger)) {
@@ -440,20 +429,17 @@ export const ops: OpFunctions = {
     }
     throw new Error(`split: expected 'splitSizeOrSections' to be an integer or an array of integers, got ${describe(splitSizeOrSections)}`);
   }),
-  chunk: keywords('chunk', ['chunks', 'dim'], (input: TensorLike, chunks: unknown, dim: unknown = 0, trailing?: unknown): Tensor[] => {
-    noOptions('chunk', trailing);
+  chunk: keywords('chunk', ['chunks', 'dim'], (input: TensorLike, chunks: unknown, dim: unknown = 0): Tensor[] => {
     return runList('chunk', 'chunk', [['input', input]], { chunks: intArg('chunk', 'chunks', chunks), dim: intArg('chunk', 'dim', dim) });
   }),
-  narrow: keywords('narrow', ['dim', 'start', 'length'], (input: TensorLike, dim: unknown, start: unknown, length: unknown, trailing?: unknown): Tensor => {
-    noOptions('narrow', trailing);
+  narrow: keywords('narrow', ['dim', 'start', 'length'], (input: TensorLike, dim: unknown, start: unknown, length: unknown): Tensor => {
     return run('narrow', 'narrow', [['input', input]], {
       dim: intArg('narrow', 'dim', dim),
       start: intArg('narrow', 'start', start),
       length: intArg('narrow', 'length', length),
     });
   }),
-  slice: keywords('slice', ['dim', 'start', 'end', 'step'], (input: TensorLike, dim: unknown, start: unknown, end: unknown, step: unknown = 1, trailing?: unknown): Tensor => {
-    noOptions('slice', trailing);
+  slice: keywords('slice', ['dim', 'start', 'end', 'step'], (input: TensorLike, dim: unknown, start: unknown, end: unknown, step: unknown = 1): Tensor => {
     const opt = (name: string, v: unknown) => (v === null || v === undefined ? undefined : intArg('slice', name, v));
     return run('slice', 'slice', [['input', input]], {
       dim: intArg('slice', 'dim', dim),
@@ -462,15 +448,13 @@ export const ops: OpFunctions = {
       step: intArg('slice', 'step', step),
     });
   }),
-  indexSelect: keywords('indexSelect', ['dim', 'index'], (input: TensorLike, dim: unknown, index: unknown, trailing?: unknown): Tensor => {
-    noOptions('indexSelect', trailing);
+  indexSelect: keywords('indexSelect', ['dim', 'index'], (input: TensorLike, dim: unknown, index: unknown): Tensor => {
     const d = intArg('indexSelect', 'dim', dim);
     return withTemp(index, indexOperand('indexSelect', index, deviceOf(input)), (ix) =>
       run('indexSelect', 'indexSelect', [['input', input], ['index', ix]], { dim: d }),
     );
   }),
-  gather: keywords('gather', ['dim', 'index'], (input: TensorLike, dim: unknown, index: unknown, trailing?: unknown): Tensor => {
-    noOptions('gather', trailing);
+  gather: keywords('gather', ['dim', 'index'], (input: TensorLike, dim: unknown, index: unknown): Tensor => {
     const d = intArg('gather', 'dim', dim);
     return withTemp(index, indexOperand('gather', index, deviceOf(input)), (ix) => run('gather', 'gather', [['input', input], ['index', ix]], { dim: d }));
   }),
@@ -482,8 +466,7 @@ export const ops: OpFunctions = {
   le: binary('le'),
   gt: binary('gt'),
   ge: binary('ge'),
-  maskedFill: keywords('maskedFill', ['mask', 'value'], (input: TensorLike, mask: unknown, value: unknown, trailing?: unknown): Tensor => {
-    noOptions('maskedFill', trailing);
+  maskedFill: keywords('maskedFill', ['mask', 'value'], (input: TensorLike, mask: unknown, value: unknown): Tensor => {
     const v = typeof value === 'boolean' ? Number(value) : value;
     if (typeof v !== 'number' || Number.isNaN(v)) throw new Error(`maskedFill: expected 'value' to be a number, got ${describe(value)}`);
     return withTemp(mask, maskOperand('maskedFill', mask, deviceOf(input)), (m) =>
@@ -501,8 +484,7 @@ function tensorList(fn: string, list: unknown): Tensor[] {
 
 /** cat and stack: (tensors, dim = 0), dim also by keyword. */
 const joining = (name: 'cat' | 'stack') =>
-  keywords(name, ['dim'], (tensors: readonly Tensor[], dim: unknown = 0, trailing?: unknown): Tensor => {
-    noOptions(name, trailing);
+  keywords(name, ['dim'], (tensors: readonly Tensor[], dim: unknown = 0): Tensor => {
     const list = tensorList(name, tensors);
     return run(name, name, list.map((t, i): [string, Tensor] => [`tensors[${i}]`, t]), { dim: intArg(name, 'dim', dim) });
   }) as (tensors: readonly Tensor[], ...args: OptionalDimArgs) => Tensor;

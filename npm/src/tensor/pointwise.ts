@@ -180,8 +180,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
       return ops.mul(input, where(masked, 0, ops.log(other)));
     });
   },
-  logit: keywords('logit', ['eps'], (input: TensorLike, eps: unknown, trailing?: unknown): Tensor => {
-    noOptions('logit', trailing);
+  logit: keywords('logit', ['eps'], (input: TensorLike, eps: unknown): Tensor => {
     if (eps !== undefined && eps !== null && (typeof eps !== 'number' || !(eps >= 0 && eps <= 0.5))) {
       throw new Error(`logit: expected 'eps' to be a number in [0, 0.5] or nothing, got ${describe(eps)}`);
     }

@@ -121,8 +121,7 @@ export const productOps: ProductOpFunctions = {
     const x = tensorOf('trace', 'input', input, 2);
     return tidy(() => ops.sum(matrixOps.diag(x)));
   },
-  cross: keywords('cross', ['other', 'dim'], (input: Tensor, other: Tensor, dim: number | null | undefined, trailing?: unknown): Tensor => {
-    noOptions('cross', trailing);
+  cross: keywords('cross', ['other', 'dim'], (input: Tensor, other: Tensor, dim: number | null | undefined): Tensor => {
     const a = tensorOf('cross', 'input', input), b = tensorOf('cross', 'other', other);
     const shapes = `[${a.shape.join(', ')}] and [${b.shape.join(', ')}]`;
     if (a.ndim !== b.ndim) throw new Error(`cross: expected inputs with the same number of dims (others broadcast), got shapes ${shapes}`);

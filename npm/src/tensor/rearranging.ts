@@ -71,13 +71,11 @@ export const rearrangingOps: RearrangingOpFunctions = {
     if (x.ndim < 2) throw new Error(`fliplr: expected an input with at least 2 dims, got shape ${shapeStr(x.shape)}`);
     return rearrangingOps.flip(x, [1]);
   },
-  roll: keywords('roll', ['shifts', 'dims'], (input: TensorLike, shifts: unknown, dims: unknown, trailing?: unknown): Tensor => {
-    noOptions('roll', trailing);
+  roll: keywords('roll', ['shifts', 'dims'], (input: TensorLike, shifts: unknown, dims: unknown): Tensor => {
     const d = dims === undefined || dims === null ? undefined : integers('roll', 'dims', dims);
     return run('roll', 'roll', [['input', input]], { shifts: integers('roll', 'shifts', shifts), dims: d });
   }),
-  rot90: keywords('rot90', ['k', 'dims'], (input: Tensor, k: unknown = 1, dims: unknown = [0, 1], trailing?: unknown): Tensor => {
-    noOptions('rot90', trailing);
+  rot90: keywords('rot90', ['k', 'dims'], (input: Tensor, k: unknown = 1, dims: unknown = [0, 1]): Tensor => {
     const x = tensorOf('rot90', 'input', input);
     if (!isInteger(k)) throw new Error(`rot90: expected 'k' to be an integer, got ${describe(k)}`);
     if (!Array.isArray(dims) || dims.length !== 2) throw new Error(`rot90: expected 'dims' to be two dims, got ${describe(dims)}`);
@@ -93,8 +91,7 @@ export const rearrangingOps: RearrangingOpFunctions = {
   }),
   repeat: keywords('repeat', { positional: ['repeats'], rest: true }, (input: TensorLike, ...repeats: unknown[]) => run('repeat', 'repeat', [['input', input]], { repeats: shapeArgs('repeat', repeats) })),
   tile: keywords('tile', { positional: ['dims'], rest: true }, (input: TensorLike, ...repeats: unknown[]) => run('tile', 'tile', [['input', input]], { repeats: shapeArgs('tile', repeats) })),
-  repeatInterleave: keywords('repeatInterleave', ['repeats', 'dim'], (input: Tensor, repeats: unknown, dim: unknown, trailing?: unknown): Tensor => {
-    noOptions('repeatInterleave', trailing);
+  repeatInterleave: keywords('repeatInterleave', ['repeats', 'dim'], (input: Tensor, repeats: unknown, dim: unknown): Tensor => {
     const x = tensorOf('repeatInterleave', 'input', input);
     if (!isInteger(repeats) || repeats < 0) {
       throw new Error(`repeatInterleave: expected 'repeats' to be an integer >= 0 (a tensor of repeats is not supported), got ${describe(repeats)}`);
@@ -108,8 +105,7 @@ export const rearrangingOps: RearrangingOpFunctions = {
       return ops.reshape(grown, [...shape.slice(0, d), shape[d]! * repeats, ...shape.slice(d + 1)]);
     });
   }),
-  movedim: keywords('movedim', ['source', 'destination'], (input: Tensor, source: unknown, destination: unknown, trailing?: unknown): Tensor => {
-    noOptions('movedim', trailing);
+  movedim: keywords('movedim', ['source', 'destination'], (input: Tensor, source: unknown, destination: unknown): Tensor => {
     const x = tensorOf('movedim', 'input', input);
     const list = (name: string, v: unknown) => (Array.isArray(v) ? v : [v]).map((d, i) => dimArg('movedim', `${name}[${i}]`, d, x.ndim));
     const src = list('source', source), dst = list('destination', destination);
@@ -121,12 +117,10 @@ export const rearrangingOps: RearrangingOpFunctions = {
     for (let d = 0, k = 0; d < x.ndim; d++) if (order[d] === -1) order[d] = rest[k++]!;
     return ops.permute(x, ...order);
   }),
-  swapaxes: keywords('swapaxes', ['axis0', 'axis1'], (input: Tensor, axis0: number, axis1: number, trailing?: unknown): Tensor => {
-    noOptions('swapaxes', trailing);
+  swapaxes: keywords('swapaxes', ['axis0', 'axis1'], (input: Tensor, axis0: number, axis1: number): Tensor => {
     return ops.transpose(input, axis0, axis1);
   }),
-  unbind: keywords('unbind', ['dim'], (input: Tensor, dim: unknown = 0, trailing?: unknown): Tensor[] => {
-    noOptions('unbind', trailing);
+  unbind: keywords('unbind', ['dim'], (input: Tensor, dim: unknown = 0): Tensor[] => {
     const x = tensorOf('unbind', 'input', input);
     const d = dimArg('unbind', 'dim', dim, x.ndim);
     // One tensor per index along d: none for an empty dim (split would give one empty piece).

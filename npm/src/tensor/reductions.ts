@@ -11,7 +11,7 @@ import { run, type TensorLike } from './call.js';
 import { arange, zeros } from './creation.js';
 import { noGrad } from '../autograd/backward.js';
 import { tidy } from '../runtime/memory.js';
-import { dimOp, functionOps, installMethods, noOptions, ops, reduction, type DimArgs, type Dim, type MethodsOf, type ReduceArgs, type VarKeywords, type VarOptions } from './ops.js';
+import { dimOp, functionOps, installMethods, ops, reduction, type DimArgs, type Dim, type MethodsOf, type ReduceArgs, type VarKeywords, type VarOptions } from './ops.js';
 import { keywords, type KwArgs } from './keywords.js';
 import { namedPair, valuesIndices, type MinMax } from './named_tuple.js';
 import { dimArg, shapeStr, tensorOf } from './args.js';
@@ -130,13 +130,11 @@ function runningExtreme(fn: string, input: Tensor, dim: number, max: boolean): S
 export const reductionOps: ReductionOpFunctions = {
   any: reduction('any'),
   all: reduction('all'),
-  amax: reduction('amax', (input, dim, keepdim, trailing) => {
-    noOptions('amax', trailing);
+  amax: reduction('amax', (input, dim, keepdim) => {
     if (dim instanceof Tensor) throw new Error(`amax: expected 'dim' to be an integer or an array of integers, got ${describe(dim)}`);
     return ops.max(input, dim as Dim, keepdim as boolean);
   }),
-  amin: reduction('amin', (input, dim, keepdim, trailing) => {
-    noOptions('amin', trailing);
+  amin: reduction('amin', (input, dim, keepdim) => {
     if (dim instanceof Tensor) throw new Error(`amin: expected 'dim' to be an integer or an array of integers, got ${describe(dim)}`);
     return ops.min(input, dim as Dim, keepdim as boolean);
   }),
@@ -148,18 +146,15 @@ export const reductionOps: ReductionOpFunctions = {
     const keepdim = o.keepdim ?? false;
     return tidy(() => namedPair('min', 'max', reductionOps.amin(x, d, keepdim), reductionOps.amax(x, d, keepdim)));
   },
-  countNonzero: keywords('countNonzero', ['dim'], (input: Tensor, dim: Dim, trailing?: unknown): Tensor => {
-    noOptions('countNonzero', trailing);
+  countNonzero: keywords('countNonzero', ['dim'], (input: Tensor, dim: Dim): Tensor => {
     const x = tensorOf('countNonzero', 'input', input);
     return tidy(() => ops.sum(ops.ne(x, 0).int(), dim).int());
   }),
-  nansum: reduction('nansum', (input, dim, keepdim = false, trailing) => {
-    noOptions('nansum', trailing);
+  nansum: reduction('nansum', (input, dim, keepdim = false) => {
     const x = tensorOf('nansum', 'input', input);
     return tidy(() => ops.sum(zeroNan(x), dim as Dim, keepdim as boolean));
   }),
-  nanmean: reduction('nanmean', (input, dim, keepdim = false, trailing) => {
-    noOptions('nanmean', trailing);
+  nanmean: reduction('nanmean', (input, dim, keepdim = false) => {
     const x = tensorOf('nanmean', 'input', input);
     if (x.dtype !== 'float32') throw new Error(`nanmean: expected input to have a floating point dtype, got ${x.dtype}`);
     const [d, k] = [dim as Dim, keepdim as boolean];
@@ -169,16 +164,13 @@ export const reductionOps: ReductionOpFunctions = {
   stdMean: withMean('stdMean', (x, dim, keepdim, o) => ops.std(x, dim, keepdim, o)),
   cumsum: dimOp('cumsum'),
   cumprod: dimOp('cumprod'),
-  cummax: keywords('cummax', ['dim'], (input: Tensor, dim: number, trailing?: unknown): SortResult => {
-    noOptions('cummax', trailing);
+  cummax: keywords('cummax', ['dim'], (input: Tensor, dim: number): SortResult => {
     return runningExtreme('cummax', input, dim, true);
   }),
-  cummin: keywords('cummin', ['dim'], (input: Tensor, dim: number, trailing?: unknown): SortResult => {
-    noOptions('cummin', trailing);
+  cummin: keywords('cummin', ['dim'], (input: Tensor, dim: number): SortResult => {
     return runningExtreme('cummin', input, dim, false);
   }),
-  logcumsumexp: keywords('logcumsumexp', ['dim'], (input: Tensor, dim: number, trailing?: unknown): Tensor => {
-    noOptions('logcumsumexp', trailing);
+  logcumsumexp: keywords('logcumsumexp', ['dim'], (input: Tensor, dim: number): Tensor => {
     const x = tensorOf('logcumsumexp', 'input', input);
     const d = dimArg('logcumsumexp', 'dim', dim, x.ndim);
     return tidy(() => {

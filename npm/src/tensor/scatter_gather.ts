@@ -90,15 +90,13 @@ function maskAlong(x: Tensor, dim: number, at: Tensor): Tensor {
 }
 
 const scatterGatherTable: ScatterGatherPositional = {
-  scatter(input, dim, index, src, trailing?: unknown) {
-    noOptions('scatter', trailing);
+  scatter(input, dim, index, src) {
     const d = intArg('scatter', 'dim', dim);
     return withTemp(index, indexOperand('scatter', index, deviceOf(input)), (ix) =>
       run('scatter', 'scatter', [['input', input], ['index', ix], ['src', src]], { dim: d }),
     );
   },
-  scatterAdd(input, dim, index, src, trailing?: unknown) {
-    noOptions('scatterAdd', trailing);
+  scatterAdd(input, dim, index, src) {
     const d = intArg('scatterAdd', 'dim', dim);
     return withTemp(index, indexOperand('scatterAdd', index, deviceOf(input)), (ix) =>
       run('scatterAdd', 'scatterAdd', [['input', input], ['index', ix], ['src', src]], { dim: d }),
@@ -113,8 +111,7 @@ const scatterGatherTable: ScatterGatherPositional = {
       run(fn, fn, [['input', input], ['index', ix], ['src', src]], { dim: d, reduce, includeSelf: o.includeSelf ?? true }),
     );
   },
-  takeAlongDim(input, indices, dim, trailing?: unknown) {
-    noOptions('takeAlongDim', trailing);
+  takeAlongDim(input, indices, dim) {
     const x = tensorOf('takeAlongDim', 'input', input), idx = tensorOf('takeAlongDim', 'indices', indices);
     if (dim === undefined || dim === null) return tidy(() => ops.gather(ops.flatten(x), 0, ops.flatten(idx)));
     if (x.ndim !== idx.ndim) {
@@ -153,21 +150,18 @@ const scatterGatherTable: ScatterGatherPositional = {
     const d = dimArg(fn, 'dim', dim, x.ndim);
     return tidy(() => scatterGatherOps.scatterAdd(x, d, indexAlong(fn, i, d, src.shape), alpha === 1 ? src : ops.mul(src, alpha)));
   },
-  indexCopy(input, dim, index, source, trailing?: unknown) {
-    noOptions('indexCopy', trailing);
+  indexCopy(input, dim, index, source) {
     const x = tensorOf('indexCopy', 'input', input), src = tensorOf('indexCopy', 'source', source), i = tensorOf('indexCopy', 'index', index);
     const d = dimArg('indexCopy', 'dim', dim, x.ndim);
     return tidy(() => scatterGatherOps.scatter(x, d, indexAlong('indexCopy', i, d, src.shape), src));
   },
-  indexFill(input, dim, index, value, trailing?: unknown) {
-    noOptions('indexFill', trailing);
+  indexFill(input, dim, index, value) {
     const x = tensorOf('indexFill', 'input', input), i = tensorOf('indexFill', 'index', index);
     const d = dimArg('indexFill', 'dim', dim, x.ndim);
     if (i.dtype !== 'int32' || i.ndim > 1) throw new Error(`indexFill: expected 'index' to be a 1-D int32 Tensor, got ${describe(i)}`);
     return tidy(() => where(maskAlong(x, d, ops.flatten(i)), value, x));
   },
-  selectScatter(input, src, dim, index, trailing?: unknown) {
-    noOptions('selectScatter', trailing);
+  selectScatter(input, src, dim, index) {
     const x = tensorOf('selectScatter', 'input', input), s = tensorOf('selectScatter', 'src', src);
     const d = dimArg('selectScatter', 'dim', dim, x.ndim);
     const n = x.shape[d]!;
@@ -199,8 +193,7 @@ const scatterGatherTable: ScatterGatherPositional = {
       return where(maskAlong(x, d, at), placed, x);
     });
   },
-  diagonalScatter(input, src, offset = 0, dim1 = 0, dim2 = 1, trailing?: unknown) {
-    noOptions('diagonalScatter', trailing);
+  diagonalScatter(input, src, offset = 0, dim1 = 0, dim2 = 1) {
     const fn = 'diagonalScatter';
     const x = tensorOf(fn, 'input', input), s = tensorOf(fn, 'src', src);
     if (x.ndim < 2) throw new Error(`${fn}: expected an input with at least 2 dims, got shape ${shapeStr(x.shape)}`);

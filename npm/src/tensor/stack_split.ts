@@ -94,8 +94,7 @@ export const stackSplitOps: SplitBroadcastOpFunctions = {
     if (!Array.isArray(shape) || !shape.every(isInteger)) throw new Error(`broadcastTo: expected 'shape' to be an array of integers, got ${describe(shape)}`);
     return ops.expand(x, shape.slice());
   },
-  tensorSplit: keywords('tensorSplit', ['indicesOrSections', 'dim'], (input: Tensor, indicesOrSections: unknown, dim: unknown = 0, trailing?: unknown): Tensor[] => {
-    noOptions('tensorSplit', trailing);
+  tensorSplit: keywords('tensorSplit', ['indicesOrSections', 'dim'], (input: Tensor, indicesOrSections: unknown, dim: unknown = 0): Tensor[] => {
     const x = tensorOf('tensorSplit', 'input', input);
     const d = dimArg('tensorSplit', 'dim', dim, x.ndim);
     return splitAt(x, d, sectionBounds('tensorSplit', x.shape[d]!, indicesOrSections));

@@ -112,16 +112,14 @@ function sortedNumbers(x: Tensor): { sorted: SortResult; count: Tensor } {
 }
 
 export const statisticsOps: StatisticsOpFunctions = {
-  kthvalue: keywords('kthvalue', ['k', 'dim', 'keepdim'], (input: Tensor, k: unknown, dim: unknown = -1, keepdim: unknown = false, trailing?: unknown): SortResult => {
-    noOptions('kthvalue', trailing);
+  kthvalue: keywords('kthvalue', ['k', 'dim', 'keepdim'], (input: Tensor, k: unknown, dim: unknown = -1, keepdim: unknown = false): SortResult => {
     const x = tensorOf('kthvalue', 'input', input);
     const d = dimArg('kthvalue', 'dim', dim, x.ndim);
     const n = x.ndim === 0 ? 1 : x.shape[d]!;
     if (!isInteger(k) || k < 1 || k > n) throw new Error(`kthvalue: expected 'k' to be an integer in [1, ${n}], got ${describe(k)}`);
     return orderStatistic('kthvalue', x, d, () => k - 1, boolArg('kthvalue', 'keepdim', keepdim, false));
   }),
-  median: keywords('median', ['dim', 'keepdim'], (input: Tensor, dim?: number, keepdim: boolean = false, trailing?: unknown): Tensor & SortResult => {
-    noOptions('median', trailing);
+  median: keywords('median', ['dim', 'keepdim'], (input: Tensor, dim?: number, keepdim: boolean = false): Tensor & SortResult => {
     const x = tensorOf('median', 'input', input);
     if (dim === undefined || dim === null) {
       return tidy(() => orderStatistic('median', ops.flatten(x), 0, (n) => (n - 1) >> 1, false).values) as unknown as Tensor & SortResult;
@@ -161,8 +159,7 @@ export const statisticsOps: StatisticsOpFunctions = {
       return flat && keepdim ? ops.reshape(out, [...(scalar ? [] : [qs.length]), ...x.shape.map(() => 1)]) : out;
     });
   }),
-  nanmedian: keywords('nanmedian', ['dim', 'keepdim'], (input: Tensor, dim?: number, keepdim = false, trailing?: unknown): Tensor & SortResult => {
-    noOptions('nanmedian', trailing);
+  nanmedian: keywords('nanmedian', ['dim', 'keepdim'], (input: Tensor, dim?: number, keepdim = false): Tensor & SortResult => {
     const x = tensorOf('nanmedian', 'input', input);
     const pick = (t: Tensor): SortResult => {
       // The lower median of each row's numbers: position (count − 1) / 2 of the sorted row (NaN
