@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// simdgrad vs TensorFlow.js (wasm backend): `npm run bench` (from npm/ or tests/bench/).
+// simdgrad vs TensorFlow.js (wasm backend), jax-js (wasm, jit) and ONNX Runtime Web (wasm EP,
+// inference only): `npm run bench` (from npm/ or tests/bench/).
 //   node tests/bench/run.mjs [--only REGEX] [--quick] [--out FILE]
 //     --only   run the workloads whose name matches REGEX (e.g. 'matmul_512|mlp'; 'native_gemm'
 //              is the native GEMM line against OpenBLAS, run when build/bench is built)
@@ -8,8 +9,8 @@
 //     --save   also write the table to results/<machine kind>.md (CPU, date, table, goals)
 //     --rounds N  rounds of simdgrad / PyTorch processes, interleaved, for the workloads with a
 //              PyTorch twin (gpt_train; default 3): medians of the per-process medians
-// Each workload runs in its own node process (worker.mjs) with both libraries loaded,
-// alternating. Prints the table, the goal summary and, as its last line, one JSON line.
+// Each workload runs in its own node process (worker.mjs) with every library that has a side for
+// it loaded, alternating. Prints the table, the goal summary and, as its last line, one JSON line.
 //   --backend=webgpu runs webgpu.mjs instead (simdgrad on WebGPU next to wasm; its own flags).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -53,8 +54,9 @@ function preflight() {
     process.exit(1);
   }
   // tfjs lives in tests/bench's own node_modules (devDependencies kept out of the package).
-  if (!existsSync(path.join(BENCH_DIR, 'node_modules/@tensorflow/tfjs-backend-wasm/package.json'))) {
-    console.error('bench: installing tfjs into tests/bench/node_modules (npm ci) ...');
+  const deps = ['@tensorflow/tfjs-backend-wasm', '@jax-js/jax', 'onnxruntime-web'];
+  if (deps.some((d) => !existsSync(path.join(BENCH_DIR, 'node_modules', d, 'package.json')))) {
+    console.error('bench: installing tfjs, jax-js and onnxruntime-web into tests/bench/node_modules (npm ci) ...');
     const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: BENCH_DIR, stdio: ['ignore', 2, 2] });
     if (r.status !== 0) process.exit(1);
   }
@@ -80,7 +82,7 @@ function runWorker(name, opts) {
       if (line) resolve(JSON.parse(line.slice(9)));
       else {
         const why = `worker exited with ${code}: ${(err || out).trim().split('\n').slice(-3).join(' | ')}`;
-        resolve({ name, sg: { error: why }, tf: { error: why }, notes: [] });
+        resolve({ name, sg: { error: why }, tf: { error: why }, jax: { error: why }, ort: { error: why }, notes: [] });
       }
     });
   });
@@ -141,10 +143,10 @@ if (torchKinds.length && !opts.quick) {
 // The native GEMM line (when build/bench is built), unless --only selects other workloads.
 const native = opts.quick || (opts.only && !opts.only.test('native_gemm')) ? null : nativeGemm();
 const loadEnd = os.loadavg()[0];
-const env = results.find((r) => r.env?.simdgrad && r.env?.tfjs)?.env ?? results.find((r) => r.env)?.env ?? {};
+const env = { ...Object.assign({}, ...results.map((r) => r.env ?? {})), ...(results.find((r) => r.env?.simdgrad && r.env?.tfjs)?.env ?? {}) };
 
 const busy = Math.max(loadStart, loadEnd) > cores * 0.75;
-console.log('\nsimdgrad vs TensorFlow.js, both single-threaded wasm SIMD in one node process, alternating iterations');
+console.log('\nsimdgrad vs TensorFlow.js, jax-js and ONNX Runtime Web, all single-threaded wasm SIMD in one node process, alternating iterations');
 const header = [];
 header.push(`machine: ${machineLine(machine)}, node ${process.version}; load average ${loadStart.toFixed(1)} at start, ${loadEnd.toFixed(1)} at end`);
 if (peak) header.push(`SIMD128 peak: ${peak.gflops.toFixed(1)} GFLOP/s (${peak.chains} independent f32x4 mul+add chains, wasm, one core; GFLOP/s by chain count ${JSON.stringify(peak.byChains)})`);
@@ -156,9 +158,12 @@ const t = env.tfjs;
 const libLines = [
   s ? `simdgrad ${s.version}: backend ${s.backend}, features ${JSON.stringify(s.features)}` : 'simdgrad: did not load',
   t ? `tfjs ${t.version}: backend ${t.backend}, binary ${t.binary} (file read: ${t.binaryRead}), features ${JSON.stringify(t.features)}` : 'tfjs: did not load',
+  env.jax ? `jax-js ${env.jax.version}: device ${env.jax.device}, threads ${env.jax.threads}, every step under jit` : 'jax-js: not loaded (no selected workload has a jax-js side, or it failed: see the notes)',
+  env.ort ? `onnxruntime-web ${env.ort.version}: ${env.ort.ep} execution provider, numThreads ${env.ort.threads}, graph optimizations ${env.ort.graphOptimizationLevel}, models exported by sg.onnx.export` : 'ORT: not loaded (no selected workload has an ORT side, or it failed: see the notes)',
 ];
 console.log(libLines.join('\n'));
-console.log('ms: process CPU time of one iteration (wall: its wall-clock median); tfjs/sg = tfjs median ÷ simdgrad median (> 1: simdgrad faster);');
+console.log('ms: process CPU time of one iteration (wall: its wall-clock median); tfjs/sg, jax-js/sg, ORT/sg = that peer\'s median ÷ simdgrad median (> 1: simdgrad faster);');
+console.log('—: the peer does not run that workload (why: in the notes under the table);');
 console.log('SIMD128 peak: measured in the workload\'s own process; sg/peak, tfjs/peak: GFLOP/s as a fraction of it (GEMM and convolution lines);');
 console.log('peak MB: live tensor bytes at their highest (simdgrad: sg.memory().peakBytes; tfjs: tf.profile peakBytes); heap MB: wasm memory size.\n');
 const tb = table(results);
@@ -207,11 +212,13 @@ const report = {
   machine: { ...machine, cpu, loadavgStart: loadStart, loadavgEnd: loadEnd, simd128Peak: peak },
   simdgrad: s ?? null,
   tfjs: t ?? null,
+  jax: env.jax ?? null,
+  ort: env.ort ?? null,
   results: results.map(({ env: _env, ...r }) => r),
   goals: gs,
   native,
 };
 if (opts.out) writeFileSync(opts.out, JSON.stringify(report, null, 2) + '\n');
 console.log(JSON.stringify(report));
-const errors = results.filter((r) => r.sg?.error || r.tf?.error);
+const errors = results.filter((r) => r.sg?.error || r.tf?.error || r.jax?.error || r.ort?.error);
 process.exitCode = errors.length ? 1 : 0;

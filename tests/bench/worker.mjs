@@ -7,6 +7,7 @@ import os from 'node:os';
 import { relDiff } from './lib/data.mjs';
 import { loadSimdgrad, loadTfjs, tfjsHeapBytes } from './lib/libs.mjs';
 import { measureSimd128Peak } from './lib/peak.mjs';
+import { dropOrtWorker, loadJax, loadOrt, PEERS, peerSide } from './lib/peers.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const [name, optsJson = '{}'] = process.argv.slice(2);
@@ -19,7 +20,7 @@ if (!w) {
 const gc = globalThis.gc ?? (() => {});
 const errText = (e) => String(e?.stack ?? e).split('\n').slice(0, 3).join(' | ');
 
-const result = { name: w.name, group: w.group, desc: w.desc, flops: w.flops, peakLine: !!w.peakLine, sg: {}, tf: {}, notes: [] };
+const result = { name: w.name, group: w.group, desc: w.desc, flops: w.flops, peakLine: !!w.peakLine, sg: {}, tf: {}, jax: {}, ort: {}, notes: [] };
 const libs = {};
 try {
   libs.sg = await loadSimdgrad();
@@ -32,6 +33,25 @@ try {
   result.env = { ...result.env, tfjs: libs.tf.info };
 } catch (e) {
   result.tf = { error: `tfjs did not load: ${errText(e)}` };
+}
+
+// The peers (lib/peers.mjs), loaded only where they have a side for this workload; ORT last,
+// after jax-js (ORT defines a global Worker that would turn jax-js's thread pool on).
+const peerMake = {};
+for (const key of Object.keys(PEERS)) {
+  const make = peerSide(key, w);
+  if (typeof make === 'string') result[key] = { skipped: make };
+  else peerMake[key] = make;
+}
+for (const [key, load] of [['jax', loadJax], ['ort', loadOrt]]) {
+  if (!peerMake[key]) continue;
+  try {
+    libs[key] = await load();
+    result.env = { ...result.env, [key]: libs[key].info };
+  } catch (e) {
+    result[key] = { error: `${PEERS[key]} did not load: ${errText(e)}` };
+    delete peerMake[key];
+  }
 }
 
 /** The sg.* names a workload needs, e.g. 'nn.Conv2d'; returns the first missing one. */
@@ -79,8 +99,24 @@ if (libs.tf && !result.tf.error) {
   }
 }
 
-// One run of a side, every tensor it makes freed by the library's tidy().
-const runOnce = (s) => s.tidy(() => { s.side.step(); });
+// The peers' sides: they need simdgrad (ORT runs a model simdgrad exports).
+for (const key of Object.keys(peerMake)) {
+  if (!libs.sg || result.sg.error) {
+    result[key] = { skipped: 'simdgrad did not load (the peer is checked against it)' };
+    continue;
+  }
+  try {
+    const side = await peerMake[key](libs[key], data, libs.sg.sg);
+    sides.push({ key, side, times: [], cpu: [], async: true, tidy: (f) => f() });
+  } catch (e) {
+    result[key] = { error: `setup failed: ${errText(e)}` };
+  }
+}
+if (libs.ort) dropOrtWorker(libs.ort);
+
+// One run of a side, every tensor it makes freed by the library's tidy() (a peer frees its
+// own arrays, and its step is awaited: jax-js's blockUntilReady, ORT's session.run).
+const runOnce = (s) => (s.async ? s.side.step() : s.tidy(() => { s.side.step(); }));
 
 function drop(s, e) {
   result[s.key] = { error: errText(e) };
@@ -91,7 +127,7 @@ function drop(s, e) {
 const checks = {};
 for (const s of sides.filter((x) => x.key !== 'sgBaseline')) {
   try {
-    checks[s.key] = s.tidy(() => s.side.check());
+    checks[s.key] = await s.tidy(() => s.side.check());
   } catch (e) {
     drop(s, e);
   }
@@ -101,6 +137,12 @@ if (checks.sg && checks.tf) {
   const diff = relDiff(checks.sg, checks.tf);
   result.check = { relDiff: diff, tol: w.tol, ok: diff <= w.tol };
   if (!result.check.ok) result.notes.push(`MISMATCH: simdgrad and tfjs differ by ${diff.toExponential(2)} (> ${w.tol})`);
+}
+for (const key of Object.keys(PEERS)) {
+  if (!checks.sg || !checks[key]) continue;
+  const diff = relDiff(checks.sg, checks[key]);
+  result[`check_${key}`] = { relDiff: diff, tol: w.tol, ok: diff <= w.tol };
+  if (!(diff <= w.tol)) result.notes.push(`MISMATCH: simdgrad and ${PEERS[key]} differ by ${diff.toExponential(2)} (> ${w.tol})`);
 }
 
 // Warm-up, then timed runs; the two libraries alternate (and swap who goes first every
@@ -114,7 +156,7 @@ const warmStart = performance.now();
 for (let i = 0; i < it.warmup || (performance.now() - warmStart < it.warmupMs && i < 2000); i++) {
   for (const s of order(i)) {
     try {
-      runOnce(s);
+      if (s.async) await runOnce(s); else runOnce(s);
     } catch (e) {
       drop(s, e);
     }
@@ -132,7 +174,7 @@ for (let i = 0; i < it.max && sides.length; i++) {
     try {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      runOnce(s);
+      if (s.async) await runOnce(s); else runOnce(s);
       const wall = performance.now() - t0;
       const c = process.cpuUsage(c0);
       s.times.push(wall);
@@ -171,6 +213,9 @@ for (const s of sides) {
     if (sgMem0 && (m.tensors > sgMem0.tensors || m.bytes > sgMem0.bytes)) {
       result.notes.push(`simdgrad leak? live tensors ${sgMem0.tensors} → ${m.tensors}, bytes ${sgMem0.bytes} → ${m.bytes} over the timed runs`);
     }
+  } else if (s.key in PEERS) {
+    // No live-byte counter comparable to sg.memory() / tf.profile in either peer.
+    Object.assign(r, { peakBytes: null, liveBytes: null, heapBytes: null });
   } else {
     const { tf } = libs.tf;
     const m = tf.memory();
@@ -189,7 +234,7 @@ for (const s of sides) {
 }
 for (const s of sides) {
   try {
-    s.side.dispose?.();
+    await s.side.dispose?.();
   } catch {
     // Nothing depends on it: the process ends here.
   }

@@ -15,11 +15,15 @@ export function peakFraction(r, key) {
   return g && p ? g / p : null;
 }
 
-export function ratioOf(r) {
+export function ratioOf(r, key = 'tf') {
   const sg = med(r.sg);
-  const tf = med(r.tf);
-  return sg && tf ? tf / sg : null;
+  const peer = med(r[key]);
+  return sg && peer ? peer / sg : null;
 }
+
+// jax-js and ORT (lib/peers.mjs): ms, GFLOP/s and peer ÷ simdgrad beside tfjs's.
+const PEER_COLUMNS = [['jax', 'jax-js'], ['ort', 'ORT']];
+const PEER_NAMES = Object.fromEntries(PEER_COLUMNS);
 
 function cell(side) {
   if (side?.cpu) return `${num(side.cpu.median)} (${num(side.cpu.min)}–${num(side.cpu.max)})`;
@@ -34,9 +38,10 @@ function pad(rows) {
 }
 
 export function table(results) {
-  const head = ['workload', 'simdgrad ms median (min–max)', 'tfjs ms median (min–max)', 'sg wall', 'tfjs wall', 'sg GFLOP/s', 'tfjs GFLOP/s', 'tfjs/sg', 'SIMD128 peak', 'sg/peak', 'tfjs/peak', 'sg peak MB', 'tfjs peak MB', 'sg heap MB', 'tfjs heap MB', 'runs sg/tf'];
+  const head = ['workload', 'simdgrad ms median (min–max)', 'tfjs ms median (min–max)', 'sg wall', 'tfjs wall', 'sg GFLOP/s', 'tfjs GFLOP/s', 'tfjs/sg', ...PEER_COLUMNS.flatMap(([, n]) => [`${n} ms`, `${n} GFLOP/s`, `${n}/sg`]), 'SIMD128 peak', 'sg/peak', 'tfjs/peak', 'sg peak MB', 'tfjs peak MB', 'sg heap MB', 'tfjs heap MB', 'runs sg/tf/jax/ort'];
   const rows = [head];
   const notes = [];
+  const peerSkips = {};
   for (const r of results) {
     const star = r.tf?.forwardOnly ? '*' : '';
     const ratio = ratioOf(r);
@@ -49,6 +54,11 @@ export function table(results) {
       num(r.sg?.gflops),
       num(r.tf?.gflops) + star,
       ratio == null ? '—' : `${ratio.toFixed(2)}×${star}`,
+      ...PEER_COLUMNS.flatMap(([k]) => {
+        const x = ratioOf(r, k);
+        // '—' where the peer does not run the workload (the why is a note), as issue 29 asks.
+        return [r[k]?.skipped ? '—' : cell(r[k]), num(r[k]?.gflops), x == null ? '—' : `${x.toFixed(2)}×`];
+      }),
       num(r.peak?.gflops),
       pct(peakFraction(r, 'sg')),
       pct(peakFraction(r, 'tf')) + (r.peak ? star : ''),
@@ -56,11 +66,13 @@ export function table(results) {
       mb(r.tf?.peakBytes),
       mb(r.sg?.heapBytes),
       mb(r.tf?.heapBytes),
-      `${r.sg?.runs ?? 0}/${r.tf?.runs ?? 0}`,
+      ['sg', 'tf', 'jax', 'ort'].map((k) => r[k]?.runs ?? 0).join('/'),
     ]);
-    for (const k of ['sg', 'tf']) {
-      const who = k === 'sg' ? 'simdgrad' : 'tfjs';
-      if (r[k]?.skipped) notes.push(`${r.name}: ${who} skipped: ${r[k].skipped}`);
+    for (const k of ['sg', 'tf', 'jax', 'ort']) {
+      const who = { sg: 'simdgrad', tf: 'tfjs', jax: 'jax-js', ort: 'ORT' }[k];
+      // A peer's '—' for the same reason on many workloads: one note per reason, below.
+      if (r[k]?.skipped && k in PEER_NAMES) (peerSkips[`${who}: ${r[k].skipped}`] ??= []).push(r.name);
+      else if (r[k]?.skipped) notes.push(`${r.name}: ${who} skipped: ${r[k].skipped}`);
       if (r[k]?.error) notes.push(`${r.name}: ${who} ERROR: ${r[k].error}`);
     }
     for (const n of r.notes ?? []) notes.push(`${r.name}: ${star ? '* ' : ''}${n}`);
@@ -69,6 +81,7 @@ export function table(results) {
       notes.push(`${r.name}: simdgrad ${r.sgBaseline.desc} in the same process ${num(med(r.sgBaseline))} ms: this variant takes ${rel.toFixed(2)}× its time`);
     }
   }
+  for (const [why, names] of Object.entries(peerSkips)) notes.push(`— ${why} (${names.join(', ')})`);
   return { text: pad(rows), notes };
 }
 

@@ -547,6 +547,9 @@ function transcendental(op, withBackward) {
   };
 }
 
+// For the jax-js and ORT sides (peers.mjs): the same data, shapes, optimizer and simdgrad model.
+export { ADAM, CNN, MLP, sgCnn };
+
 export const WORKLOADS = [
   ...[128, 256, 512, 1024].flatMap((n) => ['nn', 'tn', 'nt'].map((v) => matmul(n, v))),
   ...[512, 1024].map(matmulF64),
