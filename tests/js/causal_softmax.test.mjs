@@ -54,15 +54,30 @@ test('causalSoftmax gradients equal central differences (square, L < S, L > S)',
   }
 });
 
-test('causalSoftmax keeps the composed form (and its dtype) for 16-bit scores', () => {
+test('causalSoftmax of 16-bit scores keeps their dtype: the softmax computed in float32, rounded once (PyTorch\'s softmax of a bfloat16/float16 tensor)', () => {
   sg.tidy(() => {
     const x = sg.tensor(gradInput([4, 4], 3, -2, 2).data, { shape: [4, 4] });
     for (const dtype of ['bfloat16', 'float16']) {
       const xd = x.to(dtype);
-      const composed = xd.add(causalMask(4, 4)).softmax(-1);
+      // The oracle: the 16-bit scores' own values, masked and soft-maxed in plain JS in double, then rounded to
+      // the dtype by a cast (the cast's rounding is checked against PyTorch in dtypes.test).
+      const v = Array.from(xd.to('float32').dataSync());
+      const want = [];
+      for (let i = 0; i < 4; i++) {
+        const row = v.slice(4 * i, 4 * i + 4);
+        const m = Math.max(...row.slice(0, i + 1));
+        const e = row.map((z, j) => (j <= i ? Math.exp(z - m) : 0));
+        const sum = e.reduce((a, b) => a + b, 0);
+        want.push(...e.map((z) => z / sum));
+      }
       const got = causalSoftmax(xd);
-      assert.equal(got.dtype, composed.dtype, dtype);
-      assert.deepEqual(Array.from(got.dataSync()), Array.from(composed.dataSync()), dtype);
+      assert.equal(got.dtype, dtype, `${dtype}: result dtype`);
+      const rounded = Array.from(sg.tensor(want, { shape: [4, 4] }).to(dtype).to('float32').dataSync());
+      assert.deepEqual(Array.from(got.to('float32').dataSync()), rounded, dtype);
+      // and its gradient reaches 16-bit scores
+      const xg = x.to(dtype).detach().requiresGrad_();
+      causalSoftmax(xg).mul(sg.arange(16).reshape([4, 4]).to(dtype)).sum().backward();
+      assert.equal(xg.grad.dtype, dtype, `${dtype}: gradient dtype`);
     }
   });
 });

@@ -487,12 +487,18 @@ export function causalMask(L: number, S: number, device?: Device): Tensor {
 /**
  * softmax(scores + causalMask(L, S)) over the last dim of scores [..., L, S], without the mask: the
  * op causalSoftmax, whose row kernel reads the entries j ≤ i only and writes 0 past them (sg.onnx
- * exports it as causalMask's nodes, Add and Softmax). For float32 and float64 scores (float64 rows
- * by the reference loop, in double, on every CPU backend); other dtypes take the composed form,
- * whose float32 mask promotes 16-bit scores to float32, so their results keep that dtype and values.
+ * exports it as causalMask's nodes, Add and Softmax). float32 and float64 scores run the op (float64
+ * rows by the reference loop, in double, on every CPU backend); 16-bit scores run it in float32 and
+ * come back in their own dtype, as PyTorch's softmax of a bfloat16/float16 tensor (computed in float,
+ * rounded once) and HF's attention, which builds its mask in the scores' dtype. (Before, they took
+ * the composed form, whose float32 mask promoted them: a bfloat16 model's attention then returned
+ * float32, and every later activation of the model, and its head's weight, became float32.)
  */
 export function causalSoftmax(scores: Tensor): Tensor {
   if (scores.dtype === 'float32' || scores.dtype === 'float64') return run('causalSoftmax', 'causalSoftmax', [['input', scores]]);
+  if (scores.dtype === 'bfloat16' || scores.dtype === 'float16') {
+    return tidy(() => run('causalSoftmax', 'causalSoftmax', [['input', scores.to('float32')]]).to(scores.dtype));
+  }
   return tidy(() => scores.add(causalMask(scores.shape[scores.ndim - 2]!, scores.shape[scores.ndim - 1]!, scores.device)).softmax(-1));
 }
 
