@@ -47,3 +47,20 @@ test('fromPretrained (init skipped): the loaded model holds every tensor the loa
     assert.equal(sg.memory().tensors, before);
   }
 });
+
+test('fromPretrained with another dtype (each tensor written through a cast copy): no temporary is left alive', async () => {
+  // float32 files into float16 and bfloat16 parameters: every entry goes through a temporary of the
+  // file's dtype (models/pretrained.ts writeStored), which the load must free, even before a collection.
+  const src = MODELS.GPT2LMHeadModel();
+  const files = sg.models.savePretrained(src);
+  src.dispose();
+  for (const dtype of ['float16', 'bfloat16']) {
+    await settleFinalizers();
+    const before = sg.memory().tensors;
+    const m = await sg.models.fromPretrained(files, { dtype });
+    const grown = sg.memory().tensors - before;
+    assert.equal(m.lm_head.weight.dtype, dtype);
+    assert.equal(grown, owned(m), `${dtype}: ${grown} tensors alive after the load, the model holds ${owned(m)}`);
+    m.dispose();
+  }
+});
