@@ -94,6 +94,32 @@ function jaxElementwise(op) {
   };
 }
 
+// tanh / sigmoid / gelu (erf form, as sg.gelu and PyTorch's default) / exp over 2^20 floats; with
+// backward, one jit of vjp giving the output and the input's gradient for the cotangent g, as
+// simdgrad's call(a).backward(g).
+function jaxTranscendental(op, withBackward) {
+  return ({ jax }, d) => {
+    const np = jax.numpy;
+    const f = { tanh: (x) => np.tanh(x), sigmoid: (x) => jax.nn.sigmoid(x), gelu: (x) => jax.nn.gelu(x, { approximate: false }), exp: (x) => np.exp(x) }[op];
+    const a = np.array(d.a);
+    const g = np.array(d.g);
+    const fwd = jax.jit((x, c) => { c.dispose(); return f(x); });
+    const both = jax.jit((x, c) => {
+      const [y, back] = jax.vjp(f, [x]);
+      const [gx] = back(c);
+      back.dispose?.();
+      return [y, gx];
+    });
+    const run = withBackward ? both : fwd;
+    return {
+      async step() { jax.tree.dispose(await settle(jax, run(a.ref, g.ref))); },
+      // The forward values, as simdgrad's check.
+      async check() { return fwd(a.ref, g.ref).dataSync(); },
+      dispose() { a.dispose(); g.dispose(); },
+    };
+  };
+}
+
 // The MLP train step: one jit of value-and-grad of the cross-entropy plus PyTorch's Adam update
 // (p -= lr/bc1 · m / (√v / √bc2 + eps)), written in jax-js; the bias corrections change every
 // step, so they enter as 0-d arrays (a JS number would be a constant baked into the trace).
@@ -176,6 +202,38 @@ function ortMatmul([sa, sb, variant]) {
   };
 }
 
+// The 1M elementwise forward ops, as one-op graphs exported from simdgrad (gelu in its erf form).
+const ELEMENTWISE_SG = {
+  add: (sg) => (x, y) => sg.add(x, y),
+  mul: (sg) => (x, y) => sg.mul(x, y),
+  exp: (sg) => (x) => sg.exp(x),
+  sum: (sg) => (x) => sg.sum(x),
+  tanh: (sg) => (x) => sg.tanh(x),
+  sigmoid: (sg) => (x) => sg.sigmoid(x),
+  gelu: (sg) => (x) => sg.gelu(x),
+};
+function ortElementwise(op) {
+  return async ({ ort }, d, sg) => {
+    const binary = op === 'add' || op === 'mul';
+    const arrays = binary ? [d.a, d.b] : [d.a];
+    const names = binary ? ['a', 'b'] : ['a'];
+    const ts = arrays.map((x) => sg.tensor(x, { shape: [x.length] }));
+    let bytes;
+    try {
+      bytes = sg.onnx.export(ELEMENTWISE_SG[op](sg), ts, { inputNames: names, outputNames: ['y'] });
+    } finally {
+      sg.dispose(ts);
+    }
+    const session = await ortSession(ort, bytes);
+    const feeds = Object.fromEntries(names.map((n, i) => [n, new ort.Tensor('float32', arrays[i], [arrays[i].length])]));
+    return {
+      async step() { (await session.run(feeds)).y.dispose(); },
+      async check() { return Float32Array.from((await session.run(feeds)).y.data); },
+      dispose: () => session.release(),
+    };
+  };
+}
+
 async function ortCnn({ ort }, d, sg) {
   const { model, x, y } = sgCnn(sg, d);
   let bytes;
@@ -203,11 +261,15 @@ export function peerSide(peer, w) {
   if (peer === 'jax') {
     if (mm) return jaxMatmul(mm);
     if (elem) return jaxElementwise(elem[1]);
+    const tr = /^(gelu|tanh|sigmoid|exp)(_fwd_bwd)?_1M$/.exec(w.name);
+    if (tr) return jaxTranscendental(tr[1], !!tr[2]);
     if (w.name === 'mlp_train') return jaxMlp;
-    return 'no jax-js side written (issue 29: the products, the MLP train step, and the 1M elementwise ops jax-js does as they are)';
+    return 'no jax-js side written (issue 29: the products, the MLP train step, and the 1M elementwise ops with their gradients)';
   }
   if (mm) return ortMatmul(mm);
   if (w.name === 'cnn_forward') return ortCnn;
+  const fwd = /^(add|mul|exp|sum|tanh|sigmoid|gelu)_1M$/.exec(w.name);
+  if (fwd) return ortElementwise(fwd[1]);
   if (w.group === 'train' || /fwd_bwd/.test(w.name)) return 'ONNX Runtime Web runs inference only (no training)';
-  return 'no ONNX model for this workload (ORT runs the float32 products and the CNN forward pass)';
+  return 'no ONNX model for this workload (ORT runs the float32 products, the 1M elementwise forward ops and the CNN forward pass)';
 }
