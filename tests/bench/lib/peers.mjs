@@ -123,27 +123,18 @@ function jaxTranscendental(op, withBackward) {
 // The MLP train step: one jit of value-and-grad of the cross-entropy plus PyTorch's Adam update
 // (p -= lr/bc1 · m / (√v / √bc2 + eps)), written in jax-js; the bias corrections change every
 // step, so they enter as 0-d arrays (a JS number would be a constant baked into the trace).
-function jaxMlp({ jax }, d) {
+/**
+ * A jit of value-and-grad of lossOf(params, x, y) plus PyTorch's Adam update, as a peer side
+ * whose check is the loss at the initial weights (as simdgrad's check).
+ */
+function jaxAdamSide(jax, params0, lossOf, x, y) {
   const np = jax.numpy;
-  const { nn } = jax;
-  const [i0, h1, h2, o] = MLP.sizes;
-  const [w1, b1, w2, b2, w3, b3] = d.params;
-  // PyTorch layout W [out, in] → [in, out], so that forward is x·W + b.
-  const W = (w, fout, fin) => np.array(permute(w, [fout, fin], [1, 0])).reshape([fin, fout]);
-  let params = [W(w1, h1, i0), np.array(b1), W(w2, h2, h1), np.array(b2), W(w3, o, h2), np.array(b3)];
+  let params = params0;
   let m = params.map((p) => np.zerosLike(p.ref));
   let v = params.map((p) => np.zerosLike(p.ref));
-  const x = np.array(d.x).reshape([MLP.batch, i0]);
-  const oh = nn.oneHot(np.array(Int32Array.from(d.y), { dtype: np.int32 }), o);
-  const lossOf = (p, xs, y) => {
-    let h = nn.relu(np.add(np.matmul(xs, p[0]), p[1]));
-    h = nn.relu(np.add(np.matmul(h, p[2]), p[3]));
-    const logits = np.add(np.matmul(h, p[4]), p[5]);
-    return np.negative(np.mean(np.sum(np.multiply(nn.logSoftmax(logits, -1), y), -1)));
-  };
   const { beta1: B1, beta2: B2, eps } = ADAM;
-  const train = jax.jit((p, mm, vv, xs, y, c1, c2) => {
-    const [loss, g] = jax.valueAndGrad(lossOf)(p.map((q) => q.ref), xs, y);
+  const train = jax.jit((p, mm, vv, xs, ys, c1, c2) => {
+    const [loss, g] = jax.valueAndGrad(lossOf)(p.map((q) => q.ref), xs, ys);
     const P = [], M = [], V = [];
     for (let i = 0; i < p.length; i++) {
       const gi = g[i];
@@ -165,15 +156,36 @@ function jaxMlp({ jax }, d) {
       t++;
       const c1 = np.array(ADAM.lr / (1 - B1 ** t));
       const c2 = np.array(1 / Math.sqrt(1 - B2 ** t));
-      const [loss, P, M, V] = await settle(jax, train(params, m, v, x.ref, oh.ref, c1, c2));
+      const [loss, P, M, V] = await settle(jax, train(params, m, v, x.ref, y.ref, c1, c2));
       loss.dispose();
       [params, m, v] = [P, M, V];
     },
-    // Called before any step: the loss at the initial weights, as simdgrad's check.
-    async check() { return lossJit(params.map((p) => p.ref), x.ref, oh.ref).dataSync(); },
-    dispose() { for (const a of [...params, ...m, ...v, x, oh]) a.dispose(); },
+    async check() { return lossJit(params.map((p) => p.ref), x.ref, y.ref).dataSync(); },
+    dispose() { for (const a of [...params, ...m, ...v, x, y]) a.dispose(); },
   };
 }
+
+// Mean cross-entropy of logits against one-hot rows.
+const crossEntropy = (jax, logits, onehot) => jax.numpy.negative(jax.numpy.mean(jax.numpy.sum(jax.numpy.multiply(jax.nn.logSoftmax(logits, -1), onehot), -1)));
+
+function jaxMlp({ jax }, d) {
+  const np = jax.numpy;
+  const { nn } = jax;
+  const [i0, h1, h2, o] = MLP.sizes;
+  const [w1, b1, w2, b2, w3, b3] = d.params;
+  // PyTorch layout W [out, in] → [in, out], so that forward is x·W + b.
+  const W = (w, fout, fin) => np.array(permute(w, [fout, fin], [1, 0])).reshape([fin, fout]);
+  const params = [W(w1, h1, i0), np.array(b1), W(w2, h2, h1), np.array(b2), W(w3, o, h2), np.array(b3)];
+  const x = np.array(d.x).reshape([MLP.batch, i0]);
+  const oh = nn.oneHot(np.array(Int32Array.from(d.y), { dtype: np.int32 }), o);
+  const lossOf = (p, xs, y) => {
+    let h = nn.relu(np.add(np.matmul(xs, p[0]), p[1]));
+    h = nn.relu(np.add(np.matmul(h, p[2]), p[3]));
+    return crossEntropy(jax, np.add(np.matmul(h, p[4]), p[5]), y);
+  };
+  return jaxAdamSide(jax, params, lossOf, x, oh);
+}
+
 
 // ------------------------------------------------------------------ ORT
 // The model is exported by simdgrad (sg.onnx.export) from the same weights and run on the same
