@@ -1,4 +1,4 @@
-// zerosLike, onesLike and fullLike (tensor/creation.ts) as torch.*_like: the
+// zerosLike, onesLike, fullLike, randLike and randnLike (tensor/creation.ts) as torch.*_like: the
 // result takes the input's shape and dtype unless `dtype` is given, and the given dtype wins;
 // values are the op's (0, 1, the fill value); randLike's values lie in [0, 1). A *Like that dropped the input's
 // dtype (made float32 from an int32 input) or ignored the option fails here.
@@ -25,10 +25,27 @@ test('*Like keep the input\'s shape and dtype, and take a given dtype instead', 
     }
   }
   const f16 = sg.ones([2], { dtype: 'float16' });
-  // (randLike/randnLike give float32 here whatever the input's dtype, unlike torch.rand_like: left out.)
-  for (const make of [sg.zerosLike, sg.onesLike]) {
+  for (const make of [sg.zerosLike, sg.onesLike, sg.randLike, sg.randnLike]) {
     const r = make(f16);
     assert.equal(r.dtype, 'float16', `${make.name} of float16`);
+    r.dispose();
+  }
+  // randLike/randnLike as torch.rand_like: a floating input's dtype (float16, bfloat16, float64) is kept,
+  // a given dtype wins; an integer input (which PyTorch refuses) gets float32 samples.
+  for (const dtype of ['bfloat16', 'float64']) {
+    const x = sg.ones([4], { dtype });
+    for (const make of [sg.randLike, sg.randnLike]) {
+      const r = make(x);
+      assert.equal(r.dtype, dtype, `${make.name} of ${dtype}`);
+      const given = make(x, { dtype: 'float32' });
+      assert.equal(given.dtype, 'float32', `${make.name} of ${dtype} with dtype float32`);
+      sg.dispose([r, given]);
+    }
+    x.dispose();
+  }
+  for (const make of [sg.randLike, sg.randnLike]) {
+    const r = make(ints);
+    assert.equal(r.dtype, 'float32', `${make.name} of int32`);
     r.dispose();
   }
   const u = sg.randLike(floats);
