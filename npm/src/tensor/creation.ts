@@ -376,16 +376,15 @@ export function fullLike(t: Tensor, value: number, opts?: CreationOptions): Tens
 
 // torch.rand_like / randn_like keep a floating input's dtype (a float16 tensor's like is float16); an
 // integer or bool input, which PyTorch refuses, gets float32 samples here as before.
-const FLOATING: ReadonlySet<string> = new Set(['float16', 'bfloat16', 'float32', 'float64']);
 
 export function randLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('randLike', t, opts);
-  return rand(x.shape, { ...o, dtype: o.dtype ?? (FLOATING.has(x.dtype) ? x.dtype : undefined), device: o.device ?? x.device });
+  return rand(x.shape, { ...o, dtype: o.dtype ?? (isFloatingDType(x.dtype) ? x.dtype : undefined), device: o.device ?? x.device });
 }
 
 export function randnLike(t: Tensor, opts?: CreationOptions): Tensor {
   const [x, o] = likeOptions('randnLike', t, opts);
-  return randn(x.shape, { ...o, dtype: o.dtype ?? (FLOATING.has(x.dtype) ? x.dtype : undefined), device: o.device ?? x.device });
+  return randn(x.shape, { ...o, dtype: o.dtype ?? (isFloatingDType(x.dtype) ? x.dtype : undefined), device: o.device ?? x.device });
 }
 
 // ---- made of the factories ----

@@ -2,6 +2,7 @@
 // Times are per iteration, process CPU time (see worker.mjs) unless a column says wall.
 // ratio = tfjs median / simdgrad median: above 1, simdgrad is faster by that factor
 // (for equal FLOPs it is also simdgrad GFLOP/s / tfjs GFLOP/s).
+import { slowBlas } from './torch.mjs';
 
 const num = (x, digits = 3) => (x == null || !Number.isFinite(x) ? '—' : x >= 10 ** digits ? x.toFixed(0) : x.toPrecision(digits));
 const mb = (b) => (b == null ? '—' : (b / 2 ** 20).toFixed(1));
@@ -167,7 +168,8 @@ export function torchText(results) {
     const fmt = (t) => (t?.error ? `error: ${t.error}` : `${num(t.cpu_ms)} ms CPU (wall ${num(t.wall_ms)}, CPU/wall ${num(t.cpu_per_wall, 2)}, ${num(t.faults_per_step, 2)} page faults a step)${rounds(t.cpuRounds)}`);
     lines.push(`${r.name} vs PyTorch ${t1?.torch ?? ''} natively, ${r.torch.rounds ?? 1} interleaved rounds of fresh processes (simdgrad, torch/gpt_step.py, nanoGPT's model.py), medians:`);
     lines.push(`  PyTorch: BLAS ${t1?.blas ?? '?'} (OpenBLAS threads ${t1?.openblas_threads ?? '—'}, kernels ${t1?.openblas_core ?? '—'}: OPENBLAS_CORETYPE unset for it); allocator ${t1?.allocator ?? '?'}`);
-    if (t1?.blas && !/openblas|mkl/i.test(t1.blas)) lines.push('  WARNING: PyTorch loaded a reference BLAS (~6× slower than OpenBLAS): no yardstick; apt-get install libopenblas0-pthread');
+    const noYardstick = t1?.blas ? slowBlas(t1) : null;
+    if (noYardstick) lines.push(`  WARNING: ${noYardstick}`);
     if (t1?.cpu_per_wall > 1.1) lines.push(`  WARNING: PyTorch's CPU time is ${num(t1.cpu_per_wall, 2)}× its wall time: it ran more than one thread`);
     lines.push(`  simdgrad 1 thread ${num(sg)} ms CPU${rounds(r.sgRounds)}`);
     lines.push(`  PyTorch 1 thread, restated model.py: ${fmt(t1)}`);
