@@ -96,7 +96,7 @@ native_built=0; package_built=0
 # sample learns that the native doctests' coverage report is written from build/.native-doctest-done.
 native_log=
 start_native() {
-  rm -f build/.native-built build/.native-failed build/.native-doctest-done
+  rm -f build/.native-built build/.native-failed build/.native-doctest-done build/.ts-coverage-done
   native_log=$(mktemp "${TMPDIR:-/tmp}/simdgrad-native.XXXXXX")
   ( if bash scripts/build.sh asan >"$native_log" 2>&1; then mkdir -p build && touch build/.native-built
     else mkdir -p build && touch build/.native-failed; exit 1; fi ) &
@@ -170,7 +170,13 @@ consumer() { needs package_built "npm/dist" && bash tests/consumer/run.sh; }
 # The TypeScript coverage of the node tests' run: npm/src and web/webgpu compiled once more with
 # source maps into build/coverage/ts-maps (the package keeps none), and c8's report against the .ts
 # files (build/coverage/ts.txt). In the background after the node tests.
-ts_coverage() { needs package_built "npm/dist" && bash scripts/coverage.sh ts-maps && bash scripts/coverage.sh ts; }
+# It ends by writing build/.ts-coverage-done, passed or not: the mutation sample waits for it.
+ts_coverage() {
+  local rc=1
+  needs package_built "npm/dist" && bash scripts/coverage.sh ts-maps && bash scripts/coverage.sh ts && rc=0
+  touch build/.ts-coverage-done
+  return $rc
+}
 
 # One line per layer (C++ src/, TypeScript npm/src and web/webgpu), failing below the floors of
 # .ci/coverage-floor.json (a ratchet: raised, never lowered).
@@ -181,20 +187,24 @@ coverage_gate() { bash scripts/coverage.sh gate; }
 # machinery cannot rot; its score is printed, not gated (a sample this small says little). The seed
 # changes every day, so that CI walks over the code. A chain of its own, started with the node
 # tests, that waits for the native doctests' coverage report (mutants on lines it never reached
-# are not run; in the 2026-11-29 clean-clone run the sample ran alone at the end for 180 s). A
+# are not run; in the 2026-11-29 clean-clone run the sample ran alone at the end for 180 s) and for
+# the node tests' TypeScript coverage (the per-test coverage it picks the region's test file from:
+# started before it, as until 2026-11-30, the sample found no current coverage, measured one file
+# that did not reach its region, e.g. onnx_dynamic.ts:44-47, and ran 9 mutants as NoCoverage). A
 # region of 4 lines and one test file measured for it: in the 2026-11-30 run 8 lines (15 mutants)
 # and up to 4 measured files took the whole 300 s on a CPU-bound machine without reaching C++.
 # Stryker runs without its TypeScript checker (--ts-no-checker: the checker's start-up and checks
 # took ~150 s of those 300 before a mutant ran; type-invalid mutants then run as JavaScript and
 # count as killed or survived) on a region that holds code (--ts-code-only: a 4-line window often
 # held only types or comments, and no TypeScript score): 36 s on a quiet machine.
-native_doctest_done() {  # waits (up to 40 minutes) for the native doctest stage to end
+stage_done() {  # stage_done <marker> <stage>: waits (up to 40 minutes) for a stage to end
   local i
-  for ((i = 0; i < 480; i++)); do [ -e build/.native-doctest-done ] && return 0; sleep 5; done
-  echo "not run: the native doctest stage did not end"; return 1
+  for ((i = 0; i < 480; i++)); do [ -e "$1" ] && return 0; sleep 5; done
+  echo "not run: the $2 stage did not end"; return 1
 }
 mutation_smoke() {
-  needs package_built "npm/dist" && native_doctest_done && native_ready &&
+  needs package_built "npm/dist" && stage_done build/.native-doctest-done "native doctest" &&
+    stage_done build/.ts-coverage-done "TypeScript coverage" && native_ready &&
     { timeout 300 bash scripts/mutation.sh --seed "$(date +%Y%m%d)" --ts-regions 1 --ts-window 4 --ts-tests 1 --ts-measure 1 --ts-no-checker --ts-code-only --cpp-mutants 1 --cpp-tests-near --budget-min 4
       local rc=$?
       # A sample whose one test file is slow may outrun the stage's 5 minutes: that is not rot.
