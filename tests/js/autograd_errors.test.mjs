@@ -1,0 +1,71 @@
+// Argument checks of backward, sg.autograd.grad, gradcheck/gradgradcheck and sg.utils.checkpoint
+// that no other test reached: each message is asserted (its words and its "got ..." part), and
+// the call after it still works. Values are hand-computed derivatives (d/dx Σx² = 2x, d/dx x³ = 3x²).
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { close, sg, throwsWith } from './helpers.mjs';
+
+test('backward(options, options) is an Error naming the two options objects; backward(options) still works', () => {
+  const x = sg.tensor([1, 2, 3]).requiresGrad_();
+  const y = x.square().sum();
+  throwsWith(() => y.backward({ retainGraph: true }, { createGraph: false }), /^backward: expected \(gradOutput\?, options\?\), got two options objects$/);
+  y.backward({ retainGraph: true });
+  close(x.grad.toArray(), [2, 4, 6]);
+  // retainGraph kept the graph: a second backward accumulates.
+  y.backward();
+  close(x.grad.toArray(), [4, 8, 12]);
+});
+
+test('autograd.grad with a number gradOutput scales the gradient by it', () => {
+  const x = sg.tensor([1, -2, 0.5]).requiresGrad_();
+  const g = sg.autograd.grad(x.square().sum(), x, { gradOutput: 3 });
+  // 3 · d/dx Σx² = 6x
+  close(g.toArray(), [6, -12, 3]);
+  assert.equal(x.grad, null);
+});
+
+test('gradcheck: inputs that are not a Tensor or a non-empty array are an Error naming what was given', () => {
+  for (const check of [sg.autograd.gradcheck, sg.autograd.gradgradcheck]) {
+    const name = check === sg.autograd.gradcheck ? 'gradcheck' : 'gradgradcheck';
+    throwsWith(() => check((a) => a, []), new RegExp(`^${name}: expected inputs to be a Tensor or a non-empty array of Tensors, got \\[\\]$`));
+    throwsWith(() => check((a) => a, 5), `${name}: expected inputs to be a Tensor or a non-empty array of Tensors, got 5`);
+  }
+  // A single Tensor is accepted as the input list.
+  assert.equal(sg.autograd.gradcheck((a) => a.square(), sg.tensor([1, 2], { dtype: 'float64' }).requiresGrad_()), true);
+});
+
+test('gradcheck: an input that requires grad in a dtype other than float32/float64 is an Error naming its dtype', () => {
+  const h = sg.tensor([1, 2]).half().requiresGrad_();
+  throwsWith(() => sg.autograd.gradcheck((a) => a.square(), [h]), /^gradcheck: input 0 requires grad but is float16 \(expected float32 or float64\)$/);
+  const b = sg.tensor([1, 2]).bfloat16().requiresGrad_();
+  const d = sg.tensor([3, 4], { dtype: 'float64' }).requiresGrad_();
+  throwsWith(() => sg.autograd.gradcheck((a, c) => a.float().mul(c.float()), [d, b]), 'gradcheck: input 1 requires grad but is bfloat16');
+  assert.equal(sg.autograd.gradcheck((a) => a.square(), [d]), true);
+});
+
+test('gradgradcheck with given gradOutputs passes for x³ and fails for a wrong double backward', () => {
+  const x = sg.tensor([0.5, -1, 2], { dtype: 'float64' }).requiresGrad_();
+  const go = sg.tensor([1, 2, -1], { dtype: 'float64' });
+  assert.equal(sg.autograd.gradgradcheck((a) => a.pow(3), [x], { gradOutputs: go }), true);
+  // The given gradOutputs are used through a detached copy: the caller's tensor is left as it was.
+  assert.equal(go.requiresGrad, false);
+  // A custom Function whose backward is right (3x²·g) but not differentiable through x in the
+  // recorded graph (its gradient is computed from a detached x): the double backward is wrong.
+  class Cube extends sg.autograd.Function {
+    static forward(ctx, a) { ctx.saveForBackward(a); return a.detach().pow(3); }
+    static backward(ctx, g) { const [a] = ctx.savedTensors; return a.detach().square().mul(3).mul(g); }
+  }
+  assert.equal(sg.autograd.gradcheck((a) => Cube.apply(a), [x]), true);
+  throwsWith(() => sg.autograd.gradgradcheck((a) => Cube.apply(a), [x], { gradOutputs: [go] }), /gradgradcheck/);
+});
+
+test('checkpoint: fn returning a different number of tensors when recomputed is an Error in backward', () => {
+  const x = sg.tensor([1, 2, 3]).requiresGrad_();
+  let calls = 0;
+  const y = sg.utils.checkpoint((a) => (calls++ === 0 ? [a.mul(2), a.mul(3)] : a.mul(2)), x);
+  throwsWith(() => y[0].sum().backward(), /checkpoint: fn returned something else when recomputed in backward/);
+  // The same function returning the same structure each time: d/dx Σ(2x) = 2.
+  const z = sg.utils.checkpoint((a) => [a.mul(2), a.mul(3)], x);
+  z[0].sum().backward();
+  close(x.grad.toArray(), [2, 2, 2]);
+});
