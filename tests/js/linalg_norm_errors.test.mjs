@@ -1,0 +1,37 @@
+// sg.linalg norm argument checks no other test asserted (a dim out of range, matrixPower's third
+// argument), with the call working after, and vectorNorm's keepdim without dim (every dim kept
+// as size 1, as torch.linalg.vector_norm). Values are hand-computed: ‖[3, 4]‖₂ = 5,
+// ‖[1, 2]‖₋₁ = (1 + 1/2)⁻¹ = 2/3, ‖[[1, 2], [3, 4]]‖_F = √30.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { close, sg, throwsWith } from './helpers.mjs';
+
+test('matrixNorm / norm: a dim outside [-ndim, ndim - 1] or not an integer is an Error naming the range and the dim', () => {
+  const A = sg.tensor([[[1, 2], [3, 4]]]);
+  throwsWith(() => sg.linalg.matrixNorm(A, 'fro', [0, 3]), /^linalg\.matrixNorm: expected dims in \[-3, 2\], got 3$/);
+  throwsWith(() => sg.linalg.matrixNorm(A, 'fro', [-4, 1]), 'linalg.matrixNorm: expected dims in [-3, 2], got -4');
+  throwsWith(() => sg.linalg.matrixNorm(A, { dim: [1, 1.5] }), 'linalg.matrixNorm: expected dims in [-3, 2], got 1.5');
+  throwsWith(() => sg.linalg.norm(A, 'fro', [2, 7]), 'linalg.norm: expected dims in [-3, 2], got 7');
+  // The edges of the range are accepted.
+  close(sg.linalg.matrixNorm(A, 'fro', [-3, 2]).toArray(), [Math.sqrt(5), Math.sqrt(25)]);
+  close(sg.linalg.matrixNorm(A).toArray(), [Math.sqrt(30)]);
+});
+
+test('matrixPower takes (A, n): a third argument is an Error naming it', () => {
+  const A = sg.tensor([[1, 1], [0, 1]]);
+  throwsWith(() => sg.linalg.matrixPower(A, 2, 3), /^linalg\.matrixPower: takes \(A, n\), got a third argument 3$/);
+  throwsWith(() => sg.linalg.matrixPower(A, 2, { dim: 0 }), 'linalg.matrixPower: takes (A, n), got a third argument');
+  // [[1, 1], [0, 1]]³ = [[1, 3], [0, 1]]
+  close(sg.linalg.matrixPower(A, 3).toArray(), [[1, 3], [0, 1]]);
+});
+
+test('vectorNorm with keepdim and no dim keeps every dim as 1 (ord 2 by default, and a negative ord)', () => {
+  const x = sg.tensor([[3, 4]]);
+  const n = sg.linalg.vectorNorm(x, { keepdim: true });
+  assert.deepEqual(n.shape, [1, 1]);
+  close(n.toArray(), [[5]]);
+  assert.deepEqual(sg.linalg.vectorNorm(x).shape, []);
+  const m = sg.linalg.vectorNorm(sg.tensor([[1, 2]]), -1, null, true);
+  assert.deepEqual(m.shape, [1, 1]);
+  close(m.toArray(), [[2 / 3]]);
+});
