@@ -103,9 +103,10 @@ def schedulers():
         'ReduceLROnPlateau': run(lambda o: S.ReduceLROnPlateau(o), n=30, metric=1.0),
         'CyclicLR_scaleFn_cycle': run(lambda o: S.CyclicLR(o, 0.01, 0.1, step_size_up=2, scale_fn=lambda x: 0.5 ** x)),
         'CyclicLR_scaleFn_iterations': run(lambda o: S.CyclicLR(o, 0.01, 0.1, step_size_up=2, scale_fn=lambda x: 1 / (1 + x), scale_mode='iterations')),
-        'Seq_Constant_MultiStep': run(lambda o: S.SequentialLR(o, [S.ConstantLR(o, factor=0.5, total_iters=2), S.MultiStepLR(o, [0, 2, 2], gamma=0.5)], [3]), n=8),
+        'Seq_Constant_MultiStep': run(lambda o: S.SequentialLR(o, [S.ConstantLR(o, factor=0.5, total_iters=2), S.MultiStepLR(o, [0, 0, 2], gamma=0.5)], [3]), n=8),
         'Seq_Exp_Linear': run(lambda o: S.SequentialLR(o, [S.ExponentialLR(o, 0.9), S.LinearLR(o, start_factor=0.5, total_iters=4)], [2]), n=8),
         'Seq_Exp_Constant': run(lambda o: S.SequentialLR(o, [S.ExponentialLR(o, 0.9), S.ConstantLR(o, factor=0.25, total_iters=3)], [2]), n=8),
+        'Seq_Exp_Constant0': run(lambda o: S.SequentialLR(o, [S.ExponentialLR(o, 0.9), S.ConstantLR(o, factor=0.25, total_iters=0)], [2]), n=6),
         'Seq_Linear_Exp': run(lambda o: S.SequentialLR(o, [S.LinearLR(o, total_iters=2), S.ExponentialLR(o, 0.5)], [3]), n=8),
         'Seq_Const_Cosine': run(lambda o: S.SequentialLR(o, [S.ConstantLR(o, factor=0.5, total_iters=1), S.CosineAnnealingLR(o, 3, eta_min=0.01)], [2]), n=8),
     }
