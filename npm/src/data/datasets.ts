@@ -6,6 +6,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { tidy } from '../runtime/memory.js';
 import { checkOptions, describe, isInteger, isOptionsObject } from '../runtime/options.js';
 import { GENERATOR_SPEC, generatorOr, type Generator } from './generator.js';
+import { isIntegralDType } from '../runtime/dtypes.js';
 
 /** A map-style dataset: `length` samples, sample i from get(i) (Tensors, numbers, or arrays/objects of them). */
 export interface Dataset<T = unknown> {
@@ -127,10 +128,10 @@ function indexIn(fn: string, index: unknown, n: number): number {
 /** A list of integer indices: an array, an Int32Array, or a 1-D integer Tensor. */
 function indexList(fn: string, indices: unknown): Int32Array {
   if (indices instanceof Tensor) {
-    if (indices.ndim !== 1 || indices.dtype === 'float32' || indices.dtype === 'bool') {
+    if (indices.ndim !== 1 || !isIntegralDType(indices.dtype)) {
       throw new Error(`${fn}: expected 'indices' to be a 1-D integer Tensor, got ${describe(indices)}`);
     }
-    return Int32Array.from(indices.dataSync() as ArrayLike<number>);
+    return Int32Array.from(indices.dataSync() as ArrayLike<number | bigint>, Number); // int64 data is a BigInt64Array
   }
   if (indices instanceof Int32Array) return indices.slice();
   if (Array.isArray(indices) && indices.every((v) => isInteger(v) && Math.abs(v) <= 2 ** 31 - 1)) return Int32Array.from(indices as number[]);

@@ -104,9 +104,9 @@ function weightList(weights: unknown): Float64Array {
   let w: Float64Array;
   if (weights instanceof Tensor) {
     if (weights.ndim !== 1) throw new Error(`WeightedRandomSampler: weights should be a 1d sequence but given weights have shape [${weights.shape.join(', ')}]`);
-    w = Float64Array.from(weights.dataSync() as ArrayLike<number>);
+    w = Float64Array.from(weights.dataSync() as ArrayLike<number | bigint>, Number); // int64 data is a BigInt64Array
   } else if (ArrayBuffer.isView(weights) && !(weights instanceof DataView)) {
-    w = Float64Array.from(weights as unknown as ArrayLike<number>);
+    w = Float64Array.from(weights as unknown as ArrayLike<number | bigint>, Number);
   } else if (Array.isArray(weights) && weights.every((v) => typeof v === 'number')) {
     w = Float64Array.from(weights as number[]);
   } else {
