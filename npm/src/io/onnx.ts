@@ -274,9 +274,13 @@ class OpDims implements Dims {
       const v = r.attrs[key];
       return index === undefined ? v : Array.isArray(v) ? v[index] : undefined;
     });
-    if (!values.every((v) => typeof v === 'number')) {
-      if (values.every((v) => v === values[0])) return values[0] as unknown as number;
-      throw new Error(`${FN}: op '${this.recs[0]!.op}': attribute '${key}' differs between the traces of the dynamic axes`);
+    // an entry of a list attribute (a creation op's shape): the lists must be as long in every trace,
+    // or the entries past the first trace's length are lost (a shape [2] at one size, [2, 3] at another)
+    const lengths = index === undefined ? [] : this.recs.map((r) => (Array.isArray(r.attrs[key]) ? (r.attrs[key] as unknown[]).length : -1));
+    const sameLength = lengths.every((n) => n === lengths[0]);
+    if (!sameLength || !values.every((v) => typeof v === 'number')) {
+      if (sameLength && values.every((v) => v === values[0])) return values[0] as unknown as number;
+      throw new Error(`${FN}: op '${this.recs[0]!.op}': attribute '${key}' differs between the traces of the dynamic axes${sameLength ? '' : ` (its length is ${lengths.join(', ')})`}`);
     }
     return this.fitted(values as number[], `attribute '${key}'${index === undefined ? '' : `[${index}]`}`);
   }
