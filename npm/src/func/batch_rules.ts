@@ -414,24 +414,29 @@ function convRule(spatial: number): Rule {
 
 // ---- losses: reduction 'none' through the pointwise or class rules, then a per-sample reduction ----
 
-function reduceLoss(c: Composer, loss: Arg, reduction: string, attrs: Attrs, denom?: Arg): Arg {
-  if (reduction === 'none') return loss;
+/** A per-sample 'sum' or 'mean' of a loss (the caller handles 'none' and 'batchmean'; sg.F checks the name). */
+function reduceLoss(c: Composer, loss: Arg, reduction: string, attrs: Attrs): Arg {
   if (reduction === 'sum') return c('sum', [loss], {});
-  if (reduction === 'mean') return denom === undefined ? c('mean', [loss], {}) : c('div', [c('sum', [loss], {}), denom], {});
-  if (reduction === 'batchmean') return c('div', [c('sum', [loss], {}), loss], {}); // unreachable: handled by the caller
+  if (reduction === 'mean') return c('mean', [loss], {});
   throw new Error(`vmap: reduction '${reduction}' of ${String(attrs)} has no batching rule`);
 }
 
 const elementwiseLossRule: Rule = (op, args, attrs) => {
   const reduction = (attrs.reduction as string | undefined) ?? 'mean';
-  return composite((c) => {
-    const none = c(op, args, { ...attrs, reduction: 'none' });
-    if (reduction === 'batchmean') {
-      const n = logicalShape(none)[0] ?? 1;
-      return c('div', [c('sum', [none], {}), scalarArg(n, c)], {});
-    }
-    return reduceLoss(c, none, reduction, attrs);
-  });
+  // reduction 'none' is pointwise (through this rule again, it recursed without end).
+  const none = pointwise(op, args, { ...attrs, reduction: 'none' })[0]!;
+  if (reduction === 'none') return [none];
+  try {
+    return composite((c) => {
+      if (reduction === 'batchmean') {
+        const n = logicalShape(none)[0] ?? 1;
+        return c('div', [c('sum', [none], {}), scalarArg(n, c)], {});
+      }
+      return reduceLoss(c, none, reduction, attrs);
+    });
+  } finally {
+    H.releaseHandle(none.id);
+  }
 };
 
 const classLossRule: Rule = (op, args, attrs) => {
