@@ -1,0 +1,118 @@
+// Errors of npm/src/runtime that no test triggered or whose message no test read, each with its
+// distinctive words and the "got ..." part, and the library still usable after: promoteTypes
+// and to() given no dtype/device, the op call's unknown op and attribute type, int64 values
+// beyond ±(2^53 − 1) (the boundary included), writeHandleBytes on a strided view, an async fn
+// in tidy, hostStep without a WebGPU device, the module used before init() and init() retried
+// after a failed load (both in a child process). Oracles: PyTorch 1.13's promote_types and
+// strides, Number.MAX_SAFE_INTEGER, hand values.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { sg, throwsWith } from './helpers.mjs';
+import * as H from '../../npm/dist/esm/npm/src/runtime/handles.js';
+import { hostStep } from '../../npm/dist/esm/npm/src/runtime/webgpu_device.js';
+import { isLoaded } from '../../npm/dist/esm/npm/src/runtime/module.js';
+
+const DTYPES = 'float32, float64, float16, bfloat16, int32, int64, int8, uint8, bool';
+
+test('promoteTypes names the two values when one is not a dtype', () => {
+  throwsWith(() => sg.promoteTypes('float32', 'float8'), new RegExp(`^promoteTypes: expected two dtypes \\(${sg.DTYPES?.join(', ') ?? '[^)]*'}\\), got float32 and float8$`));
+  throwsWith(() => sg.promoteTypes(undefined, 'int32'), /^promoteTypes: expected two dtypes \(.*\), got undefined and int32$/);
+  // torch.promote_types(torch.int32, torch.float32) == torch.float32; (uint8, int8) -> int16, here int32.
+  assert.equal(sg.promoteTypes('int32', 'float32'), 'float32');
+  assert.equal(sg.promoteTypes('uint8', 'int8'), 'int32');
+});
+
+test("to({ device }) names a device that is not 'cpu' or 'webgpu'", () => {
+  const x = sg.tensor([1, 2]);
+  throwsWith(() => x.to({ device: 'gpu' }), /^to: expected 'device' to be 'cpu' or 'webgpu', got 'gpu'$/);
+  throwsWith(() => new sg.nn.Linear(2, 1).to({ device: 5 }), /^to: expected 'device' to be 'cpu' or 'webgpu', got 5$/);
+  assert.deepEqual(x.to({ device: 'cpu', dtype: 'float64' }).toArray(), [1, 2]);
+});
+
+test('callOp: an unknown op and an attribute of no supported type are Errors, nothing leaks', () => {
+  const a = sg.tensor([1, 2]);
+  const live = sg.memory().handles;
+  throwsWith(() => H.callOp('noSuchOp', [a.handle]), /^unknown op 'noSuchOp'$/);
+  throwsWith(() => H.callOp('add', [a.handle, a.handle], { alpha: { v: 2 } }), /^add: attribute 'alpha' has an unsupported type$/);
+  throwsWith(() => H.callOp('add', [a.handle, a.handle], { alpha: ['2'] }), /^add: attribute 'alpha' has an unsupported type$/);
+  assert.equal(sg.memory().handles, live);
+  assert.deepEqual(a.add(a, { alpha: 2 }).toArray(), [3, 6]);
+});
+
+test('int64 values beyond ±(2^53 − 1) are Errors in item() and toArray(); the boundary itself reads', () => {
+  const max = BigInt(Number.MAX_SAFE_INTEGER);
+  const i64 = (...v) => sg.tensor(new BigInt64Array(v), { shape: [v.length] });
+  const big = i64(max + 1n);
+  throwsWith(() => big.item(), new RegExp(`^item: the int64 value ${max + 1n} is beyond ±\\(2\\^53 − 1\\), where JS numbers are exact: read it with dataSync\\(\\) \\(a BigInt64Array\\)$`));
+  throwsWith(() => i64(1n, -max - 1n).toArray(), new RegExp(`^toArray: the int64 value ${-max - 1n} is beyond`));
+  assert.equal(i64(max).item(), Number.MAX_SAFE_INTEGER);
+  assert.deepEqual(i64(-max, max).toArray(), [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]);
+  assert.equal(big.dataSync()[0], max + 1n);
+});
+
+test('writeHandleBytes refuses a strided view; handleStrides are torch strides; a failed handleFrom frees its handle', () => {
+  const x = sg.zeros([2, 3]);
+  const t = x.T;
+  throwsWith(() => H.writeHandleBytes(t.handle, new Uint8Array(24)), /^writeHandleBytes: expected a contiguous tensor$/);
+  throwsWith(() => H.writeHandleBytes(x.handle, new Uint8Array(8)), /^writeHandleBytes: expected 24 bytes for a float32 tensor of shape \[2, 3\], got 8$/);
+  assert.deepEqual(x.toArray(), [[0, 0, 0], [0, 0, 0]]);
+  // torch.zeros(2, 3).T.stride() == (1, 3)
+  assert.deepEqual(H.handleStrides(t.handle), [1, 3]);
+  assert.deepEqual(H.handleStrides(x.handle), [3, 1]);
+  // bytes of 1.0f (0x3f800000, little-endian) in element 4; bool bytes become 0/1.
+  const b = new Uint8Array(24);
+  b.set([0, 0, 0x80, 0x3f], 16);
+  H.writeHandleBytes(x.handle, b);
+  assert.deepEqual(x.toArray(), [[0, 0, 0], [0, 1, 0]]);
+  const m = sg.zeros([3], { dtype: 'bool' });
+  H.writeHandleBytes(m.handle, new Uint8Array([7, 0, 255]));
+  assert.deepEqual(Array.from(m.dataSync()), [1, 0, 1]);
+  const live = sg.memory().handles;
+  assert.throws(() => H.handleFrom([1.5], [1], 'int64'), TypeError); // a number where int64 wants a bigint
+  assert.equal(sg.memory().handles, live);
+});
+
+test('tidy refuses an async fn and frees what it made before the first await', () => {
+  const live = sg.memory().tensors;
+  throwsWith(() => sg.tidy(async () => { sg.ones([2]); }), /^tidy: fn must be synchronous \(it returned a Promise\); in async code use dispose\(\) and keep\(\)$/);
+  assert.equal(sg.memory().tensors, live);
+  assert.equal(sg.tidy(() => sg.ones([2]).sum().item()), 2);
+});
+
+test('hostStep without a running WebGPU device is an Error', () => {
+  let ran = false;
+  throwsWith(() => hostStep(() => (ran = true)), /^webgpu: no running WebGPU device \(it was lost or never started\)$/);
+  assert.equal(ran, false);
+  assert.equal(isLoaded(), true);
+});
+
+test('before init() the module refuses; init() after a failed load retries and works', () => {
+  const dist = new URL('../../npm/dist/', import.meta.url).href;
+  const script = `
+    import createSimdgrad from ${JSON.stringify(dist + 'simdgrad.mjs')};
+    import { createInit } from ${JSON.stringify(dist + 'index.mjs')};
+    import { mod, raw, isLoaded } from ${JSON.stringify(dist + 'esm/npm/src/runtime/module.js')};
+    const out = { loaded0: isLoaded() };
+    for (const f of [mod, raw]) { try { f(); out[f.name] = 'no error'; } catch (e) { out[f.name] = e.message; } }
+    let calls = 0;
+    const init = createInit(() => (++calls === 1 ? Promise.reject(new Error('boom')) : createSimdgrad()));
+    try { await init(); out.first = 'resolved'; } catch (e) { out.first = e.message; }
+    const sg = await init();
+    out.calls = calls;
+    out.sum = sg.tensor([1, 2]).sum().item();
+    out.loaded1 = isLoaded();
+    console.log(JSON.stringify(out));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split('\n').pop());
+  assert.deepEqual(out, {
+    loaded0: false,
+    mod: 'simdgrad is not initialized: call `await init()` first',
+    raw: 'simdgrad is not initialized: call `await init()` first',
+    first: 'boom',
+    calls: 2,
+    sum: 3,
+    loaded1: true,
+  });
+});
