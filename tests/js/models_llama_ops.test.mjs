@@ -31,7 +31,7 @@ test('nn.RMSNorm: parameters, names and repr as PyTorch', () => {
   const m = new sg.nn.RMSNorm([3, 4], { eps: 1e-6 });
   assert.deepEqual(Object.keys(m.stateDict()), ['weight']);
   assert.deepEqual(Array.from(m.weight.dataSync()), new Array(12).fill(1));
-  assert.equal(String(m), 'RMSNorm((3, 4), eps=0.000001, elementwise_affine=True)');
+  assert.equal(String(m), 'RMSNorm((3, 4), eps=1e-06, elementwise_affine=True)');
   const n = new sg.nn.RMSNorm(5, { elementwiseAffine: false });
   assert.equal(n.weight, null);
   assert.equal(n.parameters().length, 0);

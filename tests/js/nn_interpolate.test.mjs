@@ -31,7 +31,7 @@ test('nn.Upsample and its 2-D shorthands call interpolate with their options', (
     closeTo(new nn.UpsamplingBilinear2d({ size: [7, 9] }).forward(fromRef(b.input)), b.output, 1e-6, 'UpsamplingBilinear2d');
     const n = pick('nearest scale 1.7');
     closeTo(new nn.UpsamplingNearest2d({ scaleFactor: 1.7 }).forward(fromRef(n.input)), n.output, 1e-8, 'UpsamplingNearest2d');
-    assert.equal(String(new nn.Upsample({ scaleFactor: 2, mode: 'bilinear' })), "Upsample(scale_factor=2, mode='bilinear')");
+    assert.equal(String(new nn.Upsample({ scaleFactor: 2, mode: 'bilinear' })), 'Upsample(scale_factor=2, mode=bilinear)');
   });
 });
 

@@ -46,7 +46,7 @@ test('the module classes call their F function with their options', () => {
     const ml = new nn.MultiLabelSoftMarginLoss({ weight: fromRef(w.weight) });
     assert.deepEqual(Object.keys(ml.stateDict()), ['weight']);
     closeTo(ml.forward(...w.args.map((a) => fromRef(a))), w.result, TOL, 'MultiLabelSoftMarginLoss');
-    assert.equal(String(new nn.TripletMarginLoss({ margin: 2 })), 'TripletMarginLoss(margin=2)');
+    assert.equal(String(new nn.TripletMarginLoss({ margin: 2 })), 'TripletMarginLoss()'); // PyTorch 1.13's losses print no settings
   });
 });
 

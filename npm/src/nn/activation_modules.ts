@@ -3,12 +3,13 @@
 // LeakyReLU({ negativeSlope: 0.2 }). With `inplace: true` the result is written into the input,
 // which forward returns (PyTorch's in-place activations; args.ts inPlace).
 import { F } from './functional.js';
-import { checkOptions, intArg } from '../runtime/options.js';
+import { checkOptions, describe, intArg } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { keywordArgs, type KwArgs } from '../tensor/keywords.js';
-import { countArg, inPlace, scalarOrOptions } from './args.js';
+import { countArg, inPlace, positionalOrOptions } from './args.js';
 import { constant_ } from './init.js';
 import { Module, Parameter } from './module.js';
+import { pyRepr } from './repr.js';
 
 type InplaceOptions = { inplace?: boolean };
 
@@ -58,7 +59,7 @@ function shrink(name: string, fn: (x: Tensor, lambd: number) => Tensor) {
 
     constructor(lambd?: number | { lambd?: number }) {
       super();
-      const o = scalarOrOptions<{ lambd: number }>(name, lambd, 'lambd', { lambd: 'number' });
+      const o = positionalOrOptions<{ lambd: number }>(name, [lambd], ['lambd'], { lambd: 'number' });
       this.lambd = o.lambd ?? 0.5;
       if (!(this.lambd >= 0)) throw new Error(`${name}: expected 'lambd' to be a number >= 0, got ${this.lambd}`);
     }
@@ -68,7 +69,7 @@ function shrink(name: string, fn: (x: Tensor, lambd: number) => Tensor) {
     }
 
     extraRepr(): string {
-      return `${this.lambd}`;
+      return `${pyRepr(this.lambd)}`;
     }
   };
   Object.defineProperty(cls, 'name', { value: name });
@@ -82,9 +83,9 @@ export class CELU extends Module {
   declare alpha: number;
   declare inplace: boolean;
 
-  constructor(alpha?: number | { alpha?: number; inplace?: boolean }) {
+  constructor(alpha?: number | { alpha?: number; inplace?: boolean }, options?: { inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ alpha: number; inplace: boolean }>('CELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
+    const o = positionalOrOptions<{ alpha: number; inplace: boolean }>('CELU', [alpha, options], ['alpha'], { alpha: 'number', inplace: 'boolean' });
     this.alpha = o.alpha ?? 1;
     this.inplace = o.inplace ?? false;
   }
@@ -94,7 +95,7 @@ export class CELU extends Module {
   }
 
   extraRepr(): string {
-    return inplaceRepr(this.inplace, `alpha=${this.alpha}`);
+    return inplaceRepr(this.inplace, `alpha=${pyRepr(this.alpha)}`);
   }
 }
 
@@ -107,6 +108,9 @@ export class Threshold extends Module {
   constructor(threshold: number, value: number, options?: boolean | InplaceOptions) {
     super();
     this.inplace = typeof options === 'boolean' ? options : checkOptions<InplaceOptions>('Threshold', options, { inplace: 'boolean' }).inplace ?? false;
+    // Both required, as PyTorch's.
+    if (typeof threshold !== 'number') throw new Error(`Threshold: expected 'threshold' to be a number, got ${describe(threshold)}`);
+    if (typeof value !== 'number') throw new Error(`Threshold: expected 'value' to be a number, got ${describe(value)}`);
     this.threshold = threshold;
     this.value = value;
   }
@@ -116,7 +120,7 @@ export class Threshold extends Module {
   }
 
   extraRepr(): string {
-    return inplaceRepr(this.inplace, `threshold=${this.threshold}, value=${this.value}`);
+    return inplaceRepr(this.inplace, `threshold=${pyRepr(this.threshold)}, value=${pyRepr(this.value)}`);
   }
 }
 
@@ -126,12 +130,12 @@ export class RReLU extends Module {
   declare upper: number;
   declare inplace: boolean;
 
-  constructor(lower?: number | { lower?: number; upper?: number; inplace?: boolean }, upper?: number) {
+  constructor(lower?: number | { lower?: number; upper?: number; inplace?: boolean }, upper?: number | { upper?: number; inplace?: boolean }, options?: { inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ lower: number; upper: number; inplace: boolean }>('RReLU', lower, 'lower', { lower: 'number', upper: 'number', inplace: 'boolean' });
+    const o = positionalOrOptions<{ lower: number; upper: number; inplace: boolean }>('RReLU', [lower, upper, options], ['lower', 'upper'], { lower: 'number', upper: 'number', inplace: 'boolean' });
     this.inplace = o.inplace ?? false;
     this.lower = o.lower ?? 1 / 8;
-    this.upper = upper ?? o.upper ?? 1 / 3;
+    this.upper = o.upper ?? 1 / 3;
     if (!(this.lower <= this.upper)) throw new Error(`RReLU: expected lower <= upper, got lower ${this.lower} and upper ${this.upper}`);
   }
 
@@ -140,7 +144,7 @@ export class RReLU extends Module {
   }
 
   extraRepr(): string {
-    return inplaceRepr(this.inplace, `lower=${this.lower}, upper=${this.upper}`);
+    return inplaceRepr(this.inplace, `lower=${pyRepr(this.lower)}, upper=${pyRepr(this.upper)}`);
   }
 }
 
@@ -148,9 +152,9 @@ export class LeakyReLU extends Module {
   declare negativeSlope: number;
   declare inplace: boolean;
 
-  constructor(negativeSlope?: number | { negativeSlope?: number; inplace?: boolean }) {
+  constructor(negativeSlope?: number | { negativeSlope?: number; inplace?: boolean }, options?: { inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ negativeSlope: number; inplace: boolean }>('LeakyReLU', negativeSlope, 'negativeSlope', { negativeSlope: 'number', inplace: 'boolean' });
+    const o = positionalOrOptions<{ negativeSlope: number; inplace: boolean }>('LeakyReLU', [negativeSlope, options], ['negativeSlope'], { negativeSlope: 'number', inplace: 'boolean' });
     this.negativeSlope = o.negativeSlope ?? 0.01;
     this.inplace = o.inplace ?? false;
   }
@@ -160,7 +164,7 @@ export class LeakyReLU extends Module {
   }
 
   extraRepr(): string {
-    return inplaceRepr(this.inplace, `negative_slope=${this.negativeSlope}`);
+    return inplaceRepr(this.inplace, `negative_slope=${pyRepr(this.negativeSlope)}`);
   }
 }
 
@@ -168,9 +172,9 @@ export class ELU extends Module {
   declare alpha: number;
   declare inplace: boolean;
 
-  constructor(alpha?: number | { alpha?: number; inplace?: boolean }) {
+  constructor(alpha?: number | { alpha?: number; inplace?: boolean }, options?: { inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ alpha: number; inplace: boolean }>('ELU', alpha, 'alpha', { alpha: 'number', inplace: 'boolean' });
+    const o = positionalOrOptions<{ alpha: number; inplace: boolean }>('ELU', [alpha, options], ['alpha'], { alpha: 'number', inplace: 'boolean' });
     this.alpha = o.alpha ?? 1;
     this.inplace = o.inplace ?? false;
   }
@@ -180,7 +184,7 @@ export class ELU extends Module {
   }
 
   extraRepr(): string {
-    return inplaceRepr(this.inplace, `alpha=${this.alpha}`);
+    return inplaceRepr(this.inplace, `alpha=${pyRepr(this.alpha)}`);
   }
 }
 
@@ -189,7 +193,7 @@ export class GELU extends Module {
 
   constructor(approximate?: 'none' | 'tanh' | { approximate?: 'none' | 'tanh' }) {
     super();
-    const o = scalarOrOptions<{ approximate: 'none' | 'tanh' }>('GELU', approximate, 'approximate', { approximate: ['none', 'tanh'] });
+    const o = positionalOrOptions<{ approximate: 'none' | 'tanh' }>('GELU', [approximate], ['approximate'], { approximate: ['none', 'tanh'] });
     this.approximate = o.approximate ?? 'none';
   }
 
@@ -206,11 +210,11 @@ export class Softplus extends Module {
   declare beta: number;
   declare threshold: number;
 
-  constructor(beta?: number | { beta?: number; threshold?: number }, threshold?: number) {
+  constructor(beta?: number | { beta?: number; threshold?: number }, threshold?: number | { threshold?: number }) {
     super();
-    const o = scalarOrOptions<{ beta: number; threshold: number }>('Softplus', beta, 'beta', { beta: 'number', threshold: 'number' });
+    const o = positionalOrOptions<{ beta: number; threshold: number }>('Softplus', [beta, threshold], ['beta', 'threshold'], { beta: 'number', threshold: 'number' });
     this.beta = o.beta ?? 1;
-    this.threshold = threshold ?? o.threshold ?? 20;
+    this.threshold = o.threshold ?? 20;
   }
 
   forward(input: Tensor): Tensor {
@@ -218,7 +222,7 @@ export class Softplus extends Module {
   }
 
   extraRepr(): string {
-    return `beta=${this.beta}, threshold=${this.threshold}`;
+    return `beta=${pyRepr(this.beta)}, threshold=${pyRepr(this.threshold)}`;
   }
 }
 
@@ -227,12 +231,12 @@ export class Hardtanh extends Module {
   declare maxVal: number;
   declare inplace: boolean;
 
-  constructor(minVal?: number | { minVal?: number; maxVal?: number; inplace?: boolean }, maxVal?: number) {
+  constructor(minVal?: number | { minVal?: number; maxVal?: number; inplace?: boolean }, maxVal?: number | { maxVal?: number; inplace?: boolean }, options?: { inplace?: boolean }) {
     super();
-    const o = scalarOrOptions<{ minVal: number; maxVal: number; inplace: boolean }>('Hardtanh', minVal, 'minVal', { minVal: 'number', maxVal: 'number', inplace: 'boolean' });
+    const o = positionalOrOptions<{ minVal: number; maxVal: number; inplace: boolean }>('Hardtanh', [minVal, maxVal, options], ['minVal', 'maxVal'], { minVal: 'number', maxVal: 'number', inplace: 'boolean' });
     this.inplace = o.inplace ?? false;
     this.minVal = o.minVal ?? -1;
-    this.maxVal = maxVal ?? o.maxVal ?? 1;
+    this.maxVal = o.maxVal ?? 1;
     if (!(this.maxVal > this.minVal)) throw new Error(`Hardtanh: expected maxVal > minVal, got ${this.minVal} and ${this.maxVal}`);
   }
 
@@ -241,7 +245,7 @@ export class Hardtanh extends Module {
   }
 
   extraRepr(): string {
-    return inplaceRepr(this.inplace, `min_val=${this.minVal}, max_val=${this.maxVal}`);
+    return inplaceRepr(this.inplace, `min_val=${pyRepr(this.minVal)}, max_val=${pyRepr(this.maxVal)}`);
   }
 }
 
@@ -250,14 +254,14 @@ export class PReLU extends Module {
   declare numParameters: number;
   declare weight: Parameter;
 
-  constructor(numParameters?: number | { numParameters?: number; init?: number }, init?: number) {
+  constructor(numParameters?: number | { numParameters?: number; init?: number }, init?: number | { init?: number }) {
     super();
-    const o = scalarOrOptions<{ numParameters: number; init: number }>('PReLU', numParameters, 'numParameters', {
+    const o = positionalOrOptions<{ numParameters: number; init: number }>('PReLU', [numParameters, init], ['numParameters', 'init'], {
       numParameters: 'positiveInteger',
       init: 'number',
     });
     this.numParameters = countArg('PReLU', 'numParameters', o.numParameters ?? 1, 1);
-    this.weight = constant_(Parameter.empty([this.numParameters]), init ?? o.init ?? 0.25) as Parameter;
+    this.weight = constant_(Parameter.empty([this.numParameters]), o.init ?? 0.25) as Parameter;
   }
 
   forward(input: Tensor): Tensor {
@@ -276,7 +280,7 @@ function overDim(name: string, fn: (x: Tensor, dim: number) => Tensor) {
 
     constructor(dim: number | { dim: number }) {
       super();
-      const o = scalarOrOptions<{ dim: number }>(name, dim, 'dim', { dim: 'integer' });
+      const o = positionalOrOptions<{ dim: number }>(name, [dim], ['dim'], { dim: 'integer' });
       if (o.dim === undefined) throw new Error(`${name}: expected 'dim' (the dimension to normalize over)`);
       this.dim = o.dim;
     }

@@ -9,6 +9,15 @@ export function countArg(fn: string, name: string, v: unknown, min = 0): number 
   return v;
 }
 
+/**
+ * A constructor argument PyTorch requires (a TypeError there when missing). Only its presence is
+ * checked here: like PyTorch, the modules that check a size when called (Unfold, Fold, MaxUnpool)
+ * accept any value when made.
+ */
+export function requiredArg(fn: string, name: string, v: unknown): void {
+  if (v === undefined) throw new Error(`${fn}: missing the required argument '${name}'`);
+}
+
 /** A size for `n` spatial dims: a number (repeated) or an array of n integers, each at least `min`. */
 export function tupleArg(fn: string, name: string, v: unknown, n: number, min = -Infinity): number[] {
   const ok = (e: unknown): e is number => isInteger(e) && e >= min;
@@ -19,12 +28,27 @@ export function tupleArg(fn: string, name: string, v: unknown, n: number, min = 
 }
 
 /**
- * PyTorch's positional first scalar or, in JS style, an options object: LeakyReLU(0.2) and
- * LeakyReLU({ negativeSlope: 0.2 }) are the same.
+ * PyTorch's leading positional scalars (named `keys`, in order), then the rest as a trailing options
+ * object, as everywhere in sg (API.md's conventions): LeakyReLU(0.2), LeakyReLU(0.2, { inplace: true })
+ * and LeakyReLU({ negativeSlope: 0.2, inplace: true }) are the same. `args` are the constructor's
+ * arguments as given; an undefined or null positional is not given (its default applies). A
+ * setting given both positionally and in the options, or more positionals than `keys`, is an Error.
  */
-export function scalarOrOptions<T extends object>(fn: string, arg: unknown, key: string, spec: Spec): Partial<T> {
-  if (arg === undefined || arg === null || isOptionsObject(arg)) return checkOptions<T>(fn, arg, spec);
-  return checkOptions<T>(fn, { [key]: arg }, spec);
+export function positionalOrOptions<T extends object>(fn: string, args: unknown[], keys: string[], spec: Spec): Partial<T> {
+  let n = args.length;
+  while (n > 0 && args[n - 1] === undefined) n--;
+  const given = args.slice(0, n);
+  const options: Record<string, unknown> = n > 0 && isOptionsObject(given[n - 1]) ? { ...(given.pop() as object) } : {};
+  if (given.length > keys.length) {
+    throw new Error(`${fn}: takes (${keys.map((k) => `${k}?`).join(', ')}, options?), got ${describe(given[keys.length])} as argument ${keys.length + 1}`);
+  }
+  given.forEach((v, i) => {
+    const key = keys[i]!;
+    if (v === undefined || v === null) return;
+    if (key in options) throw new Error(`${fn}: '${key}' given both as argument ${i + 1} and in the options`);
+    options[key] = v;
+  });
+  return checkOptions<T>(fn, options, spec);
 }
 
 export function probabilityArg(fn: string, p: unknown): number {

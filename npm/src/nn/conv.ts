@@ -8,6 +8,7 @@ import type { Tensor } from '../tensor/tensor.js';
 import { countArg, tupleArg } from './args.js';
 import { resetKaiming } from './linear.js';
 import { Module, Parameter } from './module.js';
+import { pyRepr } from './repr.js';
 
 export type PaddingMode = 'zeros' | 'reflect' | 'replicate';
 
@@ -108,11 +109,10 @@ abstract class ConvNd extends Module {
   }
 
   extraRepr(): string {
-    const t = (a: number[]) => `(${a.join(', ')}${a.length === 1 ? ',' : ''})`;
-    let s = `${this.inChannels}, ${this.outChannels}, kernel_size=${t(this.kernelSize)}, stride=${t(this.stride)}`;
+    let s = `${this.inChannels}, ${this.outChannels}, kernel_size=${pyRepr(this.kernelSize)}, stride=${pyRepr(this.stride)}`;
     if (typeof this.padding === 'string') s += `, padding=${this.padding}`;
-    else if (this.padding.some((p) => p !== 0)) s += `, padding=${t(this.padding)}`;
-    if (this.dilation.some((d) => d !== 1)) s += `, dilation=${t(this.dilation)}`;
+    else if (this.padding.some((p) => p !== 0)) s += `, padding=${pyRepr(this.padding)}`;
+    if (this.dilation.some((d) => d !== 1)) s += `, dilation=${pyRepr(this.dilation)}`;
     if (this.groups !== 1) s += `, groups=${this.groups}`;
     if (this.bias === null) s += ', bias=False';
     if (this.paddingMode !== 'zeros') s += `, padding_mode=${this.paddingMode}`;
@@ -231,11 +231,10 @@ abstract class ConvTransposeNd extends Module {
   }
 
   extraRepr(): string {
-    const t = (a: number[]) => `(${a.join(', ')})`;
-    let s = `${this.inChannels}, ${this.outChannels}, kernel_size=${t(this.kernelSize)}, stride=${t(this.stride)}`;
-    if (this.padding.some((p) => p !== 0)) s += `, padding=${t(this.padding)}`;
-    if (this.outputPadding.some((p) => p !== 0)) s += `, output_padding=${t(this.outputPadding)}`;
-    if (this.dilation.some((d) => d !== 1)) s += `, dilation=${t(this.dilation)}`;
+    let s = `${this.inChannels}, ${this.outChannels}, kernel_size=${pyRepr(this.kernelSize)}, stride=${pyRepr(this.stride)}`;
+    if (this.padding.some((p) => p !== 0)) s += `, padding=${pyRepr(this.padding)}`;
+    if (this.outputPadding.some((p) => p !== 0)) s += `, output_padding=${pyRepr(this.outputPadding)}`;
+    if (this.dilation.some((d) => d !== 1)) s += `, dilation=${pyRepr(this.dilation)}`;
     if (this.groups !== 1) s += `, groups=${this.groups}`;
     if (this.bias === null) s += ', bias=False';
     return s;

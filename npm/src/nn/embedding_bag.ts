@@ -164,6 +164,7 @@ export class EmbeddingBag extends Module {
   }
 
   extraRepr(): string {
-    return `${this.numEmbeddings}, ${this.embeddingDim}, mode='${this.mode}'`;
+    // PyTorch 1.13 prints the mode unquoted, and padding_idx only when set.
+    return `${this.numEmbeddings}, ${this.embeddingDim}, mode=${this.mode}${this.paddingIdx !== null ? `, padding_idx=${this.paddingIdx}` : ''}`;
   }
 }

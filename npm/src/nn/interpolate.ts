@@ -9,6 +9,7 @@ import { tidy } from '../runtime/memory.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { Module } from './module.js';
+import { pyRepr } from './repr.js';
 
 export type InterpolateMode = 'nearest' | 'nearest-exact' | 'linear' | 'bilinear' | 'area';
 
@@ -187,8 +188,8 @@ export class Upsample extends Module {
   }
 
   extraRepr(): string {
-    const what = this.scaleFactor !== null ? `scale_factor=${JSON.stringify(this.scaleFactor)}` : `size=${JSON.stringify(this.size)}`;
-    return `${what}, mode='${this.mode}'`;
+    const what = this.scaleFactor !== null ? `scale_factor=${pyRepr(this.scaleFactor)}` : `size=${pyRepr(this.size)}`;
+    return `${what}, mode=${this.mode}`; // unquoted, as PyTorch 1.13's str(mode)
   }
 }
 

@@ -10,8 +10,9 @@ import { functionOps, ops } from '../tensor/ops.js';
 import { samplingOps } from '../tensor/sampling.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
-import { countArg, inPlace, probabilityArg, scalarOrOptions, tupleArg } from './args.js';
+import { countArg, inPlace, probabilityArg, positionalOrOptions, tupleArg } from './args.js';
 import { Module } from './module.js';
+import { pyRepr } from './repr.js';
 
 const shape = (t: Tensor) => `[${t.shape.join(', ')}]`;
 
@@ -78,6 +79,9 @@ export interface LocalResponseNormOptions {
 }
 
 /** x / (k + α·mean of x² over `size` neighbouring channels)^β (channels zero-padded), as AlexNet's. */
+/** PyTorch's defaults of localResponseNorm's options. */
+const LRN = { alpha: 1e-4, beta: 0.75, k: 1 };
+
 export function localResponseNorm(input: Tensor, size: number, options?: LocalResponseNormOptions): Tensor {
   const fn = 'localResponseNorm';
   const o = checkOptions<LocalResponseNormOptions>(fn, options, { alpha: 'number', beta: 'number', k: 'number' });
@@ -91,7 +95,7 @@ export function localResponseNorm(input: Tensor, size: number, options?: LocalRe
     const padded = functionOps.pad(sq, pads);
     let sum = ops.narrow(padded, 1, 0, c);
     for (let i = 1; i < n; i++) sum = ops.add(sum, ops.narrow(padded, 1, i, c));
-    const div = ops.pow(ops.add(ops.mul(ops.div(sum, n), o.alpha ?? 1e-4), o.k ?? 1), o.beta ?? 0.75);
+    const div = ops.pow(ops.add(ops.mul(ops.div(sum, n), o.alpha ?? LRN.alpha), o.k ?? LRN.k), o.beta ?? LRN.beta);
     return ops.div(input, div);
   });
 }
@@ -149,9 +153,9 @@ function dropoutModule(name: string, fn: (x: Tensor, o: { p: number; training: b
     declare p: number;
     declare inplace: boolean;
 
-    constructor(p?: number | { p?: number; inplace?: boolean }) {
+    constructor(p?: number | { p?: number; inplace?: boolean }, options?: { inplace?: boolean }) {
       super();
-      const o = scalarOrOptions<{ p: number; inplace: boolean }>(name, p, 'p', { p: 'numberOrInfinity', inplace: 'boolean' });
+      const o = positionalOrOptions<{ p: number; inplace: boolean }>(name, [p, options], ['p'], { p: 'numberOrInfinity', inplace: 'boolean' });
       this.p = probabilityArg(name, o.p ?? 0.5);
       this.inplace = o.inplace ?? false;
     }
@@ -161,7 +165,7 @@ function dropoutModule(name: string, fn: (x: Tensor, o: { p: number; training: b
     }
 
     extraRepr(): string {
-      return `p=${this.p}, inplace=${this.inplace ? 'True' : 'False'}`;
+      return `p=${pyRepr(this.p)}, inplace=${pyRepr(this.inplace)}`;
     }
   };
   Object.defineProperty(cls, 'name', { value: name });
@@ -186,6 +190,11 @@ export class LocalResponseNorm extends Module {
   forward(input: Tensor): Tensor {
     return localResponseNorm(input, this.size, this.options);
   }
+
+  extraRepr(): string {
+    const o = this.options;
+    return `${this.size}, alpha=${pyRepr(o.alpha ?? LRN.alpha)}, beta=${pyRepr(o.beta ?? LRN.beta)}, k=${pyRepr(o.k ?? LRN.k)}`;
+  }
 }
 
 function lpPoolModule(name: string, dims: 1 | 2, fn: (x: Tensor, p: number, k: never, o: LpPoolOptions) => Tensor) {
@@ -205,6 +214,11 @@ function lpPoolModule(name: string, dims: 1 | 2, fn: (x: Tensor, p: number, k: n
     forward(input: Tensor): Tensor {
       return fn(input, this.normType, this.kernelSize as never, this.options);
     }
+
+    extraRepr(): string {
+      const o = this.options;
+      return `norm_type=${pyRepr(this.normType)}, kernel_size=${pyRepr(this.kernelSize)}, stride=${pyRepr(o.stride)}, ceil_mode=${pyRepr(o.ceilMode ?? false)}`;
+    }
   };
   Object.defineProperty(cls, 'name', { value: name });
   return cls;
@@ -223,5 +237,9 @@ export class ChannelShuffle extends Module {
 
   forward(input: Tensor): Tensor {
     return channelShuffle(input, this.groups);
+  }
+
+  extraRepr(): string {
+    return `groups=${this.groups}`;
   }
 }

@@ -23,12 +23,6 @@ abstract class ScalarLoss<O extends object> extends Module {
     super();
     this.options = { ...checkOptions<O>(name, options, spec) } as O;
   }
-
-  extraRepr(): string {
-    return Object.entries(this.options)
-      .map(([k, v]) => `${k}=${String(v)}`)
-      .join(', ');
-  }
 }
 
 const reduction: Spec = { reduction: REDUCTIONS };

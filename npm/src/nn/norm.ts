@@ -9,6 +9,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { countArg } from './args.js';
 import { ones_, zeros_ } from './init.js';
 import { Module, Parameter } from './module.js';
+import { pyRepr } from './repr.js';
 import { copyTensorInto, writeInto } from './tensor_data.js';
 import { tidy } from '../runtime/memory.js';
 import { placeOn } from '../runtime/webgpu_device.js';
@@ -85,7 +86,7 @@ abstract class NormBase extends Module {
   }
 
   extraRepr(): string {
-    return `${this.numFeatures}, eps=${this.eps}, momentum=${this.momentum ?? 'None'}, affine=${this.affine ? 'True' : 'False'}, track_running_stats=${this.trackRunningStats ? 'True' : 'False'}`;
+    return `${this.numFeatures}, eps=${pyRepr(this.eps)}, momentum=${pyRepr(this.momentum)}, affine=${pyRepr(this.affine)}, track_running_stats=${pyRepr(this.trackRunningStats)}`;
   }
 }
 
@@ -263,7 +264,7 @@ export class LayerNorm extends Module {
   }
 
   extraRepr(): string {
-    return `(${this.normalizedShape.join(', ')}${this.normalizedShape.length === 1 ? ',' : ''}), eps=${this.eps}, elementwise_affine=${this.elementwiseAffine ? 'True' : 'False'}`;
+    return `${pyRepr(this.normalizedShape)}, eps=${pyRepr(this.eps)}, elementwise_affine=${pyRepr(this.elementwiseAffine)}`;
   }
 }
 
@@ -303,7 +304,7 @@ export class GroupNorm extends Module {
   }
 
   extraRepr(): string {
-    return `${this.numGroups}, ${this.numChannels}, eps=${this.eps}, affine=${this.affine ? 'True' : 'False'}`;
+    return `${this.numGroups}, ${this.numChannels}, eps=${pyRepr(this.eps)}, affine=${pyRepr(this.affine)}`;
   }
 }
 

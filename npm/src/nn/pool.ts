@@ -4,6 +4,7 @@ import { F, sizeArg, type AvgPoolOptions, type MaxPoolOptions, type Size } from 
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { Module } from './module.js';
+import { pyRepr } from './repr.js';
 
 const nullableSize = {
   check: (v: unknown) => v === null || isInteger(v) || (Array.isArray(v) && v.every(isInteger)),
@@ -29,7 +30,7 @@ abstract class MaxPoolNd extends Module {
 
   extraRepr(): string {
     const o = this.options;
-    return `kernel_size=${describe(this.kernelSize)}, stride=${describe(o.stride ?? this.kernelSize)}, padding=${describe(o.padding ?? 0)}, dilation=${describe(o.dilation ?? 1)}, ceil_mode=${o.ceilMode ? 'True' : 'False'}`;
+    return `kernel_size=${pyRepr(this.kernelSize)}, stride=${pyRepr(o.stride ?? this.kernelSize)}, padding=${pyRepr(o.padding ?? 0)}, dilation=${pyRepr(o.dilation ?? 1)}, ceil_mode=${pyRepr(o.ceilMode ?? false)}`;
   }
 }
 
@@ -71,15 +72,20 @@ abstract class AvgPoolNd extends Module {
     this.options = { ...o };
   }
 
+  /** AvgPool1d's sizes print as 1-tuples, (3,), as PyTorch's (it stores them so); AvgPool2d's as given. */
+  protected single = false;
+
   extraRepr(): string {
     const o = this.options;
-    return `kernel_size=${describe(this.kernelSize)}, stride=${describe(o.stride ?? this.kernelSize)}, padding=${describe(o.padding ?? 0)}`;
+    const t = (v: number | readonly number[]) => pyRepr(this.single ? [v].flat() : v);
+    return `kernel_size=${t(this.kernelSize)}, stride=${t(o.stride ?? this.kernelSize)}, padding=${t(o.padding ?? 0)}`;
   }
 }
 
 export class AvgPool1d extends AvgPoolNd {
   constructor(kernelSize: Size, options?: AvgPoolOptions) {
     super('AvgPool1d', kernelSize, options);
+    this.single = true;
   }
 
   forward(input: Tensor): Tensor {
@@ -132,6 +138,6 @@ export class AdaptiveAvgPool2d extends Module {
   }
 
   extraRepr(): string {
-    return `output_size=${describe(this.outputSize)}`;
+    return `output_size=${pyRepr(this.outputSize)}`;
   }
 }

@@ -22,6 +22,7 @@ import { checkOptions, describe, isInteger, type OptionSpec } from '../runtime/o
 import { Tensor } from '../tensor/tensor.js';
 import { tupleArg } from './args.js';
 import { Module } from './module.js';
+import { pyRepr } from './repr.js';
 
 type Triple = number | readonly number[];
 
@@ -223,8 +224,6 @@ export function adaptiveMaxPool3d(input: Tensor, outputSize: AdaptiveSize3d, opt
   });
 }
 
-const t3 = (v: unknown) => (Array.isArray(v) ? `(${v.join(', ')})` : String(v));
-
 export class MaxPool3d extends Module {
   declare kernelSize: number | number[];
   declare options: MaxPool3dOptions;
@@ -243,7 +242,7 @@ export class MaxPool3d extends Module {
 
   extraRepr(): string {
     const o = this.options;
-    return `kernel_size=${t3(this.kernelSize)}, stride=${t3(o.stride ?? this.kernelSize)}, padding=${t3(o.padding ?? 0)}, dilation=${t3(o.dilation ?? 1)}, ceil_mode=${o.ceilMode ? 'True' : 'False'}`;
+    return `kernel_size=${pyRepr(this.kernelSize)}, stride=${pyRepr(o.stride ?? this.kernelSize)}, padding=${pyRepr(o.padding ?? 0)}, dilation=${pyRepr(o.dilation ?? 1)}, ceil_mode=${pyRepr(o.ceilMode ?? false)}`;
   }
 }
 
@@ -264,7 +263,7 @@ export class AvgPool3d extends Module {
 
   extraRepr(): string {
     const o = this.options;
-    return `kernel_size=${t3(this.kernelSize)}, stride=${t3(o.stride ?? this.kernelSize)}, padding=${t3(o.padding ?? 0)}`;
+    return `kernel_size=${pyRepr(this.kernelSize)}, stride=${pyRepr(o.stride ?? this.kernelSize)}, padding=${pyRepr(o.padding ?? 0)}`;
   }
 }
 
@@ -288,7 +287,7 @@ export class AdaptiveAvgPool3d extends Module {
   }
 
   extraRepr(): string {
-    return `output_size=${describe(this.outputSize)}`;
+    return `output_size=${pyRepr(this.outputSize)}`;
   }
 }
 
@@ -307,6 +306,6 @@ export class AdaptiveMaxPool3d extends Module {
   }
 
   extraRepr(): string {
-    return `output_size=${describe(this.outputSize)}`;
+    return `output_size=${pyRepr(this.outputSize)}`;
   }
 }

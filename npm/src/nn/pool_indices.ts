@@ -17,8 +17,9 @@ import { ops } from '../tensor/ops.js';
 import { scatterGatherOps } from '../tensor/scatter_gather.js';
 import { checkOptions, describe, isInteger } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
-import { tupleArg } from './args.js';
+import { requiredArg, tupleArg } from './args.js';
 import { Module } from './module.js';
+import { pyRepr } from './repr.js';
 
 /** The windows of one plane: `k` positions each (flat h·W + w), `count` windows in the output grid `grid`. */
 interface Windows {
@@ -208,7 +209,7 @@ export function maxUnpool2d(input: Tensor, indices: Tensor, kernelSize: number |
   return maxUnpool('maxUnpool2d', 2, input, indices, kernelSize, options);
 }
 
-function adaptiveMaxModule(name: string, pool: (x: Tensor, size: never, o: AdaptiveMaxPoolOptions) => Tensor | [Tensor, Tensor]) {
+function adaptiveMaxModule(name: string, dims: 1 | 2, pool: (x: Tensor, size: never, o: AdaptiveMaxPoolOptions) => Tensor | [Tensor, Tensor]) {
   const cls = class extends Module {
     declare outputSize: number | (number | null)[];
     declare returnIndices: boolean;
@@ -216,6 +217,7 @@ function adaptiveMaxModule(name: string, pool: (x: Tensor, size: never, o: Adapt
     constructor(outputSize: number | (number | null)[], options?: AdaptiveMaxPoolOptions) {
       super();
       this.returnIndices = checkOptions<AdaptiveMaxPoolOptions>(name, options, { returnIndices: 'boolean' }).returnIndices ?? false;
+      adaptiveSize(name, outputSize, new Array<number>(dims).fill(1)); // required, as PyTorch's output_size
       this.outputSize = outputSize;
     }
 
@@ -224,17 +226,17 @@ function adaptiveMaxModule(name: string, pool: (x: Tensor, size: never, o: Adapt
     }
 
     extraRepr(): string {
-      return `output_size=${describe(this.outputSize)}`;
+      return `output_size=${pyRepr(this.outputSize)}`;
     }
   };
   Object.defineProperty(cls, 'name', { value: name });
   return cls;
 }
 
-export const AdaptiveMaxPool1d = adaptiveMaxModule('AdaptiveMaxPool1d', adaptiveMaxPool1d);
-export const AdaptiveMaxPool2d = adaptiveMaxModule('AdaptiveMaxPool2d', adaptiveMaxPool2d);
+export const AdaptiveMaxPool1d = adaptiveMaxModule('AdaptiveMaxPool1d', 1, adaptiveMaxPool1d);
+export const AdaptiveMaxPool2d = adaptiveMaxModule('AdaptiveMaxPool2d', 2, adaptiveMaxPool2d);
 
-function maxUnpoolModule(name: string, unpool: (x: Tensor, i: Tensor, k: number | number[], o?: MaxUnpoolOptions) => Tensor) {
+function maxUnpoolModule(name: string, dims: 1 | 2, unpool: (x: Tensor, i: Tensor, k: number | number[], o?: MaxUnpoolOptions) => Tensor) {
   const cls = class extends Module {
     declare kernelSize: number | number[];
     declare options: { stride?: number | number[]; padding?: number | number[] };
@@ -242,16 +244,23 @@ function maxUnpoolModule(name: string, unpool: (x: Tensor, i: Tensor, k: number 
     constructor(kernelSize: number | number[], options?: { stride?: number | number[]; padding?: number | number[] }) {
       super();
       this.options = { ...checkOptions<{ stride: number[]; padding: number[] }>(name, options, { stride: 'integers', padding: 'integers' }) };
+      requiredArg(name, 'kernelSize', kernelSize);
       this.kernelSize = kernelSize;
     }
 
     forward(input: Tensor, indices: Tensor, outputSize?: number[] | null): Tensor {
       return unpool(input, indices, this.kernelSize, { ...this.options, outputSize: outputSize ?? null });
     }
+
+    /** PyTorch prints the sizes as tuples of the module's dims ((2,) or (2, 2)), as it stores them. */
+    extraRepr(): string {
+      const t = (v: number | number[]) => pyRepr(Array.isArray(v) ? v : new Array<number>(dims).fill(v));
+      return `kernel_size=${t(this.kernelSize)}, stride=${t(this.options.stride ?? this.kernelSize)}, padding=${t(this.options.padding ?? 0)}`;
+    }
   };
   Object.defineProperty(cls, 'name', { value: name });
   return cls;
 }
 
-export const MaxUnpool1d = maxUnpoolModule('MaxUnpool1d', maxUnpool1d);
-export const MaxUnpool2d = maxUnpoolModule('MaxUnpool2d', maxUnpool2d);
+export const MaxUnpool1d = maxUnpoolModule('MaxUnpool1d', 1, maxUnpool1d);
+export const MaxUnpool2d = maxUnpoolModule('MaxUnpool2d', 2, maxUnpool2d);

@@ -16,6 +16,7 @@ import { functionOps } from '../tensor/ops.js';
 import { describe, intArg, isInteger } from '../runtime/options.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { Module } from './module.js';
+import { pyRepr } from './repr.js';
 
 export class CosineSimilarity extends Module {
   declare options: CosineSimilarityOptions;
@@ -87,8 +88,9 @@ class Pad extends Module {
   forward(input: Tensor): Tensor {
     return functionOps.pad(input, this.padding, this.mode === 'constant' ? { value: this.value } : { mode: this.mode });
   }
+  /** As PyTorch 1.13: ConstantPad*d 'padding=(...), value=v', the others the padding alone. */
   extraRepr(): string {
-    return `(${this.padding.join(', ')})${this.mode === 'constant' ? `, value=${this.value}` : ''}`;
+    return this.mode === 'constant' ? `padding=${pyRepr(this.padding)}, value=${pyRepr(this.value)}` : pyRepr(this.padding);
   }
 }
 
@@ -107,6 +109,10 @@ function padModule(name: string, sides: number, mode: PadMode) {
 export class ZeroPad2d extends Pad {
   constructor(padding: number | readonly number[]) {
     super('ZeroPad2d', 2, padding, 'constant', 0);
+  }
+
+  extraRepr(): string {
+    return pyRepr(this.padding);
   }
 }
 export const ConstantPad1d = padModule('ConstantPad1d', 1, 'constant');

@@ -8,6 +8,7 @@ import { ops } from '../tensor/ops.js';
 import { Tensor } from '../tensor/tensor.js';
 import { ones_ } from './init.js';
 import { Module, Parameter } from './module.js';
+import { pyRepr } from './repr.js';
 
 export interface RMSNormOptions {
   /** Added to the mean square (null: torch.finfo(input.dtype).eps). */
@@ -71,7 +72,6 @@ export class RMSNorm extends Module {
   }
 
   extraRepr(): string {
-    const s = `(${this.normalizedShape.join(', ')}${this.normalizedShape.length === 1 ? ',' : ''})`;
-    return `${s}, eps=${this.eps === null ? 'None' : this.eps}, elementwise_affine=${this.elementwiseAffine ? 'True' : 'False'}`;
+    return `${pyRepr(this.normalizedShape)}, eps=${pyRepr(this.eps)}, elementwise_affine=${pyRepr(this.elementwiseAffine)}`;
   }
 }

@@ -16,6 +16,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { countArg, probabilityArg } from './args.js';
 import { uniform_ } from './init.js';
 import { Module, Parameter } from './module.js';
+import { pyRepr } from './repr.js';
 import { PackedSequence, packedLayout } from './packed_sequence.js';
 
 type CellMode = 'lstm' | 'gru' | 'rnn_tanh' | 'rnn_relu';
@@ -347,7 +348,7 @@ abstract class RNNBase extends Module {
     if (this.numLayers !== 1) s += `, num_layers=${this.numLayers}`;
     if (!this.bias) s += ', bias=False';
     if (this.batchFirst) s += ', batch_first=True';
-    if (this.dropout !== 0) s += `, dropout=${this.dropout}`;
+    if (this.dropout !== 0) s += `, dropout=${pyRepr(this.dropout)}`;
     if (this.bidirectional) s += ', bidirectional=True';
     return s;
   }
@@ -373,10 +374,8 @@ export class RNN extends RNNBase {
     const [output, h] = this.runStack('RNN', input, h0, null);
     return [output, h];
   }
-
-  extraRepr(): string {
-    return super.extraRepr() + (this.nonlinearity !== 'tanh' ? `, nonlinearity=${this.nonlinearity}` : '');
-  }
+  // No extraRepr of its own: PyTorch 1.13's RNN prints RNNBase's settings, without the
+  // nonlinearity (RNNCell prints it).
 }
 
 /** Long short-term memory, gates i, f, g, o. forward(input, [h0, c0]?) → [output, [hN, cN]]. */

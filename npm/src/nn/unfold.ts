@@ -9,8 +9,9 @@ import { functionOps, ops } from '../tensor/ops.js';
 import { scatterGatherOps } from '../tensor/scatter_gather.js';
 import { checkOptions } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
-import { tupleArg } from './args.js';
+import { requiredArg, tupleArg } from './args.js';
 import { Module } from './module.js';
+import { pyRepr } from './repr.js';
 
 export interface FoldOptions {
   /** default 1 */
@@ -110,6 +111,11 @@ export function fold(input: Tensor, outputSize: number | number[], kernelSize: n
   });
 }
 
+/** The settings both modules print after their sizes, as given (PyTorch's defaults 1, 0, 1). */
+function foldRepr(o: FoldOptions): string {
+  return `dilation=${pyRepr(o.dilation ?? 1)}, padding=${pyRepr(o.padding ?? 0)}, stride=${pyRepr(o.stride ?? 1)}`;
+}
+
 export class Unfold extends Module {
   declare kernelSize: number | number[];
   declare options: FoldOptions;
@@ -117,12 +123,17 @@ export class Unfold extends Module {
   constructor(kernelSize: number | number[], options?: FoldOptions) {
     super();
     checkOptions<FoldOptions>('Unfold', options, spec);
+    requiredArg('Unfold', 'kernelSize', kernelSize);
     this.kernelSize = kernelSize;
     this.options = { ...options };
   }
 
   forward(input: Tensor): Tensor {
     return unfold(input, this.kernelSize, this.options);
+  }
+
+  extraRepr(): string {
+    return `kernel_size=${pyRepr(this.kernelSize)}, ${foldRepr(this.options)}`;
   }
 }
 
@@ -134,6 +145,8 @@ export class Fold extends Module {
   constructor(outputSize: number | number[], kernelSize: number | number[], options?: FoldOptions) {
     super();
     checkOptions<FoldOptions>('Fold', options, spec);
+    requiredArg('Fold', 'outputSize', outputSize);
+    requiredArg('Fold', 'kernelSize', kernelSize);
     this.outputSize = outputSize;
     this.kernelSize = kernelSize;
     this.options = { ...options };
@@ -141,5 +154,9 @@ export class Fold extends Module {
 
   forward(input: Tensor): Tensor {
     return fold(input, this.outputSize, this.kernelSize, this.options);
+  }
+
+  extraRepr(): string {
+    return `output_size=${pyRepr(this.outputSize)}, kernel_size=${pyRepr(this.kernelSize)}, ${foldRepr(this.options)}`;
   }
 }
