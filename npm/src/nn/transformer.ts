@@ -274,8 +274,11 @@ export class TransformerEncoder extends Module {
 
   forward(src: Tensor, mask?: MaskLike | { mask?: MaskLike; srcKeyPaddingMask?: MaskLike; isCausal?: boolean }, srcKeyPaddingMask?: MaskLike): Tensor {
     let o: { mask?: MaskLike; srcKeyPaddingMask?: MaskLike; isCausal?: boolean };
-    if (isOptionsObject(mask)) o = checkOptions('TransformerEncoder', mask, { mask: maskSpec, srcKeyPaddingMask: maskSpec, isCausal: 'boolean' });
-    else o = { mask: mask as MaskLike, srcKeyPaddingMask };
+    if (isOptionsObject(mask)) {
+      // As the layers: a positional mask after an options object would be ignored.
+      if (srcKeyPaddingMask !== undefined) throw new Error('TransformerEncoder: expected (src, options?) or (src, mask?, srcKeyPaddingMask?)');
+      o = checkOptions('TransformerEncoder', mask, { mask: maskSpec, srcKeyPaddingMask: maskSpec, isCausal: 'boolean' });
+    } else o = { mask: mask as MaskLike, srcKeyPaddingMask };
     return tidy(() => {
       const srcMask = maskTensor(o.mask);
       const kpm = maskTensor(o.srcKeyPaddingMask);
