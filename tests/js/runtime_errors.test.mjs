@@ -116,3 +116,34 @@ test('before init() the module refuses; init() after a failed load retries and w
     loaded1: true,
   });
 });
+
+test("init({ backend: 'webgpu' }) in a page without WebGPU: no navigator.gpu, or not a secure context; 'auto' falls back to wasm", async () => {
+  const { init } = await import('../../npm/dist/index.mjs');
+  const g = globalThis;
+  const had = { navigator: Object.getOwnPropertyDescriptor(g, 'navigator'), isSecureContext: Object.getOwnPropertyDescriptor(g, 'isSecureContext') };
+  const warn = console.warn;
+  const warned = [];
+  const cases = [
+    [{}, undefined, /^init: backend 'webgpu' is not available: navigator\.gpu is missing \(this browser has no WebGPU, or it is disabled\)$/],
+    [{}, false, /^init: backend 'webgpu' is not available: navigator\.gpu exists only in secure contexts \(https or localhost\), and this page is not one$/],
+  ];
+  try {
+    console.warn = (...a) => warned.push(a.join(' '));
+    for (const [nav, secure, msg] of cases) {
+      Object.defineProperty(g, 'navigator', { value: nav, configurable: true, writable: true });
+      if (secure === false) Object.defineProperty(g, 'isSecureContext', { value: false, configurable: true, writable: true });
+      await assert.rejects(init({ backend: 'webgpu' }), (e) => (assert.match(e.message, msg), true));
+      const s = await init({ backend: 'auto' });
+      assert.equal(s.getBackend(), 'wasm');
+      assert.match(warned.pop(), new RegExp(`'auto' chose 'wasm' \\(WebGPU is not available: ${msg.source.slice(msg.source.indexOf('available: ') + 11, -1)}\\)`));
+    }
+  } finally {
+    console.warn = warn;
+    for (const [k, d] of Object.entries(had)) {
+      if (d) Object.defineProperty(g, k, d);
+      else delete g[k];
+    }
+  }
+  assert.equal(sg.getBackend(), 'wasm');
+  assert.equal(sg.tensor([1, 2]).sum().item(), 3);
+});
