@@ -209,11 +209,12 @@ CASES = [
     ['nn.GaussianNLLLoss(full=True, eps=1e-3)', 'new sg.nn.GaussianNLLLoss({ full: true, eps: 1e-3 })'],
 ]
 
-out = []
-for torch_expr, sg_expr in CASES:
-    out.append({'torch': torch_expr, 'sg': sg_expr, 'repr': repr(eval(torch_expr))})
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'module_repr_ref.json')
-with open(path, 'w') as f:
-    json.dump({'generator': 'tests/data/gen_module_repr.py', 'torch': torch.__version__, 'cases': out}, f, indent=1)
-    f.write('\n')
-print(f'{len(out)} cases -> {path}')
+if __name__ == '__main__':  # gen_module_forward.py imports CASES
+    out = []
+    for torch_expr, sg_expr in CASES:
+        out.append({'torch': torch_expr, 'sg': sg_expr, 'repr': repr(eval(torch_expr))})
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'module_repr_ref.json')
+    with open(path, 'w') as f:
+        json.dump({'generator': 'tests/data/gen_module_repr.py', 'torch': torch.__version__, 'cases': out}, f, indent=1)
+        f.write('\n')
+    print(f'{len(out)} cases -> {path}')
