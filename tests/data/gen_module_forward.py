@@ -8,6 +8,10 @@ structure and shapes, and must leave no tensor behind.
 
 Inputs: a list of shapes (float inputs, randn), or {"int": [shape, high]} for index inputs. Outputs:
 PyTorch's result as nested lists of shapes (a tuple such as LSTM's (out, (h, c)) stays nested).
+For the modules that draw no random numbers, also the values (ref_json's { shape, data }): the
+module's state_dict before the call, the inputs, every output (flattened in order), and the
+gradients of the sum of all float outputs with respect to the float inputs and the parameters,
+so that the test loads PyTorch's parameters and compares forward and backward.
 """
 import json
 import os
@@ -18,6 +22,7 @@ from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_module_repr import CASES  # noqa: E402  (the sg expression of each PyTorch module)
+from ref_json import enc, typed  # noqa: E402
 
 A = [[3, 4]]  # an activation's input
 INPUTS = {
@@ -84,10 +89,21 @@ INPUTS = {
 SKIP = ('Loss', 'ModuleList', 'ModuleDict', 'MaxUnpool')
 
 
+# Modules that draw random numbers in train mode (shapes only): dropout modules, RReLU, and those
+# with a dropout between layers (TransformerEncoderLayer's default 0.1).
+RANDOM = ('Dropout', 'RReLU', 'dropout=0.5', 'dropout=1e-5', 'TransformerEncoderLayer')
+
+
 def shapes(out):
     if isinstance(out, torch.Tensor):
         return list(out.shape)
     return [shapes(o) for o in out]
+
+
+def flat(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    return [t for o in out for t in flat(o)]
 
 
 torch.manual_seed(0)
@@ -100,12 +116,30 @@ for torch_expr, sg_expr in CASES:
     if inputs is None:
         inputs = [[2, 3, 2, 2]] if 'Softmax2d' in torch_expr else A
     args = [torch.randint(0, i['int'][1], i['int'][0]) if isinstance(i, dict) else torch.randn(i) for i in inputs]
+    if 'LPPool' in torch_expr:
+        args = [a.abs() + 0.1 for a in args]  # a fractional power of a negative number is NaN
     inplace = 'inplace=True' in torch_expr
+    state = {k: typed(v) for k, v in m.state_dict().items()}
+    x = [typed(a) for a in args]
+    for a in args:
+        a.requires_grad_(a.is_floating_point() and not inplace)
     with torch.no_grad() if inplace else torch.enable_grad():
-        r = m(*args)
-    out.append({'torch': torch_expr, 'sg': sg_expr, 'inputs': inputs, 'inplace': inplace, 'shapes': shapes(r)})
+        r = m(*([a.clone() for a in args] if inplace else args))
+    case = {'torch': torch_expr, 'sg': sg_expr, 'inputs': inputs, 'inplace': inplace, 'shapes': shapes(r)}
+    if not any(k in torch_expr for k in RANDOM):
+        outs = flat(r)
+        case.update({'state': state, 'x': x, 'out': [enc(o) for o in outs]})
+        if not inplace:
+            try:
+                sum(o.sum() for o in outs if o.requires_grad).backward()
+                case['gradIn'] = [enc(a.grad) if a.grad is not None else None for a in args]
+                case['gradParams'] = {k: enc(p.grad) for k, p in m.named_parameters() if p.grad is not None}
+            except RuntimeError as e:  # PyTorch 1.13 has no derivative of channel_shuffle
+                case['torchNoGrad'] = str(e)
+    out.append(case)
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'module_forward_ref.json')
 with open(path, 'w') as f:
-    json.dump({'generator': 'tests/data/gen_module_forward.py', 'torch': torch.__version__, 'cases': out}, f, indent=1)
-    f.write('\n')
+    # one case a line: the values would take a line each with indent
+    head = json.dumps({'generator': 'tests/data/gen_module_forward.py', 'torch': torch.__version__})[:-1]
+    f.write(head + ', "cases": [\n' + ',\n'.join(json.dumps(c, separators=(',', ':')) for c in out) + '\n]}\n')
 print(f'{len(out)} cases -> {path}')

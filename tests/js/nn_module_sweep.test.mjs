@@ -51,3 +51,53 @@ test('153 modules: PyTorch\'s output structure and shapes, a gradient for every 
   }
   assert.deepEqual(wrong, []);
 });
+
+/** Largest |a − b| / (1 + |b|) over two flat arrays (NaN where the lengths differ). */
+function maxRelErr(a, b) {
+  if (a.length !== b.length) return NaN;
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
+  return worst;
+}
+
+test('the 136 modules that draw no random numbers: PyTorch\'s outputs and gradients from PyTorch\'s parameters', () => {
+  const cases = ref.cases.filter((c) => c.out);
+  assert.ok(cases.length >= 130, `${cases.length} cases with values`);
+  const TOL = 2e-5;
+  const wrong = [];
+  for (const c of cases) {
+    const m = new Function('sg', `return ${c.sg}`)(sg);
+    const own = new Map([...m.namedParameters(), ...m.namedBuffers()]);
+    const state = {};
+    for (const [k, e] of Object.entries(c.state)) state[k] = sg.tensor(e.data, { shape: e.shape, dtype: own.get(k)?.dtype ?? e.dtype });
+    m.loadStateDict(state);
+    Object.values(state).forEach((t) => t.dispose());
+    const xs = c.x.map((e) => sg.tensor(e.data, { shape: e.shape, dtype: e.dtype, requiresGrad: e.dtype === 'float32' && !c.inplace }));
+    const outs = flat(m.forward(...xs));
+    c.out.forEach((e, i) => {
+      const err = outs[i] ? maxRelErr(Array.from(outs[i].dataSync()), e.data) : NaN;
+      if (!(err <= TOL)) wrong.push(`${c.sg}: output ${i} differs from PyTorch's by ${err}`);
+    });
+    if (c.gradIn) {
+      const sums = outs.filter((t) => t.requiresGrad).map((o) => o.sum());
+      sg.tidy(() => (sums.length > 1 ? sg.stack(sums).sum() : sums[0]).backward());
+      c.gradIn.forEach((e, i) => {
+        if (!e) return;
+        const err = xs[i].grad ? maxRelErr(Array.from(xs[i].grad.dataSync()), e.data) : NaN;
+        if (!(err <= TOL)) wrong.push(`${c.sg}: the gradient of input ${i} differs from PyTorch's by ${err}`);
+      });
+      const params = new Map(m.namedParameters());
+      for (const [k, e] of Object.entries(c.gradParams)) {
+        const g = params.get(k)?.grad;
+        const err = g ? maxRelErr(Array.from(g.dataSync()), e.data) : NaN;
+        if (!(err <= TOL)) wrong.push(`${c.sg}: the gradient of ${k} differs from PyTorch's by ${err}`);
+      }
+      sums.forEach((t) => t.dispose());
+    }
+    for (const t of new Set([...outs, ...xs])) { t.grad?.dispose(); t.dispose(); }
+    m.zeroGrad();
+    for (const p of m.parameters()) p.dispose();
+    for (const [, b] of m.namedBuffers()) b?.dispose();
+  }
+  assert.deepEqual(wrong, []);
+});
