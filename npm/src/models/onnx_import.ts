@@ -375,14 +375,14 @@ const RUN = new Map<string, Run>([
   }],
   ['MaxPool', ([x], a) => {
     const k = ints(a, 'kernel_shape')!;
-    const o = { stride: ints(a, 'strides') ?? k, padding: padsOf(a, k.length), dilation: ints(a, 'dilations') ?? 1, ceilMode: int(a, 'ceil_mode', 0) === 1 };
+    const o = { stride: ints(a, 'strides') ?? 1, padding: padsOf(a, k.length), dilation: ints(a, 'dilations') ?? 1, ceilMode: int(a, 'ceil_mode', 0) === 1 };
     if (k.length === 1) return [F.maxPool1d(T(x), k, o) as Tensor];
     if (k.length === 2) return [F.maxPool2d(T(x), k, o) as Tensor];
     throw new Error(`a ${k.length}-d MaxPool is not supported`);
   }],
   ['AveragePool', ([x], a) => {
     const k = ints(a, 'kernel_shape')!;
-    const o = { stride: ints(a, 'strides') ?? k, padding: padsOf(a, k.length), ceilMode: int(a, 'ceil_mode', 0) === 1, countIncludePad: int(a, 'count_include_pad', 0) === 1 };
+    const o = { stride: ints(a, 'strides') ?? 1, padding: padsOf(a, k.length), ceilMode: int(a, 'ceil_mode', 0) === 1, countIncludePad: int(a, 'count_include_pad', 0) === 1 };
     if (k.length === 1) return [F.avgPool1d(T(x), k, o)];
     if (k.length === 2) return [F.avgPool2d(T(x), k, o)];
     throw new Error(`a ${k.length}-d AveragePool is not supported`);
