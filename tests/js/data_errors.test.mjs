@@ -177,6 +177,20 @@ test('WeightedRandomSampler takes a typed array or a 1-D Tensor of weights', () 
   assert.deepEqual([...new D.WeightedRandomSampler(w, 3, { generator: g })], [2, 2, 2]);
   const s = new D.WeightedRandomSampler(new Uint8Array([1, 3]), 2);
   assert.deepEqual(Array.from(s.weights), [1, 3]);
+  // Defaults as PyTorch's: RandomSampler replacement=False, WeightedRandomSampler replacement=True,
+  // no generator of their own (null: the global stream).
+  const rs = new D.RandomSampler({ length: 3, get: (i) => i });
+  assert.deepEqual([rs.replacement, rs.generator], [false, null]);
+  assert.deepEqual([s.replacement, s.generator], [true, null]);
+  assert.equal(new D.WeightedRandomSampler([1, 1], 1, { generator: g }).generator, g);
+  // A given generator is the one drawn from: the global seed does not matter.
+  const drawWith = (globalSeed) => {
+    sg.manualSeed(globalSeed);
+    return [...new D.WeightedRandomSampler([1, 1, 1, 1], 20, { generator: new D.Generator(11) })];
+  };
+  const first = drawWith(1);
+  assert.deepEqual(drawWith(2), first);
+  assert.ok(new Set(first).size > 1, 'draws spread over the indices');
   // The default is with replacement (PyTorch's replacement=True): one nonzero weight, 4 draws.
   assert.deepEqual([...new D.WeightedRandomSampler([0, 5], 4)], [1, 1, 1, 1]);
   assert.throws(() => new D.WeightedRandomSampler(new DataView(new ArrayBuffer(4)), 1), /weights should be a 1d sequence of numbers .*got /);

@@ -23,7 +23,7 @@ before(async () => {
       const r = { method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks) };
       seen.push(r);
       const [status, type, body] = reply(r);
-      res.writeHead(status, { 'content-type': type });
+      res.writeHead(status, type === null ? {} : { 'content-type': type });
       res.end(body);
     });
   });
@@ -87,6 +87,19 @@ test('loadState sends an ArrayBuffer or a DataView window byte for byte; the tok
   await c.loadState(new DataView(bytes.buffer, 2, 9));
   r = seen.at(-1);
   assert.deepEqual([...r.body], [3, 4, 5, 6, 7, 8, 9, 10, 11]);
+});
+
+test('saveState: bytes when the answer is not JSON (no content-type included), the JSON object when it is', async () => {
+  const c = CL.remoteClient(url);
+  reply = () => [200, 'application/octet-stream', Buffer.from([1, 2, 3, 250])];
+  assert.deepEqual([...(await c.saveState())], [1, 2, 3, 250]);
+  reply = () => [200, null, Buffer.from([9, 8])];
+  const raw = await c.saveState();
+  assert.ok(raw instanceof Uint8Array);
+  assert.deepEqual([...raw], [9, 8]);
+  reply = () => [200, 'application/json', '{"note":"json"}'];
+  assert.deepEqual(await c.saveState(), { note: 'json' });
+  assert.deepEqual([seen.at(-1).method, seen.at(-1).path], ['POST', '/save_state']);
 });
 
 test('answers: a non-JSON error body is quoted with the status, a non-object answer is refused, null log-probabilities read as NaN', async () => {
