@@ -133,6 +133,14 @@ export function relToScale(actual, expected) {
   return w / m;
 }
 
+/** Largest |a − b| / (1 + |b|) over two flat arrays; NaN when their lengths differ. */
+export function maxRelErr(a, b) {
+  if (a.length !== b.length) return NaN;
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
+  return worst;
+}
+
 /** A reference file of tests/data (written by the gen_*.py generators with PyTorch), parsed. */
 export function readRef(file) {
   return JSON.parse(readFileSync(new URL(`../data/${file}`, import.meta.url), 'utf8'));

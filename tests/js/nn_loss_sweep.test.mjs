@@ -6,18 +6,10 @@
 // travel module -> F function -> kernel, so a setting dropped or defaulted wrong anywhere shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { sg } from './helpers.mjs';
+import { maxRelErr, readRef, sg } from './helpers.mjs';
 
-const ref = JSON.parse(readFileSync(new URL('../data/loss_sweep_ref.json', import.meta.url), 'utf8'));
+const ref = readRef('loss_sweep_ref.json');
 const fromTyped = (e, requiresGrad = false) => sg.tensor(e.data, { shape: e.shape, dtype: e.dtype, requiresGrad });
-
-function maxRelErr(a, b) {
-  if (a.length !== b.length) return NaN;
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
-  return worst;
-}
 
 test('137 loss constructions: PyTorch 1.13\'s result and gradients', () => {
   assert.ok(ref.cases.length >= 130, `${ref.cases.length} cases`);

@@ -8,10 +8,9 @@
 // Not under tidy(): tidy would free what a module leaked, and hide it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { sg } from './helpers.mjs';
+import { maxRelErr, readRef, sg } from './helpers.mjs';
 
-const ref = JSON.parse(readFileSync(new URL('../data/module_forward_ref.json', import.meta.url), 'utf8'));
+const ref = readRef('module_forward_ref.json');
 
 const flat = (r) => (r instanceof sg.Tensor ? [r] : r === null || r === undefined ? [] : r.flatMap(flat));
 const shapes = (r) => (r instanceof sg.Tensor ? [...r.shape] : r.map(shapes));
@@ -51,14 +50,6 @@ test('153 modules: PyTorch\'s output structure and shapes, a gradient for every 
   }
   assert.deepEqual(wrong, []);
 });
-
-/** Largest |a − b| / (1 + |b|) over two flat arrays (NaN where the lengths differ). */
-function maxRelErr(a, b) {
-  if (a.length !== b.length) return NaN;
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
-  return worst;
-}
 
 test('the 136 modules that draw no random numbers: PyTorch\'s outputs and gradients from PyTorch\'s parameters', () => {
   const cases = ref.cases.filter((c) => c.out);

@@ -9,10 +9,9 @@
 // are required.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { sg } from './helpers.mjs';
+import { readRef, sg } from './helpers.mjs';
 
-const ref = JSON.parse(readFileSync(new URL('../data/module_repr_ref.json', import.meta.url), 'utf8'));
+const ref = readRef('module_repr_ref.json');
 
 test('String(module) equals PyTorch 1.13 repr() for every module of module_repr_ref.json', () => {
   assert.ok(ref.cases.length >= 170, `${ref.cases.length} cases`);
