@@ -132,5 +132,14 @@ test("vmap randomness rules: bernoulli of a batched or unbatched probability, dr
       const same = V((t) => F.dropout2d(t, 0.5), { randomness: 'same' })(sg.ones(shape)).toArray();
       for (const s of same) assert.deepEqual(s, same[0]);
     }
+    // 2-D samples: the loop runs dropout2d per sample, which refuses them as it does outside vmap.
+    const [err] = quiet(() => {
+      try {
+        V((t) => F.dropout2d(t, 0.5), { randomness: 'different' })(sg.ones([2, 3, 2]));
+      } catch (e) {
+        return e;
+      }
+    });
+    assert.equal(err?.message, 'dropout2d: expected an input of shape [N, C, H, W] or [C, H, W], got [3, 2]');
   });
 });
