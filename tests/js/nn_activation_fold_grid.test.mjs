@@ -184,10 +184,10 @@ test('channel and alpha dropout: whole channels, SELU statistics kept, identity 
     for (let ch = 0; ch < 4; ch++) assert.ok(v.slice(ch * 8, ch * 8 + 8).every((e) => e === v[ch * 8]));
     // Alpha dropout of standard normal values keeps mean 0 and variance 1 (20,000 values).
     const z = sg.randn([20000]);
-    const a = sg.F.alphaDropout(z, { p: 0.3 });
+    const a = sg.F.alphaDropout(z, { p: 0.3, training: true });
     assert.ok(Math.abs(a.mean().item()) < 0.03, `mean ${a.mean().item()}`);
     assert.ok(Math.abs(a.var().item() - 1) < 0.05, `variance ${a.var().item()}`);
-    const f = Array.from(sg.F.featureAlphaDropout(sg.randn([2, 3, 4]), { p: 0.5 }).sub(0).dataSync());
+    const f = Array.from(sg.F.featureAlphaDropout(sg.randn([2, 3, 4]), { p: 0.5, training: true }).sub(0).dataSync());
     assert.equal(f.length, 24);
     const m = new sg.nn.AlphaDropout(0.4);
     m.eval();

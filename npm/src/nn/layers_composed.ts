@@ -16,9 +16,9 @@ import { pyRepr } from './repr.js';
 
 const shape = (t: Tensor) => `[${t.shape.join(', ')}]`;
 
-function dropoutOptions(fn: string, options: unknown): { p: number; training: boolean; inplace: boolean } {
+function dropoutOptions(fn: string, options: unknown, trainingDefault = true): { p: number; training: boolean; inplace: boolean } {
   const o = checkOptions<{ p: number; training: boolean; inplace: boolean }>(fn, options, { p: 'numberOrInfinity', training: 'boolean', inplace: 'boolean' });
-  return { p: probabilityArg(fn, o.p ?? 0.5), training: o.training ?? true, inplace: o.inplace ?? false };
+  return { p: probabilityArg(fn, o.p ?? 0.5), training: o.training ?? trainingDefault, inplace: o.inplace ?? false };
 }
 
 /** Zeroes whole channels of [N, C, L] (or [C, L]) with probability p, scaling the rest by 1/(1 − p). */
@@ -41,7 +41,9 @@ export function dropout3d(input: Tensor, options?: { p?: number; training?: bool
  * [N, C] share the mask), as featureAlphaDropout.
  */
 function alphaDropoutOf(fn: string, input: Tensor, options: unknown, feature: boolean): Tensor {
-  const o = dropoutOptions(fn, options);
+  // training = false by default, as PyTorch 1.13's F.alpha_dropout and F.feature_alpha_dropout
+  // (F.dropout and dropout1d/2d/3d default to true).
+  const o = dropoutOptions(fn, options, false);
   return inPlace(o.inplace, input, alphaDropoutValues(fn, input, o, feature));
 }
 
@@ -61,10 +63,12 @@ function alphaDropoutValues(fn: string, input: Tensor, o: { p: number; training:
   });
 }
 
+/** Alpha dropout; `training` is false unless given (PyTorch's default for this function). */
 export function alphaDropout(input: Tensor, options?: { p?: number; training?: boolean }): Tensor {
   return alphaDropoutOf('alphaDropout', input, options, false);
 }
 
+/** Feature alpha dropout; `training` is false unless given (PyTorch's default for this function). */
 export function featureAlphaDropout(input: Tensor, options?: { p?: number; training?: boolean }): Tensor {
   return alphaDropoutOf('featureAlphaDropout', input, options, true);
 }

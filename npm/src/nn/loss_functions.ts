@@ -254,6 +254,7 @@ export function sigmoidFocalLoss(inputs: Tensor, targets: Tensor, options?: Sigm
     // x^0 is 1 with gradient 0 (torch.pow's rule), also at x = 0
     let loss = gamma === 0 ? ce : ce.mul(ops.sub(1, pT).pow(gamma));
     if (alpha >= 0) loss = ops.mul(alpha, targets).add(ops.mul(1 - alpha, ops.sub(1, targets))).mul(loss);
-    return reduce(loss, o.reduction);
+    // torchvision's default is 'none' (reduce() alone would average, the losses' default).
+    return reduce(loss, o.reduction ?? 'none');
   });
 }
