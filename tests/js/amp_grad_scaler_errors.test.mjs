@@ -126,3 +126,24 @@ test('GradScaler.loadStateDict: restores scale, factors, interval and tracker; a
   assert.equal(scaler.getScale(), 3);
   p.dispose();
 });
+
+test("GradScaler.step returns the optimizer's step result (undefined when skipped) and passes its arguments", () => {
+  const p = new sg.nn.Parameter(sg.ones([1]));
+  const calls = [];
+  const opt = { paramGroups: [{ params: [p] }], step: (...a) => (calls.push(a), 42) };
+  const scaler = new sg.amp.GradScaler({ initScale: 2 });
+  sg.tidy(() => scaler.scale(p.sum()).backward());
+  assert.equal(scaler.step(opt, 'a', 7), 42);
+  assert.deepEqual(calls, [['a', 7]]);
+  scaler.update();
+  p.grad = null;
+  sg.tidy(() => scaler.scale(p.mul(NaN).sum()).backward());
+  assert.equal(scaler.step(opt, 'b'), undefined); // skipped: an inf/NaN gradient
+  assert.equal(calls.length, 1);
+  scaler.update();
+  assert.equal(scaler.getScale(), 1); // 2 · 0.5
+  const off = new sg.amp.GradScaler({ enabled: false });
+  assert.equal(off.step(opt, 'c'), 42);
+  assert.deepEqual(calls.at(-1), ['c']);
+  p.dispose();
+});
