@@ -102,3 +102,46 @@ test('MultiplicativeLR.stateDict leaves the lambdas out (torch keeps plain funct
   t.step();
   close(opt2.paramGroups[0].lr, 0.05, 1e-15); // 0.1 · 0.5 at epoch 2 (the group's lr was 0.1)
 });
+
+test('SequentialLR / ChainedScheduler: empty lists, another optimizer, bad milestones, lastEpoch, step arguments', () => {
+  const o = sgd();
+  const [a, b] = [new L.StepLR(o, 2), new L.StepLR(o, 3)];
+  const o2 = sgd();
+  const c = new L.StepLR(o2, 2);
+  throwsWith(() => new L.SequentialLR(o, [], []), /^SequentialLR: expected a non-empty array of schedulers, got \[\]$/);
+  throwsWith(() => new L.ChainedScheduler(5), /^ChainedScheduler: expected a non-empty array of schedulers, got 5$/);
+  throwsWith(() => new L.SequentialLR(o, [a, c], [2]), /^SequentialLR: expects all schedulers to belong to the same optimizer, but schedulers\[1\] has a different one than the optimizer passed in$/);
+  throwsWith(() => new L.SequentialLR(o2, [a, b], [2]), /^SequentialLR: expects all schedulers .* but schedulers\[0\] has a different one than the optimizer passed in$/);
+  throwsWith(() => new L.ChainedScheduler([a, c]), /^ChainedScheduler: expects all schedulers to belong to the same optimizer, but schedulers\[1\] has a different one than schedulers\[0\]$/);
+  throwsWith(() => new L.SequentialLR(o, [a, b], [2], { lastEpoch: -2 }), /^SequentialLR: option 'lastEpoch' must be an integer >= -1, got -2$/);
+  throwsWith(() => new L.SequentialLR(o, [a, b], [2.5]), /^SequentialLR: expected milestones to be an array of integers, got \[2\.5\]$/);
+  throwsWith(() => new L.SequentialLR(o, [a, b], 2), /^SequentialLR: expected milestones to be an array of integers, got 2$/);
+  throwsWith(() => new L.SequentialLR(o, [a, b], [2, 3]),
+    /^SequentialLR: expects the number of schedulers provided to be one more than the number of milestone points, but got 2 schedulers and 2 milestones$/);
+  // lastEpoch -1 given explicitly is the default; the milestones are copied.
+  const ms = [2];
+  const s = new L.SequentialLR(o, [a, b], ms, { lastEpoch: -1 });
+  ms[0] = 100;
+  assert.deepEqual(s.milestones, [2]);
+  assert.equal(s.lastEpoch, 0);
+  throwsWith(() => s.step(1), /^SequentialLR\.step: takes no arguments$/);
+  throwsWith(() => new L.ChainedScheduler([a]).step(1), /^ChainedScheduler\.step: takes no arguments$/);
+  // StepLR(2) until milestone 2, then StepLR(3) restarted there; torch 1.13 gives [0.1, 0.1, 0.1, 0.1, 0.01]
+  const lrs = [];
+  for (let i = 0; i < 5; i++) (s.step(), lrs.push(o.paramGroups[0].lr));
+  close(lrs, [0.1, 0.1, 0.1, 0.1, 0.01], 1e-15);
+});
+
+test('SequentialLR.loadStateDict loads each inner scheduler', () => {
+  const mk = () => {
+    const o = sgd();
+    const s = new L.SequentialLR(o, [new L.ExponentialLR(o, 0.5), new L.StepLR(o, 2)], [3]);
+    return { o, s };
+  };
+  const x = mk();
+  for (let i = 0; i < 4; i++) x.s.step();
+  const y = mk();
+  y.s.loadStateDict(x.s.stateDict());
+  assert.deepEqual(y.s.schedulers.map((t) => t.lastEpoch), x.s.schedulers.map((t) => t.lastEpoch));
+  assert.equal(y.s.lastEpoch, 4);
+});

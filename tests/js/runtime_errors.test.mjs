@@ -147,3 +147,24 @@ test("init({ backend: 'webgpu' }) in a page without WebGPU: no navigator.gpu, or
   assert.equal(sg.getBackend(), 'wasm');
   assert.equal(sg.tensor([1, 2]).sum().item(), 3);
 });
+
+test('handleFrom rounds 16-bit floats as torch does; writeHandleBytes announces a write of the handle', () => {
+  // torch.tensor([1.5, 65504, 1e-8, 0.1], dtype=torch.float16).tolist() == [1.5, 65504.0, 0.0, 0.0999755859375]
+  const h = H.handleFrom([1.5, 65504, 1e-8, 0.1], [4], 'float16');
+  const f16 = new sg.Tensor(h);
+  assert.deepEqual(f16.toArray(), [1.5, 65504, 0, 0.0999755859375]);
+  // torch.tensor([1.00390625, 3.0e38, 0.1], dtype=torch.bfloat16).tolist() == [1.0, 3.00405527047391e+38, 0.10009765625]
+  const bf = new sg.Tensor(H.handleFrom([1.00390625, 3.0e38, 0.1], [3], 'bfloat16'));
+  assert.deepEqual(bf.toArray(), [1, 3.00405527047391e38, 0.10009765625]);
+  const x = sg.zeros([2]);
+  const events = [];
+  const prev = H.setBoundaryObserver((event, id) => events.push([event, id]));
+  try {
+    H.writeHandleBytes(x.handle, new Uint8Array(8));
+  } finally {
+    H.setBoundaryObserver(prev);
+  }
+  assert.ok(events.some(([e, id]) => e === 'write' && id === x.handle), JSON.stringify(events));
+  sg.dispose([f16, bf, x]);
+});
+
