@@ -24,6 +24,11 @@ function identity(v: object): number {
   return id;
 }
 
+// Symbols by identity too: two symbols with one description (Symbol('mode') twice) are different
+// values. A Map, as a registered symbol (Symbol.for) cannot be a WeakMap key; symbols passed as static
+// arguments are few.
+const symbolIds = new Map<symbol, number>();
+
 /** A static value's part of a key (typed, so that 1 and '1' differ). */
 function staticKey(v: unknown): string {
   switch (typeof v) {
@@ -37,8 +42,11 @@ function staticKey(v: unknown): string {
       return 'u';
     case 'bigint':
       return `b${v}`;
-    case 'symbol':
-      return `y${String(v)}`;
+    case 'symbol': {
+      let id = symbolIds.get(v);
+      if (id === undefined) symbolIds.set(v, (id = symbolIds.size + 1));
+      return `y${id}`;
+    }
     default:
       return v === null ? 'z' : `o${identity(v as object)}`;
   }
