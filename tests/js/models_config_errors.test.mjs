@@ -118,3 +118,26 @@ test('loadStateDict: a state dict that is not an object or Map is refused; BERT 
   src.dispose();
   dst.dispose();
 });
+
+test("BertEncoder: { addPoolingLayer: false } has no pooler (HF's add_pooling_layer=False), the default has one; tokenTypeIds default to zeros (HF's default token_type_ids)", () => {
+  const cfg = { vocabSize: 16, hiddenSize: 8, numHiddenLayers: 1, numAttentionHeads: 2, intermediateSize: 16, maxPositionEmbeddings: 8 };
+  const pooled = new sg.models.BertEncoder(cfg);
+  const plain = new sg.models.BertEncoder(cfg, { addPoolingLayer: false });
+  assert.ok(Object.keys(pooled.stateDict()).some((k) => k.startsWith('pooler.')));
+  assert.ok(!Object.keys(plain.stateDict()).some((k) => k.startsWith('pooler.')));
+  throwsWith(() => new sg.models.BertEncoder(cfg, { addPoolingLayer: 1 }), "'addPoolingLayer'");
+  plain.loadStateDict(pooled.stateDict(), { strict: false });
+  pooled.eval();
+  plain.eval();
+  const ids = sg.tensor([[1, 5, 7, 2]], { dtype: 'int32' });
+  const a = pooled.forward(ids);
+  const b = plain.forward(ids);
+  assert.equal(b.poolerOutput, null);
+  assert.deepEqual(a.poolerOutput.shape, [1, 8]);
+  assert.deepEqual(Array.from(b.lastHiddenState.dataSync()), Array.from(a.lastHiddenState.dataSync()));
+  const zeros = pooled.forward(ids, { tokenTypeIds: sg.zeros([1, 4], { dtype: 'int32' }) });
+  assert.deepEqual(Array.from(zeros.lastHiddenState.dataSync()), Array.from(a.lastHiddenState.dataSync()));
+  const ones = pooled.forward(ids, { tokenTypeIds: sg.ones([1, 4], { dtype: 'int32' }) });
+  assert.notDeepEqual(Array.from(ones.lastHiddenState.dataSync()), Array.from(a.lastHiddenState.dataSync()));
+  sg.dispose([pooled, plain]);
+});
