@@ -35,3 +35,23 @@ test('vectorNorm with keepdim and no dim keeps every dim as 1 (ord 2 by default,
   assert.deepEqual(m.shape, [1, 1]);
   close(m.toArray(), [[2 / 3]]);
 });
+
+// Defaults the decomposition tests left unpinned (torch 1.13 values: torch.linalg.norm(A, dim=(0, 1))
+// = 5.4772 = √30 (Frobenius), matrix_rank(diag(1, 1e-3), atol=1e-4) = 2 (rtol 0 once atol is
+// given), matrix_rank(diag(1, 1e-10).double()) = 2 but 1 in float32 (rtol = max(m, n)·eps of the
+// dtype), linalg.cross over the last dim by default).
+test('linalg.norm with two dims and no ord is the Frobenius norm', () => {
+  const A = sg.tensor([[1, 2], [3, 4]]);
+  close(sg.linalg.norm(A, { dim: [0, 1] }).item(), Math.sqrt(30), 1e-6);
+  close(sg.linalg.norm(A, null, [0, 1]).item(), Math.sqrt(30), 1e-6);
+});
+
+test('matrixRank: rtol is 0 when only atol is given; the default rtol uses the dtype\'s eps', () => {
+  assert.equal(sg.linalg.matrixRank(sg.tensor([[1, 0], [0, 1e-3]]), { atol: 1e-4 }).item(), 2);
+  assert.equal(sg.linalg.matrixRank(sg.tensor([[1, 0], [0, 1e-10]], { dtype: 'float64' })).item(), 2);
+  assert.equal(sg.linalg.matrixRank(sg.tensor([[1, 0], [0, 1e-10]])).item(), 1);
+});
+
+test('linalg.cross is over the last dim by default', () => {
+  close(sg.linalg.cross(sg.tensor([[1, 0, 0], [0, 1, 0]]), sg.tensor([[0, 1, 0], [0, 0, 1]])).toArray(), [[0, 0, 1], [1, 0, 0]]);
+});
