@@ -37,3 +37,29 @@ test("bincount, histc and maskedSelect refuse a tensor on 'webgpu', naming it", 
   await sg.sync();
   assert.deepEqual(sg.bincount(onCpu).toArray(), [1, 2, 0, 1]);
 });
+
+test("a 'webgpu' tensor: synchronous reads refuse with the async way; toString is a summary with the device", { skip }, async () => {
+  const x = sg.tensor([1, 2, 3], { device: 'webgpu', requiresGrad: true });
+  for (const fn of ['dataSync', 'item', 'toArray']) {
+    const call = () => (fn === 'item' ? x.sum()[fn]() : x[fn]());
+    throwsWith(call, new RegExp(`^${fn}: this tensor is on 'webgpu', whose data can only be read asynchronously: use \`await t\\.data\\(\\)\` or \`await t\\.array\\(\\)\` \\(or move it with t\\.to\\('cpu'\\) and await sg\\.sync\\(\\)\\)$`));
+  }
+  assert.equal(String(x), 'Tensor(shape=[3], dtype=float32, device=webgpu, requiresGrad=true)');
+  assert.deepEqual(await x.array(), [1, 2, 3]);
+});
+
+test("Module.to('webgpu') and back moves each parameter's grad with it", { skip }, async () => {
+  const lin = new sg.nn.Linear(2, 1).to('cpu');
+  await sg.sync();
+  sg.noGrad(() => lin.weight.copy_(sg.tensor([[1, 2]], { device: 'cpu' })));
+  lin(sg.tensor([[3, 4]], { device: 'cpu' })).sum().backward();
+  lin.to('webgpu');
+  assert.equal(lin.weight.device, 'webgpu');
+  assert.equal(lin.weight.grad.device, 'webgpu');
+  assert.equal(lin.weight.isLeaf, true);
+  assert.deepEqual(await lin.weight.grad.array(), [[3, 4]]);
+  lin.to('cpu');
+  await sg.sync();
+  assert.deepEqual(lin.weight.grad.toArray(), [[3, 4]]);
+  assert.deepEqual(lin.bias.grad.toArray(), [1]);
+});
