@@ -69,3 +69,27 @@ test('checkpoint: fn returning a different number of tensors when recomputed is 
   z[0].sum().backward();
   close(x.grad.toArray(), [2, 2, 2]);
 });
+
+// gradcheck's default tolerances (PyTorch's for float64: eps 1e-6, atol 1e-5, rtol 1e-3; looser
+// ones for float32): exp(100x) has a central difference error of about eps²·100²/6 relative, so it
+// passes with eps 1e-6 (and would fail with 1e-3); a float32 gradient off by 0.05 must fail.
+test('gradcheck defaults: float64 eps fine enough for exp(100x); float32 atol catches a gradient off by 0.05', () => {
+  const x = sg.tensor([0.01, -0.02], { dtype: 'float64' }).requiresGrad_();
+  assert.equal(sg.autograd.gradcheck((a) => a.mul(100).exp(), [x]), true);
+  // A given eps is used: with 1e-2 the difference is off by about 1/6.
+  throwsWith(() => sg.autograd.gradcheck((a) => a.mul(100).exp(), [x], { eps: 1e-2 }), /gradcheck/);
+  // rtol 1e-3: a float64 gradient 1000 off by 5e-4 relative (0.5 < 1e-5 + 1e-3·1000) passes.
+  class Scaled extends sg.autograd.Function {
+    static forward(ctx, a) { return a.mul(1000); }
+    static backward(ctx, g) { return g.mul(1000 * (1 + 5e-4)); }
+  }
+  assert.equal(sg.autograd.gradcheck((a) => Scaled.apply(a), [x]), true);
+  throwsWith(() => sg.autograd.gradcheck((a) => Scaled.apply(a), [x], { rtol: 1e-5 }), /gradcheck/);
+  class Off extends sg.autograd.Function {
+    static forward(ctx, a) { return a.mul(1); }
+    static backward(ctx, g) { return g.add(0.05); }
+  }
+  const y = sg.tensor([0.1, 0.2]).requiresGrad_();
+  throwsWith(() => sg.autograd.gradcheck((a) => Off.apply(a), [y]), /gradcheck/);
+  assert.equal(sg.autograd.gradcheck((a) => Off.apply(a), [y], { atol: 0.1 }), true);
+});
