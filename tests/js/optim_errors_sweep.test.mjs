@@ -127,3 +127,49 @@ test('inside sg.compile: an optimizer step with a closure and ReduceLROnPlateau.
   plateau.step(1);
   assert.equal(opt.paramGroups[0].lr, 0.1);
 });
+
+test('optimizer and scheduler messages in full (tests matched only some words), then correct calls work', () => {
+  const L = sg.optim.lrScheduler;
+  const p = () => sg.zeros([2], { requiresGrad: true });
+  const sgd = () => new sg.optim.SGD([p()], { lr: 0.1, momentum: 0.9 });
+  const cases = [
+    [() => new sg.optim.LBFGS([sg.zeros([2], { dtype: 'float16', requiresGrad: true })]), /^LBFGS: expected float32 or float64 parameters, got params\[0\] of dtype float16$/],
+    [() => new sg.optim.LBFGS([p()]).step(), /^LBFGS\.step: expected a closure that computes the loss \(L-BFGS needs one\), got undefined$/],
+    [() => new L.CosineAnnealingWarmRestarts(sgd(), 3).step(-1), /^CosineAnnealingWarmRestarts\.step: expected a non-negative epoch, got -1$/],
+    [() => new L.CosineAnnealingWarmRestarts(sgd(), 3).step('1'), /^CosineAnnealingWarmRestarts\.step: expected a non-negative epoch, got '1'$/],
+    [() => new L.CyclicLR(sgd(), 0.01, 0.1, { stepSizeUp: 2, stepSizeDown: -1 }), /^CyclicLR: expected stepSizeUp > 0 and stepSizeDown >= 0, got 2 and -1$/],
+    [() => new L.CyclicLR(new sg.optim.Adam([p()]), 0.01, 0.1), /^CyclicLR: optimizer must support momentum with the cycleMomentum option enabled \(SGD, RMSprop; or pass cycleMomentum: false\)$/],
+    [() => new L.LambdaLR(sgd(), 5), /^LambdaLR: expected lrLambda to be a function \(epoch → factor\) or an array of them, got 5$/],
+    [() => new L.StepLR({}, 2), /^StepLR: expected an optimizer \(sg\.optim\.SGD, Adam, \.\.\.\), got an object$/],
+    [() => new L.StepLR(sgd(), 2, 5), /^StepLR: expected an options object, got 5$/],
+    [() => new L.StepLR(sgd(), 2).step(3), /^StepLR\.step: takes no arguments \(PyTorch's deprecated epoch argument is not supported\)$/],
+    [() => new L.StepLR(sgd(), 2).loadStateDict({ foo: 1 }), /^StepLR\.loadStateDict: unknown key 'foo'$/],
+    [() => new L.StepLR(sgd(), 2).loadStateDict({ optimizer: 1 }), /^StepLR\.loadStateDict: unknown key 'optimizer'$/],
+    [() => new L.OneCycleLR(new sg.optim.Adagrad([p()]), 0.1, { totalSteps: 5 }),
+      /^OneCycleLR: optimizer must support momentum with the cycleMomentum option enabled \(SGD, RMSprop, Adam, AdamW; or pass cycleMomentum: false\)$/],
+    [() => new L.ReduceLROnPlateau(sgd(), { factor: 1 }), /^ReduceLROnPlateau: factor should be < 1\.0, got 1$/],
+    [() => new L.ReduceLROnPlateau(sgd()).step('1'), /^ReduceLROnPlateau\.step: expected the metric as a number or a one-element Tensor, got '1'$/],
+    [() => new L.ReduceLROnPlateau(sgd()).step(sg.ones([2])), /^item: expected a tensor with one element, got shape \[2\]$/],
+    [() => new sg.optim.SGD([5], { lr: 0.1 }), /^SGD: optimizer can only optimize Tensors, but params\[0\] is 5$/],
+    [() => sgd().addParamGroup(5), /^SGD: expected a parameter group object \{ params, \.\.\. \}, got 5$/],
+    [() => new sg.optim.SGD([p(), 5], { lr: 0.1 }), /^SGD: optimizer can only optimize Tensors, but params\[1\] is 5$/],
+    [() => { const q = p(); new sg.optim.SGD([q, q], { lr: 0.1 }); }, /^SGD: a parameter group contains the same parameter twice \(params\[1\]\)$/],
+    [() => sgd().step(5), /^SGD\.step: expected a closure function or nothing, got 5$/],
+    [() => { const o = sgd(); o.loadStateDict({ state: { 7: {} }, param_groups: o.stateDict().param_groups }); }, /^SGD\.loadStateDict: state for parameter index 7, which no param group lists$/],
+  ];
+  for (const [call, msg] of cases) throwsWith(call, msg);
+  // Correct calls: CosineAnnealingWarmRestarts(t0 3).step(1.5) is (1 + cos(π/2))/2 · 0.1 = 0.05 (etaMin 0);
+  const o = sgd();
+  const w = new L.CosineAnnealingWarmRestarts(o, 3);
+  w.step(1.5);
+  assert.ok(Math.abs(o.paramGroups[0].lr - 0.05) < 1e-15);
+  // ReduceLROnPlateau(factor 0.5, patience 0) halves the lr at the first epoch that is not better.
+  const o2 = sgd();
+  const r = new L.ReduceLROnPlateau(o2, { factor: 0.5, patience: 0 });
+  r.step(sg.tensor([1]));
+  r.step(1);
+  assert.equal(o2.paramGroups[0].lr, 0.05);
+  new L.OneCycleLR(new sg.optim.Adagrad([p()]), 0.1, { totalSteps: 5, cycleMomentum: false });
+  const s = new L.StepLR(sgd(), 2);
+  s.loadStateDict(s.stateDict());
+});
