@@ -168,3 +168,32 @@ test('handleFrom rounds 16-bit floats as torch does; writeHandleBytes announces 
   sg.dispose([f16, bf, x]);
 });
 
+
+test('runtime messages in full (tests matched only some words), then correct calls (torch 1.13 values)', () => {
+  const t = sg.zeros([2]);
+  const live = sg.memory().handles;
+  throwsWith(() => H.callOp1('addInPlace', [t.handle], { value: 1 }), /^addInPlace: the op returned no tensor$/);
+  assert.equal(sg.memory().handles, live);
+  const cases = [
+    [() => sg.setDefaultDtype('int32'), /^setDefaultDtype: expected 'float32' or 'float64' \(as torch\.set_default_dtype\), got 'int32'$/],
+    [() => sg.finfo('int32'), /^finfo: expected a floating dtype \(float32, float64, float16, bfloat16\), got 'int32'$/],
+    [() => sg.finfo(5), /^finfo: expected a floating dtype \(float32, float64, float16, bfloat16\), got 5$/],
+    [() => sg.iinfo('float32'), /^iinfo: expected an integer dtype \(int32, int64, int8, uint8, bool\), got 'float32'$/],
+    [() => t.to({ dtype: 'float8' }), /^to: expected 'dtype' to be one of float32, int32, bool, float16, bfloat16, float64, int64, int8, uint8, got 'float8'$/],
+    [() => sg.tidy('name', 5), /^tidy: expected a function \(or a name and a function\), got number$/],
+    [() => sg.tidy({}), /^tidy: expected a function \(or a name and a function\), got object$/],
+    [() => sg.tensor([1], 5), /^tensor: expected an options object, got 5$/],
+    [() => sg.zeros([2.5]), /^zeros: expected a shape of integers, got \[2\.5\]$/],
+    [() => sg.broadcastShapes([2, 3], [4, 3]), /^broadcastShapes: shapes \[2, 3\], \[4, 3\] do not broadcast \(2 vs 4 in dim 0\)$/],
+    [() => sg.broadcastShapes([2, 3], [3, 3, 1]), /^broadcastShapes: shapes \[2, 3\], \[3, 3, 1\] do not broadcast \(2 vs 3 in dim 1\)$/],
+  ];
+  for (const [call, msg] of cases) throwsWith(call, msg);
+  // torch.finfo(torch.float16).max == 65504, eps == 2**-10; torch.iinfo(torch.int8).min == -128;
+  // torch.broadcast_shapes((2, 1), (3,)) == (2, 3)
+  assert.equal(sg.finfo('float16').max, 65504);
+  assert.equal(sg.finfo('float16').eps, 2 ** -10);
+  assert.equal(sg.iinfo('int8').min, -128);
+  assert.deepEqual(sg.broadcastShapes([2, 1], [3]), [2, 3]);
+  assert.equal(sg.tidy('named', () => 3), 3);
+  assert.equal(t.to({ dtype: 'int32' }).dtype, 'int32');
+});
