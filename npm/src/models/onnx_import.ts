@@ -345,7 +345,8 @@ const RUN = new Map<string, Run>([
   }],
   ['PRelu', ([x, slope]) => [T(x).prelu(T(slope).reshape([-1]))]],
   ['Softplus', ([x]) => [F.softplus(T(x))]],
-  ['Clip', ([x, lo, hi]) => [T(x).clamp(lo === undefined ? null : T(lo), hi === undefined ? null : T(hi))]],
+  // without min and max (both optional inputs) Clip is the identity, as the ONNX spec's numeric-limit defaults make it
+  ['Clip', ([x, lo, hi]) => [lo === undefined && hi === undefined ? T(x) : T(x).clamp(lo === undefined ? null : T(lo), hi === undefined ? null : T(hi))]],
   ['GlobalAveragePool', ([x]) => {
     const t = T(x);
     return [t.mean(t.shape.map((_, i) => i).slice(2), true)];
