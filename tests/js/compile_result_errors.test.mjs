@@ -62,3 +62,25 @@ test('inside a compiled fn, a vjp with the wrong count fails the same way (the c
   assert.equal(ok(w2).item(), 9);
   assert.deepEqual(Array.from(w2.grad.dataSync()), [3, 12]);
 }));
+
+test('{ async: true }: a callback that throws at once, or whose promise rejects, rejects the call with its message and cause; the next call runs', async () => {
+  const boom = new Error('boom');
+  let mode = 'sync';
+  const cb = (u) => {
+    if (mode === 'sync') throw boom;
+    if (mode === 'reject') return Promise.reject(new Error('later'));
+    return Promise.resolve(u.mul(2));
+  };
+  const f = sg.compile((x) => sg.jsCall({ shape: [2], dtype: 'float32' }, [x], cb).add(1), { async: true });
+  const x = sg.tensor([1, 2]);
+  await assert.rejects(f(x), (e) => {
+    assert.equal(e.message, 'jsCall: JavaScript callback raised: boom');
+    assert.equal(e.cause, boom);
+    return true;
+  });
+  mode = 'reject';
+  await assert.rejects(f(x), { message: 'jsCall: JavaScript callback raised: later' });
+  mode = 'ok';
+  assert.deepEqual(Array.from((await f(x)).dataSync()), [3, 5]);
+  x.dispose();
+});
