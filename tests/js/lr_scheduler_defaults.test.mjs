@@ -1,5 +1,5 @@
-// The lr schedulers against PyTorch 1.13 (tests/data/optim_defaults_ref.json from
-// gen_optim_defaults.py), on an SGD group (lr 0.1, momentum 0.9): each made with only its
+// The lr schedulers against PyTorch 1.13 (tests/data/optim_sched_defaults_ref.json from
+// gen_optim_sched_defaults.py), on an SGD group (lr 0.1, momentum 0.9): each made with only its
 // required arguments (the defaults: StepLR/MultiStepLR gamma 0.1, LinearLR 1/3 over 5, ConstantLR
 // 1/3 for 5, PolynomialLR 5 and power 1, CyclicLR stepSizeUp 2000 and momentum 0.8..0.9,
 // OneCycleLR's pctStart/divFactor/momentum, ReduceLROnPlateau's patience 10 / factor 0.1, ...);
@@ -10,7 +10,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, readRef } from './helpers.mjs';
 
-const ref = readRef('optim_defaults_ref.json').sched;
+const ref = readRef('optim_sched_defaults_ref.json').sched;
 const L = sg.optim.lrScheduler;
 
 function run(name, make, { n = 12, momentum = false, pre, metric } = {}) {

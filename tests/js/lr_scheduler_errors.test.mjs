@@ -3,12 +3,12 @@
 // maxLr), each with its distinctive words and "got ...", and the scheduler still usable after;
 // SequentialLR's options-object form (never run); MultiplicativeLR's state dict without its
 // lambdas (as torch 1.13 leaves plain functions out of state_dict()). Expected lrs: hand values
-// or tests/data/optim_defaults_ref.json (gen_optim_defaults.py, torch 1.13).
+// or tests/data/optim_sched_defaults_ref.json (gen_optim_sched_defaults.py, torch 1.13).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, readRef, throwsWith } from './helpers.mjs';
 
-const ref = readRef('optim_defaults_ref.json').sched;
+const ref = readRef('optim_sched_defaults_ref.json').sched;
 const L = sg.optim.lrScheduler;
 const sgd = () => new sg.optim.SGD([sg.zeros([2], { requiresGrad: true })], { lr: 0.1, momentum: 0.9 });
 

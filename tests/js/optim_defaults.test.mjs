@@ -1,5 +1,5 @@
-// The optimizers' defaults against PyTorch 1.13 (tests/data/optim_defaults_ref.json from
-// gen_optim_defaults.py): each made with no options has torch's default hyper-parameters and
+// The optimizers' defaults against PyTorch 1.13 (tests/data/optim_sched_defaults_ref.json from
+// gen_optim_sched_defaults.py): each made with no options has torch's default hyper-parameters and
 // follows torch's trajectory (float64, 3 steps of f(p) = sum([1, 2, 3]·p²) + sum(p)); LBFGS with
 // its defaults, and with the strong-Wolfe line search from a step too short (extrapolation and
 // the cubic interpolation's bisection fallback).
@@ -7,7 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, readRef } from './helpers.mjs';
 
-const ref = readRef('optim_defaults_ref.json');
+const ref = readRef('optim_sched_defaults_ref.json');
 const A = () => sg.tensor([1, 2, 3], { dtype: 'float64' });
 const f = (p) => sg.tidy(() => A().mul(p).mul(p).sum().add(p.sum()));
 

@@ -3,12 +3,12 @@
 // and the "got ..." part, and the optimizer still usable after. Also Optimizer.name,
 // [Symbol.dispose] and LBFGS's closure returning a plain number. Oracles: PyTorch 1.13's
 // semantics (a closure's loss may be a Python float; LBFGS has one param group) and the
-// float64 LBFGS step of tests/data/optim_defaults_ref.json (gen_optim_defaults.py).
+// float64 LBFGS step of tests/data/optim_sched_defaults_ref.json (gen_optim_sched_defaults.py).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { sg, close, readRef, throwsWith } from './helpers.mjs';
 
-const ref = readRef('optim_defaults_ref.json').optim;
+const ref = readRef('optim_sched_defaults_ref.json').optim;
 const A = () => sg.tensor([1, 2, 3], { dtype: 'float64' });
 const f = (p) => sg.tidy(() => A().mul(p).mul(p).sum().add(p.sum()));
 const p64 = () => sg.tensor([1, -2, 3], { dtype: 'float64', requiresGrad: true });
