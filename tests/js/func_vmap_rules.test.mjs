@@ -3,8 +3,9 @@
 // losses (mseLoss, l1Loss, smoothL1Loss, huberLoss, binaryCrossEntropy(WithLogits), klDiv) with
 // every reduction and per-sample gradients through them (they recursed without end before);
 // repeat / tile, sort / topk without a dim, argmax with a dim, an in-place op on a batched
-// tensor; the random rules (bernoulli with a batched or unbatched probability, dropout2d on 3-D
-// and 4-D samples, multinomial's missing rule). No fallback loop is announced for them.
+// tensor; the random rules (rand / randn / randint / dropout per sample, none for p 0 or eval mode,
+// bernoulli with a batched or unbatched probability, dropout2d on 3-D and 4-D samples,
+// multinomial's missing rule). No fallback loop is announced for them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { close, sg } from './helpers.mjs';
@@ -103,6 +104,7 @@ test('vmap of repeat, tile, sort, topk, argmax(dim) and an in-place op on a batc
 });
 
 test("vmap randomness rules: bernoulli of a batched or unbatched probability, dropout2d per channel, multinomial's missing rule", () => {
+  const handles = sg.memory().handles;
   sg.tidy(() => {
     const p = sg.tensor([[0, 1, 1], [1, 0, 0]]);
     // Probabilities 0 and 1 draw themselves: per sample, whatever the stream.
@@ -141,5 +143,33 @@ test("vmap randomness rules: bernoulli of a batched or unbatched probability, dr
       }
     });
     assert.equal(err?.message, 'dropout2d: expected an input of shape [N, C, H, W] or [C, H, W], got [3, 2]');
+  });
+  assert.equal(sg.memory().handles, handles, 'the masks and their ones are released');
+});
+
+test("vmap randomness: rand, randn, randint draw per sample with 'different'; dropout with p 0 or in eval mode draws nothing", () => {
+  sg.tidy(() => {
+    const z = sg.zeros([3, 4]);
+    sg.manualSeed(9);
+    const rows = (t) => t.toArray().map((r) => JSON.stringify(r));
+    const u = V((r) => r.add(sg.rand([4])), { randomness: 'different' })(z);
+    assert.deepEqual(u.shape, [3, 4]);
+    assert.ok(u.toArray().flat().every((v) => v >= 0 && v < 1));
+    assert.equal(new Set(rows(u)).size, 3, 'rand: each sample its own');
+    const n = V((r) => r.add(sg.randn([4])), { randomness: 'different' })(z);
+    assert.equal(new Set(rows(n)).size, 3, 'randn: each sample its own');
+    const k = V((r) => r.add(sg.randint(0, 1000, [4])), { randomness: 'different' })(z);
+    assert.ok(k.toArray().flat().every((v) => Number.isInteger(v) && v >= 0 && v < 1000));
+    assert.equal(new Set(rows(k)).size, 3, 'randint: each sample its own');
+    const d = V((r) => F.dropout(r, 0.5), { randomness: 'different' })(sg.ones([3, 64]));
+    assert.ok(d.toArray().flat().every((v) => v === 0 || v === 2));
+    assert.equal(new Set(rows(d)).size, 3, 'dropout: each sample its own mask');
+    // No random numbers (randomness 'error' does not object): p = 0, or not training.
+    const x = sg.tensor([[1, 2], [3, 4]]);
+    assert.deepEqual(V((r) => F.dropout(r, 0))(x).toArray(), [[1, 2], [3, 4]]);
+    assert.deepEqual(V((r) => F.dropout(r, 0.5, false))(x).toArray(), [[1, 2], [3, 4]]);
+    const x4 = sg.ones([2, 3, 2, 2]);
+    assert.deepEqual(V((r) => F.dropout2d(r, 0.5, false))(x4).toArray(), x4.toArray());
+    assert.deepEqual(V((r) => F.dropout2d(r, 0))(x4).toArray(), x4.toArray());
   });
 });

@@ -414,11 +414,9 @@ function convRule(spatial: number): Rule {
 
 // ---- losses: reduction 'none' through the pointwise or class rules, then a per-sample reduction ----
 
-/** A per-sample 'sum' or 'mean' of a loss (the caller handles 'none' and 'batchmean'; sg.F checks the name). */
-function reduceLoss(c: Composer, loss: Arg, reduction: string, attrs: Attrs): Arg {
-  if (reduction === 'sum') return c('sum', [loss], {});
-  if (reduction === 'mean') return c('mean', [loss], {});
-  throw new Error(`vmap: reduction '${reduction}' of ${String(attrs)} has no batching rule`);
+/** A per-sample 'sum' or 'mean' of a loss (the caller handles 'none' and 'batchmean'; sg.F allows no other name). */
+function reduceLoss(c: Composer, loss: Arg, reduction: string): Arg {
+  return c(reduction === 'sum' ? 'sum' : 'mean', [loss], {});
 }
 
 const elementwiseLossRule: Rule = (op, args, attrs) => {
@@ -432,7 +430,7 @@ const elementwiseLossRule: Rule = (op, args, attrs) => {
         const n = logicalShape(none)[0] ?? 1;
         return c('div', [c('sum', [none], {}), scalarArg(n, c)], {});
       }
-      return reduceLoss(c, none, reduction, attrs);
+      return reduceLoss(c, none, reduction);
     });
   } finally {
     H.releaseHandle(none.id);
