@@ -68,3 +68,20 @@ test('a vjp function under a vmap that did not map its primals is refused, namin
     assert.deepEqual(sg.func.vmap((r) => r.sum())(sg.eye(2)).toArray(), [1, 1]);
   });
 });
+
+test('trees of arguments and outputs: a non-tensor leaf beside tensors is refused; null leaves stay null', () => {
+  sg.tidy(() => {
+    const x = sg.tensor([1, 2]);
+    const f = (arr) => arr[0].square().sum();
+    assert.throws(() => sg.func.grad(f)([x, 3]), /^Error: grad\(f\): argument 0 must be a Tensor \(or an array\/object of Tensors\) to differentiate with respect to, got \[/);
+    assert.throws(() => sg.func.grad((o) => o.a.sum())({ a: x, b: 'k' }), /grad\(anonymous\): argument 0 must be a Tensor \(or an array\/object of Tensors\)/);
+    assert.throws(() => sg.func.vjp((t) => [t.mul(2), 5], x), /vjp\(anonymous\): fn must return a Tensor or an array\/object of Tensors, got \[/);
+    // null in the tree: no tensor there, so no gradient there (torch.func treats None as an empty subtree)
+    const [g, none] = sg.func.grad(f)([x, null]);
+    assert.deepEqual(g.toArray(), [2, 4]);
+    assert.equal(none, null);
+    const { a, b } = sg.func.grad((o) => o.a.mul(o.a).sum())({ a: x, b: undefined });
+    assert.deepEqual(a.toArray(), [2, 4]);
+    assert.equal(b, undefined);
+  });
+});
