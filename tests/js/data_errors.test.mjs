@@ -47,6 +47,10 @@ test('DataLoader defaults: batchSize 1, shuffle false, dropLast false, no collat
   const loader = new D.DataLoader(x);
   assert.deepEqual([loader.batchSize, loader.shuffle, loader.dropLast, loader.collateFn], [1, false, false, null]);
   assert.equal(loader.length, 3);
+  assert.equal(loader.numSamples, 3);
+  assert.equal(new D.DataLoader({ length: 7, get: (i) => i }, { batchSize: 2 }).numSamples, 7);
+  assert.equal(new D.DataLoader(new D.TensorDataset(x), { batchSize: 2 }).numSamples, 3);
+  assert.equal(new D.DataLoader({ a: x }, { batchSize: 2 }).numSamples, 3);
   const batches = [...loader];
   assert.deepEqual(batches.map((b) => b.shape), [[1, 2], [1, 2], [1, 2]]);
   assert.deepEqual(batches.map(values), [[1, 2], [3, 4], [5, 6]]);
