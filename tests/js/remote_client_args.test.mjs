@@ -138,3 +138,116 @@ test('a connection failure whose cause has only a code names the code', async ()
     globalThis.fetch = saved;
   }
 });
+
+test('remoteClient URL forms: a non-string, a query or fragment are refused; https and a URL object are taken', () => {
+  assert.throws(() => CL.remoteClient(5), { message: `${FN}: expected 'url' to be the trainer's address (e.g. 'http://127.0.0.1:8765'), got 5` });
+  assert.throws(() => CL.remoteClient(''), { message: `${FN}: expected 'url' to be the trainer's address (e.g. 'http://127.0.0.1:8765'), got ''` });
+  assert.throws(() => CL.remoteClient('http://127.0.0.1:1/?a=1'), { message: `${FN}: expected the trainer's base URL without query or fragment, got 'http://127.0.0.1:1/?a=1'` });
+  assert.throws(() => CL.remoteClient('http://127.0.0.1:1/#top'), /without query or fragment, got 'http:\/\/127\.0\.0\.1:1\/#top'/);
+  assert.throws(() => CL.remoteClient('file:///tmp/x'), { message: `${FN}: expected an http: or https: URL, got 'file:///tmp/x'` });
+  assert.equal(CL.remoteClient('https://127.0.0.1:8765/').url, 'https://127.0.0.1:8765');
+  assert.equal(CL.remoteClient('http://127.0.0.1:8765').url, 'http://127.0.0.1:8765');
+});
+
+test('data checks: the array, each datum, its token ids (arrays, typed arrays, 1-D int32 tensors), their lengths; all before any request', async () => {
+  const c = CL.remoteClient(url);
+  const n = seen.length;
+  const f = 'customLoss.remoteClient.forward';
+  const m = sg.tensor([[1, 2]], { dtype: 'int32' });
+  const gone = sg.tensor([1, 2], { dtype: 'int32' });
+  gone.dispose();
+  const cases = [
+    [[], `${f}: expected 'data' to be a non-empty array of { inputIds, targets }, got []`],
+    ['abc', `${f}: expected 'data' to be a non-empty array of { inputIds, targets }, got 'abc'`],
+    [[null], `${f}: expected data[0] to be { inputIds, targets }, got null`],
+    [[{ inputIds: [1], targets: [1] }, [1, 2]], `${f}: expected data[1] to be { inputIds, targets }, got [1, 2]`],
+    [[7], `${f}: expected data[0] to be { inputIds, targets }, got 7`],
+    [[{ inputIds: [], targets: [] }], `${f}: data[0].inputIds is empty (a datum needs at least one token)`],
+    [[{ inputIds: [1, 2], targets: [3] }], `${f}: data[0]: inputIds has 2 tokens, targets 1 (they must match)`],
+    [[{ inputIds: [1], targets: 'x' }], `${f}: data[0].targets: expected token ids as an array of integers or an int32 Tensor, got 'x'`],
+    [[{ inputIds: [1, -1], targets: [1, 1] }], `${f}: data[0].inputIds[1]: expected a token id (an integer ≥ 0), got -1`],
+    [[{ inputIds: [0.5], targets: [1] }], `${f}: data[0].inputIds[0]: expected a token id (an integer ≥ 0), got 0.5`],
+    [[{ inputIds: m, targets: [1, 2] }], `${f}: data[0].inputIds: expected token ids as an array of integers or a 1-D int32 Tensor, got a Tensor of shape [1, 2] (int32)`],
+    [[{ inputIds: [1, 2], targets: gone }], `${f}: data[0].targets: expected token ids as an array of integers or a 1-D int32 Tensor, got a disposed Tensor`],
+  ];
+  for (const [data, message] of cases) await assert.rejects(c.forward(data), message instanceof RegExp ? message : { message }, String(message));
+  assert.equal(seen.length, n, 'no request was made');
+  // Accepted forms: token 0, typed arrays, a 1-D int32 tensor; all sent as plain lists.
+  reply = () => [200, 'application/json', JSON.stringify({ logprobs: [[-1, -1, -1], [-2]] })];
+  const ids = sg.tensor([5, 6, 7], { dtype: 'int32' });
+  const lps = await c.forward([{ inputIds: new Uint16Array([0, 1, 2]), targets: ids }, { inputIds: new Uint8Array([9]), targets: new Int32Array([0]) }]);
+  assert.deepEqual(JSON.parse(seen.at(-1).body).data, [{ inputIds: [0, 1, 2], targets: [5, 6, 7] }, { inputIds: [9], targets: [0] }]);
+  assert.deepEqual(lps.map((t) => t.toArray()), [[-1, -1, -1], [-2]]);
+  sg.dispose([...lps, ids, m]);
+});
+
+test('weights checks: the array, a float32 tensor (not disposed), a first value that is not finite; the 8-byte minimum of loadState', async () => {
+  const c = CL.remoteClient(url);
+  const fb = 'customLoss.remoteClient.forwardBackward';
+  const d1 = [{ inputIds: [1, 2], targets: [2, 3] }];
+  const n = seen.length;
+  const gone = sg.tensor([1, 1]);
+  gone.dispose();
+  const cases = [
+    ['w', `${fb}: expected 'weights' to be an array with one float32 Tensor (or number array) per datum (1), got 'w'`],
+    [[[1, 1], [1, 1]], /expected 'weights' to be an array with one float32 Tensor \(or number array\) per datum \(1\), got \[/],
+    [[gone], `${fb}: expected weights[0] to be a float32 Tensor, got a disposed Tensor`],
+    [[[NaN, 1]], `${fb}: weights[0][0] is NaN (the trainer takes finite weights only)`],
+  ];
+  for (const [w, message] of cases) await assert.rejects(c.forwardBackward(d1, w), message instanceof RegExp ? message : { message }, String(message));
+  assert.equal(seen.length, n, 'no request was made');
+  reply = () => [200, 'application/json', JSON.stringify({ logprobs: [[-1, -2]], loss: 1, metrics: { m: 1 } })];
+  const w = sg.tensor([0.25, -1]);
+  const r = await c.forwardBackward(d1, [w]);
+  assert.deepEqual(JSON.parse(seen.at(-1).body).weights, [[0.25, -1]]);
+  assert.deepEqual(r.metrics, { m: 1 });
+  w.dispose();
+  reply = () => [200, 'application/json', '{}'];
+  await c.loadState(new Uint8Array(8).fill(1));
+  assert.deepEqual([...seen.at(-1).body], [1, 1, 1, 1, 1, 1, 1, 1]);
+});
+
+test('sample: a [1, T] prompt gives [1, n] ids, a 1-D one n ids; prompt checks before any request', async () => {
+  const c = CL.remoteClient(url);
+  const fs = 'customLoss.remoteClient.sample';
+  const n = seen.length;
+  await assert.rejects(c.sample([]), { message: `${fs}: 'promptIds' is empty (the prompt needs at least one token)` });
+  await assert.rejects(c.sample([1, -2]), { message: `${fs}: promptIds[1]: expected a token id (an integer ≥ 0), got -2` });
+  assert.equal(seen.length, n);
+  reply = () => [200, 'application/json', JSON.stringify({ ids: [3, 4, 5] })];
+  const row = sg.tensor([[3, 4]], { dtype: 'int32' });
+  const a = await c.sample(row, { maxNewTokens: 1 });
+  assert.deepEqual(JSON.parse(seen.at(-1).body), { promptIds: [3, 4], maxNewTokens: 1 });
+  assert.deepEqual([a.shape, a.dtype, a.toArray()], [[1, 3], 'int32', [[3, 4, 5]]]);
+  const b = await c.sample([3, 4]);
+  assert.deepEqual(b.shape, [3]);
+  const flat = sg.tensor([3, 4], { dtype: 'int32' });
+  assert.deepEqual((await c.sample(flat)).shape, [3]);
+  reply = () => [200, 'application/json', JSON.stringify({ ids: [1.5] })];
+  await assert.rejects(c.sample([1]), { message: `${fs}: the trainer's answer has no 'ids' list` });
+  sg.dispose([row, a, b, flat]);
+});
+
+test('connection failures: a cause with only a message or none adds nothing more; a message already shown is not repeated', async () => {
+  const saved = globalThis.fetch;
+  const reach = 'customLoss.remoteClient: GET /health: cannot reach the trainer at http://127.0.0.1:9';
+  const hint = ' (is it running? scripts/trainer.sh prints the address it listens on)';
+  try {
+    const c = CL.remoteClient('http://127.0.0.1:9');
+    const failWith = async (e) => {
+      globalThis.fetch = async () => {
+        throw e;
+      };
+      return c.health().then(() => assert.fail('resolved'), (err) => err.message);
+    };
+    assert.equal(await failWith(new Error('offline')), `${reach}: offline${hint}`);
+    assert.equal(await failWith(new TypeError('fetch failed: boom', { cause: new Error('boom') })), `${reach}: fetch failed: boom${hint}`);
+    const coded = Object.assign(new Error('boom'), { code: 'E1' });
+    assert.equal(await failWith(new TypeError('fetch failed: boom', { cause: coded })), `${reach}: fetch failed: boom (E1)${hint}`);
+    assert.equal(await failWith(new TypeError('fetch failed', { cause: { code: 'EX', message: 'plain' } })), `${reach}: fetch failed (EX)${hint}`);
+    assert.equal(await failWith('down'), `${reach}: down${hint}`);
+    assert.equal(await failWith(new TypeError('fetch failed', { cause: null })), `${reach}: fetch failed${hint}`);
+  } finally {
+    globalThis.fetch = saved;
+  }
+});
