@@ -22,15 +22,23 @@ before(async () => {
     req.on('end', () => {
       const r = { method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks) };
       seen.push(r);
-      const [status, type, body] = reply(r);
-      res.writeHead(status, type === null ? {} : { 'content-type': type });
-      res.end(body);
+      const [status, type, body, delayMs] = reply(r);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(status, type === null ? {} : { 'content-type': type });
+        res.end(body);
+      };
+      if (delayMs) setTimeout(send, delayMs).unref();
+      else send();
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${server.address().port}`;
 });
-after(() => server.close());
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 test('remoteClient: a URL that does not parse, or no global fetch, is an Error at once', () => {
   assert.throws(() => CL.remoteClient('not a url'), { message: `${FN}: 'url' 'not a url' is not a valid URL (e.g. 'http://127.0.0.1:8765')` });
@@ -250,4 +258,58 @@ test('connection failures: a cause with only a message or none adds nothing more
   } finally {
     globalThis.fetch = saved;
   }
+});
+
+test('HTTP errors: 401 with and without a token, 503 with and without a rank, a JSON error detail; status and rank attached', async () => {
+  const plain = CL.remoteClient(url), withToken = CL.remoteClient(url, { token: 'abc' });
+  reply = () => [401, 'application/json', JSON.stringify({ error: 'missing bearer token' })];
+  await assert.rejects(plain.health(), (e) => e.status === 401
+    && e.message === `${FN}: GET /health: authentication failed (HTTP 401): missing bearer token; no token was given: pass the trainer's --token as { token }`);
+  await assert.rejects(withToken.health(), { message: `${FN}: GET /health: authentication failed (HTTP 401): missing bearer token; the token was refused: pass the trainer's --token as { token }` });
+  reply = () => [503, 'application/json', JSON.stringify({ error: 'rank 1 died', rank: 1 })];
+  await assert.rejects(plain.health(), (e) => e.status === 503 && e.rank === 1
+    && e.message === `${FN}: GET /health: the trainer's rank group is broken (HTTP 503, rank 1): rank 1 died; restart the trainer and call loadState with the last saveState bytes`);
+  reply = () => [503, 'application/json', JSON.stringify({ error: 'lost', rank: 'r1' })];
+  await assert.rejects(plain.health(), (e) => e.rank === undefined && e.message.includes('(HTTP 503, a rank): lost;'));
+  reply = () => [503, 'text/plain', 'gone'];
+  await assert.rejects(plain.health(), (e) => e.rank === undefined && e.message.includes('(HTTP 503, a rank): gone;'));
+  reply = () => [400, 'application/json', JSON.stringify({ error: 'bad field', rank: 0 })];
+  await assert.rejects(plain.optimStep({ lr: 0.1 }), (e) => e.status === 400 && e.rank === undefined
+    && e.message === `${FN}: POST /optim_step failed with HTTP 400: bad field`);
+  reply = () => [400, 'application/json', JSON.stringify({ message: 'not the error field' })];
+  await assert.rejects(plain.health(), { message: `${FN}: GET /health failed with HTTP 400: {"message":"not the error field"}` });
+});
+
+test('optimStep sends the given hyperparameters only; answers without logprobs or metrics are refused', async () => {
+  const c = CL.remoteClient(url);
+  reply = () => [200, 'application/json', JSON.stringify({ step: 3, metrics: { lr: 0.5 } })];
+  assert.deepEqual(await c.optimStep({ lr: 0.5, betas: [0.8, 0.9] }), { step: 3, metrics: { lr: 0.5 } });
+  assert.deepEqual(JSON.parse(seen.at(-1).body), { lr: 0.5, betas: [0.8, 0.9] });
+  await c.optimStep();
+  assert.deepEqual([seen.at(-1).path, JSON.parse(seen.at(-1).body)], ['/optim_step', {}]);
+  await c.optimStep({ eps: 1e-6, weightDecay: 0 });
+  assert.deepEqual(JSON.parse(seen.at(-1).body), { eps: 1e-6, weightDecay: 0 });
+  const d1 = [{ inputIds: [1, 2], targets: [2, 3] }];
+  reply = () => [200, 'application/json', JSON.stringify({ logprobs: [[-1]] })];
+  await assert.rejects(c.forward(d1), { message: `${FN}.forward: the trainer's answer has no 'logprobs' matching the data (1 lists of their T values)` });
+  reply = () => [200, 'application/json', JSON.stringify({ logprobs: [[-1, 'x']] })];
+  await assert.rejects(c.forward(d1), /the trainer's answer has no 'logprobs' matching the data/);
+  reply = () => [200, 'application/json', JSON.stringify({ logprobs: [[-1, -2]], loss: 1 })];
+  await assert.rejects(c.forwardBackward(d1, [[1, 1]]), { message: `${FN}.forwardBackward: the trainer's answer has no 'metrics' object` });
+  reply = () => [200, 'application/json', JSON.stringify({ ok: true, ranks: 2 })];
+  assert.deepEqual(await c.health(), { ok: true, ranks: 2 });
+  assert.deepEqual([seen.at(-1).method, seen.at(-1).path, seen.at(-1).headers.authorization], ['GET', '/health', undefined]);
+});
+
+test('timeoutMs: a slow answer is an Error naming the wait; close() aborts a request in flight and refuses later ones', async () => {
+  const slow = CL.remoteClient(url, { timeoutMs: 50 });
+  reply = () => [200, 'application/json', '{}', 1000];
+  await assert.rejects(slow.health(), (e) => e.message === `${FN}: GET /health timed out after 50 ms (timeoutMs) waiting for the trainer at ${url}` && e.cause !== undefined);
+  const c = CL.remoteClient(url);
+  const pending = c.health();
+  await new Promise((r) => setTimeout(r, 20));
+  c.close();
+  await assert.rejects(pending, { message: `${FN}: GET /health: the client was closed during the request` });
+  await assert.rejects(c.health(), { message: `${FN}: GET /health: the client is closed` });
+  reply = () => [200, 'application/json', '{}'];
 });
