@@ -166,6 +166,13 @@ test('ConcatDataset: anything but an iterable of datasets is refused; get() cros
   x.dispose();
 });
 
+test('SequentialSampler takes the dataset only (PyTorch\'s SequentialSampler(data_source))', () => {
+  assert.throws(() => new D.SequentialSampler({ length: 2, get: (i) => i }, { generator: 1 }),
+    { message: 'SequentialSampler: takes one argument (the dataset), got also an object' });
+  assert.throws(() => new D.SequentialSampler({ length: 2, get: (i) => i }, 3), /SequentialSampler: takes one argument \(the dataset\), got also 3/);
+  assert.deepEqual([...new D.SequentialSampler({ length: 3, get: (i) => i }, undefined)], [0, 1, 2]);
+});
+
 test('BatchSampler: a fourth positional argument is refused; an options object works', () => {
   assert.throws(() => new D.BatchSampler([0, 1, 2], 2, false, 7), { message: 'BatchSampler: takes (sampler, batchSize, dropLast), got also 7' });
   assert.throws(() => new D.BatchSampler([0, 1, 2], 2, true, 'x'), /BatchSampler: takes \(sampler, batchSize, dropLast\), got also 'x'/);
