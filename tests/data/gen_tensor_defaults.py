@@ -5,7 +5,8 @@ addcmul_/addcdiv_'s value, vander's N, var/std's unbiased, round's decimals, nan
 replacements, the add*mm family's beta/alpha, index_add's alpha, cdist's p, aminmax/kthvalue/
 median/nanmedian/nansum/nanmean/quantile's keepdim, diff's n and dim, scatter_reduce's
 include_self, slice_scatter's dim/start/end/step, quantile's interpolation, cov's correction,
-diagonal_scatter's offset/dims), for tests/js/tensor_defaults.test.mjs.
+diagonal_scatter's offset/dims, sort/argsort ascending along the last dim, topk's largest,
+searchsorted/bucketize's left side, unique's sorted output), for tests/js/tensor_defaults.test.mjs.
 Run with Debian's PyTorch: /usr/bin/python3 tests/data/gen_tensor_defaults.py
 Each case: the result's values (nested lists; NaN as the string 'nan') and shape.
 """
@@ -57,6 +58,15 @@ def cases():
     yield 'quantile_dim', torch.quantile(X, 0.4, dim=1)
     yield 'nanquantile', torch.nanquantile(torch.tensor([1.0, nan, 3.0, 4.0]), 0.3)
     yield 'cov', torch.cov(X)
+    S = torch.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    yield 'sort_values', S.sort().values
+    yield 'sort_indices', S.sort().indices
+    yield 'argsort', S.argsort()
+    yield 'topk_values', S.topk(2).values
+    yield 'topk_indices', S.topk(2).indices
+    yield 'searchsorted', torch.searchsorted(torch.tensor([1.0, 3.0, 5.0]), torch.tensor([3.0, 0.0, 6.0]))
+    yield 'bucketize', torch.bucketize(torch.tensor([3.0, 0.0, 6.0]), torch.tensor([1.0, 3.0, 5.0]))
+    yield 'unique', torch.unique(torch.tensor([3.0, 1.0, 3.0, 2.0]))
     yield 'diagonalScatter', torch.diagonal_scatter(torch.zeros(2, 3), torch.tensor([7.0, 8.0]))
 
 

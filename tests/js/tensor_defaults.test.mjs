@@ -12,6 +12,7 @@ const t = (v) => sg.tensor(v);
 const X = () => t([[1, 5, 2], [4, 3, 6]]);
 const A = () => t([[0.5, -1], [2, 0.25]]);
 const B = () => t([[1.5, 2], [-0.5, 3]]);
+const S = () => t([[3, 1, 2], [0, 5, 4]]);
 const i32 = (v) => sg.tensor(v, { dtype: 'int32' });
 const nanIn = (rows) => t(rows.map((r) => r.map((v) => (v === null ? NaN : v))));
 
@@ -46,6 +47,14 @@ const calls = {
   quantile_dim: () => sg.quantile(X(), 0.4, 1),
   nanquantile: () => sg.nanquantile(t([1, NaN, 3, 4]), 0.3),
   cov: () => sg.cov(X()),
+  sort_values: () => S().sort().values,
+  sort_indices: () => S().sort().indices,
+  argsort: () => S().argsort(),
+  topk_values: () => S().topk(2).values,
+  topk_indices: () => S().topk(2).indices,
+  searchsorted: () => sg.searchsorted(t([1, 3, 5]), t([3, 0, 6])),
+  bucketize: () => sg.bucketize(t([3, 0, 6]), t([1, 3, 5])),
+  unique: () => sg.unique(t([3, 1, 3, 2])),
   diagonalScatter: () => sg.diagonalScatter(sg.zeros([2, 3]), t([7, 8])),
 };
 
