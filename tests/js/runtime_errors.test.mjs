@@ -87,7 +87,7 @@ test('hostStep without a running WebGPU device is an Error', () => {
   assert.equal(isLoaded(), true);
 });
 
-test('before init() the module refuses; init() after a failed load retries and works', () => {
+test('before init() the module refuses; a build without the threaded module says so; init() after a failed load retries and works', () => {
   const dist = new URL('../../npm/dist/', import.meta.url).href;
   const script = `
     import createSimdgrad from ${JSON.stringify(dist + 'simdgrad.mjs')};
@@ -95,6 +95,7 @@ test('before init() the module refuses; init() after a failed load retries and w
     import { mod, raw, isLoaded } from ${JSON.stringify(dist + 'esm/npm/src/runtime/module.js')};
     const out = { loaded0: isLoaded() };
     for (const f of [mod, raw]) { try { f(); out[f.name] = 'no error'; } catch (e) { out[f.name] = e.message; } }
+    try { await createInit(createSimdgrad)({ threads: 2 }); out.noThreaded = 'resolved'; } catch (e) { out.noThreaded = e.message; }
     let calls = 0;
     const init = createInit(() => (++calls === 1 ? Promise.reject(new Error('boom')) : createSimdgrad()));
     try { await init(); out.first = 'resolved'; } catch (e) { out.first = e.message; }
@@ -110,6 +111,7 @@ test('before init() the module refuses; init() after a failed load retries and w
     loaded0: false,
     mod: 'simdgrad is not initialized: call `await init()` first',
     raw: 'simdgrad is not initialized: call `await init()` first',
+    noThreaded: 'init: threads: 2 is not available: this build of simdgrad has no threaded module',
     first: 'boom',
     calls: 2,
     sum: 3,
