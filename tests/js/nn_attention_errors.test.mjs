@@ -84,6 +84,46 @@ test('MultiheadAttention: query, key and value of different ranks are an Error n
   assert.deepEqual(w.shape, [3, 2]);
 });
 
+const REF2 = {"out": [[[-0.19228002429008484, 0.21566809713840485, -0.08966013044118881, -0.09845654666423798], [-0.12228698283433914, 0.12713894248008728, -0.04392014443874359, -0.06972270458936691], [-0.18530958890914917, 0.3548967242240906, -0.27864232659339905, 0.00936888251453638]], [[-0.21079076826572418, 0.17617855966091156, -0.019525229930877686, -0.15065348148345947], [-0.19385512173175812, 0.13012880086898804, 0.02373937889933586, -0.16116300225257874], [-0.07031551003456116, -0.02880370430648327, 0.107970230281353, -0.1123443990945816]]], "w": [[[0.3484683334827423, 0.0, 0.6515315771102905], [0.49417686462402344, 0.0, 0.5058231353759766], [0.15462501347064972, 0.0, 0.8453749418258667]], [[0.6349433660507202, 0.0810762345790863, 0.28398042917251587], [0.45387953519821167, 0.28578680753707886, 0.26033368706703186], [0.012949245050549507, 0.7843972444534302, 0.20265352725982666]]]};
+
+test('MultiheadAttention with bias false, addBiasKv and batchFirst, a 2-D attnMask and a keyPaddingMask (torch 1.13 values)', () => {
+  const N = 2;
+  const m = new sg.nn.MultiheadAttention(E, 2, { bias: false, addBiasKv: true, batchFirst: true });
+  assert.equal(m.in_proj_bias, null);
+  const inW = [], outW = [];
+  for (let i = 0; i < 3 * E; i++) inW.push([0, 1, 2, 3].map((j) => Math.sin(i * E + j) * 0.5));
+  for (let i = 0; i < E; i++) outW.push([0, 1, 2, 3].map((j) => Math.cos(i * E + j) * 0.5));
+  const r = m.loadStateDict({ in_proj_weight: sg.tensor(inW), 'out_proj.weight': sg.tensor(outW), bias_k: sg.tensor([[[0.3, -0.2, 0.1, 0.4]]]), bias_v: sg.tensor([[[-0.5, 0.25, 0.6, -0.1]]]) });
+  assert.deepEqual(r, { missingKeys: [], unexpectedKeys: [] });
+  const batch = (len, f) => sg.tensor(Array.from({ length: N }, (_, n) => Array.from({ length: len }, (_, a) => Array.from({ length: E }, (_, e) => f(n * len * E + a * E + e)))));
+  const q = batch(L, (i) => Math.sin(0.3 * i + 1)), k = batch(S, (i) => Math.cos(0.7 * i)), v = batch(S, (i) => Math.sin(1.1 * i - 0.5));
+  const [out, w] = m.forward(q, k, v, { attnMask: sg.tensor([[0, -1], [0.5, 0], [-2, 1]]), keyPaddingMask: sg.tensor([[false, true], [false, false]]) });
+  assert.deepEqual(out.shape, [N, L, E]);
+  assert.deepEqual(w.shape, [N, L, S + 1]);
+  close(out.toArray(), REF2.out, 1e-5);
+  close(w.toArray(), REF2.w, 1e-5);
+});
+
+test('MultiheadAttention: the other argument checks of forward, each naming what it got', () => {
+  const m = new sg.nn.MultiheadAttention(E, 2);
+  const x = sg.zeros([3, 1, 4]);
+  throwsWith(() => m.forward([[0]], x, x), /^MultiheadAttention: expected 'query' to be a Tensor, got \[\[0\]\]$/);
+  throwsWith(() => m.forward(x, null, x), "MultiheadAttention: expected 'key' to be a Tensor, got null");
+  throwsWith(() => m.forward(x, x, 1), "MultiheadAttention: expected 'value' to be a Tensor, got 1");
+  throwsWith(() => m.forward(sg.zeros([4]), sg.zeros([4]), sg.zeros([4])), /^MultiheadAttention: query should be unbatched 2D or batched 3D tensor but received 1-D query tensor$/);
+  throwsWith(() => m.forward(sg.zeros([3, 1, 5]), sg.zeros([3, 1, 5]), sg.zeros([3, 1, 5])), /^MultiheadAttention: was expecting embedding dimension of 4, but got 5$/);
+  // key and value lengths differ; key or value batch differs from the query's.
+  throwsWith(() => m.forward(x, sg.zeros([2, 1, 4]), sg.zeros([3, 1, 4])), /^MultiheadAttention: key \[2, 1, 4\] and value \[3, 1, 4\] do not match query \[3, 1, 4\]$/);
+  throwsWith(() => m.forward(x, sg.zeros([2, 2, 4]), sg.zeros([2, 1, 4])), 'key [2, 2, 4] and value [2, 1, 4] do not match query [3, 1, 4]');
+  throwsWith(() => m.forward(x, sg.zeros([2, 1, 4]), sg.zeros([2, 2, 4])), 'key [2, 1, 4] and value [2, 2, 4] do not match query [3, 1, 4]');
+  // 2-D masks must be [L, S] (L = 3, S = 2 here); a 4-D mask is refused.
+  const kv = sg.zeros([2, 1, 4]);
+  throwsWith(() => m.forward(x, kv, kv, { attnMask: sg.zeros([2, 2]) }), /^MultiheadAttention: the shape of the 2D attnMask is \[2, 2\], but should be \[3, 2\]\.$/);
+  throwsWith(() => m.forward(x, kv, kv, { attnMask: sg.zeros([3, 3]) }), 'the shape of the 2D attnMask is [3, 3], but should be [3, 2].');
+  throwsWith(() => m.forward(x, kv, kv, { attnMask: sg.zeros([1, 2, 3, 2]) }), /^MultiheadAttention: attnMask's dimension 4 is not supported \(2 or 3\)$/);
+  assert.deepEqual(m.forward(x, kv, kv, { attnMask: sg.zeros([3, 2]) })[1].shape, [1, 3, 2]);
+});
+
 /* The reference (python3, torch 1.13):
    import torch, math, json
    torch.set_printoptions(precision=8)
@@ -102,4 +142,21 @@ test('MultiheadAttention: query, key and value of different ranks are an Error n
    o,w=m(q,k,v)
    o2,w2=m(q,k,v,attn_mask=am)
    print(json.dumps({'out':o.tolist(),'w':w.tolist(),'out3d':o2.tolist(),'w3d':w2.tolist()}))
+
+   And for the bias-false / addBiasKv / batchFirst case:
+   import torch, math, json
+   E,H,L,S,N=4,2,3,2,2
+   m=torch.nn.MultiheadAttention(E,H,bias=False,add_bias_kv=True,batch_first=True)
+   with torch.no_grad():
+     m.in_proj_weight.copy_(torch.tensor([[math.sin(i*E+j)*0.5 for j in range(E)] for i in range(3*E)]))
+     m.out_proj.weight.copy_(torch.tensor([[math.cos(i*E+j)*0.5 for j in range(E)] for i in range(E)]))
+     m.bias_k.copy_(torch.tensor([[[0.3,-0.2,0.1,0.4]]]))
+     m.bias_v.copy_(torch.tensor([[[-0.5,0.25,0.6,-0.1]]]))
+   q=torch.tensor([[[math.sin(0.3*(n*L*E+l*E+e)+1) for e in range(E)] for l in range(L)] for n in range(N)])
+   k=torch.tensor([[[math.cos(0.7*(n*S*E+s*E+e)) for e in range(E)] for s in range(S)] for n in range(N)])
+   v=torch.tensor([[[math.sin(1.1*(n*S*E+s*E+e)-0.5) for e in range(E)] for s in range(S)] for n in range(N)])
+   am=torch.tensor([[0.0,-1.0],[0.5,0.0],[-2.0,1.0]])
+   kpm=torch.tensor([[False,True],[False,False]])
+   o,w=m(q,k,v,attn_mask=am,key_padding_mask=kpm)
+   print(json.dumps({'out':o.tolist(),'w':w.tolist()}))
 */
