@@ -69,6 +69,19 @@ test('tokenLogprobs: log_softmax(logits)[t, target[t]] per datum; bad ids and ba
     { message: `${fn}: data[0].inputIds: expected a 1-D int32 Tensor or an array of integers, got a Tensor of shape [2] (float32)` });
   assert.throws(() => CL.tokenLogprobs(model, [{ inputIds: [0, 1], targets: m2 }]), /customLoss\.tokenLogprobs: data\[0\]\.targets: expected a 1-D int32 Tensor or an array of integers, got a Tensor of shape \[1, 2\]/);
   sg.dispose([f, m2]);
+  assert.throws(() => CL.tokenLogprobs(5, [{ inputIds: [0], targets: [0] }]),
+    { message: `${fn}: expected 'model' to map int32 ids [B, T] to logits [B, T, V] (a module or a function), got 5` });
+  assert.throws(() => CL.tokenLogprobs({ forward: 1 }, [{ inputIds: [0], targets: [0] }]), /customLoss\.tokenLogprobs: expected 'model' to map int32 ids/);
+  assert.throws(() => CL.tokenLogprobs(model, [{ inputIds: 'ab', targets: [0] }]),
+    { message: `${fn}: data[0].inputIds: expected an array of integers or a 1-D int32 Tensor, got 'ab'` });
+  assert.throws(() => CL.tokenLogprobs(model, [{ inputIds: [0], targets: [0] }, null]), { message: `${fn}: expected data[1] to be { inputIds, targets }, got null` });
+  assert.throws(() => CL.tokenLogprobs(model, [{ inputIds: [0, 1], targets: [0] }]),
+    { message: `${fn}: data[0]: inputIds (2) and targets (1) must have the same length ≥ 1` });
+  assert.throws(() => CL.tokenLogprobs(model, [{ inputIds: [], targets: [] }]), /data\[0\]: inputIds \(0\) and targets \(0\) must have the same length ≥ 1/);
+  // typed arrays are ids too
+  const typed = CL.tokenLogprobs(model, [{ inputIds: new Int32Array([1]), targets: new Uint8Array([2]) }]);
+  assert.ok(Math.abs(typed[0].item() - Math.log(3 / 6)) < 1e-6);
+  sg.dispose(typed);
   // The second length group's logits are wrong: the first group's results are released too
   // (counted at once, before any collection could free them).
   await settleFinalizers();
