@@ -93,3 +93,28 @@ test('gradcheck defaults: float64 eps fine enough for exp(100x); float32 atol ca
   throwsWith(() => sg.autograd.gradcheck((a) => Off.apply(a), [y]), /gradcheck/);
   assert.equal(sg.autograd.gradcheck((a) => Off.apply(a), [y], { atol: 0.1 }), true);
 });
+
+test('gradcheck: its other argument checks and the failure message (worst entry, count, tolerances)', () => {
+  const y = sg.tensor([0.1, 0.2]).requiresGrad_();
+  throwsWith(() => sg.autograd.gradcheck(5, [y]), /^gradcheck: expected fn to be a function, got 5$/);
+  throwsWith(() => sg.autograd.gradcheck((a) => a, [y, 3]), /^gradcheck: input 1 must be a Tensor, got 3$/);
+  throwsWith(() => sg.autograd.gradcheck((a) => a, [sg.tensor([1])]), /^gradcheck: no input requires grad \(set requiresGrad on the inputs to check\)$/);
+  throwsWith(() => sg.autograd.gradcheck(() => [], [y]), /^gradcheck: fn must return a Tensor or a non-empty array of Tensors, got \[\]$/);
+  throwsWith(() => sg.autograd.gradcheck((a) => [a, 2], [y]), 'gradcheck: fn must return a Tensor or a non-empty array of Tensors, got [a Tensor of shape [2] (float32), 2]');
+  // Identity with a backward adding 0.05: every Jacobian entry is 0.05 off; the worst (first of
+  // the largest excess) is an off-diagonal one, d out[1] / d in[0] (0.05 against 0).
+  class Off extends sg.autograd.Function {
+    static forward(ctx, a) { return a.mul(1); }
+    static backward(ctx, g) { return g.add(0.05); }
+  }
+  throwsWith(() => sg.autograd.gradcheck((a) => Off.apply(a), [y]),
+    /^gradcheck: Jacobian mismatch for output 0 with respect to input 0: d output\[1\] \/ d input\[0\] is 0\.050000\d* by autograd and 0 by central differences \(\|difference\| 0\.0500 > atol \+ rtol·\|numerical\| = 0\.00100\); 4 of 4 Jacobian entries differ \(eps 0\.001, atol 0\.001, rtol 0\.01\)$/);
+});
+
+test('gradgradcheck: gradOutputs of the wrong shape or count are Errors naming them (count checked first)', () => {
+  const y = sg.tensor([0.1, 0.2], { dtype: 'float64' }).requiresGrad_();
+  throwsWith(() => sg.autograd.gradgradcheck((a) => a.square(), [y], { gradOutputs: sg.zeros([3]) }), /^gradgradcheck: gradOutputs\[0\] must have the shape of output 0, \[2\], got \[3\]$/);
+  throwsWith(() => sg.autograd.gradgradcheck((a) => a.square(), [y], { gradOutputs: [sg.zeros([2]), sg.zeros([2])] }), /^gradgradcheck: expected 1 gradOutputs \(one per output\), got 2$/);
+  throwsWith(() => sg.autograd.gradgradcheck((a) => [a.square(), a.exp()], [y], { gradOutputs: [sg.zeros([2])] }), /^gradgradcheck: expected 2 gradOutputs \(one per output\), got 1$/);
+  assert.equal(sg.autograd.gradgradcheck((a) => [a.square(), a.exp()], [y], { gradOutputs: [sg.ones([2]), sg.ones([2])] }), true);
+});

@@ -220,13 +220,15 @@ export function gradgradcheck(fn: CheckedFn, inputs: Tensor | Tensor[], options?
     const inDType = (g: Tensor, k: number): Tensor => (metas[k]!.dtype === 'float64' ? g.double() : g.float());
     let gos: Tensor[];
     if (given !== undefined) {
-      gos = (given instanceof Tensor ? [given] : given).map((g, k) => {
+      const list = given instanceof Tensor ? [given] : given;
+      // The count first: with more gradOutputs than outputs the shape check read shapes[k] of no output.
+      if (list.length !== shapes.length) throw new Error(`${name}: expected ${shapes.length} gradOutputs (one per output), got ${list.length}`);
+      gos = list.map((g, k) => {
         if (JSON.stringify(g.shape) !== JSON.stringify(shapes[k])) {
           throw new Error(`${name}: gradOutputs[${k}] must have the shape of output ${k}, ${JSON.stringify(shapes[k])}, got ${JSON.stringify(g.shape)}`);
         }
         return inDType(g.detach(), k);
       });
-      if (gos.length !== shapes.length) throw new Error(`${name}: expected ${shapes.length} gradOutputs (one per output), got ${gos.length}`);
     } else {
       gos = metas.map((m, k) => seeded(m.shape, 1234 + k, m.dtype));
     }
