@@ -85,3 +85,63 @@ test('trees of arguments and outputs: a non-tensor leaf beside tensors is refuse
     assert.equal(b, undefined);
   });
 });
+
+test('more argument Errors: vmap, functionalCall, saveForBackward, a backward returning a non-tensor, jvp primals/tangents/outputs, jacfwd outputs, a dim out of range inside vmap', () => {
+  sg.tidy(() => {
+    const x = sg.tensor([1, 2]), t = sg.tensor([1, 0]);
+    function f(a) {
+      return a.mul(2);
+    }
+    assert.throws(() => sg.func.vmap(7), { message: 'vmap: expected fn to be a function, got 7' });
+    assert.throws(() => sg.func.vmap(f, { outDims: [0, 0] })(sg.ones([3, 2])), { message: 'vmap(f): outDims has 2 entries but the function returned 1 outputs' });
+    assert.throws(() => sg.func.vmap((a) => [a, a, a], { outDims: [0, 0] })(sg.ones([3, 2])), { message: 'vmap(anonymous): outDims has 2 entries but the function returned 3 outputs' });
+    assert.throws(() => sg.func.vmap((a) => a.softmax(3))(sg.ones([2, 3])), { message: 'softmax: dim 3 is out of range for a tensor of 1 dims (inside vmap)' });
+    assert.throws(() => sg.func.functionalCall(new sg.nn.Linear(2, 2), 5, [x]), { message: 'functionalCall: expected params to be an object (or Map) of name -> Tensor, got 5' });
+    class Saves extends sg.autograd.Function {
+      static forward(ctx, a) {
+        ctx.saveForBackward(3);
+        return a.mul(2);
+      }
+      static backward(_ctx, g) {
+        return g;
+      }
+    }
+    assert.throws(() => Saves.apply(x), { message: 'saveForBackward: argument 0 must be a Tensor or null, got 3' });
+    class Five extends sg.autograd.Function {
+      static forward(_ctx, a) {
+        return a.mul(2);
+      }
+      static backward() {
+        return [5];
+      }
+    }
+    const p = sg.tensor([1, 2], { requiresGrad: true });
+    assert.throws(() => Five.apply(p).sum().backward(), /Five\.backward raised: Five\.backward: gradients \(one per forward argument, null for none\) 0 must be a Tensor or null, got 5/);
+    assert.throws(() => sg.func.jvp(f, [3], [t]), { message: 'jvp(f): argument 0 must be a Tensor to differentiate with respect to, got 3' });
+    assert.throws(() => sg.func.jacrev(f)(3), { message: 'jacrev(f): argument 0 must be a Tensor to differentiate with respect to, got 3' });
+    assert.throws(() => sg.func.jvp(f, [x], t), { message: 'jvp(f): expected tangents to be an array of Tensors, got a Tensor of shape [2] (float32)' });
+    assert.throws(() => sg.func.jvp(f, [x], [3]), { message: 'jvp(f): tangents[0] must be a Tensor, got 3' });
+    // by forward mode, and by the double-VJP (tanh-gelu has no forward rule)
+    assert.throws(() => sg.func.jvp(() => 'a', [x], [t]), { message: "jvp(anonymous): fn must return a Tensor or an array/object of Tensors, got 'a'" });
+    assert.throws(() => sg.func.jvp((a) => [sg.F.gelu(a, { approximate: 'tanh' }), 5], [x], [t]),
+      { message: 'jvp(anonymous): fn must return a Tensor or an array/object of Tensors, got [a Tensor of shape [2] (float32), 5]' });
+    assert.throws(() => sg.func.jacfwd(() => 3)(x), { message: 'jacfwd(anonymous): fn must return a Tensor, got 3' });
+    // still usable: d(2a)/da = 2·I
+    assert.deepEqual(sg.func.jacfwd(f)(x).toArray(), [[2, 0], [0, 2]]);
+  });
+});
+
+test('empty Jacobians have the shape [...output, ...input] (torch.func.jacrev / jacfwd); they once hit a reshape Error', () => {
+  sg.tidy(() => {
+    for (const jac of [sg.func.jacrev, sg.func.jacfwd]) {
+      assert.deepEqual(jac((a) => a.sum())(sg.zeros([0])).shape, [0]);
+      assert.deepEqual(jac((a) => a.mul(2))(sg.zeros([0])).shape, [0, 0]);
+      const e = jac((a) => a.narrow(0, 0, 0))(sg.ones([2]));
+      assert.deepEqual([e.shape, e.dtype], [[0, 2], 'float32']);
+      assert.deepEqual(jac((a) => a.narrow(0, 0, 0).reshape([0, 1]))(sg.ones([2, 3])).shape, [0, 1, 2, 3]);
+      // a second, non-empty argument keeps its Jacobian
+      const [j0, j1] = jac((a, b) => a.sum().add(b.mul(3).sum()), { argnums: [0, 1] })(sg.zeros([0]), sg.ones([2]));
+      assert.deepEqual([j0.shape, j1.toArray()], [[0], [3, 3]]);
+    }
+  });
+});

@@ -10,7 +10,7 @@ import { tidy } from '../runtime/memory.js';
 import { checkOptions, describe } from '../runtime/options.js';
 import { Tensor } from '../tensor/tensor.js';
 import { direct1, levelsOf, mark, physShape, toAllLevels } from './batching.js';
-import { eye } from '../tensor/creation.js';
+import { eye, zeros } from '../tensor/creation.js';
 import { forwardModeActive, Unsupported } from './forward_mode.js';
 import { checkFn, differentiable, fnName, jvpForward, makeLeaf, outerCreates, parseArgnums } from './grad.js';
 import { vmap } from './vmap.js';
@@ -128,7 +128,8 @@ export function jacrev(fn: (...args: any[]) => any, options?: JacOptions): (...a
         const gs = gradsPerSample(element(out, j), leaves, create || j < m - 1, create);
         gs.forEach((g, a) => rows[a]!.push(g));
       }
-      return leaves.map((l, a) => (m === 0 ? l.reshape([...out.shape, ...l.shape]).mul(0) : assemble(rows[a]!, out.shape, l.shape, true)));
+      // An empty output: an empty Jacobian [...out.shape, ...l.shape] (l itself has elements to spare).
+      return leaves.map((l, a) => (m === 0 ? zeros([...out.shape, ...l.shape], { dtype: out.dtype, device: out.device }) : assemble(rows[a]!, out.shape, l.shape, true)));
     });
 }
 
@@ -182,7 +183,7 @@ export function jacfwd(fn: (...args: any[]) => any, options?: JacOptions): (...a
       const g = gradsPerSample(out.mul(u).sum(), leaves, true, true);
       return leaves.map((l, a) => {
         const n = l.numel;
-        if (n === 0) return out.reshape([...out.shape, ...l.shape]).mul(0);
+        if (n === 0) return zeros([...out.shape, ...l.shape], { dtype: out.dtype, device: out.device }); // an empty Jacobian
         const cols: Tensor[] = [];
         for (let j = 0; j < n; j++) {
           const last = a === leaves.length - 1 && j === n - 1;
