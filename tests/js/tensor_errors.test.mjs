@@ -141,3 +141,17 @@ test("Module.to('float64') casts each parameter's grad with it, values kept", ()
   assert.equal(lin.weight.requiresGrad, true);
   assert.deepEqual(lin.weight.toArray(), [[1, 2]]);
 });
+
+test('arange with requiresGrad: any floating dtype (torch.arange(..., dtype=torch.float64, requires_grad=True) works); integers refused', () => {
+  for (const dtype of ['float64', 'float16', 'bfloat16', 'float32']) {
+    const x = sg.arange(0, 3, { dtype, requiresGrad: true });
+    assert.equal(x.dtype, dtype);
+    assert.equal(x.requiresGrad, true);
+    assert.deepEqual(x.toArray(), [0, 1, 2]);
+    x.mul(x).sum().backward();
+    assert.deepEqual(x.grad.toArray(), [0, 2, 4]); // d/dx sum(x²) = 2x
+  }
+  throwsWith(() => sg.arange(0, 3, { requiresGrad: true }), /^arange: integer arguments give an int32 tensor \(as in PyTorch\), which cannot require gradients; pass \{ dtype: 'float32' \}$/);
+  throwsWith(() => sg.arange(0, 3, { dtype: 'int32', requiresGrad: true }), /^arange: a int32 tensor cannot require gradients \(only floating point tensors can\)$/);
+  throwsWith(() => sg.arange(0, 3, { dtype: 'int64', requiresGrad: true }), /^arange: a int64 tensor cannot require gradients/);
+});

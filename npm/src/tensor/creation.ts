@@ -285,8 +285,13 @@ export function arange(start: number, end?: number | CreationOptions, step?: num
   const [s, e, st] = args.length === 1 ? [0, args[0] as number, 1] : [args[0] as number, args[1] as number, (args[2] as number | undefined) ?? 1];
   if (st === 0) throw new Error('arange: step must be nonzero');
   const dtype = o.dtype ?? ([s, e, st].every(Number.isInteger) ? 'int32' : getDefaultDtype());
-  if (o.requiresGrad && dtype !== 'float32') {
-    throw new Error(`arange: integer arguments give an int32 tensor (as in PyTorch), which cannot require gradients; pass { dtype: 'float32' }`);
+  // Any floating dtype may require gradients (float64 too, as torch.arange(..., dtype=torch.float64, requires_grad=True)).
+  if (o.requiresGrad && !isFloatingDType(dtype)) {
+    throw new Error(
+      o.dtype === undefined
+        ? `arange: integer arguments give an int32 tensor (as in PyTorch), which cannot require gradients; pass { dtype: 'float32' }`
+        : `arange: a ${dtype} tensor cannot require gradients (only floating point tensors can)`,
+    );
   }
   return finish(H.callOp1('arange', [], { start: s, end: e, step: st, dtype, device: o.device }), o.requiresGrad, undefined, o.device);
 }
