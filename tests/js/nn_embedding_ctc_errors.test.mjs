@@ -92,3 +92,21 @@ test('ctcLoss: logProbs not a float32 [T, N, C] or [T, C] Tensor is an Error nam
   // loss -log(1/2), divided by the target length 1 (reduction 'mean').
   close(F.ctcLoss(sg.full([1, 1, 2], Math.log(0.5)), t, [1], [1]).item(), Math.log(2), 1e-6);
 });
+
+test('ctcLoss: lengths, targets and blank checks, each naming what it got; lengths as int32 tensors work', () => {
+  const lp = sg.full([5, 2, 3], Math.log(1 / 3));
+  const tg = i32([[1, 2], [1, 1]]);
+  throwsWith(() => F.ctcLoss(lp, tg, sg.tensor([5, 5]), [1, 1]), /^ctcLoss: expected 'inputLengths' as numbers or an int32 tensor on the CPU \(they are read synchronously\), got a float32 tensor on 'cpu'$/);
+  throwsWith(() => F.ctcLoss(lp, tg, [5, 5], [1, -1]), /^ctcLoss: expected 'targetLengths' to be 2 non-negative integers, got \[1, -1\]$/);
+  throwsWith(() => F.ctcLoss(lp, tg, [5, 5], [1.5, 1]), "ctcLoss: expected 'targetLengths' to be 2 non-negative integers, got [1.5, 1]");
+  throwsWith(() => F.ctcLoss(lp, sg.tensor([[1, 2], [1, 1]]), [5, 5], [1, 1]), /^ctcLoss: expected targets to be an int32 Tensor, got a Tensor of shape \[2, 2\] \(float32\)$/);
+  throwsWith(() => F.ctcLoss(lp, tg, [5, 5], [1, 1], { blank: -1 }), /^ctcLoss: expected blank in \[0, 3\) \(the classes\), got -1$/);
+  throwsWith(() => F.ctcLoss(lp, tg, [0, 5], [1, 1]), /^ctcLoss: expected inputLengths\[0\] in \[1, 5\] \(the frames\), got 0$/);
+  const shapeErr = (s, l) => `ctcLoss: expected targets [N, S] (or [S] for one sample) holding every target length, got shape [${s}] for targetLengths [${l}]`;
+  throwsWith(() => F.ctcLoss(lp, i32([[[1], [2]], [[1], [1]]]), [5, 5], [1, 1]), shapeErr('2, 2, 1', '1, 1'));
+  throwsWith(() => F.ctcLoss(lp, i32([[1, 2], [1, 1], [1, 1]]), [5, 5], [1, 1]), shapeErr('3, 2', '1, 1'));
+  throwsWith(() => F.ctcLoss(sg.full([5, 3], Math.log(1 / 3)), i32([[1, 2]]), 5, 1), shapeErr('1, 2', '1'));
+  // Uniform 1/3 over 5 frames, target [1]: the 15 frame strings collapsing to "1" (one block of
+  // 1s among blanks) each have probability 3^-5: loss -log(15 / 243) per sample.
+  close(F.ctcLoss(lp, tg, i32([5, 5]), i32([1, 1]), { reduction: 'none' }).toArray(), [Math.log(243 / 15), Math.log(243 / 15)], 1e-5);
+});
