@@ -347,7 +347,9 @@ async function readStored(folder: Folder): Promise<Map<string, FileTensor>> {
       const headerLen = safetensorsHeaderLength(first8, size);
       header = placeSafetensors(await folder.readRange(name, 0, 8 + headerLen), size);
     } catch (e) {
-      throw new Error(`${FN}: cannot read ${name}: ${(e as Error).message}`);
+      // the folder's own read errors already say 'fromPretrained: cannot read <dir>/<name>: ...'
+      const m = (e as Error).message;
+      throw new Error(m.startsWith(`${FN}: `) ? m : `${FN}: cannot read ${name}: ${m}`);
     }
     for (const [k, t] of header) {
       if (stored.has(k)) throw new Error(`${FN}: '${k}' is in both ${stored.get(k)!.file} and ${name}`);
