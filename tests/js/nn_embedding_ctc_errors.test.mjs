@@ -110,3 +110,24 @@ test('ctcLoss: lengths, targets and blank checks, each naming what it got; lengt
   // 1s among blanks) each have probability 3^-5: loss -log(15 / 243) per sample.
   close(F.ctcLoss(lp, tg, i32([5, 5]), i32([1, 1]), { reduction: 'none' }).toArray(), [Math.log(243 / 15), Math.log(243 / 15)], 1e-5);
 });
+
+// After a Stryker run on embedding_bag.ts:66-96 with this file (91 mutants, 63 killed; the rest
+// below): the weight and paddingIdx checks, offsets with a 2-D input, and paddingIdx's exclusion
+// (torch 1.13: embedding_bag([[0, 1], [2, 1]], W, padding_idx=1) = [[1, 2], [5, 6]] in mean and
+// sum; with offsets [0, 2] over [0, 1, 2] the same).
+test('embeddingBag: weight, paddingIdx and offsets checks; paddingIdx entries are left out of each bag', () => {
+  throwsWith(() => F.embeddingBag(i32([[0, 1]]), sg.tensor([1, 2])), /^embeddingBag: expected 'weight' to be a 2-D Tensor \[num, dim\], got a Tensor of shape \[2\] \(float32\)$/);
+  throwsWith(() => F.embeddingBag(i32([[0, 1]]), [[1, 2]]), "embeddingBag: expected 'weight' to be a 2-D Tensor [num, dim], got [[1, 2]]");
+  throwsWith(() => F.embeddingBag(i32([[0, 1]]), W(), { paddingIdx: 3 }), /^embeddingBag: paddingIdx must be within the 3 embeddings, got 3$/);
+  throwsWith(() => F.embeddingBag(i32([[0, 1]]), W(), { paddingIdx: -4 }), 'embeddingBag: paddingIdx must be within the 3 embeddings, got -4');
+  throwsWith(() => F.embeddingBag(i32([[0, 1]]), W(), { offsets: i32([0]) }), /^embeddingBag: offsets must be null for a 2-D input \(each row is a bag\)$/);
+  throwsWith(() => F.embeddingBag(i32([[0, 1]]), W(), { mode: 'sum', perSampleWeights: sg.tensor([[1], [2]]) }), "expected perSampleWeights of input's shape [1, 2], got [2, 1]");
+  const rows = i32([[0, 1], [2, 1]]);
+  close(F.embeddingBag(rows, W(), { paddingIdx: 1 }).toArray(), [[1, 2], [5, 6]]);
+  close(F.embeddingBag(rows, W(), { paddingIdx: -2, mode: 'sum' }).toArray(), [[1, 2], [5, 6]]);
+  close(F.embeddingBag(i32([0, 1, 2]), W(), { offsets: i32([0, 2]), paddingIdx: 1 }).toArray(), [[1, 2], [5, 6]]);
+  // paddingIdx -3 is row 0 (the lowest index accepted): bag 0 keeps row 1 alone.
+  close(F.embeddingBag(rows, W(), { paddingIdx: -3 }).toArray(), [[3, 4], [4, 5]]);
+  // Without paddingIdx every entry counts: means [2, 3] and [4, 5].
+  close(F.embeddingBag(rows, W()).toArray(), [[2, 3], [4, 5]]);
+});
