@@ -67,3 +67,11 @@ test('LayerNorm: a normalizedShape that is not an integer or an array of integer
   const s = 1 / Math.sqrt(1 + 1e-5);
   close(ln.forward(sg.tensor([[1, 3]])).toArray(), [[-s, s]], 1e-5);
 });
+
+test('GroupNorm: an input without [N, numChannels, ...] is an Error naming its shape', () => {
+  const g = new nn.GroupNorm(2, 4);
+  throwsWith(() => g.forward(sg.zeros([4])), /^GroupNorm: expected input of shape \[N, 4, \*\] \(numChannels 4\), got \[4\]$/);
+  throwsWith(() => g.forward(sg.zeros([1, 3, 2])), 'GroupNorm: expected input of shape [N, 4, *] (numChannels 4), got [1, 3, 2]');
+  throwsWith(() => g.forward([[0]]), /^GroupNorm: expected a Tensor, got \[\[0\]\]$/);
+  assert.deepEqual(g.forward(sg.zeros([1, 4])).shape, [1, 4]);
+});
