@@ -3,6 +3,7 @@
 // ops, each a function (sg.isclose(a, b)) and a Tensor method (a.isclose(b)). Values and
 // gradients are PyTorch 1.13's (tests/data/gen_ops_compose_search.py, gen_ops_stack_stats.py).
 import type { TensorLike } from './call.js';
+import { isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';
 import { numberOption, tensorOf } from './args.js';
@@ -50,7 +51,7 @@ function closeness(fn: string, a: Tensor, b: Tensor, options: unknown): Tensor {
     // PyTorch's formula (TensorCompare.cpp): equal, or both NaN with equalNan, or a finite
     // |a − b| within atol + |rtol·b| (bool operands compare as float32).
     let close = ops.eq(a, b);
-    if (o.equalNan && a.dtype === 'float32') close = logicalOr(close, logicalAnd(isnan(a), isnan(b)));
+    if (o.equalNan && isFloatingDType(a.dtype)) close = logicalOr(close, logicalAnd(isnan(a), isnan(b)));
     if (rtol === 0 && atol === 0) return close;
     const [fa, fb] = a.dtype === 'bool' ? [a.float(), b.float()] : [a, b];
     const allowed = ops.add(ops.abs(ops.mul(fb, rtol)), atol);

@@ -6,6 +6,7 @@
 // there. PyTorch's int64 results are int32 here.
 import { tensorArg } from './call.js';
 import { tensor } from './creation.js';
+import { isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { ops, installMethods, noOptions, type MethodsOf } from './ops.js';
 import { broadcastShapesOf, checkOptions, type Spec } from '../runtime/options.js';
@@ -107,7 +108,7 @@ function uniqueOf(fn: string, x: Tensor, options: unknown, consecutive: boolean)
   const spec: Spec = consecutive ? { returnInverse: 'boolean', returnCounts: 'boolean' } : { returnInverse: 'boolean', returnCounts: 'boolean', sorted: 'boolean' };
   const o = checkOptions<UniqueOptions>(fn, options, spec);
   const { out, inverse, counts } = distinct(valuesOf(fn, x), consecutive);
-  const values = tensor(x.dtype === 'float32' ? Float32Array.from(out) : Int32Array.from(out), { shape: [out.length], dtype: x.dtype, device: x.device });
+  const values = tensor(isFloatingDType(x.dtype) ? Float64Array.from(out) : Int32Array.from(out), { shape: [out.length], dtype: x.dtype, device: x.device });
   const extra: Tensor[] = [];
   if (o.returnInverse) extra.push(tensor(Int32Array.from(inverse), { shape: x.shape, device: x.device }));
   if (o.returnCounts) extra.push(tensor(Int32Array.from(counts), { shape: [counts.length], device: x.device }));

@@ -8,6 +8,7 @@
 // they are made of, with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose.py,
 // gen_ops_compose_search.py, gen_ops_stack_stats.py), and free their temporaries (tidy).
 import type { TensorLike } from './call.js';
+import { finfo, isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { binary, functionOps, installMethods, noOptions, ops, unary, withTemp, type MethodsOf } from './ops.js';
 import { keywords, type KwArgs } from './keywords.js';
@@ -103,8 +104,8 @@ const roundHalfEven = unary('round');
 const mulOp = binary('mul');
 const divOp = binary('div');
 
-/** Whether x can hold NaN or ±∞ (float32; int32 and bool cannot). */
-const isFloat = (x: TensorLike) => typeof x === 'number' || (x instanceof Tensor && x.dtype === 'float32');
+/** Whether x can hold NaN or ±∞ (every floating dtype; integers and bool cannot). */
+const isFloat = (x: TensorLike) => typeof x === 'number' || (x instanceof Tensor && isFloatingDType(x.dtype));
 
 export const pointwiseOps: PointwiseOpFunctions = {
   floor: unary('floor'),
@@ -216,9 +217,11 @@ export const pointwiseOps: PointwiseOpFunctions = {
   nanToNum(input, options) {
     const o = checkOptions<NanToNumOptions>('nanToNum', options, { nan: 'number', posinf: 'number', neginf: 'number' });
     if (!isFloat(input)) return ops.clone(input);
+    // ±∞ become the dtype's largest finite values by default (torch.finfo(dtype).max).
+    const max = input instanceof Tensor ? finfo(input.dtype).max : FLOAT32_MAX;
     return tidy(() => {
-      const fin = where(ops.eq(input, -Infinity), o.neginf ?? -FLOAT32_MAX, input);
-      const pos = where(ops.eq(input, Infinity), o.posinf ?? FLOAT32_MAX, fin);
+      const fin = where(ops.eq(input, -Infinity), o.neginf ?? -max, input);
+      const pos = where(ops.eq(input, Infinity), o.posinf ?? max, fin);
       return where(ops.ne(input, input), o.nan ?? 0, pos);
     });
   },

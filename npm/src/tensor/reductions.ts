@@ -10,6 +10,7 @@
 import { run, type TensorLike } from './call.js';
 import { arange, zeros } from './creation.js';
 import { noGrad } from '../autograd/backward.js';
+import { isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { dimOp, functionOps, installMethods, ops, reduction, type DimArgs, type Dim, type MethodsOf, type ReduceArgs, type VarKeywords, type VarOptions } from './ops.js';
 import { keywords, type KwArgs } from './keywords.js';
@@ -84,7 +85,7 @@ const isnan = (x: TensorLike) => pointwiseOps.isnan(x);
 const TENSOR_OPTION = { check: (v: unknown) => v instanceof Tensor, expected: 'a Tensor' };
 
 /** x with NaN as 0. */
-const zeroNan = (x: Tensor) => (x.dtype === 'float32' ? where(isnan(x), 0, x) : x);
+const zeroNan = (x: Tensor) => (isFloatingDType(x.dtype) ? where(isnan(x), 0, x) : x);
 
 /** varMean/stdMean: [var or std, mean] with var's arguments (dim, keepdim, { unbiased }), any of them by keyword. */
 const withMean = (name: string, spread: (input: Tensor, dim: Dim, keepdim: boolean, options: VarOptions) => Tensor) =>
@@ -156,9 +157,9 @@ export const reductionOps: ReductionOpFunctions = {
   }),
   nanmean: reduction('nanmean', (input, dim, keepdim = false) => {
     const x = tensorOf('nanmean', 'input', input);
-    if (x.dtype !== 'float32') throw new Error(`nanmean: expected input to have a floating point dtype, got ${x.dtype}`);
+    if (!isFloatingDType(x.dtype)) throw new Error(`nanmean: expected input to have a floating point dtype, got ${x.dtype}`);
     const [d, k] = [dim as Dim, keepdim as boolean];
-    return tidy(() => ops.div(ops.sum(zeroNan(x), d, k), ops.sum(pointwiseOps.logicalNot(pointwiseOps.isnan(x)).float(), d, k)));
+    return tidy(() => ops.div(ops.sum(zeroNan(x), d, k), ops.sum(pointwiseOps.logicalNot(pointwiseOps.isnan(x)).to(x.dtype), d, k)));
   }),
   varMean: withMean('varMean', (x, dim, keepdim, o) => ops.var(x, dim, keepdim, o)),
   stdMean: withMean('stdMean', (x, dim, keepdim, o) => ops.std(x, dim, keepdim, o)),
