@@ -137,3 +137,13 @@ test('ParameterDict: a non-string key and entries that are not [name, parameter]
   assert.ok(d.values()[0] instanceof nn.Parameter);
   assert.equal(String(d), 'ParameterDict(\n  (w): Parameter containing: [Tensor of shape [2]]\n  (v): Parameter containing: [Tensor of shape [3]]\n)');
 });
+
+test('indexed containers: an index outside [-n, n) is an Error naming it; a string is not a [name, parameter] pair', () => {
+  const l = new nn.ModuleList([new nn.ReLU(), new nn.Tanh(), new nn.Sigmoid()]);
+  throwsWith(() => l.get(3), /^ModuleList\.get: index 3 is out of range for 3 modules$/);
+  throwsWith(() => l.get(-4), /^ModuleList\.get: index -4 is out of range for 3 modules$/);
+  assert.equal(l.get(-3).constructor.name, 'ReLU');
+  assert.equal(l.get(2).constructor.name, 'Sigmoid');
+  throwsWith(() => new nn.Sequential(new nn.ReLU()).pop(1), /^Sequential\.pop: index 1 is out of range for 1 modules$/);
+  throwsWith(() => new nn.ParameterDict(['ab']), /^ParameterDict: expected \[name, parameter\] pairs, got 'ab'$/);
+});
