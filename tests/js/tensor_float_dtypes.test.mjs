@@ -66,3 +66,19 @@ test('unique keeps fractional values for every floating dtype', () => {
   // float64 values that float32 would round: torch.unique(tensor([0.1, 0.1], dtype=float64)) == [0.1]
   assert.deepEqual(sg.unique(sg.tensor([0.1, 0.1], { dtype: 'float64' })).toArray(), [0.1]);
 });
+
+test("blockDiag's result has the promoted dtype of its inputs (torch.block_diag)", () => {
+  const a = sg.tensor([[0.1]], { dtype: 'float64' });
+  const f = sg.tensor([[2]]);
+  const i = sg.tensor([[3]], { dtype: 'int32' });
+  // torch.block_diag(float64 [[0.1]], float32 [[2.]]) is float64 [[0.1, 0], [0, 2]] (0.1 not rounded to float32)
+  const r = sg.blockDiag(a, f);
+  assert.equal(r.dtype, 'float64');
+  assert.deepEqual(r.toArray(), [[0.1, 0], [0, 2]]);
+  // float32 with int32 -> float32; int32 with bool -> int32; float16 with float32 -> float32
+  assert.equal(sg.blockDiag(f, i).dtype, 'float32');
+  assert.deepEqual(sg.blockDiag(f, i).toArray(), [[2, 0], [0, 3]]);
+  assert.equal(sg.blockDiag(i, sg.tensor([[true]])).dtype, 'int32');
+  assert.equal(sg.blockDiag(sg.tensor([[1]]).half(), f).dtype, 'float32');
+  assert.equal(sg.blockDiag(a, i).dtype, 'float64');
+});

@@ -6,6 +6,7 @@
 // values and gradients (tests/data/gen_ops_stack_stats.py).
 import { tensorArg } from './call.js';
 import { zeros } from './creation.js';
+import { promoteTypes } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';
 import { keywords, type KwArgs } from './keywords.js';
@@ -163,12 +164,13 @@ export const stackSplitFunctionOps = {
       return t.ndim === 2 ? t : ops.reshape(t, [1, t.numel]);
     });
     const cols = ts.reduce((c, t) => c + t.shape[1]!, 0);
-    const float = ts.some((t) => t.dtype === 'float32');
+    // torch.block_diag's result type: the promotion of all the inputs' dtypes (float64 with float32 is float64).
+    const common = ts.length ? ts.map((t) => t.dtype).reduce((a, b) => promoteTypes(a, b)) : undefined;
     return tidy(() => {
       let before = 0;
       const rows = ts.map((t) => {
         const w = t.shape[1]!;
-        const b = functionOps.pad(float ? t.float() : t, [before, cols - before - w]);
+        const b = functionOps.pad(t.dtype === common ? t : t.to(common!), [before, cols - before - w]);
         before += w;
         return b;
       });
