@@ -115,3 +115,23 @@ test('RNNCell: an input with the wrong feature count is an Error naming both cou
   throwsWith(() => new nn.GRUCell(3, 4).forward(sg.ones([2])), /^GRUCell: input has 2 features, expected inputSize 3$/);
   assert.deepEqual(cell.forward(sg.ones([2, 3])).shape, [2, 4]);
 });
+
+test('Transformer.forward: src/tgt not live Tensors, batch or feature sizes that differ, and too many masks are Errors naming them', () => {
+  const tr = new nn.Transformer({ dModel: 4, nhead: 2, numEncoderLayers: 1, numDecoderLayers: 1, dimFeedforward: 8, dropout: 0 });
+  const src = sg.zeros([3, 2, 4]), tgt = sg.zeros([2, 2, 4]);
+  const d = sg.zeros([3, 2, 4]);
+  d.dispose();
+  throwsWith(() => tr.forward([[0]], tgt), /^Transformer: expected 'src' to be a Tensor, got \[\[0\]\]$/);
+  throwsWith(() => tr.forward(src, d), /^Transformer: expected 'tgt' to be a Tensor, got a disposed Tensor$/);
+  throwsWith(() => tr.forward(src, sg.zeros([2, 1, 4])), /^Transformer: the batch number of src and tgt must be equal, got src \[3, 2, 4\] and tgt \[2, 1, 4\]$/);
+  throwsWith(() => tr.forward(sg.zeros([3, 2, 5]), tgt), /^Transformer: the feature number of src and tgt must be equal to dModel \(4\), got src \[3, 2, 5\] and tgt \[2, 2, 4\]$/);
+  throwsWith(() => tr.forward(src, sg.zeros([2, 2, 5])), 'the feature number of src and tgt must be equal to dModel (4), got src [3, 2, 4] and tgt [2, 2, 5]');
+  throwsWith(() => tr.forward(src, tgt, null, null, null, null, null, null, null), /^Transformer: expected at most 6 masks after src and tgt, got 7$/);
+  assert.deepEqual(tr.forward(src, tgt).shape, [2, 2, 4]);
+});
+
+test('Embedding: a paddingIdx outside [-numEmbeddings, numEmbeddings) is an Error naming it', () => {
+  throwsWith(() => new nn.Embedding(3, 2, { paddingIdx: 3 }), /^Embedding: paddingIdx must be within numEmbeddings \(3\), got 3$/);
+  throwsWith(() => new nn.Embedding(3, 2, { paddingIdx: -4 }), 'Embedding: paddingIdx must be within numEmbeddings (3), got -4');
+  assert.equal(new nn.Embedding(3, 2, { paddingIdx: -3 }).paddingIdx, 0);
+});

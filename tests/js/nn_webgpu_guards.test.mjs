@@ -55,3 +55,10 @@ test('clipGradValue_ clamps gradients on webgpu', { skip }, async () => {
   sg.nn.utils.clipGradValue_([w], 1);
   assert.deepEqual(Array.from(await w.grad.data()), [-1, 0.5, 1]);
 });
+
+test('PackedSequence: batchSizes as an int32 tensor on webgpu is an Error naming the device', { skip }, () => {
+  const sizes = sg.tensor([2, 1], { dtype: 'int32' });
+  assert.equal(sizes.device, 'webgpu');
+  throwsWith(() => new sg.nn.utils.rnn.PackedSequence(sg.zeros([3, 1]), sizes),
+    /^PackedSequence: expected 'batchSizes' as an array of integers or a 1-D int32 Tensor on the CPU \(it is read synchronously\), got a 1-D int32 Tensor on 'webgpu'$/);
+});
