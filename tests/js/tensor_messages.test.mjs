@@ -81,3 +81,48 @@ test('the same functions answer correct calls after (torch 1.13 / hand values)',
   assert.equal(sg.quantile(sg.tensor([1, 2]), 1).item(), 2);
   assert.equal(sg.nanquantile(sg.tensor([1, NaN, 2]), 0).item(), 1);
 });
+
+test('creation: shapes with a trailing options object, full, arange and linspace (survivors of a Stryker run on creation.ts)', () => {
+  const cases = [
+    [() => sg.ones([-1]), /^ones: expected a shape of non-negative integers, got \[-1\]$/],
+    [() => sg.full([2], 'a'), /^full: expected 'value' to be a number, got 'a'$/],
+    [() => sg.arange(3, { foo: 1 }), /^arange: unknown option 'foo' \(expected one of: dtype, requiresGrad, device\)$/],
+    [() => sg.arange('5'), /^arange: expected 'start' to be a finite number, got '5'$/],
+    [() => sg.arange(0, '5'), /^arange: expected 'end' to be a finite number, got '5'$/],
+    [() => sg.arange(0, 5, 'x'), /^arange: expected 'step' to be a finite number, got 'x'$/],
+    [() => sg.linspace('a', 1, 3), /^linspace: expected 'start' to be a finite number, got 'a'$/],
+    [() => sg.linspace(0, 'b', 3), /^linspace: expected 'end' to be a finite number, got 'b'$/],
+    [() => sg.linspace(0, 1, -1), /^linspace: expected 'steps' to be a non-negative integer, got -1$/],
+    [() => sg.linspace(0, 1, 1.5), /^linspace: expected 'steps' to be a non-negative integer, got 1\.5$/],
+    [() => sg.linspace(0, 1, 2, { foo: 1 }), /^linspace: unknown option 'foo' \(expected one of: dtype, requiresGrad, device\)$/],
+  ];
+  for (const [call, msg] of cases) throwsWith(call, msg);
+  // sizes then an options object: every size is kept
+  const z = sg.zeros(2, 3, { dtype: 'float64' });
+  assert.deepEqual([z.shape, z.dtype], [[2, 3], 'float64']);
+  // torch.full(3, 7.) is shape (3,); a bool value gives bool; NaN into bool is True (torch.full((2,), nan, dtype=torch.bool))
+  assert.deepEqual(sg.full(3, 7).toArray(), [7, 7, 7]);
+  assert.equal(sg.full([2], true).dtype, 'bool');
+  assert.equal(sg.full([2], 1, { dtype: 'int32' }).dtype, 'int32');
+  assert.deepEqual(sg.full([2], NaN, { dtype: 'bool' }).toArray(), [true, true]);
+  const g = sg.full([2], 1.5, { requiresGrad: true });
+  assert.equal(g.requiresGrad, true);
+  // torch.arange(0, 2.5, 1) == [0., 1., 2.] (float: one argument is not an integer)
+  const a = sg.arange(0, 2.5, 1);
+  assert.deepEqual([a.dtype, a.toArray()], ['float32', [0, 1, 2]]);
+  assert.equal(sg.arange(0.5, 3).dtype, 'float32');
+  assert.equal(sg.arange(0, 3, 0.5).dtype, 'float32');
+  assert.equal(sg.arange(0, 3).dtype, 'int32');
+  // torch.linspace(0, 1, 0) has shape (0,); a given dtype wins
+  assert.deepEqual(sg.linspace(0, 1, 0).shape, [0]);
+  assert.equal(sg.linspace(0, 1, 3, { dtype: 'float64' }).dtype, 'float64');
+  assert.equal(sg.linspace(0, 1, 3).dtype, 'float32');
+});
+
+test("a tensor's shape is a copy: changing it changes nothing", () => {
+  const x = sg.zeros([2, 3]);
+  const s = x.shape;
+  s[0] = 99;
+  assert.deepEqual(x.shape, [2, 3]);
+  assert.equal(x.numel, 6);
+});
