@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference values for round(x, { decimals }) (tests/js/ops_round.test.mjs), computed by
 PyTorch in float32 as it rounds a float32 tensor (x · 10^d, round half to even, ÷ 10^d; for
-d < 0 the divide first). Run with Debian's PyTorch (1.13, CPU):
+d < 0 the divide first), and for bfloat16 tensors (the scale in bfloat16). Run with Debian's PyTorch (1.13, CPU):
 
     /usr/bin/python3 tests/data/gen_round_decimals.py   # writes tests/data/round_decimals_ref.json
 
@@ -25,4 +25,9 @@ for d in [-3, -2, -1, 1, 2, 3, 5]:
     y = torch.round(x, decimals=d)
     assert y.dtype == torch.float32
     cases.append({"decimals": d, "out": [num(v) for v in y.tolist()]})
-write("gen_round_decimals.py", "round_decimals_ref.json", {"x": [num(v) for v in x.tolist()], "cases": cases})
+# bfloat16: its scale rounded to bfloat16, as round_decimals_kernel's static_cast<scalar_t>
+# (float16 has no CPU kernel; float64 has one, but sg's round has no float64 kernel yet).
+xbf = (torch.randn(30) * 100).to(torch.bfloat16)
+casesbf = [{"decimals": d, "out": [num(v) for v in torch.round(xbf, decimals=d).float().tolist()]} for d in [-2, -1, 1, 2, 4]]
+write("gen_round_decimals.py", "round_decimals_ref.json", {"x": [num(v) for v in x.tolist()], "cases": cases,
+      "bfloat16": {"x": [num(v) for v in xbf.float().tolist()], "cases": casesbf}})

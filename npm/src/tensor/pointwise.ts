@@ -104,6 +104,14 @@ const roundHalfEven = unary('round');
 const mulOp = binary('mul');
 const divOp = binary('div');
 
+/** v rounded to the nearest bfloat16 (ties to even): float32's top 16 bits. */
+function toBfloat16(v: number): number {
+  const f = new Float32Array([v]);
+  const u = new Uint32Array(f.buffer);
+  u[0] = (u[0]! + 0x7fff + ((u[0]! >>> 16) & 1)) & 0xffff0000;
+  return f[0]!;
+}
+
 /** Whether x can hold NaN or ±∞ (every floating dtype; integers and bool cannot). */
 const isFloat = (x: TensorLike) => typeof x === 'number' || (x instanceof Tensor && isFloatingDType(x.dtype));
 
@@ -114,12 +122,14 @@ export const pointwiseOps: PointwiseOpFunctions = {
     const o = checkOptions<RoundOptions>('round', options, { decimals: 'integer' });
     const d = o.decimals ?? 0;
     if (d === 0) return roundHalfEven(input);
-    if (input instanceof Tensor && input.dtype !== 'float32') {
-      throw new Error(`round: decimals needs a float32 tensor, got ${input.dtype} (PyTorch refuses it too; round without decimals keeps integers as they are)`);
-    }
-    // PyTorch's float32 formula (round_decimals_kernel): the scale is a float32 10^|d|; one
+    // PyTorch's CPU kernel also takes float64 (round has no float64 kernel here yet) and refuses
+    // float16 and integers (round without decimals keeps integers as they are).
+    const dtype = input instanceof Tensor ? input.dtype : 'float32';
+    if (dtype !== 'float32' && dtype !== 'bfloat16') throw new Error(`round: decimals needs a float32 or bfloat16 tensor, got ${dtype}`);
+    // PyTorch's formula (round_decimals_kernel): the scale 10^|d| in the tensor's dtype; one
     // multiply (or divide), round half to even, then the inverse.
-    const scale = Math.fround(10 ** Math.abs(d));
+    const p = 10 ** Math.abs(d);
+    const scale = dtype === 'bfloat16' ? toBfloat16(p) : Math.fround(p);
     return withTemp(null, d > 0 ? mulOp(input, scale) : divOp(input, scale), (scaled) =>
       withTemp(null, roundHalfEven(scaled), (r) => (d > 0 ? divOp(r, scale) : mulOp(r, scale))));
   },
