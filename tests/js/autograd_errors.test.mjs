@@ -118,3 +118,20 @@ test('gradgradcheck: gradOutputs of the wrong shape or count are Errors naming t
   throwsWith(() => sg.autograd.gradgradcheck((a) => [a.square(), a.exp()], [y], { gradOutputs: [sg.zeros([2])] }), /^gradgradcheck: expected 2 gradOutputs \(one per output\), got 1$/);
   assert.equal(sg.autograd.gradgradcheck((a) => [a.square(), a.exp()], [y], { gradOutputs: [sg.ones([2]), sg.ones([2])] }), true);
 });
+
+test('autograd.grad inputs, sg.grad\'s one-element output and linalg.matrixRank\'s rank: Errors naming what they got', () => {
+  const x = sg.tensor([1, 2]).requiresGrad_();
+  throwsWith(() => sg.autograd.grad(x.sum(), []), /^autograd\.grad: expected inputs to be a Tensor or a non-empty array of Tensors, got \[\]$/);
+  throwsWith(() => sg.autograd.grad(x.sum(), 5), /^autograd\.grad: expected inputs to be a Tensor or a non-empty array of Tensors, got 5$/);
+  throwsWith(() => sg.grad((a) => a)(x), /^grad: fn must return a Tensor with one element, got a Tensor of shape \[2\] \(float32\)$/);
+  throwsWith(() => sg.grad(() => 5)(x), /^grad: fn must return a Tensor with one element, got 5$/);
+  close(sg.grad((a) => a.square().sum())(x).toArray(), [2, 4]);
+  throwsWith(() => sg.linalg.matrixRank(sg.zeros([3])), /^linalg\.matrixRank: expected A to have at least 2 dims, got shape \[3\]$/);
+});
+
+test('checkpoint: fn returning a non-Tensor when recomputed is the recompute Error', () => {
+  const x = sg.tensor([1, 2]).requiresGrad_();
+  let calls = 0;
+  const y = sg.utils.checkpoint((a) => (calls++ === 0 ? a.mul(2) : 7), x);
+  throwsWith(() => y.sum().backward(), /checkpoint: fn returned something else when recomputed in backward/);
+});
