@@ -55,3 +55,16 @@ test('matrixRank: rtol is 0 when only atol is given; the default rtol uses the d
 test('linalg.cross is over the last dim by default', () => {
   close(sg.linalg.cross(sg.tensor([[1, 0, 0], [0, 1, 0]]), sg.tensor([[0, 1, 0], [0, 0, 1]])).toArray(), [[0, 0, 1], [1, 0, 0]]);
 });
+
+test('linalg.lstsq: A and B that are not Tensors of enough dims, and vectorNorm\'s ord, are Errors naming them', () => {
+  throwsWith(() => sg.linalg.lstsq(sg.zeros([3]), sg.zeros([3])), /^linalg\.lstsq: expected A to be a Tensor of at least 2 dims \[\.\.\., m, n\], got shape \[3\]$/);
+  throwsWith(() => sg.linalg.lstsq([[1]], sg.zeros([1])), /^linalg\.lstsq: expected A to be a Tensor of at least 2 dims \[\.\.\., m, n\], got object$/);
+  throwsWith(() => sg.linalg.lstsq(sg.zeros([3, 2]), [1, 2, 3]), /^linalg\.lstsq: expected B to be a Tensor \[\.\.\., m, k\] or \[m\], got object$/);
+  throwsWith(() => sg.linalg.lstsq(sg.zeros([3, 2]), sg.tensor(1)), /^linalg\.lstsq: expected B to be a Tensor \[\.\.\., m, k\] or \[m\], got a 0-d Tensor$/);
+  throwsWith(() => sg.linalg.lstsq(sg.zeros([3, 2]), sg.zeros([2])), /^linalg\.lstsq: expected B to have 3 rows \(A is \[3, 2\]\), got shape \[2\]$/);
+  throwsWith(() => sg.linalg.vectorNorm(sg.zeros([3]), 'fro'), /^linalg\.vectorNorm: expected 'ord' to be a number \(Infinity and -Infinity included\), got 'fro'$/);
+  throwsWith(() => sg.linalg.vectorNorm(sg.zeros([3]), NaN), "linalg.vectorNorm: expected 'ord' to be a number (Infinity and -Infinity included), got NaN");
+  // x = [1, 2] solves [[1, 0], [0, 1], [1, 1]] x = [1, 2, 3] exactly.
+  close(sg.linalg.lstsq(sg.tensor([[1, 0], [0, 1], [1, 1]]), sg.tensor([1, 2, 3])).solution.toArray(), [1, 2], 1e-5);
+  close(sg.linalg.vectorNorm(sg.tensor([3, -4]), Infinity).item(), 4);
+});
