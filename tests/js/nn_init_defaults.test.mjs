@@ -37,3 +37,13 @@ test('xavierUniform_(t, {}) uses gain 1: U(-b, b), b = sqrt(6 / (fanIn + fanOut)
     assert.ok(hi <= b + 1e-6 && hi > 0.99 * b, `max ${hi} (b ${b})`);
   }
 });
+
+test('init functions: a non-Tensor, a disposed Tensor and a strided view are Errors naming them', () => {
+  const d = sg.zeros([2]);
+  d.dispose();
+  assert.throws(() => init.uniform_(d), /^Error: uniform_: expected a Tensor, got a disposed Tensor$/);
+  assert.throws(() => init.uniform_([1, 2]), /^Error: uniform_: expected a Tensor, got \[1, 2\]$/);
+  assert.throws(() => init.constant_(d, 1), /^Error: constant_: expected a Tensor, got a disposed Tensor$/);
+  assert.throws(() => init.uniform_(sg.zeros([2, 3]).transpose(0, 1)), /^Error: uniform_: cannot write in place into a strided view of shape \[3, 2\] \(use a contiguous tensor\)$/);
+  assert.deepEqual(Array.from(init.constant_(sg.zeros([2]), 1.5).dataSync()), [1.5, 1.5]);
+});
