@@ -445,8 +445,11 @@ function checkSameGraph(traces: Trace[]): void {
   const a = traces[0]!;
   for (const b of traces.slice(1)) {
     if (a.ops.length !== b.ops.length || a.ops.some((r, i) => r.op !== b.ops[i]!.op)) {
-      const i = a.ops.findIndex((r, k) => r.op !== b.ops[k]?.op);
-      throw new Error(`${FN}: the ops run depend on the dynamic axes' sizes (op ${i}: '${a.ops[i]?.op}' vs '${b.ops[i]?.op}'): such control flow has no ONNX form here`);
+      // the first op that differs, or the first past the shorter run (one trace ran more ops)
+      const k = a.ops.findIndex((r, j) => r.op !== b.ops[j]?.op);
+      const i = k < 0 ? a.ops.length : k;
+      const opAt = (t: Trace) => (t.ops[i] === undefined ? 'no op' : `'${t.ops[i]!.op}'`);
+      throw new Error(`${FN}: the ops run depend on the dynamic axes' sizes (op ${i}: ${opAt(a)} vs ${opAt(b)}): such control flow has no ONNX form here`);
     }
     if (a.outputs.length !== b.outputs.length) throw new Error(`${FN}: the number of outputs depends on the dynamic axes' sizes`);
     const created = new Set(a.ops.filter((r) => r.creation).flatMap((r) => r.outputs.map((v) => v.name)));
