@@ -69,7 +69,10 @@ function check(spec: OptionSpec, v: unknown): string | null {
  */
 export function checkOptions<T extends object>(fn: string, opts: unknown, spec: Spec): Partial<T> {
   if (opts === undefined || opts === null) return {};
-  if (typeof opts !== 'object' || Array.isArray(opts) || ArrayBuffer.isView(opts)) {
+  // A plain object (or one without a prototype): a Tensor or another class instance in the options'
+  // place (PyTorch's positional weight, say) is named as what it is, not read for its fields.
+  const proto = typeof opts === 'object' ? Object.getPrototypeOf(opts) : undefined;
+  if (proto !== Object.prototype && proto !== null) {
     throw new Error(`${fn}: expected an options object, got ${describe(opts)}`);
   }
   const names = Object.keys(spec);
