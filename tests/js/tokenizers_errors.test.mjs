@@ -11,20 +11,7 @@ import { join } from 'node:path';
 import test from 'node:test';
 import { sg, throwsWith } from './helpers.mjs';
 
-const special = (id, content) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-const WORDPIECE = {
-  version: '1.0',
-  added_tokens: [special(0, '[PAD]'), special(1, '[UNK]'), special(2, '[CLS]'), special(3, '[SEP]'), special(4, '[MASK]')],
-  normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-  pre_tokenizer: { type: 'BertPreTokenizer' },
-  post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
-  decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-  model: {
-    type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100,
-    vocab: { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3, '[MASK]': 4, hello: 5, world: 6, '##s': 7, un: 8, '##aff': 9, '##able': 10, ',': 11, '!': 12 },
-  },
-};
-const WP_CONFIG = { cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]', mask_token: '[MASK]' };
+import { WORDPIECE, WP_CONFIG } from './tokenizer_fixtures.mjs';
 const files = (tj = WORDPIECE) => ({ 'tokenizer.json': JSON.stringify(tj), 'tokenizer_config.json': JSON.stringify(WP_CONFIG) });
 const FN = 'tokenizers.fromPretrained';
 
