@@ -28,16 +28,15 @@ const NOT_YET = new Set([
   'F.alphaDropout 0', 'F.featureAlphaDropout 0', 'F.ctcLoss 0', 'F.dropout3d 0', 'F.localResponseNorm 0',
   'sg.zerosLike 0', 'sg.onesLike 0', 'sg.fullLike 0', 'sg.fullLike 1', 'sg.randLike 0', 'sg.randnLike 0', 'sg.emptyLike 0',
   // composites whose first check is an inner op's (named after it)
-  'sg.frac 0', 'sg.sinc 0', 'sg.rad2deg 0', 'sg.deg2rad 0', 'sg.exp2 0', 'sg.logaddexp 0', 'sg.logaddexp 1', 'sg.xlogy 0', 'sg.xlogy 1',
-  'sg.logit 0', 'sg.trueDivide 0', 'sg.trueDivide 1', 'sg.isnan 0', 'sg.isinf 0', 'sg.isfinite 0', 'sg.nanToNum 0', 'sg.lerp 0', 'sg.lerp 1',
-  'sg.clampMin 0', 'sg.clampMin 1', 'sg.clampMax 0', 'sg.clampMax 1', 'sg.addcmul 0', 'sg.addcdiv 0', 'sg.heaviside 1', 'sg.fmax 0', 'sg.fmax 1',
-  'sg.fmin 0', 'sg.fmin 1', 'sg.amax 0', 'sg.amax 1', 'sg.amin 0', 'sg.amin 1', 'sg.nansum 1', 'sg.nanmean 1', 'sg.varMean 0', 'sg.stdMean 0',
-  'sg.narrowCopy 0', 'sg.narrowCopy 1', 'sg.swapaxes 0', 'sg.swapaxes 1', 'F.mish 0', 'F.softsign 0', 'F.softmin 0', 'F.tanhshrink 0', 'F.celu 0',
+  'sg.amax 0', 'sg.amax 1', 'sg.amin 0', 'sg.amin 1', 'sg.nansum 1', 'sg.nanmean 1', 'sg.varMean 0', 'sg.stdMean 0',
+  'sg.narrowCopy 0', 'sg.narrowCopy 1', 'sg.swapaxes 0', 'sg.swapaxes 1',
   // a scalar PyTorch takes positionally, which sg takes in the options object
   'sg.nanToNum 1', 'sg.aminmax 1', 'sg.diff 1', 'sg.cov 1', 'sg.cholesky 1', 'sg.nonzero 1', 'sg.bincount 1',
-  'sg.histc 1', 'F.hardtanh 1', 'F.rrelu 1', 'sg.addcmul 1', 'sg.addcdiv 1', 'sg.sliceScatter 0', 'sg.sliceScatter 1',
+  'sg.histc 1', 'F.hardtanh 1', 'F.rrelu 1', 'sg.sliceScatter 0', 'sg.sliceScatter 1',
   'F.alphaDropout 1', 'F.featureAlphaDropout 1', 'F.dropout1d 1', 'F.dropout3d 1', 'F.interpolate 1', 'F.normalize 1',
-  // another name than PyTorch's, or a list argument named by its element
+  // another name than PyTorch's, or a list argument named by its element (xlogy, isinf, isfinite
+  // name 'input' and 'other' as PyTorch's documentation does; its overrides table says x, y and tensor)
+  'sg.xlogy 0', 'sg.xlogy 1', 'sg.isinf 0', 'sg.isfinite 0',
   'sg.permute 0', 'sg.permute 1', 'sg.reshape 1', 'sg.tile 1', 'sg.cat 0', 'sg.stack 0', 'sg.where 0', 'sg.where 1', 'sg.broadcastTo 0',
   'sg.broadcastTo 1', 'sg.movedim 1', 'sg.diagEmbed 1', 'sg.hstack 0', 'sg.vstack 0', 'sg.rowStack 0', 'sg.dstack 0', 'sg.columnStack 0',
   'sg.inverse 0', 'sg.det 0', 'sg.logdet 0', 'sg.slogdet 0', 'sg.cholesky 0', 'sg.polygamma 0', 'sg.polygamma 1', 'sg.logsumexp 1',
@@ -107,15 +106,17 @@ test('a wrong argument to an op: the Error starts with the op\'s name and names 
 
 test('every NOT_YET entry is an op PyTorch has and still misses: a gap closed must leave the list', () => {
   const seen = new Set();
+  const closed = [];
   for (const op of opsWithSignatures()) {
     for (const k of [0, 1]) {
       const key = `${op.group}.${op.name} ${k}`;
       if (!NOT_YET.has(key)) continue;
       seen.add(key);
       const r = probe(op, k);
-      assert.ok(r !== null && !r.ok, `${key} now names itself and '${camel(op.params[k] ?? '')}': remove it from NOT_YET`);
+      if (r === null || r.ok) closed.push(key);
     }
   }
+  assert.deepEqual(closed, [], 'these now name themselves and their argument: remove them from NOT_YET');
   assert.deepEqual([...NOT_YET].filter((k) => !seen.has(k)), [], 'NOT_YET entries that name no op with a PyTorch signature');
 });
 

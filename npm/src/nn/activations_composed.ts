@@ -1,7 +1,7 @@
 // More activations of torch.nn.functional, as compositions of ops following ATen 1.13's kernels
 // (Activation.cpp): hardshrink, softshrink, tanhshrink, celu, threshold, rrelu, softmax2d.
 // Their modules are in activation_modules.ts.
-import { tensorArg, type TensorLike } from '../tensor/call.js';
+import { checkOperands, tensorArg, type TensorLike } from '../tensor/call.js';
 import { rand } from '../tensor/creation.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, ops } from '../tensor/ops.js';
@@ -35,11 +35,13 @@ export const softshrink = keywords('softshrink', ['lambd'], (input: TensorLike, 
 
 /** x − tanh(x). */
 export function tanhshrink(input: TensorLike): Tensor {
+  checkOperands('tanhshrink', ['input', input]);
   return tidy(() => ops.sub(input, ops.tanh(input)));
 }
 
 /** x above 0, alpha·(exp(x/alpha) − 1) at or below (ATen: exp(x·(1/alpha)) − 1, times alpha). */
 export const celu = keywords('celu', ['alpha'], (input: TensorLike, alpha: unknown = 1): Tensor => {
+  checkOperands('celu', ['input', input]);
   if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha === 0) {
     throw new Error(`celu: expected 'alpha' to be a finite nonzero number, got ${describe(alpha)}`);
   }

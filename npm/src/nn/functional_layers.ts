@@ -1,7 +1,7 @@
 // torch.nn.functional's layers, activations and attention (sg.F assembles them in
 // functional.ts): each turns its arguments into one callOp (bindings/README.md: layer, conv/pool
 // ops) or composes ops of tensor/ops.ts; the C++ op checks shapes and values.
-import { run, tensorArg, type Operand, type TensorLike } from '../tensor/call.js';
+import { checkOperands, run, tensorArg, type Operand, type TensorLike } from '../tensor/call.js';
 import { full, zeros } from '../tensor/creation.js';
 import type { Device } from '../runtime/embind.js';
 import { tidy } from '../runtime/memory.js';
@@ -364,14 +364,18 @@ export function clampActivation(name: string, input: TensorLike, lo: number, hi:
 }
 
 export const relu6 = (input: TensorLike): Tensor => clampActivation('relu6', input, 0, 6);
-export const logsigmoid = (input: TensorLike): Tensor => tidy(() => ops.softplus(ops.neg(input)).neg());
-export const mish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.softplus(input).tanh()));
+// These compositions check their input first: else a wrong one was reported by the first op they
+// run ("softplus: expected 'input' ..." from mish).
+const composite = (fn: string, input: TensorLike, f: () => Tensor): Tensor => (checkOperands(fn, ['input', input]), tidy(f));
+export const logsigmoid = (input: TensorLike): Tensor => composite('logsigmoid', input, () => ops.softplus(ops.neg(input)).neg());
+export const mish = (input: TensorLike): Tensor => composite('mish', input, () => ops.mul(input, ops.softplus(input).tanh()));
 // hardtanh (not clamp) so that the gradient is 0 at ±3, as PyTorch's hardsigmoid_backward; hardswish's
 // clamp gives PyTorch's values there (−0.5 and 1.5).
-export const hardsigmoid = (input: TensorLike): Tensor => tidy(() => hardtanh(ops.add(input, 3), { minVal: 0, maxVal: 6 }).div(6));
-export const hardswish = (input: TensorLike): Tensor => tidy(() => ops.mul(input, ops.clamp(ops.add(input, 3), 0, 6).div(6)));
-export const softsign = (input: TensorLike): Tensor => tidy(() => ops.div(input, ops.abs(input).add(1)));
+export const hardsigmoid = (input: TensorLike): Tensor => composite('hardsigmoid', input, () => hardtanh(ops.add(input, 3), { minVal: 0, maxVal: 6 }).div(6));
+export const hardswish = (input: TensorLike): Tensor => composite('hardswish', input, () => ops.mul(input, ops.clamp(ops.add(input, 3), 0, 6).div(6)));
+export const softsign = (input: TensorLike): Tensor => composite('softsign', input, () => ops.div(input, ops.abs(input).add(1)));
 export const softmin = keywords('softmin', ['dim'], (input: TensorLike, dim: unknown): Tensor => {
+  checkOperands('softmin', ['input', input]);
   const d = intArg('softmin', 'dim', dim);
   return tidy(() => ops.softmax(ops.neg(input), d));
 }) as (input: TensorLike, ...args: DimArgs) => Tensor;

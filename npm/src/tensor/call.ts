@@ -40,16 +40,8 @@ function partnerDType(operands: readonly Operand[]): DType | undefined {
  * whose ids are pushed to `temps` for the caller to release. Errors name `fn` and the operand.
  */
 function operandIds(fn: string, operands: readonly Operand[], temps: TensorHandle[]): TensorHandle[] {
-  let hasNumbers = false;
-  for (const [name, v] of operands) {
-    if (v instanceof Tensor) {
-      if (v.isDisposed) throw new Error(`${fn}: Tensor is disposed (argument '${name}')`);
-    } else if (typeof v === 'number' || typeof v === 'boolean') {
-      hasNumbers = true;
-    } else if (v !== null && v !== undefined) {
-      throw new Error(`${fn}: expected '${name}' to be a Tensor or a number, got ${describe(v)}`);
-    }
-  }
+  for (const [name, v] of operands) if (v !== null && v !== undefined) checkOperand(fn, name, v);
+  const hasNumbers = operands.some(([, v]) => typeof v === 'number' || typeof v === 'boolean');
   const partner = hasNumbers ? partnerDType(operands) : undefined;
   return operands.map(([, v]): TensorHandle => {
     if (v instanceof Tensor) return v.handle;
@@ -102,6 +94,23 @@ export function run2(fn: string, op: H.OpRef, nameA: string, a: TensorLike, name
     return new Tensor(H.callOp1(op, [a.handle, b.handle]), H.lastResultDType());
   }
   return run(fn, op.name, [[nameA, a], [nameB, b]]);
+}
+
+/** An operand: a Tensor not disposed, a number or a boolean; else an Error naming fn and the operand. */
+function checkOperand(fn: string, name: string, v: unknown): void {
+  if (v instanceof Tensor) {
+    if (v.isDisposed) throw new Error(`${fn}: Tensor is disposed (argument '${name}')`);
+  } else if (typeof v !== 'number' && typeof v !== 'boolean') {
+    throw new Error(`${fn}: expected '${name}' to be a Tensor or a number, got ${describe(v)}`);
+  }
+}
+
+/**
+ * A composite op's operands, checked as run() checks an op's: else the Error came from the first
+ * inner op it runs, under that op's name ("trunc: expected 'input' ..." from frac).
+ */
+export function checkOperands(fn: string, ...operands: Operand[]): void {
+  for (const [name, v] of operands) checkOperand(fn, name, v);
 }
 
 /** Unwraps a required tensor argument (no numbers), with an error naming it. */

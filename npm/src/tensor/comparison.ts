@@ -2,7 +2,7 @@
 // allclose) and the NaN-ignoring elementwise extremes (fmax, fmin), as compositions of existing
 // ops, each a function (sg.isclose(a, b)) and a Tensor method (a.isclose(b)). Values and
 // gradients are PyTorch 1.13's (tests/data/gen_ops_compose_search.py, gen_ops_stack_stats.py).
-import type { TensorLike } from './call.js';
+import { checkOperands, type TensorLike } from './call.js';
 import { isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { functionOps, installMethods, noOptions, ops, type MethodsOf } from './ops.js';
@@ -78,10 +78,12 @@ export const comparisonOps: ComparisonOpFunctions = {
   },
   fmax(input, other, trailing?: unknown) {
     noOptions('fmax', trailing);
+    checkOperands('fmax', ['input', input], ['other', other]);
     return nanIgnoring(input, other, true);
   },
   fmin(input, other, trailing?: unknown) {
     noOptions('fmin', trailing);
+    checkOperands('fmin', ['input', input], ['other', other]);
     return nanIgnoring(input, other, false);
   },
 };

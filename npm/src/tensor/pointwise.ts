@@ -7,7 +7,7 @@
 // report errors; the compositions (isnan onward in the table) are differentiable through the ops
 // they are made of, with PyTorch 1.13's values and gradients (tests/data/gen_ops_compose.py,
 // gen_ops_compose_search.py, gen_ops_stack_stats.py), and free their temporaries (tidy).
-import type { TensorLike } from './call.js';
+import { checkOperands, type TensorLike } from './call.js';
 import { finfo, isFloatingDType } from '../runtime/dtypes.js';
 import { tidy } from '../runtime/memory.js';
 import { binary, functionOps, installMethods, noOptions, ops, unary, withTemp, type MethodsOf } from './ops.js';
@@ -137,6 +137,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
   trunc: unary('trunc'),
   frac(input, trailing?: unknown) {
     noOptions('frac', trailing);
+    checkOperands('frac', ['input', input]);
     return tidy(() => ops.sub(input, pointwiseOps.trunc(input)));
   },
   tan: unary('tan'),
@@ -148,6 +149,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
   atan2: binary('atan2'),
   sinc(input, trailing?: unknown) {
     noOptions('sinc', trailing);
+    checkOperands('sinc', ['input', input]);
     // Near 0, sin(u)/u's gradient cos(u)/u − sin(u)/u² is a difference of two large terms that
     // float32 cancels (at x = 1e-4 it came out 0 or −1.9e-4 for −3.3e-4). For |u| < 0.5 the
     // Taylor series 1 − u²/6 + u⁴/120 − u⁶/5040 + u⁸/362880 (next term < 3e-11) gives value and
@@ -163,18 +165,22 @@ export const pointwiseOps: PointwiseOpFunctions = {
   },
   rad2deg(input, trailing?: unknown) {
     noOptions('rad2deg', trailing);
+    checkOperands('rad2deg', ['input', input]);
     return ops.mul(input, 180 / Math.PI);
   },
   deg2rad(input, trailing?: unknown) {
     noOptions('deg2rad', trailing);
+    checkOperands('deg2rad', ['input', input]);
     return ops.mul(input, Math.PI / 180);
   },
   exp2(input, trailing?: unknown) {
     noOptions('exp2', trailing);
+    checkOperands('exp2', ['input', input]);
     return ops.pow(2, input);
   },
   logaddexp(input, other, trailing?: unknown) {
     noOptions('logaddexp', trailing);
+    checkOperands('logaddexp', ['input', input], ['other', other]);
     return tidy(() => {
       const m = ops.maximum(input, other);
       const general = ops.add(m, ops.log1p(ops.exp(ops.neg(ops.abs(ops.sub(input, other))))));
@@ -184,6 +190,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
   },
   xlogy(input, other, trailing?: unknown) {
     noOptions('xlogy', trailing);
+    checkOperands('xlogy', ['input', input], ['other', other]);
     // x · L with L = log(y), or 0 where x is 0 and y ≤ 0 (0 · log(0) would be NaN): PyTorch's value
     // and its gradients, log(y) masked the same way for x and x / y for y.
     return tidy(() => {
@@ -192,6 +199,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
     });
   },
   logit: keywords('logit', ['eps'], (input: TensorLike, eps: unknown): Tensor => {
+    checkOperands('logit', ['input', input]);
     if (eps !== undefined && eps !== null && (typeof eps !== 'number' || !(eps >= 0 && eps <= 0.5))) {
       throw new Error(`logit: expected 'eps' to be a number in [0, 0.5] or nothing, got ${describe(eps)}`);
     }
@@ -205,6 +213,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
   floorDivide: binary('floorDivide'),
   trueDivide(input, other, trailing?: unknown) {
     noOptions('trueDivide', trailing);
+    checkOperands('trueDivide', ['input', input], ['other', other]);
     return ops.div(input, other);
   },
   logicalAnd: binary('logicalAnd'),
@@ -213,18 +222,22 @@ export const pointwiseOps: PointwiseOpFunctions = {
   logicalNot: unary('logicalNot'),
   isnan(input, trailing?: unknown) {
     noOptions('isnan', trailing);
+    checkOperands('isnan', ['input', input]);
     return ops.ne(input, input);
   },
   isinf(input, trailing?: unknown) {
     noOptions('isinf', trailing);
+    checkOperands('isinf', ['input', input]);
     return isFloat(input) ? tidy(() => ops.eq(ops.abs(input), Infinity)) : ops.ne(input, input);
   },
   isfinite(input, trailing?: unknown) {
     noOptions('isfinite', trailing);
+    checkOperands('isfinite', ['input', input]);
     // x − x is 0 for every finite x, NaN for ±∞ and NaN.
     return isFloat(input) ? tidy(() => ops.eq(ops.sub(input, input), 0)) : ops.eq(input, input);
   },
   nanToNum(input, options) {
+    checkOperands('nanToNum', ['input', input]);
     const o = checkOptions<NanToNumOptions>('nanToNum', options, { nan: 'number', posinf: 'number', neginf: 'number' });
     if (!isFloat(input)) return ops.clone(input);
     // ±∞ become the dtype's largest finite values by default (torch.finfo(dtype).max).
@@ -237,6 +250,7 @@ export const pointwiseOps: PointwiseOpFunctions = {
   },
   lerp(input, end, weight, trailing?: unknown) {
     noOptions('lerp', trailing);
+    checkOperands('lerp', ['input', input], ['end', end], ['weight', weight]);
     // PyTorch's kernel: the formula exact at its own end (weight 0 → start, 1 → end).
     return tidy(() => {
       const diff = ops.sub(end, input);
@@ -248,24 +262,29 @@ export const pointwiseOps: PointwiseOpFunctions = {
   },
   clampMin(input, min, trailing?: unknown) {
     noOptions('clampMin', trailing);
+    checkOperands('clampMin', ['input', input], ['min', min]);
     return ops.clamp(input, min, null);
   },
   clampMax(input, max, trailing?: unknown) {
     noOptions('clampMax', trailing);
+    checkOperands('clampMax', ['input', input], ['max', max]);
     return ops.clamp(input, null, max);
   },
   addcmul(input, tensor1, tensor2, options) {
+    checkOperands('addcmul', ['input', input], ['tensor1', tensor1], ['tensor2', tensor2]);
     const value = numberOption('addcmul', 'value', checkOptions<{ value: number }>('addcmul', options, { value: 'number' }).value, 1);
     // ATen's order: input + (value·t1)·t2.
     return tidy(() => ops.add(input, ops.mul(ops.mul(tensor1, value), tensor2)));
   },
   addcdiv(input, tensor1, tensor2, options) {
+    checkOperands('addcdiv', ['input', input], ['tensor1', tensor1], ['tensor2', tensor2]);
     const value = numberOption('addcdiv', 'value', checkOptions<{ value: number }>('addcdiv', options, { value: 'number' }).value, 1);
     return tidy(() => ops.add(input, ops.div(ops.mul(tensor1, value), tensor2)));
   },
   heaviside(input, values, trailing?: unknown) {
     noOptions('heaviside', trailing);
     const x = tensorOf('heaviside', 'input', input);
+    checkOperands('heaviside', ['values', values]);
     return tidy(() => where(ops.eq(x, 0), values, ops.gt(x, 0).float()));
   },
 };
