@@ -146,3 +146,8 @@ test('LBFGS.loadStateDict: the top-level check, each vector check and each count
   throwsWith(() => lb.loadStateDict(withState({ old_stps: [...st.old_stps, st.old_stps[0]] })), pairs);
   lb.loadStateDict(good);
 });
+
+test('LinearLR names itself in the base scheduler\'s checks (resuming without initialLr, not an optimizer)', () => {
+  throwsWith(() => new L.LinearLR(sgd(), { lastEpoch: 3 }), /^LinearLR: param 'initialLr' is not specified in paramGroups\[0\] when resuming \(lastEpoch 3\)$/);
+  throwsWith(() => new L.LinearLR(5), /^LinearLR: /);
+});
