@@ -133,6 +133,8 @@ export function vmap<F extends (...args: any[]) => any>(fn: F, options?: VmapOpt
           throw new Error(`vmap(${name}): outDims has ${(outDims as Dim[]).length} entries but the function returned ${Array.isArray(result) ? result.length : 1} outputs`);
         }
         if (Array.isArray(outDims)) {
+          // One entry for a single (non-array) result: as PyTorch's out_dims=(d,) for one output.
+          if (!Array.isArray(result)) return treeMap(result, (t) => unwrap(t, outDims[0] as Dim, level, 'output 0'));
           return (result as unknown[]).map((r, i) => treeMap(r, (t) => unwrap(t, outDims[i] as Dim, level, `output ${i}`)));
         }
         return treeMap(result, (t, i) => unwrap(t, outDims as Dim, level, `output ${i}`));
