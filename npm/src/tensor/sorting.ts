@@ -85,7 +85,8 @@ function countBefore(sorted: Tensor, x: Tensor, right: boolean): Tensor {
 function sideOf(fn: string, options: unknown, withSide: boolean): boolean {
   const spec = { right: 'boolean', outInt32: 'boolean', ...(withSide ? { side: ['left', 'right'] } : {}) } as const;
   const o = checkOptions<SearchsortedOptions>(fn, options, spec);
-  if (o.side !== undefined && o.right !== undefined && (o.side === 'right') !== o.right) {
+  // PyTorch 1.13 refuses side 'left' with right: true only; side 'right' with right: false is side 'right'.
+  if (o.side === 'left' && o.right === true) {
     throw new Error(`${fn}: side and right can't be set to opposites, got side '${o.side}' and right ${o.right}`);
   }
   return o.side === 'right' || o.right === true;
