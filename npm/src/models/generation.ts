@@ -94,7 +94,7 @@ const optionSpec = {
 /** Hugging Face's generate loop (greedy or sampling) over a cached stepper; → int32 [B, T + new]. */
 export async function generateTokens(model: CausalStepper, inputIds: unknown, options: unknown): Promise<Tensor> {
   const fn = model.fn;
-  if (!(inputIds instanceof Tensor) || inputIds.dtype !== 'int32' || inputIds.isDisposed) {
+  if (!(inputIds instanceof Tensor) || inputIds.isDisposed || inputIds.dtype !== 'int32') {
     throw new Error(`${fn}: expected 'inputIds' to be an int32 Tensor of token ids [B, T], got ${describe(inputIds)}`);
   }
   if (inputIds.ndim !== 2 || inputIds.shape[0] === 0 || inputIds.shape[1] === 0) throw new Error(`${fn}: expected 'inputIds' of shape [B, T] with B, T ≥ 1, got [${inputIds.shape.join(', ')}]`);
