@@ -109,3 +109,16 @@ test('WeightedRandomSampler without replacement: numSamples up to the nonzero co
   throwsWith(() => new D.BatchSampler('ab', 1, false), /^BatchSampler: expected a sampler \(an iterable of indices\), got 'ab'$/);
   assert.deepEqual([...new D.BatchSampler(new Set([3, 4]), 2, false)], [[3, 4]]);
 });
+
+test("datasets.mnist: a digit's data that is null, a 784-char string, or has a non-number length: each alone refused", async () => {
+  const digits = Array.from({ length: 10 }, () => new Float32Array(784));
+  const msg = (got) => new RegExp(`^mnist: digit 3's data must hold a multiple of 784 values, got ${got}$`);
+  for (const [bad, got] of [[null, 'null'], ['a'.repeat(784), "'a+.*"], [{ length: '784' }, 'an object']]) {
+    const ds = digits.slice();
+    ds[3] = bad;
+    await assert.rejects(() => sg.datasets.mnist({ digits: ds }), (e) => msg(got).test(e.message));
+  }
+  const { train } = await sg.datasets.mnist({ digits: digits.map((d, i) => (i === 3 ? Array.from(d) : d)) });
+  assert.deepEqual(train.x.shape, [10, 1, 28, 28]);
+  sg.dispose(train);
+});
