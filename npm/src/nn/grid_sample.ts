@@ -29,7 +29,8 @@ export function affineGrid(theta: Tensor, size: readonly number[], options?: { a
   const fn = 'affineGrid';
   const o = checkOptions<{ alignCorners: boolean }>(fn, options, { alignCorners: 'boolean' });
   if (!(theta instanceof Tensor) || theta.dtype !== 'float32') throw new Error(`${fn}: expected 'theta' to be a float32 Tensor, got ${describe(theta)}`);
-  if (!Array.isArray(size) || size.length !== 4 || !size.every((v) => Number.isInteger(v) && v >= 0)) {
+  if (!Array.isArray(size) || size.length !== 4 || !size.every((v) => Number.isInteger(v) && v >= 1)) {
+    // PyTorch: "Expected non-zero, positive output size": a 0 anywhere is refused.
     throw new Error(`${fn}: expected 'size' to be [N, C, H, W] (the 2-D case), got ${describe(size)}`);
   }
   const [n, , h, w] = size as [number, number, number, number];
