@@ -144,6 +144,7 @@ test('maskedFill_ mask: a bool Tensor taken; an array or an int Tensor refused',
   assert.deepEqual(vals(x), [0, 2]);
   throwsWith(() => x.maskedFill_([true, false], 0), /^maskedFill_: expected 'mask' to be a bool Tensor, got \[/);
   throwsWith(() => x.maskedFill_(sg.tensor([1, 0], { dtype: 'int32' }), 0), "maskedFill_: expected 'mask' to be a bool Tensor, got int32");
+  throwsWith(() => x.maskedFill_(sg.tensor([true, false])), "maskedFill_: expected 'value' to be a number, got undefined");  // no default value
 }));
 
 test('uniform_/normal_ defaults: omitted bounds fall back, an explicit NaN is refused', scoped(() => {
