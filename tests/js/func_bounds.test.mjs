@@ -85,3 +85,11 @@ test('autograd.Function: a null gradient for one input is taken, a wrong-shaped 
   }
   throwsWith(() => Bad.apply(a, b).sum().backward(), /Bad\.backward: the gradient of argument 1 has shape \[\], expected \[2\]$/);
 });
+
+test('vmap: reading an unbatched tensor inside the function is allowed; reading a batched one is refused', () => {
+  const c = sg.tensor([3]);
+  const a = sg.tensor([[1, 2], [3, 4]]);
+  close(sg.func.vmap((x) => x.mul(c.item()))(a).toArray(), [[3, 6], [9, 12]]);
+  throwsWith(() => sg.func.vmap((x) => x.mul(x.sum().item()))(a),
+    /^vmap: the function read the values of a tensor batched by vmap \(item, dataSync, toArray\): a mapped function must compute with tensors only$/);
+});
