@@ -79,6 +79,7 @@ test('unpadSequence lengths: one per batch entry, each an integer in [0, T]', ()
   throwsWith(() => R.unpadSequence(padded, [3]), msg('\\[3\\]'));
   throwsWith(() => R.unpadSequence(padded, [3, 1, 1]), msg('\\[3, 1, 1\\]'));
   throwsWith(() => R.unpadSequence(padded, 3), msg('3'));
+  throwsWith(() => R.unpadSequence(padded, '32'), msg("'32'"));
   const [a, b] = R.unpadSequence(padded, [3, 0]);
   assert.deepEqual(a.toArray(), [0, 2, 4]);
   assert.deepEqual(b.shape, [0]);

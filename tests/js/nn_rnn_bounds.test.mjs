@@ -63,6 +63,7 @@ test('LSTM and LSTMCell hx: undefined, null or a pair; anything else refused', (
   throwsWith(() => lstm.forward(x, [h0]), /^LSTM: expected hx to be \[h0, c0\] \(two Tensors\) or null, got /);
   throwsWith(() => lstm.forward(x, [h0, h0, h0]), /^LSTM: expected hx to be \[h0, c0\] \(two Tensors\) or null, got /);
   throwsWith(() => lstm.forward(x, h0), /^LSTM: expected hx to be \[h0, c0\] \(two Tensors\) or null, got /);
+  throwsWith(() => lstm.forward(x, { 0: h0, 1: h0, length: 2 }), /^LSTM: expected hx to be \[h0, c0\] \(two Tensors\) or null, got /);
   const cell = new nn.LSTMCell(2, 3);
   const xc = sg.zeros([1, 2]);
   const hc = sg.zeros([1, 3]);
@@ -72,5 +73,6 @@ test('LSTM and LSTMCell hx: undefined, null or a pair; anything else refused', (
   }
   throwsWith(() => cell.forward(xc, [hc]), /^LSTMCell: expected hx to be \[hx, cx\] \(two Tensors\) or null, got /);
   throwsWith(() => cell.forward(xc, hc), /^LSTMCell: expected hx to be \[hx, cx\] \(two Tensors\) or null, got /);
+  throwsWith(() => cell.forward(xc, { 0: hc, 1: hc, length: 2 }), /^LSTMCell: expected hx to be \[hx, cx\] \(two Tensors\) or null, got /);
   throwsWith(() => cell.forward(xc, 0), /^LSTMCell: expected hx to be \[hx, cx\] \(two Tensors\) or null, got 0$/);
 });
