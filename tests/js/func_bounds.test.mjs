@@ -93,3 +93,27 @@ test('vmap: reading an unbatched tensor inside the function is allowed; reading 
   throwsWith(() => sg.func.vmap((x) => x.mul(x.sum().item()))(a),
     /^vmap: the function read the values of a tensor batched by vmap \(item, dataSync, toArray\): a mapped function must compute with tensors only$/);
 });
+
+// Forward mode runs fn once; when fn does what it cannot follow it runs fn again by the double-VJP
+// (func_jvp_fallback.test): the number of calls tells which path was taken.
+test('jvp: a jsCall on a tensor without a tangent stays in forward mode; a backward pass or sg.grad inside fn falls back', () => {
+  const spec = (shape) => ({ shape, dtype: 'float32' });
+  let n = 0;
+  const c = sg.tensor([1, 2]);
+  const viaJs = (x) => (n++, x.mul(sg.jsCall(spec([2]), [c], (t) => t.mul(10))));
+  const [y, t] = sg.func.jvp(viaJs, [sg.tensor([1, 1])], [sg.tensor([1, 0])]);
+  assert.deepEqual([n, y.toArray(), t.toArray()], [1, [10, 20], [10, 0]]);
+  n = 0;
+  const withBackward = (x) => {
+    n++;
+    const w = sg.tensor([1, 2], { requiresGrad: true });
+    w.mul(w).sum().backward();
+    return x.mul(w.grad);
+  };
+  const [y2, t2] = sg.func.jvp(withBackward, [sg.tensor([1, 1])], [sg.tensor([1, 0])]);
+  assert.deepEqual([n, y2.toArray(), t2.toArray()], [2, [2, 4], [2, 0]]);
+  n = 0;
+  const withGrad = (x) => (n++, x.mul(sg.grad((a) => a.mul(a).sum())(sg.tensor([1, 2]))));
+  const [y3, t3] = sg.func.jvp(withGrad, [sg.tensor([1, 1])], [sg.tensor([1, 0])]);
+  assert.deepEqual([n, y3.toArray(), t3.toArray()], [2, [2, 4], [2, 0]]);
+});
