@@ -92,3 +92,28 @@ test('gradcheck fn result: a Tensor or an array of them taken; [] or a non-Tenso
   throwsWith(() => sg.autograd.gradcheck(() => [], [x]), 'gradcheck: fn must return a Tensor or a non-empty array of Tensors, got []');
   throwsWith(() => sg.autograd.gradcheck((t) => [t.mul(2), 5], [x]), /^gradcheck: fn must return a Tensor or a non-empty array of Tensors, got/);
 }));
+
+// zero_grad.ts: only setToNone: false is refused inside sg.compile; zeroGrad() (setToNone: true,
+// PyTorch 2's default) traces, and setToNone: false runs outside it.
+test('zeroGrad inside sg.compile: setToNone true taken, false refused; false taken outside', () => {
+  const lin = new sg.nn.Linear(2, 1);
+  const opt = new sg.optim.SGD(lin.parameters(), { lr: 0.1 });
+  const mk = (setToNone) => sg.compile((x) => {
+    opt.zeroGrad({ setToNone });
+    const loss = lin.forward(x).sum();
+    loss.backward();
+    return loss;
+  });
+  const x = sg.ones([1, 2]);
+  const ok = mk(true);
+  const loss = ok(x);
+  assert.equal(loss.numel, 1);
+  loss.dispose();
+  ok.clear();
+  const bad = mk(false);
+  throwsWith(() => bad(x), 'zeroGrad: setToNone: false cannot be compiled (sg.compile records no in-place zeroing of gradients); use zeroGrad() (setToNone: true) inside a compiled function');
+  bad.clear();
+  opt.zeroGrad({ setToNone: false });
+  x.dispose();
+  lin.dispose();
+});
