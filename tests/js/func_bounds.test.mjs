@@ -117,3 +117,16 @@ test('jvp: a jsCall on a tensor without a tangent stays in forward mode; a backw
   const [y3, t3] = sg.func.jvp(withGrad, [sg.tensor([1, 1])], [sg.tensor([1, 0])]);
   assert.deepEqual([n, y3.toArray(), t3.toArray()], [2, [2, 4], [2, 0]]);
 });
+
+test('func.grad argnums: 0, [1], [0, 1] taken; [], [0, -1], [0.5] refused; a [1, 1] result counts as one element', () => {
+  const f = (a, b) => a.mul(b).sum();
+  const a = sg.tensor([1, 2]), b = sg.tensor([3, 4]);
+  close(sg.func.grad(f, { argnums: 0 })(a, b).toArray(), [3, 4]);
+  close(sg.func.grad(f, { argnums: [1] })(a, b)[0].toArray(), [1, 2]);
+  const [ga, gb] = sg.func.grad(f, { argnums: [0, 1] })(a, b);
+  close([ga.toArray(), gb.toArray()], [[3, 4], [1, 2]]);
+  for (const [bad, shown] of [[[], '\\[\\]'], [[0, -1], '\\[0, -1\\]'], [[0.5], '\\[0\\.5\\]']]) {
+    throwsWith(() => sg.func.grad(f, { argnums: bad }), new RegExp(`^grad\\(f\\): expected argnums to be a non-negative integer or a non-empty array of them, got ${shown}$`));
+  }
+  close(sg.func.grad((t) => t.sum().reshape([1, 1]))(a).toArray(), [1, 1]);
+});
