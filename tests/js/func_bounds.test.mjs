@@ -75,6 +75,18 @@ test('autograd.Function: a null gradient for one input is taken, a wrong-shaped 
   First.apply(a, b).sum().backward();
   close(a.grad.toArray(), [3, 3]);
   assert.equal(b.grad, null);
+  class FirstU extends sg.autograd.Function {
+    static forward(ctx, a, b) {
+      return a.mul(3).add(b.mul(0));
+    }
+    static backward(ctx, g) {
+      return [g.mul(3), undefined];
+    }
+  }
+  a.grad = null;
+  FirstU.apply(a, b).sum().backward();
+  close(a.grad.toArray(), [3, 3]);
+  assert.equal(b.grad, null);
   class Bad extends sg.autograd.Function {
     static forward(ctx, a, b) {
       return a.add(b);
