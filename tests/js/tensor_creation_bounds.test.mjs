@@ -14,6 +14,7 @@ test('tensor int64: |v| up to 2^53 - 1 is held, 2^53 and -2^53 and non-finite va
   throwsWith(() => sg.tensor([2 ** 53], { dtype: 'int64' }), /tensor: value 9007199254740992 is not an integer a JS number holds exactly/);
   throwsWith(() => sg.tensor([-(2 ** 53)], { dtype: 'int64' }), /value -9007199254740992 is not an integer/);
   throwsWith(() => sg.tensor([Infinity], { dtype: 'int64' }), /value Infinity is not an integer a JS number holds exactly/);
+  throwsWith(() => sg.tensor([NaN], { dtype: 'int64' }), /^tensor: value NaN is not an integer a JS number holds exactly/);
 });
 
 test('tensor: a leaf that is neither number nor boolean is refused; numbers and booleans are taken', () => {
