@@ -201,7 +201,8 @@ export function gaussianNllLoss(input: Tensor, target: Tensor, variance: Tensor,
   let v = floatArg(fn, 'var', variance);
   const inShape = input.shape.join(',');
   const lead = input.shape.slice(0, -1).join(',');
-  const sameLead = v.ndim === input.ndim && v.shape.slice(0, -1).join(',') === lead && v.shape[v.ndim - 1] === 1;
+  // PyTorch's rule: input.size()[:-1] == var.size()[:-1] and var.size(-1) == 1 (a 0-D input takes a var of [1]).
+  const sameLead = v.shape.slice(0, -1).join(',') === lead && v.shape[v.ndim - 1] === 1;
   if (v.shape.join(',') !== inShape && v.shape.join(',') !== lead && !sameLead) {
     throw new Error(`${fn}: var is of incorrect size [${v.shape.join(', ')}] (expected input's shape [${input.shape.join(', ')}], or it without the last dim, or with a last dim of 1)`);
   }
