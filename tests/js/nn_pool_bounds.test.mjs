@@ -11,19 +11,27 @@ import { sg, close, throwsWith } from './helpers.mjs';
 const F = sg.nn.functional;
 const nn = sg.nn;
 
-test('3-D pools: 4-D or 5-D non-empty input only', () => {
+test('3-D pools: 4-D or 5-D input; an empty batch accepted, an empty channel or spatial dim refused (PyTorch 1.13)', () => {
   for (const pool of ['maxPool3d', 'avgPool3d']) {
     const msg = (s) => `${pool}: non-empty 4D or 5D (batch mode) tensor expected for input, got size [${s}]`;
     throwsWith(() => F[pool](sg.zeros([3, 3, 3]), 1), msg('3, 3, 3'));
     throwsWith(() => F[pool](sg.zeros([1, 1, 1, 3, 3, 3]), 1), msg('1, 1, 1, 3, 3, 3'));
     throwsWith(() => F[pool](sg.zeros([0, 3, 3, 3]), 1), msg('0, 3, 3, 3'));
     throwsWith(() => F[pool](sg.zeros([1, 0, 3, 3, 3]), 1), msg('1, 0, 3, 3, 3'));
+    throwsWith(() => F[pool](sg.zeros([1, 1, 3, 3, 0]), 1), msg('1, 1, 3, 3, 0'));
+    assert.deepEqual(F[pool](sg.zeros([0, 1, 3, 3, 3]), 3).shape, [0, 1, 1, 1, 1]);
     assert.deepEqual(F[pool](sg.zeros([1, 3, 3, 3]), 3).shape, [1, 1, 1, 1]);
     assert.deepEqual(F[pool](sg.zeros([2, 1, 3, 3, 3]), 3).shape, [2, 1, 1, 1, 1]);
   }
   for (const pool of ['adaptiveAvgPool3d', 'adaptiveMaxPool3d']) {
     throwsWith(() => F[pool](sg.zeros([3, 3, 3]), 1), `${pool}: non-empty 4D or 5D (batch mode) tensor expected for input, got size [3, 3, 3]`);
+    throwsWith(() => F[pool](sg.zeros([1, 0, 3, 3]), 1), `${pool}: non-empty 4D or 5D (batch mode) tensor expected for input, got size [1, 0, 3, 3]`);
+    assert.deepEqual(F[pool](sg.zeros([0, 2, 3, 3, 3]), [1, 2, null]).shape, [0, 2, 1, 2, 3]);
   }
+  const [v, i] = F.maxPool3d(sg.zeros([0, 1, 2, 2, 2]), 2, { returnIndices: true });
+  assert.deepEqual([v.shape, i.shape], [[0, 1, 1, 1, 1], [0, 1, 1, 1, 1]]);
+  const [av, ai] = F.adaptiveMaxPool3d(sg.zeros([0, 1, 2, 2, 2]), [1, 2, 1], { returnIndices: true });
+  assert.deepEqual([av.shape, ai.shape], [[0, 1, 1, 2, 1], [0, 1, 1, 2, 1]]);
 });
 
 test('3-D pools: padding at most half the kernel, per dim (k 3 pad 1 and k 2 pad 1 accepted, k 3 pad 2 refused)', () => {

@@ -72,7 +72,8 @@ const shapeOf = (t: Tensor) => `[${t.shape.join(', ')}]`;
 /** [N, C, D, H, W] or [C, D, H, W] (non-empty, float32 or float64) as [N, C, D, H, W], and the way back. */
 function asVolumes(fn: string, input: unknown): { x5: Tensor; back: (t: Tensor) => Tensor } {
   if (!(input instanceof Tensor)) throw new Error(`${fn}: expected 'input' to be a Tensor, got ${describe(input)}`);
-  if ((input.ndim !== 4 && input.ndim !== 5) || input.numel === 0) {
+  // PyTorch: an empty batch is allowed, an empty channel or spatial dim is not.
+  if ((input.ndim !== 4 && input.ndim !== 5) || input.shape.slice(input.ndim - 4).some((n) => n === 0)) {
     throw new Error(`${fn}: non-empty 4D or 5D (batch mode) tensor expected for input, got size ${shapeOf(input)}`);
   }
   if (input.dtype !== 'float32' && input.dtype !== 'float64') throw new Error(`${fn}: expected a float32 or float64 input, got ${input.dtype}`);
@@ -118,7 +119,7 @@ function geometry(fn: string, x5: Tensor, kernelSize: unknown, o: { stride?: Tri
 
 /** The two passes' views: x5 [N, C, D, H, W] as [N, C·D, H, W], and a first-pass result [N, C·D, Ho, Wo] as [N, C, D, Ho·Wo]. */
 const planes = (x5: Tensor) => ops.reshape(x5, [x5.shape[0]!, x5.shape[1]! * x5.shape[2]!, x5.shape[3]!, x5.shape[4]!]);
-const depthRows = (t: Tensor, x5: Tensor) => ops.reshape(t, [x5.shape[0]!, x5.shape[1]!, x5.shape[2]!, -1]);
+const depthRows = (t: Tensor, x5: Tensor) => ops.reshape(t, [x5.shape[0]!, x5.shape[1]!, x5.shape[2]!, t.shape[2]! * t.shape[3]!]);
 
 /**
  * The 3-D flat positions d·H·W + h·W + w from the first pass's plane positions `hw` [N, C·D, Ho, Wo]
@@ -127,7 +128,7 @@ const depthRows = (t: Tensor, x5: Tensor) => ops.reshape(t, [x5.shape[0]!, x5.sh
 function joinIndices(x5: Tensor, hw: Tensor, dj: Tensor, out: number[]): Tensor {
   const [n, c, d, h, w] = x5.shape as [number, number, number, number, number];
   const cells = hw.shape[2]! * hw.shape[3]!;
-  const at = ops.reshape(dj, [n, c, -1]);
+  const at = ops.reshape(dj, [n, c, dj.shape[2]! * dj.shape[3]!]);
   const inPlane = ops.gather(ops.reshape(hw, [n, c, d * cells]), 2, at);
   const depthBase = new Int32Array(d * cells);
   for (let q = 0; q < depthBase.length; q++) depthBase[q] = Math.floor(q / cells) * h * w;
