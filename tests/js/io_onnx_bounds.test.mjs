@@ -43,3 +43,14 @@ test('a function failing at a grown dynamic size is explained; failing on the ex
   assert.throws(() => sg.onnx.export(() => { throw new Error('never'); }, [x], dyn0), { message: 'never' });
   assert.throws(() => sg.onnx.export((t) => { if (t.shape[0] > 2) throw new Error(`${FN}: mine`); return t.add(1); }, [x], dyn0), { message: `${FN}: mine` });
 });
+
+test('the model: a Module or a function is taken, anything else (a number, an object with forward alone) refused', () => {
+  assert.throws(() => sg.onnx.export(42, [x]), { message: `${FN}: expected an nn.Module or a function, got 42` });
+  assert.throws(() => sg.onnx.export({ forward: add }, [x]), { message: `${FN}: expected an nn.Module or a function, got an object` });
+  const lin = new sg.nn.Linear(3, 1);
+  sg.noGrad(() => { lin.weight.copy_(sg.tensor([[1, 0, -1]])); lin.bias.copy_(sg.tensor([0.5])); });
+  assert.deepEqual(runs(sg.onnx.export(lin, [x], { training: false }), x), [-1.5, -1.5]);
+  // a module-like object (not callable): forward, namedParameters and namedBuffers are what export reads
+  const duck = { forward: add, namedParameters: () => [], namedBuffers: () => [], training: false, train() {} };
+  assert.deepEqual(runs(sg.onnx.export(duck, [x], { training: false }), x), [2, 3, 4, 5, 6, 7]);
+});
